@@ -1,0 +1,548 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/vzn/vx/protocol/jsonrpc"
+	"github.com/vzn/vx/protocol/mcp"
+)
+
+// Session is one client's conversation: its negotiated revision, logging
+// level and requests in flight. It is safe for concurrent use, so a long
+// tools/call never holds up a ping.
+type Session struct {
+	id     string
+	srv    *Server
+	notify func(*jsonrpc.Message)
+	done   chan struct{}
+
+	mu       sync.Mutex
+	revision string
+	level    mcp.LoggingLevel
+	inflight map[string]context.CancelFunc
+	last     time.Time
+	closed   bool
+}
+
+// ID is the session's random id (32 hex digits, 128 bits).
+func (ss *Session) ID() string { return ss.id }
+
+// Revision is the negotiated protocol revision, "" before initialize.
+func (ss *Session) Revision() string {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.revision
+}
+
+// Done is closed when the session ends.
+func (ss *Session) Done() <-chan struct{} { return ss.done }
+
+// Close ends the session: requests in flight are cancelled and the server
+// forgets it. Close is idempotent.
+func (ss *Session) Close() {
+	ss.mu.Lock()
+	if ss.closed {
+		ss.mu.Unlock()
+		return
+	}
+	ss.closed = true
+	for _, cancel := range ss.inflight {
+		cancel()
+	}
+	ss.mu.Unlock()
+	close(ss.done)
+	ss.srv.mu.Lock()
+	delete(ss.srv.sessions, ss.id)
+	ss.srv.last = time.Now()
+	ss.srv.mu.Unlock()
+}
+
+// HandleBody decodes a body (a message or a batch) and handles it; see Handle.
+func (ss *Session) HandleBody(ctx context.Context, body []byte, emit func(*jsonrpc.Message)) []byte {
+	msgs, batch, derr := jsonrpc.Decode(body)
+	if derr != nil {
+		return ss.encode(jsonrpc.NewError(nil, derr))
+	}
+	return ss.Handle(ctx, msgs, batch, emit)
+}
+
+// Handle answers decoded messages and returns the encoded reply: one
+// response, an array for a batch, or nil when nothing is owed (only
+// notifications and responses came). emit receives the notifications a
+// request sends while it runs (progress, log messages) before its response;
+// it may be nil, and may be called from other goroutines.
+//
+// Batches are answered only under revision 2025-03-26; otherwise, or when
+// empty, the whole batch gets one -32600.
+func (ss *Session) Handle(ctx context.Context, msgs []*jsonrpc.Message, batch bool, emit func(*jsonrpc.Message)) []byte {
+	if emit == nil {
+		emit = func(*jsonrpc.Message) {}
+	}
+	if !batch {
+		if len(msgs) != 1 {
+			return ss.encode(jsonrpc.NewError(nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "invalid request: expected one message")))
+		}
+		if r := ss.handleOne(ctx, msgs[0], emit, false); r != nil {
+			return ss.encode(r)
+		}
+		return nil
+	}
+	if rev := ss.Revision(); !mcp.BatchesAllowed(rev) {
+		if rev == "" {
+			rev = "none yet"
+		}
+		return ss.encode(jsonrpc.NewError(nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
+			"invalid request: batches are accepted only under protocol revision %s (this session: %s); send one message per request", mcp.Rev20250326, rev)))
+	}
+	if len(msgs) == 0 {
+		return ss.encode(jsonrpc.NewError(nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "invalid request: empty batch")))
+	}
+	// Requests in a batch run side by side, like separate requests would.
+	replies := make([]*jsonrpc.Message, len(msgs))
+	var wg sync.WaitGroup
+	for i, m := range msgs {
+		wg.Go(func() { replies[i] = ss.handleOne(ctx, m, emit, true) })
+	}
+	wg.Wait()
+	var out []*jsonrpc.Message
+	for _, r := range replies {
+		if r != nil {
+			out = append(out, r)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return ss.encode(out)
+}
+
+func (ss *Session) encode(v any) []byte {
+	b, err := jsonrpc.Encode(v)
+	if err != nil {
+		// Only a handler's result can fail to encode, and results are
+		// encoded earlier; this is a last resort.
+		b, _ = jsonrpc.Encode(jsonrpc.NewError(nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "internal error: encoding the answer")))
+	}
+	return b
+}
+
+// errorReply builds an error response with its text masked.
+func (ss *Session) errorReply(id json.RawMessage, e *jsonrpc.Error) *jsonrpc.Message {
+	masked := *e
+	masked.Message = ss.srv.mask(e.Message)
+	return jsonrpc.NewError(id, &masked)
+}
+
+func (ss *Session) touch() {
+	now := time.Now()
+	ss.mu.Lock()
+	ss.last = now
+	ss.mu.Unlock()
+	ss.srv.mu.Lock()
+	ss.srv.last = now
+	ss.srv.mu.Unlock()
+}
+
+func (ss *Session) handleOne(ctx context.Context, m *jsonrpc.Message, emit func(*jsonrpc.Message), inBatch bool) *jsonrpc.Message {
+	ss.touch()
+	switch m.Kind() {
+	case jsonrpc.KindInvalid:
+		return ss.errorReply(m.ID, m.Invalid)
+	case jsonrpc.KindResponse:
+		return nil // vxd sends no requests, so there is nothing to match.
+	case jsonrpc.KindNotification:
+		ss.handleNotification(m)
+		return nil
+	}
+	if inBatch && m.Method == mcp.MethodInitialize {
+		return ss.errorReply(m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "invalid request: initialize must be sent alone, not in a batch"))
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	key := m.IDKey()
+	ss.mu.Lock()
+	if ss.closed {
+		ss.mu.Unlock()
+		return ss.errorReply(m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "invalid request: the session has ended; initialize a new one"))
+	}
+	ss.inflight[key] = cancel
+	ss.mu.Unlock()
+	ss.srv.mu.Lock()
+	ss.srv.requests++
+	ss.srv.inFlight++
+	ss.srv.mu.Unlock()
+	start := time.Now()
+	defer func() {
+		ss.mu.Lock()
+		delete(ss.inflight, key)
+		ss.last = time.Now()
+		ss.mu.Unlock()
+		ss.srv.mu.Lock()
+		ss.srv.inFlight--
+		ss.srv.last = time.Now()
+		ss.srv.mu.Unlock()
+	}()
+
+	result, err := ss.dispatch(ctx, m, emit)
+	ss.srv.log.Debug().Str("session", ss.id).Str("method", m.Method).Dur("took", time.Since(start)).Bool("ok", err == nil).Msg("mcp request")
+	if err != nil {
+		if errors.Is(err, errCancelled) {
+			return nil // MCP: a cancelled request is owed no answer.
+		}
+		var rpcErr *jsonrpc.Error
+		if !errors.As(err, &rpcErr) {
+			rpcErr = jsonrpc.Errorf(jsonrpc.CodeInternalError, "internal error: %v", err)
+		}
+		return ss.errorReply(m.ID, rpcErr)
+	}
+	res, encErr := jsonrpc.Encode(result)
+	if encErr != nil {
+		return ss.errorReply(m.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, "internal error: encoding the result of %s: %v", m.Method, encErr))
+	}
+	return &jsonrpc.Message{ID: m.ID, Result: res}
+}
+
+var errCancelled = errors.New("request cancelled by the client")
+
+func (ss *Session) handleNotification(m *jsonrpc.Message) {
+	switch m.Method {
+	case mcp.NotifyCancelled:
+		var p mcp.CancelledParams
+		if json.Unmarshal(m.Params, &p) != nil || len(p.RequestID) == 0 {
+			return
+		}
+		ss.mu.Lock()
+		cancel := ss.inflight[string(p.RequestID)]
+		ss.mu.Unlock()
+		if cancel != nil {
+			cancel()
+		}
+	case mcp.NotifyInitialized:
+		// Nothing to do: requests are served once initialize has answered.
+	}
+}
+
+func invalidParams(format string, args ...any) error {
+	return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: "+format, args...)
+}
+
+// decodeParams reads params that must be an object (absent counts as {}).
+func decodeParams(raw json.RawMessage, v any) error {
+	if len(raw) == 0 {
+		return nil
+	}
+	if raw[0] != '{' {
+		return invalidParams("params must be an object")
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return invalidParams("%v", err)
+	}
+	return nil
+}
+
+func (ss *Session) dispatch(ctx context.Context, m *jsonrpc.Message, emit func(*jsonrpc.Message)) (any, error) {
+	if !KnownMethod(m.Method) {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %q", m.Method)
+	}
+	switch m.Method {
+	case mcp.MethodPing:
+		return struct{}{}, nil
+	case mcp.MethodInitialize:
+		return ss.initialize(m.Params)
+	}
+	if ss.Revision() == "" {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "invalid request: %s before initialize; send initialize first", m.Method)
+	}
+	s := ss.srv
+	switch m.Method {
+	case mcp.MethodToolsList:
+		s.mu.Lock()
+		defs := make([]mcp.Tool, len(s.tools))
+		for i, t := range s.tools {
+			defs[i] = t.Def
+		}
+		s.mu.Unlock()
+		return mcp.ListToolsResult{Tools: defs}, nil
+	case mcp.MethodToolsCall:
+		return ss.callTool(ctx, m.Params, emit)
+	case mcp.MethodResourcesList:
+		s.mu.Lock()
+		defs := make([]mcp.Resource, len(s.resources))
+		for i, r := range s.resources {
+			defs[i] = r.Def
+		}
+		s.mu.Unlock()
+		return mcp.ListResourcesResult{Resources: defs}, nil
+	case mcp.MethodResourceTemplates:
+		s.mu.Lock()
+		defs := make([]mcp.ResourceTemplate, len(s.templates))
+		for i, t := range s.templates {
+			defs[i] = t.Def
+		}
+		s.mu.Unlock()
+		return mcp.ListResourceTemplatesResult{ResourceTemplates: defs}, nil
+	case mcp.MethodResourcesRead:
+		return ss.readResource(ctx, m.Params)
+	case mcp.MethodPromptsList:
+		s.mu.Lock()
+		defs := make([]mcp.Prompt, len(s.prompts))
+		for i, p := range s.prompts {
+			defs[i] = p.Def
+		}
+		s.mu.Unlock()
+		return mcp.ListPromptsResult{Prompts: defs}, nil
+	case mcp.MethodPromptsGet:
+		return ss.getPrompt(ctx, m.Params)
+	case mcp.MethodSetLevel:
+		var p mcp.SetLevelParams
+		if err := decodeParams(m.Params, &p); err != nil {
+			return nil, err
+		}
+		if p.Level.Severity() < 0 {
+			return nil, invalidParams("unknown logging level %q; use debug, info, notice, warning, error, critical, alert or emergency", p.Level)
+		}
+		ss.mu.Lock()
+		ss.level = p.Level
+		ss.mu.Unlock()
+		return struct{}{}, nil
+	}
+	return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %q", m.Method)
+}
+
+func (ss *Session) initialize(params json.RawMessage) (any, error) {
+	var p mcp.InitializeParams
+	if err := decodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	if p.ProtocolVersion == "" {
+		return nil, invalidParams("initialize needs a protocolVersion, such as %q", mcp.Latest)
+	}
+	rev := mcp.Negotiate(p.ProtocolVersion)
+	ss.mu.Lock()
+	if ss.revision != "" {
+		ss.mu.Unlock()
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "invalid request: the session is already initialized")
+	}
+	ss.revision = rev
+	ss.mu.Unlock()
+	s := ss.srv
+	return mcp.InitializeResult{
+		ProtocolVersion: rev,
+		Capabilities: mcp.ServerCapabilities{
+			Tools:     &mcp.ListChanged{ListChanged: true},
+			Resources: &mcp.ResourceCapabilities{ListChanged: true},
+			Prompts:   &mcp.ListChanged{ListChanged: true},
+			Logging:   &struct{}{},
+		},
+		ServerInfo:   mcp.Implementation{Name: s.name, Version: s.version},
+		Instructions: s.instructions,
+	}, nil
+}
+
+func (ss *Session) callTool(ctx context.Context, params json.RawMessage, emit func(*jsonrpc.Message)) (any, error) {
+	if len(params) == 0 || params[0] != '{' {
+		return nil, invalidParams("tools/call needs params {name, arguments}")
+	}
+	var p struct {
+		Name      json.RawMessage  `json:"name"`
+		Arguments json.RawMessage  `json:"arguments"`
+		Meta      *mcp.RequestMeta `json:"_meta"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, invalidParams("%v", err)
+	}
+	var name string
+	if len(p.Name) == 0 || p.Name[0] != '"' || json.Unmarshal(p.Name, &name) != nil {
+		return nil, invalidParams("tools/call needs a tool name (a string)")
+	}
+	args := p.Arguments
+	if len(args) == 0 {
+		args = json.RawMessage(`{}`)
+	} else if args[0] != '{' {
+		return nil, invalidParams("arguments of %s must be a JSON object, got %s", name, jsonKind(args))
+	}
+	s := ss.srv
+	s.mu.Lock()
+	var tool *Tool
+	for i := range s.tools {
+		if s.tools[i].Def.Name == name {
+			tool = &s.tools[i]
+			break
+		}
+	}
+	s.mu.Unlock()
+	if tool == nil {
+		return nil, invalidParams("unknown tool %q; tools/list names the tools", name)
+	}
+
+	call := &Call{Name: name, Arguments: args, Progress: func(float64, float64, string) {}}
+	if p.Meta != nil && len(p.Meta.ProgressToken) > 0 && (p.Meta.ProgressToken[0] == '"' || jsonKind(p.Meta.ProgressToken) == "a number") {
+		token := p.Meta.ProgressToken
+		call.Progress = func(progress, total float64, message string) {
+			if ctx.Err() != nil {
+				return
+			}
+			n, err := jsonrpc.NewNotification(mcp.NotifyProgress, mcp.ProgressParams{ProgressToken: token, Progress: progress, Total: total, Message: message})
+			if err == nil {
+				emit(n)
+			}
+		}
+	}
+	call.Log = func(level mcp.LoggingLevel, data any) {
+		ss.mu.Lock()
+		min := ss.level
+		ss.mu.Unlock()
+		if ctx.Err() != nil || level.Severity() < min.Severity() {
+			return
+		}
+		if text, ok := data.(string); ok {
+			data = s.mask(text)
+		}
+		n, err := jsonrpc.NewNotification(mcp.NotifyMessage, mcp.LoggingMessageParams{Level: level, Logger: s.name, Data: data})
+		if err == nil {
+			emit(n)
+		}
+	}
+
+	value, err := runHandler(ctx, tool.Handler, call)
+	if ctx.Err() != nil && errors.Is(context.Cause(ctx), context.Canceled) {
+		return nil, errCancelled
+	}
+	if err != nil {
+		var rpcErr *jsonrpc.Error
+		if errors.As(err, &rpcErr) {
+			return nil, rpcErr
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent(s.mask(err.Error()))}, IsError: true}, nil
+	}
+	if r, ok := value.(*mcp.CallToolResult); ok {
+		if r.IsError {
+			masked := *r
+			masked.Content = make([]mcp.Content, len(r.Content))
+			for i, c := range r.Content {
+				c.Text = s.mask(c.Text)
+				masked.Content[i] = c
+			}
+			return &masked, nil
+		}
+		return r, nil
+	}
+	raw, err := jsonrpc.Encode(value)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the result of %s: %w", name, err)
+	}
+	res := &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent(string(raw))}}
+	if raw[0] == '{' {
+		res.StructuredContent = raw
+	}
+	return res, nil
+}
+
+// runHandler calls h, turning a panic into an internal error so one tool's
+// bug cannot take the daemon down.
+func runHandler(ctx context.Context, h func(context.Context, *Call) (any, error), call *Call) (v any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			v, err = nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "internal error: tool %s failed: %v", call.Name, r)
+		}
+	}()
+	if h == nil {
+		return nil, fmt.Errorf("tool %s has no handler", call.Name)
+	}
+	return h(ctx, call)
+}
+
+func jsonKind(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+func (ss *Session) readResource(ctx context.Context, params json.RawMessage) (any, error) {
+	var p mcp.ReadResourceParams
+	if err := decodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	if p.URI == "" {
+		return nil, invalidParams("resources/read needs a uri")
+	}
+	s := ss.srv
+	s.mu.Lock()
+	var read func(context.Context) (*mcp.ReadResourceResult, error)
+	for _, r := range s.resources {
+		if r.Def.URI == p.URI {
+			read = r.Read
+			break
+		}
+	}
+	if read == nil {
+		for _, t := range s.templates {
+			if vars, ok := matchTemplate(t.re, p.URI); ok {
+				tr := t.Read
+				read = func(ctx context.Context) (*mcp.ReadResourceResult, error) { return tr(ctx, p.URI, vars) }
+				break
+			}
+		}
+	}
+	s.mu.Unlock()
+	if read == nil {
+		return nil, &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: fmt.Sprintf("resource not found: %s; resources/list and resources/templates/list name what can be read", p.URI)}
+	}
+	res, err := read(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", p.URI, err)
+	}
+	return res, nil
+}
+
+func (ss *Session) getPrompt(ctx context.Context, params json.RawMessage) (any, error) {
+	var p mcp.GetPromptParams
+	if err := decodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	s := ss.srv
+	s.mu.Lock()
+	var prompt *Prompt
+	for i := range s.prompts {
+		if s.prompts[i].Def.Name == p.Name {
+			prompt = &s.prompts[i]
+			break
+		}
+	}
+	s.mu.Unlock()
+	if prompt == nil {
+		return nil, invalidParams("unknown prompt %q; prompts/list names the prompts", p.Name)
+	}
+	for _, a := range prompt.Def.Arguments {
+		if _, ok := p.Arguments[a.Name]; a.Required && !ok {
+			return nil, invalidParams("prompt %s needs the argument %q", p.Name, a.Name)
+		}
+	}
+	if p.Arguments == nil {
+		p.Arguments = map[string]string{}
+	}
+	res, err := prompt.Get(ctx, p.Arguments)
+	if err != nil {
+		return nil, fmt.Errorf("rendering prompt %s: %w", p.Name, err)
+	}
+	return res, nil
+}

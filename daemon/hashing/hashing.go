@@ -1,0 +1,272 @@
+// Package hashing lists a workspace's files and hashes their contents,
+// remembering each file's hash against its size, mtime and inode in a stat
+// cache so that a warm run costs about one stat per input file.
+package hashing
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/zeebo/xxh3"
+)
+
+// Sum returns the hex xxh3-128 of b.
+func Sum(b []byte) string {
+	h := xxh3.Hash128(b).Bytes()
+	return hex.EncodeToString(h[:])
+}
+
+// SumString is Sum of a string.
+func SumString(s string) string { return Sum([]byte(s)) }
+
+type statKey struct {
+	size  int64
+	mtime int64
+	ino   uint64
+}
+
+type statEntry struct {
+	key  statKey
+	hash [16]byte
+}
+
+// Hasher hashes files, backed by a persistent stat cache.
+type Hasher struct {
+	path  string
+	mu    sync.Mutex
+	m     map[string]statEntry
+	dirty bool
+}
+
+const statCacheMagic = "vxstat1\n"
+
+// NewHasher loads the stat cache at path ("" keeps it in memory only). A
+// missing or unreadable cache starts empty.
+func NewHasher(path string) *Hasher {
+	h := &Hasher{path: path, m: map[string]statEntry{}}
+	if path == "" {
+		return h
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || !bytes.HasPrefix(b, []byte(statCacheMagic)) {
+		return h
+	}
+	b = b[len(statCacheMagic):]
+	for len(b) > 0 {
+		if len(b) < 2 {
+			break
+		}
+		n := int(binary.LittleEndian.Uint16(b))
+		if len(b) < 2+n+40 {
+			break
+		}
+		name := string(b[2 : 2+n])
+		r := b[2+n:]
+		var e statEntry
+		e.key.size = int64(binary.LittleEndian.Uint64(r))
+		e.key.mtime = int64(binary.LittleEndian.Uint64(r[8:]))
+		e.key.ino = binary.LittleEndian.Uint64(r[16:])
+		copy(e.hash[:], r[24:40])
+		h.m[name] = e
+		b = r[40:]
+	}
+	return h
+}
+
+// Save writes the stat cache atomically when it changed.
+func (h *Hasher) Save() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.path == "" || !h.dirty {
+		return nil
+	}
+	var buf bytes.Buffer
+	buf.WriteString(statCacheMagic)
+	names := make([]string, 0, len(h.m))
+	for k := range h.m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var rec [40]byte
+	var n [2]byte
+	for _, name := range names {
+		if len(name) > 65535 {
+			continue
+		}
+		e := h.m[name]
+		binary.LittleEndian.PutUint16(n[:], uint16(len(name)))
+		buf.Write(n[:])
+		buf.WriteString(name)
+		binary.LittleEndian.PutUint64(rec[0:], uint64(e.key.size))
+		binary.LittleEndian.PutUint64(rec[8:], uint64(e.key.mtime))
+		binary.LittleEndian.PutUint64(rec[16:], e.key.ino)
+		copy(rec[24:], e.hash[:])
+		buf.Write(rec[:])
+	}
+	if err := WriteFileAtomic(h.path, buf.Bytes(), 0o644); err != nil {
+		return err
+	}
+	h.dirty = false
+	return nil
+}
+
+// HashFile returns the content hash of the file at abs. Symlinks hash their
+// target path, so a link's identity is where it points.
+func (h *Hasher) HashFile(abs string) (string, error) {
+	st, err := os.Lstat(abs)
+	if err != nil {
+		return "", err
+	}
+	if st.Mode()&fs.ModeSymlink != 0 {
+		target, err := os.Readlink(abs)
+		if err != nil {
+			return "", err
+		}
+		return "link:" + SumString(target), nil
+	}
+	if !st.Mode().IsRegular() {
+		return "", errors.New("not a regular file")
+	}
+	k := statKey{size: st.Size(), mtime: st.ModTime().UnixNano()}
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		k.ino = sys.Ino
+	}
+	h.mu.Lock()
+	e, ok := h.m[abs]
+	h.mu.Unlock()
+	if ok && e.key == k {
+		return hex.EncodeToString(e.hash[:]), nil
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	hasher := xxh3.New()
+	if _, err := io.Copy(hasher, f); err != nil {
+		return "", err
+	}
+	sum := hasher.Sum128().Bytes()
+	// A file modified within the last two seconds may change again within
+	// the mtime's resolution without its stat changing: do not remember it.
+	if time.Since(st.ModTime()) > 2*time.Second {
+		h.mu.Lock()
+		h.m[abs] = statEntry{key: k, hash: sum}
+		h.dirty = true
+		h.mu.Unlock()
+	}
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// ListFiles returns every file under root that git does not ignore, as
+// slash paths relative to root, sorted. Outside a git repository it walks
+// the tree, skipping .git, .vx and node_modules.
+func ListFiles(ctx context.Context, root string) ([]string, error) {
+	if files, err := gitFiles(ctx, root); err == nil {
+		return files, nil
+	}
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == root {
+				return err
+			}
+			return nil
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case ".git", ".vx", "node_modules":
+				if p != root {
+					return filepath.SkipDir
+				}
+			}
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		out = append(out, filepath.ToSlash(rel))
+		return nil
+	})
+	sort.Strings(out)
+	return out, err
+}
+
+func gitFiles(ctx context.Context, root string) ([]string, error) {
+	cmd := exec.CommandContext(ctx, "git", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	cmd.Dir = root
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	if err := cmd.Run(); err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []string
+	sc := bufio.NewScanner(&stdout)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
+		if i := bytes.IndexByte(data, 0); i >= 0 {
+			return i + 1, data[:i], nil
+		}
+		if atEOF && len(data) > 0 {
+			return len(data), data, nil
+		}
+		return 0, nil, nil
+	})
+	for sc.Scan() {
+		f := sc.Text()
+		if f == "" || seen[f] || strings.HasPrefix(f, ".vx/") || strings.Contains("/"+f, "/node_modules/") {
+			continue
+		}
+		// Deleted-but-tracked files are listed by --cached; skip them.
+		if _, err := os.Lstat(filepath.Join(root, f)); err != nil {
+			continue
+		}
+		seen[f] = true
+		out = append(out, f)
+	}
+	sort.Strings(out)
+	return out, sc.Err()
+}
+
+// WriteFileAtomic writes data to path through a temp file and a rename, so
+// readers see the old or the new content, never a torn one.
+func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, perm)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}

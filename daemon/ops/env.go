@@ -1,0 +1,163 @@
+// Package ops implements every question vx answers — show, last, why,
+// history, failures, plans, cache stats, prune, info — as one Go function
+// each with typed input and output. The CLI verbs (and their --format
+// json) and the daemon's MCP tools are thin adapters over these functions.
+package ops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/vzn/vx/daemon/cache"
+	"github.com/vzn/vx/daemon/history"
+	"github.com/vzn/vx/daemon/runner"
+	"github.com/vzn/vx/daemon/secret"
+	"github.com/vzn/vx/daemon/workspace"
+)
+
+// Env is what operations read: the workspace model and its stores. The
+// CLI makes one per command; the daemon keeps one warm and swaps the model
+// when the configuration changes. Stores are opened read-only on first use
+// and create nothing on disk.
+type Env struct {
+	Root     string
+	Model    *workspace.Model // the last model that loaded
+	ModelErr error            // the current configuration's load error, if any
+	Environ  map[string]string
+	Masker   *secret.Masker
+
+	mu    sync.Mutex
+	hist  *history.Store
+	cache *cache.Store
+}
+
+// NewEnv makes an Env over a loaded model (nil with err when it failed).
+func NewEnv(root string, m *workspace.Model, loadErr error, environ []string) *Env {
+	env := map[string]string{}
+	if environ == nil {
+		environ = os.Environ()
+	}
+	for _, kv := range environ {
+		if i := strings.IndexByte(kv, '='); i > 0 {
+			env[kv[:i]] = kv[i+1:]
+		}
+	}
+	e := &Env{Root: root, Model: m, ModelErr: loadErr, Environ: env}
+	e.Masker = secret.NewMasker()
+	if m != nil {
+		e.Masker.Add(runner.SecretValues(m, env)...)
+	}
+	return e
+}
+
+// SetModel swaps in a newly loaded model (or records why it failed,
+// keeping the last good one).
+func (e *Env) SetModel(m *workspace.Model, err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err == nil && m != nil {
+		e.Model = m
+		e.Masker.Add(runner.SecretValues(m, e.Environ)...)
+	}
+	e.ModelErr = err
+}
+
+// CurrentModel returns the model to answer from.
+func (e *Env) CurrentModel() (*workspace.Model, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.Model == nil {
+		if e.ModelErr != nil {
+			return nil, e.ModelErr
+		}
+		return nil, errors.New("the workspace configuration has not loaded")
+	}
+	return e.Model, nil
+}
+
+// History opens the run history read-only (once).
+func (e *Env) History(ctx context.Context) (*history.Store, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.hist != nil {
+		return e.hist, nil
+	}
+	h, err := history.OpenReadOnly(ctx, history.Path(e.Root), nil)
+	if err != nil {
+		return nil, err
+	}
+	e.hist = h
+	return h, nil
+}
+
+// Cache opens the cache read-only (once).
+func (e *Env) Cache() (*cache.Store, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.cache != nil {
+		return e.cache, nil
+	}
+	c, err := cache.Open(filepath.Join(runner.VXDir(e.Root), "cache"), &cache.Options{ReadOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	e.cache = c
+	return c, nil
+}
+
+// Close releases the stores.
+func (e *Env) Close() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.hist != nil {
+		e.hist.Close()
+		e.hist = nil
+	}
+}
+
+// ArgError is a refusal of an argument: the caller asked something that
+// has no honest answer. Adapters render it as a usage error (CLI) or an
+// isError result (MCP).
+type ArgError struct {
+	Arg string
+	Msg string
+}
+
+func (e *ArgError) Error() string { return fmt.Sprintf("%s: %s", e.Arg, e.Msg) }
+
+func argErr(arg, format string, a ...any) error {
+	return &ArgError{Arg: arg, Msg: fmt.Sprintf(format, a...)}
+}
+
+// checkTaskID refuses ids missing a half.
+func checkTaskID(arg, id string) (project, task string, err error) {
+	if id == "" {
+		return "", "", argErr(arg, "must be a task id project#task, e.g. web#build (got an empty string)")
+	}
+	p, t, ok := workspace.SplitTaskID(id)
+	if !ok {
+		return "", "", argErr(arg, "%q is missing a half: use project#task, e.g. web#build", id)
+	}
+	return p, t, nil
+}
+
+// resolveRun finds a run by whole id or unique prefix.
+func resolveRun(ctx context.Context, h *history.Store, arg, id string) (*history.Run, error) {
+	if id == "" {
+		return nil, argErr(arg, "must be a run id or a unique prefix of one (got an empty string; `vx last --list` shows run ids)")
+	}
+	r, err := h.ResolveRun(ctx, id)
+	if errors.Is(err, history.ErrNotFound) {
+		return nil, argErr(arg, "no run %q in this workspace's history (`vx last --list` shows run ids)", id)
+	}
+	var amb *history.AmbiguousError
+	if errors.As(err, &amb) {
+		return nil, argErr(arg, "%s", amb.Error())
+	}
+	return r, err
+}

@@ -1,0 +1,188 @@
+package ops
+
+import (
+	"context"
+	"errors"
+
+	"github.com/vzn/vx/daemon/cache"
+	"github.com/vzn/vx/daemon/history"
+	"github.com/vzn/vx/daemon/workspace"
+)
+
+// RunsInput narrows Runs.
+type RunsInput struct {
+	Limit int
+}
+
+// RunsOutput lists recent runs, newest first.
+type RunsOutput struct {
+	Runs  []history.Run `json:"runs"`
+	Limit int           `json:"limit"`
+	Note  string        `json:"note,omitempty"`
+}
+
+// Runs answers `vx last --list`.
+func Runs(ctx context.Context, e *Env, in RunsInput) (*RunsOutput, error) {
+	limit, note := clamp(in.Limit, 20, 1, 500)
+	h, err := e.History(ctx)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := h.ListRuns(ctx, limit, 0)
+	if err != nil {
+		return nil, err
+	}
+	if runs == nil {
+		runs = []history.Run{}
+	}
+	return &RunsOutput{Runs: runs, Limit: limit, Note: note}, nil
+}
+
+// RunInput selects one run ("" = the latest).
+type RunInput struct {
+	RunID string
+	IDSet bool // the caller gave a run id (an empty one is refused)
+}
+
+// RunOutput is one run with every task's outcome.
+type RunOutput struct {
+	Found bool                `json:"found"`
+	Run   *history.Run        `json:"run"`
+	Tasks []history.Execution `json:"tasks"`
+	Note  string              `json:"note,omitempty"`
+}
+
+// Run answers `vx last [--run ID]`.
+func Run(ctx context.Context, e *Env, in RunInput) (*RunOutput, error) {
+	h, err := e.History(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var r *history.Run
+	if in.IDSet || in.RunID != "" {
+		if r, err = resolveRun(ctx, h, "runId", in.RunID); err != nil {
+			return nil, err
+		}
+	} else if r, err = h.LatestRun(ctx); errors.Is(err, history.ErrNotFound) {
+		return &RunOutput{Tasks: []history.Execution{}, Note: "no run recorded in this workspace yet: `vx run TASK` records one"}, nil
+	} else if err != nil {
+		return nil, err
+	}
+	ex, err := h.Executions(ctx, r.ID)
+	if err != nil {
+		return nil, err
+	}
+	if ex == nil {
+		ex = []history.Execution{}
+	}
+	return &RunOutput{Found: true, Run: r, Tasks: ex}, nil
+}
+
+// TaskLogInput selects a task's log.
+type TaskLogInput struct {
+	TaskID string
+	RunID  string
+	RunSet bool
+}
+
+// TaskLogOutput is what a task printed, and where vx kept it.
+type TaskLogOutput struct {
+	RunID     string  `json:"runId"`
+	TaskID    string  `json:"taskId"`
+	Status    string  `json:"status"`
+	Cache     string  `json:"cache"`
+	Source    *string `json:"source"` // "failure", "cache", or null when nothing was kept
+	Output    string  `json:"output"`
+	Truncated bool    `json:"truncated"`
+	Note      string  `json:"note,omitempty"`
+}
+
+// TaskLog answers `vx last --log TASK` and getTaskLog.
+func TaskLog(ctx context.Context, e *Env, in TaskLogInput) (*TaskLogOutput, error) {
+	if _, _, err := checkTaskID("taskId", in.TaskID); err != nil {
+		return nil, err
+	}
+	h, err := e.History(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var ex *history.Execution
+	if in.RunSet || in.RunID != "" {
+		r, err := resolveRun(ctx, h, "runId", in.RunID)
+		if err != nil {
+			return nil, err
+		}
+		ex, err = h.Execution(ctx, r.ID, in.TaskID)
+		if errors.Is(err, history.ErrNotFound) {
+			return nil, argErr("taskId", "run %s did not record task %s", r.ID, in.TaskID)
+		} else if err != nil {
+			return nil, err
+		}
+	} else {
+		ex, err = h.LatestExecution(ctx, in.TaskID)
+		if errors.Is(err, history.ErrNotFound) {
+			return nil, argErr("taskId", "no run recorded task %s%s", in.TaskID, e.taskHint(in.TaskID))
+		} else if err != nil {
+			return nil, err
+		}
+	}
+	out := &TaskLogOutput{RunID: ex.RunID, TaskID: ex.TaskID, Status: ex.Status, Cache: ex.Cache}
+	src := func(s string) *string { return &s }
+	switch {
+	case len(ex.Output) > 0:
+		out.Source, out.Output, out.Truncated = src("failure"), e.Masker.String(string(ex.Output)), ex.OutputTruncated
+	case ex.Key != "" && ex.Cache != "off" && ex.Status == "passed":
+		c, err := e.Cache()
+		if err != nil {
+			return nil, err
+		}
+		hit, err := c.Get(ex.Key)
+		switch {
+		case err == nil:
+			log, err := hit.Log()
+			if err != nil {
+				out.Note = "the cache entry's log could not be read: " + err.Error()
+				break
+			}
+			out.Source, out.Output = src("cache"), e.Masker.String(string(log))
+		case errors.Is(err, cache.ErrMiss):
+			out.Note = "the cache entry for this execution is gone (pruned or replaced); vx keeps no other copy of a passing task's output"
+		default:
+			out.Note = "the cache entry for this execution is unreadable: " + err.Error()
+		}
+	default:
+		out.Note = "vx keeps no output for this execution (" + ex.Status + ", cache " + ex.Cache + ")"
+	}
+	return out, nil
+}
+
+// taskHint suggests known task ids for a task id with no history.
+func (e *Env) taskHint(id string) string {
+	m, err := e.CurrentModel()
+	if err != nil {
+		return ""
+	}
+	p, t, _ := workspace.SplitTaskID(id)
+	if p != workspace.RootProject {
+		if _, ok := m.Project(p); !ok {
+			return "; no project is named " + p + workspace.CloseHint(p, projectNames(m))
+		}
+	}
+	if _, ok := m.Resolve(p, t); !ok {
+		return "; project " + p + " has no task " + t
+	}
+	return ""
+}
+
+// clamp bounds n to [lo, hi] (def when 0) and says when it did.
+func clamp(n, def, lo, hi int) (int, string) {
+	switch {
+	case n == 0:
+		return def, ""
+	case n < lo:
+		return lo, "limit raised to the minimum"
+	case n > hi:
+		return hi, "limit clamped to the maximum"
+	}
+	return n, ""
+}

@@ -1,0 +1,226 @@
+package ops
+
+import (
+	"context"
+	"sort"
+
+	"github.com/vzn/vx/daemon/secret"
+	"github.com/vzn/vx/daemon/workspace"
+)
+
+// TaskInfo is a task's resolved definition in one project.
+type TaskInfo struct {
+	TaskID        string            `json:"taskId"`
+	Project       string            `json:"project"`
+	Task          string            `json:"task"`
+	Command       string            `json:"command"`
+	CommandSource string            `json:"commandSource"`
+	NoOp          bool              `json:"noOp,omitempty"`
+	DependsOn     []string          `json:"dependsOn"`
+	Cache         bool              `json:"cache"`
+	Inputs        []string          `json:"inputs"`
+	Outputs       []string          `json:"outputs"`
+	Env           []string          `json:"env"`
+	PassEnv       []string          `json:"passEnv"`
+	ExecEnv       map[string]string `json:"execEnv,omitempty"` // secret values read ***
+	Secrets       []string          `json:"secrets"`
+	Timeout       string            `json:"timeout,omitempty"`
+}
+
+// ProjectInfo is one project with the tasks a run would see in it.
+type ProjectInfo struct {
+	Name      string     `json:"name"`
+	Dir       string     `json:"dir"`
+	Tags      []string   `json:"tags"`
+	DependsOn []string   `json:"dependsOn"`
+	Tasks     []TaskInfo `json:"tasks"`
+}
+
+// ShowInput narrows Show.
+type ShowInput struct {
+	Target      string   // "", a project, project#task, or a task name
+	Project     string   // listTasks' project
+	Filters     []string // --filter
+	Affected    bool
+	AffectedRef string
+}
+
+// ShowOutput is the resolved configuration.
+type ShowOutput struct {
+	Root      string            `json:"root"`
+	Target    string            `json:"target,omitempty"`
+	Kind      string            `json:"kind"` // workspace, project, task, taskName
+	Projects  []ProjectInfo     `json:"projects"`
+	RootTasks []TaskInfo        `json:"rootTasks"`
+	Global    *GlobalInfo       `json:"global,omitempty"`
+	Affected  map[string]string `json:"affected,omitempty"`
+}
+
+// GlobalInfo is what joins every task's key.
+type GlobalInfo struct {
+	GlobalInputs []string `json:"globalInputs"`
+	Env          []string `json:"env"`
+	PassEnv      []string `json:"passEnv"`
+}
+
+func taskInfo(m *workspace.Model, mask *secret.Masker, project, task string) TaskInfo {
+	def, _ := m.Resolve(project, task)
+	ti := TaskInfo{TaskID: workspace.TaskID(project, task), Project: project, Task: task, Command: mask.String(def.Command), CommandSource: def.CommandSource,
+		NoOp: def.NoOp(), DependsOn: def.DependsOn, Cache: def.Cache, Inputs: def.Inputs, Outputs: def.Outputs, Env: def.Env, PassEnv: def.PassEnv,
+		Secrets: def.Secrets(), Timeout: def.TimeoutText}
+	if ti.Secrets == nil {
+		ti.Secrets = []string{}
+	}
+	if len(def.ExecEnv) > 0 {
+		ti.ExecEnv = map[string]string{}
+		for name, v := range def.ExecEnv {
+			switch {
+			case v.Secret:
+				ti.ExecEnv[name] = secret.Mask
+			case v.Value != nil:
+				ti.ExecEnv[name] = mask.String(*v.Value)
+			default:
+				ti.ExecEnv[name] = "(from the environment)"
+			}
+		}
+	}
+	return ti
+}
+
+// projectTasks lists the tasks defined in a project, sorted.
+func projectTasks(m *workspace.Model, p *workspace.Project) []string {
+	var out []string
+	for _, name := range m.TaskNames() {
+		if _, defined := m.Resolve(p.Name, name); defined {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// Show answers `vx show [TARGET]`, getConfig and listTasks.
+func Show(ctx context.Context, e *Env, in ShowInput) (*ShowOutput, error) {
+	m, err := e.CurrentModel()
+	if err != nil {
+		return nil, err
+	}
+	out := &ShowOutput{Root: m.Root, Target: in.Target, Kind: "workspace", Projects: []ProjectInfo{}, RootTasks: []TaskInfo{}}
+	projects := m.Projects
+	if len(in.Filters) > 0 || in.Affected {
+		sel, err := m.Select(ctx, workspace.Selection{Filters: in.Filters, Affected: in.Affected, AffectedRef: in.AffectedRef})
+		if err != nil {
+			return nil, err
+		}
+		projects = sel.Projects
+		out.Affected = sel.Reasons
+	}
+	if in.Project != "" {
+		p, ok := m.Project(in.Project)
+		if !ok {
+			return nil, argErr("project", "no project named %q%s", in.Project, workspace.CloseHint(in.Project, projectNames(m)))
+		}
+		keep := []*workspace.Project{}
+		for _, q := range projects {
+			if q == p {
+				keep = append(keep, p)
+			}
+		}
+		projects = keep
+	}
+	onlyTask := ""
+	target := in.Target
+	switch {
+	case target == "":
+		out.Global = &GlobalInfo{GlobalInputs: nonNil(m.Config.GlobalInputs), Env: nonNil(m.Config.Env), PassEnv: nonNil(m.Config.PassEnv)}
+	case containsHash(target):
+		pn, tn, err := checkTaskID("target", target)
+		if err != nil {
+			return nil, err
+		}
+		if pn == workspace.RootProject {
+			if _, ok := m.Resolve(pn, tn); !ok {
+				return nil, argErr("target", "no root task %q (root tasks are declared as \"//#name\" in %s)", target, workspace.ConfigFile)
+			}
+			out.Kind = "task"
+			out.RootTasks = append(out.RootTasks, taskInfo(m, e.Masker, pn, tn))
+			return out, nil
+		}
+		p, ok := m.Project(pn)
+		if !ok {
+			return nil, argErr("target", "no project named %q%s", pn, workspace.CloseHint(pn, projectNames(m)))
+		}
+		if _, defined := m.Resolve(pn, tn); !defined {
+			return nil, argErr("target", "project %s has no task %q%s", pn, tn, workspace.CloseHint(tn, projectTasks(m, p)))
+		}
+		out.Kind = "task"
+		out.Projects = append(out.Projects, ProjectInfo{Name: p.Name, Dir: p.Dir, Tags: p.Tags, DependsOn: nonNil(p.Deps), Tasks: []TaskInfo{taskInfo(m, e.Masker, pn, tn)}})
+		return out, nil
+	default:
+		if p, ok := m.Project(target); ok {
+			out.Kind = "project"
+			projects = []*workspace.Project{p}
+		} else if m.KnownTask(target) || hasRootTask(m, target) {
+			out.Kind = "taskName"
+			onlyTask = target
+		} else {
+			return nil, argErr("target", "%q is neither a project nor a task%s", target, workspace.CloseHint(target, append(projectNames(m), m.TaskNames()...)))
+		}
+	}
+	for _, p := range projects {
+		pi := ProjectInfo{Name: p.Name, Dir: p.Dir, Tags: p.Tags, DependsOn: nonNil(p.Deps), Tasks: []TaskInfo{}}
+		for _, tn := range projectTasks(m, p) {
+			if onlyTask != "" && tn != onlyTask {
+				continue
+			}
+			pi.Tasks = append(pi.Tasks, taskInfo(m, e.Masker, p.Name, tn))
+		}
+		if onlyTask != "" && len(pi.Tasks) == 0 {
+			continue
+		}
+		out.Projects = append(out.Projects, pi)
+	}
+	if out.Kind == "workspace" || out.Kind == "taskName" {
+		if in.Project == "" && len(in.Filters) == 0 && !in.Affected {
+			for _, tn := range m.RootTasks() {
+				if onlyTask == "" || tn == onlyTask {
+					out.RootTasks = append(out.RootTasks, taskInfo(m, e.Masker, workspace.RootProject, tn))
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+func hasRootTask(m *workspace.Model, name string) bool {
+	for _, t := range m.RootTasks() {
+		if t == name {
+			return true
+		}
+	}
+	return false
+}
+
+func containsHash(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '#' {
+			return true
+		}
+	}
+	return false
+}
+
+func projectNames(m *workspace.Model) []string {
+	out := make([]string, 0, len(m.Projects))
+	for _, p := range m.Projects {
+		out = append(out, p.Name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

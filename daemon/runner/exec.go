@@ -1,0 +1,270 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/vzn/vx/daemon/workspace"
+)
+
+// maxLog caps what is kept of one task's output; the rest is counted.
+const maxLog = 16 << 20
+
+// capture collects a task's combined output and streams it, line by line
+// and masked, to the run's output with the task's prefix.
+type capture struct {
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	dropped int64
+	partial []byte
+	emit    func(line []byte)
+}
+
+func (c *capture) Write(b []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if room := maxLog - c.buf.Len(); room > 0 {
+		if len(b) <= room {
+			c.buf.Write(b)
+		} else {
+			c.buf.Write(b[:room])
+			c.dropped += int64(len(b) - room)
+		}
+	} else {
+		c.dropped += int64(len(b))
+	}
+	if c.emit != nil {
+		c.partial = append(c.partial, b...)
+		for {
+			i := bytes.IndexByte(c.partial, '\n')
+			if i < 0 {
+				break
+			}
+			c.emit(c.partial[:i])
+			c.partial = c.partial[i+1:]
+		}
+	}
+	return len(b), nil
+}
+
+func (c *capture) flush() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.emit != nil && len(c.partial) > 0 {
+		c.emit(c.partial)
+		c.partial = nil
+	}
+}
+
+func (c *capture) bytes() []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := bytes.Clone(c.buf.Bytes())
+	if c.dropped > 0 {
+		out = append(out, fmt.Sprintf("\n[vx: %d more bytes of output were not kept]\n", c.dropped)...)
+	}
+	return out
+}
+
+// result is what one execution of a command produced.
+type result struct {
+	exitCode       int
+	timedOut       bool
+	interrupted    bool
+	startErr       error
+	duration       time.Duration
+	peakRSS        int64
+	cpuParallelism float64
+	log            []byte
+}
+
+// taskEnv builds the task's environment: PATH with node_modules/.bin of
+// the project then the root, a small base set, the declared env and
+// passEnv names, exec.env, and the npm_package_* variables.
+func (r *run) taskEnv(n *workspace.Node, dir string) []string {
+	m := r.p.Model
+	env := r.p.Env
+	out := map[string]string{}
+	for _, name := range []string{"HOME", "USER", "LOGNAME", "SHELL", "TMPDIR", "TERM", "LANG", "TZ", "CI", "GOPATH", "GOCACHE", "GOMODCACHE", "GOFLAGS", "NODE_OPTIONS"} {
+		if v, ok := env[name]; ok {
+			out[name] = v
+		}
+	}
+	for k, v := range env {
+		if strings.HasPrefix(k, "LC_") {
+			out[k] = v
+		}
+	}
+	for _, list := range [][]string{m.Config.Env, m.Config.PassEnv, n.Def.Env, n.Def.PassEnv} {
+		for _, name := range list {
+			if v, ok := env[name]; ok {
+				out[name] = v
+			}
+		}
+	}
+	for name, v := range n.Def.ExecEnv {
+		if v.Value != nil {
+			out[name] = *v.Value
+		} else if val, ok := env[name]; ok {
+			out[name] = val
+		}
+	}
+	path := env["PATH"]
+	bins := []string{filepath.Join(m.Root, "node_modules", ".bin")}
+	if dir != m.Root {
+		bins = append([]string{filepath.Join(dir, "node_modules", ".bin")}, bins...)
+	}
+	out["PATH"] = strings.Join(append(bins, path), string(os.PathListSeparator))
+	if n.Project != workspace.RootProject {
+		if p, ok := m.Project(n.Project); ok {
+			out["npm_package_name"] = p.Name
+			out["npm_package_version"] = p.Version
+			out["npm_package_json"] = filepath.Join(dir, "package.json")
+		}
+	}
+	out["npm_lifecycle_event"] = n.Task
+	out["npm_lifecycle_script"] = n.Def.Command
+	out["INIT_CWD"] = dir
+	out["VX_TASK_ID"] = n.ID
+	out["VX_WORKSPACE_ROOT"] = m.Root
+	list := make([]string, 0, len(out))
+	for k, v := range out {
+		list = append(list, k+"="+v)
+	}
+	sort.Strings(list)
+	return list
+}
+
+// execute runs the node's command through sh -c in its own process group.
+// A timeout or a cancelled ctx kills the whole group.
+func (r *run) execute(ctx context.Context, n *workspace.Node, out *capture) result {
+	dir := r.dir(n)
+	cmd := exec.Command("/bin/sh", "-c", n.Def.Command)
+	cmd.Dir = dir
+	cmd.Env = r.taskEnv(n, dir)
+	cmd.Stdin = nil
+	cmd.Stdout = out
+	cmd.Stderr = out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Grandchildren that keep the pipes open must not hold up the run.
+	cmd.WaitDelay = 2 * time.Second
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return result{exitCode: -1, startErr: err, duration: time.Since(start)}
+	}
+	pgid := cmd.Process.Pid
+	var timeout <-chan time.Time
+	if n.Def.Timeout > 0 {
+		t := time.NewTimer(n.Def.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var res result
+	var waitErr error
+	select {
+	case waitErr = <-done:
+	case <-timeout:
+		res.timedOut = true
+		killGroup(pgid)
+		waitErr = <-done
+	case <-ctx.Done():
+		res.interrupted = true
+		killGroup(pgid)
+		waitErr = <-done
+	}
+	// Whatever the leader did, no process of the group outlives the task.
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	res.duration = time.Since(start)
+	if ps := cmd.ProcessState; ps != nil {
+		res.exitCode = ps.ExitCode()
+		if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			res.exitCode = 128 + int(ws.Signal())
+		}
+		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+			res.peakRSS = ru.Maxrss * 1024
+			cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+			if res.duration > 0 {
+				res.cpuParallelism = float64(cpu) / float64(res.duration)
+			}
+		}
+	}
+	var ee *exec.ExitError
+	if waitErr != nil && !errors.As(waitErr, &ee) && !errors.Is(waitErr, exec.ErrWaitDelay) && res.exitCode == 0 {
+		res.exitCode = -1
+		res.startErr = waitErr
+	}
+	out.flush()
+	return res
+}
+
+// killGroup asks the group to stop, then kills what is left.
+func killGroup(pgid int) {
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	deadline := time.Now().Add(1500 * time.Millisecond)
+	for time.Now().Before(deadline) {
+		if err := syscall.Kill(-pgid, 0); err != nil {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+}
+
+func (r *run) dir(n *workspace.Node) string {
+	if n.Project == workspace.RootProject {
+		return r.p.Model.Root
+	}
+	return filepath.Join(r.p.Model.Root, filepath.FromSlash(n.Dir))
+}
+
+// taskLock holds an exclusive flock for one task id across processes, so
+// the same task never executes twice at once in a workspace.
+type taskLock struct{ f *os.File }
+
+func lockTask(ctx context.Context, dir, key string) (*taskLock, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(dir, key+".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return &taskLock{f: f}, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, ctx.Err()
+		case <-time.After(25 * time.Millisecond):
+		}
+	}
+}
+
+func (l *taskLock) release() {
+	if l != nil && l.f != nil {
+		_ = syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
+		l.f.Close()
+	}
+}
+
+var _ io.Writer = (*capture)(nil)

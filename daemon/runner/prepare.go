@@ -1,0 +1,343 @@
+// Package runner executes a task graph: it computes every task's cache
+// key, restores hits from the cache, runs misses on a worker pool that
+// follows the graph, and records the run and each execution in the
+// history. It also answers the dry run (a plan) without executing.
+package runner
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/rs/zerolog"
+
+	"github.com/vzn/vx/daemon/hashing"
+	"github.com/vzn/vx/daemon/secret"
+	"github.com/vzn/vx/daemon/taskkey"
+	"github.com/vzn/vx/daemon/workspace"
+)
+
+// Version is the runner's version; it joins every cache key.
+var Version = "0.1.0"
+
+// Options describe one invocation of vx run.
+type Options struct {
+	Model       *workspace.Model
+	Tasks       []string
+	Selection   workspace.Selection
+	Force       bool
+	Continue    bool
+	Concurrency int // 0: config, then one per CPU
+	Args        []string
+	Environ     []string // vx's own environment; nil = os.Environ()
+	Logger      zerolog.Logger
+}
+
+// Prepared is a run's graph with every task's key computed.
+type Prepared struct {
+	Model      *workspace.Model
+	Graph      *workspace.Graph
+	Selected   *workspace.Selected
+	Keys       map[string]string
+	Components map[string]*taskkey.Components
+	Masker     *secret.Masker
+	Env        map[string]string
+	Warnings   []string
+	Workers    int
+	hasher     *hashing.Hasher
+}
+
+// VXDir is the workspace's state directory.
+func VXDir(root string) string { return filepath.Join(root, ".vx") }
+
+func environMap(env []string) map[string]string {
+	m := make(map[string]string, len(env))
+	for _, kv := range env {
+		if i := strings.IndexByte(kv, '='); i > 0 {
+			m[kv[:i]] = kv[i+1:]
+		}
+	}
+	return m
+}
+
+// Workers resolves the worker count and where it came from.
+func Workers(flag int, m *workspace.Model) (int, string) {
+	switch {
+	case flag > 0:
+		return flag, "flag"
+	case m != nil && m.Config.Workers > 0:
+		return m.Config.Workers, "config"
+	default:
+		return runtime.NumCPU(), "default"
+	}
+}
+
+// SecretValues lists the values of every secret variable the model
+// declares, read from env; they are what a Masker masks.
+func SecretValues(m *workspace.Model, env map[string]string) []string {
+	var out []string
+	add := func(tasks map[string]workspace.TaskConfig) {
+		for _, tc := range tasks {
+			if tc.Exec == nil {
+				continue
+			}
+			for name, v := range tc.Exec.Env {
+				if !v.Secret {
+					continue
+				}
+				if v.Value != nil {
+					out = append(out, *v.Value)
+				} else if val := env[name]; val != "" {
+					out = append(out, val)
+				}
+			}
+		}
+	}
+	add(m.Config.Tasks)
+	for _, p := range m.Projects {
+		add(p.Overrides)
+	}
+	return out
+}
+
+// Prepare selects projects, builds the graph and computes every key.
+func Prepare(ctx context.Context, o *Options) (*Prepared, error) {
+	m := o.Model
+	env := o.Environ
+	if env == nil {
+		env = os.Environ()
+	}
+	p := &Prepared{Model: m, Env: environMap(env), Keys: map[string]string{}, Components: map[string]*taskkey.Components{}}
+	p.Masker = secret.NewMasker(SecretValues(m, p.Env)...)
+	p.Workers, _ = Workers(o.Concurrency, m)
+	sel, err := m.Select(ctx, o.Selection)
+	if err != nil {
+		return nil, err
+	}
+	p.Selected = sel
+	g, err := m.Build(o.Tasks, sel.Projects, o.Selection.Empty())
+	if err != nil {
+		return nil, err
+	}
+	p.Graph = g
+	p.hasher = hashing.NewHasher(filepath.Join(VXDir(m.Root), "statcache"))
+	if err := p.computeKeys(ctx); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// computeKeys hashes every node's inputs (in parallel) and then folds the
+// keys in topological order.
+func (p *Prepared) computeKeys(ctx context.Context) error {
+	m := p.Model
+	all, err := hashing.ListFiles(ctx, m.Root)
+	if err != nil {
+		return fmt.Errorf("listing workspace files: %w", err)
+	}
+	global := map[string]string{}
+	for _, f := range all {
+		if matchAny(m.Config.GlobalInputs, f) {
+			h, err := p.hasher.HashFile(filepath.Join(m.Root, f))
+			if err != nil {
+				return fmt.Errorf("hashing global input %s: %w", f, err)
+			}
+			global[f] = h
+		}
+	}
+	for _, g := range m.Config.GlobalInputs {
+		if !hasMatch(g, global) {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("globalInputs %q matches no file", g))
+		}
+	}
+	byDir := groupByProject(m, all)
+	// A project's files that any of its tasks declares as outputs are
+	// never inputs: what a task produces reaches its dependents through
+	// the producer's key, not through the files' contents.
+	outputsOf := map[string][]string{}
+	for _, n := range p.Graph.Nodes {
+		if _, done := outputsOf[n.Project]; done || n.Project == workspace.RootProject {
+			continue
+		}
+		outputsOf[n.Project] = projectOutputs(m, n.Project)
+	}
+	files := make([]map[string]string, len(p.Graph.Nodes))
+	errs := make([]error, len(p.Graph.Nodes))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, max(4, 2*runtime.NumCPU()))
+	for i, n := range p.Graph.Nodes {
+		if n.Def.NoOp() {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(i int, n *workspace.Node) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			files[i], errs[i] = p.hashInputs(n, byDir[n.Dir], outputsOf[n.Project])
+		}(i, n)
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	_ = p.hasher.Save()
+	for i, n := range p.Graph.Nodes {
+		c := &taskkey.Components{Runner: taskkey.Version + " vx/" + Version, Global: global, Files: files[i], Env: map[string]string{}, Deps: map[string]string{}}
+		if c.Files == nil {
+			c.Files = map[string]string{}
+		}
+		c.Definition = definitionOf(n)
+		for _, name := range append(append([]string{}, m.Config.Env...), n.Def.Env...) {
+			if v, ok := p.Env[name]; ok {
+				c.Env[name] = hashing.SumString(v)[:16]
+			} else {
+				c.Env[name] = ""
+			}
+		}
+		for _, d := range n.Deps {
+			c.Deps[d.ID] = p.Keys[d.ID]
+		}
+		p.Components[n.ID] = c
+		p.Keys[n.ID] = c.Key()
+	}
+	return nil
+}
+
+func definitionOf(n *workspace.Node) map[string]string {
+	d := n.Def
+	join := func(s []string) string { return strings.Join(s, "\n") }
+	def := map[string]string{
+		"command":   d.Command,
+		"dir":       n.Dir,
+		"inputs":    join(d.Inputs),
+		"outputs":   join(d.Outputs),
+		"env":       join(d.Env),
+		"passEnv":   join(d.PassEnv),
+		"dependsOn": join(d.DependsOn),
+		"secrets":   join(d.Secrets()),
+	}
+	var plain []string
+	for name, v := range d.ExecEnv {
+		if !v.Secret && v.Value != nil {
+			plain = append(plain, name+"="+*v.Value)
+		}
+	}
+	sort.Strings(plain)
+	def["execEnv"] = join(plain)
+	return def
+}
+
+// groupByProject maps each project dir to its files, relative to it.
+func groupByProject(m *workspace.Model, all []string) map[string][]string {
+	out := map[string][]string{}
+	for _, f := range all {
+		p := m.ProjectOf(f)
+		if p == nil {
+			continue
+		}
+		out[p.Dir] = append(out[p.Dir], strings.TrimPrefix(f, p.Dir+"/"))
+	}
+	return out
+}
+
+// projectOutputs lists the outputs globs of every task defined in a project.
+func projectOutputs(m *workspace.Model, project string) []string {
+	var out []string
+	for _, name := range m.TaskNames() {
+		if def, ok := m.Resolve(project, name); ok {
+			for _, g := range def.Outputs {
+				if !strings.HasPrefix(g, "!") {
+					out = append(out, g)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func (p *Prepared) hashInputs(n *workspace.Node, files []string, outputs []string) (map[string]string, error) {
+	out := map[string]string{}
+	if n.Project == workspace.RootProject {
+		return out, nil // root tasks hash only what their inputs globs name below
+	}
+	base := filepath.Join(p.Model.Root, filepath.FromSlash(n.Dir))
+	for _, f := range files {
+		if !selectedInput(n.Def, f) || matchAny(trimDot(outputs), f) {
+			continue
+		}
+		h, err := p.hasher.HashFile(filepath.Join(base, filepath.FromSlash(f)))
+		if err != nil {
+			if os.IsNotExist(err) {
+				continue
+			}
+			return nil, fmt.Errorf("hashing %s: %w", filepath.Join(n.Dir, f), err)
+		}
+		out[f] = h
+	}
+	return out, nil
+}
+
+// selectedInput reports whether a project file is an input of the task:
+// it matches the inputs globs (all files when none), is not excluded by a
+// "!" glob, and is not one of the task's outputs.
+func selectedInput(d workspace.TaskDef, f string) bool {
+	in := len(d.Inputs) == 0
+	for _, g := range d.Inputs {
+		if strings.HasPrefix(g, "!") {
+			if ok, _ := doublestar.Match(strings.TrimPrefix(g[1:], "./"), f); ok {
+				return false
+			}
+			continue
+		}
+		if ok, _ := doublestar.Match(strings.TrimPrefix(g, "./"), f); ok {
+			in = true
+		}
+	}
+	if !in {
+		return false
+	}
+	for _, g := range d.Outputs {
+		if strings.HasPrefix(g, "!") {
+			continue
+		}
+		if ok, _ := doublestar.Match(strings.TrimPrefix(g, "./"), f); ok {
+			return false
+		}
+	}
+	return true
+}
+
+func trimDot(globs []string) []string {
+	out := make([]string, len(globs))
+	for i, g := range globs {
+		out[i] = strings.TrimPrefix(g, "./")
+	}
+	return out
+}
+
+func matchAny(globs []string, f string) bool {
+	for _, g := range globs {
+		if ok, _ := doublestar.Match(g, f); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func hasMatch(g string, files map[string]string) bool {
+	for f := range files {
+		if ok, _ := doublestar.Match(g, f); ok {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,583 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/rs/zerolog"
+
+	"github.com/vzn/vx/daemon/cache"
+	"github.com/vzn/vx/daemon/history"
+	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/protocol/wire"
+)
+
+// Output receives what a run prints for people. Lines carry the task's
+// prefix; Warn lines go to the same place.
+type Output struct {
+	W        io.Writer // task lines and the footer; nil discards
+	Warnings io.Writer // warnings; nil = W
+	Events   func(wire.Event)
+}
+
+type run struct {
+	p       *Prepared
+	o       *Options
+	out     Output
+	outMu   sync.Mutex
+	store   *cache.Store
+	hist    *history.Store
+	log     zerolog.Logger
+	runID   string
+	rows    map[string]*wire.TaskRow
+	rowsMu  sync.Mutex
+	pending []history.Execution
+	pendMu  sync.Mutex
+	warnMu  sync.Mutex
+	warns   []string
+	stopped bool // a failure stopped scheduling (no --continue)
+	stopBy  string
+}
+
+func (r *run) warn(format string, args ...any) {
+	msg := r.p.Masker.String(fmt.Sprintf(format, args...))
+	r.warnMu.Lock()
+	r.warns = append(r.warns, msg)
+	r.warnMu.Unlock()
+	w := r.out.Warnings
+	if w == nil {
+		w = r.out.W
+	}
+	if w != nil {
+		r.outMu.Lock()
+		fmt.Fprintf(w, "vx: warning: %s\n", msg)
+		r.outMu.Unlock()
+	}
+}
+
+func (r *run) printf(format string, args ...any) {
+	if r.out.W == nil {
+		return
+	}
+	r.outMu.Lock()
+	fmt.Fprintf(r.out.W, format, args...)
+	r.outMu.Unlock()
+}
+
+func (r *run) event(e wire.Event) {
+	if r.out.Events != nil {
+		e.RunID = r.runID
+		if e.Time.IsZero() {
+			e.Time = time.Now()
+		}
+		r.out.Events(e)
+	}
+}
+
+// Execute runs a prepared graph and returns its summary. The summary is
+// returned even when tasks fail; err is for failures of vx itself.
+func Execute(ctx context.Context, p *Prepared, o *Options, out Output) (*wire.RunSummary, error) {
+	root := p.Model.Root
+	vx := VXDir(root)
+	if err := os.MkdirAll(vx, 0o755); err != nil {
+		return nil, fmt.Errorf("creating %s: %w", vx, err)
+	}
+	store, err := cache.Open(filepath.Join(vx, "cache"), &cache.Options{Logger: o.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("opening cache: %w", err)
+	}
+	hist, err := history.Open(ctx, history.Path(root), &history.Options{Logger: o.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("opening history: %w", err)
+	}
+	defer hist.Close()
+	r := &run{p: p, o: o, out: out, store: store, hist: hist, log: o.Logger, rows: map[string]*wire.TaskRow{}}
+	r.warns = append(r.warns, p.Warnings...)
+	for _, w := range p.Warnings {
+		r.warn("%s", w)
+		r.warns = r.warns[:len(r.warns)-1]
+	}
+	r.runID = history.NewRunID()
+	started := time.Now()
+	branch, commit := GitHead(root)
+	command := p.Masker.String(strings.Join(append([]string{"vx"}, o.Args...), " "))
+	hr := &history.Run{ID: r.runID, Command: command, Args: maskAll(p.Masker, o.Args), StartedAt: started, Status: "running", GitBranch: branch, GitCommit: commit, CI: isCI(p.Env)}
+	if err := hist.BeginRun(ctx, hr); err != nil {
+		return nil, fmt.Errorf("recording run: %w", err)
+	}
+	r.event(wire.Event{Type: wire.EventRunStarted, Command: command, Tasks: len(p.Graph.Executable())})
+
+	// Components for every key, so why can diff any two executions.
+	for id, c := range p.Components {
+		if err := hist.PutComponents(ctx, p.Keys[id], c.Encode()); err != nil {
+			r.warn("recording key components of %s: %v", id, err)
+		}
+	}
+
+	flushDone := make(chan struct{})
+	stopFlush := make(chan struct{})
+	go func() {
+		defer close(flushDone)
+		t := time.NewTicker(150 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				r.flush(context.WithoutCancel(ctx))
+			case <-stopFlush:
+				return
+			}
+		}
+	}()
+
+	r.schedule(ctx)
+
+	close(stopFlush)
+	<-flushDone
+	r.flush(context.WithoutCancel(ctx))
+
+	sum := r.summary(started, command, branch, commit, ctx.Err() != nil)
+	if err := hist.FinishRun(context.WithoutCancel(ctx), r.runID, sum.Status, sum.ExitCode, sum.EndedAt, sum.Totals.Tasks, sum.Totals.Failed+sum.Totals.TimedOut, sum.Totals.Cached); err != nil {
+		r.warn("recording the end of run %s: %v", r.runID, err)
+	}
+	sum.Warnings = append([]string{}, r.warns...)
+	r.event(wire.Event{Type: wire.EventRunFinished, Summary: sum})
+	r.footer(sum)
+	return sum, nil
+}
+
+func maskAll(m interface{ String(string) string }, in []string) []string {
+	out := make([]string, len(in))
+	for i, s := range in {
+		out[i] = m.String(s)
+	}
+	return out
+}
+
+func isCI(env map[string]string) bool {
+	v := strings.ToLower(env["CI"])
+	return v != "" && v != "0" && v != "false"
+}
+
+// schedule runs the graph on a worker pool: a node starts when all its
+// dependencies finished; a failed dependency blocks it.
+func (r *run) schedule(ctx context.Context) {
+	nodes := r.p.Graph.Nodes
+	remaining := make([]int, len(nodes))
+	dependents := make([][]*workspace.Node, len(nodes))
+	for _, n := range nodes {
+		remaining[n.Index] = len(n.Deps)
+		for _, d := range n.Deps {
+			dependents[d.Index] = append(dependents[d.Index], n)
+		}
+	}
+	type outcome struct {
+		n     *workspace.Node
+		ok    bool
+		roots []string // failed tasks at the origin of a block
+	}
+	status := make([]outcome, len(nodes))
+	ready := make(chan *workspace.Node, len(nodes))
+	finished := make(chan outcome, len(nodes))
+	for _, n := range nodes {
+		if remaining[n.Index] == 0 {
+			ready <- n
+		}
+	}
+	workers := max(1, r.p.Workers)
+	var wg sync.WaitGroup
+	work := make(chan *workspace.Node)
+	for i := 0; i < workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := range work {
+				ok := r.runNode(ctx, n)
+				finished <- outcome{n: n, ok: ok}
+			}
+		}()
+	}
+	done := 0
+	inflight := 0
+	var queue []*workspace.Node
+	resolve := func(n *workspace.Node) {
+		// Decide whether a ready node runs, is blocked or is skipped.
+		var roots []string
+		for _, d := range n.Deps {
+			st := status[d.Index]
+			if !st.ok {
+				if len(st.roots) > 0 {
+					roots = append(roots, st.roots...)
+				} else {
+					roots = append(roots, d.ID)
+				}
+			}
+		}
+		switch {
+		case len(roots) > 0:
+			roots = uniqSorted(roots)
+			r.record(n, blockedRow(n, roots), nil)
+			finished <- outcome{n: n, ok: false, roots: roots}
+			inflight++
+		case ctx.Err() != nil:
+			r.record(n, skippedRow(n, "not started: the run was interrupted"), nil)
+			finished <- outcome{n: n, ok: false, roots: []string{"interrupted"}}
+			inflight++
+		case r.stopped:
+			r.record(n, skippedRow(n, fmt.Sprintf("not started: %s failed and --continue was not given", r.stopBy)), nil)
+			finished <- outcome{n: n, ok: false, roots: []string{r.stopBy}}
+			inflight++
+		case n.Def.NoOp():
+			finished <- outcome{n: n, ok: true}
+			inflight++
+		default:
+			queue = append(queue, n)
+		}
+	}
+	for done < len(nodes) {
+		// Move ready nodes into the queue, then feed idle workers.
+		for len(ready) > 0 {
+			resolve(<-ready)
+		}
+		var feed chan *workspace.Node
+		var next *workspace.Node
+		if len(queue) > 0 {
+			feed, next = work, queue[0]
+		}
+		select {
+		case feed <- next:
+			queue = queue[1:]
+			inflight++
+		case o := <-finished:
+			inflight--
+			done++
+			if o.roots == nil && !o.ok {
+				o.roots = nil
+			}
+			status[o.n.Index] = o
+			if !o.ok && o.roots == nil && !r.o.Continue && !r.stopped && ctx.Err() == nil {
+				r.stopped, r.stopBy = true, o.n.ID
+			}
+			for _, dn := range dependents[o.n.Index] {
+				remaining[dn.Index]--
+				if remaining[dn.Index] == 0 {
+					ready <- dn
+				}
+			}
+		}
+	}
+	close(work)
+	wg.Wait()
+}
+
+func uniqSorted(s []string) []string {
+	sort.Strings(s)
+	out := s[:0]
+	for i, v := range s {
+		if i == 0 || v != s[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func blockedRow(n *workspace.Node, roots []string) *wire.TaskRow {
+	return &wire.TaskRow{TaskID: n.ID, Project: n.Project, Task: n.Task, Status: wire.StatusBlocked, Cache: wire.CacheMiss,
+		BlockedBy: roots, Reason: "blocked by " + strings.Join(roots, ", ")}
+}
+
+func skippedRow(n *workspace.Node, reason string) *wire.TaskRow {
+	return &wire.TaskRow{TaskID: n.ID, Project: n.Project, Task: n.Task, Status: wire.StatusSkipped, Cache: wire.CacheMiss, Reason: reason}
+}
+
+// runNode executes one task (or restores it) and records it.
+func (r *run) runNode(ctx context.Context, n *workspace.Node) bool {
+	key := r.p.Keys[n.ID]
+	row := &wire.TaskRow{TaskID: n.ID, Project: n.Project, Task: n.Task, Key: key, Cache: wire.CacheMiss}
+	if !n.Def.Cache {
+		row.Cache = wire.CacheOff
+	}
+	lock, err := lockTask(ctx, filepath.Join(VXDir(r.p.Model.Root), "locks"), key[:16]+"-"+safeName(n.ID))
+	if err != nil {
+		row.Status, row.Reason = wire.StatusInterrupted, "interrupted while waiting for another vx run of this task"
+		r.record(n, row, nil)
+		return false
+	}
+	defer lock.release()
+	r.event(wire.Event{Type: wire.EventTaskStarted, TaskID: n.ID})
+	start := time.Now()
+
+	if n.Def.Cache && !r.o.Force {
+		if ok := r.restore(n, row, start); ok {
+			return true
+		}
+	}
+
+	prefix := n.ID + ": "
+	capt := &capture{}
+	if r.out.W != nil {
+		capt.emit = func(line []byte) {
+			r.printf("%s%s\n", prefix, r.p.Masker.String(string(line)))
+		}
+	}
+	res := r.execute(ctx, n, capt)
+	log := r.p.Masker.Bytes(capt.bytes())
+	row.DurationMs = res.duration.Milliseconds()
+	row.PeakRSSBytes = res.peakRSS
+	row.CPUParallelism = round2(res.cpuParallelism)
+	code := res.exitCode
+	row.ExitCode = &code
+	switch {
+	case res.startErr != nil:
+		row.Status, row.Reason = wire.StatusFailed, r.p.Masker.String("could not start: "+res.startErr.Error())
+		log = append(log, []byte(row.Reason+"\n")...)
+	case res.timedOut:
+		row.Status, row.TimedOut = wire.StatusTimedOut, true
+		row.Reason = fmt.Sprintf("timed out after %s (the task's timeout); its process group was killed", n.Def.Timeout)
+	case res.interrupted:
+		row.Status, row.Reason = wire.StatusInterrupted, "interrupted: the run was stopped"
+	case code != 0:
+		row.Status, row.Reason = wire.StatusFailed, fmt.Sprintf("exited with code %d", code)
+	default:
+		row.Status = wire.StatusPassed
+	}
+	if row.Status == wire.StatusPassed && n.Def.Cache {
+		files := r.outputs(n)
+		row.Outputs = len(files)
+		meta := cache.Meta{Key: key, TaskID: n.ID, Project: n.Project, Task: n.Task, Command: r.p.Masker.String(n.Def.Command), ExitCode: 0, DurationMs: row.DurationMs, Created: time.Now()}
+		if _, err := r.store.Put(context.WithoutCancel(ctx), meta, r.dir(n), files, log); err != nil {
+			r.warn("%s: not cached: %v", n.ID, err)
+		}
+	}
+	var kept []byte
+	if row.Status != wire.StatusPassed {
+		kept = log
+		r.printf("%sfailed: %s\n", prefix, row.Reason)
+	}
+	r.record(n, row, kept)
+	return row.Status == wire.StatusPassed
+}
+
+// restore answers a task from the cache; false on a miss.
+func (r *run) restore(n *workspace.Node, row *wire.TaskRow, start time.Time) bool {
+	hit, err := r.store.Get(row.Key)
+	if err != nil {
+		if !errors.Is(err, cache.ErrMiss) {
+			r.warn("%s: cache entry %s is unreadable and will be replaced: %v", n.ID, row.Key, err)
+		}
+		return false
+	}
+	files, err := hit.Restore(r.dir(n))
+	if err != nil {
+		r.warn("%s: cache entry %s could not be restored and will be replaced: %v", n.ID, row.Key, err)
+		return false
+	}
+	if r.out.W != nil {
+		if log, err := hit.Log(); err == nil && len(log) > 0 {
+			prefix := n.ID + ": "
+			text := strings.TrimSuffix(r.p.Masker.String(string(log)), "\n")
+			var b strings.Builder
+			for _, l := range strings.Split(text, "\n") {
+				b.WriteString(prefix)
+				b.WriteString(l)
+				b.WriteByte('\n')
+			}
+			r.printf("%s", b.String())
+		}
+	}
+	code := 0
+	row.Status, row.Cache, row.ExitCode = wire.StatusPassed, wire.CacheHit, &code
+	row.DurationMs = time.Since(start).Milliseconds()
+	row.Outputs = len(files)
+	r.record(n, row, nil)
+	return true
+}
+
+// outputs lists the files the task's outputs globs match now, relative to
+// its directory; a glob matching nothing is a warning.
+func (r *run) outputs(n *workspace.Node) []string {
+	if len(n.Def.Outputs) == 0 {
+		return nil
+	}
+	dir := r.dir(n)
+	fsys := os.DirFS(dir)
+	set := map[string]bool{}
+	for _, g := range n.Def.Outputs {
+		neg := strings.HasPrefix(g, "!")
+		pat := strings.TrimPrefix(strings.TrimPrefix(g, "!"), "./")
+		matches, err := doublestar.Glob(fsys, pat, doublestar.WithNoFollow())
+		if err != nil {
+			r.warn("%s: outputs %q is not a valid glob: %v", n.ID, g, err)
+			continue
+		}
+		count := 0
+		for _, m := range matches {
+			st, err := os.Lstat(filepath.Join(dir, m))
+			if err != nil {
+				continue
+			}
+			if st.IsDir() {
+				_ = filepath.WalkDir(filepath.Join(dir, m), func(p string, d fs.DirEntry, err error) error {
+					if err == nil && !d.IsDir() {
+						rel, _ := filepath.Rel(dir, p)
+						rel = filepath.ToSlash(rel)
+						if neg {
+							delete(set, rel)
+						} else {
+							set[rel] = true
+						}
+						count++
+					}
+					return nil
+				})
+				continue
+			}
+			if neg {
+				delete(set, m)
+			} else {
+				set[m] = true
+			}
+			count++
+		}
+		if count == 0 && !neg {
+			r.warn("%s: outputs %q matched no file", n.ID, g)
+		}
+	}
+	out := make([]string, 0, len(set))
+	for f := range set {
+		out = append(out, f)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func safeName(id string) string {
+	return strings.Map(func(c rune) rune {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '_', c == '.':
+			return c
+		}
+		return '_'
+	}, id)
+}
+
+func round2(f float64) float64 { return float64(int64(f*100+0.5)) / 100 }
+
+// record keeps a task's row for the summary and queues its execution for
+// the history.
+func (r *run) record(n *workspace.Node, row *wire.TaskRow, output []byte) {
+	if row.Key == "" {
+		row.Key = r.p.Keys[n.ID]
+	}
+	r.rowsMu.Lock()
+	r.rows[n.ID] = row
+	r.rowsMu.Unlock()
+	ex := history.Execution{RunID: r.runID, TaskID: n.ID, Project: n.Project, Task: n.Task, Key: row.Key, Status: row.Status, Cache: row.Cache,
+		ExitCode: row.ExitCode, StartedAt: time.Now().Add(-time.Duration(row.DurationMs) * time.Millisecond), DurationMs: row.DurationMs,
+		PeakRSSBytes: row.PeakRSSBytes, CPUParallelism: row.CPUParallelism, BlockedBy: row.BlockedBy, TimedOut: row.TimedOut, Reason: row.Reason}
+	if output != nil {
+		text, truncated := excerptTMP(output)
+		ex.Output, ex.OutputTruncated = []byte(text), truncated
+	}
+	r.pendMu.Lock()
+	r.pending = append(r.pending, ex)
+	r.pendMu.Unlock()
+	r.event(wire.Event{Type: wire.EventTaskFinished, TaskID: n.ID, Status: row.Status, Cache: row.Cache, DurationMs: row.DurationMs})
+}
+
+func (r *run) flush(ctx context.Context) {
+	r.pendMu.Lock()
+	batch := r.pending
+	r.pending = nil
+	r.pendMu.Unlock()
+	if len(batch) == 0 {
+		return
+	}
+	if err := r.hist.RecordExecutions(ctx, batch); err != nil {
+		r.warn("recording %d task executions: %v", len(batch), err)
+	}
+}
+
+func (r *run) summary(started time.Time, command, branch, commit string, interrupted bool) *wire.RunSummary {
+	ended := time.Now()
+	s := &wire.RunSummary{RunID: r.runID, Command: command, StartedAt: started, EndedAt: ended, DurationMs: ended.Sub(started).Milliseconds(), GitBranch: branch, GitCommit: commit, Tasks: []wire.TaskRow{}}
+	for _, n := range r.p.Graph.Nodes {
+		row, ok := r.rows[n.ID]
+		if !ok || n.Def.NoOp() {
+			continue
+		}
+		s.Tasks = append(s.Tasks, *row)
+		t := &s.Totals
+		t.Tasks++
+		switch row.Status {
+		case wire.StatusPassed:
+			t.Passed++
+			if row.Cache == wire.CacheHit {
+				t.Cached++
+			}
+		case wire.StatusFailed:
+			t.Failed++
+		case wire.StatusBlocked:
+			t.Blocked++
+		case wire.StatusTimedOut:
+			t.TimedOut++
+		case wire.StatusInterrupted:
+			t.Interrupted++
+		case wire.StatusSkipped:
+			t.Skipped++
+		}
+	}
+	switch {
+	case interrupted:
+		s.Status, s.ExitCode = "interrupted", 130
+	case s.Totals.Failed+s.Totals.TimedOut+s.Totals.Blocked+s.Totals.Interrupted+s.Totals.Skipped > 0:
+		s.Status, s.ExitCode = "failed", 1
+	default:
+		s.Status, s.OK = "passed", true
+	}
+	return s
+}
+
+func (r *run) footer(s *wire.RunSummary) {
+	if r.out.W == nil {
+		return
+	}
+	t := s.Totals
+	var parts []string
+	parts = append(parts, fmt.Sprintf("%d passed", t.Passed))
+	parts = append(parts, fmt.Sprintf("%d cached", t.Cached))
+	for _, x := range []struct {
+		n    int
+		name string
+	}{{t.Failed, "failed"}, {t.TimedOut, "timed out"}, {t.Blocked, "blocked"}, {t.Skipped, "skipped"}, {t.Interrupted, "interrupted"}} {
+		if x.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", x.n, x.name))
+		}
+	}
+	r.printf("\n Tasks:  %s (%d total)\n", strings.Join(parts, ", "), t.Tasks)
+	for _, row := range s.Tasks {
+		if row.Status != wire.StatusPassed {
+			r.printf(" %-7s %s: %s\n", row.Status, row.TaskID, row.Reason)
+		}
+	}
+	r.printf(" Time:   %s\n Run:    %s\n", fmtDuration(time.Duration(s.DurationMs)*time.Millisecond), s.RunID)
+}
+
+func fmtDuration(d time.Duration) string {
+	if d < time.Second {
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	}
+	return fmt.Sprintf("%.2fs", d.Seconds())
+}
+
+func excerptTMP(b []byte) (string, bool) { return string(b), false }

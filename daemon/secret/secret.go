@@ -1,0 +1,65 @@
+// Package secret masks the values of secret variables in every text vx
+// writes: logs, summaries, errors and tool answers.
+package secret
+
+import (
+	"sort"
+	"strings"
+)
+
+// Mask is what a secret value reads as.
+const Mask = "***"
+
+// Masker replaces known secret values with ***. The zero value masks
+// nothing; a nil *Masker is valid.
+type Masker struct {
+	values []string
+	r      *strings.Replacer
+}
+
+// NewMasker masks the given values; empty ones are ignored.
+func NewMasker(values ...string) *Masker {
+	m := &Masker{}
+	m.Add(values...)
+	return m
+}
+
+// Add registers more values.
+func (m *Masker) Add(values ...string) {
+	seen := map[string]bool{}
+	for _, v := range m.values {
+		seen[v] = true
+	}
+	for _, v := range values {
+		if v != "" && !seen[v] {
+			seen[v] = true
+			m.values = append(m.values, v)
+		}
+	}
+	// Longest first, so a secret containing another is masked whole.
+	sort.Slice(m.values, func(i, j int) bool { return len(m.values[i]) > len(m.values[j]) })
+	pairs := make([]string, 0, 2*len(m.values))
+	for _, v := range m.values {
+		pairs = append(pairs, v, Mask)
+	}
+	m.r = strings.NewReplacer(pairs...)
+}
+
+// Empty reports whether there is nothing to mask.
+func (m *Masker) Empty() bool { return m == nil || len(m.values) == 0 }
+
+// String masks s.
+func (m *Masker) String(s string) string {
+	if m.Empty() {
+		return s
+	}
+	return m.r.Replace(s)
+}
+
+// Bytes masks b.
+func (m *Masker) Bytes(b []byte) []byte {
+	if m.Empty() {
+		return b
+	}
+	return []byte(m.r.Replace(string(b)))
+}

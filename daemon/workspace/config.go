@@ -1,0 +1,207 @@
+package workspace
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// ConfigFile is the name of the workspace configuration at the root.
+const ConfigFile = "vx.workspace.json"
+
+// ProjectFile is the optional per-project configuration.
+const ProjectFile = "vx.project.json"
+
+// Config is the decoded vx.workspace.json.
+type Config struct {
+	Schema       string                `json:"$schema,omitempty"`
+	Projects     []string              `json:"projects,omitempty"`
+	GlobalInputs []string              `json:"globalInputs,omitempty"`
+	Env          []string              `json:"env,omitempty"`
+	PassEnv      []string              `json:"passEnv,omitempty"`
+	Workers      int                   `json:"workers,omitempty"`
+	Tasks        map[string]TaskConfig `json:"tasks,omitempty"`
+	MCP          MCPConfig             `json:"mcp,omitempty"`
+}
+
+// TaskConfig is a task's declaration in the workspace or a project config.
+// Pointer fields distinguish "not set" from an explicit empty value so a
+// project override can replace a workspace default field by field.
+type TaskConfig struct {
+	Command   *string   `json:"command,omitempty"`
+	DependsOn *[]string `json:"dependsOn,omitempty"`
+	Inputs    *[]string `json:"inputs,omitempty"`
+	Outputs   *[]string `json:"outputs,omitempty"`
+	Env       *[]string `json:"env,omitempty"`
+	PassEnv   *[]string `json:"passEnv,omitempty"`
+	Cache     *bool     `json:"cache,omitempty"`
+	Timeout   *string   `json:"timeout,omitempty"`
+	Exec      *Exec     `json:"exec,omitempty"`
+}
+
+// Exec holds what the task's process receives beyond the command.
+type Exec struct {
+	Env map[string]EnvVar `json:"env,omitempty"`
+}
+
+// EnvVar declares one variable for a task's process. Without Value the
+// variable is taken from vx's own environment. A Secret one is passed to
+// the task and masked everywhere else; its value never joins the cache key.
+type EnvVar struct {
+	Value  *string `json:"value,omitempty"`
+	Secret bool    `json:"secret,omitempty"`
+}
+
+// UnmarshalJSON accepts a plain string as shorthand for {"value": "..."}.
+func (e *EnvVar) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		e.Value = &s
+		return nil
+	}
+	type plain EnvVar
+	var p plain
+	dec := json.NewDecoder(bytesReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return fmt.Errorf("exec.env entry: expected a string or {\"value\": string, \"secret\": bool}: %w", err)
+	}
+	*e = EnvVar(p)
+	return nil
+}
+
+// MCPConfig governs what the MCP tools may do. Run is true (any task),
+// false (runTasks hidden) or a list of task names an agent may run.
+type MCPConfig struct {
+	Run MCPRun `json:"run"`
+}
+
+// MCPRun is the decoded "mcp.run" value.
+type MCPRun struct {
+	Set   bool     // the key was present
+	All   bool     // true: any task
+	Tasks []string // allow-list when not All
+}
+
+func (r *MCPRun) UnmarshalJSON(b []byte) error {
+	r.Set = true
+	var v bool
+	if err := json.Unmarshal(b, &v); err == nil {
+		r.All = v
+		r.Tasks = nil
+		return nil
+	}
+	var list []string
+	if err := json.Unmarshal(b, &list); err != nil {
+		return fmt.Errorf("mcp.run: expected true, false or a list of task names")
+	}
+	r.All = false
+	r.Tasks = list
+	return nil
+}
+
+func (r MCPRun) MarshalJSON() ([]byte, error) {
+	if !r.Set {
+		return []byte("true"), nil
+	}
+	if r.Tasks != nil {
+		return json.Marshal(r.Tasks)
+	}
+	return json.Marshal(r.All)
+}
+
+// Enabled reports whether runTasks exists at all.
+func (r MCPRun) Enabled() bool { return !r.Set || r.All || len(r.Tasks) > 0 }
+
+// Allows reports whether an agent may run the task name.
+func (r MCPRun) Allows(task string) bool {
+	if !r.Set || r.All {
+		return true
+	}
+	for _, t := range r.Tasks {
+		if t == task {
+			return true
+		}
+	}
+	return false
+}
+
+// ProjectConfig is the decoded vx.project.json.
+type ProjectConfig struct {
+	Schema    string                `json:"$schema,omitempty"`
+	Name      string                `json:"name,omitempty"`
+	Tags      []string              `json:"tags,omitempty"`
+	DependsOn []string              `json:"dependsOn,omitempty"`
+	Tasks     map[string]TaskConfig `json:"tasks,omitempty"`
+}
+
+// TaskDef is a task's resolved definition in one project.
+type TaskDef struct {
+	Command       string            `json:"command"`
+	CommandSource string            `json:"commandSource"` // "config", "package.json" or "" for a no-op
+	DependsOn     []string          `json:"dependsOn"`
+	Inputs        []string          `json:"inputs"` // empty: every file of the project git does not ignore
+	Outputs       []string          `json:"outputs"`
+	Env           []string          `json:"env"`
+	PassEnv       []string          `json:"passEnv"`
+	Cache         bool              `json:"cache"`
+	Timeout       time.Duration     `json:"-"`
+	TimeoutText   string            `json:"timeout,omitempty"`
+	ExecEnv       map[string]EnvVar `json:"-"`
+}
+
+// NoOp reports whether the task runs nothing (no command anywhere).
+func (d *TaskDef) NoOp() bool { return d.Command == "" }
+
+// Secrets lists the names of the task's secret variables.
+func (d *TaskDef) Secrets() []string {
+	var out []string
+	for name, v := range d.ExecEnv {
+		if v.Secret {
+			out = append(out, name)
+		}
+	}
+	sortStrings(out)
+	return out
+}
+
+// merge applies the fields set in o over c.
+func (c TaskConfig) merge(o TaskConfig) TaskConfig {
+	if o.Command != nil {
+		c.Command = o.Command
+	}
+	if o.DependsOn != nil {
+		c.DependsOn = o.DependsOn
+	}
+	if o.Inputs != nil {
+		c.Inputs = o.Inputs
+	}
+	if o.Outputs != nil {
+		c.Outputs = o.Outputs
+	}
+	if o.Env != nil {
+		c.Env = o.Env
+	}
+	if o.PassEnv != nil {
+		c.PassEnv = o.PassEnv
+	}
+	if o.Cache != nil {
+		c.Cache = o.Cache
+	}
+	if o.Timeout != nil {
+		c.Timeout = o.Timeout
+	}
+	if o.Exec != nil {
+		merged := &Exec{Env: map[string]EnvVar{}}
+		if c.Exec != nil {
+			for k, v := range c.Exec.Env {
+				merged.Env[k] = v
+			}
+		}
+		for k, v := range o.Exec.Env {
+			merged.Env[k] = v
+		}
+		c.Exec = merged
+	}
+	return c
+}

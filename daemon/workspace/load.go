@@ -1,0 +1,414 @@
+package workspace
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// ErrNoWorkspace is returned when no ancestor of a directory holds vx.workspace.json.
+var ErrNoWorkspace = errors.New("not inside a vx workspace: no " + ConfigFile + " in this directory or any parent (run `vx init` to create one)")
+
+// FindRoot returns the nearest ancestor of dir (dir included) holding vx.workspace.json.
+func FindRoot(dir string) (string, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	for {
+		if st, err := os.Stat(filepath.Join(dir, ConfigFile)); err == nil && !st.IsDir() {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", ErrNoWorkspace
+		}
+		dir = parent
+	}
+}
+
+// Project is one package of the workspace.
+type Project struct {
+	Name       string                `json:"name"`
+	Dir        string                `json:"dir"` // relative to the root, slash-separated
+	Tags       []string              `json:"tags"`
+	Deps       []string              `json:"dependsOn"` // project names, sorted
+	Scripts    map[string]string     `json:"-"`
+	Version    string                `json:"-"`
+	Overrides  map[string]TaskConfig `json:"-"`
+	ConfigFile string                `json:"configFile,omitempty"` // vx.project.json when present
+	Dependents []string              `json:"-"`
+}
+
+// Model is a loaded workspace: configuration, projects and their relations.
+type Model struct {
+	Root        string
+	ConfigPath  string
+	Config      Config
+	Projects    []*Project // sorted by name
+	byName      map[string]*Project
+	RootScripts map[string]string
+	RootName    string
+	Files       []string // every config file the model was read from, absolute
+	ProjectDirs []string // absolute
+	LoadedAt    time.Time
+
+	namesOnce sync.Once
+	taskNames []string
+	taskSet   map[string]bool
+}
+
+// Project returns the project named name.
+func (m *Model) Project(name string) (*Project, bool) {
+	p, ok := m.byName[name]
+	return p, ok
+}
+
+type packageJSON struct {
+	Name                 string            `json:"name"`
+	Version              string            `json:"version"`
+	Scripts              map[string]string `json:"scripts"`
+	Workspaces           json.RawMessage   `json:"workspaces"`
+	Dependencies         map[string]string `json:"dependencies"`
+	DevDependencies      map[string]string `json:"devDependencies"`
+	PeerDependencies     map[string]string `json:"peerDependencies"`
+	OptionalDependencies map[string]string `json:"optionalDependencies"`
+}
+
+func (p *packageJSON) workspaceGlobs() []string {
+	if len(p.Workspaces) == 0 {
+		return nil
+	}
+	var list []string
+	if json.Unmarshal(p.Workspaces, &list) == nil {
+		return list
+	}
+	var obj struct {
+		Packages []string `json:"packages"`
+	}
+	if json.Unmarshal(p.Workspaces, &obj) == nil {
+		return obj.Packages
+	}
+	return nil
+}
+
+func readPackageJSON(path string) (*packageJSON, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var p packageJSON
+	if err := decodeJSONC(path, b, &p, false); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// Load reads the workspace rooted at root. Any configuration file that
+// fails to parse fails the load with its file, line and column.
+func Load(root string) (*Model, error) {
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	m := &Model{Root: root, ConfigPath: filepath.Join(root, ConfigFile), byName: map[string]*Project{}, LoadedAt: time.Now()}
+	src, err := os.ReadFile(m.ConfigPath)
+	if err != nil {
+		return nil, fmt.Errorf("reading workspace config: %w", err)
+	}
+	if err := decodeJSONC(m.ConfigPath, src, &m.Config, true); err != nil {
+		return nil, err
+	}
+	m.Files = append(m.Files, m.ConfigPath)
+	if err := m.validateConfig(); err != nil {
+		return nil, err
+	}
+
+	globs := m.Config.Projects
+	rootPkgPath := filepath.Join(root, "package.json")
+	if rp, err := readPackageJSON(rootPkgPath); err == nil {
+		m.Files = append(m.Files, rootPkgPath)
+		m.RootScripts = rp.Scripts
+		m.RootName = rp.Name
+		if len(globs) == 0 {
+			globs = rp.workspaceGlobs()
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	if len(globs) == 0 {
+		pnpm := filepath.Join(root, "pnpm-workspace.yaml")
+		if b, err := os.ReadFile(pnpm); err == nil {
+			m.Files = append(m.Files, pnpm)
+			globs = parsePnpmPackages(b)
+		}
+	}
+
+	dirs, err := expandProjectGlobs(root, globs)
+	if err != nil {
+		return nil, err
+	}
+	versions := map[string]*packageJSON{}
+	for _, dir := range dirs {
+		p, pkg, err := m.loadProject(dir)
+		if err != nil {
+			return nil, err
+		}
+		if other, dup := m.byName[p.Name]; dup {
+			return nil, fmt.Errorf("two projects are named %q: %s and %s; give one a different package.json name", p.Name, other.Dir, p.Dir)
+		}
+		m.byName[p.Name] = p
+		m.Projects = append(m.Projects, p)
+		m.ProjectDirs = append(m.ProjectDirs, filepath.Join(root, filepath.FromSlash(dir)))
+		versions[p.Name] = pkg
+	}
+	sort.Slice(m.Projects, func(i, j int) bool { return m.Projects[i].Name < m.Projects[j].Name })
+
+	// Dependencies: workspace references in package.json plus explicit ones.
+	for _, p := range m.Projects {
+		set := map[string]bool{}
+		if pkg := versions[p.Name]; pkg != nil {
+			for _, deps := range []map[string]string{pkg.Dependencies, pkg.DevDependencies, pkg.PeerDependencies, pkg.OptionalDependencies} {
+				for name := range deps {
+					if name != p.Name && m.byName[name] != nil {
+						set[name] = true
+					}
+				}
+			}
+		}
+		for _, name := range p.Deps {
+			if m.byName[name] == nil {
+				return nil, fmt.Errorf("%s: dependsOn names project %q, which is not in the workspace%s", p.ConfigFile, name, closeHint(name, m.projectNames()))
+			}
+			set[name] = true
+		}
+		p.Deps = sortedKeys(set)
+	}
+	for _, p := range m.Projects {
+		for _, d := range p.Deps {
+			dp := m.byName[d]
+			dp.Dependents = append(dp.Dependents, p.Name)
+		}
+	}
+	if err := m.checkProjectCycles(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func (m *Model) validateConfig() error {
+	for name, tc := range m.Config.Tasks {
+		if name == "" || strings.HasPrefix(name, "#") || strings.HasSuffix(name, "#") {
+			return &FileError{File: m.ConfigPath, Msg: fmt.Sprintf("tasks: %q is not a task name (use \"build\", \"web#build\" or \"//#lint\")", name)}
+		}
+		if tc.Timeout != nil {
+			if _, err := parseTimeout(*tc.Timeout); err != nil {
+				return &FileError{File: m.ConfigPath, Msg: fmt.Sprintf("tasks.%s.timeout: %v", name, err)}
+			}
+		}
+	}
+	if m.Config.Workers < 0 {
+		return &FileError{File: m.ConfigPath, Msg: fmt.Sprintf("workers: %d is not a worker count (use a positive number, or leave it out for one per CPU)", m.Config.Workers)}
+	}
+	return nil
+}
+
+func parseTimeout(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%q is not a duration (use a value such as \"90s\", \"10m\" or \"1h\")", s)
+	}
+	return d, nil
+}
+
+func (m *Model) loadProject(dir string) (*Project, *packageJSON, error) {
+	abs := filepath.Join(m.Root, filepath.FromSlash(dir))
+	p := &Project{Dir: dir, Name: filepath.Base(abs)}
+	pkgPath := filepath.Join(abs, "package.json")
+	pkg, err := readPackageJSON(pkgPath)
+	switch {
+	case err == nil:
+		m.Files = append(m.Files, pkgPath)
+		if pkg.Name != "" {
+			p.Name = pkg.Name
+		}
+		p.Scripts = pkg.Scripts
+		p.Version = pkg.Version
+	case errors.Is(err, os.ErrNotExist):
+		pkg = nil
+	default:
+		return nil, nil, err
+	}
+	pcPath := filepath.Join(abs, ProjectFile)
+	if b, err := os.ReadFile(pcPath); err == nil {
+		var pc ProjectConfig
+		if err := decodeJSONC(pcPath, b, &pc, true); err != nil {
+			return nil, nil, err
+		}
+		m.Files = append(m.Files, pcPath)
+		p.ConfigFile = pcPath
+		if pc.Name != "" {
+			p.Name = pc.Name
+		}
+		p.Tags = pc.Tags
+		p.Deps = pc.DependsOn
+		p.Overrides = pc.Tasks
+		for name, tc := range pc.Tasks {
+			if tc.Timeout != nil {
+				if _, err := parseTimeout(*tc.Timeout); err != nil {
+					return nil, nil, &FileError{File: pcPath, Msg: fmt.Sprintf("tasks.%s.timeout: %v", name, err)}
+				}
+			}
+		}
+	}
+	if p.Tags == nil {
+		p.Tags = []string{}
+	}
+	return p, pkg, nil
+}
+
+// expandProjectGlobs returns the slash-separated relative dirs matched by
+// globs ("!" excludes), skipping node_modules and dirs without a manifest.
+func expandProjectGlobs(root string, globs []string) ([]string, error) {
+	fsys := os.DirFS(root)
+	set := map[string]bool{}
+	for _, g := range globs {
+		neg := strings.HasPrefix(g, "!")
+		pat := strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(g, "!"), "./"), "/")
+		pat = strings.TrimSuffix(pat, "/")
+		if !doublestar.ValidatePattern(pat) {
+			return nil, fmt.Errorf("%s: projects: %q is not a valid glob", ConfigFile, g)
+		}
+		dirs, err := doublestar.Glob(fsys, pat)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range dirs {
+			if strings.Contains("/"+d+"/", "/node_modules/") || strings.HasPrefix(d, ".") {
+				continue
+			}
+			st, err := os.Stat(filepath.Join(root, d))
+			if err != nil || !st.IsDir() {
+				continue
+			}
+			if !hasManifest(filepath.Join(root, d)) {
+				continue
+			}
+			if neg {
+				delete(set, d)
+			} else {
+				set[d] = true
+			}
+		}
+	}
+	return sortedKeys(set), nil
+}
+
+func hasManifest(dir string) bool {
+	for _, f := range []string{"package.json", ProjectFile} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// parsePnpmPackages reads the "packages:" list of pnpm-workspace.yaml.
+func parsePnpmPackages(b []byte) []string {
+	var out []string
+	in := false
+	for _, raw := range bytes.Split(b, []byte("\n")) {
+		line := strings.TrimRight(string(raw), " \r\t")
+		if i := strings.Index(line, "#"); i >= 0 {
+			line = strings.TrimRight(line[:i], " \t")
+		}
+		if line == "" {
+			continue
+		}
+		if !strings.HasPrefix(line, " ") && !strings.HasPrefix(line, "-") {
+			in = strings.HasPrefix(line, "packages:")
+			continue
+		}
+		if in {
+			t := strings.TrimSpace(line)
+			if strings.HasPrefix(t, "-") {
+				v := strings.TrimSpace(t[1:])
+				v = strings.Trim(v, `"'`)
+				if v != "" {
+					out = append(out, v)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func (m *Model) projectNames() []string {
+	out := make([]string, 0, len(m.Projects))
+	for _, p := range m.Projects {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+func (m *Model) checkProjectCycles() error {
+	state := map[string]int{}
+	var stack []string
+	var visit func(name string) error
+	visit = func(name string) error {
+		switch state[name] {
+		case 1:
+			i := indexOf(stack, name)
+			return fmt.Errorf("project dependency cycle: %s", strings.Join(append(append([]string{}, stack[i:]...), name), " → "))
+		case 2:
+			return nil
+		}
+		state[name] = 1
+		stack = append(stack, name)
+		for _, d := range m.byName[name].Deps {
+			if err := visit(d); err != nil {
+				return err
+			}
+		}
+		stack = stack[:len(stack)-1]
+		state[name] = 2
+		return nil
+	}
+	for _, p := range m.Projects {
+		if err := visit(p.Name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func indexOf(list []string, s string) int {
+	for i, v := range list {
+		if v == s {
+			return i
+		}
+	}
+	return -1
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func sortStrings(s []string) { sort.Strings(s) }
+
+func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }

@@ -1,0 +1,231 @@
+package workspace
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os/exec"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// Selection narrows a run or a listing to some projects.
+type Selection struct {
+	Filters     []string // project name or glob, "tag:NAME", "./path/glob"
+	Affected    bool
+	AffectedRef string // "" = merge base with the default branch
+}
+
+// Empty reports whether nothing narrows the selection.
+func (s Selection) Empty() bool { return len(s.Filters) == 0 && !s.Affected }
+
+// Selected is the outcome of Select.
+type Selected struct {
+	Projects []*Project
+	Reasons  map[string]string // project → why it is affected (only under Affected)
+	Base     string            // the git ref affected compared against
+}
+
+// Select applies filters (a union) and then affected (an intersection).
+func (m *Model) Select(ctx context.Context, s Selection) (*Selected, error) {
+	out := &Selected{Projects: m.Projects}
+	if len(s.Filters) > 0 {
+		set := map[string]bool{}
+		for _, f := range s.Filters {
+			matched, err := m.matchFilter(f)
+			if err != nil {
+				return nil, err
+			}
+			if len(matched) == 0 {
+				return nil, fmt.Errorf("--filter %q matches no project%s", f, closeHint(strings.TrimPrefix(f, "tag:"), m.projectNames()))
+			}
+			for _, p := range matched {
+				set[p.Name] = true
+			}
+		}
+		out.Projects = nil
+		for _, p := range m.Projects {
+			if set[p.Name] {
+				out.Projects = append(out.Projects, p)
+			}
+		}
+	}
+	if s.Affected {
+		reasons, base, err := m.Affected(ctx, s.AffectedRef)
+		if err != nil {
+			return nil, err
+		}
+		out.Reasons, out.Base = reasons, base
+		var keep []*Project
+		for _, p := range out.Projects {
+			if _, ok := reasons[p.Name]; ok {
+				keep = append(keep, p)
+			}
+		}
+		out.Projects = keep
+		if out.Projects == nil {
+			out.Projects = []*Project{}
+		}
+	}
+	return out, nil
+}
+
+func (m *Model) matchFilter(f string) ([]*Project, error) {
+	if f == "" {
+		return nil, fmt.Errorf("--filter needs a value: a project name or glob, tag:NAME, or ./path/glob")
+	}
+	var out []*Project
+	switch {
+	case strings.HasPrefix(f, "tag:"):
+		tag := f[4:]
+		for _, p := range m.Projects {
+			for _, t := range p.Tags {
+				if t == tag {
+					out = append(out, p)
+					break
+				}
+			}
+		}
+	case strings.HasPrefix(f, "./") || strings.HasPrefix(f, "../") || f == ".":
+		pat := path.Clean(strings.TrimPrefix(f, "./"))
+		if !doublestar.ValidatePattern(pat) {
+			return nil, fmt.Errorf("--filter %q is not a valid path glob", f)
+		}
+		for _, p := range m.Projects {
+			if ok, _ := doublestar.Match(pat, p.Dir); ok {
+				out = append(out, p)
+			}
+		}
+	default:
+		if !doublestar.ValidatePattern(f) {
+			return nil, fmt.Errorf("--filter %q is not a valid project glob", f)
+		}
+		for _, p := range m.Projects {
+			if ok, _ := doublestar.Match(f, p.Name); ok || p.Name == f {
+				out = append(out, p)
+			}
+		}
+	}
+	return out, nil
+}
+
+// Affected maps each affected project to the reason: it has files changed
+// against ref (default: the merge base with the default branch, plus
+// uncommitted changes), or it depends on one that has.
+func (m *Model) Affected(ctx context.Context, ref string) (map[string]string, string, error) {
+	git := func(args ...string) (string, error) {
+		cmd := exec.CommandContext(ctx, "git", args...)
+		cmd.Dir = m.Root
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		b, err := cmd.Output()
+		if err != nil {
+			return "", fmt.Errorf("git %s: %s", strings.Join(args, " "), strings.TrimSpace(stderr.String()))
+		}
+		return string(b), nil
+	}
+	if _, err := git("rev-parse", "--show-toplevel"); err != nil {
+		return nil, "", fmt.Errorf("--affected needs a git repository at %s: %w", m.Root, err)
+	}
+	base := ref
+	if base == "" {
+		for _, cand := range []string{"origin/HEAD", "origin/main", "origin/master", "main", "master"} {
+			if mb, err := git("merge-base", "HEAD", cand); err == nil {
+				base = strings.TrimSpace(mb)
+				break
+			}
+		}
+		if base == "" {
+			base = "HEAD"
+		}
+	} else if _, err := git("rev-parse", "--verify", "--quiet", ref+"^{commit}"); err != nil {
+		return nil, "", fmt.Errorf("--affected=%s: not a git ref here (use a branch, tag or commit)", ref)
+	}
+	prefix, _ := git("rev-parse", "--show-prefix")
+	prefix = strings.TrimSpace(prefix)
+	var changed []string
+	add := func(out string) {
+		for _, l := range strings.Split(out, "\n") {
+			l = strings.TrimSpace(l)
+			if l == "" {
+				continue
+			}
+			if prefix != "" {
+				if !strings.HasPrefix(l, prefix) {
+					continue
+				}
+				l = strings.TrimPrefix(l, prefix)
+			}
+			changed = append(changed, l)
+		}
+	}
+	diff, err := git("diff", "--name-only", base)
+	if err != nil {
+		return nil, "", err
+	}
+	add(diff)
+	untracked, err := git("ls-files", "--others", "--exclude-standard", "--full-name")
+	if err == nil {
+		add(untracked)
+	}
+	sort.Strings(changed)
+	reasons := map[string]string{}
+	global := map[string]bool{ConfigFile: true}
+	for _, g := range m.Config.GlobalInputs {
+		global[g] = true
+	}
+	for _, f := range changed {
+		if global[f] || matchesAny(m.Config.GlobalInputs, f) {
+			for _, p := range m.Projects {
+				if _, ok := reasons[p.Name]; !ok {
+					reasons[p.Name] = "global input changed: " + f
+				}
+			}
+			continue
+		}
+		if p := m.ProjectOf(f); p != nil {
+			if _, ok := reasons[p.Name]; !ok {
+				reasons[p.Name] = "changed: " + f
+			}
+		}
+	}
+	// Dependents of affected projects, breadth first.
+	queue := sortedKeys(reasons)
+	for len(queue) > 0 {
+		name := queue[0]
+		queue = queue[1:]
+		for _, d := range m.byName[name].Dependents {
+			if _, ok := reasons[d]; !ok {
+				reasons[d] = "depends on " + name
+				queue = append(queue, d)
+			}
+		}
+	}
+	return reasons, base, nil
+}
+
+// ProjectOf returns the project whose directory holds rel (slash path
+// relative to the root), the deepest one when projects nest.
+func (m *Model) ProjectOf(rel string) *Project {
+	var best *Project
+	for _, p := range m.Projects {
+		if rel == p.Dir || strings.HasPrefix(rel, p.Dir+"/") {
+			if best == nil || len(p.Dir) > len(best.Dir) {
+				best = p
+			}
+		}
+	}
+	return best
+}
+
+func matchesAny(globs []string, f string) bool {
+	for _, g := range globs {
+		if ok, _ := doublestar.Match(g, f); ok {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,2 @@
+import { add } from "@demo/utils";
+export const handler = () => add(1, 2);

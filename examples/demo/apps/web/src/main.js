@@ -1,0 +1,2 @@
+import { Slider } from "@demo/ui";
+console.log(Slider(42));

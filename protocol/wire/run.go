@@ -1,0 +1,107 @@
+// Package wire holds the documents that cross a process or socket boundary
+// between vx, vxd and their clients: the run summary and plan printed by
+// `vx run --format json` / `--dry=json` (read back by the daemon's runTasks
+// and planTasks), the daemon's discovery file, its status, and the events
+// of its live feed.
+package wire
+
+import "time"
+
+// Task statuses in a run summary.
+const (
+	StatusPassed      = "passed"
+	StatusFailed      = "failed"
+	StatusBlocked     = "blocked"
+	StatusTimedOut    = "timedOut"
+	StatusInterrupted = "interrupted"
+	StatusSkipped     = "skipped"
+)
+
+// Cache outcomes of a task.
+const (
+	CacheHit  = "hit"
+	CacheMiss = "miss"
+	CacheOff  = "off"
+)
+
+// RunSummary is the document `vx run --format json` prints.
+type RunSummary struct {
+	RunID      string    `json:"runId"`
+	OK         bool      `json:"ok"`
+	ExitCode   int       `json:"exitCode"`
+	Status     string    `json:"status"` // passed, failed, interrupted
+	Command    string    `json:"command"`
+	StartedAt  time.Time `json:"startedAt"`
+	EndedAt    time.Time `json:"endedAt"`
+	DurationMs int64     `json:"durationMs"`
+	GitBranch  string    `json:"gitBranch,omitempty"`
+	GitCommit  string    `json:"gitCommit,omitempty"`
+	Totals     RunTotals `json:"totals"`
+	Tasks      []TaskRow `json:"tasks"`
+	Warnings   []string  `json:"warnings"`
+}
+
+// RunTotals counts a run's tasks by outcome.
+type RunTotals struct {
+	Tasks       int `json:"tasks"`
+	Passed      int `json:"passed"`
+	Cached      int `json:"cached"`
+	Failed      int `json:"failed"`
+	Blocked     int `json:"blocked"`
+	TimedOut    int `json:"timedOut"`
+	Interrupted int `json:"interrupted"`
+	Skipped     int `json:"skipped"`
+}
+
+// TaskRow is one task's outcome in a run.
+type TaskRow struct {
+	TaskID         string   `json:"taskId"`
+	Project        string   `json:"project"`
+	Task           string   `json:"task"`
+	Status         string   `json:"status"`
+	Cache          string   `json:"cache"`
+	Key            string   `json:"key"`
+	DurationMs     int64    `json:"durationMs"`
+	ExitCode       *int     `json:"exitCode"`
+	Reason         string   `json:"reason,omitempty"`
+	BlockedBy      []string `json:"blockedBy,omitempty"`
+	TimedOut       bool     `json:"timedOut,omitempty"`
+	PeakRSSBytes   int64    `json:"peakRssBytes,omitempty"`
+	CPUParallelism float64  `json:"cpuParallelism,omitempty"`
+	Outputs        int      `json:"outputs,omitempty"`
+}
+
+// Plan is the document `vx run --dry=json` prints: nothing is executed.
+type Plan struct {
+	Tasks     []PlanTask    `json:"tasks"`
+	Predicted PlanPredicted `json:"predicted"`
+	Affected  *PlanAffected `json:"affected,omitempty"`
+}
+
+// PlanTask is one task a run would see.
+type PlanTask struct {
+	TaskID    string   `json:"taskId"`
+	Project   string   `json:"project"`
+	Task      string   `json:"task"`
+	Command   string   `json:"command"`
+	Cache     string   `json:"cache"` // predicted: hit, miss, off
+	Key       string   `json:"key"`
+	DependsOn []string `json:"dependsOn"`
+	P50Ms     *int64   `json:"p50Ms"`
+	Reason    string   `json:"affectedReason,omitempty"`
+}
+
+// PlanPredicted estimates a plan's cost from history p50s.
+type PlanPredicted struct {
+	WallMs       int64    `json:"wallMs"`
+	WorkMs       int64    `json:"workMs"`
+	CriticalPath []string `json:"criticalPath"`
+	Unknown      []string `json:"unknown"` // tasks with no history to predict from
+	Workers      int      `json:"workers"`
+}
+
+// PlanAffected says what --affected compared against.
+type PlanAffected struct {
+	Base     string            `json:"base"`
+	Projects map[string]string `json:"projects"`
+}

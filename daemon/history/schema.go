@@ -1,0 +1,208 @@
+package history
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+)
+
+// schema is SchemaVersion's layout. Times are Unix nanoseconds.
+//
+// executions.run_seq copies the run's seq so that per-task history is one
+// index range; executions.ran marks rows that actually ran the command (not
+// a hit; passed, failed or timed out) for the percentile index. task_stats
+// and flaky_keys are kept by RecordExecutions in the same transaction as the
+// rows they summarise, so that stats never scan the executions table.
+// output is the last column so that reads which skip it never touch its
+// overflow pages.
+var schema = []string{
+	`CREATE TABLE runs (
+		id          TEXT    NOT NULL PRIMARY KEY,
+		seq         INTEGER NOT NULL,
+		command     TEXT    NOT NULL,
+		args        TEXT    NOT NULL,
+		started_at  INTEGER NOT NULL,
+		ended_at    INTEGER,
+		status      TEXT    NOT NULL,
+		exit_code   INTEGER,
+		git_branch  TEXT    NOT NULL,
+		git_commit  TEXT    NOT NULL,
+		ci          INTEGER NOT NULL,
+		tasks       INTEGER NOT NULL DEFAULT 0,
+		failed      INTEGER NOT NULL DEFAULT 0,
+		cached      INTEGER NOT NULL DEFAULT 0,
+		duration_ms INTEGER NOT NULL DEFAULT 0,
+		executions  INTEGER NOT NULL DEFAULT 0,
+		hits        INTEGER NOT NULL DEFAULT 0
+	) WITHOUT ROWID`,
+	`CREATE UNIQUE INDEX runs_seq ON runs(seq)`,
+	`CREATE INDEX runs_status_seq ON runs(status, seq)`,
+	`CREATE INDEX runs_started ON runs(started_at)`,
+
+	`CREATE TABLE executions (
+		id               INTEGER PRIMARY KEY,
+		run_id           TEXT    NOT NULL,
+		run_seq          INTEGER NOT NULL,
+		task_id          TEXT    NOT NULL,
+		project          TEXT    NOT NULL,
+		task             TEXT    NOT NULL,
+		key              TEXT    NOT NULL,
+		status           TEXT    NOT NULL,
+		cache            TEXT    NOT NULL,
+		ran              INTEGER NOT NULL,
+		exit_code        INTEGER,
+		started_at       INTEGER NOT NULL,
+		duration_ms      INTEGER NOT NULL,
+		peak_rss_bytes   INTEGER NOT NULL,
+		cpu_parallelism  REAL    NOT NULL,
+		blocked_by       TEXT,
+		timed_out        INTEGER NOT NULL,
+		not_ready        INTEGER NOT NULL,
+		reason           TEXT    NOT NULL,
+		output_truncated INTEGER NOT NULL,
+		output           BLOB
+	)`,
+	`CREATE INDEX executions_task ON executions(task_id, run_seq)`,
+	`CREATE INDEX executions_run ON executions(run_id)`,
+	`CREATE INDEX executions_key ON executions(key, status)`,
+	`CREATE INDEX executions_seq ON executions(run_seq)`,
+	`CREATE INDEX executions_project ON executions(project, run_seq)`,
+	`CREATE INDEX executions_name ON executions(task, run_seq)`,
+	`CREATE INDEX executions_ran ON executions(task_id, run_seq, duration_ms) WHERE ran = 1`,
+
+	`CREATE TABLE task_stats (
+		task_id     TEXT    NOT NULL PRIMARY KEY,
+		project     TEXT    NOT NULL,
+		task        TEXT    NOT NULL,
+		count       INTEGER NOT NULL,
+		ran         INTEGER NOT NULL,
+		passed      INTEGER NOT NULL,
+		failed      INTEGER NOT NULL,
+		timed_out   INTEGER NOT NULL,
+		blocked     INTEGER NOT NULL,
+		interrupted INTEGER NOT NULL,
+		hits        INTEGER NOT NULL,
+		cacheable   INTEGER NOT NULL,
+		max_rss     INTEGER NOT NULL,
+		max_cpu     REAL    NOT NULL,
+		last_seq    INTEGER NOT NULL,
+		last_id     INTEGER NOT NULL,
+		last_status TEXT    NOT NULL,
+		last_run_id TEXT    NOT NULL
+	) WITHOUT ROWID`,
+	`CREATE INDEX task_stats_project ON task_stats(project)`,
+	`CREATE INDEX task_stats_task ON task_stats(task)`,
+
+	`CREATE TABLE flaky_keys (
+		task_id TEXT    NOT NULL,
+		key     TEXT    NOT NULL,
+		run_seq INTEGER NOT NULL,
+		PRIMARY KEY (task_id, key)
+	) WITHOUT ROWID`,
+
+	`CREATE TABLE components (
+		key  TEXT NOT NULL PRIMARY KEY,
+		blob BLOB NOT NULL
+	)`,
+}
+
+// migrations[v] moves a database from version v to v+1 inside the open
+// transaction. None exist yet: SchemaVersion 1 is the first layout.
+var migrations = map[int]func(ctx context.Context, tx *sql.Tx) error{}
+
+// prepareSchema creates, migrates or resets the schema in one IMMEDIATE
+// transaction, so that two processes opening a new workspace at once agree.
+func (s *Store) prepareSchema(ctx context.Context) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("preparing schema: %w", err)
+	}
+	defer tx.Rollback()
+	v, tables, err := schemaState(ctx, tx)
+	if err != nil {
+		return err
+	}
+	switch {
+	case v == SchemaVersion:
+		return tx.Commit()
+	case v == 0 && tables == 0:
+		if err := createSchema(ctx, tx); err != nil {
+			return err
+		}
+		return tx.Commit()
+	}
+	if canMigrate(v) {
+		from := v
+		for ; v < SchemaVersion; v++ {
+			if err := migrations[v](ctx, tx); err != nil {
+				return fmt.Errorf("migrating schema %d to %d: %w", v, v+1, err)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", SchemaVersion)); err != nil {
+			return fmt.Errorf("migrating schema: %w", err)
+		}
+		s.log.Info().Str("path", s.path).Int("from", from).Int("to", SchemaVersion).Msg("run history migrated")
+		return tx.Commit()
+	}
+	s.log.Warn().Str("path", s.path).Int("found", v).Int("want", SchemaVersion).
+		Msg("run history was written by another vx version with no migration to this one; starting a new history")
+	if err := dropAll(ctx, tx); err != nil {
+		return err
+	}
+	if err := createSchema(ctx, tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+func canMigrate(v int) bool {
+	if v <= 0 || v >= SchemaVersion {
+		return false
+	}
+	for ; v < SchemaVersion; v++ {
+		if migrations[v] == nil {
+			return false
+		}
+	}
+	return true
+}
+
+func createSchema(ctx context.Context, tx *sql.Tx) error {
+	for _, stmt := range schema {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("creating schema: %w", err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", SchemaVersion)); err != nil {
+		return fmt.Errorf("creating schema: %w", err)
+	}
+	return nil
+}
+
+func dropAll(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx,
+		"SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+	if err != nil {
+		return fmt.Errorf("resetting schema: %w", err)
+	}
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return fmt.Errorf("resetting schema: %w", err)
+		}
+		names = append(names, n)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("resetting schema: %w", err)
+	}
+	for _, n := range names {
+		if _, err := tx.ExecContext(ctx, `DROP TABLE IF EXISTS "`+strings.ReplaceAll(n, `"`, `""`)+`"`); err != nil {
+			return fmt.Errorf("resetting schema: dropping %s: %w", n, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,321 @@
+package history
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+func (s *Store) writable() error {
+	if s.w == nil {
+		return ErrReadOnly
+	}
+	return nil
+}
+
+func validRunID(id string) bool {
+	if len(id) != 12 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+func validRunStatus(s string) bool {
+	switch s {
+	case RunRunning, RunPassed, RunFailed, RunInterrupted:
+		return true
+	}
+	return false
+}
+
+func validExecStatus(s string) bool {
+	switch s {
+	case StatusPassed, StatusFailed, StatusBlocked, StatusTimedOut, StatusInterrupted, StatusSkipped:
+		return true
+	}
+	return false
+}
+
+func validCache(c string) bool { return c == CacheHit || c == CacheMiss || c == CacheOff }
+
+func nanos(t time.Time) int64 { return t.UnixNano() }
+
+func fromNanos(ns int64) time.Time { return time.Unix(0, ns) }
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// BeginRun records a new run. An empty r.ID gets NewRunID; an empty
+// r.Status is "running". r.ID and r.Seq are set on return.
+func (s *Store) BeginRun(ctx context.Context, r *Run) error {
+	if err := s.writable(); err != nil {
+		return fmt.Errorf("beginning run: %w", err)
+	}
+	generated := r.ID == ""
+	if generated {
+		r.ID = NewRunID()
+	}
+	if !validRunID(r.ID) {
+		return fmt.Errorf("beginning run: run id %q is not 12 lowercase hex digits", r.ID)
+	}
+	if r.Status == "" {
+		r.Status = RunRunning
+	}
+	if !validRunStatus(r.Status) {
+		return fmt.Errorf("beginning run %s: unknown run status %q (want running, passed, failed or interrupted)", r.ID, r.Status)
+	}
+	args := r.Args
+	if args == nil {
+		args = []string{}
+	}
+	argsJSON, err := json.Marshal(args)
+	if err != nil {
+		return fmt.Errorf("beginning run %s: %w", r.ID, err)
+	}
+	var ended any
+	if r.EndedAt != nil {
+		ended = nanos(*r.EndedAt)
+	}
+	var exit any
+	if r.ExitCode != nil {
+		exit = *r.ExitCode
+	}
+	for attempt := 0; ; attempt++ {
+		err = s.inTx(ctx, func(tx *sql.Tx) error {
+			return tx.QueryRowContext(ctx, `INSERT INTO runs
+				(id, seq, command, args, started_at, ended_at, status, exit_code, git_branch, git_commit, ci, tasks, failed, cached, duration_ms)
+				VALUES (?, (SELECT coalesce(max(seq), 0) + 1 FROM runs), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+				RETURNING seq`,
+				r.ID, r.Command, string(argsJSON), nanos(r.StartedAt), ended, r.Status, exit,
+				r.GitBranch, r.GitCommit, boolInt(r.CI), r.Tasks, r.Failed, r.Cached, r.DurationMs,
+			).Scan(&r.Seq)
+		})
+		if err != nil && generated && isConstraint(err) && attempt < 3 {
+			r.ID = NewRunID() // a random id collided; draw again
+			continue
+		}
+		break
+	}
+	if err != nil {
+		if isConstraint(err) {
+			return fmt.Errorf("beginning run: run id %s is already recorded", r.ID)
+		}
+		return fmt.Errorf("beginning run %s: %w", r.ID, err)
+	}
+	return nil
+}
+
+// FinishRun records how a run ended; DurationMs is endedAt minus the run's
+// start.
+func (s *Store) FinishRun(ctx context.Context, runID string, status string, exitCode int, endedAt time.Time, tasks, failed, cached int) error {
+	if err := s.writable(); err != nil {
+		return fmt.Errorf("finishing run %s: %w", runID, err)
+	}
+	if !validRunStatus(status) {
+		return fmt.Errorf("finishing run %s: unknown run status %q (want passed, failed or interrupted)", runID, status)
+	}
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE runs SET ended_at = ?1, status = ?2, exit_code = ?3,
+			tasks = ?4, failed = ?5, cached = ?6, duration_ms = max(0, (?1 - started_at) / 1000000)
+			WHERE id = ?7`,
+			nanos(endedAt), status, exitCode, tasks, failed, cached, runID)
+		if err != nil {
+			return fmt.Errorf("finishing run %s: %w", runID, err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("finishing run %s: %w", runID, ErrNotFound)
+		}
+		return nil
+	})
+}
+
+// RecordExecutions appends executions in one transaction, in slice order,
+// and updates the per-task statistics and flaky keys with them. Every
+// execution's run must have been begun.
+func (s *Store) RecordExecutions(ctx context.Context, execs []Execution) error {
+	if err := s.writable(); err != nil {
+		return fmt.Errorf("recording executions: %w", err)
+	}
+	if len(execs) == 0 {
+		return nil
+	}
+	for i := range execs {
+		e := &execs[i]
+		switch {
+		case e.TaskID == "":
+			return fmt.Errorf("recording executions: execution %d has no task id", i)
+		case !validExecStatus(e.Status):
+			return fmt.Errorf("recording execution of %s: unknown status %q (want passed, failed, blocked, timedOut, interrupted or skipped)", e.TaskID, e.Status)
+		case !validCache(e.Cache):
+			return fmt.Errorf("recording execution of %s: unknown cache outcome %q (want hit, miss or off)", e.TaskID, e.Cache)
+		}
+	}
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		ins, err := tx.PrepareContext(ctx, `INSERT INTO executions
+			(run_id, run_seq, task_id, project, task, key, status, cache, ran, exit_code, started_at, duration_ms,
+			 peak_rss_bytes, cpu_parallelism, blocked_by, timed_out, not_ready, reason, output_truncated, output)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		if err != nil {
+			return fmt.Errorf("recording executions: %w", err)
+		}
+		defer ins.Close()
+		stat, err := tx.PrepareContext(ctx, `INSERT INTO task_stats
+			(task_id, project, task, count, ran, passed, failed, timed_out, blocked, interrupted, hits, cacheable,
+			 max_rss, max_cpu, last_seq, last_id, last_status, last_run_id)
+			VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (task_id) DO UPDATE SET
+				count = count + 1,
+				ran = ran + excluded.ran,
+				passed = passed + excluded.passed,
+				failed = failed + excluded.failed,
+				timed_out = timed_out + excluded.timed_out,
+				blocked = blocked + excluded.blocked,
+				interrupted = interrupted + excluded.interrupted,
+				hits = hits + excluded.hits,
+				cacheable = cacheable + excluded.cacheable,
+				max_rss = max(max_rss, excluded.max_rss),
+				max_cpu = max(max_cpu, excluded.max_cpu),
+				last_status = CASE WHEN (excluded.last_seq, excluded.last_id) > (last_seq, last_id) THEN excluded.last_status ELSE last_status END,
+				last_run_id = CASE WHEN (excluded.last_seq, excluded.last_id) > (last_seq, last_id) THEN excluded.last_run_id ELSE last_run_id END,
+				last_id = CASE WHEN (excluded.last_seq, excluded.last_id) > (last_seq, last_id) THEN excluded.last_id ELSE last_id END,
+				last_seq = max(last_seq, excluded.last_seq)`)
+		if err != nil {
+			return fmt.Errorf("recording executions: %w", err)
+		}
+		defer stat.Close()
+		opposite, err := tx.PrepareContext(ctx, `SELECT EXISTS (SELECT 1 FROM executions
+			WHERE key = ?1 AND status IN (?2, ?3) AND task_id = ?4 AND id != ?5)`)
+		if err != nil {
+			return fmt.Errorf("recording executions: %w", err)
+		}
+		defer opposite.Close()
+
+		type runCount struct{ seq, execs, hits int64 }
+		runs := map[string]*runCount{}
+		for i := range execs {
+			e := &execs[i]
+			rc := runs[e.RunID]
+			if rc == nil {
+				rc = &runCount{}
+				err := tx.QueryRowContext(ctx, `SELECT seq FROM runs WHERE id = ?`, e.RunID).Scan(&rc.seq)
+				if err == sql.ErrNoRows {
+					return fmt.Errorf("recording execution of %s: run %q: %w (begin the run first)", e.TaskID, e.RunID, ErrNotFound)
+				} else if err != nil {
+					return fmt.Errorf("recording execution of %s: %w", e.TaskID, err)
+				}
+				runs[e.RunID] = rc
+			}
+			rc.execs++
+			hit := e.Cache == CacheHit
+			if hit {
+				rc.hits++
+			}
+			attempt := e.Status == StatusPassed || e.Status == StatusFailed || e.Status == StatusTimedOut
+			ran := attempt && !hit
+			var exit any
+			if e.ExitCode != nil {
+				exit = *e.ExitCode
+			}
+			var blocked any
+			if len(e.BlockedBy) > 0 {
+				b, err := json.Marshal(e.BlockedBy)
+				if err != nil {
+					return fmt.Errorf("recording execution of %s: %w", e.TaskID, err)
+				}
+				blocked = string(b)
+			}
+			var out any
+			if len(e.Output) > 0 {
+				out = s.enc.EncodeAll(e.Output, nil)
+			}
+			res, err := ins.ExecContext(ctx, e.RunID, rc.seq, e.TaskID, e.Project, e.Task, e.Key, e.Status, e.Cache,
+				boolInt(ran), exit, nanos(e.StartedAt), e.DurationMs, e.PeakRSSBytes, e.CPUParallelism, blocked,
+				boolInt(e.TimedOut), boolInt(e.NotReady), e.Reason, boolInt(e.OutputTruncated), out)
+			if err != nil {
+				return fmt.Errorf("recording execution of %s: %w", e.TaskID, err)
+			}
+			id, err := res.LastInsertId()
+			if err != nil {
+				return fmt.Errorf("recording execution of %s: %w", e.TaskID, err)
+			}
+			_, err = stat.ExecContext(ctx, e.TaskID, e.Project, e.Task, boolInt(ran),
+				boolInt(e.Status == StatusPassed), boolInt(e.Status == StatusFailed), boolInt(e.Status == StatusTimedOut),
+				boolInt(e.Status == StatusBlocked), boolInt(e.Status == StatusInterrupted),
+				boolInt(hit), boolInt(e.Cache != CacheOff), e.PeakRSSBytes, e.CPUParallelism,
+				rc.seq, id, e.Status, e.RunID)
+			if err != nil {
+				return fmt.Errorf("recording stats of %s: %w", e.TaskID, err)
+			}
+			// Flaky: the same key now has both a pass and a failure.
+			if e.Key != "" && attempt {
+				a, b := StatusFailed, StatusTimedOut
+				if e.Status != StatusPassed {
+					a, b = StatusPassed, StatusPassed
+				}
+				var both bool
+				if err := opposite.QueryRowContext(ctx, e.Key, a, b, e.TaskID, id).Scan(&both); err != nil {
+					return fmt.Errorf("recording execution of %s: %w", e.TaskID, err)
+				}
+				if both {
+					if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO flaky_keys (task_id, key, run_seq) VALUES (?, ?, ?)`,
+						e.TaskID, e.Key, rc.seq); err != nil {
+						return fmt.Errorf("recording execution of %s: %w", e.TaskID, err)
+					}
+				}
+			}
+		}
+		for id, rc := range runs {
+			if _, err := tx.ExecContext(ctx, `UPDATE runs SET executions = executions + ?, hits = hits + ? WHERE id = ?`,
+				rc.execs, rc.hits, id); err != nil {
+				return fmt.Errorf("recording executions of run %s: %w", id, err)
+			}
+		}
+		return nil
+	})
+}
+
+// PutComponents stores the key components of a cache key, zstd-compressed.
+// A key already stored is left as it is: the same key has the same
+// components.
+func (s *Store) PutComponents(ctx context.Context, key string, blob []byte) error {
+	if err := s.writable(); err != nil {
+		return fmt.Errorf("storing key components: %w", err)
+	}
+	if key == "" {
+		return fmt.Errorf("storing key components: empty cache key")
+	}
+	z := s.enc.EncodeAll(blob, nil)
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO components (key, blob) VALUES (?, ?)`, key, z); err != nil {
+			return fmt.Errorf("storing key components of %s: %w", key, err)
+		}
+		return nil
+	})
+}
+
+// inTx runs fn in one write transaction. The writer's DSN makes every BEGIN
+// IMMEDIATE: the write lock is taken (waiting out the busy timeout) before
+// anything is read, so a transaction never fails half-way because another
+// process wrote in between.
+func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}

@@ -1,0 +1,398 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/vzn/vx/daemon/mcpserver"
+	"github.com/vzn/vx/protocol/jsonrpc"
+	"github.com/vzn/vx/protocol/mcp"
+)
+
+// MCPOptions configure the MCP endpoint; nil means all defaults.
+type MCPOptions struct {
+	// MaxBodyBytes caps a POST body (default 4 MiB); more gets 413.
+	MaxBodyBytes int64
+	// KeepAlive is the interval of SSE comment lines on an idle GET stream
+	// (default 20s), so proxies and clients see the stream alive.
+	KeepAlive time.Duration
+	// Logger records protocol refusals. The zero value logs nothing.
+	Logger zerolog.Logger
+}
+
+// Header names of the streamable HTTP transport.
+const (
+	HeaderSessionID       = "Mcp-Session-Id"
+	HeaderProtocolVersion = "MCP-Protocol-Version"
+)
+
+// streamBacklog bounds the server-initiated messages kept for a session
+// whose GET stream is not open yet.
+const streamBacklog = 256
+
+// NewMCPHandler returns the streamable HTTP endpoint serving srv: POST
+// carries JSON-RPC bodies, GET opens the session's stream of
+// server-initiated messages, DELETE ends the session. Mount it behind Guard.
+func NewMCPHandler(srv *mcpserver.Server, opts *MCPOptions) http.Handler {
+	h := &mcpHandler{srv: srv, maxBody: 4 << 20, keepAlive: 20 * time.Second, streams: map[string]*stream{}}
+	if opts != nil {
+		if opts.MaxBodyBytes > 0 {
+			h.maxBody = opts.MaxBodyBytes
+		}
+		if opts.KeepAlive > 0 {
+			h.keepAlive = opts.KeepAlive
+		}
+		h.log = opts.Logger
+	}
+	return h
+}
+
+type mcpHandler struct {
+	srv       *mcpserver.Server
+	maxBody   int64
+	keepAlive time.Duration
+	log       zerolog.Logger
+
+	mu      sync.Mutex
+	streams map[string]*stream
+}
+
+func (h *mcpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.Method {
+	case http.MethodPost:
+		h.post(w, r)
+	case http.MethodGet:
+		h.get(w, r)
+	case http.MethodDelete:
+		h.delete(w, r)
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		http.Error(w, fmt.Sprintf("method %s is not served here; use POST for messages, GET for the event stream, DELETE to end a session", r.Method), http.StatusMethodNotAllowed)
+	}
+}
+
+// writeError answers with an HTTP status and a JSON-RPC error body, so a
+// client reading either one learns what went wrong.
+func writeError(w http.ResponseWriter, status int, id json.RawMessage, code int, format string, args ...any) {
+	body, _ := jsonrpc.Encode(jsonrpc.NewError(id, jsonrpc.Errorf(code, format, args...)))
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// accepts reports which answer types an Accept header allows. No header
+// means JSON only.
+func accepts(r *http.Request) (jsonOK, sseOK, any bool) {
+	vals := r.Header.Values("Accept")
+	if len(vals) == 0 {
+		return true, false, true
+	}
+	for _, v := range vals {
+		for _, part := range strings.Split(v, ",") {
+			mt, _, _ := strings.Cut(part, ";")
+			switch strings.ToLower(strings.TrimSpace(mt)) {
+			case "application/json", "application/*":
+				jsonOK = true
+			case "text/event-stream":
+				sseOK = true
+			case "*/*":
+				jsonOK = true
+			}
+		}
+	}
+	return jsonOK, sseOK, jsonOK || sseOK
+}
+
+func (h *mcpHandler) post(w http.ResponseWriter, r *http.Request) {
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		http.Error(w, "unsupported media type: POST a JSON-RPC body with Content-Type: application/json", http.StatusUnsupportedMediaType)
+		return
+	}
+	_, sseOK, acceptable := accepts(r)
+	if !acceptable {
+		http.Error(w, "not acceptable: send Accept: application/json, text/event-stream", http.StatusNotAcceptable)
+		return
+	}
+	if r.ContentLength > h.maxBody {
+		http.Error(w, fmt.Sprintf("request body too large: the limit is %d bytes", h.maxBody), http.StatusRequestEntityTooLarge)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.maxBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			http.Error(w, fmt.Sprintf("request body too large: the limit is %d bytes", h.maxBody), http.StatusRequestEntityTooLarge)
+			return
+		}
+		http.Error(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	msgs, batch, derr := jsonrpc.Decode(body)
+	if derr != nil {
+		b, _ := jsonrpc.Encode(jsonrpc.NewError(nil, derr))
+		writeJSON(w, http.StatusBadRequest, b)
+		return
+	}
+
+	var ss *mcpserver.Session
+	created := false
+	if sid := r.Header.Get(HeaderSessionID); sid != "" {
+		if ss = h.srv.Session(sid); ss == nil {
+			writeError(w, http.StatusNotFound, nil, jsonrpc.CodeInvalidRequest, "session %s is unknown or has ended; send initialize without Mcp-Session-Id to start a new one", sid)
+			return
+		}
+		if v := r.Header.Get(HeaderProtocolVersion); v != "" && !mcp.IsSupported(v) {
+			writeError(w, http.StatusBadRequest, nil, jsonrpc.CodeInvalidRequest, "unsupported MCP-Protocol-Version %q; supported: %s", v, strings.Join(mcp.Supported(), ", "))
+			return
+		}
+	} else {
+		var first *jsonrpc.Message
+		if !batch {
+			first = msgs[0]
+		}
+		switch {
+		case first != nil && first.Kind() == jsonrpc.KindRequest && first.Method == mcp.MethodInitialize:
+			ss = h.newSession()
+			created = true
+			w.Header().Set(HeaderSessionID, ss.ID())
+		case first != nil && first.Kind() == jsonrpc.KindRequest && first.Method == mcp.MethodPing:
+			// Liveness needs no session.
+			b, _ := jsonrpc.Encode(&jsonrpc.Message{ID: first.ID, Result: json.RawMessage(`{}`)})
+			writeJSON(w, http.StatusOK, b)
+			return
+		case first != nil && first.Kind() == jsonrpc.KindRequest && !mcpserver.KnownMethod(first.Method):
+			// An unknown method (such as a newer revision's probe) is told
+			// so at once, so the client can fall back to initialize.
+			b, _ := jsonrpc.Encode(jsonrpc.NewError(first.ID, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %q", first.Method)))
+			writeJSON(w, http.StatusOK, b)
+			return
+		default:
+			var id json.RawMessage
+			if first != nil {
+				id = first.ID
+			}
+			writeError(w, http.StatusBadRequest, id, jsonrpc.CodeInvalidRequest, "missing Mcp-Session-Id header: send initialize first and echo the session id it returns")
+			return
+		}
+	}
+
+	rw := &replyWriter{w: w, sse: sseOK}
+	reply := ss.Handle(r.Context(), msgs, batch, rw.notify)
+	if created && !succeeded(reply) {
+		w.Header().Del(HeaderSessionID)
+		ss.Close()
+	}
+	rw.finish(reply)
+}
+
+func succeeded(reply []byte) bool {
+	var m struct {
+		Result json.RawMessage `json:"result"`
+	}
+	return json.Unmarshal(reply, &m) == nil && len(m.Result) > 0
+}
+
+// replyWriter answers one POST: as JSON, or as an SSE stream once the
+// request emits a notification and the client accepts SSE.
+type replyWriter struct {
+	w   http.ResponseWriter
+	sse bool
+
+	mu       sync.Mutex
+	started  bool
+	finished bool
+}
+
+func writeEvent(w io.Writer, data []byte) error {
+	_, err := fmt.Fprintf(w, "event: message\ndata: %s\n\n", data)
+	return err
+}
+
+func (rw *replyWriter) notify(m *jsonrpc.Message) {
+	if !rw.sse {
+		return // a JSON-only client gets the response alone
+	}
+	b, err := jsonrpc.Encode(m)
+	if err != nil {
+		return
+	}
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	if rw.finished {
+		return
+	}
+	if !rw.started {
+		rw.started = true
+		h := rw.w.Header()
+		h.Set("Content-Type", "text/event-stream")
+		h.Set("Cache-Control", "no-cache")
+		rw.w.WriteHeader(http.StatusOK)
+	}
+	_ = writeEvent(rw.w, b)
+	_ = http.NewResponseController(rw.w).Flush()
+}
+
+func (rw *replyWriter) finish(reply []byte) {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	rw.finished = true
+	switch {
+	case rw.started:
+		if reply != nil {
+			_ = writeEvent(rw.w, reply)
+		}
+	case reply == nil:
+		rw.w.WriteHeader(http.StatusAccepted)
+	default:
+		writeJSON(rw.w, http.StatusOK, reply)
+	}
+}
+
+func (h *mcpHandler) newSession() *mcpserver.Session {
+	st := &stream{wake: make(chan struct{}, 1)}
+	ss := h.srv.NewSession(func(m *jsonrpc.Message) {
+		if b, err := jsonrpc.Encode(m); err == nil {
+			st.push(b)
+		}
+	})
+	h.mu.Lock()
+	h.streams[ss.ID()] = st
+	h.mu.Unlock()
+	go func() {
+		<-ss.Done()
+		h.mu.Lock()
+		delete(h.streams, ss.ID())
+		h.mu.Unlock()
+	}()
+	return ss
+}
+
+// lookup finds a live session named by the request, answering 400 or 404
+// itself when there is none.
+func (h *mcpHandler) lookup(w http.ResponseWriter, r *http.Request) (*mcpserver.Session, *stream) {
+	sid := r.Header.Get(HeaderSessionID)
+	if sid == "" {
+		writeError(w, http.StatusBadRequest, nil, jsonrpc.CodeInvalidRequest, "missing Mcp-Session-Id header")
+		return nil, nil
+	}
+	ss := h.srv.Session(sid)
+	h.mu.Lock()
+	st := h.streams[sid]
+	h.mu.Unlock()
+	if ss == nil || st == nil {
+		writeError(w, http.StatusNotFound, nil, jsonrpc.CodeInvalidRequest, "session %s is unknown or has ended", sid)
+		return nil, nil
+	}
+	return ss, st
+}
+
+func (h *mcpHandler) delete(w http.ResponseWriter, r *http.Request) {
+	ss, _ := h.lookup(w, r)
+	if ss == nil {
+		return
+	}
+	ss.Close()
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (h *mcpHandler) get(w http.ResponseWriter, r *http.Request) {
+	if _, sseOK, _ := accepts(r); !sseOK {
+		w.Header().Set("Allow", "POST, DELETE")
+		http.Error(w, "GET opens an event stream: send Accept: text/event-stream", http.StatusMethodNotAllowed)
+		return
+	}
+	ss, st := h.lookup(w, r)
+	if ss == nil {
+		return
+	}
+	kicked := st.attach()
+	hdr := w.Header()
+	hdr.Set("Content-Type", "text/event-stream")
+	hdr.Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	if rc.Flush() != nil {
+		return
+	}
+	tick := time.NewTicker(h.keepAlive)
+	defer tick.Stop()
+	for {
+		for _, b := range st.take() {
+			if writeEvent(w, b) != nil {
+				return
+			}
+		}
+		if rc.Flush() != nil {
+			return
+		}
+		select {
+		case <-st.wake:
+		case <-tick.C:
+			if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil {
+				return
+			}
+		case <-kicked:
+			return // a newer GET took the stream over
+		case <-ss.Done():
+			return
+		case <-r.Context().Done():
+			return
+		}
+	}
+}
+
+// stream holds a session's server-initiated messages until its GET stream
+// writes them; a newer GET replaces an older one.
+type stream struct {
+	wake chan struct{}
+
+	mu    sync.Mutex
+	queue [][]byte
+	kick  chan struct{}
+}
+
+func (st *stream) push(b []byte) {
+	st.mu.Lock()
+	if len(st.queue) >= streamBacklog {
+		st.queue = st.queue[1:]
+	}
+	st.queue = append(st.queue, b)
+	st.mu.Unlock()
+	select {
+	case st.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (st *stream) take() [][]byte {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	q := st.queue
+	st.queue = nil
+	return q
+}
+
+func (st *stream) attach() <-chan struct{} {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.kick != nil {
+		close(st.kick)
+	}
+	st.kick = make(chan struct{})
+	return st.kick
+}

@@ -11,12 +11,15 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"text/tabwriter"
 
 	"github.com/rs/zerolog"
 
+	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/daemon/runner"
 	"github.com/vzn/vx/daemon/secret"
 	"github.com/vzn/vx/daemon/workspace"
@@ -233,6 +236,9 @@ func runVerb(ctx context.Context, s *IO, argv []string) error {
 	if format == "json" {
 		out = runner.Output{W: s.Err}
 	}
+	if fd := os.Getenv(ops.EventsFDEnv); fd != "" {
+		out.Events = eventWriter(fd)
+	}
 	sum, err := runner.Execute(ctx, p, opts, out)
 	if err != nil {
 		return errors.New(mask.String(err.Error()))
@@ -286,4 +292,24 @@ func shortKey(k string) string {
 		return k[:12]
 	}
 	return k
+}
+
+// eventWriter writes run events as JSON lines to an inherited descriptor
+// (the daemon's runTasks reads them for progress and its live feed).
+func eventWriter(fd string) func(wire.Event) {
+	n, err := strconv.Atoi(fd)
+	if err != nil || n < 3 {
+		return nil
+	}
+	f := os.NewFile(uintptr(n), "events")
+	if f == nil {
+		return nil
+	}
+	var mu sync.Mutex
+	enc := json.NewEncoder(f)
+	return func(e wire.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		_ = enc.Encode(e)
+	}
 }

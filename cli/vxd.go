@@ -1,0 +1,288 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/vzn/vx/client"
+	"github.com/vzn/vx/daemon/server"
+	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/protocol/wire"
+)
+
+func vxdVerbs() []verb {
+	return []verb{
+		{"serve", "run the daemon in the foreground", serveVerb},
+		{"start", "start the daemon in the background (idempotent; returns when ready)", startVerb},
+		{"stop", "stop the daemon", stopVerb},
+		{"status", "is it up: workspace, pid, port, version, uptime, sessions, memory, last run", statusVerb},
+		{"token", "print the bearer token (to configure a browser-based agent)", tokenVerb},
+		{"version", "print the version", func(ctx context.Context, s *IO, argv []string) error {
+			fmt.Fprintf(s.Out, "vxd %s\n", server.Version)
+			return nil
+		}},
+	}
+}
+
+// RunVXD is the vxd command line. It returns the process exit code.
+func RunVXD(ctx context.Context, argv []string, s *IO) int {
+	verbs := vxdVerbs()
+	if len(argv) == 0 || argv[0] == "help" || argv[0] == "--help" || argv[0] == "-h" {
+		fmt.Fprintf(s.Out, "vxd %s: the per-workspace vx daemon (MCP over loopback HTTP)\n\nusage: vxd <command> [flags]\n\ncommands:\n", server.Version)
+		for _, v := range verbs {
+			fmt.Fprintf(s.Out, "  %-8s %s\n", v.name, v.summary)
+		}
+		return 0
+	}
+	for _, v := range verbs {
+		if v.name == argv[0] {
+			err := v.run(ctx, s, argv[1:])
+			if err == nil {
+				return 0
+			}
+			var ee exitError
+			if errors.As(err, &ee) {
+				return ee.code
+			}
+			fmt.Fprintf(s.Err, "vxd: %s\n", err)
+			var ue usageError
+			if errors.As(err, &ue) {
+				return 2
+			}
+			return 1
+		}
+	}
+	fmt.Fprintf(s.Err, "vxd: unknown command %q; run `vxd help`\n", argv[0])
+	return 2
+}
+
+func vxdRoot(s *IO, a *args) (string, error) {
+	dir := s.dir()
+	if a.has("root") {
+		dir = a.str("root")
+	}
+	return workspace.FindRoot(dir)
+}
+
+func serveVerb(ctx context.Context, s *IO, argv []string) error {
+	a, err := parseArgs("serve", argv, map[string]flagSpec{
+		"root":         {kind: valueFlag, arg: "DIR", help: "the workspace (default: found from the current directory)"},
+		"idle-timeout": {kind: valueFlag, arg: "DURATION", help: "stop after this long with no session or request (default 30m; 0 never)"},
+		"log-level":    {kind: valueFlag, arg: "LEVEL", help: "debug, info, warn or error (default info)"},
+	})
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	if a.bool("help") {
+		fmt.Fprint(s.Out, a.usage("serve [flags]"))
+		return nil
+	}
+	root, err := vxdRoot(s, a)
+	if err != nil {
+		return err
+	}
+	idle := 30 * time.Minute
+	if a.has("idle-timeout") {
+		if idle, err = time.ParseDuration(a.str("idle-timeout")); err != nil || idle < 0 {
+			return usageError{fmt.Sprintf("--idle-timeout %q is not a duration (use e.g. 30m, 2h, or 0 to never stop)", a.str("idle-timeout"))}
+		}
+		if idle == 0 {
+			idle = -1
+		}
+	} else if v := os.Getenv("VXD_IDLE_TIMEOUT"); v != "" {
+		if d, err := time.ParseDuration(v); err == nil && d > 0 {
+			idle = d
+		}
+	}
+	lvl := zerolog.InfoLevel
+	if a.has("log-level") {
+		if lvl, err = zerolog.ParseLevel(a.str("log-level")); err != nil || a.str("log-level") == "" {
+			return usageError{fmt.Sprintf("--log-level %q is not a level (use debug, info, warn or error)", a.str("log-level"))}
+		}
+	}
+	if err := os.MkdirAll(server.Dir(root), 0o700); err != nil {
+		return err
+	}
+	logf, err := os.OpenFile(server.LogPath(root), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	log := zerolog.New(logf).Level(lvl).With().Timestamp().Int("pid", os.Getpid()).Logger()
+	vx := ""
+	if exe, err := os.Executable(); err == nil {
+		vx = filepath.Join(filepath.Dir(exe), "vx")
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err = server.Serve(ctx, server.Options{Root: root, IdleTimeout: idle, VX: vx, Logger: log, ExtraTools: ExtraTools,
+		Ready: func(d *wire.Discovery) {
+			fmt.Fprintf(s.Err, "vxd %s serving %s at http://127.0.0.1:%d/mcp (pid %d)\n", d.Version, d.Root, d.Port, d.PID)
+		}})
+	if errors.Is(err, server.ErrRunning) {
+		return fmt.Errorf("%w: %s (see `vxd status`)", err, root)
+	}
+	return err
+}
+
+func simpleArgs(verb string, argv []string, extra map[string]flagSpec) (*args, error) {
+	specs := map[string]flagSpec{"root": {kind: valueFlag, arg: "DIR", help: "the workspace (default: found from the current directory)"}}
+	for k, v := range extra {
+		specs[k] = v
+	}
+	a, err := parseArgs(verb, argv, specs)
+	if err != nil {
+		return nil, usageError{err.Error()}
+	}
+	if len(a.pos) > 0 {
+		return nil, usageError{fmt.Sprintf("vxd %s takes no arguments (got %q)", verb, a.pos[0])}
+	}
+	return a, nil
+}
+
+func startVerb(ctx context.Context, s *IO, argv []string) error {
+	a, err := simpleArgs("start", argv, nil)
+	if err != nil {
+		return err
+	}
+	if a.bool("help") {
+		fmt.Fprint(s.Out, a.usage("start [flags]"))
+		return nil
+	}
+	root, err := vxdRoot(s, a)
+	if err != nil {
+		return err
+	}
+	c := &client.Client{Root: root, Version: server.Version}
+	url, _, err := c.Ensure(ctx, false)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(s.Out, "vxd is serving %s at %s/mcp\n", root, url)
+	return nil
+}
+
+func stopVerb(ctx context.Context, s *IO, argv []string) error {
+	a, err := simpleArgs("stop", argv, nil)
+	if err != nil {
+		return err
+	}
+	if a.bool("help") {
+		fmt.Fprint(s.Out, a.usage("stop [flags]"))
+		return nil
+	}
+	root, err := vxdRoot(s, a)
+	if err != nil {
+		return err
+	}
+	stopped, err := (&client.Client{Root: root}).Stop(ctx)
+	if err != nil {
+		return err
+	}
+	if stopped {
+		fmt.Fprintf(s.Out, "vxd stopped for %s\n", root)
+	} else {
+		fmt.Fprintf(s.Out, "no vxd was running for %s\n", root)
+	}
+	return nil
+}
+
+func tokenVerb(ctx context.Context, s *IO, argv []string) error {
+	a, err := simpleArgs("token", argv, nil)
+	if err != nil {
+		return err
+	}
+	if a.bool("help") {
+		fmt.Fprint(s.Out, a.usage("token [flags]"))
+		return nil
+	}
+	root, err := vxdRoot(s, a)
+	if err != nil {
+		return err
+	}
+	c := &client.Client{Root: root}
+	_, d, err := c.Status(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(s.Out, d.Token)
+	return nil
+}
+
+func statusVerb(ctx context.Context, s *IO, argv []string) error {
+	a, err := simpleArgs("status", argv, map[string]flagSpec{
+		"json":  {kind: boolFlag, help: "print the status as JSON"},
+		"watch": {kind: boolFlag, help: "redraw the status live from the daemon's event feed"},
+	})
+	if err != nil {
+		return err
+	}
+	if a.bool("help") {
+		fmt.Fprint(s.Out, a.usage("status [--json] [--watch] [flags]"))
+		return nil
+	}
+	root, err := vxdRoot(s, a)
+	if err != nil {
+		return err
+	}
+	c := &client.Client{Root: root}
+	if a.bool("watch") {
+		return watchStatus(ctx, s, c)
+	}
+	st, _, err := c.Status(ctx)
+	if err != nil {
+		if client.IsNotRunning(err) {
+			fmt.Fprintf(s.Err, "vxd is not running for %s.\n", root)
+			return exitError{1}
+		}
+		return err
+	}
+	if a.bool("json") {
+		return writeJSON(s.Out, st)
+	}
+	renderStatus(s.Out, st)
+	return nil
+}
+
+func renderStatus(w io.Writer, st *wire.Status) {
+	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+	row := func(k, v string) { fmt.Fprintf(tw, "%s\t%s\n", k, v) }
+	row("workspace", st.Workspace)
+	row("pid", fmt.Sprint(st.PID))
+	row("port", fmt.Sprint(st.Port))
+	row("mcp", st.URL)
+	row("page", st.PageURL+"  (open with ?token=$(vxd token) once)")
+	row("version", st.Version)
+	row("uptime", (time.Duration(st.UptimeMs) * time.Millisecond).Round(time.Second).String())
+	row("sessions", fmt.Sprint(st.Sessions))
+	row("requests", fmt.Sprint(st.Requests))
+	row("memory", fmt.Sprintf("%.1f MiB RSS, %.1f MiB heap", float64(st.RSSBytes)/(1<<20), float64(st.HeapBytes)/(1<<20)))
+	row("model", fmt.Sprintf("%d projects, %d tasks", st.Projects, st.Tasks))
+	if r := st.LastReload; r != nil {
+		state := "ok"
+		if !r.OK {
+			state = "FAILED: " + r.Error
+		}
+		row("last reload", fmt.Sprintf("%s (%s, %dms, %s)", fmtTime(r.At), r.Trigger, r.DurationMs, state))
+	}
+	if st.ConfigError != "" {
+		row("config error", st.ConfigError+" (the last good configuration keeps serving)")
+	}
+	if r := st.LastRun; r != nil {
+		row("last run", fmt.Sprintf("%s %s %s, %d tasks (%d cached, %d failed), %s: %s", r.RunID, fmtTime(r.StartedAt), r.Status, r.Tasks, r.Cached, r.Failed, fmtMs(r.DurationMs), r.Command))
+	} else {
+		row("last run", "none recorded")
+	}
+	row("idle timeout", st.IdleTimeout)
+	tw.Flush()
+}

@@ -1,0 +1,248 @@
+// Package client is the thin side of vxd: it finds a workspace's daemon
+// from the discovery file, checks that it answers with the right version
+// and root, starts one (the vxd beside the running executable) when none
+// does, and talks to it: status, stop, and the shim's dial.
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/vzn/vx/protocol/wire"
+)
+
+// NotRunningError says no daemon answers for a workspace.
+type NotRunningError struct {
+	Root   string
+	Reason string
+}
+
+func (e *NotRunningError) Error() string {
+	return fmt.Sprintf("no vxd is running for %s (%s); `vxd start` starts one, and `vx mcp` starts one as needed", e.Root, e.Reason)
+}
+
+// Client reaches the daemon of one workspace. Only Root is required.
+type Client struct {
+	Root    string
+	Version string       // the version to insist on; "" accepts any
+	VXD     string       // the vxd executable; "" = beside os.Executable()
+	HTTP    *http.Client // nil = a client with short timeouts
+	// StartTimeout bounds Ensure's wait for a new daemon (default 15s).
+	StartTimeout time.Duration
+}
+
+// DiscoveryPath is the discovery file of a workspace.
+func DiscoveryPath(root string) string { return filepath.Join(root, ".vx", "daemon", "vxd.json") }
+
+func (c *Client) http() *http.Client {
+	if c.HTTP != nil {
+		return c.HTTP
+	}
+	return &http.Client{Timeout: 5 * time.Second}
+}
+
+// Discovery reads the discovery file; it is only a hint.
+func (c *Client) Discovery() (*wire.Discovery, error) {
+	b, err := os.ReadFile(DiscoveryPath(c.Root))
+	if err != nil {
+		return nil, &NotRunningError{Root: c.Root, Reason: "no discovery file"}
+	}
+	var d wire.Discovery
+	if err := json.Unmarshal(b, &d); err != nil || d.Port == 0 || d.Token == "" {
+		return nil, &NotRunningError{Root: c.Root, Reason: "the discovery file is unreadable"}
+	}
+	return &d, nil
+}
+
+// Status asks the running daemon for its status. It never starts one.
+func (c *Client) Status(ctx context.Context) (*wire.Status, *wire.Discovery, error) {
+	d, err := c.Discovery()
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := c.status(ctx, d)
+	return st, d, err
+}
+
+func (c *Client) status(ctx context.Context, d *wire.Discovery) (*wire.Status, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d/status", d.Port), nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+d.Token)
+	resp, err := c.http().Do(req)
+	if err != nil {
+		return nil, &NotRunningError{Root: c.Root, Reason: "the daemon in the discovery file does not answer"}
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, &NotRunningError{Root: c.Root, Reason: fmt.Sprintf("the daemon answered %s", resp.Status)}
+	}
+	var st wire.Status
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+		return nil, err
+	}
+	if st.Workspace != "" && filepath.Clean(st.Workspace) != filepath.Clean(c.Root) {
+		return nil, &NotRunningError{Root: c.Root, Reason: "the daemon on that port serves " + st.Workspace}
+	}
+	return &st, nil
+}
+
+// Stop asks the daemon to stop and waits until it has released the
+// workspace. It is not an error when none runs.
+func (c *Client) Stop(ctx context.Context) (bool, error) {
+	d, err := c.Discovery()
+	if err != nil {
+		return false, nil
+	}
+	if _, err := c.status(ctx, d); err != nil {
+		return false, nil
+	}
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, fmt.Sprintf("http://127.0.0.1:%d/shutdown", d.Port), nil)
+	req.Header.Set("Authorization", "Bearer "+d.Token)
+	resp, err := c.http().Do(req)
+	if err != nil {
+		return false, fmt.Errorf("asking vxd (pid %d) to stop: %w", d.PID, err)
+	}
+	resp.Body.Close()
+	return true, c.waitReleased(ctx, 10*time.Second)
+}
+
+// waitReleased waits until no process holds the daemon lock.
+func (c *Client) waitReleased(ctx context.Context, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		if !c.locked() {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("vxd for %s did not stop within %s", c.Root, limit)
+}
+
+// locked reports whether a daemon holds the workspace's lock.
+func (c *Client) locked() bool {
+	f, err := os.OpenFile(filepath.Join(c.Root, ".vx", "daemon", "vxd.lock"), os.O_RDWR, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		return true
+	}
+	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return false
+}
+
+// VXDPath is the vxd beside the running executable.
+func VXDPath() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	p := filepath.Join(filepath.Dir(exe), "vxd")
+	if _, err := os.Stat(p); err != nil {
+		if lp, lerr := exec.LookPath("vxd"); lerr == nil {
+			return lp, nil
+		}
+		return "", fmt.Errorf("vxd is not beside %s and not on PATH: install both binaries together", exe)
+	}
+	return p, nil
+}
+
+// Ensure returns the MCP endpoint and token of a daemon of the right
+// version for the workspace, starting one when none answers and replacing
+// one of another version. restart forces a fresh look after a failure.
+func (c *Client) Ensure(ctx context.Context, restart bool) (string, string, error) {
+	if d, err := c.Discovery(); err == nil {
+		if st, err := c.status(ctx, d); err == nil {
+			if c.Version == "" || st.Version == c.Version {
+				return fmt.Sprintf("http://127.0.0.1:%d", d.Port), d.Token, nil
+			}
+			if _, err := c.Stop(ctx); err != nil {
+				return "", "", fmt.Errorf("replacing vxd %s with %s: %w", st.Version, c.Version, err)
+			}
+		}
+	}
+	d, err := c.Start(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	return fmt.Sprintf("http://127.0.0.1:%d", d.Port), d.Token, nil
+}
+
+// Start launches `vxd serve` detached (its own session, output to its log)
+// and waits until it answers. When another starter wins the lock, the
+// daemon it started is the one returned.
+func (c *Client) Start(ctx context.Context) (*wire.Discovery, error) {
+	vxd := c.VXD
+	if vxd == "" {
+		var err error
+		if vxd, err = VXDPath(); err != nil {
+			return nil, err
+		}
+	}
+	dir := filepath.Join(c.Root, ".vx", "daemon")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	logf, err := os.OpenFile(filepath.Join(dir, "vxd.out"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	defer logf.Close()
+	cmd := exec.Command(vxd, "serve", "--root", c.Root)
+	cmd.Dir = c.Root
+	cmd.Stdin = nil
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s: %w", vxd, err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	limit := c.StartTimeout
+	if limit == 0 {
+		limit = 15 * time.Second
+	}
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		if d, err := c.Discovery(); err == nil {
+			if st, err := c.status(ctx, d); err == nil && (c.Version == "" || st.Version == c.Version) {
+				return d, nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case err := <-exited:
+			// Lost the race to another starter: keep waiting for its daemon.
+			exited = nil
+			_ = err
+		case <-time.After(15 * time.Millisecond):
+		}
+	}
+	tail, _ := os.ReadFile(filepath.Join(dir, "vxd.out"))
+	lines := strings.Split(strings.TrimSpace(string(tail)), "\n")
+	last := lines[len(lines)-1]
+	return nil, fmt.Errorf("vxd did not become ready within %s (last line of %s: %s)", limit, filepath.Join(dir, "vxd.out"), last)
+}
+
+// IsNotRunning reports whether err means no daemon answers.
+func IsNotRunning(err error) bool {
+	var nr *NotRunningError
+	return errors.As(err, &nr)
+}

@@ -1,0 +1,13 @@
+// Command vxd is the per-workspace vx daemon.
+package main
+
+import (
+	"context"
+	"os"
+
+	"github.com/vzn/vx/cli"
+)
+
+func main() {
+	os.Exit(cli.RunVXD(context.Background(), os.Args[1:], &cli.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
+}

@@ -1,0 +1,430 @@
+package ops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"time"
+
+	"github.com/vzn/vx/daemon/cache"
+	"github.com/vzn/vx/daemon/failures"
+	"github.com/vzn/vx/daemon/history"
+	"github.com/vzn/vx/daemon/workspace"
+)
+
+// CacheStatsInput narrows CacheStats.
+type CacheStatsInput struct {
+	Project string
+}
+
+// CacheStatsOutput is the state of the cache.
+type CacheStatsOutput struct {
+	Project       string     `json:"project,omitempty"`
+	Entries       int        `json:"entries"`
+	Bytes         int64      `json:"bytes"`
+	Oldest        *time.Time `json:"oldest"`
+	Newest        *time.Time `json:"newest"`
+	Runs24h       int        `json:"runs24h"`
+	Executions24h int        `json:"executions24h"`
+	Hits24h       int        `json:"hits24h"`
+	HitRate24h    float64    `json:"hitRate24h"`
+	Dir           string     `json:"dir"`
+}
+
+// CacheStats answers getCacheStats.
+func CacheStats(ctx context.Context, e *Env, in CacheStatsInput) (*CacheStatsOutput, error) {
+	if in.Project != "" {
+		if m, err := e.CurrentModel(); err == nil {
+			if _, ok := m.Project(in.Project); !ok {
+				return nil, argErr("scope.project", "no project named %q%s", in.Project, workspace.CloseHint(in.Project, projectNames(m)))
+			}
+		}
+	}
+	c, err := e.Cache()
+	if err != nil {
+		return nil, err
+	}
+	st, err := c.Stats(in.Project)
+	if err != nil {
+		return nil, err
+	}
+	out := &CacheStatsOutput{Project: in.Project, Entries: st.Entries, Bytes: st.Bytes, Dir: c.Dir()}
+	if !st.Oldest.IsZero() {
+		out.Oldest, out.Newest = &st.Oldest, &st.Newest
+	}
+	h, err := e.History(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out.Runs24h, out.Executions24h, out.Hits24h, err = h.CacheActivity(ctx, time.Now().Add(-24*time.Hour), in.Project)
+	if err != nil {
+		return nil, err
+	}
+	if out.Executions24h > 0 {
+		out.HitRate24h = round3(float64(out.Hits24h) / float64(out.Executions24h))
+	}
+	return out, nil
+}
+
+func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
+
+// RunHistoryInput narrows RunHistory.
+type RunHistoryInput struct {
+	Project string
+	Task    string // a task name, not project#task
+	Limit   int
+}
+
+// RunHistoryOutput is recent executions plus per-task statistics.
+type RunHistoryOutput struct {
+	Limit  int                `json:"limit"`
+	Note   string             `json:"note,omitempty"`
+	Recent []history.ExecRow  `json:"recent"`
+	Tasks  []history.TaskStat `json:"tasks"`
+}
+
+// RunHistory answers getRunHistory.
+func RunHistory(ctx context.Context, e *Env, in RunHistoryInput) (*RunHistoryOutput, error) {
+	if in.Task != "" {
+		if _, _, ok := workspace.SplitTaskID(in.Task); ok || containsHash(in.Task) {
+			return nil, argErr("task", "%q is a task id; task takes a task name such as \"build\" (narrow the project with project)", in.Task)
+		}
+	}
+	limit, note := clamp(in.Limit, 50, 1, 500)
+	h, err := e.History(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f := history.Filter{Project: in.Project, Task: in.Task, Limit: limit}
+	recent, err := h.RecentExecutions(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	f.Limit = 0
+	stats, err := h.TaskStats(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	if recent == nil {
+		recent = []history.ExecRow{}
+	}
+	if stats == nil {
+		stats = []history.TaskStat{}
+	}
+	if note != "" {
+		note = fmt.Sprintf("%s: %d (limit accepts 1..500)", note, limit)
+	}
+	return &RunHistoryOutput{Limit: limit, Note: note, Recent: recent, Tasks: stats}, nil
+}
+
+// ExplainInput names a task.
+type ExplainInput struct{ TaskID string }
+
+// ExplainOutput is a task's latest cache entry.
+type ExplainOutput struct {
+	TaskID     string    `json:"taskId"`
+	Found      bool      `json:"found"`
+	Key        string    `json:"key,omitempty"`
+	Command    string    `json:"command,omitempty"`
+	ExitCode   int       `json:"exitCode"`
+	DurationMs int64     `json:"durationMs"`
+	Bytes      int64     `json:"bytes"`
+	Files      int       `json:"files"`
+	Created    time.Time `json:"created,omitzero"`
+	Note       string    `json:"note,omitempty"`
+}
+
+// ExplainCacheKey answers explainCacheKey.
+func ExplainCacheKey(ctx context.Context, e *Env, in ExplainInput) (*ExplainOutput, error) {
+	if _, _, err := checkTaskID("taskId", in.TaskID); err != nil {
+		return nil, err
+	}
+	c, err := e.Cache()
+	if err != nil {
+		return nil, err
+	}
+	ent, err := c.Latest(in.TaskID)
+	if errors.Is(err, cache.ErrMiss) {
+		return &ExplainOutput{TaskID: in.TaskID, Note: "no cache entry for this task" + e.taskHint(in.TaskID)}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &ExplainOutput{TaskID: in.TaskID, Found: true, Key: ent.Key, Command: e.Masker.String(ent.Command), ExitCode: ent.ExitCode,
+		DurationMs: ent.DurationMs, Bytes: ent.Size, Files: ent.Files, Created: ent.Created}, nil
+}
+
+// PruneInput bounds the cache.
+type PruneInput struct {
+	OlderThan string
+	MaxSize   string
+	DryRun    bool
+}
+
+// Prune answers `vx cache prune` and pruneCache. It writes (unless
+// DryRun), so it opens the cache for writing.
+func Prune(ctx context.Context, e *Env, in PruneInput) (*cache.PruneResult, error) {
+	var o cache.PruneOptions
+	var err error
+	if in.OlderThan != "" {
+		if o.OlderThan, err = cache.ParseAge(in.OlderThan); err != nil {
+			return nil, argErr("olderThan", "%v", err)
+		}
+	}
+	if in.MaxSize != "" {
+		if o.MaxSize, err = cache.ParseSize(in.MaxSize); err != nil {
+			return nil, argErr("maxSize", "%v", err)
+		}
+	}
+	o.DryRun, o.Now = in.DryRun, time.Now()
+	c, err := cache.Open(filepath.Join(e.Root, ".vx", "cache"), &cache.Options{ReadOnly: in.DryRun})
+	if err != nil {
+		return nil, err
+	}
+	res, err := c.Prune(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// FailuresInput selects a run ("" = the latest failed run).
+type FailuresInput struct {
+	RunID  string
+	RunSet bool
+}
+
+// Failure is one failed task of a run.
+type Failure struct {
+	TaskID    string              `json:"taskId"`
+	Status    string              `json:"status"`
+	ExitCode  *int                `json:"exitCode"`
+	TimedOut  bool                `json:"timedOut"`
+	Reason    string              `json:"reason,omitempty"`
+	Output    string              `json:"output"`
+	Truncated bool                `json:"truncated"`
+	Locations []failures.Location `json:"locations"`
+}
+
+// FailuresOutput lists why a run failed.
+type FailuresOutput struct {
+	RunID    string    `json:"runId,omitempty"`
+	Found    bool      `json:"found"`
+	Failures []Failure `json:"failures"`
+	Blocked  []string  `json:"blocked"`
+	Note     string    `json:"note,omitempty"`
+}
+
+// Failures answers getFailures.
+func Failures(ctx context.Context, e *Env, in FailuresInput) (*FailuresOutput, error) {
+	h, err := e.History(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var run *history.Run
+	if in.RunSet || in.RunID != "" {
+		if run, err = resolveRun(ctx, h, "runId", in.RunID); err != nil {
+			return nil, err
+		}
+	} else if run, err = h.LatestFailedRun(ctx); errors.Is(err, history.ErrNotFound) {
+		return &FailuresOutput{Failures: []Failure{}, Blocked: []string{}, Note: "no failed run in this workspace's history"}, nil
+	} else if err != nil {
+		return nil, err
+	}
+	ex, err := h.Executions(ctx, run.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := &FailuresOutput{RunID: run.ID, Found: true, Failures: []Failure{}, Blocked: []string{}}
+	m, _ := e.CurrentModel()
+	for _, x := range ex {
+		switch x.Status {
+		case "failed", "timedOut", "interrupted":
+		case "blocked":
+			out.Blocked = append(out.Blocked, x.TaskID)
+			continue
+		default:
+			continue
+		}
+		text := e.Masker.String(string(x.Output))
+		f := Failure{TaskID: x.TaskID, Status: x.Status, ExitCode: x.ExitCode, TimedOut: x.TimedOut, Reason: e.Masker.String(x.Reason), Output: text, Truncated: x.OutputTruncated}
+		dir := e.Root
+		if m != nil {
+			if p, ok := m.Project(x.Project); ok {
+				dir = filepath.Join(e.Root, filepath.FromSlash(p.Dir))
+			}
+		}
+		f.Locations = failures.Locate(text, dir, e.Root)
+		if f.Locations == nil {
+			f.Locations = []failures.Location{}
+		}
+		out.Failures = append(out.Failures, f)
+	}
+	if len(out.Failures) == 0 {
+		out.Note = fmt.Sprintf("run %s (%s) has no failed task", run.ID, run.Status)
+	}
+	return out, nil
+}
+
+// CompareInput selects the run to compare with the one before it.
+type CompareInput struct {
+	RunID  string
+	RunSet bool
+}
+
+// TaskDelta is one task's change between two runs.
+type TaskDelta struct {
+	TaskID          string `json:"taskId"`
+	Change          string `json:"change"` // added, removed, changed, same
+	StatusBefore    string `json:"statusBefore,omitempty"`
+	StatusAfter     string `json:"statusAfter,omitempty"`
+	CacheBefore     string `json:"cacheBefore,omitempty"`
+	CacheAfter      string `json:"cacheAfter,omitempty"`
+	DurationBefore  int64  `json:"durationMsBefore"`
+	DurationAfter   int64  `json:"durationMsAfter"`
+	DurationDeltaMs int64  `json:"durationDeltaMs"`
+	KeyChanged      bool   `json:"keyChanged"`
+}
+
+// CompareOutput diffs a run against the previous one.
+type CompareOutput struct {
+	RunID         string      `json:"runId"`
+	PreviousRunID string      `json:"previousRunId,omitempty"`
+	Found         bool        `json:"found"`
+	Tasks         []TaskDelta `json:"tasks"`
+	Totals        struct {
+		DurationMsBefore int64 `json:"durationMsBefore"`
+		DurationMsAfter  int64 `json:"durationMsAfter"`
+		DurationDeltaMs  int64 `json:"durationDeltaMs"`
+		KeysChanged      int   `json:"keysChanged"`
+		StatusChanged    int   `json:"statusChanged"`
+		Added            int   `json:"added"`
+		Removed          int   `json:"removed"`
+		HitsBefore       int   `json:"hitsBefore"`
+		HitsAfter        int   `json:"hitsAfter"`
+	} `json:"totals"`
+	Note string `json:"note,omitempty"`
+}
+
+// CompareRuns answers compareRuns.
+func CompareRuns(ctx context.Context, e *Env, in CompareInput) (*CompareOutput, error) {
+	h, err := e.History(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var run *history.Run
+	if in.RunSet || in.RunID != "" {
+		if run, err = resolveRun(ctx, h, "runId", in.RunID); err != nil {
+			return nil, err
+		}
+	} else if run, err = h.LatestRun(ctx); errors.Is(err, history.ErrNotFound) {
+		return &CompareOutput{Tasks: []TaskDelta{}, Note: "no run recorded in this workspace yet"}, nil
+	} else if err != nil {
+		return nil, err
+	}
+	out := &CompareOutput{RunID: run.ID, Found: true, Tasks: []TaskDelta{}}
+	prev, err := h.PreviousRun(ctx, run)
+	if errors.Is(err, history.ErrNotFound) {
+		out.Note = "run " + run.ID + " is the first recorded run: nothing to compare with"
+		return out, nil
+	} else if err != nil {
+		return nil, err
+	}
+	out.PreviousRunID = prev.ID
+	after, err := h.Executions(ctx, run.ID)
+	if err != nil {
+		return nil, err
+	}
+	before, err := h.Executions(ctx, prev.ID)
+	if err != nil {
+		return nil, err
+	}
+	old := map[string]history.Execution{}
+	for _, x := range before {
+		old[x.TaskID] = x
+	}
+	seen := map[string]bool{}
+	t := &out.Totals
+	for _, x := range after {
+		seen[x.TaskID] = true
+		d := TaskDelta{TaskID: x.TaskID, StatusAfter: x.Status, CacheAfter: x.Cache, DurationAfter: x.DurationMs}
+		t.DurationMsAfter += x.DurationMs
+		if x.Cache == "hit" {
+			t.HitsAfter++
+		}
+		if o, ok := old[x.TaskID]; ok {
+			d.StatusBefore, d.CacheBefore, d.DurationBefore = o.Status, o.Cache, o.DurationMs
+			d.KeyChanged = o.Key != x.Key
+			d.Change = "same"
+			if d.KeyChanged || o.Status != x.Status || o.Cache != x.Cache {
+				d.Change = "changed"
+			}
+			if d.KeyChanged {
+				t.KeysChanged++
+			}
+			if o.Status != x.Status {
+				t.StatusChanged++
+			}
+		} else {
+			d.Change = "added"
+			t.Added++
+		}
+		d.DurationDeltaMs = d.DurationAfter - d.DurationBefore
+		out.Tasks = append(out.Tasks, d)
+	}
+	for _, o := range before {
+		t.DurationMsBefore += o.DurationMs
+		if o.Cache == "hit" {
+			t.HitsBefore++
+		}
+		if !seen[o.TaskID] {
+			out.Tasks = append(out.Tasks, TaskDelta{TaskID: o.TaskID, Change: "removed", StatusBefore: o.Status, CacheBefore: o.Cache, DurationBefore: o.DurationMs, DurationDeltaMs: -o.DurationMs})
+			t.Removed++
+		}
+	}
+	t.DurationDeltaMs = t.DurationMsAfter - t.DurationMsBefore
+	return out, nil
+}
+
+// TrendsInput picks the bucket size and count.
+type TrendsInput struct {
+	Bucket string // hour (default) or day
+	Limit  int
+}
+
+// TrendsOutput is activity per bucket, newest first.
+type TrendsOutput struct {
+	Bucket  string           `json:"bucket"`
+	Limit   int              `json:"limit"`
+	Note    string           `json:"note,omitempty"`
+	Buckets []history.Bucket `json:"buckets"`
+}
+
+// RunTrends answers runTrends.
+func RunTrends(ctx context.Context, e *Env, in TrendsInput) (*TrendsOutput, error) {
+	b := in.Bucket
+	if b == "" {
+		b = "hour"
+	}
+	if b != "hour" && b != "day" {
+		return nil, argErr("bucket", "%q is not a bucket (use \"hour\" or \"day\")", in.Bucket)
+	}
+	limit, note := clamp(in.Limit, 24, 1, 1000)
+	h, err := e.History(ctx)
+	if err != nil {
+		return nil, err
+	}
+	bs, err := h.Trends(ctx, b, limit)
+	if err != nil {
+		return nil, err
+	}
+	if bs == nil {
+		bs = []history.Bucket{}
+	}
+	if note != "" {
+		note = fmt.Sprintf("%s: %d (limit accepts 1..1000)", note, limit)
+	}
+	return &TrendsOutput{Bucket: b, Limit: limit, Note: note, Buckets: bs}, nil
+}

@@ -1,0 +1,182 @@
+package ops
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/vzn/vx/daemon/cache"
+	"github.com/vzn/vx/daemon/history"
+	"github.com/vzn/vx/daemon/runner"
+	"github.com/vzn/vx/daemon/taskkey"
+	"github.com/vzn/vx/protocol/wire"
+)
+
+// Setting is a value and where it came from: flag, env, config or default.
+type Setting struct {
+	Value  string `json:"value"`
+	Source string `json:"source"`
+}
+
+// InfoOutput describes the workspace and what a run will use.
+type InfoOutput struct {
+	Versions struct {
+		VX            string `json:"vx"`
+		Key           string `json:"key"`
+		CacheFormat   int    `json:"cacheFormat"`
+		HistorySchema int    `json:"historySchema"`
+		Go            string `json:"go"`
+	} `json:"versions"`
+	Root         string       `json:"root"`
+	ConfigFile   string       `json:"configFile"`
+	ConfigErrors []string     `json:"configErrors"`
+	Projects     int          `json:"projects"`
+	ProjectNames []string     `json:"projectNames"`
+	Tasks        []string     `json:"tasks"`
+	RootTasks    []string     `json:"rootTasks"`
+	Workers      Setting      `json:"workers"`
+	MemoryBudget Setting      `json:"memoryBudget"`
+	Cache        InfoCache    `json:"cache"`
+	History      InfoHistory  `json:"history"`
+	Flaky        []string     `json:"flakyTasks"`
+	Lock         *LockState   `json:"lock"`
+	Daemon       *wire.Status `json:"daemon"`
+	DaemonNote   string       `json:"daemonNote,omitempty"`
+	MCP          InfoMCP      `json:"mcp"`
+	Git          InfoGit      `json:"git"`
+}
+
+// InfoCache is the cache's state.
+type InfoCache struct {
+	Dir     string `json:"dir"`
+	Entries int    `json:"entries"`
+	Bytes   int64  `json:"bytes"`
+	Error   string `json:"error,omitempty"`
+}
+
+// InfoHistory is the history's state.
+type InfoHistory struct {
+	File       string `json:"file"`
+	Runs       int64  `json:"runs"`
+	Executions int64  `json:"executions"`
+	Error      string `json:"error,omitempty"`
+}
+
+// InfoMCP is the workspace's MCP settings.
+type InfoMCP struct {
+	RunTasks string   `json:"runTasks"` // "any", "none" or "allow-list"
+	Allowed  []string `json:"allowed"`
+	Command  string   `json:"clientCommand"`
+}
+
+// InfoGit is the repository state a run records.
+type InfoGit struct {
+	Branch string `json:"branch"`
+	Commit string `json:"commit"`
+}
+
+// LockState summarises vx.lock against the configuration.
+type LockState struct {
+	Present  bool   `json:"present"`
+	UpToDate bool   `json:"upToDate"`
+	Problems int    `json:"problems"`
+	Error    string `json:"error,omitempty"`
+}
+
+// InfoInput carries what only the caller knows.
+type InfoInput struct {
+	Concurrency int                 // a --concurrency flag, 0 when absent
+	Daemon      func() *wire.Status // nil: not asked / not running
+	DaemonNote  string
+	Lock        func() *LockState
+}
+
+// Info answers `vx info` and getWorkspaceInfo.
+func Info(ctx context.Context, e *Env, in InfoInput) (*InfoOutput, error) {
+	out := &InfoOutput{Root: e.Root, ConfigErrors: []string{}, ProjectNames: []string{}, Tasks: []string{}, RootTasks: []string{}, Flaky: []string{}}
+	out.Versions.VX, out.Versions.Key, out.Versions.CacheFormat, out.Versions.HistorySchema, out.Versions.Go = runner.Version, taskkey.Version, cache.FormatVersion, history.SchemaVersion, runtime.Version()
+	if e.ModelErr != nil {
+		out.ConfigErrors = append(out.ConfigErrors, e.Masker.String(e.ModelErr.Error()))
+	}
+	m, _ := e.CurrentModel()
+	if m != nil {
+		out.ConfigFile = m.ConfigPath
+		out.Projects = len(m.Projects)
+		out.ProjectNames = projectNames(m)
+		out.Tasks = m.TaskNames()
+		out.RootTasks = nonNil(m.RootTasks())
+		switch {
+		case !m.Config.MCP.Run.Set || m.Config.MCP.Run.All:
+			out.MCP.RunTasks = "any"
+		case len(m.Config.MCP.Run.Tasks) == 0:
+			out.MCP.RunTasks = "none"
+		default:
+			out.MCP.RunTasks = "allow-list"
+		}
+		out.MCP.Allowed = nonNil(m.Config.MCP.Run.Tasks)
+	}
+	out.MCP.Command = `{ "mcpServers": { "vx": { "command": "vx", "args": ["mcp"] } } }`
+	n, src := runner.Workers(in.Concurrency, m)
+	if in.Concurrency == 0 {
+		if v := e.Environ["VX_CONCURRENCY"]; v != "" {
+			if k, err := strconv.Atoi(v); err == nil && k > 0 {
+				n, src = k, "env"
+			}
+		}
+	}
+	out.Workers = Setting{Value: strconv.Itoa(n), Source: src}
+	out.MemoryBudget = memoryBudget(e.Environ)
+	if c, err := e.Cache(); err == nil {
+		out.Cache.Dir = c.Dir()
+		if st, err := c.Stats(""); err == nil {
+			out.Cache.Entries, out.Cache.Bytes = st.Entries, st.Bytes
+		} else {
+			out.Cache.Error = err.Error()
+		}
+	}
+	out.History.File = history.Path(e.Root)
+	if h, err := e.History(ctx); err == nil {
+		if out.History.Runs, out.History.Executions, err = h.Counts(ctx); err != nil {
+			out.History.Error = err.Error()
+		}
+		if f, err := h.FlakyTasks(ctx); err == nil && f != nil {
+			out.Flaky = f
+		}
+	} else {
+		out.History.Error = err.Error()
+	}
+	if in.Lock != nil {
+		out.Lock = in.Lock()
+	}
+	if in.Daemon != nil {
+		out.Daemon = in.Daemon()
+	}
+	out.DaemonNote = in.DaemonNote
+	out.Git.Branch, out.Git.Commit = runner.GitHead(e.Root)
+	return out, nil
+}
+
+// memoryBudget is the memory vx plans runs against: VX_MEMORY_BUDGET, else
+// three quarters of the machine's memory.
+func memoryBudget(env map[string]string) Setting {
+	if v := env["VX_MEMORY_BUDGET"]; v != "" {
+		if n, err := cache.ParseSize(v); err == nil {
+			return Setting{Value: strconv.FormatInt(n, 10), Source: "env"}
+		}
+	}
+	f, err := os.Open("/proc/meminfo")
+	if err == nil {
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if fields := strings.Fields(sc.Text()); len(fields) >= 2 && fields[0] == "MemTotal:" {
+				kb, _ := strconv.ParseInt(fields[1], 10, 64)
+				return Setting{Value: strconv.FormatInt(kb*1024*3/4, 10), Source: "default"}
+			}
+		}
+	}
+	return Setting{Value: "0", Source: "default"}
+}

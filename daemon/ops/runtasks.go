@@ -1,0 +1,225 @@
+package ops
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/vzn/vx/protocol/wire"
+)
+
+// EventsFDEnv names the file descriptor on which a child `vx run` writes
+// its events as JSON lines, for the daemon's progress and live feed.
+const EventsFDEnv = "VX_EVENTS_FD"
+
+// RunTasksInput is what runTasks and planTasks ask vx run for.
+type RunTasksInput struct {
+	Tasks       []string
+	All         bool
+	Filters     []string
+	Affected    bool
+	AffectedRef string
+	Force       bool
+	VX          string // the vx executable
+}
+
+// RunTasksOutput is the child's exit code and its summary.
+type RunTasksOutput struct {
+	ExitCode int              `json:"exitCode"`
+	Summary  *wire.RunSummary `json:"summary"`
+}
+
+// PlanTasksOutput is the child's exit code and its plan.
+type PlanTasksOutput struct {
+	ExitCode int        `json:"exitCode"`
+	Plan     *wire.Plan `json:"plan"`
+}
+
+// RefusalError is vx run refusing before anything ran; Msg is its stderr,
+// masked.
+type RefusalError struct {
+	ExitCode int
+	Msg      string
+}
+
+func (e *RefusalError) Error() string { return e.Msg }
+
+// taskArgs checks the selection and lists the tasks to run. allowed (nil:
+// any) is the workspace's mcp.run allow-list.
+func taskArgs(e *Env, in RunTasksInput, allowed func(string) bool) ([]string, error) {
+	m, err := e.CurrentModel()
+	if err != nil {
+		return nil, err
+	}
+	tasks := in.Tasks
+	switch {
+	case in.All && len(tasks) > 0:
+		return nil, argErr("all", "give either tasks or all: true, not both")
+	case in.All:
+		for _, t := range m.TaskNames() {
+			if allowed == nil || allowed(t) {
+				tasks = append(tasks, t)
+			}
+		}
+		if len(tasks) == 0 {
+			return nil, argErr("all", "this workspace has no task an agent may run")
+		}
+	case len(tasks) == 0:
+		return nil, argErr("tasks", "name at least one task (or all: true); tasks here: %s", strings.Join(m.TaskNames(), ", "))
+	}
+	if allowed != nil && !in.All {
+		for _, t := range tasks {
+			name := t
+			if i := strings.LastIndexByte(t, '#'); i >= 0 {
+				name = t[i+1:]
+			}
+			if !allowed(name) {
+				return nil, argErr("tasks", "%q may not be run by an agent in this workspace (mcp.run in vx.workspace.json allows only its listed tasks)", t)
+			}
+		}
+	}
+	args := append([]string{"run"}, tasks...)
+	for _, f := range in.Filters {
+		args = append(args, "--filter", f)
+	}
+	if in.Affected {
+		if in.AffectedRef != "" {
+			args = append(args, "--affected="+in.AffectedRef)
+		} else {
+			args = append(args, "--affected")
+		}
+	}
+	if in.Force {
+		args = append(args, "--force")
+	}
+	return args, nil
+}
+
+// RunTasks runs `vx run … --format json` as a child process in the
+// workspace, reporting each event through onEvent. Cancelling ctx
+// interrupts the child (SIGINT), which records the run as interrupted.
+func RunTasks(ctx context.Context, e *Env, in RunTasksInput, allowed func(string) bool, onEvent func(wire.Event)) (*RunTasksOutput, error) {
+	args, err := taskArgs(e, in, allowed)
+	if err != nil {
+		return nil, err
+	}
+	args = append(args, "--format", "json")
+	code, stdout, stderr, err := e.runChild(ctx, in.VX, args, onEvent)
+	if err != nil {
+		return nil, err
+	}
+	var sum wire.RunSummary
+	if len(bytes.TrimSpace(stdout)) == 0 || json.Unmarshal(stdout, &sum) != nil {
+		return nil, &RefusalError{ExitCode: code, Msg: e.Masker.String(lastLines(stderr, code))}
+	}
+	return &RunTasksOutput{ExitCode: code, Summary: &sum}, nil
+}
+
+// PlanTasks runs `vx run … --dry=json` as a child: nothing executes.
+func PlanTasks(ctx context.Context, e *Env, in RunTasksInput) (*PlanTasksOutput, error) {
+	if in.Force {
+		return nil, argErr("force", "planTasks does not take force")
+	}
+	args, err := taskArgs(e, in, nil)
+	if err != nil {
+		return nil, err
+	}
+	args = append(args, "--dry=json")
+	code, stdout, stderr, err := e.runChild(ctx, in.VX, args, nil)
+	if err != nil {
+		return nil, err
+	}
+	var plan wire.Plan
+	if code != 0 || json.Unmarshal(stdout, &plan) != nil {
+		return nil, &RefusalError{ExitCode: code, Msg: e.Masker.String(lastLines(stderr, code))}
+	}
+	return &PlanTasksOutput{ExitCode: code, Plan: &plan}, nil
+}
+
+func lastLines(stderr []byte, code int) string {
+	s := strings.TrimSpace(string(stderr))
+	lines := strings.Split(s, "\n")
+	if len(lines) > 20 {
+		lines = lines[len(lines)-20:]
+	}
+	s = strings.Join(lines, "\n")
+	if s == "" {
+		s = fmt.Sprintf("vx run exited with code %d and printed nothing", code)
+	}
+	return s
+}
+
+func (e *Env) runChild(ctx context.Context, vx string, args []string, onEvent func(wire.Event)) (int, []byte, []byte, error) {
+	if vx == "" {
+		var err error
+		if vx, err = os.Executable(); err != nil {
+			return 0, nil, nil, err
+		}
+	}
+	cmd := exec.Command(vx, args...)
+	cmd.Dir = e.Root
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Env = os.Environ()
+	var pr *os.File
+	if onEvent != nil {
+		r, w, err := os.Pipe()
+		if err != nil {
+			return 0, nil, nil, err
+		}
+		pr = r
+		cmd.ExtraFiles = []*os.File{w}
+		cmd.Env = append(cmd.Env, EventsFDEnv+"=3")
+		defer w.Close()
+	}
+	if err := cmd.Start(); err != nil {
+		return 0, nil, nil, fmt.Errorf("starting %s: %w", vx, err)
+	}
+	evDone := make(chan struct{})
+	if pr != nil {
+		cmd.ExtraFiles[0].Close()
+		go func() {
+			defer close(evDone)
+			defer pr.Close()
+			sc := bufio.NewScanner(pr)
+			sc.Buffer(make([]byte, 64<<10), 16<<20)
+			for sc.Scan() {
+				var ev wire.Event
+				if json.Unmarshal(sc.Bytes(), &ev) == nil {
+					onEvent(ev)
+				}
+			}
+		}()
+	} else {
+		close(evDone)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var werr error
+	select {
+	case werr = <-done:
+	case <-ctx.Done():
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+		select {
+		case werr = <-done:
+		case <-time.After(10 * time.Second):
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			werr = <-done
+		}
+	}
+	<-evDone
+	var ee *exec.ExitError
+	if werr != nil && !errors.As(werr, &ee) {
+		return 0, nil, nil, werr
+	}
+	return cmd.ProcessState.ExitCode(), stdout.Bytes(), stderr.Bytes(), nil
+}

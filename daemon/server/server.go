@@ -1,0 +1,319 @@
+// Package server is vxd: one long-lived daemon per workspace. It holds an
+// exclusive lock on .vx/daemon for its life, writes the discovery file,
+// listens on 127.0.0.1 only, keeps the workspace model and the stores warm,
+// serves MCP over streamable HTTP behind the guard, reloads the model when
+// configuration files change, and exits when idle or when the workspace
+// is deleted.
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/vzn/vx/daemon/hashing"
+	"github.com/vzn/vx/daemon/httpapi"
+	"github.com/vzn/vx/daemon/mcpserver"
+	"github.com/vzn/vx/daemon/ops"
+	"github.com/vzn/vx/daemon/tools"
+	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/protocol/wire"
+)
+
+// Version is vxd's version; a client of another version replaces it.
+var Version = "0.1.0"
+
+// Options configure Serve.
+type Options struct {
+	Root        string
+	IdleTimeout time.Duration // 0: 30 minutes; <0: never
+	VX          string        // the vx executable beside vxd
+	Logger      zerolog.Logger
+	// Ready is called once the discovery file is written.
+	Ready func(d *wire.Discovery)
+	// ExtraTools are tools from other packages (init, lock, docs).
+	ExtraTools func(e *ops.Env) []tools.Def
+}
+
+// ErrRunning means another vxd owns the workspace.
+var ErrRunning = errors.New("another vxd already serves this workspace")
+
+// Dir is the daemon's state directory of a workspace.
+func Dir(root string) string { return filepath.Join(root, ".vx", "daemon") }
+
+// DiscoveryPath is the discovery file of a workspace.
+func DiscoveryPath(root string) string { return filepath.Join(Dir(root), "vxd.json") }
+
+// LockPath is the lock a daemon holds for its life.
+func LockPath(root string) string { return filepath.Join(Dir(root), "vxd.lock") }
+
+// LogPath is the daemon's log.
+func LogPath(root string) string { return filepath.Join(Dir(root), "vxd.log") }
+
+// daemon is one running vxd.
+type daemon struct {
+	opts    Options
+	root    string
+	log     zerolog.Logger
+	env     *ops.Env
+	mcp     *mcpserver.Server
+	token   string
+	port    int
+	started time.Time
+	cancel  context.CancelFunc
+
+	mu         sync.Mutex
+	lastReload *wire.Reload
+	feed       *Feed
+}
+
+// Lock takes the workspace's daemon lock without blocking; the returned
+// file must stay open for the daemon's life.
+func Lock(root string) (*os.File, error) {
+	if err := os.MkdirAll(Dir(root), 0o700); err != nil {
+		return nil, fmt.Errorf("creating %s: %w", Dir(root), err)
+	}
+	_ = os.Chmod(Dir(root), 0o700)
+	f, err := os.OpenFile(LockPath(root), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, ErrRunning
+		}
+		return nil, err
+	}
+	return f, nil
+}
+
+// Serve runs the daemon until ctx ends, it idles out, the workspace is
+// deleted, or a client asks it to stop.
+func Serve(ctx context.Context, o Options) error {
+	root, err := filepath.Abs(o.Root)
+	if err != nil {
+		return err
+	}
+	lock, err := Lock(root)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	if o.IdleTimeout == 0 {
+		o.IdleTimeout = 30 * time.Minute
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	d := &daemon{opts: o, root: root, log: o.Logger, started: time.Now(), cancel: cancel, feed: NewFeed()}
+	tok := make([]byte, 32)
+	if _, err := rand.Read(tok); err != nil {
+		return err
+	}
+	d.token = hex.EncodeToString(tok)
+
+	m, loadErr := workspace.Load(root)
+	d.env = ops.NewEnv(root, m, loadErr, nil)
+	defer d.env.Close()
+	d.recordReload(time.Now(), loadErr, "start")
+	d.mcp = mcpserver.New(&mcpserver.Options{Name: "vx", Version: Version, Mask: d.env.Masker.String, Logger: d.log, MaxSessions: 64,
+		Instructions: "vx answers questions about this monorepo workspace: its tasks (listTasks, getConfig), its cache (getCacheStats, explainCacheKey), its run history (getRunHistory, whyDidThisRerun, getFailures, getTaskLog, compareRuns, runTrends), and runs or plans tasks (runTasks, planTasks)."})
+	defer d.mcp.Close()
+	d.refreshCatalog()
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("listening on 127.0.0.1: %w", err)
+	}
+	d.port = ln.Addr().(*net.TCPAddr).Port
+
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", httpapi.NewMCPHandler(d.mcp, &httpapi.MCPOptions{Logger: d.log}))
+	mux.HandleFunc("GET /status", d.handleStatus)
+	mux.HandleFunc("POST /shutdown", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusAccepted)
+		d.log.Info().Msg("stop requested")
+		go cancel()
+	})
+	d.mountLive(mux)
+	srv := &http.Server{
+		Handler:           httpapi.Guard(mux, httpapi.GuardOptions{Port: d.port, Token: d.token, CookieName: CookieName, Logger: d.log}),
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+
+	disc := &wire.Discovery{PID: os.Getpid(), Port: d.port, Token: d.token, Version: Version, Root: root, StartedAt: d.started}
+	b, _ := json.MarshalIndent(disc, "", "  ")
+	if err := hashing.WriteFileAtomic(DiscoveryPath(root), b, 0o600); err != nil {
+		return fmt.Errorf("writing discovery file: %w", err)
+	}
+	defer os.Remove(DiscoveryPath(root))
+	d.log.Info().Int("port", d.port).Str("root", root).Str("version", Version).Msg("vxd ready")
+	if o.Ready != nil {
+		o.Ready(disc)
+	}
+
+	w, err := d.watch(ctx)
+	if err != nil {
+		d.log.Warn().Err(err).Msg("watching configuration files failed; edits need a restart")
+	} else {
+		defer w.Close()
+	}
+	go d.idle(ctx)
+
+	select {
+	case <-ctx.Done():
+	case err := <-serveErr:
+		if err != nil && !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+	}
+	shutCtx, c := context.WithTimeout(context.Background(), 3*time.Second)
+	defer c()
+	_ = srv.Shutdown(shutCtx)
+	d.log.Info().Msg("vxd stopped")
+	return nil
+}
+
+// refreshCatalog rebuilds the tool, resource and prompt catalogs from the
+// current model; the MCP server announces changes to sessions.
+func (d *daemon) refreshCatalog() {
+	var extra []tools.Def
+	if d.opts.ExtraTools != nil {
+		extra = d.opts.ExtraTools(d.env)
+	}
+	extra = append(extra, tools.InfoTool(d.env, d.info))
+	d.mcp.SetTools(tools.Catalog(d.env, tools.Config{VX: d.opts.VX, Extra: extra, OnEvent: d.feed.Publish}))
+	res, tmpl := tools.Resources(d.env)
+	if err := d.mcp.SetResources(res, tmpl); err != nil {
+		d.log.Error().Err(err).Msg("resources")
+	}
+	d.mcp.SetPrompts(tools.Prompts(d.env))
+}
+
+func (d *daemon) recordReload(start time.Time, err error, trigger string) {
+	r := &wire.Reload{At: time.Now(), OK: err == nil, DurationMs: time.Since(start).Milliseconds(), Trigger: trigger}
+	if err != nil {
+		r.Error = d.env.Masker.String(err.Error())
+	}
+	d.mu.Lock()
+	d.lastReload = r
+	d.mu.Unlock()
+}
+
+// reload rebuilds the model aside and swaps it in; a failed load keeps
+// the last good model serving and is reported.
+func (d *daemon) reload(trigger string) {
+	start := time.Now()
+	m, err := workspace.Load(d.root)
+	d.env.SetModel(m, err)
+	d.recordReload(start, err, trigger)
+	if err != nil {
+		d.log.Warn().Str("error", d.env.Masker.String(err.Error())).Msg("configuration failed to load; the last good model keeps serving")
+		d.feed.Publish(wire.Event{Type: wire.EventModelFailed, Time: time.Now(), Error: d.env.Masker.String(err.Error())})
+		return
+	}
+	d.refreshCatalog()
+	d.log.Info().Int("projects", len(m.Projects)).Dur("took", time.Since(start)).Msg("model reloaded")
+	d.feed.Publish(wire.Event{Type: wire.EventModelReloaded, Time: time.Now()})
+}
+
+// idle ends the daemon after IdleTimeout with no session and no request.
+// One timer, re-armed from the last activity: nothing polls.
+func (d *daemon) idle(ctx context.Context) {
+	if d.opts.IdleTimeout < 0 {
+		return
+	}
+	t := time.NewTimer(d.opts.IdleTimeout)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		st := d.mcp.Stats()
+		last := st.LastActivity
+		if l := d.feed.LastActivity(); l.After(last) {
+			last = l
+		}
+		if last.Before(d.started) {
+			last = d.started
+		}
+		quiet := time.Since(last)
+		if st.Sessions == 0 && st.InFlight == 0 && d.feed.Clients() == 0 && quiet >= d.opts.IdleTimeout {
+			d.log.Info().Dur("idle", quiet).Msg("idle timeout: stopping")
+			d.cancel()
+			return
+		}
+		next := d.opts.IdleTimeout - quiet
+		if next < time.Second {
+			next = d.opts.IdleTimeout
+		}
+		t.Reset(next)
+	}
+}
+
+func (d *daemon) status(ctx context.Context) *wire.Status {
+	st := d.mcp.Stats()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	s := &wire.Status{PID: os.Getpid(), Port: d.port, URL: fmt.Sprintf("http://127.0.0.1:%d/mcp", d.port), PageURL: fmt.Sprintf("http://127.0.0.1:%d/", d.port),
+		Version: Version, Workspace: d.root, StartedAt: d.started, UptimeMs: time.Since(d.started).Milliseconds(), Sessions: st.Sessions,
+		Requests: st.Requests, RSSBytes: rss(), HeapBytes: ms.HeapAlloc, IdleTimeout: d.opts.IdleTimeout.String(), LastActivity: st.LastActivity}
+	if m, err := d.env.CurrentModel(); err == nil {
+		s.Projects = len(m.Projects)
+		s.Tasks = len(m.TaskNames())
+	}
+	if d.env.ModelErr != nil {
+		s.ConfigError = d.env.Masker.String(d.env.ModelErr.Error())
+	}
+	d.mu.Lock()
+	s.LastReload = d.lastReload
+	d.mu.Unlock()
+	if h, err := d.env.History(ctx); err == nil {
+		if r, err := h.LatestRun(ctx); err == nil {
+			s.LastRun = &wire.RunBrief{RunID: r.ID, Status: r.Status, StartedAt: r.StartedAt, DurationMs: r.DurationMs, Tasks: r.Tasks, Cached: r.Cached, Failed: r.Failed, Command: r.Command}
+		}
+	}
+	return s
+}
+
+func (d *daemon) handleStatus(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(d.status(r.Context()))
+}
+
+// info is what getWorkspaceInfo adds about the daemon itself.
+func (d *daemon) info() *wire.Status { return d.status(context.Background()) }
+
+// rss reads the resident set size from /proc.
+func rss() int64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0
+	}
+	pages, _ := strconv.ParseInt(f[1], 10, 64)
+	return pages * int64(os.Getpagesize())
+}

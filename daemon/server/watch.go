@@ -1,0 +1,189 @@
+package server
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/vzn/vx/daemon/workspace"
+)
+
+// debounce gathers a burst of file events (an editor's save, a branch
+// switch) into one reload.
+const debounce = 40 * time.Millisecond
+
+// configNames are the files whose change reloads the model.
+var configNames = map[string]bool{
+	workspace.ConfigFile:  true,
+	workspace.ProjectFile: true,
+	"package.json":        true,
+	"pnpm-workspace.yaml": true,
+}
+
+type watcher struct {
+	w    *fsnotify.Watcher
+	d    *daemon
+	mu   sync.Mutex
+	dirs map[string]bool
+}
+
+func (w *watcher) Close() error { return w.w.Close() }
+
+// watch follows the workspace's configuration files: the root, every
+// project directory, and the parents of project globs (for new projects).
+func (d *daemon) watch(ctx context.Context) (*watcher, error) {
+	fw, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, err
+	}
+	w := &watcher{w: fw, d: d, dirs: map[string]bool{}}
+	w.sync()
+	go w.loop(ctx)
+	return w, nil
+}
+
+// sync adds watches for the current model's directories.
+func (w *watcher) sync() {
+	want := []string{w.d.root}
+	if m, err := w.d.env.CurrentModel(); err == nil {
+		want = append(want, m.ProjectDirs...)
+		for _, g := range projectGlobs(m) {
+			want = append(want, globParents(w.d.root, g)...)
+		}
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, dir := range want {
+		if w.dirs[dir] {
+			continue
+		}
+		if err := w.w.Add(dir); err == nil {
+			w.dirs[dir] = true
+		}
+	}
+}
+
+func projectGlobs(m *workspace.Model) []string {
+	if len(m.Config.Projects) > 0 {
+		return m.Config.Projects
+	}
+	var out []string
+	for _, p := range m.Projects {
+		out = append(out, filepath.ToSlash(filepath.Dir(p.Dir))+"/*")
+	}
+	return out
+}
+
+// globParents lists the existing directories that a project glob's
+// wildcard segment lives in ("packages/*" → packages).
+func globParents(root, glob string) []string {
+	glob = strings.TrimPrefix(strings.TrimPrefix(glob, "!"), "./")
+	segs := strings.Split(glob, "/")
+	var static []string
+	for _, s := range segs {
+		if strings.ContainsAny(s, "*?[{") {
+			break
+		}
+		static = append(static, s)
+	}
+	base := filepath.Join(append([]string{root}, static...)...)
+	out := []string{}
+	if st, err := os.Stat(base); err == nil && st.IsDir() {
+		out = append(out, base)
+		if strings.Contains(glob, "**") {
+			_ = filepath.WalkDir(base, func(p string, de os.DirEntry, err error) error {
+				if err != nil || !de.IsDir() {
+					return nil
+				}
+				if de.Name() == "node_modules" || strings.HasPrefix(de.Name(), ".") {
+					return filepath.SkipDir
+				}
+				out = append(out, p)
+				return nil
+			})
+		}
+	}
+	return out
+}
+
+func (w *watcher) relevant(ev fsnotify.Event) bool {
+	name := filepath.Base(ev.Name)
+	if configNames[name] {
+		return true
+	}
+	if ev.Name == w.d.root {
+		return true
+	}
+	// A new directory under a watched glob parent may be a new project.
+	if ev.Has(fsnotify.Create) || ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+		w.mu.Lock()
+		parentWatched := w.dirs[filepath.Dir(ev.Name)] && filepath.Dir(ev.Name) != w.d.root
+		w.mu.Unlock()
+		if parentWatched && !strings.HasPrefix(name, ".") && name != "node_modules" && name != "dist" {
+			if st, err := os.Stat(ev.Name); err == nil && st.IsDir() || err != nil && w.isProjectDir(ev.Name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (w *watcher) isProjectDir(dir string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.dirs[dir]
+}
+
+func (w *watcher) loop(ctx context.Context) {
+	var timer *time.Timer
+	var fire <-chan time.Time
+	trigger := ""
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-w.w.Events:
+			if !ok {
+				return
+			}
+			if !w.relevant(ev) {
+				continue
+			}
+			rel, _ := filepath.Rel(w.d.root, ev.Name)
+			trigger = rel
+			if timer == nil {
+				timer = time.NewTimer(debounce)
+			} else {
+				timer.Reset(debounce)
+			}
+			fire = timer.C
+		case err, ok := <-w.w.Errors:
+			if !ok {
+				return
+			}
+			w.d.log.Warn().Err(err).Msg("file watch")
+		case <-fire:
+			fire = nil
+			if w.workspaceGone() {
+				w.d.log.Info().Msg("workspace deleted: stopping")
+				w.d.cancel()
+				return
+			}
+			w.d.reload(trigger)
+			w.sync()
+		}
+	}
+}
+
+func (w *watcher) workspaceGone() bool {
+	if _, err := os.Stat(w.d.root); err != nil {
+		return true
+	}
+	_, err := os.Stat(filepath.Join(w.d.root, workspace.ConfigFile))
+	return os.IsNotExist(err)
+}

@@ -1,0 +1,332 @@
+package tools
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/vzn/vx/daemon/workspace"
+)
+
+// kind is the JSON shape an argument accepts.
+type kind int
+
+const (
+	kString    kind = iota // a non-empty string
+	kTaskID                // "project#task"
+	kRunID                 // a non-empty run id or prefix
+	kBool                  //
+	kLimit                 // a finite number; clamped by the operation
+	kStrings               // an array of non-empty strings
+	kFilter                // a non-empty string or an array of them
+	kEnum                  // one of Enum
+	kObject                // an object with Props
+	kBoolOrRef             // true/false or a git ref (affected)
+)
+
+// arg declares one argument: it drives both the inputSchema and the check.
+type arg struct {
+	Name     string
+	Kind     kind
+	Desc     string
+	Required bool
+	Enum     []string
+	Props    []arg
+}
+
+// schema renders the JSON Schema of a list of arguments.
+func schema(args []arg) json.RawMessage {
+	b, _ := json.Marshal(objectSchema(args))
+	return b
+}
+
+func objectSchema(args []arg) map[string]any {
+	props := map[string]any{}
+	var req []string
+	for _, a := range args {
+		props[a.Name] = argSchema(a)
+		if a.Required {
+			req = append(req, a.Name)
+		}
+	}
+	s := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+	if len(req) > 0 {
+		s["required"] = req
+	}
+	return s
+}
+
+func argSchema(a arg) map[string]any {
+	var s map[string]any
+	switch a.Kind {
+	case kString, kRunID:
+		s = map[string]any{"type": "string", "minLength": 1}
+	case kTaskID:
+		s = map[string]any{"type": "string", "pattern": "^.+#[^#]+$"}
+	case kBool:
+		s = map[string]any{"type": "boolean"}
+	case kLimit:
+		s = map[string]any{"type": "number"}
+	case kStrings:
+		s = map[string]any{"type": "array", "items": map[string]any{"type": "string", "minLength": 1}}
+	case kFilter:
+		s = map[string]any{"anyOf": []any{
+			map[string]any{"type": "string", "minLength": 1},
+			map[string]any{"type": "array", "items": map[string]any{"type": "string", "minLength": 1}},
+		}}
+	case kEnum:
+		s = map[string]any{"type": "string", "enum": a.Enum}
+	case kObject:
+		s = objectSchema(a.Props)
+	case kBoolOrRef:
+		s = map[string]any{"anyOf": []any{map[string]any{"type": "boolean"}, map[string]any{"type": "string", "minLength": 1}}}
+	}
+	if a.Desc != "" {
+		s["description"] = a.Desc
+	}
+	return s
+}
+
+// argError is a refusal naming the argument; the MCP layer turns it into
+// an isError result.
+type argError struct{ msg string }
+
+func (e *argError) Error() string { return e.msg }
+
+func refuse(format string, a ...any) error { return &argError{fmt.Sprintf(format, a...)} }
+
+// values is a checked argument object.
+type values map[string]any
+
+func (v values) str(name string) string {
+	s, _ := v[name].(string)
+	return s
+}
+
+func (v values) has(name string) bool { _, ok := v[name]; return ok }
+
+func (v values) bool(name string) bool {
+	b, _ := v[name].(bool)
+	return b
+}
+
+func (v values) limit(name string) int {
+	f, ok := v[name].(float64)
+	if !ok {
+		return 0
+	}
+	// Clamp huge values before converting; the operation clamps to its range.
+	if f > 1e9 {
+		return 1e9
+	}
+	if f < -1e9 {
+		return -1e9
+	}
+	n := int(math.Round(f))
+	if n == 0 && f != 0 {
+		n = 1
+		if f < 0 {
+			n = -1
+		}
+	}
+	return n
+}
+
+func (v values) strings(name string) []string {
+	switch x := v[name].(type) {
+	case string:
+		return []string{x}
+	case []any:
+		out := make([]string, 0, len(x))
+		for _, e := range x {
+			out = append(out, e.(string))
+		}
+		return out
+	}
+	return nil
+}
+
+func (v values) object(name string) values {
+	o, _ := v[name].(map[string]any)
+	return values(o)
+}
+
+// check decodes raw (a JSON object) against args: unknown keys, wrong
+// types, empty strings, half task ids and non-finite numbers are refused
+// with one line naming the argument. Nothing is coerced.
+func check(raw json.RawMessage, args []arg) (values, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var obj map[string]any
+	if err := dec.Decode(&obj); err != nil || obj == nil {
+		return nil, refuse("arguments must be a JSON object")
+	}
+	return checkObject("", obj, args)
+}
+
+func checkObject(prefix string, obj map[string]any, args []arg) (values, error) {
+	known := map[string]arg{}
+	var names []string
+	for _, a := range args {
+		known[a.Name] = a
+		names = append(names, a.Name)
+	}
+	sort.Strings(names)
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := values{}
+	for _, k := range keys {
+		a, ok := known[k]
+		if !ok {
+			accepted := "none"
+			if len(names) > 0 {
+				accepted = strings.Join(names, ", ")
+			}
+			return nil, refuse("unknown argument %q%s (this tool takes: %s)", prefix+k, workspace.CloseHint(k, names), accepted)
+		}
+		val, err := checkValue(prefix+k, obj[k], a)
+		if err != nil {
+			return nil, err
+		}
+		out[k] = val
+	}
+	for _, a := range args {
+		if a.Required {
+			if _, ok := obj[a.Name]; !ok {
+				return nil, refuse("missing required argument %q: %s", prefix+a.Name, a.Desc)
+			}
+		}
+	}
+	return out, nil
+}
+
+func typeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case json.Number:
+		return "a number"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func checkValue(name string, v any, a arg) (any, error) {
+	nonEmpty := func(s any, what string) (string, error) {
+		str, ok := s.(string)
+		if !ok {
+			return "", refuse("argument %q must be %s, not %s", name, what, typeName(s))
+		}
+		if strings.TrimSpace(str) == "" {
+			return "", refuse("argument %q must be %s, not an empty string", name, what)
+		}
+		return str, nil
+	}
+	switch a.Kind {
+	case kString:
+		return nonEmpty(v, "a non-empty string")
+	case kRunID:
+		return nonEmpty(v, "a run id or a unique prefix of one")
+	case kTaskID:
+		s, err := nonEmpty(v, "a task id project#task (e.g. web#build)")
+		if err != nil {
+			return nil, err
+		}
+		if _, _, ok := workspace.SplitTaskID(s); !ok {
+			return nil, refuse("argument %q: %q is missing a half; use project#task, e.g. web#build", name, s)
+		}
+		return s, nil
+	case kBool:
+		b, ok := v.(bool)
+		if !ok {
+			return nil, refuse("argument %q must be true or false, not %s", name, typeName(v))
+		}
+		return b, nil
+	case kLimit:
+		n, ok := v.(json.Number)
+		if !ok {
+			return nil, refuse("argument %q must be a finite number, not %s", name, typeName(v))
+		}
+		f, err := n.Float64()
+		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+			return nil, refuse("argument %q must be a finite number, not %s", name, n.String())
+		}
+		return f, nil
+	case kStrings, kFilter:
+		if s, ok := v.(string); ok && a.Kind == kFilter {
+			return nonEmpty(s, "a non-empty string or an array of them")
+		}
+		list, ok := v.([]any)
+		if !ok {
+			what := "an array of non-empty strings"
+			if a.Kind == kFilter {
+				what = "a non-empty string or an array of them"
+			}
+			return nil, refuse("argument %q must be %s, not %s", name, what, typeName(v))
+		}
+		for i, e := range list {
+			if _, err := nonEmpty(e, "a non-empty string"); err != nil {
+				return nil, refuse("argument %s[%d] must be a non-empty string, not %s", name, i, describe(e))
+			}
+		}
+		return list, nil
+	case kEnum:
+		s, ok := v.(string)
+		if !ok {
+			return nil, refuse("argument %q must be one of %s, not %s", name, strings.Join(quoteAll(a.Enum), ", "), typeName(v))
+		}
+		for _, e := range a.Enum {
+			if s == e {
+				return s, nil
+			}
+		}
+		return nil, refuse("argument %q: %q is not one of %s", name, s, strings.Join(quoteAll(a.Enum), ", "))
+	case kObject:
+		o, ok := v.(map[string]any)
+		if !ok {
+			return nil, refuse("argument %q must be an object, not %s", name, typeName(v))
+		}
+		vals, err := checkObject(name+".", o, a.Props)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any(vals), nil
+	case kBoolOrRef:
+		switch x := v.(type) {
+		case bool:
+			return x, nil
+		case string:
+			return nonEmpty(x, "true, false or a git ref")
+		}
+		return nil, refuse("argument %q must be true, false or a git ref, not %s", name, typeName(v))
+	}
+	return nil, refuse("argument %q is not understood", name)
+}
+
+func describe(v any) string {
+	if s, ok := v.(string); ok && strings.TrimSpace(s) == "" {
+		return "an empty string"
+	}
+	return typeName(v)
+}
+
+func quoteAll(s []string) []string {
+	out := make([]string, len(s))
+	for i, v := range s {
+		out[i] = fmt.Sprintf("%q", v)
+	}
+	return out
+}

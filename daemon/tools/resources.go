@@ -1,0 +1,125 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+
+	"github.com/vzn/vx/daemon/mcpserver"
+	"github.com/vzn/vx/daemon/ops"
+	"github.com/vzn/vx/protocol/mcp"
+	"github.com/vzn/vx/protocol/wire"
+)
+
+// Resource URIs.
+const (
+	ConfigURI    = "vx://workspace/config"
+	LatestRunURI = "vx://runs/latest"
+	TaskLogURI   = "vx://tasks/{taskId}/log"
+)
+
+func jsonResource(uri string, v any) (*mcp.ReadResourceResult, error) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{{URI: uri, MimeType: "application/json", Text: string(b)}}}, nil
+}
+
+// Resources lists the daemon's resources; each is mirrored by a tool
+// (getConfig, getLastRun, getTaskLog) since clients' support varies.
+func Resources(e *ops.Env) ([]mcpserver.Resource, []mcpserver.ResourceTemplate) {
+	res := []mcpserver.Resource{
+		{Def: mcp.Resource{URI: ConfigURI, Name: "workspace-config", Title: "Workspace configuration", Description: "vx.workspace.json as written, secret values masked", MimeType: "application/json"},
+			Read: func(ctx context.Context) (*mcp.ReadResourceResult, error) {
+				m, err := e.CurrentModel()
+				if err != nil {
+					return nil, err
+				}
+				b, err := os.ReadFile(m.ConfigPath)
+				if err != nil {
+					return nil, err
+				}
+				return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{{URI: ConfigURI, MimeType: "application/json", Text: e.Masker.String(string(b))}}}, nil
+			}},
+		{Def: mcp.Resource{URI: LatestRunURI, Name: "latest-run", Title: "Latest run", Description: "the latest run with every task's outcome (vx last --format json)", MimeType: "application/json"},
+			Read: func(ctx context.Context) (*mcp.ReadResourceResult, error) {
+				out, err := ops.Run(ctx, e, ops.RunInput{})
+				if err != nil {
+					return nil, err
+				}
+				return jsonResource(LatestRunURI, out)
+			}},
+	}
+	tmpl := []mcpserver.ResourceTemplate{
+		{Def: mcp.ResourceTemplate{URITemplate: TaskLogURI, Name: "task-log", Title: "A task's latest log", Description: "what a task printed in the latest run that recorded it (vx last --log); taskId is project#task, URL-encoded (# as %23)", MimeType: "application/json"},
+			Read: func(ctx context.Context, uri string, vars map[string]string) (*mcp.ReadResourceResult, error) {
+				id, err := url.PathUnescape(vars["taskId"])
+				if err != nil {
+					return nil, fmt.Errorf("taskId in %s is not URL-encoded text", uri)
+				}
+				out, err := ops.TaskLog(ctx, e, ops.TaskLogInput{TaskID: id})
+				if err != nil {
+					return nil, refusal(err)
+				}
+				return jsonResource(uri, out)
+			}},
+	}
+	return res, tmpl
+}
+
+// Prompts are the daemon's prompt templates.
+func Prompts(e *ops.Env) []mcpserver.Prompt {
+	return []mcpserver.Prompt{
+		{Def: mcp.Prompt{Name: "diagnose-failure", Title: "Diagnose a failed run", Description: "Explain why the latest failed run (or runId) failed and propose fixes, from getFailures' answer.",
+			Arguments: []mcp.PromptArgument{{Name: "runId", Description: "a run id or unique prefix; default: the latest failed run"}}},
+			Get: func(ctx context.Context, args map[string]string) (*mcp.GetPromptResult, error) {
+				id, set := args["runId"]
+				out, err := ops.Failures(ctx, e, ops.FailuresInput{RunID: id, RunSet: set})
+				if err != nil {
+					return nil, refusal(err)
+				}
+				b, _ := json.MarshalIndent(out, "", "  ")
+				text := "A vx run in this workspace failed. Here is what vx recorded (getFailures): each failed task, its exit code, its output and the source locations it names.\n\n```json\n" + string(b) +
+					"\n```\n\nDiagnose the failure: name the root cause for each failed task, point at the file and line to change, and propose the smallest fix. Tasks listed under blocked did not run because an upstream task failed."
+				return &mcp.GetPromptResult{Description: "Diagnose run " + out.RunID, Messages: []mcp.PromptMessage{{Role: "user", Content: mcp.Content{Type: "text", Text: text}}}}, nil
+			}},
+		{Def: mcp.Prompt{Name: "explain-rerun", Title: "Explain why a task re-ran", Description: "Explain why a task re-executed instead of hitting the cache, from whyDidThisRerun's answer.",
+			Arguments: []mcp.PromptArgument{{Name: "taskId", Description: "project#task", Required: true}, {Name: "runId", Description: "a run id or unique prefix; default: the task's latest run"}}},
+			Get: func(ctx context.Context, args map[string]string) (*mcp.GetPromptResult, error) {
+				id, set := args["runId"]
+				out, err := ops.Why(ctx, e, ops.WhyInput{TaskID: args["taskId"], RunID: id, RunSet: set})
+				if err != nil {
+					return nil, refusal(err)
+				}
+				b, _ := json.MarshalIndent(out, "", "  ")
+				text := "vx compared this task's cache key with its previous execution (whyDidThisRerun):\n\n```json\n" + string(b) +
+					"\n```\n\nExplain in plain words why the task re-ran: which files, environment variables, definition fields or upstream tasks moved, and, for a moved upstream, which root task's own inputs changed. Say whether the re-run was expected and, if not, what to change (inputs globs, outputs, env) so it would hit the cache."
+				return &mcp.GetPromptResult{Description: "Why " + out.TaskID + " re-ran", Messages: []mcp.PromptMessage{{Role: "user", Content: mcp.Content{Type: "text", Text: text}}}}, nil
+			}},
+	}
+}
+
+// InfoTool is getWorkspaceInfo, answered with the daemon's own status.
+func InfoTool(e *ops.Env, daemon func() *wire.Status) Def {
+	return Def{Name: "getWorkspaceInfo", Title: "Workspace info", ReadOnly: true, Output: &ops.InfoOutput{},
+		Description: "What is this workspace, and what will a run use? vx info --format json: versions, projects and tasks (and configs that did not load, with their errors), the worker count and memory budget with their sources, cache format and state, history state, flaky tasks, the lock's state, the daemon's state, the MCP settings.",
+		Run: func(ctx context.Context, _ *mcpserver.Call, v values) (any, error) {
+			return ops.Info(ctx, e, ops.InfoInput{Daemon: daemon, Lock: LockState(e)})
+		}}
+}
+
+// LockState is set by the lock package's tools (nil until then).
+var LockState = func(e *ops.Env) func() *ops.LockState { return nil }
+
+// LastRunTool mirrors the latest-run resource.
+func LastRunTool(e *ops.Env) Def {
+	return Def{Name: "getLastRun", Title: "Latest run", ReadOnly: true, Output: &ops.RunOutput{},
+		Description: "The latest run (or runId) with every task's status, cache, duration, exit code and reason: vx last --format json. Mirrors the vx://runs/latest resource.",
+		Args:        []arg{runIDArg},
+		Run: func(ctx context.Context, _ *mcpserver.Call, v values) (any, error) {
+			return ops.Run(ctx, e, ops.RunInput{RunID: v.str("runId"), IDSet: v.has("runId")})
+		}}
+}

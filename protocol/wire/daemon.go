@@ -1,0 +1,59 @@
+package wire
+
+import "time"
+
+// Discovery is the daemon's discovery file, .vx/daemon/vxd.json (0600).
+// It is a hint: a client dials it and checks Version and Root before
+// trusting it.
+type Discovery struct {
+	PID       int       `json:"pid"`
+	Port      int       `json:"port"`
+	Token     string    `json:"token"`
+	Version   string    `json:"version"`
+	Root      string    `json:"root"`
+	StartedAt time.Time `json:"startedAt"`
+}
+
+// Status is what `vxd status --json` prints and GET /status answers.
+type Status struct {
+	PID          int       `json:"pid"`
+	Port         int       `json:"port"`
+	URL          string    `json:"url"`
+	PageURL      string    `json:"pageUrl"`
+	Version      string    `json:"version"`
+	Workspace    string    `json:"workspace"`
+	StartedAt    time.Time `json:"startedAt"`
+	UptimeMs     int64     `json:"uptimeMs"`
+	Sessions     int       `json:"sessions"`
+	Requests     uint64    `json:"requests"`
+	RSSBytes     int64     `json:"rssBytes"`
+	HeapBytes    uint64    `json:"heapBytes"`
+	Projects     int       `json:"projects"`
+	Tasks        int       `json:"tasks"`
+	LastReload   *Reload   `json:"lastReload"`
+	ConfigError  string    `json:"configError,omitempty"`
+	LastRun      *RunBrief `json:"lastRun"`
+	IdleTimeout  string    `json:"idleTimeout"`
+	LastActivity time.Time `json:"lastActivity"`
+}
+
+// Reload is one rebuild of the workspace model.
+type Reload struct {
+	At         time.Time `json:"at"`
+	OK         bool      `json:"ok"`
+	Error      string    `json:"error,omitempty"`
+	DurationMs int64     `json:"durationMs"`
+	Trigger    string    `json:"trigger,omitempty"`
+}
+
+// RunBrief is a run in one line.
+type RunBrief struct {
+	RunID      string    `json:"runId"`
+	Status     string    `json:"status"`
+	StartedAt  time.Time `json:"startedAt"`
+	DurationMs int64     `json:"durationMs"`
+	Tasks      int       `json:"tasks"`
+	Cached     int       `json:"cached"`
+	Failed     int       `json:"failed"`
+	Command    string    `json:"command"`
+}

@@ -10,8 +10,10 @@ import (
 
 	"github.com/vzn/vx/daemon/cache"
 	"github.com/vzn/vx/daemon/history"
+	"github.com/vzn/vx/daemon/lockfile"
 	"github.com/vzn/vx/daemon/runner"
 	"github.com/vzn/vx/daemon/taskkey"
+	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/protocol/wire"
 )
 
@@ -86,12 +88,19 @@ type LockState struct {
 	Error    string `json:"error,omitempty"`
 }
 
+func lockState(m *workspace.Model, e *Env) *LockState {
+	res, err := lockfile.Check(m, e.Masker)
+	if err != nil {
+		return &LockState{Present: true, Error: e.Masker.String(err.Error())}
+	}
+	return &LockState{Present: res.Present, UpToDate: res.UpToDate, Problems: len(res.Problems)}
+}
+
 // InfoInput carries what only the caller knows.
 type InfoInput struct {
 	Concurrency int                 // a --concurrency flag, 0 when absent
 	Daemon      func() *wire.Status // nil: not asked / not running
 	DaemonNote  string
-	Lock        func() *LockState
 }
 
 // Info answers `vx info` and getWorkspaceInfo.
@@ -148,8 +157,8 @@ func Info(ctx context.Context, e *Env, in InfoInput) (*InfoOutput, error) {
 	} else {
 		out.History.Error = err.Error()
 	}
-	if in.Lock != nil {
-		out.Lock = in.Lock()
+	if m != nil {
+		out.Lock = lockState(m, e)
 	}
 	if in.Daemon != nil {
 		out.Daemon = in.Daemon()

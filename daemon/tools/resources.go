@@ -107,12 +107,9 @@ func InfoTool(e *ops.Env, daemon func() *wire.Status) Def {
 	return Def{Name: "getWorkspaceInfo", Title: "Workspace info", ReadOnly: true, Output: &ops.InfoOutput{},
 		Description: "What is this workspace, and what will a run use? vx info --format json: versions, projects and tasks (and configs that did not load, with their errors), the worker count and memory budget with their sources, cache format and state, history state, flaky tasks, the lock's state, the daemon's state, the MCP settings.",
 		Run: func(ctx context.Context, _ *mcpserver.Call, v values) (any, error) {
-			return ops.Info(ctx, e, ops.InfoInput{Daemon: daemon, Lock: LockState(e)})
+			return ops.Info(ctx, e, ops.InfoInput{Daemon: daemon})
 		}}
 }
-
-// LockState is set by the lock package's tools (nil until then).
-var LockState = func(e *ops.Env) func() *ops.LockState { return nil }
 
 // LastRunTool mirrors the latest-run resource.
 func LastRunTool(e *ops.Env) Def {

@@ -24,6 +24,9 @@ type Config struct {
 	OnEvent func(wire.Event)
 }
 
+// Values is a tool's checked arguments.
+type Values = values
+
 // Def is one tool: its arguments, output type and handler.
 type Def struct {
 	Name        string

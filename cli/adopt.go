@@ -1,0 +1,239 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/vzn/vx/client"
+	"github.com/vzn/vx/daemon/cache"
+	"github.com/vzn/vx/daemon/lockfile"
+	"github.com/vzn/vx/daemon/ops"
+	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/protocol/wire"
+)
+
+func cacheVerb(ctx context.Context, s *IO, argv []string) error {
+	if len(argv) == 0 || argv[0] != "prune" {
+		if len(argv) > 0 && (argv[0] == "--help" || argv[0] == "-h" || argv[0] == "help") {
+			fmt.Fprintln(s.Out, "usage: vx cache prune [--older-than AGE] [--max-size SIZE] [--dry-run] [--format json]")
+			return nil
+		}
+		return usageError{"vx cache takes a subcommand: `vx cache prune [--older-than 7d] [--max-size 2GiB] [--dry-run]`"}
+	}
+	a, err := parseArgs("cache prune", argv[1:], map[string]flagSpec{
+		"older-than": {kind: valueFlag, arg: "AGE", help: "evict entries older than AGE: 30m, 12h, 7d, 2w"},
+		"max-size":   {kind: valueFlag, arg: "SIZE", help: "then evict oldest first down to SIZE: 500MB, 2GiB"},
+		"dry-run":    {kind: boolFlag, help: "report what would be evicted, delete nothing"},
+		"format":     {kind: valueFlag, arg: "text|json", help: "output format"},
+	})
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	if a.bool("help") {
+		fmt.Fprint(s.Out, a.usage("cache prune [flags]"))
+		return nil
+	}
+	format, err := a.format()
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	root, err := workspace.FindRoot(s.dir())
+	if err != nil {
+		return err
+	}
+	e := ops.NewEnv(root, nil, nil, s.environ())
+	out, err := ops.Prune(ctx, e, ops.PruneInput{OlderThan: a.str("older-than"), MaxSize: a.str("max-size"), DryRun: a.bool("dry-run")})
+	if ae, ok := err.(*ops.ArgError); ok {
+		flag := map[string]string{"olderThan": "--older-than", "maxSize": "--max-size"}[ae.Arg]
+		return usageError{fmt.Sprintf("%s: %s", flag, ae.Msg)}
+	}
+	return answer(s, format, out, err, func(w io.Writer, r *cache.PruneResult) {
+		verb := "evicted"
+		if r.DryRun {
+			verb = "would evict"
+		}
+		fmt.Fprintf(w, "%s %d entries (%s), %d orphans (%s); %d entries (%s) remain\n", verb, len(r.Evicted), bytesText(r.BytesFreed), r.Orphans, bytesText(r.OrphanBytes), r.Entries, bytesText(r.Bytes))
+		for _, ev := range r.Evicted {
+			fmt.Fprintf(w, "  %s  %-30s %8s  %s\n", shortKey(ev.Key), ev.TaskID, bytesText(ev.Bytes), ev.Reason)
+		}
+	})
+}
+
+func bytesText(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+func lockVerb(ctx context.Context, s *IO, argv []string) error {
+	a, err := parseArgs("lock", argv, map[string]flagSpec{
+		"check":  {kind: boolFlag, help: "compare the configuration with vx.lock; exit 1 on drift"},
+		"format": {kind: valueFlag, arg: "text|json", help: "output format"},
+	})
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	if a.bool("help") {
+		fmt.Fprint(s.Out, a.usage("lock [--check] [flags]"))
+		return nil
+	}
+	format, err := a.format()
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	m, err := loadModel(s)
+	if err != nil {
+		return err
+	}
+	mask := maskerFor(m, s)
+	if !a.bool("check") {
+		n, changed, err := lockfile.Write(m, mask)
+		if err != nil {
+			return err
+		}
+		if format == "json" {
+			return writeJSON(s.Out, map[string]any{"file": m.Root + "/" + lockfile.Name, "tasks": n, "changed": changed})
+		}
+		state := "unchanged"
+		if changed {
+			state = "written"
+		}
+		fmt.Fprintf(s.Out, "%s %s: %d task definitions recorded\n", lockfile.Name, state, n)
+		return nil
+	}
+	res, err := lockfile.Check(m, mask)
+	if err != nil {
+		return err
+	}
+	if format == "json" {
+		if err := writeJSON(s.Out, res); err != nil {
+			return err
+		}
+	} else {
+		renderLockCheck(s.Out, res)
+	}
+	if res.ExitCode != 0 {
+		return exitError{res.ExitCode}
+	}
+	return nil
+}
+
+func renderLockCheck(w io.Writer, r *lockfile.CheckResult) {
+	if r.UpToDate {
+		fmt.Fprintf(w, "%s is up to date: %d tasks audited\n", lockfile.Name, len(r.Audited))
+		return
+	}
+	if r.Note != "" {
+		fmt.Fprintln(w, r.Note)
+	}
+	fmt.Fprintf(w, "%d audited, %d not audited, %d drift(s):\n", len(r.Audited), len(r.NotAudited), len(r.Problems))
+	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+	for _, p := range r.Problems {
+		fmt.Fprintf(tw, "  %s\t%s\tlocked: %s\tnow: %s\n", p.TaskID, p.Field, p.Locked, p.Current)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "review the change, then run `vx lock` to record it")
+}
+
+func infoVerb(ctx context.Context, s *IO, argv []string) error {
+	a, err := parseArgs("info", argv, map[string]flagSpec{
+		"concurrency": {kind: valueFlag, arg: "N", help: "show the worker count a run with --concurrency N would use"},
+		"format":      {kind: valueFlag, arg: "text|json", help: "output format"},
+	})
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	if a.bool("help") {
+		fmt.Fprint(s.Out, a.usage("info [flags]"))
+		return nil
+	}
+	format, err := a.format()
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	conc, err := a.int("concurrency", 0)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	root, err := workspace.FindRoot(s.dir())
+	if err != nil {
+		return err
+	}
+	m, loadErr := workspace.Load(root)
+	e := ops.NewEnv(root, m, loadErr, s.environ())
+	defer e.Close()
+	in := ops.InfoInput{Concurrency: conc}
+	if st, _, err := (&client.Client{Root: root}).Status(ctx); err == nil {
+		in.Daemon = func() *wire.Status { return st }
+	} else {
+		in.DaemonNote = "not running (vx mcp or vxd start starts it)"
+	}
+	out, err := ops.Info(ctx, e, in)
+	return answer(s, format, out, err, renderInfo)
+}
+
+func renderInfo(w io.Writer, o *ops.InfoOutput) {
+	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+	row := func(k, v string) { fmt.Fprintf(tw, "%s\t%s\n", k, v) }
+	row("vx", fmt.Sprintf("%s (key %s, cache format %d, history schema %d, %s)", o.Versions.VX, o.Versions.Key, o.Versions.CacheFormat, o.Versions.HistorySchema, o.Versions.Go))
+	row("workspace", o.Root)
+	for _, e := range o.ConfigErrors {
+		row("config error", e)
+	}
+	row("projects", fmt.Sprintf("%d: %s", o.Projects, strings.Join(o.ProjectNames, ", ")))
+	row("tasks", strings.Join(o.Tasks, ", "))
+	if len(o.RootTasks) > 0 {
+		row("root tasks", strings.Join(o.RootTasks, ", "))
+	}
+	row("workers", o.Workers.Value+" ("+o.Workers.Source+")")
+	if n, err := strconv.ParseInt(o.MemoryBudget.Value, 10, 64); err == nil {
+		row("memory budget", bytesText(n)+" ("+o.MemoryBudget.Source+")")
+	}
+	row("cache", fmt.Sprintf("%d entries, %s in %s", o.Cache.Entries, bytesText(o.Cache.Bytes), o.Cache.Dir))
+	hist := fmt.Sprintf("%d runs, %d task executions", o.History.Runs, o.History.Executions)
+	if o.History.Error != "" {
+		hist = o.History.Error
+	}
+	row("history", hist)
+	flaky := "none"
+	if len(o.Flaky) > 0 {
+		flaky = strings.Join(o.Flaky, ", ")
+	}
+	row("flaky tasks", flaky)
+	if l := o.Lock; l != nil {
+		switch {
+		case l.Error != "":
+			row("lock", l.Error)
+		case !l.Present:
+			row("lock", "no vx.lock (run `vx lock`)")
+		case l.UpToDate:
+			row("lock", "vx.lock up to date")
+		default:
+			row("lock", fmt.Sprintf("vx.lock has %d drift(s): `vx lock --check`", l.Problems))
+		}
+	}
+	if o.Daemon != nil {
+		row("daemon", fmt.Sprintf("vxd %s pid %d at %s, %d sessions", o.Daemon.Version, o.Daemon.PID, o.Daemon.URL, o.Daemon.Sessions))
+	} else {
+		row("daemon", o.DaemonNote)
+	}
+	mcp := o.MCP.RunTasks
+	if mcp == "allow-list" {
+		mcp += ": " + strings.Join(o.MCP.Allowed, ", ")
+	}
+	row("mcp runTasks", mcp)
+	if o.Git.Branch != "" || o.Git.Commit != "" {
+		row("git", strings.TrimSpace(o.Git.Branch+" "+shortKey(o.Git.Commit)))
+	}
+	tw.Flush()
+}

@@ -13,7 +13,6 @@ func docsVerb(ctx context.Context, s *IO, argv []string) error {
 func initVerb(ctx context.Context, s *IO, argv []string) error {
 	return errors.New("init: in progress")
 }
-func mcpVerb(ctx context.Context, s *IO, argv []string) error { return errors.New("mcp: in progress") }
 func watchStatus(ctx context.Context, s *IO, c *client.Client) error {
 	return errors.New("watch: in progress")
 }

@@ -1,0 +1,42 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/vzn/vx/client"
+	"github.com/vzn/vx/client/shim"
+	"github.com/vzn/vx/daemon/server"
+	"github.com/vzn/vx/daemon/workspace"
+)
+
+// mcpVerb is the stdio shim: it finds the workspace from the current
+// directory, starts the vxd beside this executable if needed, and bridges
+// newline-delimited JSON-RPC between stdin/stdout and the daemon. Nothing
+// but JSON-RPC ever goes to stdout.
+func mcpVerb(ctx context.Context, s *IO, argv []string) error {
+	a, err := parseArgs("mcp", argv, map[string]flagSpec{
+		"stdio": {kind: boolFlag, help: "speak newline-delimited JSON-RPC on stdin/stdout (the default, and the only transport)"},
+	})
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	if a.bool("help") {
+		fmt.Fprint(s.Out, "usage: vx mcp [--stdio]\n\nThe MCP server for agents, over stdio. Configure a client with\n  { \"mcpServers\": { \"vx\": { \"command\": \"vx\", \"args\": [\"mcp\"] } } }\nand run it from inside a vx workspace. The shim starts the workspace's vxd\n(the one beside this vx) when none runs and bridges every message to it.\n\nflags:\n  --stdio   newline-delimited JSON-RPC on stdin/stdout (default)\n")
+		return nil
+	}
+	if len(a.pos) > 0 {
+		return usageError{fmt.Sprintf("vx mcp takes no arguments (got %q); its one flag is --stdio", a.pos[0])}
+	}
+	root, err := workspace.FindRoot(s.dir())
+	if err != nil {
+		return fmt.Errorf("vx mcp: %w", err)
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	c := &client.Client{Root: root, Version: server.Version}
+	return shim.Run(ctx, s.In, s.Out, c, &shim.Options{Logger: logger(s)})
+}

@@ -106,6 +106,13 @@ func (td *testDialer) start() (*daemon, error) {
 	return d, nil
 }
 
+// counts reports how many daemons were started and how many restarts asked.
+func (td *testDialer) counts() (starts, restarts int) {
+	td.mu.Lock()
+	defer td.mu.Unlock()
+	return td.starts, td.restarts
+}
+
 // kill stops the current daemon without telling anyone.
 func (td *testDialer) kill() {
 	td.mu.Lock()

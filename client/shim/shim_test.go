@@ -120,8 +120,8 @@ func TestRestartIsInvisible(t *testing.T) {
 	if err != nil || res.IsError {
 		t.Fatalf("call after the daemon died: %v %v", res, err)
 	}
-	if td.starts != 2 || td.restarts != 1 {
-		t.Errorf("starts %d restarts %d", td.starts, td.restarts)
+	if starts, restarts := td.counts(); starts != 2 || restarts != 1 {
+		t.Errorf("starts %d restarts %d", starts, restarts)
 	}
 	// The replayed session is a real one on the new daemon.
 	if n := td.server().Stats().Sessions; n != 1 {
@@ -132,8 +132,8 @@ func TestRestartIsInvisible(t *testing.T) {
 	if _, err := c.cs.ListTools(ctx, nil); err != nil {
 		t.Fatalf("after the session ended: %v", err)
 	}
-	if td.restarts != 2 {
-		t.Errorf("restarts %d", td.restarts)
+	if _, restarts := td.counts(); restarts != 2 {
+		t.Errorf("restarts %d", restarts)
 	}
 }
 
@@ -192,7 +192,7 @@ func TestStdoutAndEOF(t *testing.T) {
 	if got := r.recv(t); !strings.Contains(got, `"code":-32600`) {
 		t.Errorf("empty batch answered %s", got)
 	}
-	if td.starts != 0 {
+	if starts, _ := td.counts(); starts != 0 {
 		t.Errorf("malformed lines started a daemon")
 	}
 	r.send(t, `{"jsonrpc":"2.0","id":"p0","method":"ping"}`)

@@ -30,7 +30,9 @@ func newFixture(t *testing.T, opts *Options) *fixture {
 	obj := json.RawMessage(`{"type":"object"}`)
 	f.srv.SetTools([]Tool{
 		{Def: mcp.Tool{Name: "echo", InputSchema: obj, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true)}},
-			Handler: func(ctx context.Context, c *Call) (any, error) { return map[string]json.RawMessage{"args": c.Arguments}, nil }},
+			Handler: func(ctx context.Context, c *Call) (any, error) {
+				return map[string]json.RawMessage{"args": c.Arguments}, nil
+			}},
 		{Def: mcp.Tool{Name: "progress", InputSchema: obj}, Handler: func(ctx context.Context, c *Call) (any, error) {
 			for i := 1; i <= 3; i++ {
 				c.Progress(float64(i), 3, fmt.Sprintf("step %d", i))
@@ -223,7 +225,7 @@ func TestListChanged(t *testing.T) {
 	f := newFixture(t, nil)
 	var rec, pre recorder
 	initSession(t, f.srv, "2025-06-18", rec.emit)
-	f.srv.NewSession(pre.emit) // never initialized: gets nothing
+	f.srv.NewSession(pre.emit)  // never initialized: gets nothing
 	f.srv.SetTools(f.srv.tools) // same catalog: no notification
 	f.srv.SetTools(append(f.srv.tools, Tool{Def: mcp.Tool{Name: "new", InputSchema: json.RawMessage(`{"type":"object"}`)}}))
 	f.srv.SetPrompts(nil)

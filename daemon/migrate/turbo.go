@@ -1,0 +1,577 @@
+package migrate
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/vzn/vx/daemon/workspace"
+)
+
+const (
+	turboDefault = "$TURBO_DEFAULT$"
+	turboExtends = "$TURBO_EXTENDS$"
+	turboRoot    = "$TURBO_ROOT$/"
+)
+
+// turboDropped are turbo.json keys that configure turbo itself and have
+// no vx counterpart; they are noted, not todos.
+var turboDropped = map[string]string{
+	"ui":                                    "vx prints task output as it comes; vx run --format json gives a machine-readable summary",
+	"daemon":                                "vx needs no daemon for runs",
+	"noUpdateNotifier":                      "vx has no update notifier",
+	"dangerouslyDisablePackageManagerCheck": "vx does not check the package manager",
+	"cacheDir":                              "vx's cache lives in .vx/cache",
+	"remoteCache":                           "vx has no remote cache yet; its cache is local (.vx/cache)",
+	"futureFlags":                           "turbo-specific feature flags",
+	"boundaries":                            "vx does not check package boundaries",
+	"telemetry":                             "vx sends no telemetry",
+}
+
+// turbo translates turbo.json (v2 "tasks" or v1 "pipeline") and the
+// per-package turbo.json files that extend it. It reports whether it did.
+func (b *builder) turbo(f *srcFile) bool {
+	var tasks *node
+	tasksKey := "tasks"
+	// Global keys first: task inputs are checked against globalInputs.
+	for _, m := range f.root.members {
+		switch m.key {
+		case "$schema":
+		case "tasks", "pipeline":
+			if tasks != nil {
+				b.todo(f, m.keyOff, m.key, fmt.Sprintf("turbo.json has both %q and %q; only %q was translated", tasksKey, m.key, tasksKey))
+				continue
+			}
+			if m.val.kind != kObject {
+				b.todo(f, m.val.off, m.key, fmt.Sprintf("%s: expected an object of tasks, found %s", m.key, m.val.kind))
+				continue
+			}
+			tasks, tasksKey = m.val, m.key
+			if m.key == "pipeline" {
+				b.note("turbo.json uses turbo 1.x's \"pipeline\" key; it was read as turbo 2's \"tasks\"")
+			}
+		case "globalDependencies":
+			list, ok := b.strList(f, m)
+			if !ok {
+				continue
+			}
+			for i, s := range list {
+				s = strings.TrimPrefix(s, turboRoot)
+				if strings.HasPrefix(s, "!") {
+					b.todo(f, m.val.items[i].off, m.key, fmt.Sprintf("globalDependencies %q: vx's globalInputs has no exclusions; narrow the positive globs instead", s))
+					continue
+				}
+				b.ws.GlobalInputs = appendNew(b.ws.GlobalInputs, s)
+			}
+		case "globalEnv":
+			b.ws.Env = append(b.ws.Env, b.envNames(f, m, m.key, nil)...)
+		case "globalPassThroughEnv":
+			b.ws.PassEnv = append(b.ws.PassEnv, b.envNames(f, m, m.key, nil)...)
+		case "globalDotEnv":
+			b.todo(f, m.keyOff, m.key, "vx does not load .env files into tasks, and hashes only files git does not ignore: declare the variables in env (hashed) or passEnv, and add tracked env files to globalInputs")
+		case "envMode":
+			if m.val.kind == kString && m.val.str == "strict" {
+				b.note("envMode strict: vx behaves that way always (tasks see only declared variables and a small base set)")
+			} else {
+				b.todo(f, m.val.off, m.key, "envMode: vx passes a task only the variables in env and passEnv (plus PATH, HOME and a small base set), as turbo's strict mode does; list any other variable the tasks read in passEnv")
+			}
+		case "concurrency":
+			b.concurrency(f, m)
+		case "extends":
+			b.todo(f, m.keyOff, m.key, "the root turbo.json cannot extend another config; vx.workspace.json has no extends")
+		default:
+			if why, ok := turboDropped[m.key]; ok {
+				b.note("turbo.json %s dropped: %s", m.key, why)
+				continue
+			}
+			b.todo(f, m.keyOff, m.key, fmt.Sprintf("unknown turbo.json key %q was not translated", m.key))
+		}
+	}
+
+	// Per-package turbo.json files, read before translating so that their
+	// task names count as known.
+	type pkgTurbo struct {
+		p *pkg
+		f *srcFile
+	}
+	var pkgFiles []pkgTurbo
+	for _, p := range b.pkgs {
+		if pf := b.readJSON(p.dir + "/turbo.json"); pf != nil {
+			pkgFiles = append(pkgFiles, pkgTurbo{p, pf})
+		}
+	}
+
+	known := map[string]bool{}
+	rootTasks := map[string]bool{}
+	if tasks != nil {
+		for _, m := range tasks.members {
+			proj, name, ok := workspace.SplitTaskID(m.key)
+			if !ok {
+				name = m.key
+			} else if proj == workspace.RootProject {
+				rootTasks[name] = true
+			}
+			known[name] = true
+		}
+	}
+	for _, pt := range pkgFiles {
+		for _, key := range []string{"tasks", "pipeline"} {
+			if t := pt.f.root.get(key); t != nil && t.kind == kObject {
+				for _, m := range t.members {
+					known[m.key] = true
+				}
+			}
+		}
+	}
+	tr := &turboTr{b: b, known: known, rootTasks: rootTasks}
+
+	if tasks != nil {
+		for _, m := range tasks.members {
+			item := tasksKey + "." + m.key
+			proj, _, isID := workspace.SplitTaskID(m.key)
+			if strings.Contains(m.key, "#") && !isID {
+				b.todo(f, m.keyOff, item, fmt.Sprintf("%q is not a task name (use build, web#build or //#lint); not translated", m.key))
+				continue
+			}
+			if isID && proj != workspace.RootProject && b.byName[proj] == nil {
+				b.todo(f, m.keyOff, item, fmt.Sprintf("task %q names package %q, which is not a workspace package%s; not translated", m.key, proj, workspace.CloseHint(proj, b.pkgNames())))
+				continue
+			}
+			if m.val.kind != kObject {
+				b.todo(f, m.val.off, item, fmt.Sprintf("expected an object, found %s; not translated", m.val.kind))
+				continue
+			}
+			isRoot := isID && proj == workspace.RootProject
+			tc := tr.task(f, item, m.val, nil, isRoot)
+			if isRoot && (tc.Cache == nil || *tc.Cache) {
+				tc.Cache = ptr(false)
+				b.todo(f, m.keyOff, item, fmt.Sprintf("root task %s: vx does not hash files for root tasks yet, so a cached one would replay after its files change; kept with cache: false", m.key))
+			}
+			b.ws.Tasks[m.key] = tc
+		}
+		b.packageTaskOverrides(f, tasksKey, tasks)
+	} else {
+		b.todo(f, 0, "tasks", "turbo.json declares no tasks; tasks were proposed from nothing — declare them in vx.workspace.json")
+	}
+
+	for _, pt := range pkgFiles {
+		b.turboPackage(tr, pt.p, pt.f)
+	}
+
+	// Ordering-only tasks: configured, but no script anywhere.
+	for _, m := range tasksMembers(tasks) {
+		proj, name, isID := workspace.SplitTaskID(m.key)
+		switch {
+		case isID && proj == workspace.RootProject:
+			if !b.rootScript(name) {
+				b.note("%s %s.%s: the root package.json has no %q script, so this root task runs nothing (vx keeps it as an ordering node)", f.rel, tasksKey, m.key, name)
+			}
+		case !isID && !b.hasScript(m.key) && !b.overrideHasCommand(m.key):
+			b.note("%s %s.%s: no package has a %q script; vx keeps it as a no-op node that runs nothing, and tasks that depend on it still order as in turbo", f.rel, tasksKey, m.key, m.key)
+		}
+	}
+	return true
+}
+
+func tasksMembers(n *node) []member {
+	if n == nil {
+		return nil
+	}
+	return n.members
+}
+
+// packageTaskOverrides makes "web#build" replace "build" for web, as turbo
+// does, rather than merge over it as vx would: each field the generic task
+// sets and the package task does not is set back to its default.
+func (b *builder) packageTaskOverrides(f *srcFile, tasksKey string, tasks *node) {
+	for _, m := range tasks.members {
+		proj, name, ok := workspace.SplitTaskID(m.key)
+		if !ok || proj == workspace.RootProject {
+			continue
+		}
+		spec, ok1 := b.ws.Tasks[m.key]
+		gen, ok2 := b.ws.Tasks[name]
+		if !ok1 || !ok2 {
+			continue
+		}
+		var reset []string
+		empty := func(dst **[]string, src *[]string, field string) {
+			if *dst == nil && src != nil && len(*src) > 0 {
+				*dst = &[]string{}
+				reset = append(reset, field)
+			}
+		}
+		empty(&spec.DependsOn, gen.DependsOn, "dependsOn")
+		empty(&spec.Inputs, gen.Inputs, "inputs")
+		empty(&spec.Outputs, gen.Outputs, "outputs")
+		empty(&spec.Env, gen.Env, "env")
+		empty(&spec.PassEnv, gen.PassEnv, "passEnv")
+		if spec.Cache == nil && gen.Cache != nil && !*gen.Cache {
+			spec.Cache = ptr(true)
+			reset = append(reset, "cache")
+		}
+		if len(reset) > 0 {
+			b.ws.Tasks[m.key] = spec
+			b.note("%s %s.%s replaces %s for %s in turbo; vx merges it over %s, so %s set back to the default", f.rel, tasksKey, m.key, name, proj, name, strings.Join(reset, ", ")+map[bool]string{true: " is", false: " are"}[len(reset) == 1])
+		}
+	}
+}
+
+func (b *builder) overrideHasCommand(task string) bool {
+	for _, pc := range b.projects {
+		if tc, ok := pc.Tasks[task]; ok && tc.Command != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// turboPackage translates a package's turbo.json into its vx.project.json.
+func (b *builder) turboPackage(tr *turboTr, p *pkg, f *srcFile) {
+	pc := b.project(p.dir)
+	extendsRoot := false
+	for _, m := range f.root.members {
+		switch m.key {
+		case "$schema":
+		case "extends":
+			list, ok := b.strList(f, m)
+			if ok && slices.Equal(list, []string{"//"}) {
+				extendsRoot = true
+			} else if ok {
+				b.todo(f, m.val.off, m.key, fmt.Sprintf("extends %q: vx.project.json always extends vx.workspace.json and nothing else; merge the other configs by hand", list))
+				extendsRoot = true
+			}
+		case "tasks", "pipeline":
+			if m.val.kind != kObject {
+				b.todo(f, m.val.off, m.key, fmt.Sprintf("%s: expected an object of tasks, found %s", m.key, m.val.kind))
+				continue
+			}
+			for _, t := range m.val.members {
+				item := m.key + "." + t.key
+				if strings.Contains(t.key, "#") {
+					b.todo(f, t.keyOff, item, fmt.Sprintf("%q: a package turbo.json names tasks without a package; not translated", t.key))
+					continue
+				}
+				if t.val.kind != kObject {
+					b.todo(f, t.val.off, item, fmt.Sprintf("expected an object, found %s; not translated", t.val.kind))
+					continue
+				}
+				var base *workspace.TaskConfig
+				if g, ok := b.ws.Tasks[t.key]; ok {
+					base = &g
+				}
+				if pc.Tasks == nil {
+					pc.Tasks = map[string]workspace.TaskConfig{}
+				}
+				pc.Tasks[t.key] = tr.task(f, item, t.val, base, false)
+			}
+		case "tags":
+			if list, ok := b.strList(f, m); ok {
+				pc.Tags = list
+			}
+		default:
+			if why, ok := turboDropped[m.key]; ok {
+				b.note("%s %s dropped: %s", f.rel, m.key, why)
+				continue
+			}
+			b.todo(f, m.keyOff, m.key, fmt.Sprintf("unknown key %q in a package turbo.json was not translated", m.key))
+		}
+	}
+	if !extendsRoot {
+		b.todo(f, f.root.off, "extends", `a package turbo.json must say "extends": ["//"]; its tasks were still read as overrides of the root's`)
+	}
+	b.note("%s: its task overrides are in %s/%s; vx merges them over vx.workspace.json field by field, as turbo's extends does", f.rel, p.dir, workspace.ProjectFile)
+}
+
+type turboTr struct {
+	b         *builder
+	known     map[string]bool
+	rootTasks map[string]bool
+}
+
+func (tr *turboTr) knows(name string) bool { return tr.known[name] || tr.b.hasScript(name) }
+
+// task translates one turbo task; base is the task it extends (for
+// $TURBO_EXTENDS$), isRoot whether it is a //#name task.
+func (tr *turboTr) task(f *srcFile, path string, n *node, base *workspace.TaskConfig, isRoot bool) workspace.TaskConfig {
+	b := tr.b
+	var tc workspace.TaskConfig
+	var env []string
+	envSet := false
+	noCache := func() {
+		tc.Cache = ptr(false)
+	}
+	for _, m := range n.members {
+		item := path + "." + m.key
+		switch m.key {
+		case "dependsOn":
+			list, ok := b.strList(f, m)
+			if !ok {
+				continue
+			}
+			out := []string{}
+			for i, d := range list {
+				off := m.val.items[i].off
+				switch {
+				case d == turboExtends:
+					if base != nil && base.DependsOn != nil {
+						out = append(out, *base.DependsOn...)
+					}
+				case strings.HasPrefix(d, "$"):
+					env, envSet = appendNew(env, d[1:]), true
+					b.note("%s %q: turbo 1.x's env dependency became env %q", where(f, item), d, d[1:])
+				case strings.HasPrefix(d, "^"):
+					if !tr.knows(d[1:]) {
+						b.todo(f, off, item, fmt.Sprintf("dependsOn %q: no task or script is named %q anywhere; dropped", d, d[1:]))
+						continue
+					}
+					out = append(out, d)
+				case strings.Contains(d, "#"):
+					proj, name, ok := workspace.SplitTaskID(d)
+					switch {
+					case !ok:
+						b.todo(f, off, item, fmt.Sprintf("dependsOn %q is missing a half (use package#task); dropped", d))
+						continue
+					case proj == workspace.RootProject && !tr.rootTasks[name]:
+						b.todo(f, off, item, fmt.Sprintf("dependsOn %q: root task %q is not declared (declare \"//#%s\" in tasks); dropped", d, name, name))
+						continue
+					case proj != workspace.RootProject && b.byName[proj] == nil:
+						b.todo(f, off, item, fmt.Sprintf("dependsOn %q: %q is not a workspace package%s; dropped", d, proj, workspace.CloseHint(proj, b.pkgNames())))
+						continue
+					case proj != workspace.RootProject && !tr.knows(name):
+						b.todo(f, off, item, fmt.Sprintf("dependsOn %q: no task or script is named %q; dropped", d, name))
+						continue
+					}
+					out = append(out, d)
+				default:
+					if !tr.knows(d) {
+						b.todo(f, off, item, fmt.Sprintf("dependsOn %q: no task or script is named %q anywhere; dropped", d, d))
+						continue
+					}
+					out = append(out, d)
+				}
+			}
+			tc.DependsOn = &out
+		case "inputs":
+			tc.Inputs = tr.inputs(f, item, m, base, isRoot)
+		case "outputs":
+			list, ok := b.strList(f, m)
+			if !ok {
+				continue
+			}
+			out := []string{}
+			for i, s := range list {
+				if s == turboExtends {
+					if base != nil && base.Outputs != nil {
+						out = append(out, *base.Outputs...)
+					}
+					continue
+				}
+				neg := strings.HasPrefix(s, "!")
+				g := strings.TrimPrefix(s, "!")
+				if strings.HasPrefix(g, turboRoot) {
+					if !isRoot {
+						b.todo(f, m.val.items[i].off, item, fmt.Sprintf("outputs %q: vx restores outputs inside the package only; make the task write inside its package, or move it to a root task (//#name)", s))
+						continue
+					}
+					g = strings.TrimPrefix(g, turboRoot)
+				}
+				if neg {
+					g = "!" + g
+				}
+				out = append(out, g)
+			}
+			tc.Outputs = &out
+		case "cache":
+			if m.val.kind != kBool {
+				b.todo(f, m.val.off, item, fmt.Sprintf("cache: expected true or false, found %s", m.val.kind))
+				continue
+			}
+			if !m.val.b || tc.Cache == nil {
+				tc.Cache = ptr(m.val.b)
+			}
+		case "env":
+			var from []string
+			if base != nil && base.Env != nil {
+				from = *base.Env
+			}
+			env, envSet = append(env, b.envNames(f, m, item, from)...), true
+		case "passThroughEnv":
+			var from []string
+			if base != nil && base.PassEnv != nil {
+				from = *base.PassEnv
+			}
+			pe := b.envNames(f, m, item, from)
+			tc.PassEnv = &pe
+		case "persistent":
+			if m.val.kind == kBool && m.val.b {
+				b.todo(f, m.keyOff, item, "persistent: vx has no long-running task kind; a dev server or watcher never finishes, so it is not a cacheable task and no task can wait for it. Kept with cache: false; run it on its own (vx run "+taskName(path)+") or directly with the package manager, and make sure no task depends on it")
+				noCache()
+			}
+		case "interactive":
+			if m.val.kind == kBool && m.val.b {
+				b.todo(f, m.keyOff, item, "interactive: vx does not connect a task to the terminal's input; kept with cache: false — run it directly with the package manager when it needs input")
+				noCache()
+			}
+		case "interruptible":
+			b.note("%s dropped: vx does not restart tasks on change", where(f, item))
+		case "outputLogs", "outputMode":
+			b.note("%s dropped: vx prints every task's output as it comes, replays it on a cache hit, and keeps it for vx last --log", where(f, item))
+		case "dotEnv":
+			b.todo(f, m.keyOff, item, "dotEnv: vx does not load .env files into tasks; declare the variables in env or passEnv, and list tracked env files in inputs")
+		case "with":
+			b.todo(f, m.keyOff, item, "with: vx does not start sibling tasks alongside a task; run them together (vx run a b) or start them yourself")
+		default:
+			b.todo(f, m.keyOff, item, fmt.Sprintf("unknown task key %q was not translated", m.key))
+		}
+	}
+	if envSet {
+		tc.Env = &env
+	}
+	return tc
+}
+
+// inputs translates turbo inputs. $TURBO_DEFAULT$ is vx's default (every
+// file of the project git does not ignore): alone it leaves inputs out,
+// and with other globs it becomes "**".
+func (tr *turboTr) inputs(f *srcFile, item string, m member, base *workspace.TaskConfig, isRoot bool) *[]string {
+	b := tr.b
+	list, ok := b.strList(f, m)
+	if !ok {
+		return nil
+	}
+	out := []string{}
+	hasDefault, positives := false, []string{}
+	for i, s := range list {
+		off := m.val.items[i].off
+		if s == turboExtends {
+			if base != nil && base.Inputs != nil {
+				out = append(out, *base.Inputs...)
+				for _, g := range *base.Inputs {
+					if g == "**" {
+						hasDefault = true
+					} else if !strings.HasPrefix(g, "!") {
+						positives = append(positives, g)
+					}
+				}
+			}
+			continue
+		}
+		if s == turboDefault {
+			hasDefault = true
+			out = appendNew(out, "**")
+			continue
+		}
+		neg := strings.HasPrefix(s, "!")
+		g := strings.TrimPrefix(s, "!")
+		if strings.HasPrefix(g, turboRoot) {
+			rel := strings.TrimPrefix(g, turboRoot)
+			switch {
+			case isRoot:
+				g = rel
+			case !neg && b.inGlobalInputs(rel):
+				b.note("%s %q dropped: %s is in globalInputs, which joins every task's key", where(f, item), s, rel)
+				continue
+			default:
+				b.todo(f, off, item, fmt.Sprintf("inputs %q: a vx task's inputs are files of its project; add %q to globalInputs if every task should re-run when it changes, else drop it", s, rel))
+				continue
+			}
+		}
+		if neg {
+			g = "!" + g
+		} else {
+			positives = append(positives, g)
+		}
+		out = append(out, g)
+	}
+	switch {
+	case hasDefault && len(positives) == 0 && len(out) == 1:
+		b.note("%s is only $TURBO_DEFAULT$, which is vx's default (every file of the project git does not ignore); inputs left out", where(f, item))
+		return nil
+	case hasDefault && len(positives) == 0:
+		b.note("%s: $TURBO_DEFAULT$ with exclusions became \"**\" (every file of the project git does not ignore) with the same ! globs", where(f, item))
+	case hasDefault:
+		b.todo(f, m.val.off, item, fmt.Sprintf("inputs mix $TURBO_DEFAULT$ (now \"**\") with %s: vx hashes only files git does not ignore, so these add nothing unless git ignores them (e.g. .env), and such files are not hashed — track them or drop them", quoteList(positives)))
+	}
+	return &out
+}
+
+func (b *builder) inGlobalInputs(rel string) bool {
+	return slices.Contains(b.ws.GlobalInputs, rel)
+}
+
+// envNames reads a list of variable names; $TURBO_EXTENDS$ takes from.
+// Patterns become todos: vx names variables exactly.
+func (b *builder) envNames(f *srcFile, m member, item string, from []string) []string {
+	list, ok := b.strList(f, m)
+	if !ok {
+		return nil
+	}
+	out := []string{}
+	for i, s := range list {
+		switch {
+		case s == turboExtends:
+			out = append(out, from...)
+		case strings.ContainsAny(s, "*!"):
+			b.todo(f, m.val.items[i].off, item, fmt.Sprintf("%q: vx names variables exactly (no wildcards or exclusions); list the variables the tasks read", s))
+		default:
+			out = appendNew(out, s)
+		}
+	}
+	return out
+}
+
+func (b *builder) concurrency(f *srcFile, m member) {
+	text := m.val.str
+	if m.val.kind == kNumber || m.val.kind == kString {
+		if n, err := strconv.Atoi(strings.TrimSpace(text)); err == nil && n > 0 {
+			b.ws.Workers = n
+			return
+		}
+	}
+	b.todo(f, m.val.off, m.key, fmt.Sprintf("concurrency %s: vx's workers is a number of tasks at once (default: one per CPU); set it if the default does not suit", strconv.Quote(text)))
+}
+
+// strList reads a member holding an array of strings, or adds a todo.
+func (b *builder) strList(f *srcFile, m member) ([]string, bool) {
+	list, ok := m.val.strings()
+	if !ok {
+		b.todo(f, m.val.off, m.key, fmt.Sprintf("%s: expected a list of strings, found %s; not translated", m.key, m.val.kind))
+	}
+	return list, ok
+}
+
+func (b *builder) pkgNames() []string {
+	out := make([]string, 0, len(b.pkgs))
+	for _, p := range b.pkgs {
+		out = append(out, p.name)
+	}
+	return out
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func appendNew(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
+}
+
+// where names an item of a file for a note.
+func where(f *srcFile, item string) string { return f.rel + " " + item }
+
+// taskName is the task of an item path such as "tasks.dev".
+func taskName(path string) string {
+	_, name, _ := strings.Cut(path, ".")
+	return name
+}
+
+func quoteList(list []string) string {
+	q := make([]string, len(list))
+	for i, s := range list {
+		q[i] = strconv.Quote(s)
+	}
+	return strings.Join(q, ", ")
+}

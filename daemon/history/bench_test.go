@@ -10,7 +10,9 @@ import (
 )
 
 // The benchmarks share one seeded history of benchRuns runs and
-// benchRuns*benchExecsPerRun executions, built once per test binary.
+// benchRuns*benchExecsPerRun executions, built once per test binary, or
+// kept at $VX_HISTORY_BENCH_DB (seeded when missing) to skip the seeding
+// between benchmark runs.
 const (
 	benchRuns        = 10000
 	benchExecsPerRun = 10
@@ -29,10 +31,16 @@ func seedBench(b *testing.B) *Store {
 	b.Helper()
 	benchOnce.Do(func() {
 		ctx := context.Background()
-		if benchDir, benchErr = os.MkdirTemp("", "vx-history-bench"); benchErr != nil {
-			return
+		if benchPath = os.Getenv("VX_HISTORY_BENCH_DB"); benchPath != "" {
+			if _, err := os.Stat(benchPath); err == nil {
+				return
+			}
+		} else {
+			if benchDir, benchErr = os.MkdirTemp("", "vx-history-bench"); benchErr != nil {
+				return
+			}
+			benchPath = Path(benchDir)
 		}
-		benchPath = Path(benchDir)
 		s, err := Open(ctx, benchPath, nil)
 		if err != nil {
 			benchErr = err
@@ -53,14 +61,14 @@ func seedBench(b *testing.B) *Store {
 				n := i*benchExecsPerRun + j
 				project := fmt.Sprintf("pkg%02d", n%benchProjects)
 				task := names[(n/benchProjects)%benchTaskNames]
-				st := statuses[n%len(statuses)]
+				st := statuses[(n/7+i)%len(statuses)]
 				var out []byte
 				if st == StatusFailed {
 					out = []byte("FAIL src/index.test.ts:12:3 expected 1 to be 2\n")
 				}
 				execs[j] = Execution{RunID: r.ID, TaskID: project + "#" + task, Project: project, Task: task,
-					Key: fmt.Sprintf("%016x", n%3000), Status: st, Cache: caches[n%len(caches)], StartedAt: r.StartedAt,
-					DurationMs: int64(100 + n%900), PeakRSSBytes: int64(n%50) << 20, CPUParallelism: float64(n%7) / 2, Output: out}
+					Key: fmt.Sprintf("%016x", n%3000), Status: st, Cache: caches[(n/11+i)%len(caches)], StartedAt: r.StartedAt,
+					DurationMs: int64(100 + (n*7919)%900), PeakRSSBytes: int64(n%50) << 20, CPUParallelism: float64(n%7) / 2, Output: out}
 			}
 			if benchErr = s.RecordExecutions(ctx, execs); benchErr != nil {
 				return
@@ -159,5 +167,35 @@ func BenchmarkReaders(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkRecordRun measures one run of ten executions: BeginRun,
+// RecordExecutions and FinishRun, three write transactions.
+func BenchmarkRecordRun(b *testing.B) {
+	ctx := context.Background()
+	s, err := Open(ctx, Path(b.TempDir()), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	i := 0
+	for b.Loop() {
+		r := &Run{Command: "vx run build", StartedAt: time.Now()}
+		if err := s.BeginRun(ctx, r); err != nil {
+			b.Fatal(err)
+		}
+		execs := make([]Execution, 10)
+		for j := range execs {
+			i++
+			execs[j] = Execution{RunID: r.ID, TaskID: fmt.Sprintf("pkg%02d#build", j), Project: fmt.Sprintf("pkg%02d", j), Task: "build",
+				Key: fmt.Sprintf("%016x", i), Status: StatusPassed, Cache: CacheMiss, StartedAt: r.StartedAt, DurationMs: 100}
+		}
+		if err := s.RecordExecutions(ctx, execs); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.FinishRun(ctx, r.ID, RunPassed, 0, time.Now(), 10, 0, 0); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -289,12 +290,8 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening run history: %w", err)
 	}
-	w, err := sql.Open("sqlite3", dsn(abs, fmt.Sprintf(
+	w := openDB(dsn(abs, fmt.Sprintf(
 		"_busy_timeout=%d&_txlock=immediate&_journal_mode=WAL&_synchronous=NORMAL&_stmt_cache_size=32", busyTimeoutMs)))
-	if err != nil {
-		s.Close()
-		return nil, fmt.Errorf("opening run history %s: %w", abs, err)
-	}
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
@@ -330,11 +327,29 @@ func OpenReadOnly(ctx context.Context, path string, opts *Options) (*Store, erro
 	return s, nil
 }
 
+// connector opens go-sqlite3 connections without registering a driver name.
+type connector struct {
+	dsn    string
+	driver *sqlite3.SQLiteDriver
+}
+
+func (c connector) Connect(context.Context) (driver.Conn, error) { return c.driver.Open(c.dsn) }
+func (c connector) Driver() driver.Driver                        { return c.driver }
+
+// mmapSize lets SQLite read the database through the OS page cache by
+// mmap rather than a read(2) per page.
+const mmapSize = 256 << 20
+
+func openDB(dsn string) *sql.DB {
+	d := &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
+		_, err := c.Exec(fmt.Sprintf("PRAGMA mmap_size = %d", mmapSize), nil)
+		return err
+	}}
+	return sql.OpenDB(connector{dsn: dsn, driver: d})
+}
+
 func openReader(path string) (*sql.DB, error) {
-	db, err := sql.Open("sqlite3", dsn(path, fmt.Sprintf("mode=ro&_busy_timeout=%d&_stmt_cache_size=64", busyTimeoutMs)))
-	if err != nil {
-		return nil, err
-	}
+	db := openDB(dsn(path, fmt.Sprintf("mode=ro&_busy_timeout=%d&_stmt_cache_size=64&_cache_size=-4096", busyTimeoutMs)))
 	db.SetMaxOpenConns(8)
 	db.SetMaxIdleConns(4)
 	return db, nil

@@ -627,17 +627,21 @@ func TestCacheActivityAndTrends(t *testing.T) {
 	s, _ := openTemp(t)
 	day1 := time.Date(2026, 3, 13, 10, 15, 0, 0, time.Local)
 	day2 := time.Date(2026, 3, 14, 10, 5, 0, 0, time.Local)
-	hit := func(id string) Execution { return Execution{TaskID: id, Key: "k", Status: StatusPassed, Cache: CacheHit} }
-	miss := func(id string) Execution { return Execution{TaskID: id, Key: "m", Status: StatusPassed, Cache: CacheMiss} }
+	hit := func(id string) Execution {
+		return Execution{TaskID: id, Key: "k", Status: StatusPassed, Cache: CacheHit}
+	}
+	miss := func(id string) Execution {
+		return Execution{TaskID: id, Key: "m", Status: StatusPassed, Cache: CacheMiss}
+	}
 	addRun(t, s, "", day1, RunPassed, hit("web#build"), miss("api#build"))
 	addRun(t, s, "", day2, RunFailed, hit("web#build"), hit("api#build"), miss("api#test"))
 	addRun(t, s, "", day2.Add(20*time.Minute), RunPassed, hit("web#build"))
 	addRun(t, s, "", day2.Add(70*time.Minute), RunRunning, miss("web#test"))
 
 	tests := []struct {
-		since              time.Time
-		project            string
-		runs, execs, hits  int
+		since             time.Time
+		project           string
+		runs, execs, hits int
 	}{
 		{day1, "", 4, 7, 4},
 		{day2, "", 3, 5, 3},
@@ -952,5 +956,19 @@ func TestConcurrentProcesses(t *testing.T) {
 	checkWriters(t, path, tags, 25, 4)
 	if entries, err := os.ReadDir(filepath.Dir(path)); err != nil || len(entries) == 0 {
 		t.Errorf("history dir: %v, %v", entries, err)
+	}
+}
+
+func TestRecordDerivesProjectAndTask(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTemp(t)
+	r := addRun(t, s, "", t0, RunRunning)
+	err := s.RecordExecutions(ctx, []Execution{{RunID: r.ID, TaskID: "//#lint", Key: "k", Status: StatusPassed, Cache: CacheMiss, StartedAt: t0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := s.RecentExecutions(ctx, Filter{Project: "//", Task: "lint"})
+	if err != nil || len(rows) != 1 || rows[0].Project != "//" || rows[0].Task != "lint" {
+		t.Errorf("RecentExecutions(//, lint) = %+v, %v", rows, err)
 	}
 }

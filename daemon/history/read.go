@@ -336,8 +336,8 @@ func (s *Store) RecentExecutions(ctx context.Context, f Filter) ([]ExecRow, erro
 		where, args = "WHERE e.task = ?", append(args, f.Task)
 	}
 	args = append(args, clampLimit(f.Limit))
-	rows, err := db.QueryContext(ctx, `SELECT `+execCols+`, r.started_at, e.run_seq
-		FROM executions e JOIN runs r ON r.id = e.run_id `+where+`
+	rows, err := db.QueryContext(ctx, `SELECT `+execCols+`, e.run_started_at, e.run_seq
+		FROM executions e `+where+`
 		ORDER BY e.run_seq DESC, e.id DESC LIMIT ?`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("reading recent executions: %w", err)

@@ -9,11 +9,13 @@ import (
 
 // schema is SchemaVersion's layout. Times are Unix nanoseconds.
 //
-// executions.run_seq copies the run's seq so that per-task history is one
-// index range; executions.ran marks rows that actually ran the command (not
-// a hit; passed, failed or timed out) for the percentile index. task_stats
-// and flaky_keys are kept by RecordExecutions in the same transaction as the
-// rows they summarise, so that stats never scan the executions table.
+// executions.run_seq and run_started_at copy the run's so that per-task and
+// per-project history is one index range with no join; executions.ran marks
+// rows that actually ran the command (not a hit; passed, failed or timed
+// out). task_stats (with each task's window of recent executed durations
+// and the percentiles over it) and flaky_keys are kept by RecordExecutions
+// in the same transaction as the rows they summarise, so that stats never
+// scan the executions table.
 // output is the last column so that reads which skip it never touch its
 // overflow pages.
 var schema = []string{
@@ -38,12 +40,14 @@ var schema = []string{
 	) WITHOUT ROWID`,
 	`CREATE UNIQUE INDEX runs_seq ON runs(seq)`,
 	`CREATE INDEX runs_status_seq ON runs(status, seq)`,
-	`CREATE INDEX runs_started ON runs(started_at)`,
+	// Covers Trends and CacheActivity.
+	`CREATE INDEX runs_started ON runs(started_at, seq, status, ended_at, duration_ms, executions, hits)`,
 
 	`CREATE TABLE executions (
 		id               INTEGER PRIMARY KEY,
 		run_id           TEXT    NOT NULL,
 		run_seq          INTEGER NOT NULL,
+		run_started_at   INTEGER NOT NULL,
 		task_id          TEXT    NOT NULL,
 		project          TEXT    NOT NULL,
 		task             TEXT    NOT NULL,
@@ -65,11 +69,10 @@ var schema = []string{
 	)`,
 	`CREATE INDEX executions_task ON executions(task_id, run_seq)`,
 	`CREATE INDEX executions_run ON executions(run_id)`,
-	`CREATE INDEX executions_key ON executions(key, status)`,
+	`CREATE INDEX executions_key ON executions(key, status, task_id)`,
 	`CREATE INDEX executions_seq ON executions(run_seq)`,
 	`CREATE INDEX executions_project ON executions(project, run_seq)`,
 	`CREATE INDEX executions_name ON executions(task, run_seq)`,
-	`CREATE INDEX executions_ran ON executions(task_id, run_seq, duration_ms) WHERE ran = 1`,
 
 	`CREATE TABLE task_stats (
 		task_id     TEXT    NOT NULL PRIMARY KEY,
@@ -89,7 +92,10 @@ var schema = []string{
 		last_seq    INTEGER NOT NULL,
 		last_id     INTEGER NOT NULL,
 		last_status TEXT    NOT NULL,
-		last_run_id TEXT    NOT NULL
+		last_run_id TEXT    NOT NULL,
+		p50_ms      INTEGER NOT NULL,
+		p99_ms      INTEGER NOT NULL,
+		recent      BLOB
 	) WITHOUT ROWID`,
 	`CREATE INDEX task_stats_project ON task_stats(project)`,
 	`CREATE INDEX task_stats_task ON task_stats(task)`,

@@ -3,8 +3,10 @@ package history
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
+	"errors"
 	"fmt"
-	"slices"
+	"math"
 	"time"
 )
 
@@ -21,36 +23,34 @@ func percentile(sorted []int64, p int) int64 {
 	return sorted[rank-1]
 }
 
-// recentDurations returns the durations of a task's most recent
-// PercentileWindow executed runs, sorted ascending.
-func recentDurations(ctx context.Context, stmt *sql.Stmt, taskID string) ([]int64, error) {
-	rows, err := stmt.QueryContext(ctx, taskID, PercentileWindow)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	d := make([]int64, 0, 32)
-	for rows.Next() {
-		var ms int64
-		if err := rows.Scan(&ms); err != nil {
-			return nil, err
+// decodeWindow reads a task's recent executed durations, oldest first,
+// stored as unsigned varints.
+func decodeWindow(b []byte) []int64 {
+	d := make([]int64, 0, PercentileWindow+1)
+	for len(b) > 0 {
+		v, n := binary.Uvarint(b)
+		if n <= 0 {
+			break
 		}
-		d = append(d, ms)
+		d = append(d, int64(v))
+		b = b[n:]
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	slices.Sort(d)
-	return d, nil
+	return d
 }
 
-const durationsQuery = `SELECT duration_ms FROM executions
-	WHERE task_id = ? AND ran = 1 ORDER BY run_seq DESC LIMIT ?`
+func encodeWindow(d []int64) []byte {
+	b := make([]byte, 0, 2*len(d))
+	for _, v := range d {
+		b = binary.AppendUvarint(b, uint64(v))
+	}
+	return b
+}
 
 // TaskStats returns per-task statistics, ordered by task id, narrowed by f
 // (f.Limit caps the number of tasks; 0 means all). Counts, rates, failure
 // mode, flakiness and maxima cover every recorded execution; percentiles
-// cover the most recent PercentileWindow executed runs.
+// cover the most recent PercentileWindow executed runs. It reads one row per
+// task: RecordExecutions keeps the numbers.
 func (s *Store) TaskStats(ctx context.Context, f Filter) ([]TaskStat, error) {
 	db, err := s.reader(ctx)
 	if err != nil || db == nil {
@@ -70,30 +70,24 @@ func (s *Store) TaskStats(ctx context.Context, f Filter) ([]TaskStat, error) {
 		limit = " LIMIT ?"
 		args = append(args, f.Limit)
 	}
-	// One snapshot for the summary rows and their durations.
-	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return nil, fmt.Errorf("reading task stats: %w", err)
-	}
-	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, `SELECT t.task_id, t.project, t.task, t.count, t.ran, t.passed, t.failed,
+	rows, err := db.QueryContext(ctx, `SELECT t.task_id, t.project, t.task, t.count, t.ran, t.passed, t.failed,
 		t.timed_out, t.blocked, t.interrupted, t.hits, t.cacheable, t.max_rss, t.max_cpu, t.last_status, t.last_run_id,
-		(SELECT count(*) FROM flaky_keys k WHERE k.task_id = t.task_id)
+		t.p50_ms, t.p99_ms, (SELECT count(*) FROM flaky_keys k WHERE k.task_id = t.task_id)
 		FROM task_stats t `+where+` ORDER BY t.task_id`+limit, args...)
 	if err != nil {
 		return nil, fmt.Errorf("reading task stats: %w", err)
 	}
+	defer rows.Close()
 	var out []TaskStat
 	for rows.Next() {
 		var (
-			t                                               TaskStat
+			t                                              TaskStat
 			passed, failed, timedOut, blocked, interrupted int
 		)
 		err := rows.Scan(&t.TaskID, &t.Project, &t.Task, &t.Count, &t.Executed, &passed, &failed,
 			&timedOut, &blocked, &interrupted, &t.Hits, &t.Cacheable, &t.MaxPeakRSSBytes, &t.MaxCPUParallelism,
-			&t.LastStatus, &t.LastRunID, &t.FlakyKeys)
+			&t.LastStatus, &t.LastRunID, &t.P50Ms, &t.P99Ms, &t.FlakyKeys)
 		if err != nil {
-			rows.Close()
 			return nil, fmt.Errorf("reading task stats: %w", err)
 		}
 		t.Attempts = passed + failed + timedOut
@@ -115,24 +109,8 @@ func (s *Store) TaskStats(ctx context.Context, f Filter) ([]TaskStat, error) {
 		t.Flaky = t.FlakyKeys > 0
 		out = append(out, t)
 	}
-	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("reading task stats: %w", err)
-	}
-	stmt, err := tx.PrepareContext(ctx, durationsQuery)
-	if err != nil {
-		return nil, fmt.Errorf("reading task durations: %w", err)
-	}
-	defer stmt.Close()
-	for i := range out {
-		if out[i].Executed == 0 {
-			continue
-		}
-		d, err := recentDurations(ctx, stmt, out[i].TaskID)
-		if err != nil {
-			return nil, fmt.Errorf("reading durations of %s: %w", out[i].TaskID, err)
-		}
-		out[i].P50Ms, out[i].P99Ms = percentile(d, 50), percentile(d, 99)
 	}
 	return out, nil
 }
@@ -171,19 +149,21 @@ func (s *Store) P50s(ctx context.Context, taskIDs []string) (map[string]int64, e
 	if err != nil || db == nil {
 		return out, err
 	}
-	stmt, err := db.PrepareContext(ctx, durationsQuery)
+	stmt, err := db.PrepareContext(ctx, `SELECT p50_ms FROM task_stats WHERE task_id = ? AND ran > 0`)
 	if err != nil {
 		return nil, fmt.Errorf("reading task durations: %w", err)
 	}
 	defer stmt.Close()
 	for _, id := range taskIDs {
-		d, err := recentDurations(ctx, stmt, id)
+		var p50 int64
+		err := stmt.QueryRowContext(ctx, id).Scan(&p50)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
 		if err != nil {
-			return nil, fmt.Errorf("reading durations of %s: %w", id, err)
+			return nil, fmt.Errorf("reading p50 of %s: %w", id, err)
 		}
-		if len(d) > 0 {
-			out[id] = percentile(d, 50)
-		}
+		out[id] = p50
 	}
 	return out, nil
 }
@@ -200,9 +180,14 @@ func (s *Store) CacheActivity(ctx context.Context, since time.Time, project stri
 		err = db.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(executions), 0), coalesce(sum(hits), 0)
 			FROM runs WHERE started_at >= ?`, nanos(since)).Scan(&runs, &executions, &hits)
 	} else {
-		err = db.QueryRowContext(ctx, `SELECT count(DISTINCT e.run_seq), count(*), coalesce(sum(e.cache = 'hit'), 0)
-			FROM runs r JOIN executions e ON e.run_seq = r.seq AND e.project = ?
-			WHERE r.started_at >= ?`, project, nanos(since)).Scan(&runs, &executions, &hits)
+		// Runs started since since all have seq >= the least of their seqs;
+		// the started_at test drops older runs that a clock step gave a
+		// later seq.
+		err = db.QueryRowContext(ctx, `SELECT count(DISTINCT run_seq), count(*), coalesce(sum(cache = 'hit'), 0)
+			FROM executions
+			WHERE project = ?1 AND run_started_at >= ?2
+			AND run_seq >= (SELECT coalesce(min(seq), 1 << 62) FROM runs INDEXED BY runs_started WHERE started_at >= ?2)`,
+			project, nanos(since)).Scan(&runs, &executions, &hits)
 	}
 	if err != nil {
 		return 0, 0, 0, fmt.Errorf("reading cache activity: %w", err)
@@ -231,51 +216,41 @@ func (s *Store) Trends(ctx context.Context, bucket string, limit int) ([]Bucket,
 	if err != nil || db == nil {
 		return nil, err
 	}
-	rows, err := db.QueryContext(ctx, `SELECT started_at, status, ended_at IS NOT NULL, duration_ms, executions, hits
-		FROM runs ORDER BY started_at DESC`)
-	if err != nil {
-		return nil, fmt.Errorf("reading trends: %w", err)
-	}
-	defer rows.Close()
-	var (
-		out       []Bucket
-		durations [][]int64
-	)
-	for rows.Next() {
-		var (
-			started          int64
-			status           string
-			finished         bool
-			dur, execs, hits int64
-		)
-		if err := rows.Scan(&started, &status, &finished, &dur, &execs, &hits); err != nil {
+	// Bucket by bucket, newest first: each is a range of the covering
+	// runs_started index, so the cost follows the buckets asked for, not
+	// the length of the history.
+	var out []Bucket
+	cursor := int64(math.MaxInt64)
+	for len(out) < limit {
+		var newest int64
+		err := db.QueryRowContext(ctx, `SELECT started_at FROM runs WHERE started_at < ? ORDER BY started_at DESC LIMIT 1`,
+			cursor).Scan(&newest)
+		if errors.Is(err, sql.ErrNoRows) {
+			break
+		}
+		if err != nil {
 			return nil, fmt.Errorf("reading trends: %w", err)
 		}
-		start := trunc(fromNanos(started))
-		if len(out) == 0 || !out[len(out)-1].Start.Equal(start) {
-			if len(out) == limit {
-				break // rows come newest first: the buckets asked for are complete
+		b := Bucket{Start: trunc(fromNanos(newest))}
+		lo := nanos(b.Start)
+		var finished int64
+		err = db.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(status = 'failed'), 0),
+			coalesce(sum(executions), 0), coalesce(sum(hits), 0), count(ended_at)
+			FROM runs WHERE started_at >= ? AND started_at < ?`, lo, cursor).
+			Scan(&b.Runs, &b.FailedRuns, &b.Executions, &b.Hits, &finished)
+		if err != nil {
+			return nil, fmt.Errorf("reading trends: %w", err)
+		}
+		if finished > 0 {
+			err = db.QueryRowContext(ctx, `SELECT duration_ms FROM runs
+				WHERE started_at >= ? AND started_at < ? AND ended_at IS NOT NULL
+				ORDER BY duration_ms LIMIT 1 OFFSET ?`, lo, cursor, (finished*50+99)/100-1).Scan(&b.P50DurationMs)
+			if err != nil {
+				return nil, fmt.Errorf("reading trends: %w", err)
 			}
-			out = append(out, Bucket{Start: start})
-			durations = append(durations, nil)
 		}
-		b := &out[len(out)-1]
-		b.Runs++
-		if status == RunFailed {
-			b.FailedRuns++
-		}
-		b.Executions += int(execs)
-		b.Hits += int(hits)
-		if finished {
-			durations[len(out)-1] = append(durations[len(out)-1], dur)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reading trends: %w", err)
-	}
-	for i := range out {
-		slices.Sort(durations[i])
-		out[i].P50DurationMs = percentile(durations[i], 50)
+		out = append(out, b)
+		cursor = lo
 	}
 	return out, nil
 }

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -142,7 +144,8 @@ func (s *Store) FinishRun(ctx context.Context, runID string, status string, exit
 
 // RecordExecutions appends executions in one transaction, in slice order,
 // and updates the per-task statistics and flaky keys with them. Every
-// execution's run must have been begun.
+// execution's run must have been begun. An execution with neither Project
+// nor Task set gets them from its TaskID (in the slice too).
 func (s *Store) RecordExecutions(ctx context.Context, execs []Execution) error {
 	if err := s.writable(); err != nil {
 		return fmt.Errorf("recording executions: %w", err)
@@ -160,20 +163,31 @@ func (s *Store) RecordExecutions(ctx context.Context, execs []Execution) error {
 		case !validCache(e.Cache):
 			return fmt.Errorf("recording execution of %s: unknown cache outcome %q (want hit, miss or off)", e.TaskID, e.Cache)
 		}
+		if e.Project == "" && e.Task == "" {
+			// The filters read these columns: derive them from project#task.
+			if i := strings.LastIndex(e.TaskID, "#"); i >= 0 {
+				e.Project, e.Task = e.TaskID[:i], e.TaskID[i+1:]
+			}
+		}
 	}
 	return s.inTx(ctx, func(tx *sql.Tx) error {
 		ins, err := tx.PrepareContext(ctx, `INSERT INTO executions
-			(run_id, run_seq, task_id, project, task, key, status, cache, ran, exit_code, started_at, duration_ms,
+			(run_id, run_seq, run_started_at, task_id, project, task, key, status, cache, ran, exit_code, started_at, duration_ms,
 			 peak_rss_bytes, cpu_parallelism, blocked_by, timed_out, not_ready, reason, output_truncated, output)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 		if err != nil {
 			return fmt.Errorf("recording executions: %w", err)
 		}
 		defer ins.Close()
+		window, err := tx.PrepareContext(ctx, `SELECT recent FROM task_stats WHERE task_id = ?`)
+		if err != nil {
+			return fmt.Errorf("recording executions: %w", err)
+		}
+		defer window.Close()
 		stat, err := tx.PrepareContext(ctx, `INSERT INTO task_stats
 			(task_id, project, task, count, ran, passed, failed, timed_out, blocked, interrupted, hits, cacheable,
-			 max_rss, max_cpu, last_seq, last_id, last_status, last_run_id)
-			VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			 max_rss, max_cpu, last_seq, last_id, last_status, last_run_id, p50_ms, p99_ms, recent)
+			VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (task_id) DO UPDATE SET
 				count = count + 1,
 				ran = ran + excluded.ran,
@@ -189,7 +203,10 @@ func (s *Store) RecordExecutions(ctx context.Context, execs []Execution) error {
 				last_status = CASE WHEN (excluded.last_seq, excluded.last_id) > (last_seq, last_id) THEN excluded.last_status ELSE last_status END,
 				last_run_id = CASE WHEN (excluded.last_seq, excluded.last_id) > (last_seq, last_id) THEN excluded.last_run_id ELSE last_run_id END,
 				last_id = CASE WHEN (excluded.last_seq, excluded.last_id) > (last_seq, last_id) THEN excluded.last_id ELSE last_id END,
-				last_seq = max(last_seq, excluded.last_seq)`)
+				last_seq = max(last_seq, excluded.last_seq),
+				p50_ms = excluded.p50_ms,
+				p99_ms = excluded.p99_ms,
+				recent = excluded.recent`)
 		if err != nil {
 			return fmt.Errorf("recording executions: %w", err)
 		}
@@ -201,14 +218,14 @@ func (s *Store) RecordExecutions(ctx context.Context, execs []Execution) error {
 		}
 		defer opposite.Close()
 
-		type runCount struct{ seq, execs, hits int64 }
+		type runCount struct{ seq, started, execs, hits int64 }
 		runs := map[string]*runCount{}
 		for i := range execs {
 			e := &execs[i]
 			rc := runs[e.RunID]
 			if rc == nil {
 				rc = &runCount{}
-				err := tx.QueryRowContext(ctx, `SELECT seq FROM runs WHERE id = ?`, e.RunID).Scan(&rc.seq)
+				err := tx.QueryRowContext(ctx, `SELECT seq, started_at FROM runs WHERE id = ?`, e.RunID).Scan(&rc.seq, &rc.started)
 				if err == sql.ErrNoRows {
 					return fmt.Errorf("recording execution of %s: run %q: %w (begin the run first)", e.TaskID, e.RunID, ErrNotFound)
 				} else if err != nil {
@@ -239,7 +256,7 @@ func (s *Store) RecordExecutions(ctx context.Context, execs []Execution) error {
 			if len(e.Output) > 0 {
 				out = s.enc.EncodeAll(e.Output, nil)
 			}
-			res, err := ins.ExecContext(ctx, e.RunID, rc.seq, e.TaskID, e.Project, e.Task, e.Key, e.Status, e.Cache,
+			res, err := ins.ExecContext(ctx, e.RunID, rc.seq, rc.started, e.TaskID, e.Project, e.Task, e.Key, e.Status, e.Cache,
 				boolInt(ran), exit, nanos(e.StartedAt), e.DurationMs, e.PeakRSSBytes, e.CPUParallelism, blocked,
 				boolInt(e.TimedOut), boolInt(e.NotReady), e.Reason, boolInt(e.OutputTruncated), out)
 			if err != nil {
@@ -249,11 +266,24 @@ func (s *Store) RecordExecutions(ctx context.Context, execs []Execution) error {
 			if err != nil {
 				return fmt.Errorf("recording execution of %s: %w", e.TaskID, err)
 			}
+			var recent []byte
+			if err := window.QueryRowContext(ctx, e.TaskID).Scan(&recent); err != nil && err != sql.ErrNoRows {
+				return fmt.Errorf("recording stats of %s: %w", e.TaskID, err)
+			}
+			d := decodeWindow(recent)
+			if ran {
+				d = append(d, max(e.DurationMs, 0))
+				if len(d) > PercentileWindow {
+					d = d[len(d)-PercentileWindow:]
+				}
+				recent = encodeWindow(d)
+			}
+			slices.Sort(d)
 			_, err = stat.ExecContext(ctx, e.TaskID, e.Project, e.Task, boolInt(ran),
 				boolInt(e.Status == StatusPassed), boolInt(e.Status == StatusFailed), boolInt(e.Status == StatusTimedOut),
 				boolInt(e.Status == StatusBlocked), boolInt(e.Status == StatusInterrupted),
 				boolInt(hit), boolInt(e.Cache != CacheOff), e.PeakRSSBytes, e.CPUParallelism,
-				rc.seq, id, e.Status, e.RunID)
+				rc.seq, id, e.Status, e.RunID, percentile(d, 50), percentile(d, 99), recent)
 			if err != nil {
 				return fmt.Errorf("recording stats of %s: %w", e.TaskID, err)
 			}

@@ -155,8 +155,8 @@ func TestApplyRefusesToOverwrite(t *testing.T) {
 	if f := kept.Files[0]; f.Action != ActionKept || f.Text != edited {
 		t.Errorf("existing config: action %q text %q, want kept with the current text", f.Action, f.Text)
 	}
-	if written, err := Apply(kept, dir, nil); err != nil || len(written) != 0 {
-		t.Errorf("applying an all-kept plan: written %v, err %v; want nothing written", written, err)
+	if written, err := Apply(kept, dir, nil); err == nil || len(written) != 0 || !strings.Contains(err.Error(), "--force") {
+		t.Errorf("applying a plan that keeps the config: written %v, err %v; want a refusal naming --force", written, err)
 	}
 
 	// With Force it is replaced.
@@ -243,6 +243,44 @@ func TestSourceNone(t *testing.T) {
 	}
 	if _, err := workspace.Load(dir); err != nil {
 		t.Errorf("loading the config proposed for an empty directory: %v", err)
+	}
+}
+
+func TestSourcePnpm(t *testing.T) {
+	dir := t.TempDir()
+	write := func(rel, text string) {
+		t.Helper()
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("pnpm-workspace.yaml", "packages:\n  - libs/*\n")
+	write("libs/core/package.json", `{"name": "core", "scripts": {"build": "tsc", "lint": "eslint ."}}`)
+	write("libs/cli/package.json", `{"name": "cli", "scripts": {"build": "tsc"}, "dependencies": {"core": "workspace:*"}}`)
+	p, err := PlanInit(context.Background(), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Source != SourcePnpm || p.PackageManager != "pnpm" {
+		t.Errorf("source %q, package manager %q; want pnpm, pnpm", p.Source, p.PackageManager)
+	}
+	if _, err := Apply(p, dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	m, err := workspace.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := m.Build([]string{"build"}, nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := g.ByID["cli#build"]; n == nil || len(n.DepIDs) != 1 || n.DepIDs[0] != "core#build" {
+		t.Errorf("cli#build should wait for core#build: %+v", n)
 	}
 }
 

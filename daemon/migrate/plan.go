@@ -371,8 +371,9 @@ func (b *builder) note(format string, args ...any) {
 
 // Apply writes the plan's new and replaced files under root (plan.Root
 // when root is empty) and returns their paths, relative to the root. Each
-// file is written to a temporary file and renamed into place. An existing
-// file is never overwritten unless opts.Force; then nothing is written.
+// file is written to a temporary file and renamed into place. Without
+// opts.Force, Apply writes nothing when vx.workspace.json exists or a file
+// it would write exists.
 func Apply(plan *Plan, root string, opts *Options) ([]string, error) {
 	if plan == nil {
 		return nil, errors.New("applying plan: no plan given")
@@ -382,6 +383,11 @@ func Apply(plan *Plan, root string, opts *Options) ([]string, error) {
 	}
 	if root == "" {
 		root = plan.Root
+	}
+	// An existing workspace config means vx init has run here: say so even
+	// when the plan keeps it, rather than write project files beside it.
+	if _, err := os.Stat(filepath.Join(root, workspace.ConfigFile)); err == nil && !opts.Force {
+		return nil, fmt.Errorf("%s already exists in %s; vx init keeps it (run vx init --force to replace it)", workspace.ConfigFile, root)
 	}
 	type pending struct{ rel, dst, tmp string }
 	var todo []pending

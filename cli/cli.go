@@ -22,6 +22,7 @@ import (
 	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/daemon/runner"
 	"github.com/vzn/vx/daemon/secret"
+	"github.com/vzn/vx/daemon/server"
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/protocol/wire"
 )
@@ -238,6 +239,10 @@ func runVerb(ctx context.Context, s *IO, argv []string) error {
 	}
 	if fd := os.Getenv(ops.EventsFDEnv); fd != "" {
 		out.Events = eventWriter(fd)
+	} else if ev, closeEv := server.RunEventLog(m.Root); ev != nil {
+		// A daemon is up: it tails this run's events for its live feed.
+		out.Events = ev
+		defer closeEv()
 	}
 	sum, err := runner.Execute(ctx, p, opts, out)
 	if err != nil {

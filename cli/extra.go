@@ -5,6 +5,7 @@ import (
 
 	"github.com/vzn/vx/daemon/lockfile"
 	"github.com/vzn/vx/daemon/mcpserver"
+	"github.com/vzn/vx/daemon/migrate"
 	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/daemon/tools"
 )
@@ -23,6 +24,12 @@ func ExtraTools(e *ops.Env) []tools.Def {
 					return nil, err
 				}
 				return lockfile.Check(m, e.Masker)
+			}},
+		{Name: "planInit", Title: "Plan vx adoption", ReadOnly: true, Output: &migrate.Plan{},
+			Description: "What would adopting vx write here? vx init --dry --format json: each file with its full text and whether it is new, kept or replaced, todos (what could not be translated, with file:line:col and the reason), notes and next steps. Reads turbo.json, nx.json/project.json or package.json workspaces. Nothing is written. mode \"force\" plans replacing an existing vx.workspace.json.",
+			Args:        []tools.Arg{{Name: "mode", Kind: tools.KindEnum, Enum: []string{"keep", "force"}, Desc: "keep (default): an existing vx.workspace.json is kept; force: plan replacing it"}},
+			Run: func(ctx context.Context, _ *mcpserver.Call, v tools.Values) (any, error) {
+				return migrate.PlanInit(ctx, e.Root, &migrate.Options{Force: v.Str("mode") == "force"})
 			}},
 	}
 }

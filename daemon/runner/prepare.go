@@ -180,7 +180,11 @@ func (p *Prepared) computeKeys(ctx context.Context) error {
 		go func(i int, n *workspace.Node) {
 			defer wg.Done()
 			defer func() { <-sem }()
-			files[i], errs[i] = p.hashInputs(n, byDir[n.Dir], outputsOf[n.Project])
+			list := byDir[n.Dir]
+			if n.Project == workspace.RootProject {
+				list = rootFiles(m, all, n.Def)
+			}
+			files[i], errs[i] = p.hashInputs(n, list, outputsOf[n.Project])
 		}(i, n)
 	}
 	wg.Wait()
@@ -249,6 +253,22 @@ func groupByProject(m *workspace.Model, all []string) map[string][]string {
 	return out
 }
 
+// rootFiles are a root task's candidate inputs: with inputs globs, every
+// workspace file (the globs pick); without, the files that belong to no
+// project, as for a project's default.
+func rootFiles(m *workspace.Model, all []string, d workspace.TaskDef) []string {
+	if len(d.Inputs) > 0 {
+		return all
+	}
+	var out []string
+	for _, f := range all {
+		if m.ProjectOf(f) == nil {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // projectOutputs lists the outputs globs of every task defined in a project.
 func projectOutputs(m *workspace.Model, project string) []string {
 	var out []string
@@ -266,9 +286,6 @@ func projectOutputs(m *workspace.Model, project string) []string {
 
 func (p *Prepared) hashInputs(n *workspace.Node, files []string, outputs []string) (map[string]string, error) {
 	out := map[string]string{}
-	if n.Project == workspace.RootProject {
-		return out, nil // root tasks hash only what their inputs globs name below
-	}
 	base := filepath.Join(p.Model.Root, filepath.FromSlash(n.Dir))
 	for _, f := range files {
 		if !selectedInput(n.Def, f) || matchAny(trimDot(outputs), f) {

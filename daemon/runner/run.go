@@ -17,6 +17,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/vzn/vx/daemon/cache"
+	"github.com/vzn/vx/daemon/failures"
 	"github.com/vzn/vx/daemon/history"
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/protocol/wire"
@@ -314,7 +315,7 @@ func (r *run) runNode(ctx context.Context, n *workspace.Node) bool {
 		return false
 	}
 	defer lock.release()
-	r.event(wire.Event{Type: wire.EventTaskStarted, TaskID: n.ID})
+	r.event(wire.Event{Type: wire.EventTaskStarted, TaskID: n.ID, DependsOn: executableDeps(n)})
 	start := time.Now()
 
 	if n.Def.Cache && !r.o.Force {
@@ -486,7 +487,7 @@ func (r *run) record(n *workspace.Node, row *wire.TaskRow, output []byte) {
 		ExitCode: row.ExitCode, StartedAt: time.Now().Add(-time.Duration(row.DurationMs) * time.Millisecond), DurationMs: row.DurationMs,
 		PeakRSSBytes: row.PeakRSSBytes, CPUParallelism: row.CPUParallelism, BlockedBy: row.BlockedBy, TimedOut: row.TimedOut, Reason: row.Reason}
 	if output != nil {
-		text, truncated := excerptTMP(output)
+		text, truncated := failures.Excerpt(output)
 		ex.Output, ex.OutputTruncated = []byte(text), truncated
 	}
 	r.pendMu.Lock()
@@ -579,5 +580,3 @@ func fmtDuration(d time.Duration) string {
 	}
 	return fmt.Sprintf("%.2fs", d.Seconds())
 }
-
-func excerptTMP(b []byte) (string, bool) { return string(b), false }

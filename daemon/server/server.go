@@ -151,8 +151,9 @@ func Serve(ctx context.Context, o Options) error {
 		go cancel()
 	})
 	d.mountLive(mux)
+	d.mountPage(mux)
 	srv := &http.Server{
-		Handler:           httpapi.Guard(mux, httpapi.GuardOptions{Port: d.port, Token: d.token, CookieName: CookieName, Logger: d.log}),
+		Handler:           d.tokenLogin(httpapi.Guard(mux, httpapi.GuardOptions{Port: d.port, Token: d.token, CookieName: CookieName, Logger: d.log})),
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}

@@ -27,6 +27,7 @@ var configNames = map[string]bool{
 
 type watcher struct {
 	w    *fsnotify.Watcher
+	tail *tailer
 	d    *daemon
 	mu   sync.Mutex
 	dirs map[string]bool
@@ -42,6 +43,11 @@ func (d *daemon) watch(ctx context.Context) (*watcher, error) {
 		return nil, err
 	}
 	w := &watcher{w: fw, d: d, dirs: map[string]bool{}}
+	if t, err := d.tailEvents(fw); err == nil {
+		w.tail = t
+	} else {
+		d.log.Warn().Err(err).Msg("following shell runs' events failed")
+	}
 	w.sync()
 	go w.loop(ctx)
 	return w, nil
@@ -150,6 +156,10 @@ func (w *watcher) loop(ctx context.Context) {
 		case ev, ok := <-w.w.Events:
 			if !ok {
 				return
+			}
+			if w.tail != nil && filepath.Dir(ev.Name) == w.tail.dir {
+				w.tail.handle(ev)
+				continue
 			}
 			if !w.relevant(ev) {
 				continue

@@ -11,39 +11,39 @@ import (
 	"github.com/vzn/vx/daemon/workspace"
 )
 
-// kind is the JSON shape an argument accepts.
-type kind int
+// Kind is the JSON shape an argument accepts.
+type Kind int
 
 const (
-	kString    kind = iota // a non-empty string
-	kTaskID                // "project#task"
-	kRunID                 // a non-empty run id or prefix
-	kBool                  //
-	kLimit                 // a finite number; clamped by the operation
-	kStrings               // an array of non-empty strings
-	kFilter                // a non-empty string or an array of them
-	kEnum                  // one of Enum
-	kObject                // an object with Props
-	kBoolOrRef             // true/false or a git ref (affected)
+	KindString    Kind = iota // a non-empty string
+	KindTaskID                // "project#task"
+	KindRunID                 // a non-empty run id or prefix
+	KindBool                  //
+	KindLimit                 // a finite number; clamped by the operation
+	KindStrings               // an array of non-empty strings
+	KindFilter                // a non-empty string or an array of them
+	KindEnum                  // one of Enum
+	KindObject                // an object with Props
+	KindBoolOrRef             // true/false or a git ref (affected)
 )
 
-// arg declares one argument: it drives both the inputSchema and the check.
-type arg struct {
+// Arg declares one argument: it drives both the inputSchema and the check.
+type Arg struct {
 	Name     string
-	Kind     kind
+	Kind     Kind
 	Desc     string
 	Required bool
 	Enum     []string
-	Props    []arg
+	Props    []Arg
 }
 
 // schema renders the JSON Schema of a list of arguments.
-func schema(args []arg) json.RawMessage {
+func schema(args []Arg) json.RawMessage {
 	b, _ := json.Marshal(objectSchema(args))
 	return b
 }
 
-func objectSchema(args []arg) map[string]any {
+func objectSchema(args []Arg) map[string]any {
 	props := map[string]any{}
 	var req []string
 	for _, a := range args {
@@ -59,29 +59,29 @@ func objectSchema(args []arg) map[string]any {
 	return s
 }
 
-func argSchema(a arg) map[string]any {
+func argSchema(a Arg) map[string]any {
 	var s map[string]any
 	switch a.Kind {
-	case kString, kRunID:
+	case KindString, KindRunID:
 		s = map[string]any{"type": "string", "minLength": 1}
-	case kTaskID:
+	case KindTaskID:
 		s = map[string]any{"type": "string", "pattern": "^.+#[^#]+$"}
-	case kBool:
+	case KindBool:
 		s = map[string]any{"type": "boolean"}
-	case kLimit:
+	case KindLimit:
 		s = map[string]any{"type": "number"}
-	case kStrings:
+	case KindStrings:
 		s = map[string]any{"type": "array", "items": map[string]any{"type": "string", "minLength": 1}}
-	case kFilter:
+	case KindFilter:
 		s = map[string]any{"anyOf": []any{
 			map[string]any{"type": "string", "minLength": 1},
 			map[string]any{"type": "array", "items": map[string]any{"type": "string", "minLength": 1}},
 		}}
-	case kEnum:
+	case KindEnum:
 		s = map[string]any{"type": "string", "enum": a.Enum}
-	case kObject:
+	case KindObject:
 		s = objectSchema(a.Props)
-	case kBoolOrRef:
+	case KindBoolOrRef:
 		s = map[string]any{"anyOf": []any{map[string]any{"type": "boolean"}, map[string]any{"type": "string", "minLength": 1}}}
 	}
 	if a.Desc != "" {
@@ -98,22 +98,22 @@ func (e *argError) Error() string { return e.msg }
 
 func refuse(format string, a ...any) error { return &argError{fmt.Sprintf(format, a...)} }
 
-// values is a checked argument object.
-type values map[string]any
+// Values is a checked argument object.
+type Values map[string]any
 
-func (v values) str(name string) string {
+func (v Values) Str(name string) string {
 	s, _ := v[name].(string)
 	return s
 }
 
-func (v values) has(name string) bool { _, ok := v[name]; return ok }
+func (v Values) Has(name string) bool { _, ok := v[name]; return ok }
 
-func (v values) bool(name string) bool {
+func (v Values) Bool(name string) bool {
 	b, _ := v[name].(bool)
 	return b
 }
 
-func (v values) limit(name string) int {
+func (v Values) Limit(name string) int {
 	f, ok := v[name].(float64)
 	if !ok {
 		return 0
@@ -135,7 +135,7 @@ func (v values) limit(name string) int {
 	return n
 }
 
-func (v values) strings(name string) []string {
+func (v Values) Strings(name string) []string {
 	switch x := v[name].(type) {
 	case string:
 		return []string{x}
@@ -149,15 +149,15 @@ func (v values) strings(name string) []string {
 	return nil
 }
 
-func (v values) object(name string) values {
+func (v Values) Object(name string) Values {
 	o, _ := v[name].(map[string]any)
-	return values(o)
+	return Values(o)
 }
 
 // check decodes raw (a JSON object) against args: unknown keys, wrong
 // types, empty strings, half task ids and non-finite numbers are refused
 // with one line naming the argument. Nothing is coerced.
-func check(raw json.RawMessage, args []arg) (values, error) {
+func check(raw json.RawMessage, args []Arg) (Values, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var obj map[string]any
@@ -167,8 +167,8 @@ func check(raw json.RawMessage, args []arg) (values, error) {
 	return checkObject("", obj, args)
 }
 
-func checkObject(prefix string, obj map[string]any, args []arg) (values, error) {
-	known := map[string]arg{}
+func checkObject(prefix string, obj map[string]any, args []Arg) (Values, error) {
+	known := map[string]Arg{}
 	var names []string
 	for _, a := range args {
 		known[a.Name] = a
@@ -180,7 +180,7 @@ func checkObject(prefix string, obj map[string]any, args []arg) (values, error) 
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	out := values{}
+	out := Values{}
 	for _, k := range keys {
 		a, ok := known[k]
 		if !ok {
@@ -224,7 +224,7 @@ func typeName(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-func checkValue(name string, v any, a arg) (any, error) {
+func checkValue(name string, v any, a Arg) (any, error) {
 	nonEmpty := func(s any, what string) (string, error) {
 		str, ok := s.(string)
 		if !ok {
@@ -236,11 +236,11 @@ func checkValue(name string, v any, a arg) (any, error) {
 		return str, nil
 	}
 	switch a.Kind {
-	case kString:
+	case KindString:
 		return nonEmpty(v, "a non-empty string")
-	case kRunID:
+	case KindRunID:
 		return nonEmpty(v, "a run id or a unique prefix of one")
-	case kTaskID:
+	case KindTaskID:
 		s, err := nonEmpty(v, "a task id project#task (e.g. web#build)")
 		if err != nil {
 			return nil, err
@@ -249,13 +249,13 @@ func checkValue(name string, v any, a arg) (any, error) {
 			return nil, refuse("argument %q: %q is missing a half; use project#task, e.g. web#build", name, s)
 		}
 		return s, nil
-	case kBool:
+	case KindBool:
 		b, ok := v.(bool)
 		if !ok {
 			return nil, refuse("argument %q must be true or false, not %s", name, typeName(v))
 		}
 		return b, nil
-	case kLimit:
+	case KindLimit:
 		n, ok := v.(json.Number)
 		if !ok {
 			return nil, refuse("argument %q must be a finite number, not %s", name, typeName(v))
@@ -265,14 +265,14 @@ func checkValue(name string, v any, a arg) (any, error) {
 			return nil, refuse("argument %q must be a finite number, not %s", name, n.String())
 		}
 		return f, nil
-	case kStrings, kFilter:
-		if s, ok := v.(string); ok && a.Kind == kFilter {
+	case KindStrings, KindFilter:
+		if s, ok := v.(string); ok && a.Kind == KindFilter {
 			return nonEmpty(s, "a non-empty string or an array of them")
 		}
 		list, ok := v.([]any)
 		if !ok {
 			what := "an array of non-empty strings"
-			if a.Kind == kFilter {
+			if a.Kind == KindFilter {
 				what = "a non-empty string or an array of them"
 			}
 			return nil, refuse("argument %q must be %s, not %s", name, what, typeName(v))
@@ -283,7 +283,7 @@ func checkValue(name string, v any, a arg) (any, error) {
 			}
 		}
 		return list, nil
-	case kEnum:
+	case KindEnum:
 		s, ok := v.(string)
 		if !ok {
 			return nil, refuse("argument %q must be one of %s, not %s", name, strings.Join(quoteAll(a.Enum), ", "), typeName(v))
@@ -294,7 +294,7 @@ func checkValue(name string, v any, a arg) (any, error) {
 			}
 		}
 		return nil, refuse("argument %q: %q is not one of %s", name, s, strings.Join(quoteAll(a.Enum), ", "))
-	case kObject:
+	case KindObject:
 		o, ok := v.(map[string]any)
 		if !ok {
 			return nil, refuse("argument %q must be an object, not %s", name, typeName(v))
@@ -304,7 +304,7 @@ func checkValue(name string, v any, a arg) (any, error) {
 			return nil, err
 		}
 		return map[string]any(vals), nil
-	case kBoolOrRef:
+	case KindBoolOrRef:
 		switch x := v.(type) {
 		case bool:
 			return x, nil

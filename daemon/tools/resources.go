@@ -32,7 +32,7 @@ func jsonResource(uri string, v any) (*mcp.ReadResourceResult, error) {
 // (getConfig, getLastRun, getTaskLog) since clients' support varies.
 func Resources(e *ops.Env) ([]mcpserver.Resource, []mcpserver.ResourceTemplate) {
 	res := []mcpserver.Resource{
-		{Def: mcp.Resource{URI: ConfigURI, Name: "workspace-config", Title: "Workspace configuration", Description: "vx.workspace.json as written, secret values masked", MimeType: "application/json"},
+		{Def: mcp.Resource{URI: ConfigURI, Name: "workspace-config", Title: "Workspace configuration", Description: "vx.workspace.json as written, secret Values masked", MimeType: "application/json"},
 			Read: func(ctx context.Context) (*mcp.ReadResourceResult, error) {
 				m, err := e.CurrentModel()
 				if err != nil {
@@ -106,7 +106,7 @@ func Prompts(e *ops.Env) []mcpserver.Prompt {
 func InfoTool(e *ops.Env, daemon func() *wire.Status) Def {
 	return Def{Name: "getWorkspaceInfo", Title: "Workspace info", ReadOnly: true, Output: &ops.InfoOutput{},
 		Description: "What is this workspace, and what will a run use? vx info --format json: versions, projects and tasks (and configs that did not load, with their errors), the worker count and memory budget with their sources, cache format and state, history state, flaky tasks, the lock's state, the daemon's state, the MCP settings.",
-		Run: func(ctx context.Context, _ *mcpserver.Call, v values) (any, error) {
+		Run: func(ctx context.Context, _ *mcpserver.Call, v Values) (any, error) {
 			return ops.Info(ctx, e, ops.InfoInput{Daemon: daemon})
 		}}
 }
@@ -115,8 +115,8 @@ func InfoTool(e *ops.Env, daemon func() *wire.Status) Def {
 func LastRunTool(e *ops.Env) Def {
 	return Def{Name: "getLastRun", Title: "Latest run", ReadOnly: true, Output: &ops.RunOutput{},
 		Description: "The latest run (or runId) with every task's status, cache, duration, exit code and reason: vx last --format json. Mirrors the vx://runs/latest resource.",
-		Args:        []arg{runIDArg},
-		Run: func(ctx context.Context, _ *mcpserver.Call, v values) (any, error) {
-			return ops.Run(ctx, e, ops.RunInput{RunID: v.str("runId"), IDSet: v.has("runId")})
+		Args:        []Arg{runIDArg},
+		Run: func(ctx context.Context, _ *mcpserver.Call, v Values) (any, error) {
+			return ops.Run(ctx, e, ops.RunInput{RunID: v.Str("runId"), IDSet: v.Has("runId")})
 		}}
 }

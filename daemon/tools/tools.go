@@ -25,18 +25,17 @@ type Config struct {
 }
 
 // Values is a tool's checked arguments.
-type Values = values
 
 // Def is one tool: its arguments, output type and handler.
 type Def struct {
 	Name        string
 	Title       string
 	Description string
-	Args        []arg
+	Args        []Arg
 	Output      any // a value of the output type, for the outputSchema
 	ReadOnly    bool
 	Destructive bool
-	Run         func(ctx context.Context, call *mcpserver.Call, v values) (any, error)
+	Run         func(ctx context.Context, call *mcpserver.Call, v Values) (any, error)
 }
 
 func (d Def) tool() mcpserver.Tool {
@@ -70,13 +69,13 @@ func refusal(err error) error {
 }
 
 var (
-	filterArg   = arg{Name: "filter", Kind: kFilter, Desc: "projects to include, as vx run --filter: a name or glob, tag:NAME, or ./path/glob (a string or an array)"}
-	affectedArg = arg{Name: "affected", Kind: kBoolOrRef, Desc: "true: only projects changed against the default branch's merge base, plus dependents; or a git ref to compare against"}
-	taskIDArg   = arg{Name: "taskId", Kind: kTaskID, Required: true, Desc: "a task id, project#task (e.g. web#build)"}
-	runIDArg    = arg{Name: "runId", Kind: kRunID, Desc: "a run id or a unique prefix (vx last --list prints them)"}
+	filterArg   = Arg{Name: "filter", Kind: KindFilter, Desc: "projects to include, as vx run --filter: a name or glob, tag:NAME, or ./path/glob (a string or an array)"}
+	affectedArg = Arg{Name: "affected", Kind: KindBoolOrRef, Desc: "true: only projects changed against the default branch's merge base, plus dependents; or a git ref to compare against"}
+	taskIDArg   = Arg{Name: "taskId", Kind: KindTaskID, Required: true, Desc: "a task id, project#task (e.g. web#build)"}
+	runIDArg    = Arg{Name: "runId", Kind: KindRunID, Desc: "a run id or a unique prefix (vx last --list prints them)"}
 )
 
-func affected(v values) (bool, string) {
+func affected(v Values) (bool, string) {
 	switch x := v["affected"].(type) {
 	case bool:
 		return x, ""
@@ -92,86 +91,86 @@ func Catalog(e *ops.Env, cfg Config) []mcpserver.Tool {
 	var defs []Def
 	defs = append(defs,
 		Def{Name: "listTasks", Title: "List tasks", ReadOnly: true, Output: &ops.ShowOutput{},
-			Description: "What can I run here? Every project, its tags, and the tasks a run would see (command, dependsOn, cache), resolved as vx run resolves them; secret values read ***. project narrows to one project; filter and affected narrow as vx show --filter / --affected.",
-			Args:        []arg{{Name: "project", Kind: kString, Desc: "one project's name"}, filterArg, affectedArg},
-			Run: func(ctx context.Context, _ *mcpserver.Call, v values) (any, error) {
+			Description: "What can I run here? Every project, its tags, and the tasks a run would see (command, dependsOn, cache), resolved as vx run resolves them; secret Values read ***. project narrows to one project; filter and affected narrow as vx show --filter / --affected.",
+			Args:        []Arg{{Name: "project", Kind: KindString, Desc: "one project's name"}, filterArg, affectedArg},
+			Run: func(ctx context.Context, _ *mcpserver.Call, v Values) (any, error) {
 				aff, ref := affected(v)
-				return ops.Show(ctx, e, ops.ShowInput{Project: v.str("project"), Filters: v.strings("filter"), Affected: aff, AffectedRef: ref})
+				return ops.Show(ctx, e, ops.ShowInput{Project: v.Str("project"), Filters: v.Strings("filter"), Affected: aff, AffectedRef: ref})
 			}},
 		Def{Name: "getConfig", Title: "Get task configuration", ReadOnly: true, Output: &ops.ShowOutput{},
 			Description: "What does this task declare? vx show TARGET --format json: resolved inputs, outputs, env, dependsOn, cache and timeout, secrets masked. target is a project, project#task, or a task name.",
-			Args:        []arg{{Name: "target", Kind: kString, Required: true, Desc: "a project, project#task, or a task name"}},
-			Run: func(ctx context.Context, _ *mcpserver.Call, v values) (any, error) {
-				return ops.Show(ctx, e, ops.ShowInput{Target: v.str("target")})
+			Args:        []Arg{{Name: "target", Kind: KindString, Required: true, Desc: "a project, project#task, or a task name"}},
+			Run: func(ctx context.Context, _ *mcpserver.Call, v Values) (any, error) {
+				return ops.Show(ctx, e, ops.ShowInput{Target: v.Str("target")})
 			}},
 		Def{Name: "getCacheStats", Title: "Cache statistics", ReadOnly: true, Output: &ops.CacheStatsOutput{},
 			Description: "What's the state of my cache? Entries, total size, runs and hits in the last 24h, hit rate. scope.project narrows every number to one project.",
-			Args:        []arg{{Name: "scope", Kind: kObject, Desc: "narrow the numbers", Props: []arg{{Name: "project", Kind: kString, Desc: "a project name"}}}},
-			Run: func(ctx context.Context, _ *mcpserver.Call, v values) (any, error) {
-				return ops.CacheStats(ctx, e, ops.CacheStatsInput{Project: v.object("scope").str("project")})
+			Args:        []Arg{{Name: "scope", Kind: KindObject, Desc: "narrow the numbers", Props: []Arg{{Name: "project", Kind: KindString, Desc: "a project name"}}}},
+			Run: func(ctx context.Context, _ *mcpserver.Call, v Values) (any, error) {
+				return ops.CacheStats(ctx, e, ops.CacheStatsInput{Project: v.Object("scope").Str("project")})
 			}},
 		Def{Name: "getRunHistory", Title: "Run history", ReadOnly: true, Output: &ops.RunHistoryOutput{},
 			Description: "Which tasks have I been running, and how fast? Recent executions (exit code, blockedBy, timedOut, notReady) plus per-task p50/p99, success rate, hit rate, failure mode, flaky (only when one cache key both passed and failed), maxPeakRssBytes and maxCpuParallelism. limit 1..500 is clamped and the answer says the limit applied.",
-			Args: []arg{{Name: "project", Kind: kString, Desc: "a project name"}, {Name: "task", Kind: kString, Desc: "a task name such as build (not project#task)"},
-				{Name: "limit", Kind: kLimit, Desc: "recent rows, 1..500 (default 50), clamped"}},
-			Run: func(ctx context.Context, _ *mcpserver.Call, v values) (any, error) {
-				return ops.RunHistory(ctx, e, ops.RunHistoryInput{Project: v.str("project"), Task: v.str("task"), Limit: v.limit("limit")})
+			Args: []Arg{{Name: "project", Kind: KindString, Desc: "a project name"}, {Name: "task", Kind: KindString, Desc: "a task name such as build (not project#task)"},
+				{Name: "limit", Kind: KindLimit, Desc: "recent rows, 1..500 (default 50), clamped"}},
+			Run: func(ctx context.Context, _ *mcpserver.Call, v Values) (any, error) {
+				return ops.RunHistory(ctx, e, ops.RunHistoryInput{Project: v.Str("project"), Task: v.Str("task"), Limit: v.Limit("limit")})
 			}},
 		Def{Name: "explainCacheKey", Title: "Explain a cache key", ReadOnly: true, Output: &ops.ExplainOutput{},
 			Description: "What's the cache identity of a task? The latest cache entry's key, command, exit code, duration and size.",
-			Args:        []arg{taskIDArg},
-			Run: func(ctx context.Context, _ *mcpserver.Call, v values) (any, error) {
-				return ops.ExplainCacheKey(ctx, e, ops.ExplainInput{TaskID: v.str("taskId")})
+			Args:        []Arg{taskIDArg},
+			Run: func(ctx context.Context, _ *mcpserver.Call, v Values) (any, error) {
+				return ops.ExplainCacheKey(ctx, e, ops.ExplainInput{TaskID: v.Str("taskId")})
 			}},
 		Def{Name: "whyDidThisRerun", Title: "Why did this re-run", ReadOnly: true, Output: &ops.WhyOutput{},
 			Description: "Why did a task re-execute? vx why --format json: the execution's key against the previous execution's, whether it changed, the diff (files added/removed/changed, env names, definition fields, upstream keys) and, under a moved upstream, the root tasks whose own inputs moved. runId defaults to the task's latest run.",
-			Args:        []arg{taskIDArg, runIDArg},
-			Run: func(ctx context.Context, _ *mcpserver.Call, v values) (any, error) {
-				return ops.Why(ctx, e, ops.WhyInput{TaskID: v.str("taskId"), RunID: v.str("runId"), RunSet: v.has("runId")})
+			Args:        []Arg{taskIDArg, runIDArg},
+			Run: func(ctx context.Context, _ *mcpserver.Call, v Values) (any, error) {
+				return ops.Why(ctx, e, ops.WhyInput{TaskID: v.Str("taskId"), RunID: v.Str("runId"), RunSet: v.Has("runId")})
 			}},
 		Def{Name: "pruneCache", Title: "Prune the cache", Destructive: true, Output: &cache.PruneResult{},
 			Description: "Free cache space: vx cache prune --format json. olderThan (e.g. 7d) and maxSize (e.g. 2GiB) bound the cache; a dry run unless dryRun is false. Answers dryRun, evicted, bytesFreed, orphans, orphanBytes.",
-			Args: []arg{{Name: "olderThan", Kind: kString, Desc: "evict entries older than this age: 30m, 12h, 7d, 2w"},
-				{Name: "maxSize", Kind: kString, Desc: "then evict oldest first down to this size: 500MB, 2GiB"},
-				{Name: "dryRun", Kind: kBool, Desc: "default true: report without deleting; false deletes"}},
-			Run: func(ctx context.Context, _ *mcpserver.Call, v values) (any, error) {
+			Args: []Arg{{Name: "olderThan", Kind: KindString, Desc: "evict entries older than this age: 30m, 12h, 7d, 2w"},
+				{Name: "maxSize", Kind: KindString, Desc: "then evict oldest first down to this size: 500MB, 2GiB"},
+				{Name: "dryRun", Kind: KindBool, Desc: "default true: report without deleting; false deletes"}},
+			Run: func(ctx context.Context, _ *mcpserver.Call, v Values) (any, error) {
 				dry := true
-				if v.has("dryRun") {
-					dry = v.bool("dryRun")
+				if v.Has("dryRun") {
+					dry = v.Bool("dryRun")
 				}
-				return ops.Prune(ctx, e, ops.PruneInput{OlderThan: v.str("olderThan"), MaxSize: v.str("maxSize"), DryRun: dry})
+				return ops.Prune(ctx, e, ops.PruneInput{OlderThan: v.Str("olderThan"), MaxSize: v.Str("maxSize"), DryRun: dry})
 			}},
 		Def{Name: "getTaskLog", Title: "Task log", ReadOnly: true, Output: &ops.TaskLogOutput{},
 			Description: "What did a task print? runId, taskId, status, source (failure, cache, or null when vx kept nothing) and the plain-text output, masked. runId defaults to the latest run that recorded the task.",
-			Args:        []arg{taskIDArg, runIDArg},
-			Run: func(ctx context.Context, _ *mcpserver.Call, v values) (any, error) {
-				return ops.TaskLog(ctx, e, ops.TaskLogInput{TaskID: v.str("taskId"), RunID: v.str("runId"), RunSet: v.has("runId")})
+			Args:        []Arg{taskIDArg, runIDArg},
+			Run: func(ctx context.Context, _ *mcpserver.Call, v Values) (any, error) {
+				return ops.TaskLog(ctx, e, ops.TaskLogInput{TaskID: v.Str("taskId"), RunID: v.Str("runId"), RunSet: v.Has("runId")})
 			}},
 		Def{Name: "getFailures", Title: "Why did a run fail", ReadOnly: true, Output: &ops.FailuresOutput{},
 			Description: "Why did a run fail? Each failed task's taskId, exitCode, timedOut, output (first 8 KiB and last 56 KiB, masked) and the source locations it names {file, line, col} with absolute paths. runId defaults to the latest failed run.",
-			Args:        []arg{runIDArg},
-			Run: func(ctx context.Context, _ *mcpserver.Call, v values) (any, error) {
-				return ops.Failures(ctx, e, ops.FailuresInput{RunID: v.str("runId"), RunSet: v.has("runId")})
+			Args:        []Arg{runIDArg},
+			Run: func(ctx context.Context, _ *mcpserver.Call, v Values) (any, error) {
+				return ops.Failures(ctx, e, ops.FailuresInput{RunID: v.Str("runId"), RunSet: v.Has("runId")})
 			}},
 		Def{Name: "compareRuns", Title: "Compare runs", ReadOnly: true, Output: &ops.CompareOutput{},
 			Description: "How did a run differ from the one before it? Per-task status, cache, duration and key changes, and totals. runId defaults to the latest run.",
-			Args:        []arg{runIDArg},
-			Run: func(ctx context.Context, _ *mcpserver.Call, v values) (any, error) {
-				return ops.CompareRuns(ctx, e, ops.CompareInput{RunID: v.str("runId"), RunSet: v.has("runId")})
+			Args:        []Arg{runIDArg},
+			Run: func(ctx context.Context, _ *mcpserver.Call, v Values) (any, error) {
+				return ops.CompareRuns(ctx, e, ops.CompareInput{RunID: v.Str("runId"), RunSet: v.Has("runId")})
 			}},
 		Def{Name: "runTrends", Title: "Run trends", ReadOnly: true, Output: &ops.TrendsOutput{},
 			Description: "Activity over time: per hour or day bucket, runs, failed runs, task executions, cache hits and p50 run duration, newest first. limit 1..1000 is clamped.",
-			Args: []arg{{Name: "bucket", Kind: kEnum, Enum: []string{"hour", "day"}, Desc: "bucket size (default hour)"},
-				{Name: "limit", Kind: kLimit, Desc: "buckets, 1..1000 (default 24), clamped"}},
-			Run: func(ctx context.Context, _ *mcpserver.Call, v values) (any, error) {
-				return ops.RunTrends(ctx, e, ops.TrendsInput{Bucket: v.str("bucket"), Limit: v.limit("limit")})
+			Args: []Arg{{Name: "bucket", Kind: KindEnum, Enum: []string{"hour", "day"}, Desc: "bucket size (default hour)"},
+				{Name: "limit", Kind: KindLimit, Desc: "buckets, 1..1000 (default 24), clamped"}},
+			Run: func(ctx context.Context, _ *mcpserver.Call, v Values) (any, error) {
+				return ops.RunTrends(ctx, e, ops.TrendsInput{Bucket: v.Str("bucket"), Limit: v.Limit("limit")})
 			}},
 		Def{Name: "planTasks", Title: "Plan tasks", ReadOnly: true, Output: &ops.PlanTasksOutput{},
 			Description: "What would run, and why? vx run TASKS --dry=json, nothing executed: each task's predicted cache status, key, deps and p50, the affected reason under affected, and predicted wallMs, workMs and criticalPath.",
-			Args:        []arg{{Name: "tasks", Kind: kStrings, Desc: "task names or project#task ids"}, {Name: "all", Kind: kBool, Desc: "every task of the workspace"}, filterArg, affectedArg},
-			Run: func(ctx context.Context, _ *mcpserver.Call, v values) (any, error) {
+			Args:        []Arg{{Name: "tasks", Kind: KindStrings, Desc: "task names or project#task ids"}, {Name: "all", Kind: KindBool, Desc: "every task of the workspace"}, filterArg, affectedArg},
+			Run: func(ctx context.Context, _ *mcpserver.Call, v Values) (any, error) {
 				aff, ref := affected(v)
-				return ops.PlanTasks(ctx, e, ops.RunTasksInput{Tasks: v.strings("tasks"), All: v.bool("all"), Filters: v.strings("filter"), Affected: aff, AffectedRef: ref, VX: cfg.VX})
+				return ops.PlanTasks(ctx, e, ops.RunTasksInput{Tasks: v.Strings("tasks"), All: v.Bool("all"), Filters: v.Strings("filter"), Affected: aff, AffectedRef: ref, VX: cfg.VX})
 			}},
 	)
 	if m, err := e.CurrentModel(); err == nil && m.Config.MCP.Run.Enabled() {
@@ -183,9 +182,9 @@ func Catalog(e *ops.Env, cfg Config) []mcpserver.Tool {
 			desc += fmt.Sprintf(" This workspace lets agents run only: %v (their dependsOn still run).", allow.Tasks)
 		}
 		defs = append(defs, Def{Name: "runTasks", Title: "Run tasks", Destructive: true, Output: &ops.RunTasksOutput{}, Description: desc,
-			Args: []arg{{Name: "tasks", Kind: kStrings, Desc: "task names or project#task ids"}, {Name: "all", Kind: kBool, Desc: "every task an agent may run"}, filterArg, affectedArg,
-				{Name: "force", Kind: kBool, Desc: "ignore cache hits"}},
-			Run: func(ctx context.Context, call *mcpserver.Call, v values) (any, error) {
+			Args: []Arg{{Name: "tasks", Kind: KindStrings, Desc: "task names or project#task ids"}, {Name: "all", Kind: KindBool, Desc: "every task an agent may run"}, filterArg, affectedArg,
+				{Name: "force", Kind: KindBool, Desc: "ignore cache hits"}},
+			Run: func(ctx context.Context, call *mcpserver.Call, v Values) (any, error) {
 				aff, ref := affected(v)
 				done, total := 0, 0
 				onEvent := func(ev wire.Event) {
@@ -200,7 +199,7 @@ func Catalog(e *ops.Env, cfg Config) []mcpserver.Tool {
 						call.Progress(float64(done), float64(total), fmt.Sprintf("%s %s (%s)", ev.TaskID, ev.Status, ev.Cache))
 					}
 				}
-				out, err := ops.RunTasks(ctx, e, ops.RunTasksInput{Tasks: v.strings("tasks"), All: v.bool("all"), Filters: v.strings("filter"), Affected: aff, AffectedRef: ref, Force: v.bool("force"), VX: cfg.VX}, allowed, onEvent)
+				out, err := ops.RunTasks(ctx, e, ops.RunTasksInput{Tasks: v.Strings("tasks"), All: v.Bool("all"), Filters: v.Strings("filter"), Affected: aff, AffectedRef: ref, Force: v.Bool("force"), VX: cfg.VX}, allowed, onEvent)
 				return out, err
 			}})
 	}

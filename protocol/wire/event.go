@@ -25,7 +25,7 @@ type Event struct {
 	Status     string      `json:"status,omitempty"`
 	Cache      string      `json:"cache,omitempty"`
 	DurationMs int64       `json:"durationMs,omitempty"`
-	Worker     int         `json:"worker,omitempty"`
+	DependsOn  []string    `json:"dependsOn,omitempty"`
 	Summary    *RunSummary `json:"summary,omitempty"`
 	Error      string      `json:"error,omitempty"`
 	Session    string      `json:"session,omitempty"`

@@ -1,0 +1,77 @@
+package server
+
+import (
+	"context"
+	"crypto/subtle"
+	_ "embed"
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/vzn/vx/daemon/ops"
+	"github.com/vzn/vx/protocol/wire"
+)
+
+//go:embed page/index.html
+var pageHTML []byte
+
+// Summary is what the status page loads before following the feed.
+type Summary struct {
+	Status  *wire.Status          `json:"status"`
+	Runs    *ops.RunsOutput       `json:"runs"`
+	History *ops.RunHistoryOutput `json:"history"`
+	Trends  *ops.TrendsOutput     `json:"trends"`
+	Latest  *ops.RunOutput        `json:"latest"`
+}
+
+// tokenLogin lets a person open the page once with ?token=…: the token is
+// moved into an HttpOnly, SameSite=Strict cookie and the browser is sent
+// to the clean address, so the token does not linger in the address bar
+// or history. Everything else goes through the guard.
+func (d *daemon) tokenLogin(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tok := r.URL.Query().Get("token")
+		if r.Method == http.MethodGet && r.URL.Path == "/" && tok != "" && r.Header.Get("Origin") == "" {
+			if subtle.ConstantTimeCompare([]byte(tok), []byte(d.token)) == 1 && loopbackHostPort(r.Host, d.port) {
+				http.SetCookie(w, &http.Cookie{Name: CookieName, Value: d.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+				http.Redirect(w, r, "/", http.StatusSeeOther)
+				return
+			}
+			http.Error(w, "wrong token: run `vxd token` for the current one", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (d *daemon) mountPage(mux *http.ServeMux) {
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("Content-Security-Policy", "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'")
+		w.Write(pageHTML)
+	})
+	mux.HandleFunc("GET /api/summary", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(d.summary(r.Context()))
+	})
+}
+
+func (d *daemon) summary(ctx context.Context) *Summary {
+	s := &Summary{Status: d.status(ctx)}
+	s.Runs, _ = ops.Runs(ctx, d.env, ops.RunsInput{Limit: 15})
+	s.History, _ = ops.RunHistory(ctx, d.env, ops.RunHistoryInput{Limit: 1})
+	s.Trends, _ = ops.RunTrends(ctx, d.env, ops.TrendsInput{Bucket: "hour", Limit: 24})
+	s.Latest, _ = ops.Run(ctx, d.env, ops.RunInput{})
+	return s
+}
+
+// loopbackHostPort reports whether a Host header names this daemon.
+func loopbackHostPort(host string, port int) bool {
+	for _, name := range []string{"127.0.0.1", "localhost", "[::1]"} {
+		if host == name+":"+strconv.Itoa(port) {
+			return true
+		}
+	}
+	return false
+}

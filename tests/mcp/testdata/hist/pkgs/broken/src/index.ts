@@ -1,0 +1,1 @@
+export const n: number = 1;

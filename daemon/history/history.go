@@ -296,7 +296,7 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
 	s.w = w
-	if err := s.prepareSchema(ctx); err != nil {
+	if err := s.prepareSchemaRetrying(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("opening run history %s: %w", abs, err)
 	}
@@ -427,6 +427,30 @@ func (s *Store) Close() error {
 		s.dec.Close()
 	}
 	return errors.Join(errs...)
+}
+
+// prepareSchemaRetrying retries prepareSchema while the database is busy.
+// Two processes opening a new history at once can meet SQLITE_BUSY without
+// the busy handler being consulted: while one switches the file to WAL, or
+// when rollback-journal locks would deadlock. Either clears in milliseconds.
+func (s *Store) prepareSchemaRetrying(ctx context.Context) error {
+	deadline := time.Now().Add(busyTimeoutMs * time.Millisecond)
+	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
+		err := s.prepareSchema(ctx)
+		if !isBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+	}
+}
+
+func isBusy(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && (se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked)
 }
 
 // isConstraint reports a primary key or unique violation.

@@ -1,0 +1,38 @@
+package failures
+
+import (
+	"fmt"
+	"unicode/utf8"
+)
+
+// The excerpt keeps a little of the start (what ran, with which flags) and
+// much of the end, where tools print errors and summaries.
+const (
+	excerptHead = 8 << 10
+	excerptTail = 56 << 10
+)
+
+// Excerpt keeps the first 8 KiB and the last 56 KiB of out (joined by a
+// marker line saying how many bytes were elided) when out is longer than
+// 64 KiB; shorter output is returned whole. Cuts fall on UTF-8 boundaries:
+// each cut moves by at most three bytes so that it does not split a rune,
+// toward keeping less, and invalid bytes are left as they are.
+func Excerpt(out []byte) (text string, truncated bool) {
+	if len(out) <= excerptHead+excerptTail {
+		return string(out), false
+	}
+	h := excerptHead
+	for i := 0; i < utf8.UTFMax-1 && h > 0 && !utf8.RuneStart(out[h]); i++ {
+		h--
+	}
+	t := len(out) - excerptTail
+	for i := 0; i < utf8.UTFMax-1 && t < len(out) && !utf8.RuneStart(out[t]); i++ {
+		t++
+	}
+	head := out[:h]
+	sep := "\n"
+	if len(head) == 0 || head[len(head)-1] == '\n' {
+		sep = ""
+	}
+	return fmt.Sprintf("%s%s[... %d bytes elided ...]\n%s", head, sep, t-h, out[t:]), true
+}

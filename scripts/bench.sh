@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# vx against Turborepo, side by side in one run, on identical copies of a
+# generated workspace (scripts/bench/gen):
+#
+#   cached: `run build` on BENCH_CACHED_N packages (default 1000), every task
+#           a hit; median of BENCH_CACHED_RUNS (default 5) after a warm-up.
+#   cold:   `run build` on BENCH_COLD_N packages (default 200), caches and
+#           outputs wiped before each run; median of BENCH_COLD_RUNS (3).
+#
+# It also checks, with strace when installed, that `vx run` opens no
+# network socket and starts no daemon. Prints a markdown block on stdout.
+# Everything it makes lives in scripts/bench/work/ (gitignored): the vx
+# binary, turbo installed from npm, the workspaces and the strace log.
+#
+# Usage: bash scripts/bench.sh   (or: make bench)
+# Env:   BENCH_CACHED_N, BENCH_COLD_N, BENCH_CACHED_RUNS, BENCH_COLD_RUNS,
+#        TURBO_VERSION (npm version spec, default latest), BENCH_WORK,
+#        BENCH_VX_BIN (measure this vx binary instead of building ./cmd/vx),
+#        BENCH_STRICT=1 (exit 1 when a target is missed)
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+WORK=${BENCH_WORK:-$ROOT/scripts/bench/work}
+N_CACHED=${BENCH_CACHED_N:-1000}
+N_COLD=${BENCH_COLD_N:-200}
+RUNS_CACHED=${BENCH_CACHED_RUNS:-5}
+RUNS_COLD=${BENCH_COLD_RUNS:-3}
+TURBO_VERSION=${TURBO_VERSION:-latest}
+
+export TURBO_TELEMETRY_DISABLED=1 DO_NOT_TRACK=1 TURBO_NO_UPDATE_NOTIFIER=1 NO_UPDATE_NOTIFIER=1
+export NPM_CONFIG_UPDATE_NOTIFIER=false
+unset VX_LOG
+
+log() { echo "bench: $*" >&2; }
+die() { echo "bench: $*" >&2; exit 1; }
+for tool in go git node npm; do
+  command -v "$tool" >/dev/null || die "$tool is required (see .ci/run for what to install)"
+done
+
+mkdir -p "$WORK/bin" "$WORK/ws" "$WORK/tools"
+
+log "building the workspace generator and vx"
+(cd "$ROOT" && go build -o "$WORK/bin/gen" ./scripts/bench/gen)
+if [[ -n ${BENCH_VX_BIN:-} ]]; then
+  VX=$(cd "$(dirname "$BENCH_VX_BIN")" && pwd)/$(basename "$BENCH_VX_BIN")
+else
+  (cd "$ROOT" && CGO_ENABLED=1 go build -o "$WORK/bin/vx" ./cmd/vx)
+  VX=$WORK/bin/vx
+fi
+
+TURBO=$WORK/tools/node_modules/.bin/turbo
+if [[ ! -x $TURBO ]] || [[ $TURBO_VERSION != latest && $("$TURBO" --version) != "$TURBO_VERSION" ]]; then
+  log "installing turbo@$TURBO_VERSION from npm into $WORK/tools"
+  [[ -f $WORK/tools/package.json ]] || echo '{ "private": true }' >"$WORK/tools/package.json"
+  npm install --prefix "$WORK/tools" --no-audit --no-fund --loglevel=error "turbo@$TURBO_VERSION" >&2
+fi
+TURBO_FLAGS=(--ui=stream)
+# turbo 1.x and early 2.x start a daemon unless told not to; later 2.x
+# versions no longer use one for `turbo run` and deprecate the flag.
+if "$TURBO" run --help 2>&1 | grep -q -- '--no-daemon' && ! "$TURBO" run --help 2>&1 | grep -q 'no longer used'; then
+  TURBO_FLAGS+=(--no-daemon)
+fi
+
+# make_ws N: generate, commit, and copy the workspace for vx and for turbo.
+make_ws() {
+  local n=$1 src=$WORK/ws/src-$1
+  rm -rf "$src" "$WORK/ws/vx-$n" "$WORK/ws/turbo-$n"
+  "$WORK/bin/gen" -n "$n" -out "$src" -package-manager "npm@$(npm --version)"
+  git -C "$src" init -q
+  git -C "$src" add -A
+  git -C "$src" -c user.name=bench -c user.email=bench@localhost -c commit.gpgsign=false commit -qm "generated workspace, $n packages"
+  cp -a "$src" "$WORK/ws/vx-$n"
+  cp -a "$src" "$WORK/ws/turbo-$n"
+}
+
+# wipe DIR: remove every cache and output of both tools.
+wipe() {
+  rm -rf "$1/.vx" "$1/.turbo" "$1/node_modules/.cache/turbo"
+  find "$1/packages" -mindepth 2 -maxdepth 2 \( -name dist -o -name .turbo \) -exec rm -rf {} +
+}
+
+run_vx() { (cd "$1" && "$VX" run build); }
+run_turbo() { (cd "$1" && "$TURBO" run build "${TURBO_FLAGS[@]}"); }
+
+# ms CMD...: wall milliseconds of CMD (its output discarded; failure is fatal).
+ms() {
+  local start end
+  start=$(date +%s%N)
+  "$@" >/dev/null 2>"$WORK/last-stderr" || { cat "$WORK/last-stderr" >&2; die "failed: $*"; }
+  end=$(date +%s%N)
+  echo $(((end - start) / 1000000))
+}
+
+median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2)}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a/b}'; }
+met() { awk -v r="$1" -v t="$2" 'BEGIN {print (r <= t) ? "yes" : "NO"}'; }
+
+# --- cached, N_CACHED packages ---------------------------------------------
+log "generating $N_CACHED packages"
+make_ws "$N_CACHED"
+VXC=$WORK/ws/vx-$N_CACHED TUC=$WORK/ws/turbo-$N_CACHED
+log "filling both caches, then one warm-up run each"
+run_vx "$VXC" >/dev/null 2>&1 || die "vx run build failed in $VXC"
+run_turbo "$TUC" >/dev/null 2>&1 || die "turbo run build failed in $TUC"
+ms run_vx "$VXC" >/dev/null
+ms run_turbo "$TUC" >/dev/null
+vx_cached=() turbo_cached=()
+for i in $(seq "$RUNS_CACHED"); do
+  vx_cached+=("$(ms run_vx "$VXC")")
+  turbo_cached+=("$(ms run_turbo "$TUC")")
+  log "cached run $i: vx ${vx_cached[-1]} ms, turbo ${turbo_cached[-1]} ms"
+done
+# Both really were fully cached.
+hits=$(cd "$VXC" && "$VX" run build --format json 2>/dev/null | grep -c '"cache": "hit"' || true)
+[[ $hits == "$N_CACHED" ]] || die "vx: $hits of $N_CACHED tasks were hits in the cached scenario"
+run_turbo "$TUC" 2>&1 | grep -Eq "Cached: +$N_CACHED cached, $N_CACHED total" || die "turbo: the cached scenario was not fully cached"
+
+# --- cold, N_COLD packages -------------------------------------------------
+log "generating $N_COLD packages"
+make_ws "$N_COLD"
+VXD=$WORK/ws/vx-$N_COLD TUD=$WORK/ws/turbo-$N_COLD
+vx_cold=() turbo_cold=()
+for i in $(seq "$RUNS_COLD"); do
+  wipe "$VXD"
+  wipe "$TUD"
+  vx_cold+=("$(ms run_vx "$VXD")")
+  turbo_cold+=("$(ms run_turbo "$TUD")")
+  log "cold run $i: vx ${vx_cold[-1]} ms, turbo ${turbo_cold[-1]} ms"
+done
+misses=$(cd "$VXD" && wipe . && "$VX" run build --format json 2>/dev/null | grep -c '"cache": "miss"' || true)
+[[ $misses == "$N_COLD" ]] || die "vx: $misses of $N_COLD tasks were misses after a wipe"
+
+# --- no network, no daemon ------------------------------------------------
+if command -v strace >/dev/null; then
+  wipe "$VXD"
+  trace=$WORK/strace-network.txt
+  (cd "$VXD" && strace -f -qq -e trace=network -e signal=none -o "$trace" "$VX" run build >/dev/null 2>&1) || die "vx run build under strace failed"
+  inet=$(grep -Ec 'AF_INET6?|connect\(|sendto\(.*sin_' "$trace" || true)
+  calls=$(grep -Ec '^[0-9]+ +[a-z_0-9]+\(' "$trace" || true)
+  if [[ $inet == 0 ]]; then
+    network="none: strace -f -e trace=network saw $calls network syscalls, none on an IP socket ($trace)"
+  else
+    network="VIOLATION: $inet IP network syscalls, see $trace"
+  fi
+else
+  network="not checked: strace is not installed"
+fi
+if pgrep -x vxd >/dev/null || [[ -e $VXD/.vx/daemon ]]; then
+  daemon="VIOLATION: a vxd process or .vx/daemon exists after vx run"
+else
+  daemon="none started (no vxd process, no .vx/daemon)"
+fi
+
+# --- report ------------------------------------------------------------------
+vc=$(median "${vx_cached[@]}") tc=$(median "${turbo_cached[@]}")
+vd=$(median "${vx_cold[@]}") td=$(median "${turbo_cold[@]}")
+rc=$(ratio "$vc" "$tc") rd=$(ratio "$vd" "$td")
+mc=$(met "$rc" 0.5) md=$(met "$rd" 0.2)
+cpus=$(nproc 2>/dev/null || echo "?")
+
+cat <<EOF
+### vx vs Turborepo — $(date -u +%Y-%m-%d)
+
+Command: \`bash scripts/bench.sh\` (\`make bench\`), $cpus CPUs, $(uname -sr), $(go version | awk '{print $3}'), node $(node --version).
+vx $("$VX" version | awk '{print $2}') (default workers: one per CPU), turbo $("$TURBO" --version) (\`turbo run build ${TURBO_FLAGS[*]}\`, default concurrency), both with their default output.
+
+| scenario | vx ms | turbo ms | vx/turbo | target | met |
+|---|---:|---:|---:|---:|:-:|
+| fully cached \`run build\`, $N_CACHED packages (median of $RUNS_CACHED after a warm-up) | $vc | $tc | $rc | ≤ 0.50 | $mc |
+| cold \`run build\`, $N_COLD packages (median of $RUNS_COLD, caches and dist/ wiped) | $vd | $td | $rd | ≤ 0.20 | $md |
+
+Samples (ms): cached vx ${vx_cached[*]}; turbo ${turbo_cached[*]}. Cold vx ${vx_cold[*]}; turbo ${turbo_cold[*]}.
+Network during \`vx run\`: $network.
+Daemon: $daemon.
+EOF
+
+if [[ ${BENCH_STRICT:-} == 1 && ($mc != yes || $md != yes) ]]; then
+  exit 1
+fi

@@ -132,13 +132,18 @@ func exitCode(s *IO, err error) int {
 	return 1
 }
 
-// loadModel finds and loads the workspace from the IO's directory.
+// loadModel finds and loads the workspace from the IO's directory. A
+// workspace that cannot be found or loaded is a refusal (exit 2).
 func loadModel(s *IO) (*workspace.Model, error) {
 	root, err := workspace.FindRoot(s.dir())
 	if err != nil {
-		return nil, err
+		return nil, usageError{err.Error()}
 	}
-	return workspace.Load(root)
+	m, err := workspace.Load(root)
+	if err != nil {
+		return nil, usageError{err.Error()}
+	}
+	return m, nil
 }
 
 // maskerFor masks the model's secret values in error texts and answers.
@@ -202,6 +207,11 @@ func runVerb(ctx context.Context, s *IO, argv []string) error {
 	if err != nil || conc < 0 {
 		return usageError{fmt.Sprintf("vx run: --concurrency %q is not a worker count (use a positive whole number)", a.str("concurrency"))}
 	}
+	if !a.has("concurrency") && os.Getenv("VX_CONCURRENCY") != "" {
+		if conc, err = strconv.Atoi(os.Getenv("VX_CONCURRENCY")); err != nil || conc <= 0 {
+			return usageError{fmt.Sprintf("VX_CONCURRENCY=%q is not a worker count (use a positive whole number, or unset it)", os.Getenv("VX_CONCURRENCY"))}
+		}
+	}
 	dry := a.has("dry")
 	if dry && a.str("dry") != "" && a.str("dry") != "json" && a.str("dry") != "text" {
 		return usageError{fmt.Sprintf("vx run: --dry=%s is not a dry-run format (use --dry or --dry=json)", a.str("dry"))}
@@ -218,7 +228,8 @@ func runVerb(ctx context.Context, s *IO, argv []string) error {
 	}
 	p, err := runner.Prepare(ctx, opts)
 	if err != nil {
-		return errors.New(mask.String(err.Error()))
+		// Unknown tasks, bad filters, cycles: nothing ran.
+		return usageError{mask.String(err.Error())}
 	}
 	if dry {
 		plan, err := runner.Plan(ctx, p, opts.Force)

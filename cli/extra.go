@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 
+	"github.com/vzn/vx/daemon/docsearch"
 	"github.com/vzn/vx/daemon/lockfile"
 	"github.com/vzn/vx/daemon/mcpserver"
 	"github.com/vzn/vx/daemon/migrate"
@@ -24,6 +25,13 @@ func ExtraTools(e *ops.Env) []tools.Def {
 					return nil, err
 				}
 				return lockfile.Check(m, e.Masker)
+			}},
+		{Name: "searchDocs", Title: "Search the docs", ReadOnly: true, Output: &docsearch.Result{},
+			Description: "Where is X documented? vx docs QUERY --format json: the reference sections (config keys, verbs and flags, tools and arguments, troubleshooting) holding every word of the query, each whole with its stable URL, best first. No network.",
+			Args: []tools.Arg{{Name: "query", Kind: tools.KindString, Required: true, Desc: "words to find, e.g. \"cache key\" or \"mcp.run\""},
+				{Name: "limit", Kind: tools.KindLimit, Desc: "sections, 1..50 (default 5), clamped"}},
+			Run: func(ctx context.Context, _ *mcpserver.Call, v tools.Values) (any, error) {
+				return searchDocs(v.Str("query"), v.Limit("limit"))
 			}},
 		{Name: "planInit", Title: "Plan vx adoption", ReadOnly: true, Output: &migrate.Plan{},
 			Description: "What would adopting vx write here? vx init --dry --format json: each file with its full text and whether it is new, kept or replaced, todos (what could not be translated, with file:line:col and the reason), notes and next steps. Reads turbo.json, nx.json/project.json or package.json workspaces. Nothing is written. mode \"force\" plans replacing an existing vx.workspace.json.",

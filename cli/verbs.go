@@ -11,7 +11,6 @@ import (
 
 	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/daemon/taskkey"
-	"github.com/vzn/vx/daemon/workspace"
 )
 
 // answer runs an operation and renders its output as JSON or for people.
@@ -32,15 +31,11 @@ func answer[T any](s *IO, format string, out T, err error, human func(io.Writer,
 
 // opEnv loads the workspace for a question verb.
 func opEnv(s *IO) (*ops.Env, error) {
-	root, err := workspace.FindRoot(s.dir())
+	m, err := loadModel(s)
 	if err != nil {
 		return nil, err
 	}
-	m, err := workspace.Load(root)
-	if err != nil {
-		return nil, err
-	}
-	return ops.NewEnv(root, m, nil, s.environ()), nil
+	return ops.NewEnv(m.Root, m, nil, s.environ()), nil
 }
 
 func showVerb(ctx context.Context, s *IO, argv []string) error {

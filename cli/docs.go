@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/vzn/vx/daemon/docsearch"
+	"github.com/vzn/vx/daemon/ops"
+)
+
+// searchDocs is the one operation behind vx docs and the searchDocs tool.
+func searchDocs(query string, limit int) (*docsearch.Result, error) {
+	res, err := docsearch.Search(query, limit)
+	var ae *docsearch.ArgError
+	if errors.As(err, &ae) {
+		return nil, &ops.ArgError{Arg: ae.Arg, Msg: ae.Msg}
+	}
+	return res, err
+}
+
+func docsVerb(ctx context.Context, s *IO, argv []string) error {
+	a, err := parseArgs("docs", argv, map[string]flagSpec{
+		"limit":  {kind: valueFlag, arg: "N", help: "how many sections (1..50, default 5)"},
+		"format": {kind: valueFlag, arg: "text|json", help: "output format"},
+	})
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	if a.bool("help") {
+		fmt.Fprint(s.Out, a.usage("docs QUERY... [flags]")+"\nSearches the reference embedded in vx (no network): the sections holding every word, best first.\n")
+		return nil
+	}
+	format, err := a.format()
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	limit, err := a.int("limit", 0)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	out, err := searchDocs(strings.Join(a.pos, " "), limit)
+	return answer(s, format, out, err, func(w io.Writer, r *docsearch.Result) {
+		if len(r.Sections) == 0 {
+			fmt.Fprintf(w, "no section holds every word of %q\n", r.Query)
+		}
+		for i, sec := range r.Sections {
+			if i > 0 {
+				fmt.Fprintln(w, "\n────────")
+			}
+			fmt.Fprintf(w, "%s\n\n%s\n", sec.URL, strings.TrimSpace(sec.Text))
+		}
+		if r.Note != "" {
+			fmt.Fprintf(w, "\n(%s)\n", r.Note)
+		}
+	})
+}

@@ -1,12 +1,9 @@
 package ops
 
 import (
-	"bufio"
 	"context"
-	"os"
 	"runtime"
 	"strconv"
-	"strings"
 
 	"github.com/vzn/vx/daemon/cache"
 	"github.com/vzn/vx/daemon/history"
@@ -137,7 +134,8 @@ func Info(ctx context.Context, e *Env, in InfoInput) (*InfoOutput, error) {
 		}
 	}
 	out.Workers = Setting{Value: strconv.Itoa(n), Source: src}
-	out.MemoryBudget = memoryBudget(e.Environ)
+	budget, bsrc := runner.MemoryBudget(e.Environ)
+	out.MemoryBudget = Setting{Value: strconv.FormatInt(budget, 10), Source: bsrc}
 	if c, err := e.Cache(); err == nil {
 		out.Cache.Dir = c.Dir()
 		if st, err := c.Stats(""); err == nil {
@@ -166,26 +164,4 @@ func Info(ctx context.Context, e *Env, in InfoInput) (*InfoOutput, error) {
 	out.DaemonNote = in.DaemonNote
 	out.Git.Branch, out.Git.Commit = runner.GitHead(e.Root)
 	return out, nil
-}
-
-// memoryBudget is the memory vx plans runs against: VX_MEMORY_BUDGET, else
-// three quarters of the machine's memory.
-func memoryBudget(env map[string]string) Setting {
-	if v := env["VX_MEMORY_BUDGET"]; v != "" {
-		if n, err := cache.ParseSize(v); err == nil {
-			return Setting{Value: strconv.FormatInt(n, 10), Source: "env"}
-		}
-	}
-	f, err := os.Open("/proc/meminfo")
-	if err == nil {
-		defer f.Close()
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			if fields := strings.Fields(sc.Text()); len(fields) >= 2 && fields[0] == "MemTotal:" {
-				kb, _ := strconv.ParseInt(fields[1], 10, 64)
-				return Setting{Value: strconv.FormatInt(kb*1024*3/4, 10), Source: "default"}
-			}
-		}
-	}
-	return Setting{Value: "0", Source: "default"}
 }

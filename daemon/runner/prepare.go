@@ -11,13 +11,16 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/rs/zerolog"
 
+	"github.com/vzn/vx/daemon/cache"
 	"github.com/vzn/vx/daemon/hashing"
+	"github.com/vzn/vx/daemon/history"
 	"github.com/vzn/vx/daemon/secret"
 	"github.com/vzn/vx/daemon/taskkey"
 	"github.com/vzn/vx/daemon/workspace"
@@ -50,7 +53,11 @@ type Prepared struct {
 	Env        map[string]string
 	Warnings   []string
 	Workers    int
-	hasher     *hashing.Hasher
+	// MemoryBudget bounds the summed peak RSS of running tasks, each
+	// predicted from history (PeakRSS); 0 means no bound.
+	MemoryBudget int64
+	PeakRSS      map[string]int64
+	hasher       *hashing.Hasher
 }
 
 // VXDir is the workspace's state directory.
@@ -116,6 +123,7 @@ func Prepare(ctx context.Context, o *Options) (*Prepared, error) {
 	p := &Prepared{Model: m, Env: environMap(env), Keys: map[string]string{}, Components: map[string]*taskkey.Components{}}
 	p.Masker = secret.NewMasker(SecretValues(m, p.Env)...)
 	p.Workers, _ = Workers(o.Concurrency, m)
+	p.MemoryBudget, _ = MemoryBudget(p.Env)
 	sel, err := m.Select(ctx, o.Selection)
 	if err != nil {
 		return nil, err
@@ -130,6 +138,7 @@ func Prepare(ctx context.Context, o *Options) (*Prepared, error) {
 	if err := p.computeKeys(ctx); err != nil {
 		return nil, err
 	}
+	p.PeakRSS = peakRSS(ctx, m.Root)
 	return p, nil
 }
 
@@ -357,4 +366,42 @@ func hasMatch(g string, files map[string]string) bool {
 		}
 	}
 	return false
+}
+
+// MemoryBudget is the memory a run plans against: VX_MEMORY_BUDGET (a
+// size such as 8GiB), else three quarters of the machine's memory.
+func MemoryBudget(env map[string]string) (int64, string) {
+	if v := env["VX_MEMORY_BUDGET"]; v != "" {
+		if n, err := cache.ParseSize(v); err == nil && n > 0 {
+			return n, "env"
+		}
+	}
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
+				kb, _ := strconv.ParseInt(f[1], 10, 64)
+				return kb * 1024 * 3 / 4, "default"
+			}
+		}
+	}
+	return 0, "default"
+}
+
+// peakRSS reads each task's largest recorded peak RSS from the history
+// (none when there is no history yet).
+func peakRSS(ctx context.Context, root string) map[string]int64 {
+	out := map[string]int64{}
+	h, err := history.OpenReadOnly(ctx, history.Path(root), nil)
+	if err != nil {
+		return out
+	}
+	defer h.Close()
+	stats, err := h.TaskStats(ctx, history.Filter{})
+	if err != nil {
+		return out
+	}
+	for _, st := range stats {
+		out[st.TaskID] = st.MaxPeakRSSBytes
+	}
+	return out
 }

@@ -183,9 +183,10 @@ func (r *run) schedule(ctx context.Context) {
 		}
 	}
 	type outcome struct {
-		n     *workspace.Node
-		ok    bool
-		roots []string // failed tasks at the origin of a block
+		n       *workspace.Node
+		ok      bool
+		skipped bool     // not started (interrupted, or stopped after a failure)
+		roots   []string // failed tasks at the origin of a block
 	}
 	status := make([]outcome, len(nodes))
 	ready := make(chan *workspace.Node, len(nodes))
@@ -209,41 +210,55 @@ func (r *run) schedule(ctx context.Context) {
 		}()
 	}
 	done := 0
-	inflight := 0
 	var queue []*workspace.Node
+	// Memory: a task reserves the largest peak RSS history saw for it; a
+	// task that would overflow the budget waits unless nothing else runs.
+	var memInUse int64
+	running := 0
+	skip := func(n *workspace.Node, reason string) {
+		r.record(n, skippedRow(n, reason), nil)
+		finished <- outcome{n: n, skipped: true}
+	}
 	resolve := func(n *workspace.Node) {
 		// Decide whether a ready node runs, is blocked or is skipped.
 		var roots []string
+		depSkipped := false
 		for _, d := range n.Deps {
 			st := status[d.Index]
-			if !st.ok {
-				if len(st.roots) > 0 {
-					roots = append(roots, st.roots...)
-				} else {
-					roots = append(roots, d.ID)
-				}
+			switch {
+			case st.skipped:
+				depSkipped = true
+			case !st.ok && len(st.roots) > 0:
+				roots = append(roots, st.roots...)
+			case !st.ok:
+				roots = append(roots, d.ID)
 			}
 		}
 		switch {
+		case ctx.Err() != nil:
+			skip(n, "not started: the run was interrupted")
 		case len(roots) > 0:
 			roots = uniqSorted(roots)
 			r.record(n, blockedRow(n, roots), nil)
-			finished <- outcome{n: n, ok: false, roots: roots}
-			inflight++
-		case ctx.Err() != nil:
-			r.record(n, skippedRow(n, "not started: the run was interrupted"), nil)
-			finished <- outcome{n: n, ok: false, roots: []string{"interrupted"}}
-			inflight++
+			finished <- outcome{n: n, roots: roots}
 		case r.stopped:
-			r.record(n, skippedRow(n, fmt.Sprintf("not started: %s failed and --continue was not given", r.stopBy)), nil)
-			finished <- outcome{n: n, ok: false, roots: []string{r.stopBy}}
-			inflight++
+			skip(n, fmt.Sprintf("not started: %s failed and --continue was not given", r.stopBy))
+		case depSkipped:
+			skip(n, "not started: a task it depends on did not run")
 		case n.Def.NoOp():
 			finished <- outcome{n: n, ok: true}
-			inflight++
 		default:
 			queue = append(queue, n)
 		}
+	}
+	pick := func() int {
+		for i, n := range queue {
+			need := r.p.PeakRSS[n.ID]
+			if running == 0 || r.p.MemoryBudget <= 0 || memInUse+need <= r.p.MemoryBudget {
+				return i
+			}
+		}
+		return -1
 	}
 	for done < len(nodes) {
 		// Move ready nodes into the queue, then feed idle workers.
@@ -252,21 +267,25 @@ func (r *run) schedule(ctx context.Context) {
 		}
 		var feed chan *workspace.Node
 		var next *workspace.Node
-		if len(queue) > 0 {
-			feed, next = work, queue[0]
+		at := -1
+		if running < workers && len(queue) > 0 {
+			if at = pick(); at >= 0 {
+				feed, next = work, queue[at]
+			}
 		}
 		select {
 		case feed <- next:
-			queue = queue[1:]
-			inflight++
+			queue = append(queue[:at], queue[at+1:]...)
+			running++
+			memInUse += r.p.PeakRSS[next.ID]
 		case o := <-finished:
-			inflight--
 			done++
-			if o.roots == nil && !o.ok {
-				o.roots = nil
+			if !o.skipped && o.roots == nil && !o.n.Def.NoOp() {
+				running--
+				memInUse -= r.p.PeakRSS[o.n.ID]
 			}
 			status[o.n.Index] = o
-			if !o.ok && o.roots == nil && !r.o.Continue && !r.stopped && ctx.Err() == nil {
+			if !o.ok && !o.skipped && o.roots == nil && !r.o.Continue && !r.stopped && ctx.Err() == nil {
 				r.stopped, r.stopBy = true, o.n.ID
 			}
 			for _, dn := range dependents[o.n.Index] {

@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -130,6 +131,10 @@ func TestConfigEdits(t *testing.T) {
 			cfg := filepath.Join(root, "vx.workspace.json")
 			writeFile(t, cfg, `{"projects":["pkgs/*"],"tasks":{"prep":{},"test":{"dependsOn":["prep"]},"lint":{},"nap":{"cache":false},"extra":{"command":"echo extra"}}}`)
 			waitFor(t, 5*time.Second, "listTasks to show one#extra", func() bool { return hasTask(t, cs, "one#extra") })
+
+			// A new project directory joins without a restart.
+			writeFile(t, filepath.Join(root, "pkgs/three/package.json"), `{"name":"three","scripts":{"lint":"echo three"}}`)
+			waitFor(t, 5*time.Second, "listTasks to show the new project's three#lint", func() bool { return hasTask(t, cs, "three#lint") })
 
 			// mcp.run false: runTasks disappears and sessions are told.
 			for len(changed) > 0 {
@@ -409,4 +414,103 @@ func TestReadingWritesNothing(t *testing.T) {
 	if len(created) > 0 {
 		t.Errorf("reading created %v", created)
 	}
+}
+
+// TestHTTPStatuses sends raw HTTP for the endpoint's status codes: 400
+// without a session, 404 for an unknown or ended one, 415, 413, 405 with
+// Allow, 400 for an unsupported MCP-Protocol-Version, 202 for a body of
+// only notifications, and JSON-RPC envelope errors.
+func TestHTTPStatuses(t *testing.T) {
+	root := workspace(t, "policy")
+	endpoint, token, _ := startDaemon(t, root)
+	c := newRaw(endpoint, token)
+	c.initialize(t)
+	send := func(method, body string, hdr map[string]string) (*http.Response, string) {
+		t.Helper()
+		req, _ := http.NewRequest(method, endpoint, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Session-Id", c.sid)
+		for k, v := range hdr {
+			if v == "" {
+				req.Header.Del(k)
+			} else {
+				req.Header.Set(k, v)
+			}
+		}
+		resp, err := c.hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b := new(strings.Builder)
+		_, _ = io.Copy(b, resp.Body)
+		return resp, b.String()
+	}
+	ping := `{"jsonrpc":"2.0","id":3,"method":"ping"}`
+	for _, tc := range []struct {
+		name, method, body string
+		hdr                map[string]string
+		want               int
+		rpc                int // a JSON-RPC error code the body must carry, 0 for none
+	}{
+		{"no session", "POST", `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`, map[string]string{"Mcp-Session-Id": ""}, 400, 0},
+		{"unknown session", "POST", ping, map[string]string{"Mcp-Session-Id": "no-such-session"}, 404, 0},
+		{"wrong content type", "POST", ping, map[string]string{"Content-Type": "text/plain"}, 415, 0},
+		{"body too large", "POST", `{"jsonrpc":"2.0","id":3,"method":"ping","params":{"pad":"` + strings.Repeat("x", 32<<20) + `"}}`, nil, 413, 0},
+		{"unsupported protocol version", "POST", ping, map[string]string{"MCP-Protocol-Version": "1999-01-01"}, 400, 0},
+		{"only a notification", "POST", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}}`, nil, 202, 0},
+		{"PUT", "PUT", ping, nil, 405, 0},
+		{"outside the envelope", "POST", `{"id":3,"method":"ping"}`, nil, 200, -32600},
+		{"not JSON", "POST", `{"jsonrpc":`, nil, 200, -32700},
+		{"unknown method", "POST", `{"jsonrpc":"2.0","id":3,"method":"tools/frobnicate"}`, nil, 200, -32601},
+		{"server/discover falls back", "POST", `{"jsonrpc":"2.0","id":3,"method":"server/discover"}`, nil, 200, -32601},
+	} {
+		resp, body := send(tc.method, tc.body, tc.hdr)
+		if resp.StatusCode != tc.want && !(tc.rpc != 0 && resp.StatusCode/100 == 4) {
+			t.Errorf("%s: %s, want %d\n%.300s", tc.name, resp.Status, tc.want, body)
+			continue
+		}
+		if tc.method == "PUT" && resp.Header.Get("Allow") == "" {
+			t.Errorf("405 without an Allow header")
+		}
+		if tc.rpc != 0 {
+			var r rpcReply
+			if json.Unmarshal([]byte(body), &r) != nil || r.Error == nil || r.Error.Code != tc.rpc {
+				t.Errorf("%s: want JSON-RPC error %d, got %s %.300s", tc.name, tc.rpc, resp.Status, body)
+			}
+		}
+	}
+	// DELETE ends the session; it is then unknown.
+	if resp, _ := send("DELETE", "", nil); resp.StatusCode/100 != 2 {
+		t.Errorf("DELETE: %s", resp.Status)
+	}
+	if resp, _ := send("POST", ping, nil); resp.StatusCode != 404 {
+		t.Errorf("a request on an ended session: %s, want 404", resp.Status)
+	}
+}
+
+// TestShimEndsSession: when the client closes the shim's stdin, the shim
+// exits and the daemon's session count drops.
+func TestShimEndsSession(t *testing.T) {
+	root := workspace(t, "policy")
+	a := connectShim(t, root, nil)
+	b := connectShim(t, root, nil)
+	callOK(t, a, "listTasks", map[string]any{})
+	callOK(t, b, "listTasks", map[string]any{})
+	if d, err := readDiscovery(root); err == nil {
+		daemonPIDs.Store(d.PID, root)
+	}
+	if st, r := vxdStatus(t, root); st == nil || st.Sessions < 2 {
+		t.Fatalf("two shims open, status %s", r)
+	}
+	if err := a.Close(); err != nil {
+		t.Errorf("closing the first shim: %v", err)
+	}
+	waitFor(t, 10*time.Second, "the daemon to count one session", func() bool {
+		st, _ := vxdStatus(t, root)
+		return st != nil && st.Sessions == 1
+	})
+	callOK(t, b, "getWorkspaceInfo", map[string]any{})
 }

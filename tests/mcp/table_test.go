@@ -462,7 +462,21 @@ func steps() []step {
 				t.Errorf("runTasks: %s", a.text)
 			}
 		}},
-		{"getLastRun is the runTasks run", "getLastRun", map[string]any{}, func(t *testing.T, h *history, a answer) {
+		{"runTasks of a failing task that prints the secret", "runTasks", map[string]any{"tasks": []string{"sec#leak"}}, func(t *testing.T, h *history, a answer) {
+			var out runTasksOut
+			a.structured(t, &out)
+			if out.ExitCode != 1 || !slices.Equal(out.ids(), []string{"sec#leak"}) || out.Summary.Tasks[0].Status != "failed" {
+				t.Errorf("runTasks sec#leak: %s", a.text)
+			}
+		}},
+		{"getFailures of the agent's run is masked", "getFailures", map[string]any{}, func(t *testing.T, h *history, a answer) {
+			var out failuresOut
+			a.structured(t, &out)
+			if len(out.Failures) != 1 || out.Failures[0].TaskID != "sec#leak" || !strings.Contains(out.Failures[0].Output, "about to fail with") {
+				t.Errorf("getFailures after runTasks sec#leak: %s", a.text)
+			}
+		}},
+		{"getLastRun is the agent's last run", "getLastRun", map[string]any{}, func(t *testing.T, h *history, a answer) {
 			var out struct {
 				Found bool `json:"found"`
 				Run   struct {
@@ -471,7 +485,7 @@ func steps() []step {
 				Tasks []execRow `json:"tasks"`
 			}
 			a.structured(t, &out)
-			if !out.Found || len(out.Tasks) != 2 || !strings.Contains(out.Run.Command, "reveal") {
+			if !out.Found || len(out.Tasks) != 1 || !strings.Contains(out.Run.Command, "sec#leak") {
 				t.Errorf("getLastRun: %s", a.text)
 			}
 		}},

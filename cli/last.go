@@ -42,7 +42,7 @@ func lastVerb(ctx context.Context, s *IO, argv []string) error {
 		if err != nil {
 			return usageError{err.Error()}
 		}
-		out, err := ops.Runs(ctx, e, ops.RunsInput{Limit: limit})
+		out, err := ops.Runs(ctx, e, ops.RunsInput{Limit: limit, LimitSet: a.has("limit")})
 		return answer(s, format, out, err, renderRuns)
 	case a.has("log"):
 		out, err := ops.TaskLog(ctx, e, ops.TaskLogInput{TaskID: a.str("log"), RunID: a.str("run"), RunSet: a.has("run")})

@@ -106,6 +106,10 @@ func describeEvent(e wire.Event) string {
 		if e.Summary != nil {
 			return fmt.Sprintf("%s run %s %s in %s", t, e.RunID, e.Summary.Status, fmtMs(e.Summary.DurationMs))
 		}
+	case wire.EventSessionOpened:
+		return t + " MCP session " + e.Session + " opened"
+	case wire.EventSessionClosed:
+		return t + " MCP session " + e.Session + " closed"
 	case wire.EventModelReloaded:
 		return t + " configuration reloaded"
 	case wire.EventModelFailed:

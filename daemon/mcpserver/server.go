@@ -82,6 +82,9 @@ type Options struct {
 	// MaxSessions caps live sessions; a new session ends the idlest one
 	// first. Zero means no cap.
 	MaxSessions int
+	// OnSession, when set, is told of every session opened and closed
+	// (for the daemon's live feed). It must not block.
+	OnSession func(id string, opened bool)
 }
 
 // Stats is a snapshot of the server's activity.
@@ -98,6 +101,7 @@ type Server struct {
 	mask                        func(string) string
 	log                         zerolog.Logger
 	maxSessions                 int
+	onSession                   func(id string, opened bool)
 
 	mu        sync.Mutex
 	tools     []Tool
@@ -127,6 +131,7 @@ func New(opts *Options) *Server {
 		mask:         opts.Mask,
 		log:          opts.Logger,
 		maxSessions:  opts.MaxSessions,
+		onSession:    opts.OnSession,
 		sessions:     map[string]*Session{},
 		last:         time.Now(),
 	}
@@ -249,6 +254,9 @@ func (s *Server) NewSession(notify func(*jsonrpc.Message)) *Session {
 	if victim != nil {
 		s.log.Info().Str("session", victim.id).Msg("session cap reached: ending the idlest session")
 		victim.Close()
+	}
+	if s.onSession != nil {
+		s.onSession(ss.id, true)
 	}
 	return ss
 }

@@ -60,6 +60,9 @@ func (ss *Session) Close() {
 	delete(ss.srv.sessions, ss.id)
 	ss.srv.last = time.Now()
 	ss.srv.mu.Unlock()
+	if ss.srv.onSession != nil {
+		ss.srv.onSession(ss.id, false)
+	}
 }
 
 // HandleBody decodes a body (a message or a batch) and handles it; see Handle.

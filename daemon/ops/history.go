@@ -72,9 +72,10 @@ func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
 
 // RunHistoryInput narrows RunHistory.
 type RunHistoryInput struct {
-	Project string
-	Task    string // a task name, not project#task
-	Limit   int
+	Project  string
+	Task     string // a task name, not project#task
+	Limit    int
+	LimitSet bool
 }
 
 // RunHistoryOutput is recent executions plus per-task statistics.
@@ -92,7 +93,7 @@ func RunHistory(ctx context.Context, e *Env, in RunHistoryInput) (*RunHistoryOut
 			return nil, argErr("task", "%q is a task id; task takes a task name such as \"build\" (narrow the project with project)", in.Task)
 		}
 	}
-	limit, note := clamp(in.Limit, 50, 1, 500)
+	limit, note := clamp(in.Limit, in.LimitSet, 50, 1, 500)
 	h, err := e.History(ctx)
 	if err != nil {
 		return nil, err
@@ -390,8 +391,9 @@ func CompareRuns(ctx context.Context, e *Env, in CompareInput) (*CompareOutput, 
 
 // TrendsInput picks the bucket size and count.
 type TrendsInput struct {
-	Bucket string // hour (default) or day
-	Limit  int
+	Bucket   string // hour (default) or day
+	Limit    int
+	LimitSet bool
 }
 
 // TrendsOutput is activity per bucket, newest first.
@@ -411,7 +413,7 @@ func RunTrends(ctx context.Context, e *Env, in TrendsInput) (*TrendsOutput, erro
 	if b != "hour" && b != "day" {
 		return nil, argErr("bucket", "%q is not a bucket (use \"hour\" or \"day\")", in.Bucket)
 	}
-	limit, note := clamp(in.Limit, 24, 1, 1000)
+	limit, note := clamp(in.Limit, in.LimitSet, 24, 1, 1000)
 	h, err := e.History(ctx)
 	if err != nil {
 		return nil, err

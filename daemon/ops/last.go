@@ -11,7 +11,8 @@ import (
 
 // RunsInput narrows Runs.
 type RunsInput struct {
-	Limit int
+	Limit    int
+	LimitSet bool // Limit was given (0 then clamps rather than meaning the default)
 }
 
 // RunsOutput lists recent runs, newest first.
@@ -23,7 +24,7 @@ type RunsOutput struct {
 
 // Runs answers `vx last --list`.
 func Runs(ctx context.Context, e *Env, in RunsInput) (*RunsOutput, error) {
-	limit, note := clamp(in.Limit, 20, 1, 500)
+	limit, note := clamp(in.Limit, in.LimitSet, 20, 1, 500)
 	h, err := e.History(ctx)
 	if err != nil {
 		return nil, err
@@ -174,10 +175,10 @@ func (e *Env) taskHint(id string) string {
 	return ""
 }
 
-// clamp bounds n to [lo, hi] (def when 0) and says when it did.
-func clamp(n, def, lo, hi int) (int, string) {
+// clamp bounds n to [lo, hi] (def when not given) and says when it did.
+func clamp(n int, given bool, def, lo, hi int) (int, string) {
 	switch {
-	case n == 0:
+	case !given:
 		return def, ""
 	case n < lo:
 		return lo, "limit raised to the minimum"

@@ -107,7 +107,9 @@ func Why(ctx context.Context, e *Env, in WhyInput) (*WhyOutput, error) {
 		return out, nil
 	}
 	out.Diff = taskkey.Compare(old, cur)
-	out.Roots = findRoots(ctx, h, old, cur, map[string]bool{})
+	if out.Roots = findRoots(ctx, h, old, cur, map[string]bool{}); out.Roots == nil {
+		out.Roots = []WhyRoot{}
+	}
 	out.Summary = summarize(out.Diff, out.Roots)
 	return out, nil
 }

@@ -59,9 +59,9 @@ func (d *daemon) mountPage(mux *http.ServeMux) {
 
 func (d *daemon) summary(ctx context.Context) *Summary {
 	s := &Summary{Status: d.status(ctx)}
-	s.Runs, _ = ops.Runs(ctx, d.env, ops.RunsInput{Limit: 15})
-	s.History, _ = ops.RunHistory(ctx, d.env, ops.RunHistoryInput{Limit: 1})
-	s.Trends, _ = ops.RunTrends(ctx, d.env, ops.TrendsInput{Bucket: "hour", Limit: 24})
+	s.Runs, _ = ops.Runs(ctx, d.env, ops.RunsInput{Limit: 15, LimitSet: true})
+	s.History, _ = ops.RunHistory(ctx, d.env, ops.RunHistoryInput{Limit: 1, LimitSet: true})
+	s.Trends, _ = ops.RunTrends(ctx, d.env, ops.TrendsInput{Bucket: "hour", Limit: 24, LimitSet: true})
 	s.Latest, _ = ops.Run(ctx, d.env, ops.RunInput{})
 	return s
 }

@@ -131,7 +131,14 @@ func Serve(ctx context.Context, o Options) error {
 	d.env = ops.NewEnv(root, m, loadErr, nil)
 	defer d.env.Close()
 	d.recordReload(time.Now(), loadErr, "start")
-	d.mcp = mcpserver.New(&mcpserver.Options{Name: "vx", Version: Version, Mask: d.env.Masker.String, Logger: d.log, MaxSessions: 64,
+	onSession := func(id string, opened bool) {
+		typ := wire.EventSessionClosed
+		if opened {
+			typ = wire.EventSessionOpened
+		}
+		d.feed.Publish(wire.Event{Type: typ, Session: id[:8]})
+	}
+	d.mcp = mcpserver.New(&mcpserver.Options{Name: "vx", Version: Version, Mask: d.env.Masker.String, Logger: d.log, MaxSessions: 64, OnSession: onSession,
 		Instructions: "vx answers questions about this monorepo workspace: its tasks (listTasks, getConfig), its cache (getCacheStats, explainCacheKey), its run history (getRunHistory, whyDidThisRerun, getFailures, getTaskLog, compareRuns, runTrends), and runs or plans tasks (runTasks, planTasks)."})
 	defer d.mcp.Close()
 	d.refreshCatalog()

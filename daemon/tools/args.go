@@ -125,14 +125,7 @@ func (v Values) Limit(name string) int {
 	if f < -1e9 {
 		return -1e9
 	}
-	n := int(math.Round(f))
-	if n == 0 && f != 0 {
-		n = 1
-		if f < 0 {
-			n = -1
-		}
-	}
-	return n
+	return int(math.Round(f))
 }
 
 func (v Values) Strings(name string) []string {

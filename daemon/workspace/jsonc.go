@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // standardize turns JSON with comments and trailing commas into plain JSON
@@ -124,10 +125,11 @@ func decodeJSONC(file string, src []byte, v any, strict bool) error {
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syn):
-		line, col := position(src, syn.Offset)
+		// Offset counts the offending byte; point at it.
+		line, col := position(src, max(syn.Offset-1, 0))
 		return &FileError{File: file, Line: line, Col: col, Msg: syn.Error()}
 	case errors.As(err, &typ):
-		line, col := position(src, typ.Offset)
+		line, col := position(src, valueStart(std, typ.Offset))
 		field := typ.Field
 		if field == "" {
 			field = "value"
@@ -136,7 +138,51 @@ func decodeJSONC(file string, src []byte, v any, strict bool) error {
 	case errors.Is(err, io.EOF):
 		return &FileError{File: file, Line: 1, Col: 1, Msg: "empty file: expected a JSON object"}
 	default:
-		line, col := position(src, dec.InputOffset())
+		off := dec.InputOffset()
+		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			if at := keyOffset(std, name, off); at >= 0 {
+				off = at
+			}
+			line, col := position(src, off)
+			return &FileError{File: file, Line: line, Col: col, Msg: fmt.Sprintf("unknown key %s", name)}
+		}
+		line, col := position(src, off)
 		return &FileError{File: file, Line: line, Col: col, Msg: err.Error()}
 	}
+}
+
+// valueStart finds where the value that ends at off begins: after the
+// nearest preceding ':' (or '[' / ',' in an array), past whitespace.
+func valueStart(std []byte, off int64) int64 {
+	if off > int64(len(std)) {
+		off = int64(len(std))
+	}
+	i := off - 1
+	for i >= 0 && (std[i] == ' ' || std[i] == '\t' || std[i] == '\n' || std[i] == '\r') {
+		i--
+	}
+	if i >= 0 && std[i] == '"' { // a string: find its opening quote
+		for j := i - 1; j >= 0; j-- {
+			if std[j] == '"' && (j == 0 || std[j-1] != '\\') {
+				return int64(j)
+			}
+		}
+	}
+	for i >= 0 && std[i] != ':' && std[i] != '[' && std[i] != ',' {
+		i--
+	}
+	i++
+	for i < off && (std[i] == ' ' || std[i] == '\t' || std[i] == '\n' || std[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// keyOffset finds the quoted key name (as quoted in the error) nearest
+// before off.
+func keyOffset(std []byte, quoted string, off int64) int64 {
+	if off > int64(len(std)) {
+		off = int64(len(std))
+	}
+	return int64(bytes.LastIndex(std[:off], []byte(quoted)))
 }

@@ -161,3 +161,44 @@ func resolveRun(ctx context.Context, h *history.Store, arg, id string) (*history
 	}
 	return r, err
 }
+
+// pickRun resolves a given run id (whole or prefix), or else the run
+// latest picks; found is false when there is no such latest run.
+func pickRun(ctx context.Context, h *history.Store, runID string, given bool, latest func(context.Context) (*history.Run, error)) (run *history.Run, found bool, err error) {
+	if given || runID != "" {
+		run, err = resolveRun(ctx, h, "runId", runID)
+		return run, err == nil, err
+	}
+	run, err = latest(ctx)
+	if errors.Is(err, history.ErrNotFound) {
+		return nil, false, nil
+	}
+	return run, err == nil, err
+}
+
+// taskExecution finds a task's execution in a given run, or its latest.
+func (e *Env) taskExecution(ctx context.Context, taskID, runID string, given bool) (*history.Store, *history.Execution, error) {
+	if _, _, err := checkTaskID("taskId", taskID); err != nil {
+		return nil, nil, err
+	}
+	h, err := e.History(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if given || runID != "" {
+		r, err := resolveRun(ctx, h, "runId", runID)
+		if err != nil {
+			return nil, nil, err
+		}
+		ex, err := h.Execution(ctx, r.ID, taskID)
+		if errors.Is(err, history.ErrNotFound) {
+			return nil, nil, argErr("taskId", "run %s did not record task %s", r.ID, taskID)
+		}
+		return h, ex, err
+	}
+	ex, err := h.LatestExecution(ctx, taskID)
+	if errors.Is(err, history.ErrNotFound) {
+		return nil, nil, argErr("taskId", "no run recorded task %s%s", taskID, e.taskHint(taskID))
+	}
+	return h, ex, err
+}

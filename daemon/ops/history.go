@@ -224,15 +224,12 @@ func Failures(ctx context.Context, e *Env, in FailuresInput) (*FailuresOutput, e
 	if err != nil {
 		return nil, err
 	}
-	var run *history.Run
-	if in.RunSet || in.RunID != "" {
-		if run, err = resolveRun(ctx, h, "runId", in.RunID); err != nil {
-			return nil, err
-		}
-	} else if run, err = h.LatestFailedRun(ctx); errors.Is(err, history.ErrNotFound) {
-		return &FailuresOutput{Failures: []Failure{}, Blocked: []string{}, Note: "no failed run in this workspace's history"}, nil
-	} else if err != nil {
+	run, found, err := pickRun(ctx, h, in.RunID, in.RunSet, h.LatestFailedRun)
+	if err != nil {
 		return nil, err
+	}
+	if !found {
+		return &FailuresOutput{Failures: []Failure{}, Blocked: []string{}, Note: "no failed run in this workspace's history"}, nil
 	}
 	ex, err := h.Executions(ctx, run.ID)
 	if err != nil {
@@ -315,15 +312,12 @@ func CompareRuns(ctx context.Context, e *Env, in CompareInput) (*CompareOutput, 
 	if err != nil {
 		return nil, err
 	}
-	var run *history.Run
-	if in.RunSet || in.RunID != "" {
-		if run, err = resolveRun(ctx, h, "runId", in.RunID); err != nil {
-			return nil, err
-		}
-	} else if run, err = h.LatestRun(ctx); errors.Is(err, history.ErrNotFound) {
-		return &CompareOutput{Tasks: []TaskDelta{}, Note: "no run recorded in this workspace yet"}, nil
-	} else if err != nil {
+	run, found, err := pickRun(ctx, h, in.RunID, in.RunSet, h.LatestRun)
+	if err != nil {
 		return nil, err
+	}
+	if !found {
+		return &CompareOutput{Tasks: []TaskDelta{}, Note: "no run recorded in this workspace yet"}, nil
 	}
 	out := &CompareOutput{RunID: run.ID, Found: true, Tasks: []TaskDelta{}}
 	prev, err := h.PreviousRun(ctx, run)

@@ -59,15 +59,12 @@ func Run(ctx context.Context, e *Env, in RunInput) (*RunOutput, error) {
 	if err != nil {
 		return nil, err
 	}
-	var r *history.Run
-	if in.IDSet || in.RunID != "" {
-		if r, err = resolveRun(ctx, h, "runId", in.RunID); err != nil {
-			return nil, err
-		}
-	} else if r, err = h.LatestRun(ctx); errors.Is(err, history.ErrNotFound) {
-		return &RunOutput{Tasks: []history.Execution{}, Note: "no run recorded in this workspace yet: `vx run TASK` records one"}, nil
-	} else if err != nil {
+	r, found, err := pickRun(ctx, h, in.RunID, in.IDSet, h.LatestRun)
+	if err != nil {
 		return nil, err
+	}
+	if !found {
+		return &RunOutput{Tasks: []history.Execution{}, Note: "no run recorded in this workspace yet: `vx run TASK` records one"}, nil
 	}
 	ex, err := h.Executions(ctx, r.ID)
 	if err != nil {
@@ -100,32 +97,9 @@ type TaskLogOutput struct {
 
 // TaskLog answers `vx last --log TASK` and getTaskLog.
 func TaskLog(ctx context.Context, e *Env, in TaskLogInput) (*TaskLogOutput, error) {
-	if _, _, err := checkTaskID("taskId", in.TaskID); err != nil {
-		return nil, err
-	}
-	h, err := e.History(ctx)
+	_, ex, err := e.taskExecution(ctx, in.TaskID, in.RunID, in.RunSet)
 	if err != nil {
 		return nil, err
-	}
-	var ex *history.Execution
-	if in.RunSet || in.RunID != "" {
-		r, err := resolveRun(ctx, h, "runId", in.RunID)
-		if err != nil {
-			return nil, err
-		}
-		ex, err = h.Execution(ctx, r.ID, in.TaskID)
-		if errors.Is(err, history.ErrNotFound) {
-			return nil, argErr("taskId", "run %s did not record task %s", r.ID, in.TaskID)
-		} else if err != nil {
-			return nil, err
-		}
-	} else {
-		ex, err = h.LatestExecution(ctx, in.TaskID)
-		if errors.Is(err, history.ErrNotFound) {
-			return nil, argErr("taskId", "no run recorded task %s%s", in.TaskID, e.taskHint(in.TaskID))
-		} else if err != nil {
-			return nil, err
-		}
 	}
 	out := &TaskLogOutput{RunID: ex.RunID, TaskID: ex.TaskID, Status: ex.Status, Cache: ex.Cache}
 	src := func(s string) *string { return &s }

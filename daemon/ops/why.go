@@ -42,32 +42,11 @@ type WhyOutput struct {
 
 // Why answers `vx why TASK [--run ID]` and whyDidThisRerun.
 func Why(ctx context.Context, e *Env, in WhyInput) (*WhyOutput, error) {
-	if _, _, err := checkTaskID("taskId", in.TaskID); err != nil {
-		return nil, err
-	}
-	h, err := e.History(ctx)
+	h, ex, err := e.taskExecution(ctx, in.TaskID, in.RunID, in.RunSet)
 	if err != nil {
 		return nil, err
 	}
-	var ex *history.Execution
-	var run *history.Run
-	if in.RunSet || in.RunID != "" {
-		if run, err = resolveRun(ctx, h, "runId", in.RunID); err != nil {
-			return nil, err
-		}
-		ex, err = h.Execution(ctx, run.ID, in.TaskID)
-		if errors.Is(err, history.ErrNotFound) {
-			return nil, argErr("taskId", "run %s did not record task %s", run.ID, in.TaskID)
-		}
-	} else {
-		ex, err = h.LatestExecution(ctx, in.TaskID)
-		if errors.Is(err, history.ErrNotFound) {
-			return nil, argErr("taskId", "no run recorded task %s%s", in.TaskID, e.taskHint(in.TaskID))
-		}
-		if err == nil {
-			run, err = h.ResolveRun(ctx, ex.RunID)
-		}
-	}
+	run, err := h.ResolveRun(ctx, ex.RunID)
 	if err != nil {
 		return nil, err
 	}

@@ -47,10 +47,6 @@ func cacheVerb(ctx context.Context, s *IO, argv []string) error {
 	}
 	e := ops.NewEnv(root, nil, nil, s.environ())
 	out, err := ops.Prune(ctx, e, ops.PruneInput{OlderThan: a.str("older-than"), MaxSize: a.str("max-size"), DryRun: a.bool("dry-run")})
-	if ae, ok := err.(*ops.ArgError); ok {
-		flag := map[string]string{"olderThan": "--older-than", "maxSize": "--max-size"}[ae.Arg]
-		return usageError{fmt.Sprintf("%s: %s", flag, ae.Msg)}
-	}
 	return answer(s, format, out, err, func(w io.Writer, r *cache.PruneResult) {
 		verb := "evicted"
 		if r.DryRun {

@@ -18,7 +18,12 @@ func answer[T any](s *IO, format string, out T, err error, human func(io.Writer,
 	if err != nil {
 		var ae *ops.ArgError
 		if errors.As(err, &ae) {
-			return usageError{ae.Error()}
+			// Name the flag or argument as the command line spells it.
+			name := map[string]string{"runId": "--run", "taskId": "task", "olderThan": "--older-than", "maxSize": "--max-size", "target": "target", "query": "query"}[ae.Arg]
+			if name == "" {
+				name = ae.Arg
+			}
+			return usageError{name + ": " + ae.Msg}
 		}
 		return err
 	}

@@ -135,7 +135,7 @@ func TestLoadMalformedConfig(t *testing.T) {
 			at:      "\"cmd\"",
 			wantMsg: "tasks.build.cmd",
 			posBug:  "an unknown field is reported at the end of the document, not at the key",
-			msgBug:  "the message is encoding/json's `json: unknown field \"cmd\"`, which does not say where (tasks.build.cmd)",
+			msgBug:  "the unknown-key message names only the key (\"cmd\"), not its path tasks.build.cmd",
 		},
 		{
 			name:    "wrong type at the top level",
@@ -162,6 +162,14 @@ func TestLoadMalformedConfig(t *testing.T) {
 			wantMsg: "exec.env",
 			posBug:  "EnvVar.UnmarshalJSON wraps a json.UnmarshalTypeError whose offset is relative to the entry's own bytes, so decodeJSONC reports line 1 col 2",
 			msgBug:  "the wrapped type error is unwrapped by errors.As and reported as `value: expected workspace.plain, found number`, leaking an internal type name and losing the exec.env hint",
+		},
+		{
+			name:    "wrong mcp.run value",
+			file:    "vx.workspace.json",
+			src:     "{\n  \"mcp\": {\"run\": 5}\n}\n",
+			at:      "5}",
+			wantMsg: "mcp.run",
+			posBug:  "an error from a custom UnmarshalJSON (MCPRun, EnvVar) is reported at Decoder.InputOffset() after the whole document, not at the value",
 		},
 		{
 			name:    "trailing garbage",

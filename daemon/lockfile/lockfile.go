@@ -115,6 +115,9 @@ func Read(root string) (*Lock, error) {
 	if err := dec.Decode(&l); err != nil {
 		return nil, fmt.Errorf("%s is not a valid lock file (%v): regenerate it with `vx lock` and review the diff", path, err)
 	}
+	if rest := bytes.TrimSpace(b[dec.InputOffset():]); len(rest) > 0 {
+		return nil, fmt.Errorf("%s is not a valid lock file (text follows the lock object, as after a bad merge): regenerate it with `vx lock` and review the diff", path)
+	}
 	if l.Version != Version {
 		return nil, fmt.Errorf("%s has format version %d, this vx writes %d: regenerate it with `vx lock`", path, l.Version, Version)
 	}
@@ -184,7 +187,7 @@ func Check(m *workspace.Model, mask *secret.Masker) (*CheckResult, error) {
 		case !inCur:
 			res.Problems = append(res.Problems, Problem{TaskID: id, Field: "task", Locked: "defined", Current: "(absent)"})
 		default:
-			drift := diff(id, l, c)
+			drift := diff(id, maskTask(l, mask), c)
 			if len(drift) == 0 {
 				res.Audited = append(res.Audited, id)
 			}
@@ -196,6 +199,13 @@ func Check(m *workspace.Model, mask *secret.Masker) (*CheckResult, error) {
 		res.ExitCode = 1
 	}
 	return res, nil
+}
+
+// maskTask masks what the lock recorded: a value that is secret now may
+// have been written in clear before it was declared secret.
+func maskTask(t Task, mask *secret.Masker) Task {
+	t.Command = mask.String(t.Command)
+	return t
 }
 
 func diff(id string, l, c Task) []Problem {

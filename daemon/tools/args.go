@@ -238,7 +238,7 @@ func checkValue(name string, v any, a Arg) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, _, ok := workspace.SplitTaskID(s); !ok {
+		if p, t, ok := workspace.SplitTaskID(s); !ok || strings.TrimSpace(p) == "" || strings.TrimSpace(t) == "" {
 			return nil, refuse("argument %q: %q is missing a half; use project#task, e.g. web#build", name, s)
 		}
 		return s, nil

@@ -64,7 +64,8 @@ func (e *EnvVar) UnmarshalJSON(b []byte) error {
 	dec := json.NewDecoder(bytesReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {
-		return fmt.Errorf("exec.env entry: expected a string or {\"value\": string, \"secret\": bool}: %w", err)
+		// Not wrapped: the inner decoder's offsets are not the file's.
+		return fmt.Errorf("exec.env entry: expected a string or {\"value\": string, \"secret\": bool} (%v)", err)
 	}
 	*e = EnvVar(p)
 	return nil

@@ -106,18 +106,26 @@ func position(src []byte, off int64) (line, col int) {
 }
 
 // decodeJSONC decodes JSON with comments into v, refusing unknown fields
-// when strict is set, and reports errors with file, line and column.
+// when strict is set, and reports errors with file, line and column, and
+// the dotted path of the value at fault.
 func decodeJSONC(file string, src []byte, v any, strict bool) error {
 	std := standardize(src)
 	dec := json.NewDecoder(bytes.NewReader(std))
 	if strict {
 		dec.DisallowUnknownFields()
 	}
+	fail := func(off int64, msg string) error {
+		line, col := position(src, off)
+		return &FileError{File: file, Line: line, Col: col, Msg: msg}
+	}
 	err := dec.Decode(v)
 	if err == nil {
-		if dec.More() {
-			line, col := position(src, dec.InputOffset())
-			return &FileError{File: file, Line: line, Col: col, Msg: "unexpected text after the JSON value"}
+		rest := dec.InputOffset()
+		for rest < int64(len(std)) && (std[rest] == ' ' || std[rest] == '\t' || std[rest] == '\n' || std[rest] == '\r') {
+			rest++
+		}
+		if rest < int64(len(std)) {
+			return fail(rest, fmt.Sprintf("unexpected %q after the end of the JSON object", string(std[rest])))
 		}
 		return nil
 	}
@@ -126,29 +134,75 @@ func decodeJSONC(file string, src []byte, v any, strict bool) error {
 	switch {
 	case errors.As(err, &syn):
 		// Offset counts the offending byte; point at it.
-		line, col := position(src, max(syn.Offset-1, 0))
-		return &FileError{File: file, Line: line, Col: col, Msg: syn.Error()}
+		return fail(max(syn.Offset-1, 0), syn.Error())
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fail(int64(len(std)), "the file ends early: a brace, bracket or string is not closed")
+	case errors.Is(err, io.EOF):
+		return fail(0, "empty file: expected a JSON object")
+	}
+	vals := scanValues(std)
+	switch {
 	case errors.As(err, &typ):
-		line, col := position(src, valueStart(std, typ.Offset))
+		start := valueStart(std, typ.Offset)
 		field := typ.Field
+		if at, ok := innermostAt(vals, start); ok && at.path != "" {
+			field, start = at.path, at.start
+		}
 		if field == "" {
 			field = "value"
 		}
-		return &FileError{File: file, Line: line, Col: col, Msg: fmt.Sprintf("%s: expected %s, found %s", field, typ.Type, typ.Value)}
-	case errors.Is(err, io.EOF):
-		return &FileError{File: file, Line: 1, Col: 1, Msg: "empty file: expected a JSON object"}
-	default:
-		off := dec.InputOffset()
-		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-			if at := keyOffset(std, name, off); at >= 0 {
-				off = at
-			}
-			line, col := position(src, off)
-			return &FileError{File: file, Line: line, Col: col, Msg: fmt.Sprintf("unknown key %s", name)}
-		}
-		line, col := position(src, off)
-		return &FileError{File: file, Line: line, Col: col, Msg: err.Error()}
+		return fail(start, fmt.Sprintf("%s: expected %s, found %s", field, jsonTypeName(typ.Type.Kind().String()), typ.Value))
 	}
+	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		key := strings.Trim(name, `"`)
+		off := dec.InputOffset()
+		if at, ok := keyBefore(vals, key, off); ok {
+			if ko := keyOffset(std, name, at.start); ko >= 0 {
+				return fail(ko, fmt.Sprintf("unknown key %q", at.path))
+			}
+			return fail(at.start, fmt.Sprintf("unknown key %q", at.path))
+		}
+		return fail(off, "unknown key "+name)
+	}
+	// Errors from our own UnmarshalJSON methods carry no offset: find the
+	// value they are about.
+	msg := err.Error()
+	var pred func(jsonValue) bool
+	switch {
+	case strings.HasPrefix(msg, "mcp.run:"):
+		pred = func(v jsonValue) bool { return v.path == "mcp.run" }
+	case strings.HasPrefix(msg, "exec.env entry:"):
+		pred = func(v jsonValue) bool {
+			return strings.Contains(v.path, ".exec.env.") && strings.Count(v.path[strings.Index(v.path, ".exec.env.")+10:], ".") == 0 && v.kind != '"' && v.kind != '{'
+		}
+	}
+	if pred != nil {
+		if at, ok := firstMatching(vals, pred); ok {
+			if strings.HasPrefix(msg, "exec.env entry:") {
+				msg = at.path + ": expected a string or {\"value\": string, \"secret\": bool}"
+			}
+			return fail(at.start, msg)
+		}
+	}
+	return fail(dec.InputOffset(), msg)
+}
+
+func jsonTypeName(kind string) string {
+	switch {
+	case strings.HasPrefix(kind, "int"), strings.HasPrefix(kind, "uint"):
+		return "a whole number"
+	case strings.HasPrefix(kind, "float"):
+		return "a number"
+	case kind == "bool":
+		return "true or false"
+	case kind == "string":
+		return "a string"
+	case kind == "slice", kind == "array":
+		return "an array"
+	case kind == "map", kind == "struct", kind == "ptr":
+		return "an object"
+	}
+	return kind
 }
 
 // valueStart finds where the value that ends at off begins: after the

@@ -204,6 +204,9 @@ func (ss *Session) handleOne(ctx context.Context, m *jsonrpc.Message, emit func(
 		}
 		return ss.errorReply(m.ID, rpcErr)
 	}
+	if raw, ok := result.(json.RawMessage); ok {
+		return &jsonrpc.Message{ID: m.ID, Result: raw}
+	}
 	res, encErr := jsonrpc.Encode(result)
 	if encErr != nil {
 		return ss.errorReply(m.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, "internal error: encoding the result of %s: %v", m.Method, encErr))
@@ -440,11 +443,17 @@ func (ss *Session) callTool(ctx context.Context, params json.RawMessage, emit fu
 	if err != nil {
 		return nil, fmt.Errorf("encoding the result of %s: %w", name, err)
 	}
-	res := &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent(string(raw))}}
+	// The answer is the value twice, as text and as structuredContent:
+	// write it once and join, rather than encoding it again.
+	b := make([]byte, 0, 2*len(raw)+64)
+	b = append(b, `{"content":[{"type":"text","text":`...)
+	b = jsonrpc.AppendString(b, string(raw))
+	b = append(b, `}]`...)
 	if raw[0] == '{' {
-		res.StructuredContent = raw
+		b = append(b, `,"structuredContent":`...)
+		b = append(b, raw...)
 	}
-	return res, nil
+	return json.RawMessage(append(b, '}')), nil
 }
 
 // runHandler calls h, turning a panic into an internal error so one tool's

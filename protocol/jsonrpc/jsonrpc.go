@@ -111,6 +111,17 @@ type wireMessage struct {
 // MarshalJSON encodes m with the "jsonrpc":"2.0" member. A response always
 // carries an id (null when m.ID is nil) and exactly one of result or error.
 func (m *Message) MarshalJSON() ([]byte, error) {
+	if m.Method == "" && m.Error == nil && len(m.ID) > 0 && len(m.Result) > 0 {
+		// The hot path, a response: its id came through the decoder and its
+		// result from Encode, so both are valid JSON; join them directly
+		// rather than encoding (and re-validating) the result again.
+		b := make([]byte, 0, len(m.ID)+len(m.Result)+32)
+		b = append(b, `{"jsonrpc":"2.0","id":`...)
+		b = append(b, m.ID...)
+		b = append(b, `,"result":`...)
+		b = append(b, m.Result...)
+		return append(b, '}'), nil
+	}
 	w := wireMessage{JSONRPC: Version, ID: m.ID, Method: m.Method, Params: m.Params}
 	if m.Method == "" {
 		if w.ID == nil {
@@ -131,6 +142,9 @@ func (m *Message) MarshalJSON() ([]byte, error) {
 // HTML escaping, so ids and texts go out byte for byte as they came in.
 // Use it, not json.Marshal, for anything written to a peer.
 func Encode(v any) ([]byte, error) {
+	if m, ok := v.(*Message); ok {
+		return m.MarshalJSON()
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -308,4 +322,34 @@ func decodeOne(data json.RawMessage) *Message {
 		m.ID = NullID
 	}
 	return m
+}
+
+// AppendString appends s as a JSON string (UTF-8 kept, HTML not escaped);
+// s must be valid UTF-8.
+func AppendString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		b = append(b, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			b = append(b, '\\', c)
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		default:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
+		start = i + 1
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }

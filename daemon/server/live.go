@@ -83,13 +83,14 @@ func (d *daemon) mountLive(mux *http.ServeMux) {
 // handleEvents streams the feed over a websocket as JSON messages.
 func (d *daemon) handleEvents(w http.ResponseWriter, r *http.Request) {
 	// The guard already checked Host, Origin (loopback only) and the token.
+	// Subscribe before the handshake so no event falls in between.
+	ch, cancel := d.feed.Subscribe()
+	defer cancel()
 	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
 	if err != nil {
 		return
 	}
 	defer c.CloseNow()
-	ch, cancel := d.feed.Subscribe()
-	defer cancel()
 	ctx := c.CloseRead(r.Context())
 	for {
 		select {

@@ -195,7 +195,7 @@ func TestFeedRunTasks(t *testing.T) {
 				return
 			}
 		}
-		t.Skip("product bug: no session.opened event on /events when an MCP session opened")
+		t.Error("no session.opened event on /events when an MCP session opened")
 	})
 }
 

@@ -172,6 +172,8 @@ type ExecRow struct {
 type Filter struct {
 	Project string // a project name
 	Task    string // a task name (not project#task)
+	// TaskIDs, when set, narrows TaskStats to those task ids.
+	TaskIDs []string
 	// Limit caps the rows: RecentExecutions uses DefaultLimit for 0 or
 	// fewer and clamps to MaxLimit; TaskStats returns every task for 0.
 	Limit int

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 )
 
@@ -64,6 +65,18 @@ func (s *Store) TaskStats(ctx context.Context, f Filter) ([]TaskStat, error) {
 		where, args = "WHERE t.project = ?", append(args, f.Project)
 	case f.Task != "":
 		where, args = "WHERE t.task = ?", append(args, f.Task)
+	}
+	if len(f.TaskIDs) > 0 {
+		in := strings.Repeat("?,", len(f.TaskIDs))
+		cond := "t.task_id IN (" + in[:len(in)-1] + ")"
+		if where == "" {
+			where = "WHERE " + cond
+		} else {
+			where += " AND " + cond
+		}
+		for _, id := range f.TaskIDs {
+			args = append(args, id)
+		}
 	}
 	limit := ""
 	if f.Limit > 0 {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/vzn/vx/daemon/cache"
@@ -94,6 +96,9 @@ func RunHistory(ctx context.Context, e *Env, in RunHistoryInput) (*RunHistoryOut
 		}
 	}
 	limit, note := clamp(in.Limit, in.LimitSet, 50, 1, 500)
+	if note != "" {
+		note = fmt.Sprintf("%s: %d (limit accepts 1..500)", note, limit)
+	}
 	h, err := e.History(ctx)
 	if err != nil {
 		return nil, err
@@ -104,7 +109,24 @@ func RunHistory(ctx context.Context, e *Env, in RunHistoryInput) (*RunHistoryOut
 		return nil, err
 	}
 	f.Limit = 0
-	stats, err := h.TaskStats(ctx, f)
+	if in.Project == "" && in.Task == "" {
+		// Workspace-wide, statistics cover the tasks the recent rows show,
+		// so the answer stays small in a large workspace.
+		seen := map[string]bool{}
+		for _, r := range recent {
+			if !seen[r.TaskID] {
+				seen[r.TaskID] = true
+				f.TaskIDs = append(f.TaskIDs, r.TaskID)
+			}
+		}
+		if len(f.TaskIDs) > 0 {
+			note = strings.TrimPrefix(note+"; statistics cover the tasks of the recent rows: pass project or task for others", "; ")
+		}
+	}
+	var stats []history.TaskStat
+	if in.Project != "" || in.Task != "" || len(f.TaskIDs) > 0 {
+		stats, err = h.TaskStats(ctx, f)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -113,9 +135,6 @@ func RunHistory(ctx context.Context, e *Env, in RunHistoryInput) (*RunHistoryOut
 	}
 	if stats == nil {
 		stats = []history.TaskStat{}
-	}
-	if note != "" {
-		note = fmt.Sprintf("%s: %d (limit accepts 1..500)", note, limit)
 	}
 	return &RunHistoryOutput{Limit: limit, Note: note, Recent: recent, Tasks: stats}, nil
 }
@@ -218,6 +237,10 @@ type FailuresOutput struct {
 	Note     string    `json:"note,omitempty"`
 }
 
+// MaxFailures caps the failed tasks one getFailures answer carries (each
+// holds up to 64 KiB of output).
+const MaxFailures = 20
+
 // Failures answers getFailures.
 func Failures(ctx context.Context, e *Env, in FailuresInput) (*FailuresOutput, error) {
 	h, err := e.History(ctx)
@@ -263,6 +286,10 @@ func Failures(ctx context.Context, e *Env, in FailuresInput) (*FailuresOutput, e
 	if len(out.Failures) == 0 {
 		out.Note = fmt.Sprintf("run %s (%s) has no failed task", run.ID, run.Status)
 	}
+	if n := len(out.Failures); n > MaxFailures {
+		out.Failures = out.Failures[:MaxFailures]
+		out.Note = fmt.Sprintf("showing %d of %d failed tasks: getTaskLog gives any one task's output", MaxFailures, n)
+	}
 	return out, nil
 }
 
@@ -305,6 +332,9 @@ type CompareOutput struct {
 	} `json:"totals"`
 	Note string `json:"note,omitempty"`
 }
+
+// MaxDeltas caps the per-task rows of compareRuns.
+const MaxDeltas = 500
 
 // CompareRuns answers compareRuns.
 func CompareRuns(ctx context.Context, e *Env, in CompareInput) (*CompareOutput, error) {
@@ -380,6 +410,12 @@ func CompareRuns(ctx context.Context, e *Env, in CompareInput) (*CompareOutput, 
 		}
 	}
 	t.DurationDeltaMs = t.DurationMsAfter - t.DurationMsBefore
+	if n := len(out.Tasks); n > MaxDeltas {
+		// Changed tasks first, so what moved survives the cap.
+		sort.SliceStable(out.Tasks, func(i, j int) bool { return out.Tasks[i].Change != "same" && out.Tasks[j].Change == "same" })
+		out.Tasks = out.Tasks[:MaxDeltas]
+		out.Note = fmt.Sprintf("showing %d of %d tasks (changed ones first); the totals cover all", MaxDeltas, n)
+	}
 	return out, nil
 }
 

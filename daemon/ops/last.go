@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/vzn/vx/daemon/cache"
+	"github.com/vzn/vx/daemon/failures"
 	"github.com/vzn/vx/daemon/history"
 	"github.com/vzn/vx/daemon/workspace"
 )
@@ -119,7 +120,8 @@ func TaskLog(ctx context.Context, e *Env, in TaskLogInput) (*TaskLogOutput, erro
 				out.Note = "the cache entry's log could not be read: " + err.Error()
 				break
 			}
-			out.Source, out.Output = src("cache"), e.Masker.String(string(log))
+			text, truncated := failures.Excerpt(log)
+			out.Source, out.Output, out.Truncated = src("cache"), e.Masker.String(text), truncated
 		case errors.Is(err, cache.ErrMiss):
 			out.Note = "the cache entry for this execution is gone (pruned or replaced); vx keeps no other copy of a passing task's output"
 		default:

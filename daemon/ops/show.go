@@ -2,6 +2,7 @@ package ops
 
 import (
 	"context"
+	"fmt"
 	"sort"
 
 	"github.com/vzn/vx/daemon/secret"
@@ -54,7 +55,13 @@ type ShowOutput struct {
 	RootTasks []TaskInfo        `json:"rootTasks"`
 	Global    *GlobalInfo       `json:"global,omitempty"`
 	Affected  map[string]string `json:"affected,omitempty"`
+	Total     int               `json:"totalProjects"`
+	Note      string            `json:"note,omitempty"`
 }
+
+// MaxProjects caps the projects one answer lists, so an agent's context is
+// not flooded in a large workspace; the note says how to narrow it.
+const MaxProjects = 100
 
 // GlobalInfo is what joins every task's key.
 type GlobalInfo struct {
@@ -178,6 +185,11 @@ func Show(ctx context.Context, e *Env, in ShowInput) (*ShowOutput, error) {
 			continue
 		}
 		out.Projects = append(out.Projects, pi)
+	}
+	out.Total = len(out.Projects)
+	if len(out.Projects) > MaxProjects {
+		out.Projects = out.Projects[:MaxProjects]
+		out.Note = fmt.Sprintf("showing %d of %d projects: narrow with project, filter (a glob, tag:NAME, ./path) or affected", MaxProjects, out.Total)
 	}
 	if out.Kind == "workspace" || out.Kind == "taskName" {
 		if in.Project == "" && len(in.Filters) == 0 && !in.Affected {

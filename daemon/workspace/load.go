@@ -157,12 +157,35 @@ func Load(root string) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Projects load in parallel: a reload of a large workspace is mostly
+	// reading manifests.
+	type loaded struct {
+		p     *Project
+		pkg   *packageJSON
+		files []string
+		err   error
+	}
+	results := make([]loaded, len(dirs))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	for i, dir := range dirs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			r := &results[i]
+			r.p, r.pkg, r.files, r.err = m.loadProject(dir)
+		}()
+	}
+	wg.Wait()
 	versions := map[string]*packageJSON{}
-	for _, dir := range dirs {
-		p, pkg, err := m.loadProject(dir)
+	for i, dir := range dirs {
+		p, pkg, err := results[i].p, results[i].pkg, results[i].err
 		if err != nil {
 			return nil, err
 		}
+		m.Files = append(m.Files, results[i].files...)
 		if other, dup := m.byName[p.Name]; dup {
 			return nil, fmt.Errorf("two projects are named %q: %s and %s; give one a different package.json name", p.Name, other.Dir, p.Dir)
 		}
@@ -230,14 +253,15 @@ func parseTimeout(s string) (time.Duration, error) {
 	return d, nil
 }
 
-func (m *Model) loadProject(dir string) (*Project, *packageJSON, error) {
+func (m *Model) loadProject(dir string) (*Project, *packageJSON, []string, error) {
+	var files []string
 	abs := filepath.Join(m.Root, filepath.FromSlash(dir))
 	p := &Project{Dir: dir, Name: filepath.Base(abs)}
 	pkgPath := filepath.Join(abs, "package.json")
 	pkg, err := readPackageJSON(pkgPath)
 	switch {
 	case err == nil:
-		m.Files = append(m.Files, pkgPath)
+		files = append(files, pkgPath)
 		if pkg.Name != "" {
 			p.Name = pkg.Name
 		}
@@ -246,15 +270,15 @@ func (m *Model) loadProject(dir string) (*Project, *packageJSON, error) {
 	case errors.Is(err, os.ErrNotExist):
 		pkg = nil
 	default:
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	pcPath := filepath.Join(abs, ProjectFile)
 	if b, err := os.ReadFile(pcPath); err == nil {
 		var pc ProjectConfig
 		if err := decodeJSONC(pcPath, b, &pc, true); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		m.Files = append(m.Files, pcPath)
+		files = append(files, pcPath)
 		p.ConfigFile = pcPath
 		if pc.Name != "" {
 			p.Name = pc.Name
@@ -265,7 +289,7 @@ func (m *Model) loadProject(dir string) (*Project, *packageJSON, error) {
 		for name, tc := range pc.Tasks {
 			if tc.Timeout != nil {
 				if _, err := parseTimeout(*tc.Timeout); err != nil {
-					return nil, nil, &FileError{File: pcPath, Msg: fmt.Sprintf("tasks.%s.timeout: %v", name, err)}
+					return nil, nil, nil, &FileError{File: pcPath, Msg: fmt.Sprintf("tasks.%s.timeout: %v", name, err)}
 				}
 			}
 		}
@@ -273,7 +297,7 @@ func (m *Model) loadProject(dir string) (*Project, *packageJSON, error) {
 	if p.Tags == nil {
 		p.Tags = []string{}
 	}
-	return p, pkg, nil
+	return p, pkg, files, nil
 }
 
 // expandProjectGlobs returns the slash-separated relative dirs matched by

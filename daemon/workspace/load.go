@@ -102,15 +102,13 @@ func (p *packageJSON) workspaceGlobs() []string {
 }
 
 func readPackageJSON(path string) (*packageJSON, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var p packageJSON
-	if err := decodeJSONC(path, b, &p, false); err != nil {
-		return nil, err
-	}
-	return &p, nil
+	return readCached(path, func(b []byte) (*packageJSON, error) {
+		var p packageJSON
+		if err := decodeJSONC(path, b, &p, false); err != nil {
+			return nil, err
+		}
+		return &p, nil
+	})
 }
 
 // Load reads the workspace rooted at root. Any configuration file that
@@ -273,11 +271,18 @@ func (m *Model) loadProject(dir string) (*Project, *packageJSON, []string, error
 		return nil, nil, nil, err
 	}
 	pcPath := filepath.Join(abs, ProjectFile)
-	if b, err := os.ReadFile(pcPath); err == nil {
+	pcp, err := readCached(pcPath, func(b []byte) (*ProjectConfig, error) {
 		var pc ProjectConfig
 		if err := decodeJSONC(pcPath, b, &pc, true); err != nil {
-			return nil, nil, nil, err
+			return nil, err
 		}
+		return &pc, nil
+	})
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, nil, nil, err
+	}
+	if err == nil {
+		pc := *pcp
 		files = append(files, pcPath)
 		p.ConfigFile = pcPath
 		if pc.Name != "" {

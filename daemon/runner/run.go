@@ -46,6 +46,7 @@ type run struct {
 	pendMu  sync.Mutex
 	warnMu  sync.Mutex
 	warns   []string
+	stamps  *outputStamps
 	stopped bool // a failure stopped scheduling (no --continue)
 	stopBy  string
 }
@@ -102,7 +103,7 @@ func Execute(ctx context.Context, p *Prepared, o *Options, out Output) (*wire.Ru
 		return nil, fmt.Errorf("opening history: %w", err)
 	}
 	defer hist.Close()
-	r := &run{p: p, o: o, out: out, store: store, hist: hist, log: o.Logger, rows: map[string]*wire.TaskRow{}}
+	r := &run{p: p, o: o, out: out, store: store, hist: hist, log: o.Logger, rows: map[string]*wire.TaskRow{}, stamps: loadStamps(filepath.Join(vx, "outputs.json"))}
 	r.warns = append(r.warns, p.Warnings...)
 	for _, w := range p.Warnings {
 		r.warn("%s", w)
@@ -142,6 +143,9 @@ func Execute(ctx context.Context, p *Prepared, o *Options, out Output) (*wire.Ru
 	}()
 
 	r.schedule(ctx)
+	if err := r.stamps.save(); err != nil {
+		r.warn("saving output stamps: %v", err)
+	}
 
 	close(stopFlush)
 	<-flushDone
@@ -400,7 +404,12 @@ func (r *run) runNode(ctx context.Context, n *workspace.Node) bool {
 		meta := cache.Meta{Key: key, TaskID: n.ID, Project: n.Project, Task: n.Task, Command: r.p.Masker.String(n.Def.Command), ExitCode: 0, DurationMs: row.DurationMs, Created: time.Now()}
 		if _, err := r.store.Put(context.WithoutCancel(ctx), meta, r.dir(n), files, log); err != nil {
 			r.warn("%s: not cached: %v", n.ID, err)
+			r.stamps.forget(n.ID)
+		} else {
+			r.stamps.record(n.ID, key, r.dir(n), files)
 		}
+	} else {
+		r.stamps.forget(n.ID)
 	}
 	var kept []byte
 	if row.Status != wire.StatusPassed {
@@ -420,10 +429,15 @@ func (r *run) restore(n *workspace.Node, row *wire.TaskRow, start time.Time) boo
 		}
 		return false
 	}
-	files, err := hit.Restore(r.dir(n))
-	if err != nil {
-		r.warn("%s: cache entry %s could not be restored and will be replaced: %v", n.ID, row.Key, err)
-		return false
+	files, same := r.stamps.current(n.ID, row.Key, r.dir(n))
+	if !same {
+		var err error
+		if files, err = hit.Restore(r.dir(n)); err != nil {
+			r.stamps.forget(n.ID)
+			r.warn("%s: cache entry %s could not be restored and will be replaced: %v", n.ID, row.Key, err)
+			return false
+		}
+		r.stamps.record(n.ID, row.Key, r.dir(n), files)
 	}
 	if r.out.W != nil {
 		if log, err := hit.Log(); err == nil && len(log) > 0 {

@@ -62,6 +62,8 @@ type Model struct {
 	ProjectDirs []string // absolute
 	LoadedAt    time.Time
 
+	dirsOnce  sync.Once
+	byDir     map[string]*Project
 	namesOnce sync.Once
 	taskNames []string
 	taskSet   map[string]bool

@@ -210,15 +210,24 @@ func (m *Model) Affected(ctx context.Context, ref string) (map[string]string, st
 // ProjectOf returns the project whose directory holds rel (slash path
 // relative to the root), the deepest one when projects nest.
 func (m *Model) ProjectOf(rel string) *Project {
-	var best *Project
-	for _, p := range m.Projects {
-		if rel == p.Dir || strings.HasPrefix(rel, p.Dir+"/") {
-			if best == nil || len(p.Dir) > len(best.Dir) {
-				best = p
-			}
+	m.dirsOnce.Do(func() {
+		m.byDir = make(map[string]*Project, len(m.Projects))
+		for _, p := range m.Projects {
+			m.byDir[p.Dir] = p
 		}
+	})
+	// Walk up the path: the first directory that is a project is the
+	// deepest one holding rel.
+	for dir := rel; ; {
+		if p, ok := m.byDir[dir]; ok {
+			return p
+		}
+		i := strings.LastIndexByte(dir, '/')
+		if i < 0 {
+			return nil
+		}
+		dir = dir[:i]
 	}
-	return best
 }
 
 func matchesAny(globs []string, f string) bool {

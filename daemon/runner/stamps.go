@@ -1,0 +1,114 @@
+package runner
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+
+	"github.com/vzn/vx/daemon/hashing"
+)
+
+// outputStamps remember, per task, the key whose outputs are on disk and
+// each output file's size, mtime, inode and mode as vx left them. A cache
+// hit whose outputs still match needs no restore: most warm runs rewrite
+// nothing.
+type outputStamps struct {
+	path  string
+	mu    sync.Mutex
+	m     map[string]stampRecord
+	dirty bool
+}
+
+type stampRecord struct {
+	Key   string      `json:"key"`
+	Files []fileStamp `json:"files"`
+}
+
+type fileStamp struct {
+	Path  string `json:"p"`
+	Size  int64  `json:"s"`
+	Mtime int64  `json:"t"`
+	Ino   uint64 `json:"i"`
+	Mode  uint32 `json:"m"`
+}
+
+func loadStamps(path string) *outputStamps {
+	s := &outputStamps{path: path, m: map[string]stampRecord{}}
+	if b, err := os.ReadFile(path); err == nil {
+		_ = json.Unmarshal(b, &s.m)
+	}
+	return s
+}
+
+func stampFile(dir, rel string) (fileStamp, bool) {
+	st, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(rel)))
+	if err != nil {
+		return fileStamp{}, false
+	}
+	f := fileStamp{Path: rel, Size: st.Size(), Mtime: st.ModTime().UnixNano(), Mode: uint32(st.Mode())}
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		f.Ino = sys.Ino
+	}
+	return f, true
+}
+
+// current reports whether the task's outputs on disk are exactly those vx
+// left for key; it answers their paths.
+func (s *outputStamps) current(taskID, key, dir string) ([]string, bool) {
+	s.mu.Lock()
+	rec, ok := s.m[taskID]
+	s.mu.Unlock()
+	if !ok || rec.Key != key {
+		return nil, false
+	}
+	paths := make([]string, 0, len(rec.Files))
+	for _, want := range rec.Files {
+		got, ok := stampFile(dir, want.Path)
+		if !ok || got != want {
+			return nil, false
+		}
+		paths = append(paths, want.Path)
+	}
+	return paths, true
+}
+
+// record stamps the outputs vx just wrote (restored or produced) for key.
+func (s *outputStamps) record(taskID, key, dir string, files []string) {
+	rec := stampRecord{Key: key, Files: make([]fileStamp, 0, len(files))}
+	for _, f := range files {
+		st, ok := stampFile(dir, f)
+		if !ok {
+			return
+		}
+		rec.Files = append(rec.Files, st)
+	}
+	s.mu.Lock()
+	s.m[taskID] = rec
+	s.dirty = true
+	s.mu.Unlock()
+}
+
+func (s *outputStamps) forget(taskID string) {
+	s.mu.Lock()
+	if _, ok := s.m[taskID]; ok {
+		delete(s.m, taskID)
+		s.dirty = true
+	}
+	s.mu.Unlock()
+}
+
+func (s *outputStamps) save() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.dirty {
+		return nil
+	}
+	b, err := json.Marshal(s.m)
+	if err != nil {
+		return err
+	}
+	s.dirty = false
+	return hashing.WriteFileAtomic(s.path, b, 0o644)
+}

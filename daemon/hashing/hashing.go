@@ -205,14 +205,32 @@ func ListFiles(ctx context.Context, root string) ([]string, error) {
 }
 
 func gitFiles(ctx context.Context, root string) ([]string, error) {
+	// Tracked files deleted from the work tree are listed by --cached: ask
+	// git for them at the same time rather than stat every file.
+	deleted := map[string]bool{}
+	delDone := make(chan struct{})
+	go func() {
+		defer close(delDone)
+		del := exec.CommandContext(ctx, "git", "ls-files", "-z", "--deleted")
+		del.Dir = root
+		if b, err := del.Output(); err == nil {
+			for _, f := range bytes.Split(b, []byte{0}) {
+				if len(f) > 0 {
+					deleted[string(f)] = true
+				}
+			}
+		}
+	}()
 	cmd := exec.CommandContext(ctx, "git", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
 	cmd.Dir = root
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
-	if err := cmd.Run(); err != nil {
+	err := cmd.Run()
+	<-delDone
+	if err != nil {
 		return nil, err
 	}
-	seen := map[string]bool{}
+	seen := deleted
 	var out []string
 	sc := bufio.NewScanner(&stdout)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
@@ -228,10 +246,6 @@ func gitFiles(ctx context.Context, root string) ([]string, error) {
 	for sc.Scan() {
 		f := sc.Text()
 		if f == "" || seen[f] || strings.HasPrefix(f, ".vx/") || strings.Contains("/"+f, "/node_modules/") {
-			continue
-		}
-		// Deleted-but-tracked files are listed by --cached; skip them.
-		if _, err := os.Lstat(filepath.Join(root, f)); err != nil {
 			continue
 		}
 		seen[f] = true

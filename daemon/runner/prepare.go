@@ -154,6 +154,9 @@ func (p *Prepared) computeKeys(ctx context.Context) error {
 	for _, f := range all {
 		if matchAny(m.Config.GlobalInputs, f) {
 			h, err := p.hasher.HashFile(filepath.Join(m.Root, f))
+			if os.IsNotExist(err) {
+				continue
+			}
 			if err != nil {
 				return fmt.Errorf("hashing global input %s: %w", f, err)
 			}

@@ -334,6 +334,62 @@ func (s *Store) PutComponents(ctx context.Context, key string, blob []byte) erro
 	})
 }
 
+// PutComponentsBatch stores many keys' components in one transaction,
+// compressing and inserting only those not stored yet (most keys of a warm
+// run are).
+func (s *Store) PutComponentsBatch(ctx context.Context, blobs map[string][]byte) error {
+	if err := s.writable(); err != nil {
+		return fmt.Errorf("storing key components: %w", err)
+	}
+	keys := make([]string, 0, len(blobs))
+	for k := range blobs {
+		if k != "" {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		have := map[string]bool{}
+		for start := 0; start < len(keys); start += 500 {
+			chunk := keys[start:min(start+500, len(keys))]
+			args := make([]any, len(chunk))
+			for i, k := range chunk {
+				args[i] = k
+			}
+			q := "SELECT key FROM components WHERE key IN (?" + strings.Repeat(",?", len(chunk)-1) + ")"
+			rows, err := tx.QueryContext(ctx, q, args...)
+			if err != nil {
+				return fmt.Errorf("reading stored key components: %w", err)
+			}
+			for rows.Next() {
+				var k string
+				if err := rows.Scan(&k); err != nil {
+					rows.Close()
+					return err
+				}
+				have[k] = true
+			}
+			rows.Close()
+		}
+		stmt, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO components (key, blob) VALUES (?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for _, k := range keys {
+			if have[k] {
+				continue
+			}
+			if _, err := stmt.ExecContext(ctx, k, s.enc.EncodeAll(blobs[k], nil)); err != nil {
+				return fmt.Errorf("storing key components of %s: %w", k, err)
+			}
+		}
+		return nil
+	})
+}
+
 // inTx runs fn in one write transaction. The writer's DSN makes every BEGIN
 // IMMEDIATE: the write lock is taken (waiting out the busy timeout) before
 // anything is read, so a transaction never fails half-way because another

@@ -58,6 +58,7 @@ type Prepared struct {
 	MemoryBudget int64
 	PeakRSS      map[string]int64
 	hasher       *hashing.Hasher
+	encoded      map[string][]byte // task id → its components as the history stores them
 }
 
 // VXDir is the workspace's state directory.
@@ -120,7 +121,7 @@ func Prepare(ctx context.Context, o *Options) (*Prepared, error) {
 	if env == nil {
 		env = os.Environ()
 	}
-	p := &Prepared{Model: m, Env: environMap(env), Keys: map[string]string{}, Components: map[string]*taskkey.Components{}}
+	p := &Prepared{Model: m, Env: environMap(env), Keys: map[string]string{}, Components: map[string]*taskkey.Components{}, encoded: map[string][]byte{}}
 	p.Masker = secret.NewMasker(SecretValues(m, p.Env)...)
 	p.Workers, _ = Workers(o.Concurrency, m)
 	p.MemoryBudget, _ = MemoryBudget(p.Env)
@@ -223,7 +224,7 @@ func (p *Prepared) computeKeys(ctx context.Context) error {
 			c.Deps[d.ID] = p.Keys[d.ID]
 		}
 		p.Components[n.ID] = c
-		p.Keys[n.ID] = c.Key()
+		p.Keys[n.ID], p.encoded[n.ID] = c.KeyAndEncode()
 	}
 	return nil
 }

@@ -120,10 +120,12 @@ func Execute(ctx context.Context, p *Prepared, o *Options, out Output) (*wire.Ru
 	r.event(wire.Event{Type: wire.EventRunStarted, Command: command, Tasks: len(p.Graph.Executable())})
 
 	// Components for every key, so why can diff any two executions.
-	for id, c := range p.Components {
-		if err := hist.PutComponents(ctx, p.Keys[id], c.Encode()); err != nil {
-			r.warn("recording key components of %s: %v", id, err)
-		}
+	blobs := make(map[string][]byte, len(p.encoded))
+	for id, b := range p.encoded {
+		blobs[p.Keys[id]] = b
+	}
+	if err := hist.PutComponentsBatch(ctx, blobs); err != nil {
+		r.warn("recording key components: %v", err)
 	}
 
 	flushDone := make(chan struct{})

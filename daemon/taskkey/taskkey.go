@@ -25,8 +25,15 @@ type Components struct {
 
 // Key hashes the components in a canonical order.
 func (c *Components) Key() string {
-	b, _ := json.Marshal(c) // maps marshal with sorted keys
-	return hashing.Sum(b)[:32]
+	key, _ := c.KeyAndEncode()
+	return key
+}
+
+// KeyAndEncode answers the key and the encoding the history stores, from
+// one serialisation (maps marshal with sorted keys).
+func (c *Components) KeyAndEncode() (string, []byte) {
+	b, _ := json.Marshal(c)
+	return hashing.Sum(b)[:32], b
 }
 
 // Encode serialises the components for the history store.

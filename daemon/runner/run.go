@@ -408,7 +408,7 @@ func (r *run) runNode(ctx context.Context, n *workspace.Node) bool {
 			r.warn("%s: not cached: %v", n.ID, err)
 			r.stamps.forget(n.ID)
 		} else {
-			r.stamps.record(n.ID, key, r.dir(n), files)
+			r.stamps.record(n.ID, key, r.dir(n), files, log)
 		}
 	} else {
 		r.stamps.forget(n.ID)
@@ -424,42 +424,53 @@ func (r *run) runNode(ctx context.Context, n *workspace.Node) bool {
 
 // restore answers a task from the cache; false on a miss.
 func (r *run) restore(n *workspace.Node, row *wire.TaskRow, start time.Time) bool {
-	hit, err := r.store.Get(row.Key)
-	if err != nil {
-		if !errors.Is(err, cache.ErrMiss) {
-			r.warn("%s: cache entry %s is unreadable and will be replaced: %v", n.ID, row.Key, err)
-		}
-		return false
-	}
-	files, same := r.stamps.current(n.ID, row.Key, r.dir(n))
-	if !same {
-		var err error
-		if files, err = hit.Restore(r.dir(n)); err != nil {
-			r.stamps.forget(n.ID)
-			r.warn("%s: cache entry %s could not be restored and will be replaced: %v", n.ID, row.Key, err)
+	dir := r.dir(n)
+	// Outputs still exactly as vx left them for this key, with the log
+	// remembered: nothing to read from the cache or write to disk.
+	files, log, same := r.stamps.current(n.ID, row.Key, dir)
+	if !same || log == nil {
+		hit, err := r.store.Get(row.Key)
+		if err != nil {
+			if !errors.Is(err, cache.ErrMiss) {
+				r.warn("%s: cache entry %s is unreadable and will be replaced: %v", n.ID, row.Key, err)
+			}
 			return false
 		}
-		r.stamps.record(n.ID, row.Key, r.dir(n), files)
-	}
-	if r.out.W != nil {
-		if log, err := hit.Log(); err == nil && len(log) > 0 {
-			prefix := n.ID + ": "
-			text := strings.TrimSuffix(r.p.Masker.String(string(log)), "\n")
-			var b strings.Builder
-			for _, l := range strings.Split(text, "\n") {
-				b.WriteString(prefix)
-				b.WriteString(l)
-				b.WriteByte('\n')
+		if !same {
+			if files, err = hit.Restore(dir); err != nil {
+				r.stamps.forget(n.ID)
+				r.warn("%s: cache entry %s could not be restored and will be replaced: %v", n.ID, row.Key, err)
+				return false
 			}
-			r.printf("%s", b.String())
 		}
+		if log, err = hit.Log(); err != nil {
+			log = nil
+		}
+		r.stamps.record(n.ID, row.Key, dir, files, log)
 	}
+	r.replay(n, log)
 	code := 0
 	row.Status, row.Cache, row.ExitCode = wire.StatusPassed, wire.CacheHit, &code
 	row.DurationMs = time.Since(start).Milliseconds()
 	row.Outputs = len(files)
 	r.record(n, row, nil)
 	return true
+}
+
+// replay prints a cached log with the task's prefix, masked.
+func (r *run) replay(n *workspace.Node, log []byte) {
+	if r.out.W == nil || len(log) == 0 {
+		return
+	}
+	prefix := n.ID + ": "
+	text := strings.TrimSuffix(r.p.Masker.String(string(log)), "\n")
+	var b strings.Builder
+	for _, l := range strings.Split(text, "\n") {
+		b.WriteString(prefix)
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	r.printf("%s", b.String())
 }
 
 // outputs lists the files the task's outputs globs match now, relative to

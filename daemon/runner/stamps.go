@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sync"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/vzn/vx/daemon/hashing"
 )
@@ -24,7 +25,13 @@ type outputStamps struct {
 type stampRecord struct {
 	Key   string      `json:"key"`
 	Files []fileStamp `json:"files"`
+	// Log is the task's (masked) log when small, so a warm hit can replay
+	// it without opening the cache entry.
+	Log *string `json:"log,omitempty"`
 }
+
+// maxStampLog bounds the logs kept in the stamps file.
+const maxStampLog = 4 << 10
 
 type fileStamp struct {
 	Path  string `json:"p"`
@@ -55,27 +62,31 @@ func stampFile(dir, rel string) (fileStamp, bool) {
 }
 
 // current reports whether the task's outputs on disk are exactly those vx
-// left for key; it answers their paths.
-func (s *outputStamps) current(taskID, key, dir string) ([]string, bool) {
+// left for key; it answers their paths and, when kept, the task's log.
+func (s *outputStamps) current(taskID, key, dir string) ([]string, []byte, bool) {
 	s.mu.Lock()
 	rec, ok := s.m[taskID]
 	s.mu.Unlock()
 	if !ok || rec.Key != key {
-		return nil, false
+		return nil, nil, false
 	}
 	paths := make([]string, 0, len(rec.Files))
 	for _, want := range rec.Files {
 		got, ok := stampFile(dir, want.Path)
 		if !ok || got != want {
-			return nil, false
+			return nil, nil, false
 		}
 		paths = append(paths, want.Path)
 	}
-	return paths, true
+	var log []byte
+	if rec.Log != nil {
+		log = []byte(*rec.Log)
+	}
+	return paths, log, true
 }
 
 // record stamps the outputs vx just wrote (restored or produced) for key.
-func (s *outputStamps) record(taskID, key, dir string, files []string) {
+func (s *outputStamps) record(taskID, key, dir string, files []string, log []byte) {
 	rec := stampRecord{Key: key, Files: make([]fileStamp, 0, len(files))}
 	for _, f := range files {
 		st, ok := stampFile(dir, f)
@@ -83,6 +94,10 @@ func (s *outputStamps) record(taskID, key, dir string, files []string) {
 			return
 		}
 		rec.Files = append(rec.Files, st)
+	}
+	if len(log) <= maxStampLog && utf8.Valid(log) {
+		text := string(log)
+		rec.Log = &text
 	}
 	s.mu.Lock()
 	s.m[taskID] = rec

@@ -44,18 +44,10 @@ step "vxd start, then MCP through the shim (vx mcp): initialize, listTasks, whyD
   echo '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"whyDidThisRerun","arguments":{"taskId":"web#build"}}}'
   echo '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"getRunHistory","arguments":{"task":"build","limit":3}}}'
   echo '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"runTasks","arguments":{"tasks":["deploy"]}}}'
-} | "$bin/vx" mcp | python3 -c '
-import json, sys
-for line in sys.stdin:
-    m = json.loads(line)
-    r = m.get("result", {})
-    if "serverInfo" in r:
-        print("initialize ->", r["serverInfo"]["name"], r["serverInfo"]["version"], "protocol", r["protocolVersion"])
-    elif "content" in r:
-        text = r["content"][0]["text"]
-        tag = "isError" if r.get("isError") else "answer"
-        print("id %s %s: %s" % (m["id"], tag, text[:300] + ("..." if len(text) > 300 else "")))
-'
+} | "$bin/vx" mcp | while IFS= read -r line; do
+  # One JSON-RPC answer per line; show the start of each.
+  printf '%s\n\n' "${line:0:400}"
+done
 
 step "vxd status"
 "$bin/vxd" status

@@ -29,9 +29,6 @@ echo "export const version = 2;" >> packages/ui/src/slider.js
 step "vx why web#build: the upstream root and the file that moved"
 "$bin/vx" why web#build
 
-step "a secret: DEPLOY_TOKEN reaches the task, every output shows ***"
-DEPLOY_TOKEN=hunter2-demo-secret "$bin/vx" run deploy --filter web
-
 step "vx last --list"
 "$bin/vx" last --list
 
@@ -48,6 +45,9 @@ step "vxd start, then MCP through the shim (vx mcp): initialize, listTasks, whyD
   # One JSON-RPC answer per line; show the start of each.
   printf '%s\n\n' "${line:0:400}"
 done
+
+step "a secret: DEPLOY_TOKEN reaches the task, every output shows ***"
+DEPLOY_TOKEN=hunter2-demo-secret "$bin/vx" run deploy --filter web
 
 step "vxd status"
 "$bin/vxd" status

@@ -25,6 +25,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/vzn/vx/protocol/wire"
 	"io/fs"
 	"net/url"
 	"os"
@@ -64,21 +65,18 @@ const (
 	RunInterrupted = "interrupted"
 )
 
-// Execution statuses.
+// Execution statuses and cache outcomes are the run summary's own.
 const (
-	StatusPassed      = "passed"
-	StatusFailed      = "failed"
-	StatusBlocked     = "blocked"
-	StatusTimedOut    = "timedOut"
-	StatusInterrupted = "interrupted"
-	StatusSkipped     = "skipped"
-)
+	StatusPassed      = wire.StatusPassed
+	StatusFailed      = wire.StatusFailed
+	StatusBlocked     = wire.StatusBlocked
+	StatusTimedOut    = wire.StatusTimedOut
+	StatusInterrupted = wire.StatusInterrupted
+	StatusSkipped     = wire.StatusSkipped
 
-// Cache outcomes of an execution.
-const (
-	CacheHit  = "hit"
-	CacheMiss = "miss"
-	CacheOff  = "off"
+	CacheHit  = wire.CacheHit
+	CacheMiss = wire.CacheMiss
+	CacheOff  = wire.CacheOff
 )
 
 // ErrNotFound is returned (wrapped) when a run, execution or components blob

@@ -326,15 +326,7 @@ func (s *Store) RecentExecutions(ctx context.Context, f Filter) ([]ExecRow, erro
 	if err != nil || db == nil {
 		return nil, err
 	}
-	where, args := "", []any{}
-	switch {
-	case f.Project != "" && f.Task != "":
-		where, args = "WHERE e.task_id = ?", append(args, f.Project+"#"+f.Task)
-	case f.Project != "":
-		where, args = "WHERE e.project = ?", append(args, f.Project)
-	case f.Task != "":
-		where, args = "WHERE e.task = ?", append(args, f.Task)
-	}
+	where, args := f.where("e")
 	args = append(args, clampLimit(f.Limit))
 	rows, err := db.QueryContext(ctx, `SELECT `+execCols+`, e.run_started_at, e.run_seq
 		FROM executions e `+where+`
@@ -397,4 +389,19 @@ func (s *Store) Counts(ctx context.Context) (runs, executions int64, err error) 
 		return 0, 0, fmt.Errorf("counting history: %w", err)
 	}
 	return runs, executions, nil
+}
+
+// where renders the project/task narrowing of f over the table alias t,
+// whose columns task_id, project and task both executions and task_stats
+// carry.
+func (f Filter) where(t string) (string, []any) {
+	switch {
+	case f.Project != "" && f.Task != "":
+		return "WHERE " + t + ".task_id = ?", []any{f.Project + "#" + f.Task}
+	case f.Project != "":
+		return "WHERE " + t + ".project = ?", []any{f.Project}
+	case f.Task != "":
+		return "WHERE " + t + ".task = ?", []any{f.Task}
+	}
+	return "", []any{}
 }

@@ -57,15 +57,7 @@ func (s *Store) TaskStats(ctx context.Context, f Filter) ([]TaskStat, error) {
 	if err != nil || db == nil {
 		return nil, err
 	}
-	where, args := "", []any{}
-	switch {
-	case f.Project != "" && f.Task != "":
-		where, args = "WHERE t.task_id = ?", append(args, f.Project+"#"+f.Task)
-	case f.Project != "":
-		where, args = "WHERE t.project = ?", append(args, f.Project)
-	case f.Task != "":
-		where, args = "WHERE t.task = ?", append(args, f.Task)
-	}
+	where, args := f.where("t")
 	if len(f.TaskIDs) > 0 {
 		in := strings.Repeat("?,", len(f.TaskIDs))
 		cond := "t.task_id IN (" + in[:len(in)-1] + ")"

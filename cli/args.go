@@ -29,13 +29,16 @@ type args struct {
 	specs map[string]flagSpec
 	set   map[string][]string
 	pos   []string
+	// next maps an optional-value flag given without "=" to the index in
+	// pos of the argument that followed it, if any (see takeRef).
+	next map[string]int
 }
 
 // parseArgs parses flags anywhere among positionals; "--" ends flags.
 // Unknown flags and missing values are errors naming the flag.
 func parseArgs(verb string, argv []string, specs map[string]flagSpec) (*args, error) {
 	specs["help"] = flagSpec{kind: boolFlag, help: "print this help"}
-	a := &args{verb: verb, specs: specs, set: map[string][]string{}}
+	a := &args{verb: verb, specs: specs, set: map[string][]string{}, next: map[string]int{}}
 	for i := 0; i < len(argv); i++ {
 		s := argv[i]
 		if s == "--" {
@@ -70,6 +73,9 @@ func parseArgs(verb string, argv []string, specs map[string]flagSpec) (*args, er
 		case optionalFlag:
 			if !hasVal {
 				val = ""
+				if i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-") {
+					a.next[name] = len(a.pos)
+				}
 			}
 		case valueFlag, multiFlag:
 			if !hasVal {
@@ -166,4 +172,16 @@ func (a *args) usage(synopsis string) string {
 		fmt.Fprintf(&b, "  %-26s %s\n", left, s.help)
 	}
 	return b.String()
+}
+
+// takeRef lets an optional-value flag take the argument after it as its
+// value (`--affected main`) when accept says that argument is one (a git
+// ref that is not a task name); it is then no longer a positional.
+func (a *args) takeRef(name string, accept func(string) bool) {
+	i, ok := a.next[name]
+	if !ok || a.str(name) != "" || i >= len(a.pos) || !accept(a.pos[i]) {
+		return
+	}
+	a.set[name][len(a.set[name])-1] = a.pos[i]
+	a.pos = append(a.pos[:i:i], a.pos[i+1:]...)
 }

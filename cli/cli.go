@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"runtime/debug"
 	"strconv"
@@ -221,6 +222,7 @@ func runVerb(ctx context.Context, s *IO, argv []string) error {
 	if err != nil {
 		return err
 	}
+	a.takeRef("affected", refNotTask(m))
 	mask := maskerFor(m, s)
 	opts := &runner.Options{
 		Model: m, Tasks: a.pos, Force: a.bool("force"), Continue: a.bool("continue"), Concurrency: conc,
@@ -331,5 +333,18 @@ func eventWriter(fd string) func(wire.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		_ = enc.Encode(e)
+	}
+}
+
+// refNotTask accepts an argument as --affected's REF when it is no task
+// of the workspace but names a commit in its git repository.
+func refNotTask(m *workspace.Model) func(string) bool {
+	return func(arg string) bool {
+		if m.KnownTask(arg) || strings.Contains(arg, "#") {
+			return false
+		}
+		cmd := exec.Command("git", "rev-parse", "--verify", "--quiet", arg+"^{commit}")
+		cmd.Dir = m.Root
+		return cmd.Run() == nil
 	}
 }

@@ -60,14 +60,15 @@ func showVerb(ctx context.Context, s *IO, argv []string) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	if len(a.pos) > 1 {
-		return usageError{fmt.Sprintf("vx show takes one target, got %d: %s", len(a.pos), strings.Join(a.pos, " "))}
-	}
 	e, err := opEnv(s)
 	if err != nil {
 		return err
 	}
 	defer e.Close()
+	a.takeRef("affected", refNotTask(e.Model))
+	if len(a.pos) > 1 {
+		return usageError{fmt.Sprintf("vx show takes one target, got %d: %s", len(a.pos), strings.Join(a.pos, " "))}
+	}
 	in := ops.ShowInput{Filters: a.list("filter"), Affected: a.has("affected"), AffectedRef: a.str("affected")}
 	if len(a.pos) == 1 {
 		in.Target = a.pos[0]

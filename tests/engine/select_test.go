@@ -159,6 +159,16 @@ func TestAffected(t *testing.T) {
 			projects: []string{"docs"},
 			run:      map[string]string{"docs#build": "miss"},
 		},
+		{
+			name: "explicit ref as the next argument",
+			change: func(t *testing.T, ws string) {
+				appendTo(t, filepath.Join(ws, "apps/docs/src/docs.js"), "// changed\n")
+				git(t, ws, "commit", "-qam", "change docs")
+			},
+			args:     []string{"--affected", "HEAD~1"},
+			projects: []string{"docs"},
+			run:      map[string]string{"docs#build": "miss"},
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -323,6 +323,9 @@ func eventWriter(fd string) func(wire.Event) {
 	if err != nil || n < 3 {
 		return nil
 	}
+	// Tasks must not inherit the pipe: a process a task leaves behind would
+	// keep it open (and could write into the feed).
+	syscall.CloseOnExec(n)
 	f := os.NewFile(uintptr(n), "events")
 	if f == nil {
 		return nil

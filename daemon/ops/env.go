@@ -67,6 +67,13 @@ func (e *Env) SetModel(m *workspace.Model, err error) {
 	e.ModelErr = err
 }
 
+// LoadError is the current configuration's load error, if any.
+func (e *Env) LoadError() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.ModelErr
+}
+
 // CurrentModel returns the model to answer from.
 func (e *Env) CurrentModel() (*workspace.Model, error) {
 	e.mu.Lock()

@@ -104,8 +104,8 @@ type InfoInput struct {
 func Info(ctx context.Context, e *Env, in InfoInput) (*InfoOutput, error) {
 	out := &InfoOutput{Root: e.Root, ConfigErrors: []string{}, ProjectNames: []string{}, Tasks: []string{}, RootTasks: []string{}, Flaky: []string{}}
 	out.Versions.VX, out.Versions.Key, out.Versions.CacheFormat, out.Versions.HistorySchema, out.Versions.Go = runner.Version, taskkey.Version, cache.FormatVersion, history.SchemaVersion, runtime.Version()
-	if e.ModelErr != nil {
-		out.ConfigErrors = append(out.ConfigErrors, e.Masker.String(e.ModelErr.Error()))
+	if err := e.LoadError(); err != nil {
+		out.ConfigErrors = append(out.ConfigErrors, e.Masker.String(err.Error()))
 	}
 	m, _ := e.CurrentModel()
 	if m != nil {

@@ -216,7 +216,15 @@ func (e *Env) runChild(ctx context.Context, vx string, args []string, onEvent fu
 			werr = <-done
 		}
 	}
-	<-evDone
+	select {
+	case <-evDone:
+	case <-time.After(2 * time.Second):
+		// Something outlived vx run and holds the pipe: stop reading.
+		if pr != nil {
+			pr.Close()
+		}
+		<-evDone
+	}
 	var ee *exec.ExitError
 	if werr != nil && !errors.As(werr, &ee) {
 		return 0, nil, nil, werr

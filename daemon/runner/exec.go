@@ -29,6 +29,10 @@ type capture struct {
 	dropped int64
 	partial []byte
 	emit    func(line []byte)
+	// With a secret that spans lines, lines are masked together: the last
+	// hold bytes wait for more output so no part of a secret leaves early.
+	mask func(string) string
+	hold int
 }
 
 func (c *capture) Write(b []byte) (int, error) {
@@ -43,6 +47,18 @@ func (c *capture) Write(b []byte) (int, error) {
 		}
 	} else {
 		c.dropped += int64(len(b))
+	}
+	if c.emit != nil && c.hold > 0 {
+		c.partial = []byte(c.mask(string(append(c.partial, b...))))
+		if limit := len(c.partial) - c.hold; limit > 0 {
+			if cut := bytes.LastIndexByte(c.partial[:limit], '\n'); cut >= 0 {
+				for _, line := range bytes.Split(c.partial[:cut], []byte{'\n'}) {
+					c.emit(line)
+				}
+				c.partial = append([]byte(nil), c.partial[cut+1:]...)
+			}
+		}
+		return len(b), nil
 	}
 	if c.emit != nil {
 		c.partial = append(c.partial, b...)
@@ -62,7 +78,13 @@ func (c *capture) flush() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.emit != nil && len(c.partial) > 0 {
-		c.emit(c.partial)
+		text := c.partial
+		if c.mask != nil {
+			text = []byte(c.mask(string(text)))
+		}
+		for _, line := range bytes.Split(bytes.TrimSuffix(text, []byte{'\n'}), []byte{'\n'}) {
+			c.emit(line)
+		}
 		c.partial = nil
 	}
 }

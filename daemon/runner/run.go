@@ -356,7 +356,9 @@ func (r *run) runNode(ctx context.Context, n *workspace.Node) bool {
 	if !n.Def.Cache {
 		row.Cache = wire.CacheOff
 	}
-	lock, err := lockTask(ctx, filepath.Join(VXDir(r.p.Model.Root), "locks"), key[:16]+"-"+safeName(n.ID))
+	// One lock per task id, whatever its key: two runs of a task with
+	// different inputs still share its directory and outputs.
+	lock, err := lockTask(ctx, filepath.Join(VXDir(r.p.Model.Root), "locks"), safeName(n.ID))
 	if err != nil {
 		row.Status, row.Reason = wire.StatusInterrupted, "interrupted while waiting for another vx run of this task"
 		r.record(n, row, nil)
@@ -375,6 +377,7 @@ func (r *run) runNode(ctx context.Context, n *workspace.Node) bool {
 	prefix := n.ID + ": "
 	capt := &capture{}
 	if r.out.W != nil {
+		capt.mask, capt.hold = r.p.Masker.String, r.p.Masker.MultiLineHold()
 		capt.emit = func(line []byte) {
 			r.printf("%s%s\n", prefix, r.p.Masker.String(string(line)))
 		}

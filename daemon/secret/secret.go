@@ -5,6 +5,7 @@ package secret
 import (
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Mask is what a secret value reads as.
@@ -13,6 +14,7 @@ const Mask = "***"
 // Masker replaces known secret values with ***. The zero value masks
 // nothing; a nil *Masker is valid.
 type Masker struct {
+	mu     sync.RWMutex
 	values []string
 	r      *strings.Replacer
 }
@@ -24,8 +26,10 @@ func NewMasker(values ...string) *Masker {
 	return m
 }
 
-// Add registers more values.
+// Add registers more values. It is safe while other goroutines mask.
 func (m *Masker) Add(values ...string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	seen := map[string]bool{}
 	for _, v := range m.values {
 		seen[v] = true
@@ -46,14 +50,27 @@ func (m *Masker) Add(values ...string) {
 }
 
 // Empty reports whether there is nothing to mask.
-func (m *Masker) Empty() bool { return m == nil || len(m.values) == 0 }
+func (m *Masker) Empty() bool {
+	if m == nil {
+		return true
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return len(m.values) == 0
+}
 
 // String masks s.
 func (m *Masker) String(s string) string {
-	if m.Empty() {
+	if m == nil {
 		return s
 	}
-	return m.r.Replace(s)
+	m.mu.RLock()
+	r := m.r
+	m.mu.RUnlock()
+	if r == nil {
+		return s
+	}
+	return r.Replace(s)
 }
 
 // Bytes masks b.
@@ -61,5 +78,23 @@ func (m *Masker) Bytes(b []byte) []byte {
 	if m.Empty() {
 		return b
 	}
-	return []byte(m.r.Replace(string(b)))
+	return []byte(m.String(string(b)))
+}
+
+// MultiLineHold is how many bytes of streamed output must wait before
+// being printed so that a secret spanning lines is masked whole: the
+// longest such secret's length, or 0 when no secret holds a newline.
+func (m *Masker) MultiLineHold() int {
+	if m == nil {
+		return 0
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	hold := 0
+	for _, v := range m.values {
+		if strings.ContainsRune(v, '\n') && len(v) > hold {
+			hold = len(v)
+		}
+	}
+	return hold
 }

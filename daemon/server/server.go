@@ -290,8 +290,8 @@ func (d *daemon) status(ctx context.Context) *wire.Status {
 		s.Projects = len(m.Projects)
 		s.Tasks = len(m.TaskNames())
 	}
-	if d.env.ModelErr != nil {
-		s.ConfigError = d.env.Masker.String(d.env.ModelErr.Error())
+	if err := d.env.LoadError(); err != nil {
+		s.ConfigError = d.env.Masker.String(err.Error())
 	}
 	d.mu.Lock()
 	s.LastReload = d.lastReload

@@ -157,6 +157,16 @@ func (w *watcher) loop(ctx context.Context) {
 			if !ok {
 				return
 			}
+			if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+				// inotify drops the watch of a removed directory; forget it
+				// so the next sync watches it again if it comes back.
+				w.mu.Lock()
+				if w.dirs[ev.Name] {
+					delete(w.dirs, ev.Name)
+					_ = w.w.Remove(ev.Name)
+				}
+				w.mu.Unlock()
+			}
 			if w.tail != nil && filepath.Dir(ev.Name) == w.tail.dir {
 				w.tail.handle(ev)
 				continue

@@ -50,6 +50,12 @@ func Guard(next http.Handler, opts GuardOptions) http.Handler {
 		if scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " "); ok && strings.EqualFold(scheme, "Bearer") {
 			got = strings.TrimSpace(tok)
 		} else if opts.CookieName != "" {
+			// Cookies ignore ports: another local page (127.0.0.1:5173)
+			// would send the daemon's cookie too. A cookie counts only from
+			// the daemon's own pages (or with no Origin at all).
+			if o := r.Header.Get("Origin"); o != "" && !ownOrigin(o, opts.Port) {
+				return false
+			}
 			if c, err := r.Cookie(opts.CookieName); err == nil {
 				got = c.Value
 			}
@@ -127,4 +133,15 @@ func loopbackOrigin(origin string) bool {
 		}
 	}
 	return isLoopbackName(u.Hostname())
+}
+
+// ownOrigin reports whether origin is the daemon's own (its page).
+func ownOrigin(origin string, port int) bool {
+	p := strconv.Itoa(port)
+	for _, host := range []string{"127.0.0.1", "localhost", "[::1]"} {
+		if origin == "http://"+host+":"+p {
+			return true
+		}
+	}
+	return false
 }

@@ -204,21 +204,29 @@ func (c *Client) Start(ctx context.Context) (*wire.Discovery, error) {
 		return nil, err
 	}
 	defer logf.Close()
-	cmd := exec.Command(vxd, "serve", "--root", c.Root)
-	cmd.Dir = c.Root
-	cmd.Stdin = nil
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting %s: %w", vxd, err)
+	spawn := func() (chan error, error) {
+		cmd := exec.Command(vxd, "serve", "--root", c.Root)
+		cmd.Dir = c.Root
+		cmd.Stdin = nil
+		cmd.Stdout, cmd.Stderr = logf, logf
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := cmd.Start(); err != nil {
+			return nil, fmt.Errorf("starting %s: %w", vxd, err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		return exited, nil
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	exited, err := spawn()
+	if err != nil {
+		return nil, err
+	}
 	limit := c.StartTimeout
 	if limit == 0 {
 		limit = 15 * time.Second
 	}
 	deadline := time.Now().Add(limit)
+	respawns := 0
 	for time.Now().Before(deadline) {
 		if d, err := c.Discovery(); err == nil {
 			if st, err := c.status(ctx, d); err == nil && (c.Version == "" || st.Version == c.Version) {
@@ -228,10 +236,17 @@ func (c *Client) Start(ctx context.Context) (*wire.Discovery, error) {
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
-		case err := <-exited:
-			// Lost the race to another starter: keep waiting for its daemon.
+		case <-exited:
+			// Lost the race to another starter (keep waiting for its
+			// daemon) — or the lock was free after all, as when an old
+			// daemon was still letting go: start again.
 			exited = nil
-			_ = err
+			if !c.locked() && respawns < 3 {
+				respawns++
+				if exited, err = spawn(); err != nil {
+					return nil, err
+				}
+			}
 		case <-time.After(15 * time.Millisecond):
 		}
 	}

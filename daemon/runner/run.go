@@ -419,7 +419,7 @@ func (r *run) runNode(ctx context.Context, n *workspace.Node) bool {
 	var kept []byte
 	if row.Status != wire.StatusPassed {
 		kept = log
-		r.printf("%sfailed: %s\n", prefix, row.Reason)
+		r.printf("%s%s: %s\n", prefix, row.Status, row.Reason)
 	}
 	r.record(n, row, kept)
 	return row.Status == wire.StatusPassed

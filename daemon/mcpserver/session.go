@@ -439,12 +439,28 @@ func (ss *Session) callTool(ctx context.Context, params json.RawMessage, emit fu
 		}
 		return r, nil
 	}
-	raw, err := jsonrpc.Encode(value)
+	if enc, ok := value.(Encoded); ok {
+		return json.RawMessage(enc), nil
+	}
+	enc, err := EncodeResult(value)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the result of %s: %w", name, err)
 	}
-	// The answer is the value twice, as text and as structuredContent:
-	// write it once and join, rather than encoding it again.
+	return json.RawMessage(enc), nil
+}
+
+// Encoded is a tool answer already encoded by EncodeResult; a handler may
+// return one it kept (an answer that only changes with the workspace
+// model) to skip encoding it again.
+type Encoded []byte
+
+// EncodeResult encodes value as a tools/call result: the value twice, as
+// text and as structuredContent, written once and joined.
+func EncodeResult(value any) (Encoded, error) {
+	raw, err := jsonrpc.Encode(value)
+	if err != nil {
+		return nil, err
+	}
 	b := make([]byte, 0, 2*len(raw)+64)
 	b = append(b, `{"content":[{"type":"text","text":`...)
 	b = jsonrpc.AppendString(b, string(raw))
@@ -453,7 +469,7 @@ func (ss *Session) callTool(ctx context.Context, params json.RawMessage, emit fu
 		b = append(b, `,"structuredContent":`...)
 		b = append(b, raw...)
 	}
-	return json.RawMessage(append(b, '}')), nil
+	return Encoded(append(b, '}')), nil
 }
 
 // runHandler calls h, turning a panic into an internal error so one tool's

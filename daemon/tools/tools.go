@@ -5,12 +5,15 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/vzn/vx/daemon/cache"
 	"github.com/vzn/vx/daemon/mcpserver"
 	"github.com/vzn/vx/daemon/ops"
+	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/protocol/mcp"
 	"github.com/vzn/vx/protocol/wire"
 )
@@ -35,7 +38,11 @@ type Def struct {
 	Output      any // a value of the output type, for the outputSchema
 	ReadOnly    bool
 	Destructive bool
-	Run         func(ctx context.Context, call *mcpserver.Call, v Values) (any, error)
+	// Model says when an answer depends only on the workspace model and
+	// the arguments: such answers are kept, encoded, until a reload.
+	Model func(v Values) bool
+	Run   func(ctx context.Context, call *mcpserver.Call, v Values) (any, error)
+	env   *ops.Env
 }
 
 func (d Def) tool() mcpserver.Tool {
@@ -46,17 +53,71 @@ func (d Def) tool() mcpserver.Tool {
 	def := mcp.Tool{Name: d.Name, Title: d.Title, Description: d.Description, InputSchema: schema(d.Args), OutputSchema: outputSchema(d.Output), Annotations: ann}
 	args := d.Args
 	run := d.Run
+	var memo *answerMemo
+	if d.Model != nil && d.env != nil {
+		memo = &answerMemo{env: d.env}
+	}
 	return mcpserver.Tool{Def: def, Handler: func(ctx context.Context, call *mcpserver.Call) (any, error) {
 		v, err := check(call.Arguments, args)
 		if err != nil {
 			return nil, err
 		}
+		keep := memo != nil && d.Model(v)
+		if keep {
+			if enc, ok := memo.get(call.Arguments); ok {
+				return enc, nil
+			}
+		}
 		out, err := run(ctx, call, v)
 		if err != nil {
 			return nil, refusal(err)
 		}
+		if keep {
+			return memo.put(call.Arguments, out)
+		}
 		return out, nil
 	}}
+}
+
+func always(Values) bool { return true }
+
+// answerMemo keeps encoded answers of one model-only tool, by arguments,
+// for as long as the model they were computed from is current.
+type answerMemo struct {
+	env   *ops.Env
+	mu    sync.Mutex
+	model *workspace.Model
+	m     map[string]mcpserver.Encoded
+}
+
+const memoEntries = 256
+
+func (a *answerMemo) get(args json.RawMessage) (mcpserver.Encoded, bool) {
+	m, err := a.env.CurrentModel()
+	if err != nil {
+		return nil, false
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.model != m {
+		a.model, a.m = m, map[string]mcpserver.Encoded{}
+	}
+	enc, ok := a.m[string(args)]
+	return enc, ok
+}
+
+func (a *answerMemo) put(args json.RawMessage, out any) (any, error) {
+	enc, err := mcpserver.EncodeResult(out)
+	if err != nil {
+		return out, nil
+	}
+	m, _ := a.env.CurrentModel()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.model == m && len(a.m) < memoEntries {
+		a.m[string(args)] = enc
+	}
+	return enc, nil
 }
 
 // refusal renders an operation's error as the one line an agent reads.
@@ -91,13 +152,14 @@ func Catalog(e *ops.Env, cfg Config) []mcpserver.Tool {
 	var defs []Def
 	defs = append(defs,
 		Def{Name: "listTasks", Title: "List tasks", ReadOnly: true, Output: &ops.ShowOutput{},
+			Model:       func(v Values) bool { return !v.Has("affected") }, // affected reads git
 			Description: "What can I run here? Every project, its tags, and the tasks a run would see (command, dependsOn, cache), resolved as vx run resolves them; secret Values read ***. project narrows to one project; filter and affected narrow as vx show --filter / --affected.",
 			Args:        []Arg{{Name: "project", Kind: KindString, Desc: "one project's name"}, filterArg, affectedArg},
 			Run: func(ctx context.Context, _ *mcpserver.Call, v Values) (any, error) {
 				aff, ref := affected(v)
 				return ops.Show(ctx, e, ops.ShowInput{Project: v.Str("project"), Filters: v.Strings("filter"), Affected: aff, AffectedRef: ref})
 			}},
-		Def{Name: "getConfig", Title: "Get task configuration", ReadOnly: true, Output: &ops.ShowOutput{},
+		Def{Name: "getConfig", Title: "Get task configuration", ReadOnly: true, Model: always, Output: &ops.ShowOutput{},
 			Description: "What does this task declare? vx show TARGET --format json: resolved inputs, outputs, env, dependsOn, cache and timeout, secrets masked. target is a project, project#task, or a task name.",
 			Args:        []Arg{{Name: "target", Kind: KindString, Required: true, Desc: "a project, project#task, or a task name"}},
 			Run: func(ctx context.Context, _ *mcpserver.Call, v Values) (any, error) {
@@ -206,6 +268,7 @@ func Catalog(e *ops.Env, cfg Config) []mcpserver.Tool {
 	defs = append(defs, cfg.Extra...)
 	out := make([]mcpserver.Tool, 0, len(defs))
 	for _, d := range defs {
+		d.env = e
 		out = append(out, d.tool())
 	}
 	return out

@@ -178,7 +178,9 @@ func (r *run) execute(ctx context.Context, n *workspace.Node, out *capture) resu
 	cmd.Stdin = nil
 	cmd.Stdout = out
 	cmd.Stderr = out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Its own group (so a timeout kills every process of it), and killed
+	// if vx itself dies without getting to clean up.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	// Grandchildren that keep the pipes open must not hold up the run.
 	cmd.WaitDelay = 2 * time.Second
 	start := time.Now()

@@ -153,7 +153,7 @@ func (p *Prepared) computeKeys(ctx context.Context) error {
 	}
 	global := map[string]string{}
 	for _, f := range all {
-		if matchAny(m.Config.GlobalInputs, f) {
+		if workspace.MatchesAny(m.Config.GlobalInputs, f) {
 			h, err := p.hasher.HashFile(filepath.Join(m.Root, f))
 			if os.IsNotExist(err) {
 				continue
@@ -301,7 +301,7 @@ func (p *Prepared) hashInputs(n *workspace.Node, files []string, outputs []strin
 	out := map[string]string{}
 	base := filepath.Join(p.Model.Root, filepath.FromSlash(n.Dir))
 	for _, f := range files {
-		if !selectedInput(n.Def, f) || matchAny(trimDot(outputs), f) {
+		if !selectedInput(n.Def, f) || workspace.MatchesAny(trimDot(outputs), f) {
 			continue
 		}
 		h, err := p.hasher.HashFile(filepath.Join(base, filepath.FromSlash(f)))
@@ -352,15 +352,6 @@ func trimDot(globs []string) []string {
 		out[i] = strings.TrimPrefix(g, "./")
 	}
 	return out
-}
-
-func matchAny(globs []string, f string) bool {
-	for _, g := range globs {
-		if ok, _ := doublestar.Match(g, f); ok {
-			return true
-		}
-	}
-	return false
 }
 
 func hasMatch(g string, files map[string]string) bool {

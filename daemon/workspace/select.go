@@ -178,7 +178,7 @@ func (m *Model) Affected(ctx context.Context, ref string) (map[string]string, st
 		global[g] = true
 	}
 	for _, f := range changed {
-		if global[f] || matchesAny(m.Config.GlobalInputs, f) {
+		if global[f] || MatchesAny(m.Config.GlobalInputs, f) {
 			for _, p := range m.Projects {
 				if _, ok := reasons[p.Name]; !ok {
 					reasons[p.Name] = "global input changed: " + f
@@ -230,7 +230,8 @@ func (m *Model) ProjectOf(rel string) *Project {
 	}
 }
 
-func matchesAny(globs []string, f string) bool {
+// MatchesAny reports whether the slash path f matches one of globs.
+func MatchesAny(globs []string, f string) bool {
 	for _, g := range globs {
 		if ok, _ := doublestar.Match(g, f); ok {
 			return true

@@ -52,21 +52,21 @@ func TestMalformedConfigNamesFileLineColumn(t *testing.T) {
 			ws := workspace(t, "basic")
 			writeFiles(t, ws, map[string]string{tc.file: tc.text})
 			r := vx(t, ws, nil, "run", "build")
-			if r.code == 0 {
+			if r.Code == 0 {
 				t.Fatalf("a malformed %s was accepted\n%s", tc.file, r)
 			}
 			re := regexp.MustCompile(regexp.QuoteMeta(tc.file) + `:(\d+):(\d+)`)
-			m := re.FindStringSubmatch(r.stderr)
+			m := re.FindStringSubmatch(r.Stderr)
 			if m == nil {
 				t.Fatalf("the error does not name %s:LINE:COL\n%s", tc.file, r)
 			}
 			line, _ := strconv.Atoi(m[1])
 			col, _ := strconv.Atoi(m[2])
 			if line != tc.line || col < tc.colMin || col > tc.colMax {
-				t.Errorf("error at %d:%d, want line %d, column in [%d, %d]\n%s", line, col, tc.line, tc.colMin, tc.colMax, r.stderr)
+				t.Errorf("error at %d:%d, want line %d, column in [%d, %d]\n%s", line, col, tc.line, tc.colMin, tc.colMax, r.Stderr)
 			}
-			if r.stdout != "" {
-				t.Errorf("stdout is not empty: %q", r.stdout)
+			if r.Stdout != "" {
+				t.Errorf("stdout is not empty: %q", r.Stdout)
 			}
 		})
 	}
@@ -120,11 +120,11 @@ func TestGraphErrors(t *testing.T) {
 			ws := workspace(t, "basic")
 			writeFiles(t, ws, tc.files)
 			r := vx(t, ws, nil, tc.args...)
-			if r.code == 0 {
+			if r.Code == 0 {
 				t.Fatalf("want an error\n%s", r)
 			}
 			for _, w := range tc.want {
-				if !strings.Contains(r.stderr, w) {
+				if !strings.Contains(r.Stderr, w) {
 					t.Errorf("stderr lacks %q\n%s", w, r)
 				}
 			}
@@ -149,7 +149,7 @@ func TestOutputGlobMatchingNothingWarns(t *testing.T) {
 	if !found {
 		t.Errorf("summary warnings %q lack %q", s.Warnings, want)
 	}
-	if !strings.Contains(r.stderr, "warning: "+want) {
+	if !strings.Contains(r.Stderr, "warning: "+want) {
 		t.Errorf("stderr lacks the warning\n%s", r)
 	}
 	for _, w := range s.Warnings {
@@ -214,7 +214,7 @@ func TestCorruptCacheEntryIsAMiss(t *testing.T) {
 			for _, w := range s.Warnings {
 				warned = warned || (strings.Contains(w, "util#build") && strings.Contains(w, key))
 			}
-			if !warned || !strings.Contains(r.stderr, "warning") {
+			if !warned || !strings.Contains(r.Stderr, "warning") {
 				t.Errorf("no warning names util#build and its entry: %q\n%s", s.Warnings, r)
 			}
 			if got := snapshot(t, ws, basicDists...); !mapsEqual(got, want) {

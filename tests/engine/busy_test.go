@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -66,7 +67,7 @@ func TestBusyDatabaseWaits(t *testing.T) {
 		t.Fatalf("vx failed on a busy database: %v\nstdout:\n%s\nstderr:\n%s", err, &stdout, &stderr)
 	}
 	var s summary
-	decodeOnly(t, result{args: cmd.Args[1:], stdout: stdout.String(), stderr: stderr.String()}, &s)
+	decodeOnly(t, result{Cmd: strings.Join(cmd.Args, " "), Args: cmd.Args[1:], Stdout: stdout.String(), Stderr: stderr.String()}, &s)
 	if !s.OK || len(s.Warnings) != 0 {
 		t.Errorf("run on a busy database: ok=%v warnings %q", s.OK, s.Warnings)
 	}

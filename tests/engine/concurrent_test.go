@@ -32,7 +32,7 @@ func TestTwoRunsAtOnce(t *testing.T) {
 	}
 	wg.Wait()
 	for i, r := range results {
-		if r.code != 0 {
+		if r.Code != 0 {
 			t.Fatalf("run %d: want exit 0\n%s", i, r)
 		}
 		var s summary

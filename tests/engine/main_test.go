@@ -10,13 +10,14 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vzn/vx/tests/internal/harness"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -47,11 +48,8 @@ func buildAndRun(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	vxBin = filepath.Join(dir, "vx")
-	build := exec.Command("go", "build", "-o", vxBin, "github.com/vzn/vx/cmd/vx")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	build.Env = append(os.Environ(), "CGO_ENABLED=1")
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building vx:", err)
+	if err := harness.Build(vxBin, "./cmd/vx"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	return m.Run()
@@ -77,29 +75,10 @@ func baseEnv() []string {
 func workspace(t *testing.T, name string) string {
 	t.Helper()
 	dst := filepath.Join(t.TempDir(), name)
-	src := filepath.Join("testdata", name)
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, b, 0o644)
-	})
-	if err != nil {
-		t.Fatalf("copying workspace %s: %v", name, err)
-	}
+	harness.CopyTree(t, filepath.Join("testdata", name), dst)
 	return dst
 }
 
-// writeFiles writes files (slash paths relative to dir) into dir.
 func writeFiles(t *testing.T, dir string, files map[string]string) {
 	t.Helper()
 	for name, text := range files {
@@ -128,50 +107,19 @@ func exists(path string) bool {
 }
 
 // result is what one vx invocation did.
-type result struct {
-	args           []string
-	stdout, stderr string
-	code           int
-}
-
-func (r result) String() string {
-	return fmt.Sprintf("vx %s: exit %d\n--- stdout:\n%s\n--- stderr:\n%s", strings.Join(r.args, " "), r.code, r.stdout, r.stderr)
-}
+type result = harness.Result
 
 // vx runs the binary in dir with baseEnv plus env and waits for it.
 func vx(t *testing.T, dir string, env []string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(vxBin, args...)
-	cmd.Dir = dir
-	cmd.Env = append(baseEnv(), env...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	r := result{args: args, stdout: stdout.String(), stderr: stderr.String()}
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-	case errorsAs(err, &ee):
-		r.code = ee.ExitCode()
-	default:
-		t.Fatalf("running vx %v: %v", args, err)
-	}
-	return r
-}
-
-func errorsAs(err error, ee **exec.ExitError) bool {
-	e, ok := err.(*exec.ExitError)
-	if ok {
-		*ee = e
-	}
-	return ok
+	return harness.Run(t, dir, append(baseEnv(), env...), vxBin, args...)
 }
 
 // vxOK runs vx and fails the test unless it exits 0.
 func vxOK(t *testing.T, dir string, env []string, args ...string) result {
 	t.Helper()
 	r := vx(t, dir, env, args...)
-	if r.code != 0 {
+	if r.Code != 0 {
 		t.Fatalf("want exit 0\n%s", r)
 	}
 	return r
@@ -181,11 +129,11 @@ func vxOK(t *testing.T, dir string, env []string, args ...string) result {
 // whitespace around it fails the test.
 func decodeOnly(t *testing.T, r result, v any) {
 	t.Helper()
-	dec := json.NewDecoder(strings.NewReader(r.stdout))
+	dec := json.NewDecoder(strings.NewReader(r.Stdout))
 	if err := dec.Decode(v); err != nil {
 		t.Fatalf("stdout is not a JSON document: %v\n%s", err, r)
 	}
-	tail := strings.TrimSpace(r.stdout[dec.InputOffset():])
+	tail := strings.TrimSpace(r.Stdout[dec.InputOffset():])
 	if tail != "" {
 		t.Fatalf("stdout holds more than the JSON document: %q\n%s", tail, r)
 	}
@@ -249,13 +197,13 @@ func (s *summary) keys() map[string]string {
 func runJSON(t *testing.T, dir string, env []string, wantCode int, args ...string) (*summary, result) {
 	t.Helper()
 	r := vx(t, dir, env, append(append([]string{"run"}, args...), "--format", "json")...)
-	if r.code != wantCode {
+	if r.Code != wantCode {
 		t.Fatalf("want exit %d\n%s", wantCode, r)
 	}
 	var s summary
 	decodeOnly(t, r, &s)
 	if s.ExitCode != wantCode {
-		t.Fatalf("summary exitCode %d, process exit %d\n%s", s.ExitCode, r.code, r)
+		t.Fatalf("summary exitCode %d, process exit %d\n%s", s.ExitCode, r.Code, r)
 	}
 	return &s, r
 }

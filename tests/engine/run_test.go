@@ -21,7 +21,7 @@ func TestColdRun(t *testing.T) {
 
 	// Every field a client relies on is present, whatever its value.
 	var raw map[string]any
-	if err := json.Unmarshal([]byte(r.stdout), &raw); err != nil {
+	if err := json.Unmarshal([]byte(r.Stdout), &raw); err != nil {
 		t.Fatal(err)
 	}
 	for _, k := range []string{"runId", "ok", "exitCode", "startedAt", "durationMs", "tasks"} {
@@ -56,7 +56,7 @@ func TestColdRun(t *testing.T) {
 	}
 	for _, name := range []string{"core", "util", "web", "api", "docs"} {
 		// The human output goes to stderr under --format json.
-		if !strings.Contains(r.stderr, name+"#build: built "+name) {
+		if !strings.Contains(r.Stderr, name+"#build: built "+name) {
 			t.Errorf("stderr lacks the prefixed line of %s#build\n%s", name, r)
 		}
 	}
@@ -86,7 +86,7 @@ func TestFullHitRestoresOutputsAndReplaysLog(t *testing.T) {
 	if got := snapshot(t, ws, basicDists...); !reflect.DeepEqual(got, want) {
 		t.Errorf("restored outputs = %v, want %v", got, want)
 	}
-	if !strings.Contains(r.stderr, "core#build: built core") {
+	if !strings.Contains(r.Stderr, "core#build: built core") {
 		t.Errorf("the log of core#build was not replayed\n%s", r)
 	}
 
@@ -94,11 +94,11 @@ func TestFullHitRestoresOutputsAndReplaysLog(t *testing.T) {
 	removeAll(t, ws, "packages/*/dist", "apps/*/dist")
 	h := vxOK(t, ws, nil, "run", "build")
 	for _, name := range []string{"core", "util", "web", "api", "docs"} {
-		if !strings.Contains(h.stdout, name+"#build: built "+name) {
+		if !strings.Contains(h.Stdout, name+"#build: built "+name) {
 			t.Errorf("human output lacks the replayed log of %s#build\n%s", name, h)
 		}
 	}
-	if !strings.Contains(h.stdout, "5 cached") {
+	if !strings.Contains(h.Stdout, "5 cached") {
 		t.Errorf("footer does not count 5 cached tasks\n%s", h)
 	}
 	if got := snapshot(t, ws, basicDists...); !reflect.DeepEqual(got, want) {
@@ -259,7 +259,7 @@ func TestFailureBlocksDependents(t *testing.T) {
 			if bad.ExitCode == nil || *bad.ExitCode != 3 || bad.Reason == "" {
 				t.Errorf("bad#build: exitCode %v reason %q, want 3 and a reason", bad.ExitCode, bad.Reason)
 			}
-			if !strings.Contains(r.stderr, "bad#build: bad is failing") {
+			if !strings.Contains(r.Stderr, "bad#build: bad is failing") {
 				t.Errorf("the failing task's output is not shown\n%s", r)
 			}
 			for _, f := range tc.ran {

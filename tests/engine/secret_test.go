@@ -18,19 +18,19 @@ func TestSecretsAreMaskedEverywhere(t *testing.T) {
 	check := func(r result) {
 		t.Helper()
 		outputs = append(outputs, r)
-		if strings.Contains(r.stdout, token) || strings.Contains(r.stderr, token) {
-			t.Errorf("the secret value appears in the output of vx %s\n%s", strings.Join(r.args, " "), r)
+		if strings.Contains(r.Stdout, token) || strings.Contains(r.Stderr, token) {
+			t.Errorf("the secret value appears in the output of vx %s\n%s", strings.Join(r.Args, " "), r)
 		}
 	}
 
 	// Human form: build passes, leak fails and prints the token.
 	r := vx(t, ws, env, "run", "build", "leak", "--continue")
-	if r.code != 1 {
+	if r.Code != 1 {
 		t.Fatalf("want exit 1 (leak fails)\n%s", r)
 	}
 	check(r)
 	for _, want := range []string{"app#build: the token is ***", "app#build: stderr ***", "app#leak: about to fail with ***"} {
-		if !strings.Contains(r.stdout, want) {
+		if !strings.Contains(r.Stdout, want) {
 			t.Errorf("human output lacks %q\n%s", want, r)
 		}
 	}
@@ -45,7 +45,7 @@ func TestSecretsAreMaskedEverywhere(t *testing.T) {
 	if s.row(t, "app#build").Cache != "hit" {
 		t.Errorf("app#build was not a hit on the second run")
 	}
-	if !strings.Contains(r.stderr, "app#build: the token is ***") {
+	if !strings.Contains(r.Stderr, "app#build: the token is ***") {
 		t.Errorf("the replayed log is missing\n%s", r)
 	}
 

@@ -89,7 +89,7 @@ func TestFilters(t *testing.T) {
 	}
 	t.Run("matching nothing", func(t *testing.T) {
 		r := vx(t, ws, nil, "run", "build", "--filter", "tag:nosuch")
-		if r.code == 0 || !strings.Contains(r.stderr, "tag:nosuch") {
+		if r.Code == 0 || !strings.Contains(r.Stderr, "tag:nosuch") {
 			t.Errorf("a filter matching nothing is not refused by name\n%s", r)
 		}
 	})
@@ -360,7 +360,7 @@ func TestQuestionVerbs(t *testing.T) {
 				t.Errorf("history key of %s = %s, summary said %s", tk.TaskID, tk.Key, first.keys()[tk.TaskID])
 			}
 		}
-		if r := vx(t, ws, nil, "last", "--run", "zzzzzz", "--format", "json"); r.code == 0 || r.stdout != "" {
+		if r := vx(t, ws, nil, "last", "--run", "zzzzzz", "--format", "json"); r.Code == 0 || r.Stdout != "" {
 			t.Errorf("an unknown run id is not refused\n%s", r)
 		}
 	})
@@ -375,7 +375,7 @@ func TestQuestionVerbs(t *testing.T) {
 		if log.TaskID != "core#build" || log.RunID != first.RunID || log.Source == nil || *log.Source != "cache" || !strings.Contains(log.Output, "built core") {
 			t.Errorf("vx last --log core#build: %+v", log)
 		}
-		if r := vx(t, ws, nil, "last", "--log", "cor#build"); r.code == 0 || !strings.Contains(r.stderr, "core") {
+		if r := vx(t, ws, nil, "last", "--log", "cor#build"); r.Code == 0 || !strings.Contains(r.Stderr, "core") {
 			t.Errorf("a misspelled task id is not refused with a close name\n%s", r)
 		}
 	})

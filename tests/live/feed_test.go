@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vzn/vx/tests/internal/harness"
+
 	"github.com/coder/websocket"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -206,9 +208,9 @@ func TestFeedRunTasks(t *testing.T) {
 // a client that does not read (a socket's send buffer is at most 4 MB).
 func manyProjects(t *testing.T, n int) string {
 	t.Helper()
-	root := filepath.Join(tempRoot(t), "many")
-	writeFile(t, filepath.Join(root, "vx.workspace.json"), `{"projects": ["packages/*"], "tasks": {"build": {"dependsOn": ["^build"]}}}`)
-	writeFile(t, filepath.Join(root, "package.json"), `{"name": "many", "private": true}`)
+	root := filepath.Join(harness.TempRoot(t), "many")
+	harness.WriteFile(t, filepath.Join(root, "vx.workspace.json"), `{"projects": ["packages/*"], "tasks": {"build": {"dependsOn": ["^build"]}}}`)
+	harness.WriteFile(t, filepath.Join(root, "package.json"), `{"name": "many", "private": true}`)
 	// A task's lock file is named after its id: stay under 255 bytes.
 	pad := strings.Repeat("x", 200)
 	name := func(i int) string { return fmt.Sprintf("p%03d-%s", i, pad) }
@@ -222,7 +224,7 @@ func manyProjects(t *testing.T, n int) string {
 			pkg["dependencies"] = first
 		}
 		b, _ := json.Marshal(pkg)
-		writeFile(t, filepath.Join(root, "packages", fmt.Sprintf("p%03d", i), "package.json"), string(b))
+		harness.WriteFile(t, filepath.Join(root, "packages", fmt.Sprintf("p%03d", i), "package.json"), string(b))
 	}
 	t.Cleanup(func() { stopDaemon(t, root) })
 	return root
@@ -305,7 +307,7 @@ func TestFeedStalledClient(t *testing.T) {
 
 	t.Run("the daemon still serves a new client", func(t *testing.T) {
 		dialFeed(t, d, bearerHeader(d.token), nil).CloseNow()
-		if r := run(t, root, vxdBin, "status", "--json"); r.code != 0 {
+		if r := run(t, root, vxdBin, "status", "--json"); r.Code != 0 {
 			t.Errorf("vxd status after the stalled client\n%s", r)
 		}
 	})

@@ -7,15 +7,11 @@
 package live_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -23,6 +19,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/vzn/vx/tests/internal/harness"
 
 	"github.com/coder/websocket"
 	"github.com/coder/websocket/wsjson"
@@ -47,13 +45,9 @@ func buildAndRun(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	vxBin, vxdBin = filepath.Join(dir, "vx"), filepath.Join(dir, "vxd")
-	for _, b := range []struct{ out, pkg string }{{vxBin, "./cmd/vx"}, {vxdBin, "./cmd/vxd"}} {
-		cmd := exec.Command("go", "build", "-o", b.out, b.pkg)
-		cmd.Dir = moduleRoot()
-		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
-		if err := cmd.Run(); err != nil {
-			fmt.Fprintln(os.Stderr, "building", b.pkg+":", err)
+	for out, pkg := range map[string]string{vxBin: "./cmd/vx", vxdBin: "./cmd/vxd"} {
+		if err := harness.Build(out, pkg); err != nil {
+			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
 	}
@@ -62,117 +56,29 @@ func buildAndRun(m *testing.M) int {
 	return code
 }
 
-// moduleRoot is the source the binaries are built from: VX_TEST_SRC (a
-// snapshot of the tree) or this repository.
-func moduleRoot() string {
-	if d := os.Getenv("VX_TEST_SRC"); d != "" {
-		return d
-	}
-	wd, _ := os.Getwd()
-	return filepath.Join(wd, "..", "..")
-}
-
 // baseEnv is the test's environment without variables that change what vx
 // or vxd does.
 func baseEnv() []string {
-	var out []string
-	for _, kv := range os.Environ() {
-		name, _, _ := strings.Cut(kv, "=")
-		switch {
-		case name == "VX_LOG", name == "CI", name == "TOKEN", name == "NODE_ENV", name == "VXD_IDLE_TIMEOUT",
-			name == "VX_EVENTS_FD", name == "VX_CONCURRENCY", strings.HasPrefix(name, "GIT_"):
-			continue
-		}
-		out = append(out, kv)
-	}
-	return out
-}
-
-// tempRoot is a fresh directory without symlinks in its path, so it
-// compares equal to what the daemon reports.
-func tempRoot(t *testing.T) string {
-	t.Helper()
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return base
+	return harness.Env("VX_LOG", "CI", "TOKEN", "NODE_ENV", "VXD_IDLE_TIMEOUT", "VX_EVENTS_FD", "VX_CONCURRENCY")
 }
 
 // demo copies examples/demo (without build output or state) into a fresh
 // temp dir and returns it.
 func demo(t *testing.T) string {
 	t.Helper()
-	src := filepath.Join(moduleRoot(), "examples", "demo")
-	dst := filepath.Join(tempRoot(t), "demo")
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() && (d.Name() == "node_modules" || d.Name() == "dist" || d.Name() == ".vx") {
-			return filepath.SkipDir
-		}
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, b, 0o644)
-	})
-	if err != nil {
-		t.Fatalf("copying examples/demo: %v", err)
-	}
+	dst := filepath.Join(harness.TempRoot(t), "demo")
+	harness.CopyTree(t, filepath.Join(harness.ModuleRoot(), "examples", "demo"), dst, "node_modules", "dist", ".vx")
 	t.Cleanup(func() { stopDaemon(t, dst) })
 	return dst
 }
 
-func writeFile(t *testing.T, path, text string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // result is what one process did.
-type result struct {
-	cmd            string
-	stdout, stderr string
-	code           int
-}
+type result = harness.Result
 
-func (r result) String() string {
-	return fmt.Sprintf("%s: exit %d\n--- stdout:\n%s\n--- stderr:\n%s", r.cmd, r.code, r.stdout, r.stderr)
-}
-
-// run runs bin in dir and waits for it; the deadline only keeps a hung
-// process from hanging the suite.
+// run runs bin in dir with baseEnv and waits for it.
 func run(t *testing.T, dir string, bin string, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = dir
-	cmd.Env = baseEnv()
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	r := result{cmd: filepath.Base(bin) + " " + strings.Join(args, " "), stdout: stdout.String(), stderr: stderr.String()}
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	default:
-		t.Fatalf("running %s: %v", r.cmd, err)
-	}
-	return r
+	return harness.Run(t, dir, baseEnv(), bin, args...)
 }
 
 // vxRun runs `vx run ARGS --format json`, wants exit 0 and returns the
@@ -180,11 +86,11 @@ func run(t *testing.T, dir string, bin string, args ...string) result {
 func vxRun(t *testing.T, dir string, args ...string) *wire.RunSummary {
 	t.Helper()
 	r := run(t, dir, vxBin, append(append([]string{"run"}, args...), "--format", "json")...)
-	if r.code != 0 {
+	if r.Code != 0 {
 		t.Fatalf("want exit 0\n%s", r)
 	}
 	var s wire.RunSummary
-	if err := json.Unmarshal([]byte(r.stdout), &s); err != nil {
+	if err := json.Unmarshal([]byte(r.Stdout), &s); err != nil {
 		t.Fatalf("vx run printed no summary: %v\n%s", err, r)
 	}
 	return &s
@@ -207,23 +113,23 @@ func (d *vxd) eventsURL() string { return "ws://127.0.0.1:" + strconv.Itoa(d.por
 // `vxd status --json` and the token from `vxd token`.
 func startDaemon(t *testing.T, root string) *vxd {
 	t.Helper()
-	if r := run(t, root, vxdBin, "start"); r.code != 0 {
+	if r := run(t, root, vxdBin, "start"); r.Code != 0 {
 		t.Fatalf("vxd start failed\n%s", r)
 	}
 	r := run(t, root, vxdBin, "status", "--json")
-	if r.code != 0 {
+	if r.Code != 0 {
 		t.Fatalf("vxd status --json after start\n%s", r)
 	}
 	var st wire.Status
-	if err := json.Unmarshal([]byte(r.stdout), &st); err != nil || st.Port == 0 {
+	if err := json.Unmarshal([]byte(r.Stdout), &st); err != nil || st.Port == 0 {
 		t.Fatalf("vxd status --json: no port (%v)\n%s", err, r)
 	}
 	daemonPIDs.Store(st.PID, root)
 	tr := run(t, root, vxdBin, "token")
-	if tr.code != 0 || strings.TrimSpace(tr.stdout) == "" {
+	if tr.Code != 0 || strings.TrimSpace(tr.Stdout) == "" {
 		t.Fatalf("vxd token\n%s", tr)
 	}
-	return &vxd{root: root, port: st.Port, token: strings.TrimSpace(tr.stdout)}
+	return &vxd{root: root, port: st.Port, token: strings.TrimSpace(tr.Stdout)}
 }
 
 // stopDaemon stops the workspace's daemon, if any, and makes sure the
@@ -233,7 +139,7 @@ func stopDaemon(t *testing.T, root string) {
 	b, _ := os.ReadFile(filepath.Join(root, ".vx", "daemon", "vxd.json"))
 	_ = json.Unmarshal(b, &disc)
 	run(t, root, vxdBin, "stop")
-	if disc.PID > 0 && alive(disc.PID) && strings.Contains(cmdline(disc.PID), "vxd") {
+	if disc.PID > 0 && harness.Alive(disc.PID) && strings.Contains(harness.Cmdline(disc.PID), "vxd") {
 		_ = syscall.Kill(disc.PID, syscall.SIGKILL)
 	}
 }
@@ -241,44 +147,13 @@ func stopDaemon(t *testing.T, root string) {
 // stopStrays kills daemons the tests started that are still alive.
 func stopStrays() {
 	daemonPIDs.Range(func(k, v any) bool {
-		if pid := k.(int); alive(pid) && strings.Contains(cmdline(pid), "vxd") {
+		if pid := k.(int); harness.Alive(pid) && strings.Contains(harness.Cmdline(pid), "vxd") {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 		return true
 	})
 }
 
-func alive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	// A zombie is dead for our purpose.
-	if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) && b[i+2] == 'Z' {
-		return false
-	}
-	return true
-}
-
-func cmdline(pid int) string {
-	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-	return string(bytes.ReplaceAll(b, []byte{0}, []byte{' '}))
-}
-
-// waitFor polls cond until it holds; the limit only keeps the suite from
-// hanging, it is not what the test asserts.
-func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up after %s waiting for %s", limit, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// dialFeed opens the daemon's /events websocket with the given headers.
 func dialFeed(t *testing.T, d *vxd, h http.Header, opts *websocket.DialOptions) *websocket.Conn {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

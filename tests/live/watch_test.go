@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/vzn/vx/tests/internal/harness"
 )
 
 // syncBuffer is a bytes.Buffer a process writes while the test reads it.
@@ -55,14 +57,14 @@ func TestStatusWatch(t *testing.T) {
 		}
 	})
 	// The first drawing comes after the feed is connected.
-	waitFor(t, 30*time.Second, "the first drawing of vxd status --watch", func() bool {
+	harness.WaitFor(t, 30*time.Second, "the first drawing of vxd status --watch", func() bool {
 		return strings.Contains(stdout.String(), "live events")
 	})
 
 	sum := vxRun(t, root, "build", "--force")
 	started := "run " + sum.RunID + " started"
 	finished := "run " + sum.RunID + " " + sum.Status + " in "
-	waitFor(t, 30*time.Second, "the run's started and finished lines in vxd status --watch", func() bool {
+	harness.WaitFor(t, 30*time.Second, "the run's started and finished lines in vxd status --watch", func() bool {
 		out := stdout.String()
 		return strings.Contains(out, started) && strings.Contains(out, finished)
 	})
@@ -90,15 +92,15 @@ func TestStatusWatch(t *testing.T) {
 func TestStatusWatchNoDaemon(t *testing.T) {
 	root := demo(t)
 	r := run(t, root, vxdBin, "status", "--watch")
-	if r.code != 1 {
+	if r.Code != 1 {
 		t.Fatalf("want exit 1\n%s", r)
 	}
-	msg := strings.TrimSpace(r.stderr)
+	msg := strings.TrimSpace(r.Stderr)
 	if strings.Count(msg, "\n") != 0 || !strings.HasSuffix(msg, ".") || !strings.Contains(msg, "not running") || !strings.Contains(msg, root) {
-		t.Errorf("want one sentence saying vxd is not running for %s, got:\n%s", root, r.stderr)
+		t.Errorf("want one sentence saying vxd is not running for %s, got:\n%s", root, r.Stderr)
 	}
-	if r.stdout != "" {
-		t.Errorf("stdout: %q, want nothing", r.stdout)
+	if r.Stdout != "" {
+		t.Errorf("stdout: %q, want nothing", r.Stdout)
 	}
 	// Status never starts a daemon.
 	if _, err := os.Stat(filepath.Join(root, ".vx", "daemon", "vxd.json")); !errors.Is(err, os.ErrNotExist) {

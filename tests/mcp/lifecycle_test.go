@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vzn/vx/tests/internal/harness"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -45,7 +47,7 @@ func TestKilledDaemon(t *testing.T) {
 	if err := syscall.Kill(d.PID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "the killed daemon to die", func() bool { return !alive(d.PID) })
+	harness.WaitFor(t, 10*time.Second, "the killed daemon to die", func() bool { return !harness.Alive(d.PID) })
 	if !hasTask(t, cs, "one#test") {
 		t.Errorf("after the restart listTasks lacks one#test")
 	}
@@ -58,7 +60,7 @@ func TestKilledDaemon(t *testing.T) {
 	if err := syscall.Kill(d2.PID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "the second daemon to die", func() bool { return !alive(d2.PID) })
+	harness.WaitFor(t, 10*time.Second, "the second daemon to die", func() bool { return !harness.Alive(d2.PID) })
 	callOK(t, cs, "getRunHistory", map[string]any{})
 	if d3, err := readDiscovery(root); err == nil {
 		daemonPIDs.Store(d3.PID, root)
@@ -100,7 +102,7 @@ func TestTwoShimsOneDaemon(t *testing.T) {
 		t.Fatal(err)
 	}
 	daemonPIDs.Store(d.PID, root)
-	waitFor(t, 10*time.Second, "one daemon process for the workspace", func() bool {
+	harness.WaitFor(t, 10*time.Second, "one daemon process for the workspace", func() bool {
 		return slices.Equal(daemonsFor(root), []int{d.PID})
 	})
 	st, r := vxdStatus(t, root)
@@ -129,34 +131,34 @@ func TestConfigEdits(t *testing.T) {
 				t.Fatalf("runTasks is not listed by default")
 			}
 			cfg := filepath.Join(root, "vx.workspace.json")
-			writeFile(t, cfg, `{"projects":["pkgs/*"],"tasks":{"prep":{},"test":{"dependsOn":["prep"]},"lint":{},"nap":{"cache":false},"extra":{"command":"echo extra"}}}`)
-			waitFor(t, 5*time.Second, "listTasks to show one#extra", func() bool { return hasTask(t, cs, "one#extra") })
+			harness.WriteFile(t, cfg, `{"projects":["pkgs/*"],"tasks":{"prep":{},"test":{"dependsOn":["prep"]},"lint":{},"nap":{"cache":false},"extra":{"command":"echo extra"}}}`)
+			harness.WaitFor(t, 5*time.Second, "listTasks to show one#extra", func() bool { return hasTask(t, cs, "one#extra") })
 
 			// A new project directory joins without a restart.
-			writeFile(t, filepath.Join(root, "pkgs/three/package.json"), `{"name":"three","scripts":{"lint":"echo three"}}`)
-			waitFor(t, 5*time.Second, "listTasks to show the new project's three#lint", func() bool { return hasTask(t, cs, "three#lint") })
+			harness.WriteFile(t, filepath.Join(root, "pkgs/three/package.json"), `{"name":"three","scripts":{"lint":"echo three"}}`)
+			harness.WaitFor(t, 5*time.Second, "listTasks to show the new project's three#lint", func() bool { return hasTask(t, cs, "three#lint") })
 
 			// mcp.run false: runTasks disappears and sessions are told.
 			for len(changed) > 0 {
 				<-changed
 			}
-			writeFile(t, cfg, `{"projects":["pkgs/*"],"tasks":{"prep":{},"test":{"dependsOn":["prep"]},"lint":{},"nap":{"cache":false},"extra":{"command":"echo extra"}},"mcp":{"run":false}}`)
+			harness.WriteFile(t, cfg, `{"projects":["pkgs/*"],"tasks":{"prep":{},"test":{"dependsOn":["prep"]},"lint":{},"nap":{"cache":false},"extra":{"command":"echo extra"}},"mcp":{"run":false}}`)
 			select {
 			case <-changed:
 			case <-time.After(10 * time.Second):
 				t.Errorf("no notifications/tools/list_changed within 10s of setting mcp.run false")
 			}
-			waitFor(t, 5*time.Second, "runTasks to leave tools/list", func() bool {
+			harness.WaitFor(t, 5*time.Second, "runTasks to leave tools/list", func() bool {
 				_, ok := toolNames(t, cs)["runTasks"]
 				return !ok
 			})
 
 			// A broken edit: the last good model keeps serving, the error is reported.
-			writeFile(t, cfg, `{"projects":["pkgs/*"],"tasks":{"prep":{},"test":{"dependsOn":["nosuchtask"]}`)
+			harness.WriteFile(t, cfg, `{"projects":["pkgs/*"],"tasks":{"prep":{},"test":{"dependsOn":["nosuchtask"]}`)
 			var info struct {
 				ConfigErrors []string `json:"configErrors"`
 			}
-			waitFor(t, 5*time.Second, "getWorkspaceInfo to report the config error", func() bool {
+			harness.WaitFor(t, 5*time.Second, "getWorkspaceInfo to report the config error", func() bool {
 				callOK(t, cs, "getWorkspaceInfo", map[string]any{}).structured(t, &info)
 				return len(info.ConfigErrors) > 0
 			})
@@ -170,8 +172,8 @@ func TestConfigEdits(t *testing.T) {
 				t.Errorf("vxd status does not report the config error\n%s", r)
 			}
 			// Fixed again: the error clears.
-			writeFile(t, cfg, `{"projects":["pkgs/*"],"tasks":{"prep":{},"test":{"dependsOn":["prep"]},"lint":{},"fixed":{"command":"echo fixed"}}}`)
-			waitFor(t, 5*time.Second, "the fixed config to load", func() bool { return hasTask(t, cs, "two#fixed") })
+			harness.WriteFile(t, cfg, `{"projects":["pkgs/*"],"tasks":{"prep":{},"test":{"dependsOn":["prep"]},"lint":{},"fixed":{"command":"echo fixed"}}}`)
+			harness.WaitFor(t, 5*time.Second, "the fixed config to load", func() bool { return hasTask(t, cs, "two#fixed") })
 			callOK(t, cs, "getWorkspaceInfo", map[string]any{}).structured(t, &info)
 			if len(info.ConfigErrors) != 0 {
 				t.Errorf("the fixed config still reports %q", info.ConfigErrors)
@@ -189,13 +191,13 @@ func TestStatusNoDaemon(t *testing.T) {
 	root := workspace(t, "policy")
 	for _, args := range [][]string{{"status"}, {"status", "--json"}} {
 		r := run(t, root, nil, vxdBin, args...)
-		if r.code != 1 {
-			t.Errorf("vxd %v with no daemon: exit %d, want 1\n%s", args, r.code, r)
+		if r.Code != 1 {
+			t.Errorf("vxd %v with no daemon: exit %d, want 1\n%s", args, r.Code, r)
 		}
-		if strings.TrimSpace(r.stdout) != "" {
-			t.Errorf("vxd %v with no daemon printed on stdout: %q", args, r.stdout)
+		if strings.TrimSpace(r.Stdout) != "" {
+			t.Errorf("vxd %v with no daemon printed on stdout: %q", args, r.Stdout)
 		}
-		msg := strings.TrimSpace(r.stderr)
+		msg := strings.TrimSpace(r.Stderr)
 		if msg == "" || strings.Count(msg, "\n") > 0 || strings.Count(msg, ". ") > 0 {
 			t.Errorf("vxd %v with no daemon: want one sentence on stderr, got %q", args, msg)
 		}
@@ -213,7 +215,7 @@ func TestStatusNoDaemon(t *testing.T) {
 // built with another version string) is replaced by the shim's.
 func TestOtherVersionReplaced(t *testing.T) {
 	root := workspace(t, "policy")
-	if r := run(t, root, nil, oldBin, "start"); r.code != 0 {
+	if r := run(t, root, nil, oldBin, "start"); r.Code != 0 {
 		t.Fatalf("starting the old vxd\n%s", r)
 	}
 	old, err := readDiscovery(root)
@@ -234,7 +236,7 @@ func TestOtherVersionReplaced(t *testing.T) {
 	if d.Version == oldVersion || d.PID == old.PID {
 		t.Errorf("the daemon was not replaced: %+v", d)
 	}
-	waitFor(t, 10*time.Second, "the old daemon to exit", func() bool { return !alive(old.PID) })
+	harness.WaitFor(t, 10*time.Second, "the old daemon to exit", func() bool { return !harness.Alive(old.PID) })
 	if st, r := vxdStatus(t, root); st == nil || st.Version == oldVersion || st.PID != d.PID {
 		t.Errorf("vxd status after the replacement\n%s", r)
 	}
@@ -253,7 +255,7 @@ func TestIdleShutdown(t *testing.T) {
 	daemonPIDs.Store(cmd.Process.Pid, root)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	waitFor(t, 15*time.Second, "the daemon's discovery file", func() bool {
+	harness.WaitFor(t, 15*time.Second, "the daemon's discovery file", func() bool {
 		_, err := readDiscovery(root)
 		return err == nil
 	})
@@ -508,7 +510,7 @@ func TestShimEndsSession(t *testing.T) {
 	if err := a.Close(); err != nil {
 		t.Errorf("closing the first shim: %v", err)
 	}
-	waitFor(t, 10*time.Second, "the daemon to count one session", func() bool {
+	harness.WaitFor(t, 10*time.Second, "the daemon to count one session", func() bool {
 		st, _ := vxdStatus(t, root)
 		return st != nil && st.Sessions == 1
 	})

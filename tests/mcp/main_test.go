@@ -9,7 +9,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"net/http"
@@ -22,6 +21,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/vzn/vx/tests/internal/harness"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -47,58 +48,28 @@ func buildAndRun(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	binDir = filepath.Join(dir, "bin")
-	for _, b := range []struct{ out, pkg string }{{"vx", "./cmd/vx"}, {"vxd", "./cmd/vxd"}} {
-		if err := goBuild(filepath.Join(binDir, b.out), b.pkg); err != nil {
-			fmt.Fprintln(os.Stderr, "building", b.out+":", err)
-			return 1
-		}
-	}
 	vxBin, vxdBin = filepath.Join(binDir, "vx"), filepath.Join(binDir, "vxd")
 	// The old daemon: the same code, another version string.
 	oldBin = filepath.Join(dir, "old", "vxd")
-	if err := goBuild(oldBin, "./cmd/vxd", "-ldflags", "-X github.com/vzn/vx/daemon/server.Version="+oldVersion); err != nil {
-		fmt.Fprintln(os.Stderr, "building the old vxd:", err)
-		return 1
+	for _, b := range []struct {
+		out, pkg string
+		flags    []string
+	}{{vxBin, "./cmd/vx", nil}, {vxdBin, "./cmd/vxd", nil},
+		{oldBin, "./cmd/vxd", []string{"-ldflags", "-X github.com/vzn/vx/daemon/server.Version=" + oldVersion}}} {
+		if err := harness.Build(b.out, b.pkg, b.flags...); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
 	}
 	code := m.Run()
 	stopStrays()
 	return code
 }
 
-func goBuild(out, pkg string, flags ...string) error {
-	args := append([]string{"build", "-o", out}, flags...)
-	args = append(args, pkg)
-	cmd := exec.Command("go", args...)
-	cmd.Dir = moduleRoot()
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
-	return cmd.Run()
-}
-
-// moduleRoot is the source the binaries are built from: VX_TEST_SRC (a
-// snapshot of the tree) or this repository.
-func moduleRoot() string {
-	if d := os.Getenv("VX_TEST_SRC"); d != "" {
-		return d
-	}
-	wd, _ := os.Getwd()
-	return filepath.Join(wd, "..", "..")
-}
-
 // baseEnv is the environment every process starts from: the test's own,
 // without variables that would change what vx or vxd does.
 func baseEnv() []string {
-	var out []string
-	for _, kv := range os.Environ() {
-		name, _, _ := strings.Cut(kv, "=")
-		switch {
-		case name == "VX_LOG", name == "CI", name == "TOKEN", name == "NODE_ENV", name == "VXD_IDLE_TIMEOUT",
-			name == "VX_EVENTS_FD", strings.HasPrefix(name, "GIT_"):
-			continue
-		}
-		out = append(out, kv)
-	}
-	return out
+	return harness.Env("VX_LOG", "CI", "TOKEN", "NODE_ENV", "VXD_IDLE_TIMEOUT", "VX_EVENTS_FD")
 }
 
 // workspace copies testdata/NAME into a fresh temp dir, makes it a git
@@ -107,30 +78,8 @@ func baseEnv() []string {
 // the daemon reports.
 func workspace(t *testing.T, name string) string {
 	t.Helper()
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	dst := filepath.Join(base, name)
-	src := filepath.Join("testdata", name)
-	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, b, 0o644)
-	})
-	if err != nil {
-		t.Fatalf("copying workspace %s: %v", name, err)
-	}
+	dst := filepath.Join(harness.TempRoot(t), name)
+	harness.CopyTree(t, filepath.Join("testdata", name), dst)
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.email=t@vx", "-c", "user.name=t", "commit", "-qm", "workspace"}} {
 		cmd := exec.Command("git", args...)
 		cmd.Dir = dst
@@ -143,48 +92,13 @@ func workspace(t *testing.T, name string) string {
 	return dst
 }
 
-func writeFile(t *testing.T, path, text string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // result is what one process did.
-type result struct {
-	cmd            string
-	stdout, stderr string
-	code           int
-}
-
-func (r result) String() string {
-	return fmt.Sprintf("%s: exit %d\n--- stdout:\n%s\n--- stderr:\n%s", r.cmd, r.code, r.stdout, r.stderr)
-}
+type result = harness.Result
 
 // run runs bin in dir with baseEnv plus env and waits for it.
 func run(t *testing.T, dir string, env []string, bin string, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = dir
-	cmd.Env = append(baseEnv(), env...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	r := result{cmd: filepath.Base(bin) + " " + strings.Join(args, " "), stdout: stdout.String(), stderr: stderr.String()}
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	default:
-		t.Fatalf("running %s: %v", r.cmd, err)
-	}
-	return r
+	return harness.Run(t, dir, append(baseEnv(), env...), bin, args...)
 }
 
 // runSummary is the part of `vx run --format json` the tests read.
@@ -206,11 +120,11 @@ type runSummary struct {
 func vxRun(t *testing.T, dir string, env []string, wantCode int, args ...string) runSummary {
 	t.Helper()
 	r := run(t, dir, env, vxBin, append(append([]string{"run"}, args...), "--format", "json")...)
-	if r.code != wantCode {
+	if r.Code != wantCode {
 		t.Fatalf("want exit %d\n%s", wantCode, r)
 	}
 	var s runSummary
-	if err := json.Unmarshal([]byte(r.stdout), &s); err != nil {
+	if err := json.Unmarshal([]byte(r.Stdout), &s); err != nil {
 		t.Fatalf("vx run printed no summary: %v\n%s", err, r)
 	}
 	return s
@@ -251,11 +165,11 @@ type status struct {
 func vxdStatus(t *testing.T, root string) (*status, result) {
 	t.Helper()
 	r := run(t, root, nil, vxdBin, "status", "--json")
-	if r.code != 0 {
+	if r.Code != 0 {
 		return nil, r
 	}
 	var st status
-	if err := json.Unmarshal([]byte(r.stdout), &st); err != nil {
+	if err := json.Unmarshal([]byte(r.Stdout), &st); err != nil {
 		t.Fatalf("vxd status --json is not JSON: %v\n%s", err, r)
 	}
 	return &st, r
@@ -268,7 +182,7 @@ var daemonPIDs sync.Map // pid → root
 // back from `vxd status --json` and `vxd token`.
 func startDaemon(t *testing.T, root string, env ...string) (endpoint, token string, st *status) {
 	t.Helper()
-	if r := run(t, root, env, vxdBin, "start"); r.code != 0 {
+	if r := run(t, root, env, vxdBin, "start"); r.Code != 0 {
 		t.Fatalf("vxd start failed\n%s", r)
 	}
 	st, r := vxdStatus(t, root)
@@ -277,10 +191,10 @@ func startDaemon(t *testing.T, root string, env ...string) (endpoint, token stri
 	}
 	daemonPIDs.Store(st.PID, root)
 	tr := run(t, root, nil, vxdBin, "token")
-	if tr.code != 0 {
+	if tr.Code != 0 {
 		t.Fatalf("vxd token\n%s", tr)
 	}
-	return st.URL, strings.TrimSpace(tr.stdout), st
+	return st.URL, strings.TrimSpace(tr.Stdout), st
 }
 
 // stopDaemon stops the workspace's daemon, if any, and makes sure the
@@ -288,7 +202,7 @@ func startDaemon(t *testing.T, root string, env ...string) (endpoint, token stri
 func stopDaemon(t *testing.T, root string) {
 	d, _ := readDiscovery(root)
 	run(t, root, nil, vxdBin, "stop")
-	if d != nil && d.PID > 0 && alive(d.PID) && strings.Contains(cmdline(d.PID), "vxd") {
+	if d != nil && d.PID > 0 && harness.Alive(d.PID) && strings.Contains(harness.Cmdline(d.PID), "vxd") {
 		_ = syscall.Kill(d.PID, syscall.SIGKILL)
 	}
 }
@@ -297,28 +211,11 @@ func stopDaemon(t *testing.T, root string) {
 func stopStrays() {
 	daemonPIDs.Range(func(k, v any) bool {
 		pid := k.(int)
-		if alive(pid) && strings.Contains(cmdline(pid), "vxd") {
+		if harness.Alive(pid) && strings.Contains(harness.Cmdline(pid), "vxd") {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 		return true
 	})
-}
-
-func alive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	// A zombie is dead for our purpose.
-	if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) && b[i+2] == 'Z' {
-		return false
-	}
-	return true
-}
-
-func cmdline(pid int) string {
-	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-	return string(bytes.ReplaceAll(b, []byte{0}, []byte{' '}))
 }
 
 // daemonsFor lists live vxd serve processes for root.
@@ -327,27 +224,15 @@ func daemonsFor(root string) []int {
 	var out []int
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
-		if err != nil || !alive(pid) {
+		if err != nil || !harness.Alive(pid) {
 			continue
 		}
-		c := cmdline(pid)
+		c := harness.Cmdline(pid)
 		if strings.Contains(c, "vxd serve") && strings.Contains(c, root) {
 			out = append(out, pid)
 		}
 	}
 	return out
-}
-
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up after %s waiting for %s", limit, what)
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
 }
 
 // bearer adds the daemon's token to every request.

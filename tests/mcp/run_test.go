@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vzn/vx/tests/internal/harness"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -22,7 +24,7 @@ import (
 func runsRecorded(t *testing.T, root string) []string {
 	t.Helper()
 	r := run(t, root, nil, vxBin, "last", "--list", "--format", "json")
-	if r.code != 0 {
+	if r.Code != 0 {
 		t.Fatalf("vx last --list\n%s", r)
 	}
 	var out struct {
@@ -30,7 +32,7 @@ func runsRecorded(t *testing.T, root string) []string {
 			ID string `json:"id"`
 		} `json:"runs"`
 	}
-	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+	if err := json.Unmarshal([]byte(r.Stdout), &out); err != nil {
 		t.Fatalf("vx last --list --format json: %v\n%s", err, r)
 	}
 	var ids []string
@@ -65,7 +67,7 @@ func (o runTasksOut) ids() []string {
 func setRunPolicy(t *testing.T, root, policy string) {
 	t.Helper()
 	cfg := `{"projects":["pkgs/*"],"tasks":{"prep":{},"test":{"dependsOn":["prep"]},"lint":{},"nap":{"cache":false}}` + policy + `}`
-	writeFile(t, filepath.Join(root, "vx.workspace.json"), cfg)
+	harness.WriteFile(t, filepath.Join(root, "vx.workspace.json"), cfg)
 }
 
 // TestRunPolicy checks mcp.run: false hides runTasks and runs nothing; an
@@ -172,7 +174,7 @@ func TestRunProgress(t *testing.T) {
 				t.Fatalf("runTasks: %v %+v", err, res)
 			}
 			// Notifications sent before the answer may be handled just after it.
-			waitFor(t, 5*time.Second, "6 progress notifications", func() bool {
+			harness.WaitFor(t, 5*time.Second, "6 progress notifications", func() bool {
 				mu.Lock()
 				defer mu.Unlock()
 				return len(got) >= 6
@@ -216,7 +218,7 @@ func TestRunCancelled(t *testing.T) {
 				_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "runTasks", Arguments: map[string]any{"tasks": []string{"one#nap"}}})
 				errc <- err
 			}()
-			waitFor(t, 20*time.Second, "the nap task to start", func() bool {
+			harness.WaitFor(t, 20*time.Second, "the nap task to start", func() bool {
 				_, err := os.Stat(filepath.Join(root, "one.napping"))
 				return err == nil
 			})
@@ -237,9 +239,9 @@ func TestRunCancelled(t *testing.T) {
 					Status string `json:"status"`
 				} `json:"tasks"`
 			}
-			waitFor(t, 20*time.Second, "the run to be recorded as ended", func() bool {
+			harness.WaitFor(t, 20*time.Second, "the run to be recorded as ended", func() bool {
 				r := run(t, root, nil, vxBin, "last", "--format", "json")
-				return r.code == 0 && json.Unmarshal([]byte(r.stdout), &last) == nil && last.Found && last.Run.Status != "running"
+				return r.Code == 0 && json.Unmarshal([]byte(r.Stdout), &last) == nil && last.Found && last.Run.Status != "running"
 			})
 			if last.Run.Status != "interrupted" {
 				t.Errorf("the cancelled run is recorded as %q, want interrupted (tasks %+v)", last.Run.Status, last.Tasks)
@@ -259,7 +261,7 @@ func survivors(root string) []string {
 	var out []string
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() || !alive(pid) {
+		if err != nil || pid == os.Getpid() || !harness.Alive(pid) {
 			continue
 		}
 		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
@@ -268,7 +270,7 @@ func survivors(root string) []string {
 		}
 		for _, kv := range bytes.Split(env, []byte{0}) {
 			if bytes.Equal(kv, marker) {
-				out = append(out, fmt.Sprintf("pid %d: %s", pid, cmdline(pid)))
+				out = append(out, fmt.Sprintf("pid %d: %s", pid, harness.Cmdline(pid)))
 				break
 			}
 		}

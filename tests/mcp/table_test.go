@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vzn/vx/tests/internal/harness"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -39,7 +41,7 @@ func buildHistory(t *testing.T, root string) *history {
 	s := vxRun(t, root, env, 1, "slow")
 	h.slowRun = s.RunID
 	h.secretRun = vxRun(t, root, env, 1, "reveal", "leak").RunID
-	writeFile(t, filepath.Join(root, "pkgs/lib/src/lib.txt"), "lib v2\n")
+	harness.WriteFile(t, filepath.Join(root, "pkgs/lib/src/lib.txt"), "lib v2\n")
 	b := vxRun(t, root, env, 1, "build", "--continue")
 	h.buildRun = b.RunID
 	for _, r := range b.Tasks {

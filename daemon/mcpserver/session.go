@@ -268,41 +268,17 @@ func (ss *Session) dispatch(ctx context.Context, m *jsonrpc.Message, emit func(*
 	s := ss.srv
 	switch m.Method {
 	case mcp.MethodToolsList:
-		s.mu.Lock()
-		defs := make([]mcp.Tool, len(s.tools))
-		for i, t := range s.tools {
-			defs[i] = t.Def
-		}
-		s.mu.Unlock()
-		return mcp.ListToolsResult{Tools: defs}, nil
+		return mcp.ListToolsResult{Tools: listDefs(s, &s.tools, func(t Tool) mcp.Tool { return t.Def })}, nil
 	case mcp.MethodToolsCall:
 		return ss.callTool(ctx, m.Params, emit)
 	case mcp.MethodResourcesList:
-		s.mu.Lock()
-		defs := make([]mcp.Resource, len(s.resources))
-		for i, r := range s.resources {
-			defs[i] = r.Def
-		}
-		s.mu.Unlock()
-		return mcp.ListResourcesResult{Resources: defs}, nil
+		return mcp.ListResourcesResult{Resources: listDefs(s, &s.resources, func(r Resource) mcp.Resource { return r.Def })}, nil
 	case mcp.MethodResourceTemplates:
-		s.mu.Lock()
-		defs := make([]mcp.ResourceTemplate, len(s.templates))
-		for i, t := range s.templates {
-			defs[i] = t.Def
-		}
-		s.mu.Unlock()
-		return mcp.ListResourceTemplatesResult{ResourceTemplates: defs}, nil
+		return mcp.ListResourceTemplatesResult{ResourceTemplates: listDefs(s, &s.templates, func(t compiledTemplate) mcp.ResourceTemplate { return t.Def })}, nil
 	case mcp.MethodResourcesRead:
 		return ss.readResource(ctx, m.Params)
 	case mcp.MethodPromptsList:
-		s.mu.Lock()
-		defs := make([]mcp.Prompt, len(s.prompts))
-		for i, p := range s.prompts {
-			defs[i] = p.Def
-		}
-		s.mu.Unlock()
-		return mcp.ListPromptsResult{Prompts: defs}, nil
+		return mcp.ListPromptsResult{Prompts: listDefs(s, &s.prompts, func(p Prompt) mcp.Prompt { return p.Def })}, nil
 	case mcp.MethodPromptsGet:
 		return ss.getPrompt(ctx, m.Params)
 	case mcp.MethodSetLevel:
@@ -573,4 +549,16 @@ func (ss *Session) getPrompt(ctx context.Context, params json.RawMessage) (any, 
 		return nil, fmt.Errorf("rendering prompt %s: %w", p.Name, err)
 	}
 	return res, nil
+}
+
+// listDefs copies a catalog's definitions under the server's lock (the
+// catalog slice is replaced whole by Set*, so it is read through items).
+func listDefs[T, D any](s *Server, items *[]T, def func(T) D) []D {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]D, len(*items))
+	for i, it := range *items {
+		out[i] = def(it)
+	}
+	return out
 }

@@ -168,30 +168,14 @@ func (d *TaskDef) Secrets() []string {
 
 // merge applies the fields set in o over c.
 func (c TaskConfig) merge(o TaskConfig) TaskConfig {
-	if o.Command != nil {
-		c.Command = o.Command
-	}
-	if o.DependsOn != nil {
-		c.DependsOn = o.DependsOn
-	}
-	if o.Inputs != nil {
-		c.Inputs = o.Inputs
-	}
-	if o.Outputs != nil {
-		c.Outputs = o.Outputs
-	}
-	if o.Env != nil {
-		c.Env = o.Env
-	}
-	if o.PassEnv != nil {
-		c.PassEnv = o.PassEnv
-	}
-	if o.Cache != nil {
-		c.Cache = o.Cache
-	}
-	if o.Timeout != nil {
-		c.Timeout = o.Timeout
-	}
+	override(&c.Command, o.Command)
+	override(&c.DependsOn, o.DependsOn)
+	override(&c.Inputs, o.Inputs)
+	override(&c.Outputs, o.Outputs)
+	override(&c.Env, o.Env)
+	override(&c.PassEnv, o.PassEnv)
+	override(&c.Cache, o.Cache)
+	override(&c.Timeout, o.Timeout)
 	if o.Exec != nil {
 		merged := &Exec{Env: map[string]EnvVar{}}
 		if c.Exec != nil {
@@ -205,4 +189,11 @@ func (c TaskConfig) merge(o TaskConfig) TaskConfig {
 		c.Exec = merged
 	}
 	return c
+}
+
+// override sets *dst to v when v is set.
+func override[T any](dst **T, v *T) {
+	if v != nil {
+		*dst = v
+	}
 }

@@ -181,8 +181,8 @@ func (b *builder) addPkg(dir string) *pkg {
 	p := &pkg{dir: dir, name: filepath.Base(filepath.FromSlash(dir)), scripts: map[string]string{}}
 	if f := b.readJSON(dir + "/package.json"); f != nil {
 		var pj pkgJSON
-		if err := f.root.decode(&pj); err != nil {
-			b.todo(f, f.root.off, "", "package.json does not have the shape of a package manifest: "+err.Error())
+		if err := f.root.Decode(&pj); err != nil {
+			b.todo(f, f.root.Off, "", "package.json does not have the shape of a package manifest: "+err.Error())
 		} else {
 			if pj.Name != "" {
 				p.name = pj.Name
@@ -191,7 +191,7 @@ func (b *builder) addPkg(dir string) *pkg {
 				p.scripts = pj.Scripts
 			}
 		}
-		p.nx = f.root.get("nx")
+		p.nx = f.root.Get("nx")
 	}
 	b.pkgs = append(b.pkgs, p)
 	b.byDir[dir] = p

@@ -284,46 +284,6 @@ func TestSourcePnpm(t *testing.T) {
 	}
 }
 
-func TestParseJSONC(t *testing.T) {
-	tests := []struct {
-		name      string
-		src       string
-		line, col int // of the error; 0 when it parses
-	}{
-		{"comments and trailing commas", "{\n  // c\n  \"a\": [1, 2,], /* b */\n  \"b\": {\"c\": true,},\n}", 0, 0},
-		{"missing comma", "{\n  \"a\": 1\n  \"b\": 2\n}", 3, 3},
-		{"unterminated string", "{\"a\": \"x\n}", 1, 7},
-		{"unterminated comment", "{ /* x", 1, 3},
-		{"trailing text", "{} {}", 1, 4},
-		{"empty", "  // nothing\n", 1, 1},
-		{"bad literal", "{\"a\": tru}", 1, 7},
-		{"columns count characters", "{\"é\": 1,\n \"ü\" 2}", 2, 6},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			n, err := parseJSONC([]byte(tc.src))
-			if tc.line == 0 {
-				if err != nil {
-					t.Fatal(err)
-				}
-				var v any
-				if err := n.decode(&v); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			se, ok := err.(*syntaxError)
-			if !ok {
-				t.Fatalf("err = %v, want a syntax error", err)
-			}
-			line, col := position([]byte(tc.src), se.off)
-			if line != tc.line || col != tc.col {
-				t.Errorf("error %q at %d:%d, want %d:%d", se.msg, line, col, tc.line, tc.col)
-			}
-		})
-	}
-}
-
 func TestPnpmPackages(t *testing.T) {
 	got := pnpmPackages("# ws\npackages:\n  - 'apps/*' # apps\n  - \"packages/**\"\n  - '!**/test/**'\ncatalog:\n  react: ^18\n")
 	want := []string{"apps/*", "packages/**", "!**/test/**"}

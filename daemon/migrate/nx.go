@@ -3,6 +3,7 @@ package migrate
 import (
 	"cmp"
 	"fmt"
+	"github.com/vzn/vx/daemon/jsonc"
 	"io/fs"
 	"path"
 	"path/filepath"
@@ -46,16 +47,16 @@ var noopExecutors = []string{"nx:noop", "@nrwl/workspace:noop"}
 type nxProject struct {
 	p      *pkg
 	f      *srcFile // project.json
-	named  map[string]*node
-	tgts   *node
+	named  map[string]*jsonc.Node
+	tgts   *jsonc.Node
 	nxName string
 }
 
 type nxTr struct {
 	b         *builder
 	f         *srcFile // nx.json
-	named     map[string]*node
-	defaults  map[string]*node
+	named     map[string]*jsonc.Node
+	defaults  map[string]*jsonc.Node
 	cacheable map[string]bool
 	known     map[string]bool
 	byNx      map[string]*pkg // projects by their Nx name
@@ -72,88 +73,88 @@ func (tr *nxTr) lookup(name string) *pkg {
 // nx translates nx.json targetDefaults and namedInputs and each
 // project.json's targets, name, tags and implicitDependencies.
 func (b *builder) nx(f *srcFile) bool {
-	tr := &nxTr{b: b, f: f, named: map[string]*node{}, defaults: map[string]*node{}, cacheable: map[string]bool{}, known: map[string]bool{}, byNx: map[string]*pkg{}}
-	var targetDefaults *node
-	for _, m := range f.root.members {
-		switch m.key {
+	tr := &nxTr{b: b, f: f, named: map[string]*jsonc.Node{}, defaults: map[string]*jsonc.Node{}, cacheable: map[string]bool{}, known: map[string]bool{}, byNx: map[string]*pkg{}}
+	var targetDefaults *jsonc.Node
+	for _, m := range f.root.Members {
+		switch m.Key {
 		case "$schema":
 		case "namedInputs":
-			if m.val.kind == kObject {
-				for _, ni := range m.val.members {
-					tr.named[ni.key] = ni.val
+			if m.Val.Kind == jsonc.Object {
+				for _, ni := range m.Val.Members {
+					tr.named[ni.Key] = ni.Val
 				}
 			}
 		case "targetDefaults":
-			if m.val.kind == kObject {
-				targetDefaults = m.val
-				for _, td := range m.val.members {
-					tr.defaults[td.key] = td.val
-					tr.known[td.key] = true
+			if m.Val.Kind == jsonc.Object {
+				targetDefaults = m.Val
+				for _, td := range m.Val.Members {
+					tr.defaults[td.Key] = td.Val
+					tr.known[td.Key] = true
 				}
 			}
 		case "tasksRunnerOptions":
-			def := m.val.get("default")
-			if ops, ok := def.get("options").get("cacheableOperations").strings(); ok {
+			def := m.Val.Get("default")
+			if ops, ok := def.Get("options").Get("cacheableOperations").Strings(); ok {
 				for _, op := range ops {
 					tr.cacheable[op] = true
 				}
 			}
-			if r := def.get("runner"); r != nil && r.kind == kString && r.str != "nx/tasks-runners/default" && r.str != "@nrwl/workspace/tasks-runners/default" {
-				b.note("nx.json tasksRunnerOptions runner %q dropped: vx has its own local cache (.vx/cache)", r.str)
+			if r := def.Get("runner"); r != nil && r.Kind == jsonc.String && r.Str != "nx/tasks-runners/default" && r.Str != "@nrwl/workspace/tasks-runners/default" {
+				b.note("nx.json tasksRunnerOptions runner %q dropped: vx has its own local cache (.vx/cache)", r.Str)
 			}
 		case "plugins":
 			var names []string
-			for _, it := range m.val.items {
-				if it.kind == kString {
-					names = append(names, it.str)
-				} else if p := it.get("plugin"); p != nil && p.kind == kString {
-					names = append(names, p.str)
+			for _, it := range m.Val.Items {
+				if it.Kind == jsonc.String {
+					names = append(names, it.Str)
+				} else if p := it.Get("plugin"); p != nil && p.Kind == jsonc.String {
+					names = append(names, p.Str)
 				}
 			}
-			b.todo(f, m.keyOff, m.key, fmt.Sprintf("Nx plugins (%s) infer targets vx does not see: vx runs package.json scripts and the targets translated from project.json; add a script or a vx task with a command for each inferred target you use", strings.Join(names, ", ")))
+			b.todo(f, m.KeyOff, m.Key, fmt.Sprintf("Nx plugins (%s) infer targets vx does not see: vx runs package.json scripts and the targets translated from project.json; add a script or a vx task with a command for each inferred target you use", strings.Join(names, ", ")))
 		case "parallel":
 			b.concurrency(f, m)
 		case "implicitDependencies":
-			b.todo(f, m.keyOff, m.key, "nx.json implicitDependencies (files that affect projects): list such files in globalInputs, or in the inputs of the tasks they affect")
+			b.todo(f, m.KeyOff, m.Key, "nx.json implicitDependencies (files that affect projects): list such files in globalInputs, or in the inputs of the tasks they affect")
 		case "extends":
-			b.todo(f, m.keyOff, m.key, "nx.json extends another config; vx.workspace.json has no extends — merge its settings by hand")
+			b.todo(f, m.KeyOff, m.Key, "nx.json extends another config; vx.workspace.json has no extends — merge its settings by hand")
 		default:
-			if why, ok := nxDropped[m.key]; ok {
-				b.note("nx.json %s dropped: %s", m.key, why)
+			if why, ok := nxDropped[m.Key]; ok {
+				b.note("nx.json %s dropped: %s", m.Key, why)
 				continue
 			}
-			b.todo(f, m.keyOff, m.key, fmt.Sprintf("unknown nx.json key %q was not translated", m.key))
+			b.todo(f, m.KeyOff, m.Key, fmt.Sprintf("unknown nx.json key %q was not translated", m.Key))
 		}
 	}
 
 	projects := b.nxProjects(tr)
 	for _, np := range projects {
 		if np.tgts != nil {
-			for _, t := range np.tgts.members {
-				tr.known[t.key] = true
+			for _, t := range np.tgts.Members {
+				tr.known[t.Key] = true
 			}
 		}
 	}
 
 	if targetDefaults != nil {
-		for _, m := range targetDefaults.members {
-			item := "targetDefaults." + m.key
-			if strings.Contains(m.key, ":") {
-				b.todo(f, m.keyOff, item, fmt.Sprintf("targetDefaults keyed by executor %q: vx configures tasks by name; copy these settings to the tasks that use this executor", m.key))
+		for _, m := range targetDefaults.Members {
+			item := "targetDefaults." + m.Key
+			if strings.Contains(m.Key, ":") {
+				b.todo(f, m.KeyOff, item, fmt.Sprintf("targetDefaults keyed by executor %q: vx configures tasks by name; copy these settings to the tasks that use this executor", m.Key))
 				continue
 			}
-			if m.val.kind != kObject {
-				b.todo(f, m.val.off, item, fmt.Sprintf("expected an object, found %s; not translated", m.val.kind))
+			if m.Val.Kind != jsonc.Object {
+				b.todo(f, m.Val.Off, item, fmt.Sprintf("expected an object, found %s; not translated", m.Val.Kind))
 				continue
 			}
-			tc := tr.target(f, item, m.key, m.val, nil)
+			tc := tr.target(f, item, m.Key, m.Val, nil)
 			if tc.Cache != nil && *tc.Cache {
 				tc.Cache = nil // vx's default
-			} else if tc.Cache == nil && !tr.cacheable[m.key] {
+			} else if tc.Cache == nil && !tr.cacheable[m.Key] {
 				tc.Cache = ptr(false)
-				b.note("%s: Nx caches only targets marked cache: true, so this task has cache: false; remove it to cache %s", where(f, item), m.key)
+				b.note("%s: Nx caches only targets marked cache: true, so this task has cache: false; remove it to cache %s", where(f, item), m.Key)
 			}
-			b.ws.Tasks[m.key] = tc
+			b.ws.Tasks[m.Key] = tc
 		}
 	}
 	for _, np := range projects {
@@ -202,30 +203,30 @@ func (b *builder) nxProjects(tr *nxTr) []*nxProject {
 		}
 		hasPkgJSON := b.exists(dir + "/package.json")
 		p := b.addPkg(dir)
-		np := &nxProject{p: p, f: f, named: tr.named, tgts: f.root.get("targets")}
-		if n := f.root.get("name"); n != nil && n.kind == kString && n.str != "" {
-			np.nxName = n.str
-			tr.byNx[n.str] = p
+		np := &nxProject{p: p, f: f, named: tr.named, tgts: f.root.Get("targets")}
+		if n := f.root.Get("name"); n != nil && n.Kind == jsonc.String && n.Str != "" {
+			np.nxName = n.Str
+			tr.byNx[n.Str] = p
 			switch {
-			case n.str == p.name:
+			case n.Str == p.name:
 			case hasPkgJSON:
 				// vx finds dependencies by package.json name, so that name stays.
-				b.note("%s: Nx calls the project %q, vx calls it %q (its package.json name, by which dependencies are found); references to %q were rewritten", f.rel, n.str, p.name, n.str)
+				b.note("%s: Nx calls the project %q, vx calls it %q (its package.json name, by which dependencies are found); references to %q were rewritten", f.rel, n.Str, p.name, n.Str)
 			default:
 				if b.byName[p.name] == p {
 					delete(b.byName, p.name)
 				}
-				p.name = n.str
+				p.name = n.Str
 				b.byName[p.name] = p
 			}
 		}
-		if ni := f.root.get("namedInputs"); ni != nil && ni.kind == kObject {
-			np.named = map[string]*node{}
+		if ni := f.root.Get("namedInputs"); ni != nil && ni.Kind == jsonc.Object {
+			np.named = map[string]*jsonc.Node{}
 			for k, v := range tr.named {
 				np.named[k] = v
 			}
-			for _, m := range ni.members {
-				np.named[m.key] = m.val
+			for _, m := range ni.Members {
+				np.named[m.Key] = m.Val
 			}
 		}
 		if !covered[dir] {
@@ -249,8 +250,8 @@ func (tr *nxTr) project(np *nxProject) {
 	if np.nxName != "" && np.nxName == np.p.name && !b.exists(np.p.dir+"/package.json") {
 		pc.Name = np.nxName
 	}
-	for _, m := range f.root.members {
-		switch m.key {
+	for _, m := range f.root.Members {
+		switch m.Key {
 		case "$schema", "name", "root", "sourceRoot", "projectType", "namedInputs", "generators", "metadata", "release":
 		case "tags":
 			if list, ok := b.strList(f, m); ok {
@@ -264,39 +265,39 @@ func (tr *nxTr) project(np *nxProject) {
 			for i, d := range list {
 				switch {
 				case strings.HasPrefix(d, "!") || strings.ContainsAny(d, "*?") || strings.HasPrefix(d, "tag:"):
-					b.todo(f, m.val.items[i].off, m.key, fmt.Sprintf("implicitDependencies %q: vx's dependsOn names projects exactly; list them", d))
+					b.todo(f, m.Val.Items[i].Off, m.Key, fmt.Sprintf("implicitDependencies %q: vx's dependsOn names projects exactly; list them", d))
 				case tr.lookup(d) == nil:
-					b.todo(f, m.val.items[i].off, m.key, fmt.Sprintf("implicitDependencies %q is not a project of the workspace%s; dropped", d, workspace.CloseHint(d, b.pkgNames())))
+					b.todo(f, m.Val.Items[i].Off, m.Key, fmt.Sprintf("implicitDependencies %q is not a project of the workspace%s; dropped", d, workspace.CloseHint(d, b.pkgNames())))
 				default:
 					pc.DependsOn = appendNew(pc.DependsOn, tr.lookup(d).name)
 				}
 			}
 		case "targets":
-			if m.val.kind != kObject {
-				b.todo(f, m.val.off, m.key, fmt.Sprintf("targets: expected an object, found %s", m.val.kind))
+			if m.Val.Kind != jsonc.Object {
+				b.todo(f, m.Val.Off, m.Key, fmt.Sprintf("targets: expected an object, found %s", m.Val.Kind))
 				continue
 			}
-			for _, t := range m.val.members {
-				item := "targets." + t.key
-				if t.val.kind != kObject {
-					b.todo(f, t.val.off, item, fmt.Sprintf("expected an object, found %s; not translated", t.val.kind))
+			for _, t := range m.Val.Members {
+				item := "targets." + t.Key
+				if t.Val.Kind != jsonc.Object {
+					b.todo(f, t.Val.Off, item, fmt.Sprintf("expected an object, found %s; not translated", t.Val.Kind))
 					continue
 				}
-				tc := tr.target(f, item, t.key, t.val, np)
-				ws, inWS := b.ws.Tasks[t.key]
+				tc := tr.target(f, item, t.Key, t.Val, np)
+				ws, inWS := b.ws.Tasks[t.Key]
 				switch {
 				case tc.Cache != nil && *tc.Cache && (!inWS || ws.Cache == nil):
 					tc.Cache = nil // vx's default
-				case tc.Cache == nil && !inWS && !tr.cacheable[t.key]:
+				case tc.Cache == nil && !inWS && !tr.cacheable[t.Key]:
 					tc.Cache = ptr(false)
 				}
 				if pc.Tasks == nil {
 					pc.Tasks = map[string]workspace.TaskConfig{}
 				}
-				pc.Tasks[t.key] = tc
+				pc.Tasks[t.Key] = tc
 			}
 		default:
-			b.todo(f, m.keyOff, m.key, fmt.Sprintf("unknown project.json key %q was not translated", m.key))
+			b.todo(f, m.KeyOff, m.Key, fmt.Sprintf("unknown project.json key %q was not translated", m.Key))
 		}
 	}
 	if pc.Name == "" && len(pc.Tags) == 0 && len(pc.DependsOn) == 0 && len(pc.Tasks) == 0 && b.exists(np.p.dir+"/package.json") {
@@ -305,14 +306,14 @@ func (tr *nxTr) project(np *nxProject) {
 }
 
 // target translates a target of targetDefaults (np nil) or of a project.
-func (tr *nxTr) target(f *srcFile, item, name string, n *node, np *nxProject) workspace.TaskConfig {
+func (tr *nxTr) target(f *srcFile, item, name string, n *jsonc.Node, np *nxProject) workspace.TaskConfig {
 	b := tr.b
 	var tc workspace.TaskConfig
 	var env []string
-	opts := n.get("options")
-	for _, m := range n.members {
-		sub := item + "." + m.key
-		switch m.key {
+	opts := n.Get("options")
+	for _, m := range n.Members {
+		sub := item + "." + m.Key
+		switch m.Key {
 		case "executor", "command", "options":
 			// Read below, together.
 		case "dependsOn":
@@ -322,18 +323,18 @@ func (tr *nxTr) target(f *srcFile, item, name string, n *node, np *nxProject) wo
 			if np != nil {
 				named = np.named
 			}
-			in, e := tr.inputs(f, sub, m.val, named)
+			in, e := tr.inputs(f, sub, m.Val, named)
 			tc.Inputs = in
 			env = append(env, e...)
 		case "outputs":
-			tc.Outputs = tr.outputs(f, sub, m.val, np, opts)
+			tc.Outputs = tr.outputs(f, sub, m.Val, np, opts)
 		case "cache":
-			if m.val.kind == kBool && (tc.Cache == nil || !m.val.b) {
-				tc.Cache = ptr(m.val.b)
+			if m.Val.Kind == jsonc.Bool && (tc.Cache == nil || !m.Val.Bool) {
+				tc.Cache = ptr(m.Val.Bool)
 			}
 		case "continuous":
-			if m.val.kind == kBool && m.val.b {
-				b.todo(f, m.keyOff, sub, "continuous: vx has no long-running task kind; a dev server or watcher never finishes, so it is not a cacheable task and no task can wait for it. Kept with cache: false; run it on its own and make sure no task depends on it")
+			if m.Val.Kind == jsonc.Bool && m.Val.Bool {
+				b.todo(f, m.KeyOff, sub, "continuous: vx has no long-running task kind; a dev server or watcher never finishes, so it is not a cacheable task and no task can wait for it. Kept with cache: false; run it on its own and make sure no task depends on it")
 				tc.Cache = ptr(false)
 			}
 		case "configurations", "defaultConfiguration":
@@ -342,29 +343,29 @@ func (tr *nxTr) target(f *srcFile, item, name string, n *node, np *nxProject) wo
 			b.note("%s dropped: vx runs any task alongside others, up to workers", where(f, sub))
 		case "syncGenerators", "metadata":
 		default:
-			b.todo(f, m.keyOff, sub, fmt.Sprintf("unknown target key %q was not translated", m.key))
+			b.todo(f, m.KeyOff, sub, fmt.Sprintf("unknown target key %q was not translated", m.Key))
 		}
 	}
 	if len(env) > 0 {
 		tc.Env = &env
 	}
 	if np == nil {
-		if ex := n.get("executor"); ex != nil {
-			b.todo(f, ex.off, item+".executor", fmt.Sprintf("targetDefaults set executor %q for every %s target; vx takes a task's command from the project (package.json script or vx.project.json)", ex.str, name))
+		if ex := n.Get("executor"); ex != nil {
+			b.todo(f, ex.Off, item+".executor", fmt.Sprintf("targetDefaults set executor %q for every %s target; vx takes a task's command from the project (package.json script or vx.project.json)", ex.Str, name))
 		}
 		return tc
 	}
 	// The command: the executor of the target, else of targetDefaults.
 	executor := ""
-	if ex := n.get("executor"); ex != nil && ex.kind == kString {
-		executor = ex.str
-	} else if c := n.get("command"); c != nil && c.kind == kString {
+	if ex := n.Get("executor"); ex != nil && ex.Kind == jsonc.String {
+		executor = ex.Str
+	} else if c := n.Get("command"); c != nil && c.Kind == jsonc.String {
 		executor = "nx:run-commands"
-		opts = &node{kind: kObject, members: append([]member{{key: "command", val: c}}, membersOf(opts)...)}
-	} else if opts.get("command") != nil || opts.get("commands") != nil {
+		opts = &jsonc.Node{Kind: jsonc.Object, Members: append([]jsonc.Member{{Key: "command", Val: c}}, membersOf(opts)...)}
+	} else if opts.Get("command") != nil || opts.Get("commands") != nil {
 		executor = "nx:run-commands"
-	} else if ex := tr.defaults[name].get("executor"); ex != nil && ex.kind == kString {
-		executor = ex.str
+	} else if ex := tr.defaults[name].Get("executor"); ex != nil && ex.Kind == jsonc.String {
+		executor = ex.Str
 	}
 	p := np.p
 	switch {
@@ -381,8 +382,8 @@ func (tr *nxTr) target(f *srcFile, item, name string, n *node, np *nxProject) wo
 		}
 	case slices.Contains(runScriptExecutors, executor):
 		script := name
-		if s := opts.get("script"); s != nil && s.kind == kString {
-			script = s.str
+		if s := opts.Get("script"); s != nil && s.Kind == jsonc.String {
+			script = s.Str
 		}
 		if script != name || p.scripts[name] == "" {
 			cmd := b.plan.PackageManager + " run " + script
@@ -391,9 +392,9 @@ func (tr *nxTr) target(f *srcFile, item, name string, n *node, np *nxProject) wo
 	case slices.Contains(noopExecutors, executor):
 		b.note("%s %s uses %s; vx keeps it as an ordering-only node that runs nothing", f.rel, item, executor)
 	default:
-		off := n.off
-		if ex := n.get("executor"); ex != nil {
-			off = ex.off
+		off := n.Off
+		if ex := n.Get("executor"); ex != nil {
+			off = ex.Off
 		}
 		if p.scripts[name] != "" {
 			b.todo(f, off, item+".executor", fmt.Sprintf("executor %q has no vx equivalent; vx runs the package.json %q script (%s) instead — check it does the same", executor, name, p.scripts[name]))
@@ -406,23 +407,23 @@ func (tr *nxTr) target(f *srcFile, item, name string, n *node, np *nxProject) wo
 	// Outputs that targetDefaults leave to each project ({options.outputPath},
 	// {workspaceRoot}/dist/{projectRoot}) are resolved with this target's options.
 	if tc.Outputs == nil {
-		if d := tr.defaults[name].get("outputs"); d != nil && needsProject(d) {
+		if d := tr.defaults[name].Get("outputs"); d != nil && needsProject(d) {
 			tc.Outputs = tr.outputs(f, item+".outputs (from targetDefaults)", d, np, opts)
 		}
 	}
 	return tc
 }
 
-func membersOf(n *node) []member {
+func membersOf(n *jsonc.Node) []jsonc.Member {
 	if n == nil {
 		return nil
 	}
-	return n.members
+	return n.Members
 }
 
-func needsProject(outputs *node) bool {
-	for _, it := range outputs.items {
-		if it.kind == kString && !simpleProjectPath(strings.TrimPrefix(it.str, "!")) {
+func needsProject(outputs *jsonc.Node) bool {
+	for _, it := range outputs.Items {
+		if it.Kind == jsonc.String && !simpleProjectPath(strings.TrimPrefix(it.Str, "!")) {
 			return true
 		}
 	}
@@ -438,7 +439,7 @@ func simpleProjectPath(s string) bool {
 // runCommands turns nx:run-commands options into one shell command run in
 // the project directory: Nx runs them in options.cwd, else the workspace
 // root, so the command starts with a cd there.
-func (tr *nxTr) runCommands(f *srcFile, item string, opts *node, np *nxProject) (string, map[string]workspace.EnvVar, bool) {
+func (tr *nxTr) runCommands(f *srcFile, item string, opts *jsonc.Node, np *nxProject) (string, map[string]workspace.EnvVar, bool) {
 	b := tr.b
 	var cmds []string
 	parallel := true
@@ -446,63 +447,63 @@ func (tr *nxTr) runCommands(f *srcFile, item string, opts *node, np *nxProject) 
 	var args string
 	var execEnv map[string]workspace.EnvVar
 	for _, m := range membersOf(opts) {
-		sub := item + ".options." + m.key
-		switch m.key {
+		sub := item + ".options." + m.Key
+		switch m.Key {
 		case "command":
-			if m.val.kind == kString {
-				cmds = append(cmds, m.val.str)
+			if m.Val.Kind == jsonc.String {
+				cmds = append(cmds, m.Val.Str)
 			}
 		case "commands":
-			for _, it := range m.val.items {
+			for _, it := range m.Val.Items {
 				switch {
-				case it.kind == kString:
-					cmds = append(cmds, it.str)
-				case it.get("command") != nil && it.get("command").kind == kString:
-					cmds = append(cmds, it.get("command").str)
+				case it.Kind == jsonc.String:
+					cmds = append(cmds, it.Str)
+				case it.Get("command") != nil && it.Get("command").Kind == jsonc.String:
+					cmds = append(cmds, it.Get("command").Str)
 				default:
-					b.todo(f, it.off, sub, "a command that is neither a string nor {\"command\": string}; not translated")
+					b.todo(f, it.Off, sub, "a command that is neither a string nor {\"command\": string}; not translated")
 				}
 			}
 		case "parallel":
-			parallel = m.val.kind == kBool && m.val.b
+			parallel = m.Val.Kind == jsonc.Bool && m.Val.Bool
 		case "cwd":
-			if m.val.kind == kString {
-				c := strings.ReplaceAll(m.val.str, "{projectRoot}", np.p.dir)
+			if m.Val.Kind == jsonc.String {
+				c := strings.ReplaceAll(m.Val.Str, "{projectRoot}", np.p.dir)
 				c = strings.TrimPrefix(strings.ReplaceAll(c, "{workspaceRoot}", ""), "/")
 				if c == "" {
 					c = "."
 				}
-				if filepath.IsAbs(m.val.str) || strings.Contains(c, "{") {
-					b.todo(f, m.val.off, sub, fmt.Sprintf("cwd %q is not a workspace-relative directory; set the command's directory by hand", m.val.str))
+				if filepath.IsAbs(m.Val.Str) || strings.Contains(c, "{") {
+					b.todo(f, m.Val.Off, sub, fmt.Sprintf("cwd %q is not a workspace-relative directory; set the command's directory by hand", m.Val.Str))
 				}
 				cwd = path.Clean(c)
 			}
 		case "args":
-			if m.val.kind == kString {
-				args = m.val.str
+			if m.Val.Kind == jsonc.String {
+				args = m.Val.Str
 			}
 		case "env":
-			if m.val.kind == kObject {
+			if m.Val.Kind == jsonc.Object {
 				execEnv = map[string]workspace.EnvVar{}
-				for _, e := range m.val.members {
-					v := e.val.str
-					if e.val.kind != kString {
-						v = fmt.Sprint(e.val.value())
+				for _, e := range m.Val.Members {
+					v := e.Val.Str
+					if e.Val.Kind != jsonc.String {
+						v = fmt.Sprint(e.Val.Value())
 					}
-					execEnv[e.key] = workspace.EnvVar{Value: ptr(v)}
+					execEnv[e.Key] = workspace.EnvVar{Value: ptr(v)}
 				}
 			}
 		case "envFile":
-			b.todo(f, m.keyOff, sub, "envFile: vx does not load .env files into tasks; declare the variables in exec.env, env or passEnv")
+			b.todo(f, m.KeyOff, sub, "envFile: vx does not load .env files into tasks; declare the variables in exec.env, env or passEnv")
 		case "readyWhen":
-			b.todo(f, m.keyOff, sub, "readyWhen: the command is a long-running process; vx waits for a task to exit, so run it on its own")
+			b.todo(f, m.KeyOff, sub, "readyWhen: the command is a long-running process; vx waits for a task to exit, so run it on its own")
 		case "forwardAllArgs", "color", "tty", "__unparsed__", "description", "outputPath", "script":
 		default:
-			b.todo(f, m.keyOff, sub, fmt.Sprintf("run-commands option %q was not translated", m.key))
+			b.todo(f, m.KeyOff, sub, fmt.Sprintf("run-commands option %q was not translated", m.Key))
 		}
 	}
 	if len(cmds) == 0 {
-		b.todo(f, opts.offOr(0), item+".options", "nx:run-commands without a command; not translated")
+		b.todo(f, offOr(opts, 0), item+".options", "nx:run-commands without a command; not translated")
 		return "", nil, false
 	}
 	toRoot := relSlash(cwd, ".")
@@ -512,7 +513,7 @@ func (tr *nxTr) runCommands(f *srcFile, item string, opts *node, np *nxProject) 
 		c = strings.ReplaceAll(c, "{projectRoot}", toProject)
 		c = strings.ReplaceAll(c, "{projectName}", cmp.Or(np.nxName, np.p.name))
 		if strings.Contains(c, "{args") {
-			b.todo(f, opts.offOr(0), item+".options", fmt.Sprintf("command %q reads {args…} that nx passed on its command line; vx passes none — put the values in the command", c))
+			b.todo(f, offOr(opts, 0), item+".options", fmt.Sprintf("command %q reads {args…} that nx passed on its command line; vx passes none — put the values in the command", c))
 		}
 		if args != "" {
 			c += " " + args
@@ -529,11 +530,11 @@ func (tr *nxTr) runCommands(f *srcFile, item string, opts *node, np *nxProject) 
 	return cmd, execEnv, true
 }
 
-func (n *node) offOr(def int) int {
+func offOr(n *jsonc.Node, def int) int {
 	if n == nil {
 		return def
 	}
-	return n.off
+	return n.Off
 }
 
 // relSlash is the slash path from dir a to dir b, both workspace-relative.
@@ -556,10 +557,10 @@ func shellQuote(s string) string {
 
 // dependsOn translates Nx dependsOn: "^build", "build" and objects
 // {projects|dependencies, target}.
-func (tr *nxTr) dependsOn(f *srcFile, item string, m member) *[]string {
+func (tr *nxTr) dependsOn(f *srcFile, item string, m jsonc.Member) *[]string {
 	b := tr.b
-	if m.val.kind != kArray {
-		b.todo(f, m.val.off, item, fmt.Sprintf("dependsOn: expected a list, found %s; not translated", m.val.kind))
+	if m.Val.Kind != jsonc.Array {
+		b.todo(f, m.Val.Off, item, fmt.Sprintf("dependsOn: expected a list, found %s; not translated", m.Val.Kind))
 		return nil
 	}
 	out := []string{}
@@ -570,68 +571,68 @@ func (tr *nxTr) dependsOn(f *srcFile, item string, m member) *[]string {
 		}
 		out = appendNew(out, ref)
 	}
-	for _, it := range m.val.items {
-		switch it.kind {
-		case kString:
-			s := it.str
+	for _, it := range m.Val.Items {
+		switch it.Kind {
+		case jsonc.String:
+			s := it.Str
 			switch {
 			case strings.ContainsAny(s, "*?"):
-				b.todo(f, it.off, item, fmt.Sprintf("dependsOn %q: vx names tasks exactly (no patterns); list them", s))
+				b.todo(f, it.Off, item, fmt.Sprintf("dependsOn %q: vx names tasks exactly (no patterns); list them", s))
 			case strings.HasPrefix(s, "^"):
-				add(it.off, s, s[1:])
+				add(it.Off, s, s[1:])
 			case strings.Contains(s, ":"):
 				proj, target, _ := strings.Cut(s, ":")
 				p := tr.lookup(proj)
 				if p == nil {
-					b.todo(f, it.off, item, fmt.Sprintf("dependsOn %q: %q is not a project of the workspace; dropped", s, proj))
+					b.todo(f, it.Off, item, fmt.Sprintf("dependsOn %q: %q is not a project of the workspace; dropped", s, proj))
 					continue
 				}
-				add(it.off, workspace.TaskID(p.name, target), target)
+				add(it.Off, workspace.TaskID(p.name, target), target)
 			default:
-				add(it.off, s, s)
+				add(it.Off, s, s)
 			}
-		case kObject:
-			target := it.get("target")
-			if target == nil || target.kind != kString {
-				b.todo(f, it.off, item, "a dependsOn object without a target; not translated")
+		case jsonc.Object:
+			target := it.Get("target")
+			if target == nil || target.Kind != jsonc.String {
+				b.todo(f, it.Off, item, "a dependsOn object without a target; not translated")
 				continue
 			}
-			t := target.str
-			if it.get("params") != nil {
+			t := target.Str
+			if it.Get("params") != nil {
 				b.note("%s: params of the dependency on %s dropped; vx passes no arguments to tasks", where(f, item), t)
 			}
-			projects := it.get("projects")
-			deps := it.get("dependencies")
+			projects := it.Get("projects")
+			deps := it.Get("dependencies")
 			switch {
-			case deps != nil && deps.kind == kBool && deps.b:
-				add(it.off, "^"+t, t)
+			case deps != nil && deps.Kind == jsonc.Bool && deps.Bool:
+				add(it.Off, "^"+t, t)
 			case projects == nil:
-				add(it.off, t, t)
-			case projects.kind == kString && (projects.str == "dependencies" || projects.str == "{dependencies}"):
-				add(it.off, "^"+t, t)
-			case projects.kind == kString && (projects.str == "self" || projects.str == "{self}"):
-				add(it.off, t, t)
+				add(it.Off, t, t)
+			case projects.Kind == jsonc.String && (projects.Str == "dependencies" || projects.Str == "{dependencies}"):
+				add(it.Off, "^"+t, t)
+			case projects.Kind == jsonc.String && (projects.Str == "self" || projects.Str == "{self}"):
+				add(it.Off, t, t)
 			default:
 				var names []string
-				if projects.kind == kString {
-					names = []string{projects.str}
-				} else if list, ok := projects.strings(); ok {
+				if projects.Kind == jsonc.String {
+					names = []string{projects.Str}
+				} else if list, ok := projects.Strings(); ok {
 					names = list
 				}
 				for _, name := range names {
 					p := tr.lookup(name)
 					if p == nil {
-						b.todo(f, projects.off, item, fmt.Sprintf("dependsOn projects %q: not a project of the workspace (vx names projects exactly, no tags or patterns); dropped", name))
+						b.todo(f, projects.Off, item, fmt.Sprintf("dependsOn projects %q: not a project of the workspace (vx names projects exactly, no tags or patterns); dropped", name))
 						continue
 					}
-					add(it.off, workspace.TaskID(p.name, t), t)
+					add(it.Off, workspace.TaskID(p.name, t), t)
 				}
 				if names == nil {
-					b.todo(f, projects.off, item, "dependsOn projects: expected a project name or a list of them; not translated")
+					b.todo(f, projects.Off, item, "dependsOn projects: expected a project name or a list of them; not translated")
 				}
 			}
 		default:
-			b.todo(f, it.off, item, fmt.Sprintf("dependsOn entry: expected a string or an object, found %s", it.kind))
+			b.todo(f, it.Off, item, fmt.Sprintf("dependsOn entry: expected a string or an object, found %s", it.Kind))
 		}
 	}
 	return &out
@@ -640,11 +641,11 @@ func (tr *nxTr) dependsOn(f *srcFile, item string, m member) *[]string {
 // inputs expands Nx inputs (named inputs, {projectRoot} and
 // {workspaceRoot} paths, {env}) into vx input globs and env names. Input
 // covering every project file is vx's default and is left out.
-func (tr *nxTr) inputs(f *srcFile, item string, list *node, named map[string]*node) (*[]string, []string) {
+func (tr *nxTr) inputs(f *srcFile, item string, list *jsonc.Node, named map[string]*jsonc.Node) (*[]string, []string) {
 	b := tr.b
 	var globs, negs, env []string
 	all := false
-	var walk func(f *srcFile, item string, list *node, depth int)
+	var walk func(f *srcFile, item string, list *jsonc.Node, depth int)
 	expandName := func(f *srcFile, item string, off int, name string, depth int) {
 		ni := named[name]
 		if ni == nil {
@@ -684,48 +685,48 @@ func (tr *nxTr) inputs(f *srcFile, item string, list *node, named map[string]*no
 			b.todo(f, off, item, fmt.Sprintf("input %q: expected {projectRoot}/… or {workspaceRoot}/…; dropped", s))
 		}
 	}
-	walk = func(f *srcFile, item string, list *node, depth int) {
-		if list.kind != kArray {
-			b.todo(f, list.off, item, fmt.Sprintf("inputs: expected a list, found %s", list.kind))
+	walk = func(f *srcFile, item string, list *jsonc.Node, depth int) {
+		if list.Kind != jsonc.Array {
+			b.todo(f, list.Off, item, fmt.Sprintf("inputs: expected a list, found %s", list.Kind))
 			return
 		}
-		for _, it := range list.items {
-			switch it.kind {
-			case kString:
-				s := it.str
+		for _, it := range list.Items {
+			switch it.Kind {
+			case jsonc.String:
+				s := it.Str
 				switch {
 				case strings.HasPrefix(s, "^"):
 					b.note("%s %q: vx does not hash dependencies' files directly; a task's key includes the keys of the tasks it depends on (^build)", where(f, item), s)
 				case strings.Contains(s, "{") || strings.Contains(s, "/"):
-					path1(f, item, it.off, s)
+					path1(f, item, it.Off, s)
 				default:
-					expandName(f, item, it.off, s, depth)
+					expandName(f, item, it.Off, s, depth)
 				}
-			case kObject:
+			case jsonc.Object:
 				switch {
-				case it.get("env") != nil:
-					if e := it.get("env"); e.kind == kString {
-						env = appendNew(env, e.str)
+				case it.Get("env") != nil:
+					if e := it.Get("env"); e.Kind == jsonc.String {
+						env = appendNew(env, e.Str)
 					}
-				case it.get("fileset") != nil:
-					path1(f, item, it.off, it.get("fileset").str)
-				case it.get("input") != nil:
-					if it.get("projects") != nil || it.get("dependencies") != nil {
-						b.note("%s: the %q input of other projects dropped; a task's key includes the keys of the tasks it depends on", where(f, item), it.get("input").str)
+				case it.Get("fileset") != nil:
+					path1(f, item, it.Off, it.Get("fileset").Str)
+				case it.Get("input") != nil:
+					if it.Get("projects") != nil || it.Get("dependencies") != nil {
+						b.note("%s: the %q input of other projects dropped; a task's key includes the keys of the tasks it depends on", where(f, item), it.Get("input").Str)
 						continue
 					}
-					expandName(f, item, it.off, it.get("input").str, depth)
-				case it.get("runtime") != nil:
-					b.todo(f, it.off, item, fmt.Sprintf("runtime input %q: vx does not run commands to compute keys; declare what it reads as env or globalInputs", it.get("runtime").str))
-				case it.get("externalDependencies") != nil:
-					b.todo(f, it.off, item, "externalDependencies: vx does not hash installed package versions; add the lockfile to globalInputs if these tasks must re-run when it changes")
-				case it.get("dependentTasksOutputFiles") != nil:
+					expandName(f, item, it.Off, it.Get("input").Str, depth)
+				case it.Get("runtime") != nil:
+					b.todo(f, it.Off, item, fmt.Sprintf("runtime input %q: vx does not run commands to compute keys; declare what it reads as env or globalInputs", it.Get("runtime").Str))
+				case it.Get("externalDependencies") != nil:
+					b.todo(f, it.Off, item, "externalDependencies: vx does not hash installed package versions; add the lockfile to globalInputs if these tasks must re-run when it changes")
+				case it.Get("dependentTasksOutputFiles") != nil:
 					b.note("%s dependentTasksOutputFiles dropped: a task's key includes the keys of the tasks it depends on", where(f, item))
 				default:
-					b.todo(f, it.off, item, "an input object vx does not know; dropped")
+					b.todo(f, it.Off, item, "an input object vx does not know; dropped")
 				}
 			default:
-				b.todo(f, it.off, item, fmt.Sprintf("input: expected a string or an object, found %s", it.kind))
+				b.todo(f, it.Off, item, fmt.Sprintf("input: expected a string or an object, found %s", it.Kind))
 			}
 		}
 	}
@@ -740,7 +741,7 @@ func (tr *nxTr) inputs(f *srcFile, item string, list *node, named map[string]*no
 	}
 	out := append(append([]string{}, globs...), negs...)
 	if len(globs) == 0 {
-		b.todo(f, list.off, item, "these inputs name no file of the project, and vx reads an empty list as every file; list the files the task reads")
+		b.todo(f, list.Off, item, "these inputs name no file of the project, and vx reads an empty list as every file; list the files the task reads")
 	}
 	return &out, env
 }
@@ -748,48 +749,48 @@ func (tr *nxTr) inputs(f *srcFile, item string, list *node, named map[string]*no
 // outputs translates Nx outputs into globs relative to the project. Paths
 // that need a project ({options.outputPath}, {workspaceRoot}/dist/…) are
 // resolved when np is given, else left to each project.
-func (tr *nxTr) outputs(f *srcFile, item string, list *node, np *nxProject, opts *node) *[]string {
+func (tr *nxTr) outputs(f *srcFile, item string, list *jsonc.Node, np *nxProject, opts *jsonc.Node) *[]string {
 	b := tr.b
-	if list.kind != kArray {
-		b.todo(f, list.off, item, fmt.Sprintf("outputs: expected a list, found %s", list.kind))
+	if list.Kind != jsonc.Array {
+		b.todo(f, list.Off, item, fmt.Sprintf("outputs: expected a list, found %s", list.Kind))
 		return nil
 	}
 	out := []string{}
-	for _, it := range list.items {
-		if it.kind != kString {
-			b.todo(f, it.off, item, fmt.Sprintf("output: expected a string, found %s", it.kind))
+	for _, it := range list.Items {
+		if it.Kind != jsonc.String {
+			b.todo(f, it.Off, item, fmt.Sprintf("output: expected a string, found %s", it.Kind))
 			continue
 		}
-		neg := strings.HasPrefix(it.str, "!")
-		s := strings.TrimPrefix(it.str, "!")
+		neg := strings.HasPrefix(it.Str, "!")
+		s := strings.TrimPrefix(it.Str, "!")
 		var rel string
 		switch {
 		case simpleProjectPath(s):
 			rel = strings.TrimPrefix(s, "{projectRoot}/")
 		case np == nil:
-			b.note("%s %q depends on the project; it is resolved in each project.json target of that name", where(f, item), it.str)
+			b.note("%s %q depends on the project; it is resolved in each project.json target of that name", where(f, item), it.Str)
 			continue
 		default:
 			p := s
 			if strings.HasPrefix(p, "{options.") {
 				key, rest, _ := strings.Cut(strings.TrimPrefix(p, "{options."), "}")
-				v := opts.get(key)
-				if v == nil || v.kind != kString {
+				v := opts.Get(key)
+				if v == nil || v.Kind != jsonc.String {
 					continue // Nx skips outputs whose option is not set.
 				}
-				p = v.str + rest
+				p = v.Str + rest
 			}
 			p = strings.ReplaceAll(p, "{projectRoot}", np.p.dir)
 			p = strings.TrimPrefix(strings.ReplaceAll(p, "{workspaceRoot}", ""), "/")
 			p = path.Clean(p)
 			switch {
 			case strings.Contains(p, "{"):
-				b.todo(f, it.off, item, fmt.Sprintf("output %q: a token vx cannot resolve; dropped", it.str))
+				b.todo(f, it.Off, item, fmt.Sprintf("output %q: a token vx cannot resolve; dropped", it.Str))
 				continue
 			case p == np.p.dir || strings.HasPrefix(p, np.p.dir+"/"):
 				rel = strings.TrimPrefix(strings.TrimPrefix(p, np.p.dir), "/")
 			default:
-				b.todo(f, it.off, item, fmt.Sprintf("output %q is %s, outside the project: vx keeps and restores outputs inside the project only; make the task write under %s/ (e.g. dist/) and list it here", it.str, p, np.p.dir))
+				b.todo(f, it.Off, item, fmt.Sprintf("output %q is %s, outside the project: vx keeps and restores outputs inside the project only; make the task write under %s/ (e.g. dist/) and list it here", it.Str, p, np.p.dir))
 				continue
 			}
 		}

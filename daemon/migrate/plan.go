@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/vzn/vx/daemon/jsonc"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -81,7 +82,7 @@ type wsConfig struct {
 type srcFile struct {
 	rel  string
 	src  []byte
-	root *node
+	root *jsonc.Node
 }
 
 // pkg is one workspace package (a future vx project).
@@ -89,7 +90,7 @@ type pkg struct {
 	dir     string // slash-separated, relative to the root
 	name    string // package.json name, else the directory name
 	scripts map[string]string
-	nx      *node // package.json "nx" key
+	nx      *jsonc.Node // package.json "nx" key
 }
 
 type pkgJSON struct {
@@ -147,8 +148,8 @@ func PlanInit(ctx context.Context, root string, opts *Options) (*Plan, error) {
 func (b *builder) run() error {
 	if f := b.readJSON("package.json"); f != nil {
 		var p pkgJSON
-		if err := f.root.decode(&p); err != nil {
-			b.todo(f, f.root.off, "", fmt.Sprintf("package.json does not have the shape of a package manifest (%v); its workspaces and scripts were not read", err))
+		if err := f.root.Decode(&p); err != nil {
+			b.todo(f, f.root.Off, "", fmt.Sprintf("package.json does not have the shape of a package manifest (%v); its workspaces and scripts were not read", err))
 		} else {
 			b.rootPkg = &p
 		}
@@ -332,17 +333,18 @@ func (b *builder) readJSON(rel string) *srcFile {
 		}
 		return nil
 	}
-	root, err := parseJSONC(src)
+	doc, err := jsonc.Parse(src)
 	if err != nil {
-		var se *syntaxError
+		var se *jsonc.Error
 		if errors.As(err, &se) {
-			b.todo(&srcFile{rel: rel, src: src}, se.off, "", fmt.Sprintf("syntax error: %s; %s was not translated", se.msg, rel))
+			b.todo(&srcFile{rel: rel, src: src}, se.Off, "", fmt.Sprintf("syntax error: %s; %s was not translated", se.Msg, rel))
 		}
 		return nil
 	}
+	root := doc.Root
 	f := &srcFile{rel: rel, src: src, root: root}
-	if root.kind != kObject {
-		b.todo(f, root.off, "", fmt.Sprintf("expected a JSON object, found %s; %s was not translated", root.kind, rel))
+	if root.Kind != jsonc.Object {
+		b.todo(f, root.Off, "", fmt.Sprintf("expected a JSON object, found %s; %s was not translated", root.Kind, rel))
 		return nil
 	}
 	return f
@@ -354,7 +356,7 @@ func (b *builder) todo(f *srcFile, off int, item, reason string) {
 	if f != nil {
 		t.File = f.rel
 		if f.src != nil {
-			t.Line, t.Col = position(f.src, off)
+			t.Line, t.Col = jsonc.Position(f.src, off)
 		}
 	}
 	for _, have := range b.plan.Todos {

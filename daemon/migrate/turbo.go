@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"fmt"
+	"github.com/vzn/vx/daemon/jsonc"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,23 +33,23 @@ var turboDropped = map[string]string{
 // turbo translates turbo.json (v2 "tasks" or v1 "pipeline") and the
 // per-package turbo.json files that extend it. It reports whether it did.
 func (b *builder) turbo(f *srcFile) bool {
-	var tasks *node
+	var tasks *jsonc.Node
 	tasksKey := "tasks"
 	// Global keys first: task inputs are checked against globalInputs.
-	for _, m := range f.root.members {
-		switch m.key {
+	for _, m := range f.root.Members {
+		switch m.Key {
 		case "$schema":
 		case "tasks", "pipeline":
 			if tasks != nil {
-				b.todo(f, m.keyOff, m.key, fmt.Sprintf("turbo.json has both %q and %q; only %q was translated", tasksKey, m.key, tasksKey))
+				b.todo(f, m.KeyOff, m.Key, fmt.Sprintf("turbo.json has both %q and %q; only %q was translated", tasksKey, m.Key, tasksKey))
 				continue
 			}
-			if m.val.kind != kObject {
-				b.todo(f, m.val.off, m.key, fmt.Sprintf("%s: expected an object of tasks, found %s", m.key, m.val.kind))
+			if m.Val.Kind != jsonc.Object {
+				b.todo(f, m.Val.Off, m.Key, fmt.Sprintf("%s: expected an object of tasks, found %s", m.Key, m.Val.Kind))
 				continue
 			}
-			tasks, tasksKey = m.val, m.key
-			if m.key == "pipeline" {
+			tasks, tasksKey = m.Val, m.Key
+			if m.Key == "pipeline" {
 				b.note("turbo.json uses turbo 1.x's \"pipeline\" key; it was read as turbo 2's \"tasks\"")
 			}
 		case "globalDependencies":
@@ -59,33 +60,33 @@ func (b *builder) turbo(f *srcFile) bool {
 			for i, s := range list {
 				s = strings.TrimPrefix(s, turboRoot)
 				if strings.HasPrefix(s, "!") {
-					b.todo(f, m.val.items[i].off, m.key, fmt.Sprintf("globalDependencies %q: vx's globalInputs has no exclusions; narrow the positive globs instead", s))
+					b.todo(f, m.Val.Items[i].Off, m.Key, fmt.Sprintf("globalDependencies %q: vx's globalInputs has no exclusions; narrow the positive globs instead", s))
 					continue
 				}
 				b.ws.GlobalInputs = appendNew(b.ws.GlobalInputs, s)
 			}
 		case "globalEnv":
-			b.ws.Env = append(b.ws.Env, b.envNames(f, m, m.key, nil)...)
+			b.ws.Env = append(b.ws.Env, b.envNames(f, m, m.Key, nil)...)
 		case "globalPassThroughEnv":
-			b.ws.PassEnv = append(b.ws.PassEnv, b.envNames(f, m, m.key, nil)...)
+			b.ws.PassEnv = append(b.ws.PassEnv, b.envNames(f, m, m.Key, nil)...)
 		case "globalDotEnv":
-			b.todo(f, m.keyOff, m.key, "vx does not load .env files into tasks, and hashes only files git does not ignore: declare the variables in env (hashed) or passEnv, and add tracked env files to globalInputs")
+			b.todo(f, m.KeyOff, m.Key, "vx does not load .env files into tasks, and hashes only files git does not ignore: declare the variables in env (hashed) or passEnv, and add tracked env files to globalInputs")
 		case "envMode":
-			if m.val.kind == kString && m.val.str == "strict" {
+			if m.Val.Kind == jsonc.String && m.Val.Str == "strict" {
 				b.note("envMode strict: vx behaves that way always (tasks see only declared variables and a small base set)")
 			} else {
-				b.todo(f, m.val.off, m.key, "envMode: vx passes a task only the variables in env and passEnv (plus PATH, HOME and a small base set), as turbo's strict mode does; list any other variable the tasks read in passEnv")
+				b.todo(f, m.Val.Off, m.Key, "envMode: vx passes a task only the variables in env and passEnv (plus PATH, HOME and a small base set), as turbo's strict mode does; list any other variable the tasks read in passEnv")
 			}
 		case "concurrency":
 			b.concurrency(f, m)
 		case "extends":
-			b.todo(f, m.keyOff, m.key, "the root turbo.json cannot extend another config; vx.workspace.json has no extends")
+			b.todo(f, m.KeyOff, m.Key, "the root turbo.json cannot extend another config; vx.workspace.json has no extends")
 		default:
-			if why, ok := turboDropped[m.key]; ok {
-				b.note("turbo.json %s dropped: %s", m.key, why)
+			if why, ok := turboDropped[m.Key]; ok {
+				b.note("turbo.json %s dropped: %s", m.Key, why)
 				continue
 			}
-			b.todo(f, m.keyOff, m.key, fmt.Sprintf("unknown turbo.json key %q was not translated", m.key))
+			b.todo(f, m.KeyOff, m.Key, fmt.Sprintf("unknown turbo.json key %q was not translated", m.Key))
 		}
 	}
 
@@ -105,10 +106,10 @@ func (b *builder) turbo(f *srcFile) bool {
 	known := map[string]bool{}
 	rootTasks := map[string]bool{}
 	if tasks != nil {
-		for _, m := range tasks.members {
-			proj, name, ok := workspace.SplitTaskID(m.key)
+		for _, m := range tasks.Members {
+			proj, name, ok := workspace.SplitTaskID(m.Key)
 			if !ok {
-				name = m.key
+				name = m.Key
 			} else if proj == workspace.RootProject {
 				rootTasks[name] = true
 			}
@@ -117,9 +118,9 @@ func (b *builder) turbo(f *srcFile) bool {
 	}
 	for _, pt := range pkgFiles {
 		for _, key := range []string{"tasks", "pipeline"} {
-			if t := pt.f.root.get(key); t != nil && t.kind == kObject {
-				for _, m := range t.members {
-					known[m.key] = true
+			if t := pt.f.root.Get(key); t != nil && t.Kind == jsonc.Object {
+				for _, m := range t.Members {
+					known[m.Key] = true
 				}
 			}
 		}
@@ -127,28 +128,28 @@ func (b *builder) turbo(f *srcFile) bool {
 	tr := &turboTr{b: b, known: known, rootTasks: rootTasks}
 
 	if tasks != nil {
-		for _, m := range tasks.members {
-			item := tasksKey + "." + m.key
-			proj, _, isID := workspace.SplitTaskID(m.key)
-			if strings.Contains(m.key, "#") && !isID {
-				b.todo(f, m.keyOff, item, fmt.Sprintf("%q is not a task name (use build, web#build or //#lint); not translated", m.key))
+		for _, m := range tasks.Members {
+			item := tasksKey + "." + m.Key
+			proj, _, isID := workspace.SplitTaskID(m.Key)
+			if strings.Contains(m.Key, "#") && !isID {
+				b.todo(f, m.KeyOff, item, fmt.Sprintf("%q is not a task name (use build, web#build or //#lint); not translated", m.Key))
 				continue
 			}
 			if isID && proj != workspace.RootProject && b.byName[proj] == nil {
-				b.todo(f, m.keyOff, item, fmt.Sprintf("task %q names package %q, which is not a workspace package%s; not translated", m.key, proj, workspace.CloseHint(proj, b.pkgNames())))
+				b.todo(f, m.KeyOff, item, fmt.Sprintf("task %q names package %q, which is not a workspace package%s; not translated", m.Key, proj, workspace.CloseHint(proj, b.pkgNames())))
 				continue
 			}
-			if m.val.kind != kObject {
-				b.todo(f, m.val.off, item, fmt.Sprintf("expected an object, found %s; not translated", m.val.kind))
+			if m.Val.Kind != jsonc.Object {
+				b.todo(f, m.Val.Off, item, fmt.Sprintf("expected an object, found %s; not translated", m.Val.Kind))
 				continue
 			}
 			isRoot := isID && proj == workspace.RootProject
-			tc := tr.task(f, item, m.val, nil, isRoot)
+			tc := tr.task(f, item, m.Val, nil, isRoot)
 			if isRoot && (tc.Cache == nil || *tc.Cache) {
 				tc.Cache = ptr(false)
-				b.todo(f, m.keyOff, item, fmt.Sprintf("root task %s: vx does not hash files for root tasks yet, so a cached one would replay after its files change; kept with cache: false", m.key))
+				b.todo(f, m.KeyOff, item, fmt.Sprintf("root task %s: vx does not hash files for root tasks yet, so a cached one would replay after its files change; kept with cache: false", m.Key))
 			}
-			b.ws.Tasks[m.key] = tc
+			b.ws.Tasks[m.Key] = tc
 		}
 		b.packageTaskOverrides(f, tasksKey, tasks)
 	} else {
@@ -161,36 +162,36 @@ func (b *builder) turbo(f *srcFile) bool {
 
 	// Ordering-only tasks: configured, but no script anywhere.
 	for _, m := range tasksMembers(tasks) {
-		proj, name, isID := workspace.SplitTaskID(m.key)
+		proj, name, isID := workspace.SplitTaskID(m.Key)
 		switch {
 		case isID && proj == workspace.RootProject:
 			if !b.rootScript(name) {
-				b.note("%s %s.%s: the root package.json has no %q script, so this root task runs nothing (vx keeps it as an ordering node)", f.rel, tasksKey, m.key, name)
+				b.note("%s %s.%s: the root package.json has no %q script, so this root task runs nothing (vx keeps it as an ordering node)", f.rel, tasksKey, m.Key, name)
 			}
-		case !isID && !b.hasScript(m.key) && !b.overrideHasCommand(m.key):
-			b.note("%s %s.%s: no package has a %q script; vx keeps it as a no-op node that runs nothing, and tasks that depend on it still order as in turbo", f.rel, tasksKey, m.key, m.key)
+		case !isID && !b.hasScript(m.Key) && !b.overrideHasCommand(m.Key):
+			b.note("%s %s.%s: no package has a %q script; vx keeps it as a no-op node that runs nothing, and tasks that depend on it still order as in turbo", f.rel, tasksKey, m.Key, m.Key)
 		}
 	}
 	return true
 }
 
-func tasksMembers(n *node) []member {
+func tasksMembers(n *jsonc.Node) []jsonc.Member {
 	if n == nil {
 		return nil
 	}
-	return n.members
+	return n.Members
 }
 
 // packageTaskOverrides makes "web#build" replace "build" for web, as turbo
 // does, rather than merge over it as vx would: each field the generic task
 // sets and the package task does not is set back to its default.
-func (b *builder) packageTaskOverrides(f *srcFile, tasksKey string, tasks *node) {
-	for _, m := range tasks.members {
-		proj, name, ok := workspace.SplitTaskID(m.key)
+func (b *builder) packageTaskOverrides(f *srcFile, tasksKey string, tasks *jsonc.Node) {
+	for _, m := range tasks.Members {
+		proj, name, ok := workspace.SplitTaskID(m.Key)
 		if !ok || proj == workspace.RootProject {
 			continue
 		}
-		spec, ok1 := b.ws.Tasks[m.key]
+		spec, ok1 := b.ws.Tasks[m.Key]
 		gen, ok2 := b.ws.Tasks[name]
 		if !ok1 || !ok2 {
 			continue
@@ -212,8 +213,8 @@ func (b *builder) packageTaskOverrides(f *srcFile, tasksKey string, tasks *node)
 			reset = append(reset, "cache")
 		}
 		if len(reset) > 0 {
-			b.ws.Tasks[m.key] = spec
-			b.note("%s %s.%s replaces %s for %s in turbo; vx merges it over %s, so %s set back to the default", f.rel, tasksKey, m.key, name, proj, name, strings.Join(reset, ", ")+map[bool]string{true: " is", false: " are"}[len(reset) == 1])
+			b.ws.Tasks[m.Key] = spec
+			b.note("%s %s.%s replaces %s for %s in turbo; vx merges it over %s, so %s set back to the default", f.rel, tasksKey, m.Key, name, proj, name, strings.Join(reset, ", ")+map[bool]string{true: " is", false: " are"}[len(reset) == 1])
 		}
 	}
 }
@@ -231,55 +232,55 @@ func (b *builder) overrideHasCommand(task string) bool {
 func (b *builder) turboPackage(tr *turboTr, p *pkg, f *srcFile) {
 	pc := b.project(p.dir)
 	extendsRoot := false
-	for _, m := range f.root.members {
-		switch m.key {
+	for _, m := range f.root.Members {
+		switch m.Key {
 		case "$schema":
 		case "extends":
 			list, ok := b.strList(f, m)
 			if ok && slices.Equal(list, []string{"//"}) {
 				extendsRoot = true
 			} else if ok {
-				b.todo(f, m.val.off, m.key, fmt.Sprintf("extends %q: vx.project.json always extends vx.workspace.json and nothing else; merge the other configs by hand", list))
+				b.todo(f, m.Val.Off, m.Key, fmt.Sprintf("extends %q: vx.project.json always extends vx.workspace.json and nothing else; merge the other configs by hand", list))
 				extendsRoot = true
 			}
 		case "tasks", "pipeline":
-			if m.val.kind != kObject {
-				b.todo(f, m.val.off, m.key, fmt.Sprintf("%s: expected an object of tasks, found %s", m.key, m.val.kind))
+			if m.Val.Kind != jsonc.Object {
+				b.todo(f, m.Val.Off, m.Key, fmt.Sprintf("%s: expected an object of tasks, found %s", m.Key, m.Val.Kind))
 				continue
 			}
-			for _, t := range m.val.members {
-				item := m.key + "." + t.key
-				if strings.Contains(t.key, "#") {
-					b.todo(f, t.keyOff, item, fmt.Sprintf("%q: a package turbo.json names tasks without a package; not translated", t.key))
+			for _, t := range m.Val.Members {
+				item := m.Key + "." + t.Key
+				if strings.Contains(t.Key, "#") {
+					b.todo(f, t.KeyOff, item, fmt.Sprintf("%q: a package turbo.json names tasks without a package; not translated", t.Key))
 					continue
 				}
-				if t.val.kind != kObject {
-					b.todo(f, t.val.off, item, fmt.Sprintf("expected an object, found %s; not translated", t.val.kind))
+				if t.Val.Kind != jsonc.Object {
+					b.todo(f, t.Val.Off, item, fmt.Sprintf("expected an object, found %s; not translated", t.Val.Kind))
 					continue
 				}
 				var base *workspace.TaskConfig
-				if g, ok := b.ws.Tasks[t.key]; ok {
+				if g, ok := b.ws.Tasks[t.Key]; ok {
 					base = &g
 				}
 				if pc.Tasks == nil {
 					pc.Tasks = map[string]workspace.TaskConfig{}
 				}
-				pc.Tasks[t.key] = tr.task(f, item, t.val, base, false)
+				pc.Tasks[t.Key] = tr.task(f, item, t.Val, base, false)
 			}
 		case "tags":
 			if list, ok := b.strList(f, m); ok {
 				pc.Tags = list
 			}
 		default:
-			if why, ok := turboDropped[m.key]; ok {
-				b.note("%s %s dropped: %s", f.rel, m.key, why)
+			if why, ok := turboDropped[m.Key]; ok {
+				b.note("%s %s dropped: %s", f.rel, m.Key, why)
 				continue
 			}
-			b.todo(f, m.keyOff, m.key, fmt.Sprintf("unknown key %q in a package turbo.json was not translated", m.key))
+			b.todo(f, m.KeyOff, m.Key, fmt.Sprintf("unknown key %q in a package turbo.json was not translated", m.Key))
 		}
 	}
 	if !extendsRoot {
-		b.todo(f, f.root.off, "extends", `a package turbo.json must say "extends": ["//"]; its tasks were still read as overrides of the root's`)
+		b.todo(f, f.root.Off, "extends", `a package turbo.json must say "extends": ["//"]; its tasks were still read as overrides of the root's`)
 	}
 	b.note("%s: its task overrides are in %s/%s; vx merges them over vx.workspace.json field by field, as turbo's extends does", f.rel, p.dir, workspace.ProjectFile)
 }
@@ -294,7 +295,7 @@ func (tr *turboTr) knows(name string) bool { return tr.known[name] || tr.b.hasSc
 
 // task translates one turbo task; base is the task it extends (for
 // $TURBO_EXTENDS$), isRoot whether it is a //#name task.
-func (tr *turboTr) task(f *srcFile, path string, n *node, base *workspace.TaskConfig, isRoot bool) workspace.TaskConfig {
+func (tr *turboTr) task(f *srcFile, path string, n *jsonc.Node, base *workspace.TaskConfig, isRoot bool) workspace.TaskConfig {
 	b := tr.b
 	var tc workspace.TaskConfig
 	var env []string
@@ -302,9 +303,9 @@ func (tr *turboTr) task(f *srcFile, path string, n *node, base *workspace.TaskCo
 	noCache := func() {
 		tc.Cache = ptr(false)
 	}
-	for _, m := range n.members {
-		item := path + "." + m.key
-		switch m.key {
+	for _, m := range n.Members {
+		item := path + "." + m.Key
+		switch m.Key {
 		case "dependsOn":
 			list, ok := b.strList(f, m)
 			if !ok {
@@ -312,7 +313,7 @@ func (tr *turboTr) task(f *srcFile, path string, n *node, base *workspace.TaskCo
 			}
 			out := []string{}
 			for i, d := range list {
-				off := m.val.items[i].off
+				off := m.Val.Items[i].Off
 				switch {
 				case d == turboExtends:
 					if base != nil && base.DependsOn != nil {
@@ -372,7 +373,7 @@ func (tr *turboTr) task(f *srcFile, path string, n *node, base *workspace.TaskCo
 				g := strings.TrimPrefix(s, "!")
 				if strings.HasPrefix(g, turboRoot) {
 					if !isRoot {
-						b.todo(f, m.val.items[i].off, item, fmt.Sprintf("outputs %q: vx restores outputs inside the package only; make the task write inside its package, or move it to a root task (//#name)", s))
+						b.todo(f, m.Val.Items[i].Off, item, fmt.Sprintf("outputs %q: vx restores outputs inside the package only; make the task write inside its package, or move it to a root task (//#name)", s))
 						continue
 					}
 					g = strings.TrimPrefix(g, turboRoot)
@@ -384,12 +385,12 @@ func (tr *turboTr) task(f *srcFile, path string, n *node, base *workspace.TaskCo
 			}
 			tc.Outputs = &out
 		case "cache":
-			if m.val.kind != kBool {
-				b.todo(f, m.val.off, item, fmt.Sprintf("cache: expected true or false, found %s", m.val.kind))
+			if m.Val.Kind != jsonc.Bool {
+				b.todo(f, m.Val.Off, item, fmt.Sprintf("cache: expected true or false, found %s", m.Val.Kind))
 				continue
 			}
-			if !m.val.b || tc.Cache == nil {
-				tc.Cache = ptr(m.val.b)
+			if !m.Val.Bool || tc.Cache == nil {
+				tc.Cache = ptr(m.Val.Bool)
 			}
 		case "env":
 			var from []string
@@ -405,13 +406,13 @@ func (tr *turboTr) task(f *srcFile, path string, n *node, base *workspace.TaskCo
 			pe := b.envNames(f, m, item, from)
 			tc.PassEnv = &pe
 		case "persistent":
-			if m.val.kind == kBool && m.val.b {
-				b.todo(f, m.keyOff, item, "persistent: vx has no long-running task kind; a dev server or watcher never finishes, so it is not a cacheable task and no task can wait for it. Kept with cache: false; run it on its own (vx run "+taskName(path)+") or directly with the package manager, and make sure no task depends on it")
+			if m.Val.Kind == jsonc.Bool && m.Val.Bool {
+				b.todo(f, m.KeyOff, item, "persistent: vx has no long-running task kind; a dev server or watcher never finishes, so it is not a cacheable task and no task can wait for it. Kept with cache: false; run it on its own (vx run "+taskName(path)+") or directly with the package manager, and make sure no task depends on it")
 				noCache()
 			}
 		case "interactive":
-			if m.val.kind == kBool && m.val.b {
-				b.todo(f, m.keyOff, item, "interactive: vx does not connect a task to the terminal's input; kept with cache: false — run it directly with the package manager when it needs input")
+			if m.Val.Kind == jsonc.Bool && m.Val.Bool {
+				b.todo(f, m.KeyOff, item, "interactive: vx does not connect a task to the terminal's input; kept with cache: false — run it directly with the package manager when it needs input")
 				noCache()
 			}
 		case "interruptible":
@@ -419,11 +420,11 @@ func (tr *turboTr) task(f *srcFile, path string, n *node, base *workspace.TaskCo
 		case "outputLogs", "outputMode":
 			b.note("%s dropped: vx prints every task's output as it comes, replays it on a cache hit, and keeps it for vx last --log", where(f, item))
 		case "dotEnv":
-			b.todo(f, m.keyOff, item, "dotEnv: vx does not load .env files into tasks; declare the variables in env or passEnv, and list tracked env files in inputs")
+			b.todo(f, m.KeyOff, item, "dotEnv: vx does not load .env files into tasks; declare the variables in env or passEnv, and list tracked env files in inputs")
 		case "with":
-			b.todo(f, m.keyOff, item, "with: vx does not start sibling tasks alongside a task; run them together (vx run a b) or start them yourself")
+			b.todo(f, m.KeyOff, item, "with: vx does not start sibling tasks alongside a task; run them together (vx run a b) or start them yourself")
 		default:
-			b.todo(f, m.keyOff, item, fmt.Sprintf("unknown task key %q was not translated", m.key))
+			b.todo(f, m.KeyOff, item, fmt.Sprintf("unknown task key %q was not translated", m.Key))
 		}
 	}
 	if envSet {
@@ -435,7 +436,7 @@ func (tr *turboTr) task(f *srcFile, path string, n *node, base *workspace.TaskCo
 // inputs translates turbo inputs. $TURBO_DEFAULT$ is vx's default (every
 // file of the project git does not ignore): alone it leaves inputs out,
 // and with other globs it becomes "**".
-func (tr *turboTr) inputs(f *srcFile, item string, m member, base *workspace.TaskConfig, isRoot bool) *[]string {
+func (tr *turboTr) inputs(f *srcFile, item string, m jsonc.Member, base *workspace.TaskConfig, isRoot bool) *[]string {
 	b := tr.b
 	list, ok := b.strList(f, m)
 	if !ok {
@@ -444,7 +445,7 @@ func (tr *turboTr) inputs(f *srcFile, item string, m member, base *workspace.Tas
 	out := []string{}
 	hasDefault, positives := false, []string{}
 	for i, s := range list {
-		off := m.val.items[i].off
+		off := m.Val.Items[i].Off
 		if s == turboExtends {
 			if base != nil && base.Inputs != nil {
 				out = append(out, *base.Inputs...)
@@ -492,7 +493,7 @@ func (tr *turboTr) inputs(f *srcFile, item string, m member, base *workspace.Tas
 	case hasDefault && len(positives) == 0:
 		b.note("%s: $TURBO_DEFAULT$ with exclusions became \"**\" (every file of the project git does not ignore) with the same ! globs", where(f, item))
 	case hasDefault:
-		b.todo(f, m.val.off, item, fmt.Sprintf("inputs mix $TURBO_DEFAULT$ (now \"**\") with %s: vx hashes only files git does not ignore, so these add nothing unless git ignores them (e.g. .env), and such files are not hashed — track them or drop them", quoteList(positives)))
+		b.todo(f, m.Val.Off, item, fmt.Sprintf("inputs mix $TURBO_DEFAULT$ (now \"**\") with %s: vx hashes only files git does not ignore, so these add nothing unless git ignores them (e.g. .env), and such files are not hashed — track them or drop them", quoteList(positives)))
 	}
 	return &out
 }
@@ -503,7 +504,7 @@ func (b *builder) inGlobalInputs(rel string) bool {
 
 // envNames reads a list of variable names; $TURBO_EXTENDS$ takes from.
 // Patterns become todos: vx names variables exactly.
-func (b *builder) envNames(f *srcFile, m member, item string, from []string) []string {
+func (b *builder) envNames(f *srcFile, m jsonc.Member, item string, from []string) []string {
 	list, ok := b.strList(f, m)
 	if !ok {
 		return nil
@@ -514,7 +515,7 @@ func (b *builder) envNames(f *srcFile, m member, item string, from []string) []s
 		case s == turboExtends:
 			out = append(out, from...)
 		case strings.ContainsAny(s, "*!"):
-			b.todo(f, m.val.items[i].off, item, fmt.Sprintf("%q: vx names variables exactly (no wildcards or exclusions); list the variables the tasks read", s))
+			b.todo(f, m.Val.Items[i].Off, item, fmt.Sprintf("%q: vx names variables exactly (no wildcards or exclusions); list the variables the tasks read", s))
 		default:
 			out = appendNew(out, s)
 		}
@@ -522,22 +523,22 @@ func (b *builder) envNames(f *srcFile, m member, item string, from []string) []s
 	return out
 }
 
-func (b *builder) concurrency(f *srcFile, m member) {
-	text := m.val.str
-	if m.val.kind == kNumber || m.val.kind == kString {
+func (b *builder) concurrency(f *srcFile, m jsonc.Member) {
+	text := m.Val.Str
+	if m.Val.Kind == jsonc.Number || m.Val.Kind == jsonc.String {
 		if n, err := strconv.Atoi(strings.TrimSpace(text)); err == nil && n > 0 {
 			b.ws.Workers = n
 			return
 		}
 	}
-	b.todo(f, m.val.off, m.key, fmt.Sprintf("concurrency %s: vx's workers is a number of tasks at once (default: one per CPU); set it if the default does not suit", strconv.Quote(text)))
+	b.todo(f, m.Val.Off, m.Key, fmt.Sprintf("concurrency %s: vx's workers is a number of tasks at once (default: one per CPU); set it if the default does not suit", strconv.Quote(text)))
 }
 
 // strList reads a member holding an array of strings, or adds a todo.
-func (b *builder) strList(f *srcFile, m member) ([]string, bool) {
-	list, ok := m.val.strings()
+func (b *builder) strList(f *srcFile, m jsonc.Member) ([]string, bool) {
+	list, ok := m.Val.Strings()
 	if !ok {
-		b.todo(f, m.val.off, m.key, fmt.Sprintf("%s: expected a list of strings, found %s; not translated", m.key, m.val.kind))
+		b.todo(f, m.Val.Off, m.Key, fmt.Sprintf("%s: expected a list of strings, found %s; not translated", m.Key, m.Val.Kind))
 	}
 	return list, ok
 }

@@ -56,20 +56,6 @@ func eq(a, b []string) bool {
 	return true
 }
 
-// knownBug skips the rest of a test when ok is false and bug describes a
-// product bug already reported; once the product is fixed the assertion
-// holds and the test enforces it.
-func knownBug(t *testing.T, bug string, ok bool, format string, args ...any) {
-	t.Helper()
-	if ok {
-		return
-	}
-	if bug != "" {
-		t.Skipf("product bug: %s (got: "+format+")", append([]any{bug}, args...)...)
-	}
-	t.Errorf(format, args...)
-}
-
 func gitCmd(t *testing.T, dir string, args ...string) string {
 	t.Helper()
 	full := append([]string{"-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false", "-c", "user.email=t@example.com", "-c", "user.name=t"}, args...)

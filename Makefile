@@ -5,6 +5,13 @@ export CGO_ENABLED := 1
 GO       ?= go
 BIN      := bin
 PKGS     := ./...
+# VERSION is stamped into both binaries (protocol/version): a tag v1.2.3 is
+# 1.2.3; an untagged tree is the dev version plus the commit, so a rebuilt vx
+# replaces the daemon of an older build.
+DEVVERSION := $(shell sed -n 's/^const DevVersion = "\(.*\)"/\1/p' protocol/version/version.go)
+GITDESC    := $(shell git describe --tags --match 'v[0-9]*' --always --dirty 2>/dev/null)
+VERSION    ?= $(if $(filter v%,$(GITDESC)),$(patsubst v%,%,$(GITDESC)),$(DEVVERSION)$(if $(GITDESC),+$(GITDESC)))
+LDFLAGS    := -X github.com/vzn/vx/protocol/version.Version=$(VERSION)
 
 .PHONY: help build test race vet lint bench demo fuzz clean
 
@@ -12,8 +19,8 @@ help: ## list the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-8s %s\n", $$1, $$2}'
 
 build: ## build bin/vx and bin/vxd
-	$(GO) build -o $(BIN)/vx ./cmd/vx
-	$(GO) build -o $(BIN)/vxd ./cmd/vxd
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/vx ./cmd/vx
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/vxd ./cmd/vxd
 
 test: ## run every test with the race detector (what CI runs)
 	$(GO) test -race -count=1 -timeout 20m $(PKGS)

@@ -26,6 +26,7 @@ import (
 	"github.com/vzn/vx/daemon/secret"
 	"github.com/vzn/vx/daemon/server"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/protocol/version"
 	"github.com/vzn/vx/protocol/wire"
 )
 
@@ -81,7 +82,7 @@ func vxVerbs() []verb {
 		{"info", "versions, workspace, workers, cache, lock, daemon and MCP settings", infoVerb},
 		{"mcp", "the stdio MCP server for agents (bridges to vxd)", mcpVerb},
 		{"version", "print the version", func(ctx context.Context, s *IO, argv []string) error {
-			fmt.Fprintf(s.Out, "vx %s\n", runner.Version)
+			fmt.Fprintf(s.Out, "vx %s\n", version.Version)
 			return nil
 		}},
 	}
@@ -111,7 +112,7 @@ func Run(ctx context.Context, argv []string, s *IO) int {
 }
 
 func printHelp(w io.Writer, verbs []verb) {
-	fmt.Fprintf(w, "vx %s: a monorepo task runner with a content-addressed cache and run history\n\nusage: vx <command> [flags]\n\ncommands:\n", runner.Version)
+	fmt.Fprintf(w, "vx %s: a monorepo task runner with a content-addressed cache and run history\n\nusage: vx <command> [flags]\n\ncommands:\n", version.Version)
 	for _, v := range verbs {
 		fmt.Fprintf(w, "  %-8s %s\n", v.name, v.summary)
 	}

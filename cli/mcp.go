@@ -9,8 +9,8 @@ import (
 
 	"github.com/vzn/vx/client"
 	"github.com/vzn/vx/client/shim"
-	"github.com/vzn/vx/daemon/server"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/protocol/version"
 )
 
 // mcpVerb is the stdio shim: it finds the workspace from the current
@@ -37,6 +37,6 @@ func mcpVerb(ctx context.Context, s *IO, argv []string) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	c := &client.Client{Root: root, Version: server.Version}
+	c := &client.Client{Root: root, Version: version.Version}
 	return shim.Run(ctx, s.In, s.Out, c, &shim.Options{Logger: logger(s)})
 }

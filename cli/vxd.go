@@ -17,6 +17,8 @@ import (
 	"github.com/vzn/vx/client"
 	"github.com/vzn/vx/daemon/server"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/protocol/layout"
+	"github.com/vzn/vx/protocol/version"
 	"github.com/vzn/vx/protocol/wire"
 )
 
@@ -28,7 +30,7 @@ func vxdVerbs() []verb {
 		{"status", "is it up: workspace, pid, port, version, uptime, sessions, memory, last run", statusVerb},
 		{"token", "print the bearer token (to configure a browser-based agent)", tokenVerb},
 		{"version", "print the version", func(ctx context.Context, s *IO, argv []string) error {
-			fmt.Fprintf(s.Out, "vxd %s\n", server.Version)
+			fmt.Fprintf(s.Out, "vxd %s\n", version.Version)
 			return nil
 		}},
 	}
@@ -37,8 +39,11 @@ func vxdVerbs() []verb {
 // RunVXD is the vxd command line. It returns the process exit code.
 func RunVXD(ctx context.Context, argv []string, s *IO) int {
 	verbs := vxdVerbs()
+	if len(argv) > 0 && argv[0] == "--version" {
+		argv = append([]string{"version"}, argv[1:]...)
+	}
 	if len(argv) == 0 || argv[0] == "help" || argv[0] == "--help" || argv[0] == "-h" {
-		fmt.Fprintf(s.Out, "vxd %s: the per-workspace vx daemon (MCP over loopback HTTP)\n\nusage: vxd <command> [flags]\n\ncommands:\n", server.Version)
+		fmt.Fprintf(s.Out, "vxd %s: the per-workspace vx daemon (MCP over loopback HTTP)\n\nusage: vxd <command> [flags]\n\ncommands:\n", version.Version)
 		for _, v := range verbs {
 			fmt.Fprintf(s.Out, "  %-8s %s\n", v.name, v.summary)
 		}
@@ -110,10 +115,10 @@ func serveVerb(ctx context.Context, s *IO, argv []string) error {
 			return usageError{fmt.Sprintf("--log-level %q is not a level (use debug, info, warn or error)", a.str("log-level"))}
 		}
 	}
-	if err := os.MkdirAll(server.Dir(root), 0o700); err != nil {
+	if err := os.MkdirAll(layout.Daemon(root), 0o700); err != nil {
 		return err
 	}
-	logf, err := os.OpenFile(server.LogPath(root), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	logf, err := os.OpenFile(layout.DaemonLog(root), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return err
 	}
@@ -163,7 +168,7 @@ func startVerb(ctx context.Context, s *IO, argv []string) error {
 	if err != nil {
 		return err
 	}
-	c := &client.Client{Root: root, Version: server.Version}
+	c := &client.Client{Root: root, Version: version.Version}
 	url, _, err := c.Ensure(ctx, false)
 	if err != nil {
 		return err

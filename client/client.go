@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/vzn/vx/protocol/layout"
 	"github.com/vzn/vx/protocol/wire"
 )
 
@@ -40,9 +41,6 @@ type Client struct {
 	StartTimeout time.Duration
 }
 
-// DiscoveryPath is the discovery file of a workspace.
-func DiscoveryPath(root string) string { return filepath.Join(root, ".vx", "daemon", "vxd.json") }
-
 func (c *Client) http() *http.Client {
 	if c.HTTP != nil {
 		return c.HTTP
@@ -52,7 +50,7 @@ func (c *Client) http() *http.Client {
 
 // Discovery reads the discovery file; it is only a hint.
 func (c *Client) Discovery() (*wire.Discovery, error) {
-	b, err := os.ReadFile(DiscoveryPath(c.Root))
+	b, err := os.ReadFile(layout.Discovery(c.Root))
 	if err != nil {
 		return nil, &NotRunningError{Root: c.Root, Reason: "no discovery file"}
 	}
@@ -135,7 +133,7 @@ func (c *Client) waitReleased(ctx context.Context, limit time.Duration) error {
 
 // locked reports whether a daemon holds the workspace's lock.
 func (c *Client) locked() bool {
-	f, err := os.OpenFile(filepath.Join(c.Root, ".vx", "daemon", "vxd.lock"), os.O_RDWR, 0)
+	f, err := os.OpenFile(layout.DaemonLock(c.Root), os.O_RDWR, 0)
 	if err != nil {
 		return false
 	}
@@ -195,11 +193,11 @@ func (c *Client) Start(ctx context.Context) (*wire.Discovery, error) {
 			return nil, err
 		}
 	}
-	dir := filepath.Join(c.Root, ".vx", "daemon")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(layout.Daemon(c.Root), 0o700); err != nil {
 		return nil, err
 	}
-	logf, err := os.OpenFile(filepath.Join(dir, "vxd.out"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	out := layout.DaemonOut(c.Root)
+	logf, err := os.OpenFile(out, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, err
 	}
@@ -250,10 +248,10 @@ func (c *Client) Start(ctx context.Context) (*wire.Discovery, error) {
 		case <-time.After(15 * time.Millisecond):
 		}
 	}
-	tail, _ := os.ReadFile(filepath.Join(dir, "vxd.out"))
+	tail, _ := os.ReadFile(out)
 	lines := strings.Split(strings.TrimSpace(string(tail)), "\n")
 	last := lines[len(lines)-1]
-	return nil, fmt.Errorf("vxd did not become ready within %s (last line of %s: %s)", limit, filepath.Join(dir, "vxd.out"), last)
+	return nil, fmt.Errorf("vxd did not become ready within %s (last line of %s: %s)", limit, out, last)
 }
 
 // IsNotRunning reports whether err means no daemon answers.

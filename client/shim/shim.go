@@ -50,8 +50,8 @@ type Options struct {
 }
 
 const (
-	headerSessionID       = "Mcp-Session-Id"
-	headerProtocolVersion = "MCP-Protocol-Version"
+	headerSessionID       = mcp.HeaderSessionID
+	headerProtocolVersion = mcp.HeaderProtocolVersion
 	maxLine               = 64 << 20
 )
 

@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"github.com/zeebo/xxh3"
+
+	"github.com/vzn/vx/protocol/layout"
 )
 
 // Sum returns the hex xxh3-128 of b.
@@ -189,7 +191,7 @@ func ListFiles(ctx context.Context, root string) ([]string, error) {
 		}
 		if d.IsDir() {
 			switch d.Name() {
-			case ".git", ".vx", "node_modules":
+			case ".git", layout.DirName, "node_modules":
 				if p != root {
 					return filepath.SkipDir
 				}
@@ -245,7 +247,7 @@ func gitFiles(ctx context.Context, root string) ([]string, error) {
 	})
 	for sc.Scan() {
 		f := sc.Text()
-		if f == "" || seen[f] || strings.HasPrefix(f, ".vx/") || strings.Contains("/"+f, "/node_modules/") {
+		if f == "" || seen[f] || strings.HasPrefix(f, layout.DirName+"/") || strings.Contains("/"+f, "/node_modules/") {
 			continue
 		}
 		seen[f] = true

@@ -25,6 +25,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/vzn/vx/protocol/layout"
 	"github.com/vzn/vx/protocol/wire"
 	"io/fs"
 	"net/url"
@@ -243,7 +244,7 @@ type Store struct {
 }
 
 // Path is where a workspace keeps its history.
-func Path(root string) string { return filepath.Join(root, ".vx", "vx.db") }
+func Path(root string) string { return layout.History(root) }
 
 // NewRunID returns a random run id: 12 lowercase hex digits.
 func NewRunID() string {

@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/rs/zerolog"
+
+	"github.com/vzn/vx/protocol/mcp"
 )
 
 // GuardOptions configure Guard.
@@ -30,8 +32,8 @@ type GuardOptions struct {
 
 const (
 	allowMethods  = "GET, POST, DELETE, OPTIONS"
-	allowHeaders  = "Authorization, Content-Type, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID, Accept"
-	exposeHeaders = "Mcp-Session-Id, MCP-Protocol-Version"
+	allowHeaders  = "Authorization, Content-Type, " + mcp.HeaderSessionID + ", " + mcp.HeaderProtocolVersion + ", " + mcp.HeaderLastEventID + ", Accept"
+	exposeHeaders = mcp.HeaderSessionID + ", " + mcp.HeaderProtocolVersion
 )
 
 // Guard wraps next with the checks every daemon route needs, in order:

@@ -31,8 +31,8 @@ type MCPOptions struct {
 
 // Header names of the streamable HTTP transport.
 const (
-	HeaderSessionID       = "Mcp-Session-Id"
-	HeaderProtocolVersion = "MCP-Protocol-Version"
+	HeaderSessionID       = mcp.HeaderSessionID
+	HeaderProtocolVersion = mcp.HeaderProtocolVersion
 )
 
 // streamBacklog bounds the server-initiated messages kept for a session

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/vzn/vx/daemon/runner"
 	"github.com/vzn/vx/daemon/secret"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/protocol/layout"
 )
 
 // Env is what operations read: the workspace model and its stores. The
@@ -109,7 +109,7 @@ func (e *Env) Cache() (*cache.Store, error) {
 	if e.cache != nil {
 		return e.cache, nil
 	}
-	c, err := cache.Open(filepath.Join(runner.VXDir(e.Root), "cache"), &cache.Options{ReadOnly: true})
+	c, err := cache.Open(layout.Cache(e.Root), &cache.Options{ReadOnly: true})
 	if err != nil {
 		return nil, err
 	}

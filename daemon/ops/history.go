@@ -14,6 +14,7 @@ import (
 	"github.com/vzn/vx/daemon/failures"
 	"github.com/vzn/vx/daemon/history"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/protocol/layout"
 )
 
 // CacheStatsInput narrows CacheStats.
@@ -199,7 +200,7 @@ func Prune(ctx context.Context, e *Env, in PruneInput) (*cache.PruneResult, erro
 		}
 	}
 	o.DryRun, o.Now = in.DryRun, time.Now()
-	c, err := cache.Open(filepath.Join(e.Root, ".vx", "cache"), &cache.Options{ReadOnly: in.DryRun})
+	c, err := cache.Open(layout.Cache(e.Root), &cache.Options{ReadOnly: in.DryRun})
 	if err != nil {
 		return nil, err
 	}

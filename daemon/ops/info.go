@@ -11,6 +11,7 @@ import (
 	"github.com/vzn/vx/daemon/runner"
 	"github.com/vzn/vx/daemon/taskkey"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/protocol/version"
 	"github.com/vzn/vx/protocol/wire"
 )
 
@@ -103,7 +104,7 @@ type InfoInput struct {
 // Info answers `vx info` and getWorkspaceInfo.
 func Info(ctx context.Context, e *Env, in InfoInput) (*InfoOutput, error) {
 	out := &InfoOutput{Root: e.Root, ConfigErrors: []string{}, ProjectNames: []string{}, Tasks: []string{}, RootTasks: []string{}, Flaky: []string{}}
-	out.Versions.VX, out.Versions.Key, out.Versions.CacheFormat, out.Versions.HistorySchema, out.Versions.Go = runner.Version, taskkey.Version, cache.FormatVersion, history.SchemaVersion, runtime.Version()
+	out.Versions.VX, out.Versions.Key, out.Versions.CacheFormat, out.Versions.HistorySchema, out.Versions.Go = version.Version, taskkey.Version, cache.FormatVersion, history.SchemaVersion, runtime.Version()
 	if err := e.LoadError(); err != nil {
 		out.ConfigErrors = append(out.ConfigErrors, e.Masker.String(err.Error()))
 	}

@@ -24,10 +24,9 @@ import (
 	"github.com/vzn/vx/daemon/secret"
 	"github.com/vzn/vx/daemon/taskkey"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/protocol/layout"
+	"github.com/vzn/vx/protocol/version"
 )
-
-// Version is the runner's version; it joins every cache key.
-var Version = "0.1.0"
 
 // Options describe one invocation of vx run.
 type Options struct {
@@ -62,7 +61,7 @@ type Prepared struct {
 }
 
 // VXDir is the workspace's state directory.
-func VXDir(root string) string { return filepath.Join(root, ".vx") }
+func VXDir(root string) string { return layout.Dir(root) }
 
 func environMap(env []string) map[string]string {
 	m := make(map[string]string, len(env))
@@ -135,7 +134,7 @@ func Prepare(ctx context.Context, o *Options) (*Prepared, error) {
 		return nil, err
 	}
 	p.Graph = g
-	p.hasher = hashing.NewHasher(filepath.Join(VXDir(m.Root), "statcache"))
+	p.hasher = hashing.NewHasher(layout.StatCache(m.Root))
 	if err := p.computeKeys(ctx); err != nil {
 		return nil, err
 	}
@@ -208,7 +207,7 @@ func (p *Prepared) computeKeys(ctx context.Context) error {
 	}
 	_ = p.hasher.Save()
 	for i, n := range p.Graph.Nodes {
-		c := &taskkey.Components{Runner: taskkey.Version + " vx/" + Version, Global: global, Files: files[i], Env: map[string]string{}, Deps: map[string]string{}}
+		c := &taskkey.Components{Runner: taskkey.Version + " vx/" + version.Version, Global: global, Files: files[i], Env: map[string]string{}, Deps: map[string]string{}}
 		if c.Files == nil {
 			c.Files = map[string]string{}
 		}

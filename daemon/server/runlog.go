@@ -12,6 +12,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/vzn/vx/protocol/layout"
 	"github.com/vzn/vx/protocol/wire"
 )
 
@@ -19,7 +20,7 @@ import (
 // another tool) leave their events for the daemon's live feed: one JSON
 // lines file per run. Only files, never a socket: vx run stays offline and
 // works the same with no daemon.
-func EventsDir(root string) string { return filepath.Join(Dir(root), "events") }
+func EventsDir(root string) string { return layout.Events(root) }
 
 // RunEventLog returns a writer of this run's events when a daemon serves
 // the workspace (its events directory exists), else nil.
@@ -28,7 +29,7 @@ func RunEventLog(root string) (func(wire.Event), func()) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return nil, nil
 	}
-	if _, err := os.Stat(DiscoveryPath(root)); err != nil {
+	if _, err := os.Stat(layout.Discovery(root)); err != nil {
 		return nil, nil
 	}
 	var (

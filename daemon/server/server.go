@@ -32,11 +32,10 @@ import (
 	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/daemon/tools"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/protocol/layout"
+	"github.com/vzn/vx/protocol/version"
 	"github.com/vzn/vx/protocol/wire"
 )
-
-// Version is vxd's version; a client of another version replaces it.
-var Version = "0.1.0"
 
 // Options configure Serve.
 type Options struct {
@@ -52,18 +51,6 @@ type Options struct {
 
 // ErrRunning means another vxd owns the workspace.
 var ErrRunning = errors.New("another vxd already serves this workspace")
-
-// Dir is the daemon's state directory of a workspace.
-func Dir(root string) string { return filepath.Join(root, ".vx", "daemon") }
-
-// DiscoveryPath is the discovery file of a workspace.
-func DiscoveryPath(root string) string { return filepath.Join(Dir(root), "vxd.json") }
-
-// LockPath is the lock a daemon holds for its life.
-func LockPath(root string) string { return filepath.Join(Dir(root), "vxd.lock") }
-
-// LogPath is the daemon's log.
-func LogPath(root string) string { return filepath.Join(Dir(root), "vxd.log") }
 
 // daemon is one running vxd.
 type daemon struct {
@@ -85,11 +72,12 @@ type daemon struct {
 // Lock takes the workspace's daemon lock without blocking; the returned
 // file must stay open for the daemon's life.
 func Lock(root string) (*os.File, error) {
-	if err := os.MkdirAll(Dir(root), 0o700); err != nil {
-		return nil, fmt.Errorf("creating %s: %w", Dir(root), err)
+	dir := layout.Daemon(root)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("creating %s: %w", dir, err)
 	}
-	_ = os.Chmod(Dir(root), 0o700)
-	f, err := os.OpenFile(LockPath(root), os.O_CREATE|os.O_RDWR, 0o600)
+	_ = os.Chmod(dir, 0o700)
+	f, err := os.OpenFile(layout.DaemonLock(root), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +126,7 @@ func Serve(ctx context.Context, o Options) error {
 		}
 		d.feed.Publish(wire.Event{Type: typ, Session: id[:8]})
 	}
-	d.mcp = mcpserver.New(&mcpserver.Options{Name: "vx", Version: Version, Mask: d.env.Masker.String, Logger: d.log, MaxSessions: 64, OnSession: onSession,
+	d.mcp = mcpserver.New(&mcpserver.Options{Name: "vx", Version: version.Version, Mask: d.env.Masker.String, Logger: d.log, MaxSessions: 64, OnSession: onSession,
 		Instructions: "vx answers questions about this monorepo workspace: its tasks (listTasks, getConfig), its cache (getCacheStats, explainCacheKey), its run history (getRunHistory, whyDidThisRerun, getFailures, getTaskLog, compareRuns, runTrends), and runs or plans tasks (runTasks, planTasks)."})
 	defer d.mcp.Close()
 	d.refreshCatalog()
@@ -167,13 +155,13 @@ func Serve(ctx context.Context, o Options) error {
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 
-	disc := &wire.Discovery{PID: os.Getpid(), Port: d.port, Token: d.token, Version: Version, Root: root, StartedAt: d.started}
+	disc := &wire.Discovery{PID: os.Getpid(), Port: d.port, Token: d.token, Version: version.Version, Root: root, StartedAt: d.started}
 	b, _ := json.MarshalIndent(disc, "", "  ")
-	if err := hashing.WriteFileAtomic(DiscoveryPath(root), b, 0o600); err != nil {
+	if err := hashing.WriteFileAtomic(layout.Discovery(root), b, 0o600); err != nil {
 		return fmt.Errorf("writing discovery file: %w", err)
 	}
-	defer os.Remove(DiscoveryPath(root))
-	d.log.Info().Int("port", d.port).Str("root", root).Str("version", Version).Msg("vxd ready")
+	defer os.Remove(layout.Discovery(root))
+	d.log.Info().Int("port", d.port).Str("root", root).Str("version", version.Version).Msg("vxd ready")
 	if o.Ready != nil {
 		o.Ready(disc)
 	}
@@ -284,7 +272,7 @@ func (d *daemon) status(ctx context.Context) *wire.Status {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	s := &wire.Status{PID: os.Getpid(), Port: d.port, URL: fmt.Sprintf("http://127.0.0.1:%d/mcp", d.port), PageURL: fmt.Sprintf("http://127.0.0.1:%d/", d.port),
-		Version: Version, Workspace: d.root, StartedAt: d.started, UptimeMs: time.Since(d.started).Milliseconds(), Sessions: st.Sessions,
+		Version: version.Version, Workspace: d.root, StartedAt: d.started, UptimeMs: time.Since(d.started).Milliseconds(), Sessions: st.Sessions,
 		Requests: st.Requests, RSSBytes: rss(), HeapBytes: ms.HeapAlloc, IdleTimeout: d.opts.IdleTimeout.String(), LastActivity: st.LastActivity}
 	if m, err := d.env.CurrentModel(); err == nil {
 		s.Projects = len(m.Projects)

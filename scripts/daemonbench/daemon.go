@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/vzn/vx/protocol/layout"
 )
 
 // daemon is the vxd this program started (vxd serve, a child process).
@@ -25,7 +27,7 @@ type daemon struct {
 }
 
 func startDaemon(ctx context.Context, bin, root string) (*daemon, error) {
-	disc := filepath.Join(root, ".vx", "daemon", "vxd.json")
+	disc := layout.Discovery(root)
 	os.Remove(disc)
 	cmd := exec.Command(bin, "serve", "--root", root, "--idle-timeout", "0")
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
@@ -48,7 +50,7 @@ func startDaemon(ctx context.Context, bin, root string) (*daemon, error) {
 		}
 		select {
 		case <-d.exited:
-			return nil, fmt.Errorf("vxd exited before it was ready (see %s)", filepath.Join(root, ".vx", "daemon", "vxd.log"))
+			return nil, fmt.Errorf("vxd exited before it was ready (see %s)", layout.DaemonLog(root))
 		case <-time.After(20 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {

@@ -33,7 +33,7 @@ var (
 	binDir string
 	vxBin  string
 	vxdBin string
-	oldBin string // a vx/vxd pair built with another server.Version, in its own dir
+	oldBin string // a vx/vxd pair built with another version.Version, in its own dir
 )
 
 const oldVersion = "0.0.1-mcp-test-old"
@@ -55,7 +55,7 @@ func buildAndRun(m *testing.M) int {
 		out, pkg string
 		flags    []string
 	}{{vxBin, "./cmd/vx", nil}, {vxdBin, "./cmd/vxd", nil},
-		{oldBin, "./cmd/vxd", []string{"-ldflags", "-X github.com/vzn/vx/daemon/server.Version=" + oldVersion}}} {
+		{oldBin, "./cmd/vxd", []string{"-ldflags", "-X github.com/vzn/vx/protocol/version.Version=" + oldVersion}}} {
 		if err := harness.Build(b.out, b.pkg, b.flags...); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1

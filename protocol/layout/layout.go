@@ -1,0 +1,45 @@
+// Package layout names what vx keeps under a workspace's .vx/ directory, so
+// vx, vxd and the client agree on every path.
+package layout
+
+import "path/filepath"
+
+// DirName is the state directory at a workspace root; file listings and
+// hashing skip it.
+const DirName = ".vx"
+
+// Dir is ROOT/.vx.
+func Dir(root string) string { return filepath.Join(root, DirName) }
+
+// Cache is the content-addressed output cache, ROOT/.vx/cache.
+func Cache(root string) string { return filepath.Join(root, DirName, "cache") }
+
+// History is the SQLite run history, ROOT/.vx/vx.db.
+func History(root string) string { return filepath.Join(root, DirName, "vx.db") }
+
+// StatCache is the hasher's stat cache, ROOT/.vx/statcache.
+func StatCache(root string) string { return filepath.Join(root, DirName, "statcache") }
+
+// Locks holds the per-task locks of running tasks, ROOT/.vx/locks.
+func Locks(root string) string { return filepath.Join(root, DirName, "locks") }
+
+// Daemon is vxd's state directory, ROOT/.vx/daemon (0700).
+func Daemon(root string) string { return filepath.Join(root, DirName, "daemon") }
+
+// Discovery is the daemon's discovery file, ROOT/.vx/daemon/vxd.json (0600):
+// a hint a client checks by asking the daemon for its status.
+func Discovery(root string) string { return filepath.Join(Daemon(root), "vxd.json") }
+
+// DaemonLock is the lock a daemon holds for its life, ROOT/.vx/daemon/vxd.lock.
+func DaemonLock(root string) string { return filepath.Join(Daemon(root), "vxd.lock") }
+
+// DaemonLog is the daemon's log, ROOT/.vx/daemon/vxd.log.
+func DaemonLog(root string) string { return filepath.Join(Daemon(root), "vxd.log") }
+
+// DaemonOut is where a daemon a client started writes its output before
+// its log is open, ROOT/.vx/daemon/vxd.out.
+func DaemonOut(root string) string { return filepath.Join(Daemon(root), "vxd.out") }
+
+// Events holds the events of runs started outside the daemon, one JSON
+// lines file per run, ROOT/.vx/daemon/events.
+func Events(root string) string { return filepath.Join(Daemon(root), "events") }

@@ -226,15 +226,20 @@ func tokenVerb(ctx context.Context, s *IO, argv []string) error {
 
 func statusVerb(ctx context.Context, s *IO, argv []string) error {
 	a, err := simpleArgs("status", argv, map[string]flagSpec{
-		"json":  {kind: boolFlag, help: "print the status as JSON"},
-		"watch": {kind: boolFlag, help: "redraw the status live from the daemon's event feed"},
+		"format": {kind: valueFlag, arg: "text|json", help: "output format"},
+		"json":   {kind: boolFlag, help: "the same as --format json"},
+		"watch":  {kind: boolFlag, help: "redraw the status live from the daemon's event feed"},
 	})
 	if err != nil {
 		return err
 	}
 	if a.bool("help") {
-		fmt.Fprint(s.Out, a.usage("status [--json] [--watch] [flags]"))
+		fmt.Fprint(s.Out, a.usage("status [--format text|json] [--watch] [flags]"))
 		return nil
+	}
+	format, err := statusFormat(a)
+	if err != nil {
+		return err
 	}
 	root, err := vxdRoot(s, a)
 	if err != nil {
@@ -252,11 +257,31 @@ func statusVerb(ctx context.Context, s *IO, argv []string) error {
 		}
 		return err
 	}
-	if a.bool("json") {
+	if format == "json" {
 		return writeJSON(s.Out, st)
 	}
 	renderStatus(s.Out, st)
 	return nil
+}
+
+// statusFormat reads --format, with --json as its older spelling.
+func statusFormat(a *args) (string, error) {
+	f := a.str("format")
+	switch f {
+	case "", "text", "json":
+	default:
+		return "", usageError{fmt.Sprintf("vxd status: --format %q is not a format (use text or json)", f)}
+	}
+	if a.bool("json") {
+		if f == "text" {
+			return "", usageError{"vxd status: --json and --format text disagree; give one"}
+		}
+		f = "json"
+	}
+	if f == "" {
+		f = "text"
+	}
+	return f, nil
 }
 
 func renderStatus(w io.Writer, st *wire.Status) {

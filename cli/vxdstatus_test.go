@@ -1,0 +1,112 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/vzn/vx/daemon/server"
+	"github.com/vzn/vx/protocol/version"
+	"github.com/vzn/vx/protocol/wire"
+)
+
+// serveWorkspace runs a daemon in this process for a one-project workspace.
+func serveWorkspace(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	for name, body := range map[string]string{
+		"vx.workspace.json":     `{"projects": ["apps/*"]}`,
+		"apps/web/package.json": `{"name": "web", "scripts": {"build": "true"}}`,
+	} {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ready, done := make(chan struct{}), make(chan error, 1)
+	go func() {
+		done <- server.Serve(ctx, server.Options{Root: root, IdleTimeout: -1, Logger: zerolog.Nop(), Ready: func(*wire.Discovery) { close(ready) }})
+	}()
+	select {
+	case <-ready:
+	case err := <-done:
+		cancel()
+		t.Fatalf("Serve: %v", err)
+	case <-time.After(30 * time.Second):
+		cancel()
+		t.Fatal("daemon not ready after 30s")
+	}
+	t.Cleanup(func() { cancel(); <-done })
+	return root
+}
+
+func runVXD(argv ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = RunVXD(context.Background(), argv, &IO{Out: &out, Err: &errb})
+	return code, out.String(), errb.String()
+}
+
+func TestVXDStatusFormats(t *testing.T) {
+	root := serveWorkspace(t)
+	decode := func(t *testing.T, args ...string) wire.Status {
+		t.Helper()
+		code, out, errs := runVXD(append([]string{"status", "--root", root}, args...)...)
+		if code != 0 {
+			t.Fatalf("vxd status %v: exit %d: %s", args, code, errs)
+		}
+		var st wire.Status
+		if err := json.Unmarshal([]byte(out), &st); err != nil {
+			t.Fatalf("vxd status %v is not JSON: %v\n%s", args, err, out)
+		}
+		return st
+	}
+	for _, args := range [][]string{{"--format", "json"}, {"--format=json"}, {"--json"}, {"--json", "--format", "json"}} {
+		st := decode(t, args...)
+		if st.Workspace != root || st.Version != version.Version || st.Projects != 1 {
+			t.Errorf("vxd status %v = workspace %q version %q projects %d", args, st.Workspace, st.Version, st.Projects)
+		}
+	}
+
+	for _, args := range [][]string{nil, {"--format", "text"}} {
+		code, out, _ := runVXD(append([]string{"status", "--root", root}, args...)...)
+		if code != 0 || !strings.Contains(out, "workspace") || !strings.Contains(out, root) || strings.HasPrefix(strings.TrimSpace(out), "{") {
+			t.Errorf("vxd status %v: exit %d, want the table:\n%s", args, code, out)
+		}
+	}
+
+	refusals := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--format", "yaml"}, `"yaml"`},
+		{[]string{"--format", "text", "--json"}, "disagree"},
+		{[]string{"--format"}, "--format"},
+	}
+	for _, tc := range refusals {
+		code, out, errs := runVXD(append([]string{"status", "--root", root}, tc.args...)...)
+		if code != 2 || out != "" || !strings.Contains(errs, tc.want) {
+			t.Errorf("vxd status %v: exit %d, stdout %q, stderr %q; want exit 2 naming %s", tc.args, code, out, errs, tc.want)
+		}
+	}
+}
+
+func TestVersionFlags(t *testing.T) {
+	var out bytes.Buffer
+	if code := Run(context.Background(), []string{"--version"}, &IO{Out: &out, Err: &out}); code != 0 || out.String() != "vx "+version.Version+"\n" {
+		t.Errorf("vx --version: exit %d, %q", code, out.String())
+	}
+	if code, stdout, _ := runVXD("--version"); code != 0 || stdout != "vxd "+version.Version+"\n" {
+		t.Errorf("vxd --version: exit %d, %q", code, stdout)
+	}
+}

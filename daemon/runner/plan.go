@@ -3,11 +3,11 @@ package runner
 import (
 	"context"
 	"errors"
-	"path/filepath"
 
 	"github.com/vzn/vx/daemon/cache"
 	"github.com/vzn/vx/daemon/history"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/protocol/layout"
 	"github.com/vzn/vx/protocol/wire"
 )
 
@@ -16,7 +16,7 @@ import (
 // time with the critical path. It executes nothing and writes nothing.
 func Plan(ctx context.Context, p *Prepared, force bool) (*wire.Plan, error) {
 	root := p.Model.Root
-	store, err := cache.Open(filepath.Join(VXDir(root), "cache"), &cache.Options{ReadOnly: true})
+	store, err := cache.Open(layout.Cache(root), &cache.Options{ReadOnly: true})
 	if err != nil {
 		return nil, err
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/vzn/vx/daemon/failures"
 	"github.com/vzn/vx/daemon/history"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/protocol/layout"
 	"github.com/vzn/vx/protocol/wire"
 )
 
@@ -94,7 +95,7 @@ func Execute(ctx context.Context, p *Prepared, o *Options, out Output) (*wire.Ru
 	if err := os.MkdirAll(vx, 0o755); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", vx, err)
 	}
-	store, err := cache.Open(filepath.Join(vx, "cache"), &cache.Options{Logger: o.Logger})
+	store, err := cache.Open(layout.Cache(root), &cache.Options{Logger: o.Logger})
 	if err != nil {
 		return nil, fmt.Errorf("opening cache: %w", err)
 	}
@@ -103,7 +104,7 @@ func Execute(ctx context.Context, p *Prepared, o *Options, out Output) (*wire.Ru
 		return nil, fmt.Errorf("opening history: %w", err)
 	}
 	defer hist.Close()
-	r := &run{p: p, o: o, out: out, store: store, hist: hist, log: o.Logger, rows: map[string]*wire.TaskRow{}, stamps: loadStamps(filepath.Join(vx, "outputs.json"))}
+	r := &run{p: p, o: o, out: out, store: store, hist: hist, log: o.Logger, rows: map[string]*wire.TaskRow{}, stamps: loadStamps(layout.OutputStamps(root))}
 	r.warns = append(r.warns, p.Warnings...)
 	for _, w := range p.Warnings {
 		r.warn("%s", w)
@@ -358,7 +359,7 @@ func (r *run) runNode(ctx context.Context, n *workspace.Node) bool {
 	}
 	// One lock per task id, whatever its key: two runs of a task with
 	// different inputs still share its directory and outputs.
-	lock, err := lockTask(ctx, filepath.Join(VXDir(r.p.Model.Root), "locks"), safeName(n.ID))
+	lock, err := lockTask(ctx, layout.Locks(r.p.Model.Root), safeName(n.ID))
 	if err != nil {
 		row.Status, row.Reason = wire.StatusInterrupted, "interrupted while waiting for another vx run of this task"
 		r.record(n, row, nil)

@@ -168,15 +168,6 @@ func NewNotification(method string, params any) (*Message, error) {
 	return NewRequest(nil, method, params)
 }
 
-// NewResult builds a successful response to the request with the given id.
-func NewResult(id json.RawMessage, result any) (*Message, error) {
-	r, err := Encode(result)
-	if err != nil {
-		return nil, fmt.Errorf("encoding result: %w", err)
-	}
-	return &Message{ID: id, Result: r}, nil
-}
-
 // NewError builds an error response; a nil id is sent as null.
 func NewError(id json.RawMessage, e *Error) *Message {
 	if id == nil {

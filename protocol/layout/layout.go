@@ -43,3 +43,7 @@ func DaemonOut(root string) string { return filepath.Join(Daemon(root), "vxd.out
 // Events holds the events of runs started outside the daemon, one JSON
 // lines file per run, ROOT/.vx/daemon/events.
 func Events(root string) string { return filepath.Join(Daemon(root), "events") }
+
+// OutputStamps records what each task's outputs were when vx last wrote
+// them, ROOT/.vx/outputs.json.
+func OutputStamps(root string) string { return filepath.Join(root, DirName, "outputs.json") }

@@ -155,6 +155,14 @@ func Serve(ctx context.Context, o Options) error {
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 
+	// Watch before announcing: an edit made once a client can find the
+	// daemon must reach it.
+	w, err := d.watch(ctx)
+	if err != nil {
+		d.log.Warn().Err(err).Msg("watching configuration files failed; edits need a restart")
+	} else {
+		defer w.Close()
+	}
 	disc := &wire.Discovery{PID: os.Getpid(), Port: d.port, Token: d.token, Version: version.Version, Root: root, StartedAt: d.started}
 	b, _ := json.MarshalIndent(disc, "", "  ")
 	if err := hashing.WriteFileAtomic(layout.Discovery(root), b, 0o600); err != nil {
@@ -166,12 +174,6 @@ func Serve(ctx context.Context, o Options) error {
 		o.Ready(disc)
 	}
 
-	w, err := d.watch(ctx)
-	if err != nil {
-		d.log.Warn().Err(err).Msg("watching configuration files failed; edits need a restart")
-	} else {
-		defer w.Close()
-	}
 	go d.idle(ctx)
 
 	select {

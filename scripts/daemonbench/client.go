@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/vzn/vx/protocol/mcp"
 )
 
 // mcpClient is a minimal streamable HTTP MCP client, the same for every
@@ -61,10 +63,10 @@ func (c *mcpClient) post(body []byte) *http.Request {
 		h.Set("Authorization", "Bearer "+c.token)
 	}
 	if c.session != "" {
-		h.Set("Mcp-Session-Id", c.session)
+		h.Set(mcp.HeaderSessionID, c.session)
 	}
 	if c.version != "" {
-		h.Set("MCP-Protocol-Version", c.version)
+		h.Set(mcp.HeaderProtocolVersion, c.version)
 	}
 	return req
 }
@@ -158,7 +160,7 @@ func (c *mcpClient) initialize() error {
 		ProtocolVersion string `json:"protocolVersion"`
 	}
 	_ = json.Unmarshal(r.Result, &res)
-	c.session = resp.Header.Get("Mcp-Session-Id")
+	c.session = resp.Header.Get(mcp.HeaderSessionID)
 	c.version = res.ProtocolVersion
 	_, _, _, err = c.do(c.post([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)))
 	if err != nil {

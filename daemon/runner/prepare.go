@@ -213,6 +213,12 @@ func (p *Prepared) computeKeys(ctx context.Context) error {
 			c.Files = map[string]string{}
 		}
 		c.Definition = definitionOf(n)
+		// Masked before the key is hashed and the components stored: a
+		// secret's value never joins the key, and no reader of the
+		// history (why, whyDidThisRerun, explain-rerun) can see it.
+		for field, v := range c.Definition {
+			c.Definition[field] = p.Masker.String(v)
+		}
 		for _, name := range append(append([]string{}, m.Config.Env...), n.Def.Env...) {
 			if v, ok := p.Env[name]; ok {
 				c.Env[name] = hashing.SumString(v)[:16]

@@ -77,6 +77,11 @@ func (m *Masker) literal(lit []byte, escaped bool) []byte {
 		return lit
 	}
 	masked := m.String(s)
+	if t := strings.TrimSpace(s); strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[") {
+		// A JSON text inside a string (a tool's text content): its own
+		// literals are masked on their decoded values too.
+		masked = string(m.JSON([]byte(s)))
+	}
 	if masked == s {
 		return lit
 	}

@@ -22,6 +22,7 @@ func TestMaskerJSON(t *testing.T) {
 		{"comment with a quote before the value", "{ // don't \"quote\n \"k\": \"t\\u006fpsecretvalue\" }", "{ // don't \"quote\n \"k\": \"***\" }"},
 		{"value in a comment", "{ /* plainpw */ }", "{ /* *** */ }"},
 		{"escaped literal without a secret is kept as written", `{"k": "a\u0062c"}`, `{"k": "a\u0062c"}`},
+		{"JSON inside a string", `{"text": "{\"k\": \"pa\\\"ss/wo\\\\rd\"}"}`, `{"text": "{\"k\": \"***\"}"}`},
 		{"unterminated literal", `{"k": "plainpw`, `{"k": "***`},
 	}
 	for _, tc := range tests {

@@ -89,29 +89,7 @@ func Workers(flag int, m *workspace.Model) (int, string) {
 // SecretValues lists the values of every secret variable the model
 // declares, read from env; they are what a Masker masks.
 func SecretValues(m *workspace.Model, env map[string]string) []string {
-	var out []string
-	add := func(tasks map[string]workspace.TaskConfig) {
-		for _, tc := range tasks {
-			if tc.Exec == nil {
-				continue
-			}
-			for name, v := range tc.Exec.Env {
-				if !v.Secret {
-					continue
-				}
-				if v.Value != nil {
-					out = append(out, *v.Value)
-				} else if val := env[name]; val != "" {
-					out = append(out, val)
-				}
-			}
-		}
-	}
-	add(m.Config.Tasks)
-	for _, p := range m.Projects {
-		add(p.Overrides)
-	}
-	return out
+	return workspace.SecretValues(m.Root, m, env)
 }
 
 // Prepare selects projects, builds the graph and computes every key.

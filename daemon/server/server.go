@@ -73,6 +73,7 @@ type daemon struct {
 	env     *ops.Env
 	mcp     *mcpserver.Server
 	token   string
+	pages   pageLogins // the status page's logins, separate from the token
 	port    int
 	started time.Time
 	cancel  context.CancelFunc
@@ -160,7 +161,7 @@ func Serve(ctx context.Context, o Options) error {
 	d.mountLive(mux)
 	d.mountPage(mux)
 	srv := &http.Server{
-		Handler:           d.tokenLogin(httpapi.Guard(mux, httpapi.GuardOptions{Port: d.port, Token: d.token, CookieName: CookieName, Logger: d.log})),
+		Handler:           d.tokenLogin(httpapi.Guard(mux, httpapi.GuardOptions{Port: d.port, Token: d.token, Page: &httpapi.PageAuth{Cookie: wire.PageCookieName(d.port), Routes: pageRoutes, Valid: d.pages.valid}, Logger: d.log})),
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}

@@ -203,17 +203,20 @@ func TestGuard(t *testing.T) {
 func TestPageLoginRunsNothing(t *testing.T) {
 	root := demo(t)
 	d := startDaemon(t, root)
+	// Whatever the login sets is what a browser would send on to any
+	// server on 127.0.0.1, so it is tried on every route.
 	login := func() *http.Cookie {
 		resp, body := get(t, d, "/?token="+d.token, "", nil)
-		for _, c := range resp.Cookies() {
-			if c.Name == wire.PageCookieName(d.port) {
-				return c
-			}
+		if cs := resp.Cookies(); len(cs) == 1 {
+			return cs[0]
 		}
-		t.Fatalf("/?token=RIGHT set no %s cookie: %d %q\n%s", wire.PageCookieName(d.port), resp.StatusCode, resp.Header.Values("Set-Cookie"), body)
+		t.Fatalf("/?token=RIGHT: want one cookie set, got %d %q\n%s", resp.StatusCode, resp.Header.Values("Set-Cookie"), body)
 		return nil
 	}
 	first, second := login(), login()
+	if first.Name != wire.PageCookieName(d.port) {
+		t.Errorf("the login cookie is named %q, want %q: one name per daemon, since cookies ignore ports", first.Name, wire.PageCookieName(d.port))
+	}
 	if first.Value == second.Value {
 		t.Errorf("two logins got the same credential %q: it is not minted per login", first.Value)
 	}

@@ -78,3 +78,20 @@ func TestMaskerCut(t *testing.T) {
 		t.Errorf("Longest = %d, want 6", got)
 	}
 }
+
+// BenchmarkMaskerJSON masks a 1 MiB tool answer (a task log as a JSON
+// string with escapes, as getTaskLog answers it) holding one secret.
+func BenchmarkMaskerJSON(b *testing.B) {
+	m := secret.NewMasker("topsecretvalue", "-----BEGIN KEY-----\nabc\n-----END KEY-----")
+	var sb strings.Builder
+	for sb.Len() < 1<<20 {
+		sb.WriteString("app#build: compiling \"src/main.go\"\tok\n")
+	}
+	sb.WriteString("topsecretvalue\n")
+	doc, _ := json.Marshal(map[string]any{"taskId": "app#build", "output": sb.String(), "truncated": false})
+	b.SetBytes(int64(len(doc)))
+	b.ResetTimer()
+	for b.Loop() {
+		m.JSON(doc)
+	}
+}

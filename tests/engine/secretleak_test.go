@@ -152,4 +152,14 @@ func TestBrokenConfigErrorIsMasked(t *testing.T) {
 			t.Errorf("vx %s does not name the file, line and field\n%s", strings.Join(args, " "), r)
 		}
 	}
+	// vx info reports the error as an answer, masked the same way.
+	for _, args := range [][]string{{"info"}, {"info", "--format", "json"}} {
+		r := vx(t, ws, nil, args...)
+		if strings.Contains(r.Stdout+r.Stderr, "hunter2literal") {
+			t.Errorf("vx %s prints the secret value\n%s", strings.Join(args, " "), r)
+		}
+		if !strings.Contains(r.Stdout, "tasks.leak.timeout") {
+			t.Errorf("vx %s does not report the config error\n%s", strings.Join(args, " "), r)
+		}
+	}
 }

@@ -199,7 +199,9 @@ func (p *Prepared) computeKeys(ctx context.Context) error {
 		}
 		for _, name := range append(append([]string{}, m.Config.Env...), n.Def.Env...) {
 			if v, ok := p.Env[name]; ok {
-				c.Env[name] = hashing.SumString(v)[:16]
+				// Masked first: a secret listed in env too joins neither
+				// the key nor the stored components, not even as a hash.
+				c.Env[name] = hashing.SumString(p.Masker.String(v))[:16]
 			} else {
 				c.Env[name] = ""
 			}

@@ -163,3 +163,20 @@ func TestBrokenConfigErrorIsMasked(t *testing.T) {
 		}
 	}
 }
+
+// TestSecretListedInEnvJoinsNoKey: a secret also listed in `env` joins
+// neither the key nor the stored components, not even as a hash: rotating
+// it keeps the cache hit.
+func TestSecretListedInEnvJoinsNoKey(t *testing.T) {
+	t.Parallel()
+	ws := filepath.Join(t.TempDir(), "envsecret")
+	writeFiles(t, ws, map[string]string{
+		"vx.workspace.json": `{"projects": ["app"], "tasks": {"build": {"inputs": ["package.json"], "env": ["TOKEN"], "exec": {"env": {"TOKEN": {"secret": true}}}}}}`,
+		"app/package.json":  `{"name": "app", "scripts": {"build": "echo built"}}`,
+	})
+	runJSON(t, ws, []string{"TOKEN=" + rand.Text()}, 0, "build")
+	s, _ := runJSON(t, ws, []string{"TOKEN=" + rand.Text()}, 0, "build")
+	if got := s.row(t, "app#build").Cache; got != "hit" {
+		t.Errorf("after rotating the secret app#build was %q, want a hit: the secret's value joined the key", got)
+	}
+}

@@ -60,3 +60,15 @@ func TestTimeoutErrorNeverQuotesTheValue(t *testing.T) {
 		t.Errorf("the error does not name the field and its line: %s", msg)
 	}
 }
+
+func TestTypeErrorNeverQuotesTheValue(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{"vx.workspace.json": `{"workers": 123456.5}`})
+	_, err := workspace.Load(root)
+	if err == nil {
+		t.Fatal("workers 123456.5 loaded")
+	}
+	if msg := err.Error(); strings.Contains(msg, "123456") || !strings.Contains(msg, "workers: expected a whole number, found number") {
+		t.Errorf("error %q: want the field and the kind found, never the value", msg)
+	}
+}

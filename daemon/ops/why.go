@@ -89,6 +89,11 @@ func Why(ctx context.Context, e *Env, in WhyInput) (*WhyOutput, error) {
 	if out.Roots = findRoots(ctx, h, old, cur, map[string]bool{}); out.Roots == nil {
 		out.Roots = []WhyRoot{}
 	}
+	// Histories written before components were masked hold clear values.
+	maskDiff(e, out.Diff)
+	for _, r := range out.Roots {
+		maskDiff(e, r.Diff)
+	}
 	out.Summary = summarize(out.Diff, out.Roots)
 	return out, nil
 }
@@ -180,4 +185,15 @@ func summarize(d *taskkey.Diff, roots []WhyRoot) string {
 		}
 	}
 	return s
+}
+
+// maskDiff masks the definition values a diff shows.
+func maskDiff(e *Env, d *taskkey.Diff) {
+	if d == nil {
+		return
+	}
+	for i := range d.Definition {
+		d.Definition[i].Before = e.Masker.String(d.Definition[i].Before)
+		d.Definition[i].After = e.Masker.String(d.Definition[i].After)
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/vzn/vx/daemon/secret"
 	"github.com/vzn/vx/daemon/workspace"
 )
 
@@ -33,12 +34,17 @@ type capture struct {
 	// hold bytes wait for more output so no part of a secret leaves early.
 	mask func(string) string
 	hold int
+	// masker masks what is kept before it is cut to maxLog, so the cap
+	// never leaves part of a secret; nil keeps the output as it is.
+	masker *secret.Masker
 }
 
 func (c *capture) Write(b []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if room := maxLog - c.buf.Len(); room > 0 {
+	// Past the cap, as many bytes as the longest secret are kept too, so
+	// a value that starts before the cap is masked whole.
+	if room := maxLog + c.masker.Longest() - c.buf.Len(); room > 0 {
 		if len(b) <= room {
 			c.buf.Write(b)
 		} else {
@@ -92,9 +98,10 @@ func (c *capture) flush() {
 func (c *capture) bytes() []byte {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := bytes.Clone(c.buf.Bytes())
-	if c.dropped > 0 {
-		out = append(out, fmt.Sprintf("\n[vx: %d more bytes of output were not kept]\n", c.dropped)...)
+	kept, cut := c.masker.Cut(c.buf.String(), maxLog, c.dropped > 0)
+	out := []byte(kept)
+	if dropped := c.dropped + int64(cut); dropped > 0 {
+		out = append(out, fmt.Sprintf("\n[vx: %d more bytes of output were not kept]\n", dropped)...)
 	}
 	return out
 }

@@ -376,7 +376,7 @@ func (r *run) runNode(ctx context.Context, n *workspace.Node) bool {
 	}
 
 	prefix := n.ID + ": "
-	capt := &capture{}
+	capt := &capture{masker: r.p.Masker}
 	if r.out.W != nil {
 		capt.mask, capt.hold = r.p.Masker.String, r.p.Masker.MultiLineHold()
 		capt.emit = func(line []byte) {

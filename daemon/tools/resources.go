@@ -42,7 +42,7 @@ func Resources(e *ops.Env) ([]mcpserver.Resource, []mcpserver.ResourceTemplate) 
 				if err != nil {
 					return nil, err
 				}
-				return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{{URI: ConfigURI, MimeType: "application/json", Text: e.Masker.String(string(b))}}}, nil
+				return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{{URI: ConfigURI, MimeType: "application/json", Text: string(e.Masker.JSON(b))}}}, nil
 			}},
 		{Def: mcp.Resource{URI: LatestRunURI, Name: "latest-run", Title: "Latest run", Description: "the latest run with every task's outcome (vx last --format json)", MimeType: "application/json"},
 			Read: func(ctx context.Context) (*mcp.ReadResourceResult, error) {

@@ -104,6 +104,14 @@ func Execute(ctx context.Context, p *Prepared, o *Options, out Output) (*wire.Ru
 	}
 	defer hist.Close()
 	r := &run{p: p, o: o, out: out, store: store, hist: hist, log: o.Logger, rows: map[string]*wire.TaskRow{}, stamps: loadStamps(filepath.Join(vx, "outputs.json"))}
+	if m := hist.MovedAside(); m != nil {
+		r.warn("%s", m)
+	}
+	if dead, err := hist.ReapDeadRuns(ctx); err != nil {
+		r.warn("%v", err)
+	} else if len(dead) > 0 {
+		r.log.Info().Strs("runs", dead).Msg("runs whose vx process is gone recorded as interrupted")
+	}
 	r.warns = append(r.warns, p.Warnings...)
 	for _, w := range p.Warnings {
 		r.warn("%s", w)

@@ -172,7 +172,7 @@ func Catalog(e *ops.Env, cfg Config) []mcpserver.Tool {
 				return ops.CacheStats(ctx, e, ops.CacheStatsInput{Project: v.Object("scope").Str("project")})
 			}},
 		Def{Name: "getRunHistory", Title: "Run history", ReadOnly: true, Output: &ops.RunHistoryOutput{},
-			Description: "Which tasks have I been running, and how fast? Recent executions (exit code, blockedBy, timedOut, notReady) plus per-task p50/p99, success rate, hit rate, failure mode, flaky (only when one cache key both passed and failed), maxPeakRssBytes and maxCpuParallelism. limit 1..500 is clamped and the answer says the limit applied.",
+			Description: "Which tasks have I been running, and how fast? Recent executions (exit code, blockedBy, timedOut, reason) plus per-task p50/p99, success rate, hit rate, failure mode, flaky (only when one cache key both passed and failed), maxPeakRssBytes and maxCpuParallelism. limit 1..500 is clamped and the answer says the limit applied.",
 			Args: []Arg{{Name: "project", Kind: KindString, Desc: "a project name"}, {Name: "task", Kind: KindString, Desc: "a task name such as build (not project#task)"},
 				{Name: "limit", Kind: KindLimit, Desc: "recent rows, 1..500 (default 50), clamped"}},
 			Run: func(ctx context.Context, _ *mcpserver.Call, v Values) (any, error) {

@@ -2,9 +2,14 @@ package engine_test
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -65,4 +70,163 @@ func TestOutputEditedInPlaceIsRestored(t *testing.T) {
 	if got, _ := os.ReadFile(out); !bytes.Equal(got, orig) {
 		t.Errorf("the output edited in place (mtime put back) was kept: %q, want %q restored", got, orig)
 	}
+}
+
+// lastRun is the part of `vx last --format json` these tests read.
+type lastRun struct {
+	Run struct {
+		ID       string     `json:"id"`
+		Status   string     `json:"status"`
+		EndedAt  *time.Time `json:"endedAt"`
+		ExitCode *int       `json:"exitCode"`
+	} `json:"run"`
+}
+
+// TestKilledRunIsInterrupted: a vx run killed with -9 never records its
+// end; its process being gone, every reader answers it as interrupted,
+// and the next vx run records it so (with an end, and no exit code: none
+// was seen).
+func TestKilledRunIsInterrupted(t *testing.T) {
+	t.Parallel()
+	ws := workspace(t, "crash")
+	cmd := exec.Command(vxBin, "run", "slow")
+	cmd.Dir = ws
+	cmd.Env = baseEnv()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for !exists(filepath.Join(ws, "slow.started")) {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatal("svc#slow never started")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	var before lastRun
+	answerJSON(t, ws, &before, "last")
+	if before.Run.Status != "running" {
+		t.Fatalf("vx last while the run is going: status %q, want running", before.Run.Status)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if b, err := os.ReadFile(filepath.Join(ws, "slow.pid")); err == nil {
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+		}
+	}
+
+	var read lastRun
+	answerJSON(t, ws, &read, "last", "--run", before.Run.ID)
+	if read.Run.Status != "interrupted" {
+		t.Errorf("vx last after kill -9: status %q, want interrupted", read.Run.Status)
+	}
+	runJSON(t, ws, nil, 0, "quick")
+	var after lastRun
+	answerJSON(t, ws, &after, "last", "--run", before.Run.ID)
+	if after.Run.Status != "interrupted" || after.Run.EndedAt == nil || after.Run.ExitCode != nil {
+		t.Errorf("the killed run after the next vx run: status %q endedAt %v exitCode %v; want interrupted, an end, no exit code",
+			after.Run.Status, after.Run.EndedAt, after.Run.ExitCode)
+	}
+}
+
+// TestCorruptHistoryMovedAside: a .vx/vx.db that is no database (garbage,
+// half a file, a directory) never blocks a run: vx run moves it aside,
+// says so once, and starts a fresh history. Readers leave it in place.
+func TestCorruptHistoryMovedAside(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		corrupt func(t *testing.T, db string)
+	}{
+		{"garbage", func(t *testing.T, db string) {
+			writeFiles(t, filepath.Dir(db), map[string]string{"vx.db": strings.Repeat("not a database at all\n", 400)})
+		}},
+		{"half truncated", func(t *testing.T, db string) {
+			b, err := os.ReadFile(db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(db, b[:len(b)/2], 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"a directory", func(t *testing.T, db string) {
+			if err := os.Remove(db); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.MkdirAll(filepath.Join(db, "inside"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ws := workspace(t, "crash")
+			runJSON(t, ws, nil, 0, "quick")
+			db := filepath.Join(ws, ".vx", "vx.db")
+			// A checkpointed file alone, so that half of it is half the history.
+			for _, s := range []string{"-wal", "-shm"} {
+				os.Remove(db + s)
+			}
+			tc.corrupt(t, db)
+			damaged := historyFiles(t, db)
+
+			r := vx(t, ws, nil, "last")
+			if r.Code == 0 || !strings.Contains(r.Stderr, "not a readable database") || !strings.Contains(r.Stderr, "next vx run moves it aside") {
+				t.Errorf("vx last on a damaged history: want a refusal saying what the next run does\n%s", r)
+			}
+			// (SQLite's reader may add an empty -wal and -shm: what counts
+			// is the history file itself.)
+			if got := historyFiles(t, db); got["vx.db"] != damaged["vx.db"] {
+				t.Errorf("a read changed the damaged history: %v, want %v", got, damaged)
+			}
+
+			_, r = runJSON(t, ws, nil, 0, "quick")
+			if n := strings.Count(r.Stderr, "moved it aside to"); n != 1 {
+				t.Errorf("vx run said %d times that it moved the history aside, want once\n%s", n, r)
+			}
+			aside, _ := filepath.Glob(db + ".corrupt-*")
+			if len(aside) == 0 {
+				t.Fatalf("no %s.corrupt-TIME next to the fresh history", db)
+			}
+			if !strings.Contains(r.Stderr, aside[0]) {
+				t.Errorf("the warning does not name %s\n%s", aside[0], r)
+			}
+			_, r = runJSON(t, ws, nil, 0, "quick")
+			if strings.Contains(r.Stderr, "moved it aside") {
+				t.Errorf("the fresh history was moved aside again\n%s", r)
+			}
+			var last lastRun
+			answerJSON(t, ws, &last, "last")
+			if last.Run.Status != "passed" {
+				t.Errorf("vx last after the fresh start: %q, want passed", last.Run.Status)
+			}
+		})
+	}
+}
+
+// historyFiles maps each file or directory named like the history (db,
+// its -wal and -shm, what was moved aside) to its size and digest ("<dir>"
+// for a directory).
+func historyFiles(t *testing.T, db string) map[string]string {
+	t.Helper()
+	matches, _ := filepath.Glob(db + "*")
+	out := map[string]string{}
+	for _, m := range matches {
+		st, err := os.Lstat(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.IsDir() {
+			out[filepath.Base(m)] = "<dir>"
+			continue
+		}
+		sum := sha256.Sum256([]byte(readFile(t, m)))
+		out[filepath.Base(m)] = fmt.Sprintf("%d bytes, sha256 %x", st.Size(), sum[:8])
+	}
+	return out
 }

@@ -117,8 +117,8 @@ var schema = []string{
 // migrations[v] moves a database from version v to v+1 inside the open
 // transaction (the steps are in steps.go).
 var migrations = map[int]func(ctx context.Context, tx *sql.Tx) error{
-	1: stepRunProcess,  // runs.pid, runs.proc_start: find runs whose vx died
-	2: stepOwnPeaks,    // drop peaks that were vx's own memory; drop executions.not_ready
+	1: stepRunProcess, // runs.pid, runs.proc_start: find runs whose vx died
+	2: stepOwnPeaks,   // drop peaks that were vx's own memory; drop executions.not_ready
 }
 
 // prepareSchema creates, migrates or resets the schema in one IMMEDIATE

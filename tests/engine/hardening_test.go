@@ -230,3 +230,44 @@ func historyFiles(t *testing.T, db string) map[string]string {
 	}
 	return out
 }
+
+// TestPeakIsTheTasksOwn: a task lighter than vx (test -s FILE: about 2 MB)
+// records no peak at all, not vx's own memory; a task that holds 150 MiB
+// records at least that, in the summary and in the history.
+func TestPeakIsTheTasksOwn(t *testing.T) {
+	t.Parallel()
+	ws := workspace(t, "peak")
+	var sum struct {
+		Tasks []map[string]any `json:"tasks"`
+	}
+	r := vx(t, ws, nil, "run", "light", "heavy", "--format", "json")
+	if r.Code != 0 {
+		t.Fatalf("want exit 0\n%s", r)
+	}
+	decodeOnly(t, r, &sum)
+	var last struct {
+		Tasks []map[string]any `json:"tasks"`
+	}
+	answerJSON(t, ws, &last, "last")
+	for where, rows := range map[string][]map[string]any{"run summary": sum.Tasks, "vx last": last.Tasks} {
+		found := 0
+		for _, row := range rows {
+			peak, has := row["peakRssBytes"]
+			switch row["taskId"] {
+			case "p#light":
+				found++
+				if has {
+					t.Errorf("%s: p#light (test -s) records a peak of %v bytes: that is vx's memory, not the task's", where, peak)
+				}
+			case "p#heavy":
+				found++
+				if f, _ := peak.(float64); f < 150<<20 {
+					t.Errorf("%s: p#heavy (150 MiB buffer) records peak %v, want at least %d", where, peak, 150<<20)
+				}
+			}
+		}
+		if found != 2 {
+			t.Errorf("%s has %d of the two tasks: %v", where, found, rows)
+		}
+	}
+}

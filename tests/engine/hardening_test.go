@@ -271,3 +271,105 @@ func TestPeakIsTheTasksOwn(t *testing.T) {
 		}
 	}
 }
+
+// TestOverlappingOutputsRunApart: two tasks of one project that both
+// declare .cache/info.json and do not depend on each other (build and
+// typecheck of create-t3-turbo's packages) are reported by vx show and vx
+// info, warned about by vx run, and never run at the same time, so each
+// one's entry is stored and the next run hits both.
+func TestOverlappingOutputsRunApart(t *testing.T) {
+	t.Parallel()
+	ws := workspace(t, "overlap")
+	type overlap struct {
+		Project string    `json:"project"`
+		Tasks   [2]string `json:"tasks"`
+	}
+	var show struct {
+		OutputOverlaps []overlap `json:"outputOverlaps"`
+	}
+	answerJSON(t, ws, &show, "show")
+	var info struct {
+		OutputOverlaps []overlap `json:"outputOverlaps"`
+	}
+	answerJSON(t, ws, &info, "info")
+	want := overlap{Project: "p", Tasks: [2]string{"p#build", "p#typecheck"}}
+	for where, got := range map[string][]overlap{"vx show": show.OutputOverlaps, "vx info": info.OutputOverlaps} {
+		if len(got) != 1 || got[0] != want {
+			t.Errorf("%s outputOverlaps = %+v, want [%+v]", where, got, want)
+		}
+	}
+	if r := vxOK(t, ws, nil, "show", "p#typecheck"); !strings.Contains(r.Stdout, "p#build and p#typecheck may write the same files") {
+		t.Errorf("vx show p#typecheck does not name the overlap\n%s", r)
+	}
+
+	sum, _ := runJSON(t, ws, nil, 0, "build", "typecheck", "--concurrency", "4")
+	warned := false
+	for _, w := range sum.Warnings {
+		warned = warned || strings.Contains(w, "p#build and p#typecheck may write the same files")
+	}
+	if !warned {
+		t.Errorf("the run does not warn about the overlap: %q", sum.Warnings)
+	}
+	spans := map[string][2]int64{}
+	for _, line := range strings.Split(strings.TrimSpace(readFile(t, filepath.Join(ws, "spans.log"))), "\n") {
+		var task, what string
+		var at int64
+		if _, err := fmt.Sscan(line, &task, &what, &at); err != nil {
+			t.Fatalf("spans.log line %q: %v", line, err)
+		}
+		s := spans[task]
+		if what == "start" {
+			s[0] = at
+		} else {
+			s[1] = at
+		}
+		spans[task] = s
+	}
+	b, c := spans["build"], spans["typecheck"]
+	if b[0] == 0 || b[1] == 0 || c[0] == 0 || c[1] == 0 {
+		t.Fatalf("spans.log lacks a start or end: %v", spans)
+	}
+	if b[0] < c[1] && c[0] < b[1] {
+		t.Errorf("build %v and typecheck %v ran at the same time", b, c)
+	}
+	warm, _ := runJSON(t, ws, nil, 0, "build", "typecheck")
+	for _, id := range []string{"p#build", "p#typecheck"} {
+		if row := warm.row(t, id); row.Cache != "hit" {
+			t.Errorf("warm run: %s cache %s (%s), want a hit", id, row.Cache, row.Reason)
+		}
+	}
+}
+
+// TestPassedButNotCachedSaysWhy: a task that passes but whose outputs
+// cannot be stored (here a named pipe) says so in its row, the footer and
+// the history, and vx why names that reason when the next run misses.
+func TestPassedButNotCachedSaysWhy(t *testing.T) {
+	t.Parallel()
+	ws := workspace(t, "overlap")
+	sum, _ := runJSON(t, ws, nil, 0, "pipe")
+	row := sum.row(t, "p#pipe")
+	if row.Status != "passed" || !strings.Contains(row.Reason, "not cached") || !strings.Contains(row.Reason, "out/pipe") {
+		t.Errorf("p#pipe row: status %s reason %q; want passed with the reason it was not cached", row.Status, row.Reason)
+	}
+	h := vxOK(t, ws, nil, "run", "pipe")
+	if !strings.Contains(h.Stdout, "p#pipe: passed, not cached") {
+		t.Errorf("the footer does not say p#pipe was not cached\n%s", h)
+	}
+	var last struct {
+		Tasks []struct {
+			TaskID string `json:"taskId"`
+			Reason string `json:"reason"`
+		} `json:"tasks"`
+	}
+	answerJSON(t, ws, &last, "last")
+	if len(last.Tasks) != 1 || !strings.Contains(last.Tasks[0].Reason, "not cached") {
+		t.Errorf("vx last: %+v; want p#pipe with the reason it was not cached", last.Tasks)
+	}
+	var why struct {
+		Summary string `json:"summary"`
+	}
+	answerJSON(t, ws, &why, "why", "p#pipe")
+	if !strings.Contains(why.Summary, "not cached") {
+		t.Errorf("vx why p#pipe: %q; want the reason the previous execution was not cached", why.Summary)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sort"
 
 	"github.com/vzn/vx/daemon/history"
@@ -68,6 +69,8 @@ func Why(ctx context.Context, e *Env, in WhyInput) (*WhyOutput, error) {
 			out.Summary = "the key did not change, and the task was restored from the cache"
 		case ex.Cache == "off":
 			out.Summary = "the key did not change; the task is not cached (cache: false), so it runs every time"
+		case prev.Status == history.StatusPassed && strings.HasPrefix(prev.Reason, "passed, not cached"):
+			out.Summary = fmt.Sprintf("the key did not change; the task ran because its previous execution (run %s) %s", prev.RunID, prev.Reason)
 		default:
 			out.Summary = "the key did not change; the task ran because the cache had no usable entry (pruned, replaced, --force, or the previous execution failed)"
 		}

@@ -27,6 +27,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/vzn/vx/daemon/hashing"
+	"github.com/vzn/vx/daemon/history"
 	"github.com/vzn/vx/daemon/httpapi"
 	"github.com/vzn/vx/daemon/mcpserver"
 	"github.com/vzn/vx/daemon/ops"
@@ -116,6 +117,12 @@ func Serve(ctx context.Context, o Options) error {
 	}
 	d.token = hex.EncodeToString(tok)
 
+	// Runs whose vx was killed before recording their end are interrupted.
+	if dead, err := history.ReapAt(ctx, history.Path(root), &history.Options{Logger: d.log}); err != nil {
+		d.log.Warn().Err(err).Msg("marking runs whose vx process is gone")
+	} else if len(dead) > 0 {
+		d.log.Info().Strs("runs", dead).Msg("runs whose vx process is gone recorded as interrupted")
+	}
 	m, loadErr := workspace.Load(root)
 	d.env = ops.NewEnv(root, m, loadErr, nil)
 	defer d.env.Close()

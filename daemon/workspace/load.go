@@ -67,6 +67,9 @@ type Model struct {
 	namesOnce sync.Once
 	taskNames []string
 	taskSet   map[string]bool
+
+	overlapOnce sync.Once // OutputOverlaps (overlap.go)
+	overlaps    []OutputOverlap
 }
 
 // Project returns the project named name.

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -105,12 +106,19 @@ func taskArgs(e *Env, in RunTasksInput, allowed func(string) bool) ([]string, er
 
 // RunTasks runs `vx run … --format json` as a child process in the
 // workspace, reporting each event through onEvent. Cancelling ctx
-// interrupts the child (SIGINT), which records the run as interrupted.
+// interrupts the child (SIGINT), which records the run as interrupted;
+// so does vxd's death (SIGTERM). One runs at a time per workspace: a
+// second is refused with a *BusyError naming the first.
 func RunTasks(ctx context.Context, e *Env, in RunTasksInput, allowed func(string) bool, onEvent func(wire.Event)) (*RunTasksOutput, error) {
 	args, err := taskArgs(e, in, allowed)
 	if err != nil {
 		return nil, err
 	}
+	release, err := takeRunSlot(e.Root, args)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	args = append(args, "--format", "json")
 	code, stdout, stderr, err := e.runChild(ctx, in.VX, args, onEvent)
 	if err != nil {
@@ -168,7 +176,12 @@ func (e *Env) runChild(ctx context.Context, vx string, args []string, onEvent fu
 	cmd.Dir = e.Root
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// The child stops (SIGTERM: vx run records the run as interrupted and
+	// stops its tasks) when vxd dies. The signal follows the thread that
+	// started the child, so that thread stays locked to this call.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	cmd.Env = os.Environ()
 	var pr *os.File
 	if onEvent != nil {

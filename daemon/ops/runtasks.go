@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"runtime"
@@ -174,8 +175,20 @@ func (e *Env) runChild(ctx context.Context, vx string, args []string, onEvent fu
 	}
 	cmd := exec.Command(vx, args...)
 	cmd.Dir = e.Root
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// Files, not pipes: a child that outlives vxd must still be able to
+	// print (a write to a broken pipe on stdout or stderr would kill it
+	// before it records the run as interrupted).
+	stdoutF, err := spoolFile()
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	defer stdoutF.Close()
+	stderrF, err := spoolFile()
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	defer stderrF.Close()
+	cmd.Stdout, cmd.Stderr = stdoutF, stderrF
 	// The child stops (SIGTERM: vx run records the run as interrupted and
 	// stops its tasks) when vxd dies. The signal follows the thread that
 	// started the child, so that thread stays locked to this call.
@@ -242,5 +255,37 @@ func (e *Env) runChild(ctx context.Context, vx string, args []string, onEvent fu
 	if werr != nil && !errors.As(werr, &ee) {
 		return 0, nil, nil, werr
 	}
-	return cmd.ProcessState.ExitCode(), stdout.Bytes(), stderr.Bytes(), nil
+	stdout, err := readSpool(stdoutF)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	stderr, err := readSpool(stderrF)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	return cmd.ProcessState.ExitCode(), stdout, stderr, nil
+}
+
+// spoolFile is an unnamed temporary file for a child's output.
+func spoolFile() (*os.File, error) {
+	f, err := os.CreateTemp("", "vx-run-output-*")
+	if err != nil {
+		return nil, fmt.Errorf("creating a file for vx run's output: %w", err)
+	}
+	_ = os.Remove(f.Name())
+	return f, nil
+}
+
+// maxSpool bounds what is read back of a child's stdout or stderr.
+const maxSpool = 64 << 20
+
+func readSpool(f *os.File) ([]byte, error) {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxSpool))
+	if err != nil {
+		return nil, fmt.Errorf("reading vx run's output: %w", err)
+	}
+	return b, nil
 }

@@ -145,6 +145,41 @@ func freshClient(hc *http.Client) *http.Client {
 	return &c
 }
 
+// noteCancel remembers the request a notifications/cancelled names.
+func (s *shim) noteCancel(m *jsonrpc.Message) {
+	if m.Kind() != jsonrpc.KindNotification || m.Method != mcp.NotifyCancelled {
+		return
+	}
+	var p mcp.CancelledParams
+	if json.Unmarshal(m.Params, &p) != nil || len(p.RequestID) == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cancelled == nil || len(s.cancelled) > 1024 {
+		s.cancelled = map[string]bool{}
+	}
+	s.cancelled[string(p.RequestID)] = true
+}
+
+// unanswered answers the requests the daemon ended without an answer
+// (202) that the client did not cancel itself: their session ended.
+func (s *shim) unanswered(ids []json.RawMessage) {
+	var owed []json.RawMessage
+	s.mu.Lock()
+	for _, id := range ids {
+		if s.cancelled[string(id)] {
+			delete(s.cancelled, string(id))
+			continue
+		}
+		owed = append(owed, id)
+	}
+	s.mu.Unlock()
+	if len(owed) > 0 {
+		s.fail(owed, errors.New("vxd ended the request without an answer (its session was closed while it ran); send it again if it is still wanted, after checking getRunHistory if it changes the workspace"))
+	}
+}
+
 // stallTimer cancels a request when the daemon sends nothing (no
 // header, no byte of the answer, no keep-alive) for the stall time.
 type stallTimer struct {

@@ -85,6 +85,10 @@ type shim struct {
 	sseCtx   context.Context
 
 	recoverMu sync.Mutex
+
+	// cancelled holds ids the client sent notifications/cancelled for
+	// (under mu).
+	cancelled map[string]bool
 }
 
 // Run pumps messages between in/out and the daemon until in ends or ctx is
@@ -209,6 +213,7 @@ func (s *shim) handleLine(ctx context.Context, wg *sync.WaitGroup, line []byte) 
 	var ids []json.RawMessage
 	isInit := false
 	for _, m := range msgs {
+		s.noteCancel(m)
 		if m.Kind() == jsonrpc.KindRequest {
 			ids = append(ids, m.ID)
 			isInit = isInit || (!batch && m.Method == mcp.MethodInitialize)
@@ -369,6 +374,7 @@ func (s *shim) deliver(resp *http.Response, ids []json.RawMessage, isInit bool, 
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch {
 	case resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusNoContent:
+		s.unanswered(ids)
 		return nil
 	case resp.StatusCode == http.StatusOK && mt == "text/event-stream":
 		answered := false

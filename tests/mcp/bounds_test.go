@@ -304,3 +304,60 @@ func TestSessionBounds(t *testing.T) {
 		t.Errorf("after 121 concurrent initializes: %s", r)
 	}
 }
+
+// TestLongRunTasksOutlivesTimeouts: a runTasks of 40s, longer than vxd's
+// 30s read timeout, still answers: straight over HTTP with a client that
+// accepts JSON only, and through the shim (whose stall timeout the
+// daemon's keep-alives hold off).
+func TestLongRunTasksOutlivesTimeouts(t *testing.T) {
+	t.Parallel()
+	t.Run("http", func(t *testing.T) {
+		t.Parallel()
+		root := workspace(t, "bounds")
+		endpoint, token, _ := startDaemon(t, root)
+		post := session03(t, endpoint, token)
+		resp, body := post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"runTasks","arguments":{"tasks":["long"]}}}`)
+		if r := reply(t, resp, body); r.Error != nil || !strings.Contains(string(r.Result), `"exitCode":0`) {
+			t.Fatalf("a 40s runTasks over HTTP: %s %.500s", resp.Status, body)
+		}
+	})
+	t.Run("shim", func(t *testing.T) {
+		t.Parallel()
+		root := workspace(t, "bounds")
+		cs := connectShim(t, root, nil)
+		a := callOK(t, cs, "runTasks", map[string]any{"tasks": []string{"long"}})
+		var out runTasksOut
+		a.structured(t, &out)
+		if out.ExitCode != 0 {
+			t.Fatalf("a 40s runTasks through the shim: %s", a.text)
+		}
+		if d, err := readDiscovery(root); err == nil {
+			daemonPIDs.Store(d.PID, root)
+		}
+	})
+}
+
+// TestStoppedDaemon: a daemon stopped with SIGSTOP does not leave the
+// shim's client waiting forever: its ping is answered with an error
+// within the shim's stall time (60s).
+func TestStoppedDaemon(t *testing.T) {
+	t.Parallel()
+	root := workspace(t, "bounds")
+	cs := connectShim(t, root, nil)
+	callOK(t, cs, "listTasks", map[string]any{})
+	d, err := readDiscovery(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	daemonPIDs.Store(d.PID, root)
+	if err := syscall.Kill(d.PID, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(d.PID, syscall.SIGCONT) })
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	err = cs.Ping(ctx, nil)
+	if err == nil || ctx.Err() != nil || !strings.Contains(err.Error(), "sent nothing") {
+		t.Fatalf("ping to a stopped daemon: want an error from the shim, got %v (context: %v)", err, ctx.Err())
+	}
+}

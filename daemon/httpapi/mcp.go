@@ -192,7 +192,9 @@ func (h *mcpHandler) post(w http.ResponseWriter, r *http.Request) {
 	}
 
 	rw := &replyWriter{w: w, sse: sseOK}
+	stopKeepAlive := rw.keepAlive(h.keepAlive)
 	reply := ss.Handle(r.Context(), msgs, batch, rw.notify)
+	stopKeepAlive()
 	if created && !succeeded(reply) {
 		w.Header().Del(HeaderSessionID)
 		ss.Close()
@@ -236,13 +238,7 @@ func (rw *replyWriter) notify(m *jsonrpc.Message) {
 	if rw.finished {
 		return
 	}
-	if !rw.started {
-		rw.started = true
-		h := rw.w.Header()
-		h.Set("Content-Type", "text/event-stream")
-		h.Set("Cache-Control", "no-cache")
-		rw.w.WriteHeader(http.StatusOK)
-	}
+	rw.startLocked()
 	_ = writeEvent(rw.w, b)
 	_ = http.NewResponseController(rw.w).Flush()
 }
@@ -321,6 +317,7 @@ func (h *mcpHandler) get(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	kicked := st.attach()
+	defer ss.Hold()()
 	hdr := w.Header()
 	hdr.Set("Content-Type", "text/event-stream")
 	hdr.Set("Cache-Control", "no-cache")

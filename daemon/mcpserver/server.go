@@ -89,6 +89,11 @@ type Options struct {
 	// OnSession, when set, is told of every session opened and closed
 	// (for the daemon's live feed). It must not block.
 	OnSession func(id string, opened bool)
+	// Limits bound batches and answers; nil means the defaults.
+	Limits *Limits
+	// SessionIdle ends a session with no request in flight, no open
+	// stream and no request for this long (default 30m; <0 never).
+	SessionIdle time.Duration
 }
 
 // Stats is a snapshot of the server's activity.
@@ -107,6 +112,8 @@ type Server struct {
 	log                         zerolog.Logger
 	maxSessions                 int
 	onSession                   func(id string, opened bool)
+	limits                      Limits
+	sessionIdle                 time.Duration
 
 	mu        sync.Mutex
 	tools     []Tool
@@ -138,8 +145,13 @@ func New(opts *Options) *Server {
 		log:          opts.Logger,
 		maxSessions:  opts.MaxSessions,
 		onSession:    opts.OnSession,
+		limits:       opts.Limits.withDefaults(),
+		sessionIdle:  opts.SessionIdle,
 		sessions:     map[string]*Session{},
 		last:         time.Now(),
+	}
+	if s.sessionIdle == 0 {
+		s.sessionIdle = DefaultSessionIdle
 	}
 	if s.name == "" {
 		s.name = "vxd"
@@ -255,11 +267,16 @@ func (s *Server) NewSession(notify func(*jsonrpc.Message)) *Session {
 	var victim *Session
 	s.mu.Lock()
 	if s.maxSessions > 0 && len(s.sessions) >= s.maxSessions {
+		// The victim leaves the table under the same lock that admits the
+		// newcomer, so concurrent creators never pick the same one and the
+		// cap holds.
 		victim = s.idlest()
+		delete(s.sessions, victim.id)
 	}
 	s.sessions[ss.id] = ss
 	s.last = time.Now()
 	s.mu.Unlock()
+	ss.armExpiry()
 	if victim != nil {
 		s.log.Info().Str("session", victim.id).Msg("session cap reached: ending the idlest session")
 		victim.Close()

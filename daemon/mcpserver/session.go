@@ -27,6 +27,8 @@ type Session struct {
 	inflight map[string]context.CancelFunc
 	last     time.Time
 	closed   bool
+	holds    int         // open streams (Hold)
+	expiry   *time.Timer // ends the idle session (expiry.go)
 }
 
 // ID is the session's random id (32 hex digits, 128 bits).
@@ -51,6 +53,9 @@ func (ss *Session) Close() {
 		return
 	}
 	ss.closed = true
+	if ss.expiry != nil {
+		ss.expiry.Stop()
+	}
 	for _, cancel := range ss.inflight {
 		cancel()
 	}
@@ -90,7 +95,8 @@ func (ss *Session) Handle(ctx context.Context, msgs []*jsonrpc.Message, batch bo
 		if len(msgs) != 1 {
 			return ss.encode(jsonrpc.NewError(nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "invalid request: expected one message")))
 		}
-		if r := ss.handleOne(ctx, msgs[0], emit, false); r != nil {
+		budget := &answerBudget{left: ss.srv.limits.MaxAnswerBytes, max: ss.srv.limits.MaxAnswerBytes}
+		if r := ss.fit(budget, msgs[0], ss.handleOne(ctx, msgs[0], emit, false)); r != nil {
 			return ss.encode(r)
 		}
 		return nil
@@ -105,13 +111,12 @@ func (ss *Session) Handle(ctx context.Context, msgs []*jsonrpc.Message, batch bo
 	if len(msgs) == 0 {
 		return ss.encode(jsonrpc.NewError(nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "invalid request: empty batch")))
 	}
-	// Requests in a batch run side by side, like separate requests would.
-	replies := make([]*jsonrpc.Message, len(msgs))
-	var wg sync.WaitGroup
-	for i, m := range msgs {
-		wg.Go(func() { replies[i] = ss.handleOne(ctx, m, emit, true) })
+	if len(msgs) > ss.srv.limits.MaxBatch {
+		return ss.encode(jsonrpc.NewError(nil, batchTooLong(len(msgs), ss.srv.limits.MaxBatch)))
 	}
-	wg.Wait()
+	// Requests in a batch run side by side, like separate requests would,
+	// a few at a time.
+	replies := ss.runBatch(ctx, msgs, emit, ss.srv.limits)
 	var out []*jsonrpc.Message
 	for _, r := range replies {
 		if r != nil {
@@ -173,6 +178,10 @@ func (ss *Session) handleOne(ctx context.Context, m *jsonrpc.Message, emit func(
 	if ss.closed {
 		ss.mu.Unlock()
 		return ss.errorReply(m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "invalid request: the session has ended; initialize a new one"))
+	}
+	if _, dup := ss.inflight[key]; dup {
+		ss.mu.Unlock()
+		return ss.errorReply(m.ID, duplicateID(m.ID))
 	}
 	ss.inflight[key] = cancel
 	ss.mu.Unlock()

@@ -7,8 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -116,12 +118,19 @@ func taskArgs(e *Env, in RunTasksInput, allowed func(string) bool, extra ...stri
 
 // RunTasks runs `vx run … --format json` as a child process in the
 // workspace, reporting each event through onEvent. Cancelling ctx
-// interrupts the child (SIGINT), which records the run as interrupted.
+// interrupts the child (SIGINT), which records the run as interrupted;
+// so does vxd's death (SIGTERM). One runs at a time per workspace: a
+// second is refused with a *BusyError naming the first.
 func RunTasks(ctx context.Context, e *Env, in RunTasksInput, allowed func(string) bool, onEvent func(wire.Event)) (*RunTasksOutput, error) {
 	args, err := taskArgs(e, in, allowed, "--format=json")
 	if err != nil {
 		return nil, err
 	}
+	release, err := takeRunSlot(e.Root, args)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	code, stdout, stderr, err := e.runChild(ctx, in.VX, args, onEvent)
 	if err != nil {
 		return nil, err
@@ -175,9 +184,26 @@ func (e *Env) runChild(ctx context.Context, vx string, args []string, onEvent fu
 	}
 	cmd := exec.Command(vx, args...)
 	cmd.Dir = e.Root
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Files, not pipes: a child that outlives vxd must still be able to
+	// print (a write to a broken pipe on stdout or stderr would kill it
+	// before it records the run as interrupted).
+	stdoutF, err := spoolFile()
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	defer stdoutF.Close()
+	stderrF, err := spoolFile()
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	defer stderrF.Close()
+	cmd.Stdout, cmd.Stderr = stdoutF, stderrF
+	// The child stops (SIGTERM: vx run records the run as interrupted and
+	// stops its tasks) when vxd dies. The signal follows the thread that
+	// started the child, so that thread stays locked to this call.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	cmd.Env = os.Environ()
 	var pr *os.File
 	if onEvent != nil {
@@ -238,5 +264,37 @@ func (e *Env) runChild(ctx context.Context, vx string, args []string, onEvent fu
 	if werr != nil && !errors.As(werr, &ee) {
 		return 0, nil, nil, werr
 	}
-	return cmd.ProcessState.ExitCode(), stdout.Bytes(), stderr.Bytes(), nil
+	stdout, err := readSpool(stdoutF)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	stderr, err := readSpool(stderrF)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	return cmd.ProcessState.ExitCode(), stdout, stderr, nil
+}
+
+// spoolFile is an unnamed temporary file for a child's output.
+func spoolFile() (*os.File, error) {
+	f, err := os.CreateTemp("", "vx-run-output-*")
+	if err != nil {
+		return nil, fmt.Errorf("creating a file for vx run's output: %w", err)
+	}
+	_ = os.Remove(f.Name())
+	return f, nil
+}
+
+// maxSpool bounds what is read back of a child's stdout or stderr.
+const maxSpool = 64 << 20
+
+func readSpool(f *os.File) ([]byte, error) {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxSpool))
+	if err != nil {
+		return nil, fmt.Errorf("reading vx run's output: %w", err)
+	}
+	return b, nil
 }

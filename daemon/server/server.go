@@ -48,6 +48,9 @@ type Options struct {
 	Ready func(d *wire.Discovery)
 	// ExtraTools are tools from other packages (init, lock, docs).
 	ExtraTools func(e *ops.Env) []tools.Def
+	// SessionIdle ends an MCP session idle this long (0: the default,
+	// mcpserver.DefaultSessionIdle; <0: never).
+	SessionIdle time.Duration
 }
 
 // ErrRunning means another vxd owns the workspace.
@@ -134,16 +137,17 @@ func Serve(ctx context.Context, o Options) error {
 		}
 		d.feed.Publish(wire.Event{Type: typ, Session: id[:8]})
 	}
-	d.mcp = mcpserver.New(&mcpserver.Options{Name: "vx", Version: version.Version, Mask: d.env.Masker.String, MaskJSON: d.env.Masker.JSON, Logger: d.log, MaxSessions: 64, OnSession: onSession,
+	d.mcp = mcpserver.New(&mcpserver.Options{Name: "vx", Version: version.Version, Mask: d.env.Masker.String, MaskJSON: d.env.Masker.JSON, Logger: d.log, MaxSessions: 64, OnSession: onSession, SessionIdle: o.SessionIdle,
 		Instructions: "vx answers questions about this monorepo workspace: its tasks (listTasks, getConfig), its cache (getCacheStats, explainCacheKey), its run history (getRunHistory, whyDidThisRerun, getFailures, getTaskLog, compareRuns, runTrends), and runs or plans tasks (runTasks, planTasks)."})
 	defer d.mcp.Close()
 	d.refreshCatalog()
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	tcp, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return fmt.Errorf("listening on 127.0.0.1: %w", err)
 	}
-	d.port = ln.Addr().(*net.TCPAddr).Port
+	d.port = tcp.Addr().(*net.TCPAddr).Port
+	ln := newLimitListener(tcp, MaxConns)
 
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", httpapi.NewMCPHandler(d.mcp, &httpapi.MCPOptions{Logger: d.log}))
@@ -155,11 +159,7 @@ func Serve(ctx context.Context, o Options) error {
 	})
 	d.mountLive(mux)
 	d.mountPage(mux)
-	srv := &http.Server{
-		Handler:           d.tokenLogin(httpapi.Guard(mux, httpapi.GuardOptions{Port: d.port, Token: d.token, Page: &httpapi.PageAuth{Cookie: wire.PageCookieName(d.port), Routes: pageRoutes, Valid: d.pages.valid}, Logger: d.log})),
-		ReadHeaderTimeout: 10 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return ctx },
-	}
+	srv := newHTTPServer(ctx, d.tokenLogin(httpapi.Guard(liftReadDeadline(mux), httpapi.GuardOptions{Port: d.port, Token: d.token, Page: &httpapi.PageAuth{Cookie: wire.PageCookieName(d.port), Routes: pageRoutes, Valid: d.pages.valid}, Logger: d.log})), d.log)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 

@@ -188,11 +188,13 @@ func TestLongCallKeepsGoing(t *testing.T) {
 	obj := json.RawMessage(`{"type":"object"}`)
 	td.extra = func(*testDialer) []mcpserver.Tool {
 		return []mcpserver.Tool{{Def: mcp.Tool{Name: "long", InputSchema: obj}, Handler: func(ctx context.Context, c *mcpserver.Call) (any, error) {
-			time.Sleep(3 * time.Second)
+			time.Sleep(6 * time.Second)
 			return map[string]bool{"done": true}, nil
 		}}}
 	}
-	l := startLines(t, td, &Options{StallTimeout: 500 * time.Millisecond})
+	// The stall time is 20 keep-alives, so a loaded machine (CI under
+	// -race) does not miss it; the call lasts three stall times.
+	l := startLines(t, td, &Options{StallTimeout: 2 * time.Second})
 	l.send(t, initLine)
 	l.answer(t, "1")
 	l.send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"long"}}`)

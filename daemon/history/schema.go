@@ -36,7 +36,8 @@ var schema = []string{
 		cached      INTEGER NOT NULL DEFAULT 0,
 		duration_ms INTEGER NOT NULL DEFAULT 0,
 		executions  INTEGER NOT NULL DEFAULT 0,
-		hits        INTEGER NOT NULL DEFAULT 0
+		hits        INTEGER NOT NULL DEFAULT 0,
+		` + remoteRunColumns + `
 	) WITHOUT ROWID`,
 	`CREATE UNIQUE INDEX runs_seq ON runs(seq)`,
 	`CREATE INDEX runs_status_seq ON runs(status, seq)`,
@@ -65,6 +66,7 @@ var schema = []string{
 		not_ready        INTEGER NOT NULL,
 		reason           TEXT    NOT NULL,
 		output_truncated INTEGER NOT NULL,
+		cache_source     TEXT    NOT NULL DEFAULT '',
 		output           BLOB
 	)`,
 	`CREATE INDEX executions_task ON executions(task_id, run_seq)`,
@@ -114,8 +116,10 @@ var schema = []string{
 }
 
 // migrations[v] moves a database from version v to v+1 inside the open
-// transaction. None exist yet: SchemaVersion 1 is the first layout.
-var migrations = map[int]func(ctx context.Context, tx *sql.Tx) error{}
+// transaction.
+var migrations = map[int]func(ctx context.Context, tx *sql.Tx) error{
+	1: addRemoteCacheColumns,
+}
 
 // prepareSchema creates, migrates or resets the schema in one IMMEDIATE
 // transaction, so that two processes opening a new workspace at once agree.

@@ -21,6 +21,7 @@ import (
 	"github.com/vzn/vx/daemon/cache"
 	"github.com/vzn/vx/daemon/hashing"
 	"github.com/vzn/vx/daemon/history"
+	"github.com/vzn/vx/daemon/remotecache"
 	"github.com/vzn/vx/daemon/secret"
 	"github.com/vzn/vx/daemon/taskkey"
 	"github.com/vzn/vx/daemon/workspace"
@@ -40,6 +41,7 @@ type Options struct {
 	Args        []string
 	Environ     []string // vx's own environment; nil = os.Environ()
 	Logger      zerolog.Logger
+	Cache       *remotecache.Mode // --cache; nil reads and writes both caches
 }
 
 // Prepared is a run's graph with every task's key computed.
@@ -111,7 +113,7 @@ func SecretValues(m *workspace.Model, env map[string]string) []string {
 	for _, p := range m.Projects {
 		add(p.Overrides)
 	}
-	return out
+	return append(out, remotecache.SecretValues(env)...)
 }
 
 // Prepare selects projects, builds the graph and computes every key.

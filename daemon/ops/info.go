@@ -46,6 +46,10 @@ type InfoOutput struct {
 	DaemonNote   string       `json:"daemonNote,omitempty"`
 	MCP          InfoMCP      `json:"mcp"`
 	Git          InfoGit      `json:"git"`
+
+	// RemoteCache is the remote cache's settings, without the token, and
+	// the status the latest run recorded.
+	RemoteCache *wire.RemoteStatus `json:"remoteCache"`
 }
 
 // InfoCache is the cache's state.
@@ -163,5 +167,6 @@ func Info(ctx context.Context, e *Env, in InfoInput) (*InfoOutput, error) {
 	}
 	out.DaemonNote = in.DaemonNote
 	out.Git.Branch, out.Git.Commit = runner.GitHead(e.Root)
+	out.RemoteCache = RemoteInfo(ctx, e)
 	return out, nil
 }

@@ -38,17 +38,17 @@ type Error struct {
 func (e *Error) Error() string {
 	what := map[string]string{
 		wire.RemoteUnreachable:  "unreachable",
-		wire.RemoteTimeout:      "did not answer in time",
-		wire.RemoteUnauthorized: "refused the token (401): check VX_REMOTE_CACHE_TOKEN",
-		wire.RemoteForbidden:    "forbade the request (403)",
-		wire.RemoteServerError:  "failed",
-		wire.RemoteBadResponse:  "sent a bad response",
-		wire.RemoteDisabled:     "says the cache is not enabled",
+		wire.RemoteTimeout:      "timed out",
+		wire.RemoteUnauthorized: "the token was refused (HTTP 401; check VX_REMOTE_CACHE_TOKEN)",
+		wire.RemoteForbidden:    "forbidden (HTTP 403)",
+		wire.RemoteServerError:  "server error",
+		wire.RemoteBadResponse:  "unexpected response",
+		wire.RemoteMisconfig:    "not sent",
 	}[e.Kind]
-	msg := fmt.Sprintf("remote cache %s %s on %s", e.Server, what, e.Op)
 	if e.Code != 0 && e.Kind != wire.RemoteUnauthorized && e.Kind != wire.RemoteForbidden {
-		msg += fmt.Sprintf(" (HTTP %d)", e.Code)
+		what += fmt.Sprintf(" (HTTP %d)", e.Code)
 	}
+	msg := fmt.Sprintf("remote cache %s: %s: %s", e.Server, e.Op, what)
 	if e.Detail != "" {
 		msg += ": " + e.Detail
 	}

@@ -99,3 +99,13 @@ func (c ctxReader) Read(p []byte) (int, error) {
 	}
 	return c.r.Read(p)
 }
+
+// Has reports whether an entry file exists for key, without reading or
+// verifying it (Get does that).
+func (s *Store) Has(key string) bool {
+	if checkKey(key) != nil {
+		return false
+	}
+	_, err := os.Stat(s.entryPath(key))
+	return err == nil
+}

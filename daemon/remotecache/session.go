@@ -17,6 +17,11 @@ import (
 // uploadWorkers is how many uploads run at once beside the tasks.
 const uploadWorkers = 4
 
+// fetchWorkers is how many downloads run at once: every task's artifact is
+// asked for as the run starts, not when a worker reaches the task, since
+// the keys are all known and a download mostly waits on the network.
+const fetchWorkers = 16
+
 // headBeforePut is the artifact size from which an upload first asks HEAD
 // whether the server already holds the artifact.
 const headBeforePut = 1 << 20
@@ -44,6 +49,13 @@ type Session struct {
 	mu    sync.Mutex
 	stats wire.RemoteRun
 
+	fetchSem   chan struct{}
+	prefetchMu sync.Mutex
+	prefetches map[string]*prefetch
+	fetchCtx   context.Context
+	fetchStop  context.CancelFunc
+	fetching   sync.WaitGroup
+
 	sem      chan struct{}
 	uploads  sync.WaitGroup
 	pending  atomic.Int64
@@ -56,9 +68,11 @@ type Session struct {
 // warning line (the caller masks and prints it).
 func Start(ctx context.Context, s *Settings, mode Mode, warn func(string)) *Session {
 	x := &Session{s: s, c: NewClient(s), warn: warn, read: mode.RemoteRead, warned: map[string]bool{},
-		statusDone: make(chan struct{}), sem: make(chan struct{}, uploadWorkers)}
+		statusDone: make(chan struct{}), sem: make(chan struct{}, uploadWorkers),
+		fetchSem: make(chan struct{}, fetchWorkers), prefetches: map[string]*prefetch{}}
 	x.write.Store(mode.RemoteWrite && !s.ReadOnly)
 	x.upCtx, x.upCancel = context.WithCancel(context.WithoutCancel(ctx))
+	x.fetchCtx, x.fetchStop = context.WithCancel(ctx)
 	x.stats = wire.RemoteRun{URL: s.URL, Team: s.Team, Read: x.read, Write: x.write.Load(), Signature: s.Signature}
 	if !x.read && !x.write.Load() {
 		x.status = "off"
@@ -135,10 +149,56 @@ func (x *Session) ready(ctx context.Context) bool {
 	return !x.off.Load()
 }
 
-// Fetch asks the server for key's artifact and, when it arrives whole,
-// signed (if signatures are on) and checksummed, stores it in store and
-// returns it; nil on any miss.
+// prefetch is a download started ahead of its task.
+type prefetch struct {
+	done chan struct{}
+	hit  *cache.Hit
+}
+
+// Prefetch starts downloading key's artifact into store now, on the
+// download pool; the task's Fetch then waits for it.
+func (x *Session) Prefetch(ctx context.Context, store *cache.Store, taskID, key string) {
+	if !x.read {
+		return
+	}
+	p := &prefetch{done: make(chan struct{})}
+	x.prefetchMu.Lock()
+	x.prefetches[key] = p
+	x.prefetchMu.Unlock()
+	x.fetching.Add(1)
+	go func() {
+		defer x.fetching.Done()
+		defer close(p.done)
+		select {
+		case x.fetchSem <- struct{}{}:
+		case <-x.fetchCtx.Done():
+			return
+		}
+		defer func() { <-x.fetchSem }()
+		p.hit = x.fetch(x.fetchCtx, store, taskID, key)
+	}()
+}
+
+// Fetch asks the server for key's artifact (or takes the prefetched one)
+// and, when it arrives whole, signed (if signatures are on) and
+// checksummed, stores it in store and returns it; nil on any miss.
 func (x *Session) Fetch(ctx context.Context, store *cache.Store, taskID, key string) *cache.Hit {
+	x.prefetchMu.Lock()
+	p := x.prefetches[key]
+	delete(x.prefetches, key)
+	x.prefetchMu.Unlock()
+	if p != nil {
+		select {
+		case <-p.done:
+			return p.hit
+		case <-ctx.Done():
+			return nil
+		}
+	}
+	return x.fetch(ctx, store, taskID, key)
+}
+
+func (x *Session) fetch(ctx context.Context, store *cache.Store, taskID, key string) *cache.Hit {
 	if !x.read || !x.ready(ctx) {
 		return nil
 	}
@@ -282,6 +342,9 @@ func (x *Session) upload(f *os.File, key string, durationMs int64) (int64, error
 // Finish waits for the uploads still running, up to the timeout, and
 // returns what the run did with the remote.
 func (x *Session) Finish() wire.RemoteRun {
+	// Downloads for tasks that never asked (blocked, skipped) stop here.
+	x.fetchStop()
+	x.fetching.Wait()
 	done := make(chan struct{})
 	go func() { x.uploads.Wait(); close(done) }()
 	t := time.NewTimer(x.s.Timeout)
@@ -296,12 +359,6 @@ func (x *Session) Finish() wire.RemoteRun {
 		x.warnOnce("pending", fmt.Sprintf("remote cache %s: %d uploads not finished within %s were abandoned", x.s.Server(), left, x.s.Timeout))
 	}
 	x.upCancel()
-	select {
-	case <-x.statusDone:
-	default:
-		// Nothing asked the remote (every task a local hit): no need to
-		// wait for its status.
-	}
 	x.c.Close()
 	x.mu.Lock()
 	defer x.mu.Unlock()

@@ -18,6 +18,9 @@ type remote struct {
 	sess    *remotecache.Session // nil: no remote configured, or not usable
 	scratch *cache.Store
 	dir     string // the scratch store's directory
+	// prefetched holds the keys whose download started with the run;
+	// written before the workers start, only read after.
+	prefetched map[string]bool
 }
 
 // startRemote resolves the remote cache settings and opens the run's
@@ -39,6 +42,23 @@ func (r *run) startRemote(ctx context.Context) {
 		return
 	}
 	r.rc.sess = remotecache.Start(ctx, s, r.rc.mode, func(msg string) { r.warn("%s", msg) })
+	if r.o.Force || !r.rc.mode.RemoteRead {
+		return
+	}
+	// Every local miss is asked for at once, ahead of the workers.
+	for _, n := range r.p.Graph.Executable() {
+		key := r.p.Keys[n.ID]
+		if !n.Def.Cache || r.rc.mode.LocalRead && r.store.Has(key) {
+			continue
+		}
+		if st := r.writeStore(); st != nil {
+			r.rc.sess.Prefetch(ctx, st, n.ID, key)
+			if r.rc.prefetched == nil {
+				r.rc.prefetched = map[string]bool{}
+			}
+			r.rc.prefetched[key] = true
+		}
+	}
 }
 
 // writeStore is where entries produced or downloaded by this run go: the

@@ -447,7 +447,7 @@ func (r *run) restore(ctx context.Context, n *workspace.Node, row *wire.TaskRow,
 	if !same || log == nil {
 		var hit *cache.Hit
 		err := cache.ErrMiss
-		if r.rc.mode.LocalRead {
+		if r.rc.mode.LocalRead && !r.rc.prefetched[row.Key] {
 			hit, err = r.store.Get(row.Key)
 		}
 		if err != nil {

@@ -33,8 +33,9 @@ vet: ## go vet
 lint: vet ## vet plus gofmt
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-bench: build ## benchmarks: vx against Turborepo side by side, and the daemon (see docs/benchmarks.md)
+bench: build ## benchmarks: vx against Turborepo side by side (local and remote cache), and the daemon (see docs/benchmarks.md)
 	bash scripts/bench.sh
+	bash scripts/bench-remote.sh
 
 demo: build ## the main job on examples/demo: cold and warm runs, why, vxd, MCP through the shim, vxd status
 	bash scripts/demo.sh

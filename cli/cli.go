@@ -22,6 +22,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/vzn/vx/daemon/ops"
+	"github.com/vzn/vx/daemon/remotecache"
 	"github.com/vzn/vx/daemon/runner"
 	"github.com/vzn/vx/daemon/secret"
 	"github.com/vzn/vx/daemon/server"
@@ -197,6 +198,7 @@ var runFlags = func() map[string]flagSpec {
 		"concurrency": {kind: valueFlag, arg: "N", help: "worker count (default: config workers, else one per CPU)"},
 		"dry":         {kind: optionalFlag, arg: "json", help: "print what would run, execute nothing (--dry=json for JSON)"},
 		"format":      {kind: valueFlag, arg: "text|json", help: "json: the run summary as one JSON document on stdout"},
+		"cache":       {kind: valueFlag, arg: "local:rw,remote:rw", help: "which caches to read (r) and write (w); a side left out or empty is off"},
 	}
 }
 
@@ -226,6 +228,14 @@ func runVerb(ctx context.Context, s *IO, argv []string) error {
 	if dry && a.str("dry") != "" && a.str("dry") != "json" && a.str("dry") != "text" {
 		return usageError{fmt.Sprintf("vx run: --dry=%s is not a dry-run format (use --dry or --dry=json)", a.str("dry"))}
 	}
+	var cacheMode *remotecache.Mode
+	if a.has("cache") {
+		mode, err := remotecache.ParseMode(a.str("cache"))
+		if err != nil {
+			return usageError{"vx run: " + err.Error()}
+		}
+		cacheMode = &mode
+	}
 	m, err := loadModel(s)
 	if err != nil {
 		return err
@@ -235,7 +245,7 @@ func runVerb(ctx context.Context, s *IO, argv []string) error {
 	opts := &runner.Options{
 		Model: m, Tasks: a.pos, Force: a.bool("force"), Continue: a.bool("continue"), Concurrency: conc,
 		Selection: workspace.Selection{Filters: a.list("filter"), Affected: a.has("affected"), AffectedRef: a.str("affected")},
-		Args:      append([]string{"run"}, argv...), Environ: s.environ(), Logger: logger(s),
+		Args:      append([]string{"run"}, argv...), Environ: s.environ(), Logger: logger(s), Cache: cacheMode,
 	}
 	p, err := runner.Prepare(ctx, opts)
 	if err != nil {

@@ -42,7 +42,7 @@ import (
 
 // SchemaVersion is the layout this vx reads and writes, stored in the
 // database's user_version.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // Limits applied by the list readers.
 const (
@@ -150,6 +150,7 @@ type Execution struct {
 	Key            string    `json:"key"`    // cache key; empty when none was computed
 	Status         string    `json:"status"` // passed|failed|blocked|timedOut|interrupted|skipped
 	Cache          string    `json:"cache"`  // hit|miss|off
+	CacheSource    string    `json:"cacheSource,omitempty"`
 	ExitCode       *int      `json:"exitCode"`
 	StartedAt      time.Time `json:"startedAt"`
 	DurationMs     int64     `json:"durationMs"`

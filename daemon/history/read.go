@@ -49,7 +49,7 @@ func scanRun(sc scanner) (*Run, error) {
 // execCols reads every column but the output; execColsOut adds it.
 const execCols = `e.run_id, e.task_id, e.project, e.task, e.key, e.status, e.cache, e.exit_code,
 	e.started_at, e.duration_ms, e.peak_rss_bytes, e.cpu_parallelism, e.blocked_by,
-	e.timed_out, e.reason, e.output_truncated`
+	e.timed_out, e.reason, e.output_truncated, e.cache_source`
 
 const execColsOut = execCols + `, e.output`
 
@@ -65,7 +65,7 @@ func (s *Store) scanExec(sc scanner, withOutput bool, extra ...any) (*Execution,
 	)
 	dest := []any{&e.RunID, &e.TaskID, &e.Project, &e.Task, &e.Key, &e.Status, &e.Cache, &exit,
 		&started, &e.DurationMs, &e.PeakRSSBytes, &e.CPUParallelism, &blocked,
-		&timedOut, &e.Reason, &trunc}
+		&timedOut, &e.Reason, &trunc, &e.CacheSource}
 	if withOutput {
 		dest = append(dest, &out)
 	}

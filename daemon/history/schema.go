@@ -38,7 +38,8 @@ var schema = []string{
 		executions  INTEGER NOT NULL DEFAULT 0,
 		hits        INTEGER NOT NULL DEFAULT 0,
 		pid         INTEGER NOT NULL DEFAULT 0,
-		proc_start  INTEGER NOT NULL DEFAULT 0
+		proc_start  INTEGER NOT NULL DEFAULT 0,
+		` + remoteRunColumns + `
 	) WITHOUT ROWID`,
 	`CREATE UNIQUE INDEX runs_seq ON runs(seq)`,
 	`CREATE INDEX runs_status_seq ON runs(status, seq)`,
@@ -66,6 +67,7 @@ var schema = []string{
 		timed_out        INTEGER NOT NULL,
 		reason           TEXT    NOT NULL,
 		output_truncated INTEGER NOT NULL,
+		cache_source     TEXT    NOT NULL DEFAULT '',
 		output           BLOB
 	)`,
 	`CREATE INDEX executions_task ON executions(task_id, run_seq)`,
@@ -117,8 +119,9 @@ var schema = []string{
 // migrations[v] moves a database from version v to v+1 inside the open
 // transaction (the steps are in steps.go).
 var migrations = map[int]func(ctx context.Context, tx *sql.Tx) error{
-	1: stepRunProcess, // runs.pid, runs.proc_start: find runs whose vx died
-	2: stepOwnPeaks,   // drop peaks that were vx's own memory; drop executions.not_ready
+	1: stepRunProcess,        // runs.pid, runs.proc_start: find runs whose vx died
+	2: stepOwnPeaks,          // drop peaks that were vx's own memory; drop executions.not_ready
+	3: addRemoteCacheColumns, // executions.cache_source, runs.remote_*: where hits came from
 }
 
 // prepareSchema creates, migrates or resets the schema in one IMMEDIATE

@@ -15,11 +15,13 @@ import (
 	"github.com/vzn/vx/daemon/history"
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/protocol/layout"
+	"github.com/vzn/vx/protocol/wire"
 )
 
 // CacheStatsInput narrows CacheStats.
 type CacheStatsInput struct {
-	Project string
+	Project     string
+	CheckRemote bool // also ask the remote cache server (a network request)
 }
 
 // CacheStatsOutput is the state of the cache.
@@ -34,6 +36,11 @@ type CacheStatsOutput struct {
 	Hits24h       int        `json:"hits24h"`
 	HitRate24h    float64    `json:"hitRate24h"`
 	Dir           string     `json:"dir"`
+	// Hits24h split by the cache that answered them.
+	LocalHits24h      int                     `json:"localHits24h"`
+	RemoteHits24h     int                     `json:"remoteHits24h"`
+	Remote            *wire.RemoteStatus      `json:"remote,omitempty"`
+	RemoteActivity24h *history.RemoteActivity `json:"remoteActivity24h,omitempty"`
 }
 
 // CacheStats answers getCacheStats.
@@ -67,6 +74,9 @@ func CacheStats(ctx context.Context, e *Env, in CacheStatsInput) (*CacheStatsOut
 	}
 	if out.Executions24h > 0 {
 		out.HitRate24h = round3(float64(out.Hits24h) / float64(out.Executions24h))
+	}
+	if err := remoteActivity24h(ctx, e, h, in.Project, in.CheckRemote, out); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

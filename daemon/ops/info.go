@@ -50,6 +50,10 @@ type InfoOutput struct {
 	// OutputOverlaps are tasks that may run at once and write the same
 	// files; vx runs each pair one at a time.
 	OutputOverlaps []workspace.OutputOverlap `json:"outputOverlaps"`
+
+	// RemoteCache is the remote cache's settings, without the token, and
+	// the status the latest run recorded.
+	RemoteCache *wire.RemoteStatus `json:"remoteCache"`
 }
 
 // InfoCache is the cache's state.
@@ -168,5 +172,6 @@ func Info(ctx context.Context, e *Env, in InfoInput) (*InfoOutput, error) {
 	}
 	out.DaemonNote = in.DaemonNote
 	out.Git.Branch, out.Git.Commit = runner.GitHead(e.Root)
+	out.RemoteCache = RemoteInfo(ctx, e)
 	return out, nil
 }

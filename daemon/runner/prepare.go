@@ -21,6 +21,7 @@ import (
 	"github.com/vzn/vx/daemon/cache"
 	"github.com/vzn/vx/daemon/hashing"
 	"github.com/vzn/vx/daemon/history"
+	"github.com/vzn/vx/daemon/remotecache"
 	"github.com/vzn/vx/daemon/secret"
 	"github.com/vzn/vx/daemon/taskkey"
 	"github.com/vzn/vx/daemon/workspace"
@@ -39,6 +40,7 @@ type Options struct {
 	Args        []string
 	Environ     []string // vx's own environment; nil = os.Environ()
 	Logger      zerolog.Logger
+	Cache       *remotecache.Mode // --cache; nil reads and writes both caches
 }
 
 // Prepared is a run's graph with every task's key computed.

@@ -50,6 +50,7 @@ type run struct {
 	stamps  *outputStamps
 	stopped bool // a failure stopped scheduling (no --continue)
 	stopBy  string
+	rc      remote
 
 	// overlaps are the run's tasks whose outputs may collide (overlap.go).
 	overlaps []workspace.OutputOverlap
@@ -124,6 +125,7 @@ func Execute(ctx context.Context, p *Prepared, o *Options, out Output) (*wire.Ru
 		r.warns = r.warns[:len(r.warns)-1]
 	}
 	r.runID = history.NewRunID()
+	r.startRemote(ctx)
 	started := time.Now()
 	branch, commit := GitHead(root)
 	command := p.Masker.String(strings.Join(append([]string{"vx"}, o.Args...), " "))
@@ -163,11 +165,13 @@ func Execute(ctx context.Context, p *Prepared, o *Options, out Output) (*wire.Ru
 		r.warn("saving output stamps: %v", err)
 	}
 
+	remoteRun := r.finishRemote()
 	close(stopFlush)
 	<-flushDone
 	r.flush(context.WithoutCancel(ctx))
 
 	sum := r.summary(started, command, branch, commit, ctx.Err() != nil)
+	r.recordRemote(ctx, sum, remoteRun)
 	if err := hist.FinishRun(context.WithoutCancel(ctx), r.runID, sum.Status, sum.ExitCode, sum.EndedAt, sum.Totals.Tasks, sum.Totals.Failed+sum.Totals.TimedOut, sum.Totals.Cached); err != nil {
 		r.warn("recording the end of run %s: %v", r.runID, err)
 	}
@@ -389,7 +393,7 @@ func (r *run) runNode(ctx context.Context, n *workspace.Node) bool {
 	start := time.Now()
 
 	if n.Def.Cache && !r.o.Force {
-		if ok := r.restore(n, row, start); ok {
+		if ok := r.restore(ctx, n, row, start); ok {
 			return true
 		}
 	}
@@ -427,7 +431,9 @@ func (r *run) runNode(ctx context.Context, n *workspace.Node) bool {
 		files := r.outputs(n)
 		row.Outputs = len(files)
 		meta := cache.Meta{Key: key, TaskID: n.ID, Project: n.Project, Task: n.Task, Command: r.p.Masker.String(n.Def.Command), ExitCode: 0, DurationMs: row.DurationMs, Created: time.Now()}
-		if _, err := r.store.Put(context.WithoutCancel(ctx), meta, r.dir(n), files, log); err != nil {
+		if st := r.writeStore(); st == nil {
+			r.stamps.forget(n.ID)
+		} else if e, err := st.Put(context.WithoutCancel(ctx), meta, r.dir(n), files, log); err != nil {
 			r.warn("%s: not cached: %v", n.ID, err)
 			// The task passed, but the next run with this key cannot hit:
 			// its row (footer, summary, history) says why.
@@ -435,6 +441,7 @@ func (r *run) runNode(ctx context.Context, n *workspace.Node) bool {
 			r.stamps.forget(n.ID)
 		} else {
 			r.stamps.record(n.ID, key, r.dir(n), files, log)
+			r.uploadRemote(n.ID, key, e)
 		}
 	} else {
 		r.stamps.forget(n.ID)
@@ -449,18 +456,31 @@ func (r *run) runNode(ctx context.Context, n *workspace.Node) bool {
 }
 
 // restore answers a task from the cache; false on a miss.
-func (r *run) restore(n *workspace.Node, row *wire.TaskRow, start time.Time) bool {
+func (r *run) restore(ctx context.Context, n *workspace.Node, row *wire.TaskRow, start time.Time) bool {
 	dir := r.dir(n)
 	// Outputs still exactly as vx left them for this key, with the log
 	// remembered: nothing to read from the cache or write to disk.
-	files, log, same := r.stamps.current(n.ID, row.Key, dir)
+	var files []string
+	var log []byte
+	same := false
+	if r.rc.mode.LocalRead {
+		files, log, same = r.stamps.current(n.ID, row.Key, dir)
+	}
+	source := wire.CacheSourceLocal
 	if !same || log == nil {
-		hit, err := r.store.Get(row.Key)
+		var hit *cache.Hit
+		err := cache.ErrMiss
+		if r.rc.mode.LocalRead && !r.rc.prefetched[row.Key] {
+			hit, err = r.store.Get(row.Key)
+		}
 		if err != nil {
 			if !errors.Is(err, cache.ErrMiss) {
 				r.warn("%s: cache entry %s is unreadable and will be replaced: %v", n.ID, row.Key, err)
 			}
-			return false
+			if hit = r.fetchRemote(ctx, n.ID, row.Key); hit == nil {
+				return false
+			}
+			source, same = wire.CacheSourceRemote, false
 		}
 		if !same {
 			if files, err = hit.Restore(dir); err != nil {
@@ -477,6 +497,7 @@ func (r *run) restore(n *workspace.Node, row *wire.TaskRow, start time.Time) boo
 	r.replay(n, log)
 	code := 0
 	row.Status, row.Cache, row.ExitCode = wire.StatusPassed, wire.CacheHit, &code
+	row.CacheSource = source
 	row.DurationMs = time.Since(start).Milliseconds()
 	row.Outputs = len(files)
 	r.record(n, row, nil)
@@ -578,7 +599,7 @@ func (r *run) record(n *workspace.Node, row *wire.TaskRow, output []byte) {
 	r.rowsMu.Lock()
 	r.rows[n.ID] = row
 	r.rowsMu.Unlock()
-	ex := history.Execution{RunID: r.runID, TaskID: n.ID, Project: n.Project, Task: n.Task, Key: row.Key, Status: row.Status, Cache: row.Cache,
+	ex := history.Execution{RunID: r.runID, TaskID: n.ID, Project: n.Project, Task: n.Task, Key: row.Key, Status: row.Status, Cache: row.Cache, CacheSource: row.CacheSource,
 		ExitCode: row.ExitCode, StartedAt: time.Now().Add(-time.Duration(row.DurationMs) * time.Millisecond), DurationMs: row.DurationMs,
 		PeakRSSBytes: row.PeakRSSBytes, CPUParallelism: row.CPUParallelism, BlockedBy: row.BlockedBy, TimedOut: row.TimedOut, Reason: row.Reason}
 	if output != nil {
@@ -621,6 +642,9 @@ func (r *run) summary(started time.Time, command, branch, commit string, interru
 			if row.Cache == wire.CacheHit {
 				t.Cached++
 			}
+			if row.CacheSource == wire.CacheSourceRemote {
+				t.RemoteHits++
+			}
 		case wire.StatusFailed:
 			t.Failed++
 		case wire.StatusBlocked:
@@ -652,6 +676,9 @@ func (r *run) footer(s *wire.RunSummary) {
 	var parts []string
 	parts = append(parts, fmt.Sprintf("%d passed", t.Passed))
 	parts = append(parts, fmt.Sprintf("%d cached", t.Cached))
+	if s.Remote != nil {
+		parts[len(parts)-1] += fmt.Sprintf(" (%d remote)", t.RemoteHits)
+	}
 	for _, x := range []struct {
 		n    int
 		name string

@@ -167,9 +167,10 @@ func Catalog(e *ops.Env, cfg Config) []mcpserver.Tool {
 			}},
 		Def{Name: "getCacheStats", Title: "Cache statistics", ReadOnly: true, Output: &ops.CacheStatsOutput{},
 			Description: "What's the state of my cache? Entries, total size, runs and hits in the last 24h, hit rate. scope.project narrows every number to one project.",
-			Args:        []Arg{{Name: "scope", Kind: KindObject, Desc: "narrow the numbers", Props: []Arg{{Name: "project", Kind: KindString, Desc: "a project name"}}}},
+			Args: []Arg{{Name: "scope", Kind: KindObject, Desc: "narrow the numbers", Props: []Arg{{Name: "project", Kind: KindString, Desc: "a project name"}}},
+				{Name: "checkRemote", Kind: KindBool, Desc: "also ask the remote cache server: reachable, authorized, enabled, round-trip time"}},
 			Run: func(ctx context.Context, _ *mcpserver.Call, v Values) (any, error) {
-				return ops.CacheStats(ctx, e, ops.CacheStatsInput{Project: v.Object("scope").Str("project")})
+				return ops.CacheStats(ctx, e, ops.CacheStatsInput{Project: v.Object("scope").Str("project"), CheckRemote: v.Bool("checkRemote")})
 			}},
 		Def{Name: "getRunHistory", Title: "Run history", ReadOnly: true, Output: &ops.RunHistoryOutput{},
 			Description: "Which tasks have I been running, and how fast? Recent executions (exit code, blockedBy, timedOut, reason) plus per-task p50/p99, success rate, hit rate, failure mode, flaky (only when one cache key both passed and failed), maxPeakRssBytes and maxCpuParallelism. limit 1..500 is clamped and the answer says the limit applied.",

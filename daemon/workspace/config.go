@@ -22,6 +22,7 @@ type Config struct {
 	Workers      int                   `json:"workers,omitempty"`
 	Tasks        map[string]TaskConfig `json:"tasks,omitempty"`
 	MCP          MCPConfig             `json:"mcp,omitempty"`
+	RemoteCache  *RemoteCacheConfig    `json:"remoteCache,omitempty"`
 }
 
 // TaskConfig is a task's declaration in the workspace or a project config.

@@ -245,6 +245,9 @@ func (m *Model) validateConfig() error {
 	if m.Config.Workers < 0 {
 		return &FileError{File: m.ConfigPath, Msg: fmt.Sprintf("workers: %d is not a worker count (use a positive number, or leave it out for one per CPU)", m.Config.Workers)}
 	}
+	if err := m.Config.RemoteCache.validate(); err != nil {
+		return &FileError{File: m.ConfigPath, Msg: err.Error()}
+	}
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"github.com/vzn/vx/daemon/jsonc"
+	"github.com/vzn/vx/protocol/wire"
 	"os"
 	"path/filepath"
 )
@@ -53,6 +54,9 @@ func SecretValues(root string, m *Model, env map[string]string) []string {
 		for _, d := range ScanSecrets(root) {
 			add(d)
 		}
+	}
+	for _, name := range wire.CredentialEnv {
+		add(DeclaredSecret{Name: name})
 	}
 	return out
 }

@@ -26,19 +26,20 @@ const (
 
 // RunSummary is the document `vx run --format json` prints.
 type RunSummary struct {
-	RunID      string    `json:"runId"`
-	OK         bool      `json:"ok"`
-	ExitCode   int       `json:"exitCode"`
-	Status     string    `json:"status"` // passed, failed, interrupted
-	Command    string    `json:"command"`
-	StartedAt  time.Time `json:"startedAt"`
-	EndedAt    time.Time `json:"endedAt"`
-	DurationMs int64     `json:"durationMs"`
-	GitBranch  string    `json:"gitBranch,omitempty"`
-	GitCommit  string    `json:"gitCommit,omitempty"`
-	Totals     RunTotals `json:"totals"`
-	Tasks      []TaskRow `json:"tasks"`
-	Warnings   []string  `json:"warnings"`
+	RunID      string     `json:"runId"`
+	OK         bool       `json:"ok"`
+	ExitCode   int        `json:"exitCode"`
+	Status     string     `json:"status"` // passed, failed, interrupted
+	Command    string     `json:"command"`
+	StartedAt  time.Time  `json:"startedAt"`
+	EndedAt    time.Time  `json:"endedAt"`
+	DurationMs int64      `json:"durationMs"`
+	GitBranch  string     `json:"gitBranch,omitempty"`
+	GitCommit  string     `json:"gitCommit,omitempty"`
+	Totals     RunTotals  `json:"totals"`
+	Tasks      []TaskRow  `json:"tasks"`
+	Warnings   []string   `json:"warnings"`
+	Remote     *RemoteRun `json:"remote,omitempty"` // what the run did with the remote cache, when one is configured
 }
 
 // RunTotals counts a run's tasks by outcome.
@@ -51,6 +52,7 @@ type RunTotals struct {
 	TimedOut    int `json:"timedOut"`
 	Interrupted int `json:"interrupted"`
 	Skipped     int `json:"skipped"`
+	RemoteHits  int `json:"remoteHits,omitempty"` // of Cached, those answered by the remote cache
 }
 
 // TaskRow is one task's outcome in a run.
@@ -60,6 +62,7 @@ type TaskRow struct {
 	Task           string   `json:"task"`
 	Status         string   `json:"status"`
 	Cache          string   `json:"cache"`
+	CacheSource    string   `json:"cacheSource,omitempty"` // a hit's cache: "local" or "remote"
 	Key            string   `json:"key"`
 	DurationMs     int64    `json:"durationMs"`
 	ExitCode       *int     `json:"exitCode"`

@@ -100,6 +100,14 @@ func TestMigrateFromSchema1(t *testing.T) {
 		`ALTER TABLE runs DROP COLUMN pid`,
 		`ALTER TABLE runs DROP COLUMN proc_start`,
 		`ALTER TABLE executions ADD COLUMN not_ready INTEGER NOT NULL DEFAULT 0`,
+		`ALTER TABLE executions DROP COLUMN cache_source`,
+		`ALTER TABLE runs DROP COLUMN remote_status`,
+		`ALTER TABLE runs DROP COLUMN remote_hits`,
+		`ALTER TABLE runs DROP COLUMN remote_rejected`,
+		`ALTER TABLE runs DROP COLUMN remote_uploads`,
+		`ALTER TABLE runs DROP COLUMN remote_upload_failures`,
+		`ALTER TABLE runs DROP COLUMN remote_bytes_down`,
+		`ALTER TABLE runs DROP COLUMN remote_bytes_up`,
 		`PRAGMA user_version = 1`,
 	} {
 		if _, err := db.Exec(stmt); err != nil {

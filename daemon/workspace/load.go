@@ -238,6 +238,12 @@ func (m *Model) validateConfig() error {
 				return &FileError{File: m.ConfigPath, Msg: fmt.Sprintf("tasks.%s.timeout: %v", name, err)}
 			}
 		}
+		if err := tc.Sandbox.validate("tasks." + name + ".sandbox"); err != nil {
+			return &FileError{File: m.ConfigPath, Msg: err.Error()}
+		}
+	}
+	if err := m.Config.Sandbox.validate("sandbox"); err != nil {
+		return &FileError{File: m.ConfigPath, Msg: err.Error()}
 	}
 	if m.Config.Workers < 0 {
 		return &FileError{File: m.ConfigPath, Msg: fmt.Sprintf("workers: %d is not a worker count (use a positive number, or leave it out for one per CPU)", m.Config.Workers)}
@@ -298,6 +304,9 @@ func (m *Model) loadProject(dir string) (*Project, *packageJSON, []string, error
 				if _, err := parseTimeout(*tc.Timeout); err != nil {
 					return nil, nil, nil, &FileError{File: pcPath, Msg: fmt.Sprintf("tasks.%s.timeout: %v", name, err)}
 				}
+			}
+			if err := tc.Sandbox.validate("tasks." + name + ".sandbox"); err != nil {
+				return nil, nil, nil, &FileError{File: pcPath, Msg: err.Error()}
 			}
 		}
 	}

@@ -65,6 +65,7 @@ var schema = []string{
 		not_ready        INTEGER NOT NULL,
 		reason           TEXT    NOT NULL,
 		output_truncated INTEGER NOT NULL,
+		sandbox_violations TEXT,
 		output           BLOB
 	)`,
 	`CREATE INDEX executions_task ON executions(task_id, run_seq)`,
@@ -114,7 +115,7 @@ var schema = []string{
 }
 
 // migrations[v] moves a database from version v to v+1 inside the open
-// transaction. None exist yet: SchemaVersion 1 is the first layout.
+// transaction. Each is registered by the file that adds it (sandbox.go: 1 → 2).
 var migrations = map[int]func(ctx context.Context, tx *sql.Tx) error{}
 
 // prepareSchema creates, migrates or resets the schema in one IMMEDIATE

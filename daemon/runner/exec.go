@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/protocol/wire"
 )
 
 // maxLog caps what is kept of one task's output; the rest is counted.
@@ -109,6 +110,7 @@ type result struct {
 	peakRSS        int64
 	cpuParallelism float64
 	log            []byte
+	violations     []wire.SandboxViolation
 }
 
 // taskEnv builds the task's environment: PATH with node_modules/.bin of
@@ -183,10 +185,16 @@ func (r *run) execute(ctx context.Context, n *workspace.Node, out *capture) resu
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	// Grandchildren that keep the pipes open must not hold up the run.
 	cmd.WaitDelay = 2 * time.Second
+	sb, err := r.confine(n, cmd, dir)
+	if err != nil {
+		return result{exitCode: -1, startErr: err}
+	}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
+		sb.abort()
 		return result{exitCode: -1, startErr: err, duration: time.Since(start)}
 	}
+	sb.started(r, n)
 	pgid := cmd.Process.Pid
 	var timeout <-chan time.Time
 	if n.Def.Timeout > 0 {
@@ -212,6 +220,7 @@ func (r *run) execute(ctx context.Context, n *workspace.Node, out *capture) resu
 	// Whatever the leader did, no process of the group outlives the task.
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	res.duration = time.Since(start)
+	res.violations = sb.finish(r.p.Masker.String)
 	if ps := cmd.ProcessState; ps != nil {
 		res.exitCode = ps.ExitCode()
 		if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {

@@ -1,5 +1,7 @@
 package wire
 
+import "fmt"
+
 // Sandbox modes a task may declare.
 const (
 	SandboxEnforce = "enforce" // a violation is denied (EACCES) and recorded
@@ -37,4 +39,18 @@ type SandboxVerdict struct {
 	Reason string `json:"reason,omitempty"`
 	// Tasks counts the workspace's tasks that declare a sandbox.
 	Tasks int `json:"tasks"`
+}
+
+// String renders a violation as the run's footer and vx last say it:
+// "denied create /home/u/.npmrc (node, pid 42)".
+func (v SandboxViolation) String() string {
+	verb := "reported"
+	if v.Denied {
+		verb = "denied"
+	}
+	what := v.Path
+	if what == "" {
+		what = v.Address
+	}
+	return fmt.Sprintf("%s %s %s (%s, pid %d)", verb, v.Op, what, v.Process, v.Pid)
 }

@@ -93,4 +93,5 @@ func renderRun(w io.Writer, o *ops.RunOutput) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.TaskID, t.Status, t.Cache, fmtMs(t.DurationMs), code, t.Reason)
 	}
 	tw.Flush()
+	printViolations(w, o.Tasks)
 }

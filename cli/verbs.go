@@ -115,6 +115,9 @@ func renderShow(w io.Writer, o *ops.ShowOutput) {
 		if t.Timeout != "" {
 			row("timeout", t.Timeout)
 		}
+		if sb := t.Sandbox; sb != nil {
+			row("sandbox", sandboxText(sb))
+		}
 		tw.Flush()
 		return
 	}

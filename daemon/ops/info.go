@@ -9,6 +9,7 @@ import (
 	"github.com/vzn/vx/daemon/history"
 	"github.com/vzn/vx/daemon/lockfile"
 	"github.com/vzn/vx/daemon/runner"
+	"github.com/vzn/vx/daemon/sandbox"
 	"github.com/vzn/vx/daemon/taskkey"
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/protocol/wire"
@@ -46,6 +47,9 @@ type InfoOutput struct {
 	DaemonNote   string       `json:"daemonNote,omitempty"`
 	MCP          InfoMCP      `json:"mcp"`
 	Git          InfoGit      `json:"git"`
+	// Sandbox is the sandbox runtime's verdict for this host and how many
+	// tasks declare a sandbox.
+	Sandbox wire.SandboxVerdict `json:"sandbox"`
 }
 
 // InfoCache is the cache's state.
@@ -123,6 +127,10 @@ func Info(ctx context.Context, e *Env, in InfoInput) (*InfoOutput, error) {
 			out.MCP.RunTasks = "allow-list"
 		}
 		out.MCP.Allowed = nonNil(m.Config.MCP.Run.Tasks)
+	}
+	out.Sandbox = sandbox.Detect()
+	if m != nil {
+		out.Sandbox.Tasks = m.Sandboxed()
 	}
 	out.MCP.Command = `{ "mcpServers": { "vx": { "command": "vx", "args": ["mcp"] } } }`
 	n, src := runner.Workers(in.Concurrency, m)

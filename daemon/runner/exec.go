@@ -190,11 +190,9 @@ func (r *run) execute(ctx context.Context, n *workspace.Node, out *capture) resu
 		return result{exitCode: -1, startErr: err}
 	}
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		sb.abort()
+	if err := sb.start(cmd); err != nil {
 		return result{exitCode: -1, startErr: err, duration: time.Since(start)}
 	}
-	sb.started(r, n)
 	pgid := cmd.Process.Pid
 	var timeout <-chan time.Time
 	if n.Def.Timeout > 0 {
@@ -203,7 +201,7 @@ func (r *run) execute(ctx context.Context, n *workspace.Node, out *capture) resu
 		timeout = t.C
 	}
 	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	go func() { done <- sb.wait(cmd) }()
 	var res result
 	var waitErr error
 	select {

@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/vzn/vx/daemon/sandbox"
 	"github.com/vzn/vx/daemon/workspace"
@@ -26,9 +25,10 @@ func (r *run) sandboxVerdict() sandbox.Verdict {
 	return r.sb.verdict
 }
 
-// confinement is one sandboxed execution in progress; nil for a task
-// without a sandbox (its methods then do nothing).
+// confinement is one sandboxed execution; nil for a task without a
+// sandbox (start and wait are then cmd's own).
 type confinement struct {
+	policy  *sandbox.Policy
 	session *sandbox.Session
 	tmp     string
 }
@@ -59,9 +59,8 @@ func sandboxRequired(p *Prepared) error {
 		strings.Join(refused, ", "), map[bool]string{true: "s", false: ""}[len(refused) == 1], v.Reason)
 }
 
-// confine turns cmd into a start of the sandbox helper when the node
-// declares a sandbox: writes beneath its outputs, its write globs and its
-// own temp dir (TMPDIR), TCP as declared.
+// confine prepares the sandbox of a node that declares one: writes beneath
+// its outputs, its write globs and its own temp dir (TMPDIR), TCP as declared.
 func (r *run) confine(n *workspace.Node, cmd *exec.Cmd, dir string) (*confinement, error) {
 	sb := n.Def.Sandbox
 	if sb == nil {
@@ -91,44 +90,40 @@ func (r *run) confine(n *workspace.Node, cmd *exec.Cmd, dir string) (*confinemen
 	}
 	globs := append(append([]string{}, n.Def.Outputs...), sb.Write...)
 	dirs, files := sandbox.WriteRoots(dir, globs, tmp)
-	p := &sandbox.Policy{Mode: sb.Mode, Landlock: landlock, Observe: v.Observer != "", Network: sb.Network, ABI: v.ABI,
-		WriteDirs: dirs, WriteFiles: files, Command: n.Def.Command}
+	p := &sandbox.Policy{Landlock: landlock, Observe: v.Observer != "", Network: sb.Network, ABI: v.ABI, WriteDirs: dirs, WriteFiles: files}
 	p.Resolve()
 	cmd.Env = append(cmd.Env, "TMPDIR="+tmp, "TMP="+tmp, "TEMP="+tmp)
-	s, err := sandbox.Wrap(cmd, p)
+	return &confinement{policy: p, tmp: tmp}, nil
+}
+
+// start starts cmd, confined when c is not nil.
+func (c *confinement) start(cmd *exec.Cmd) error {
+	if c == nil {
+		return cmd.Start()
+	}
+	s, err := sandbox.Start(cmd, c.policy)
 	if err != nil {
-		os.RemoveAll(tmp)
-		return nil, err
+		os.RemoveAll(c.tmp)
+		return err
 	}
-	return &confinement{session: s, tmp: tmp}, nil
+	c.session = s
+	return nil
 }
 
-// started is called once cmd has started; an observer that cannot be
-// reached leaves the task confined but unobserved.
-func (c *confinement) started(r *run, n *workspace.Node) {
+// wait waits for cmd.
+func (c *confinement) wait(cmd *exec.Cmd) error {
 	if c == nil {
-		return
+		return cmd.Wait()
 	}
-	if err := c.session.Started(); err != nil {
-		r.warn("%s: sandbox violations are not recorded: %v", n.ID, err)
-	}
-}
-
-// abort releases a confinement whose command did not start.
-func (c *confinement) abort() {
-	if c == nil {
-		return
-	}
-	c.session.Abort()
-	os.RemoveAll(c.tmp)
+	return c.session.Wait()
 }
 
 // finish returns the execution's violations, masked, and removes its temp dir.
 func (c *confinement) finish(mask func(string) string) []wire.SandboxViolation {
-	if c == nil {
+	if c == nil || c.session == nil {
 		return nil
 	}
-	vs := c.session.Finish(time.Second)
+	vs := c.session.Finish()
 	os.RemoveAll(c.tmp)
 	for i := range vs {
 		vs[i].Path, vs[i].Address, vs[i].Process = mask(vs[i].Path), mask(vs[i].Address), mask(vs[i].Process)

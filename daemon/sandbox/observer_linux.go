@@ -41,25 +41,27 @@ const (
 	pathMax               = 4096
 )
 
-// loop answers notifications until no observed process is left (the
-// listener reports POLLHUP) or Finish gives up waiting.
+// loop answers notifications until halt wakes it; it then answers what
+// is pending and returns. POLLHUP (no observed process left) ends it too.
 func (s *Session) loop() {
 	defer close(s.done)
-	fds := []unix.PollFd{{Fd: int32(s.notify), Events: unix.POLLIN}}
-	for !s.stop.Load() {
-		n, err := unix.Poll(fds, 100)
+	fds := []unix.PollFd{{Fd: int32(s.notify), Events: unix.POLLIN}, {Fd: int32(s.wake[0]), Events: unix.POLLIN}}
+	timeout := -1
+	for {
+		n, err := unix.Poll(fds, timeout)
 		if err != nil && !errors.Is(err, unix.EINTR) {
 			return
-		}
-		if n == 0 {
-			continue
 		}
 		if fds[0].Revents&unix.POLLIN != 0 {
 			s.answer()
 			continue
 		}
-		if fds[0].Revents&(unix.POLLHUP|unix.POLLERR|unix.POLLNVAL) != 0 {
-			return
+		if n == 0 || fds[0].Revents&(unix.POLLHUP|unix.POLLERR|unix.POLLNVAL) != 0 {
+			return // nothing pending after halt, or nobody left to observe
+		}
+		if s.stop.Load() {
+			timeout = 0 // drain: answer what is pending, then stop
+			fds = fds[:1]
 		}
 	}
 }
@@ -74,7 +76,7 @@ func (s *Session) answer() {
 	if c, ok := s.table[int(n.Nr)]; ok {
 		vs := s.inspect(c, &n)
 		// The memory read above is only the caller's if it is still waiting.
-		if len(vs) > 0 && s.valid(n.ID) {
+		if len(vs) > 0 && s.valid(n.ID) && !self(int(n.Pid)) {
 			for _, v := range vs {
 				s.record(v)
 			}

@@ -1,18 +1,18 @@
 // Package sandbox confines a task's process with Linux Landlock and learns
 // of every access it makes outside its declaration.
 //
-// vx cannot run code between fork and exec, so a sandboxed task starts as
-// vx itself under the hidden name HelperName: the helper reads its Policy
-// from file descriptor 3 (never from argv, so no task string can read as a
-// flag), applies the Landlock ruleset to its own thread, installs a seccomp
-// filter that hands each write-intent filesystem call and each TCP
-// connect/bind to vx through a user-notification descriptor (passed back on
-// descriptor 4), and execs /bin/sh -c with the task's command. Both bind
-// the shell and every process it starts. vx's observer reads each
-// notification while the calling process waits, resolves the path against
-// that process's cwd or directory descriptor, records what falls outside
-// the policy and lets the call continue: in enforce mode Landlock then
-// denies it, in report mode it goes through.
+// Go runs no code of ours between fork and exec, but a child inherits the
+// credentials and seccomp filter of the thread that forks it. Start confines
+// a fresh, locked OS thread of vx (no_new_privs, the Landlock ruleset, and a
+// seccomp filter that hands each write-intent filesystem call and each TCP
+// connect/bind to vx through a user-notification listener) and starts the
+// task's /bin/sh -c from it; the thread is never reused. The shell and every
+// process it starts are bound from their first instruction. The observer
+// reads each notification while the calling process waits, resolves the path
+// against that process's cwd or directory descriptor, records what falls
+// outside the policy and lets the call continue: in enforce mode Landlock
+// then denies it, in report mode it goes through. No task string is ever
+// parsed: the command is the shell's -c argument, as without a sandbox.
 package sandbox
 
 import (
@@ -22,9 +22,6 @@ import (
 	"github.com/vzn/vx/protocol/wire"
 )
 
-// HelperName is argv[0] of the re-executed vx that confines a task.
-const HelperName = "vx-sandbox-exec"
-
 // ForceNoLandlockEnv, set to 1, makes Detect report a host without
 // Landlock. It exists for tests of that verdict.
 const ForceNoLandlockEnv = "VX_SANDBOX_FORCE_NO_LANDLOCK"
@@ -32,17 +29,15 @@ const ForceNoLandlockEnv = "VX_SANDBOX_FORCE_NO_LANDLOCK"
 // MaxViolations bounds the distinct violations kept for one execution.
 const MaxViolations = 100
 
-// Policy is what the helper applies. WriteDirs and WriteFiles are
-// absolute, symlink-free paths.
+// Policy is what Start applies. WriteDirs and WriteFiles are absolute,
+// symlink-free paths.
 type Policy struct {
-	Mode       string   `json:"mode"`
-	Landlock   bool     `json:"landlock"` // apply a Landlock ruleset (enforce on a host with Landlock)
-	Observe    bool     `json:"observe"`  // install the seccomp observer
-	Network    bool     `json:"network"`  // TCP allowed
-	ABI        int      `json:"abi"`      // the host's Landlock ABI, for what a violation was denied
-	WriteDirs  []string `json:"writeDirs"`
-	WriteFiles []string `json:"writeFiles"`
-	Command    string   `json:"command"`
+	Landlock   bool // apply a Landlock ruleset (enforce on a host with Landlock)
+	Observe    bool // install the seccomp observer
+	Network    bool // TCP allowed
+	ABI        int  // the host's Landlock ABI, for what a violation was denied
+	WriteDirs  []string
+	WriteFiles []string
 }
 
 // Allows reports whether the policy lets a process write p (absolute, clean).

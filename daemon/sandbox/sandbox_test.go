@@ -9,17 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/vzn/vx/protocol/wire"
 )
-
-func TestMain(m *testing.M) {
-	if IsHelper(os.Args[0]) {
-		HelperMain()
-	}
-	os.Exit(m.Run())
-}
 
 // confined runs command in dir under a policy allowing writes beneath
 // allowed, and returns its output, exit code and violations.
@@ -30,24 +22,17 @@ func confined(t *testing.T, mode string, network bool, dir, command string, allo
 		t.Fatalf("this host cannot sandbox (%s); these tests need Landlock and seccomp user notification", v.Reason)
 	}
 	dirs, files := WriteRoots(dir, allowed, "")
-	p := &Policy{Mode: mode, Landlock: mode == wire.SandboxEnforce, Observe: true, Network: network, ABI: v.ABI, WriteDirs: dirs, WriteFiles: files, Command: command}
+	p := &Policy{Landlock: mode == wire.SandboxEnforce, Observe: true, Network: network, ABI: v.ABI, WriteDirs: dirs, WriteFiles: files}
 	p.Resolve()
 	var out bytes.Buffer
 	cmd := exec.Command("/bin/sh", "-c", command)
 	cmd.Dir, cmd.Stdout, cmd.Stderr = dir, &out, &out
-	s, err := Wrap(cmd, p)
+	s, err := Start(cmd, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
-		s.Abort()
-		t.Fatal(err)
-	}
-	if err := s.Started(); err != nil {
-		t.Fatal(err)
-	}
-	_ = cmd.Wait()
-	return out.String(), cmd.ProcessState.ExitCode(), s.Finish(2 * time.Second)
+	_ = s.Wait()
+	return out.String(), cmd.ProcessState.ExitCode(), s.Finish()
 }
 
 func TestEnforceDeniesAndRecordsWritesOutside(t *testing.T) {

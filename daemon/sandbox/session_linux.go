@@ -1,134 +1,116 @@
 package sandbox
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/vzn/vx/protocol/wire"
 	"golang.org/x/sys/unix"
 )
 
-// Session is one confined execution: Wrap prepares the command, Started
-// takes the observer's descriptor from the helper, Finish returns what it saw.
+// Session is one confined execution: Start starts it, Wait waits for it
+// and Finish returns what the observer saw.
 type Session struct {
 	policy  *Policy
 	table   map[int]call
-	polR    *os.File // the helper's policy descriptor
-	polW    *os.File
-	sock    int      // vx's end of the listener socket
-	child   *os.File // the helper's end
-	notify  int      // the seccomp listener, -1 without one
+	notify  int    // the seccomp listener, -1 without one
+	wake    [2]int // a pipe that wakes the observer to stop
 	stop    atomic.Bool
-	done    chan struct{}
+	done    chan struct{} // the observer has stopped
+	waited  chan error    // cmd.Wait's answer
 	mu      sync.Mutex
 	seen    map[string]bool
 	records []wire.SandboxViolation
 }
 
-// Wrap turns cmd (whose Dir, Env and I/O are set) into a start of the
-// helper with policy p. cmd's Path and Args are replaced: the command is
-// p.Command, carried on a descriptor.
-func Wrap(cmd *exec.Cmd, p *Policy) (*Session, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, fmt.Errorf("finding vx's own executable for the sandbox helper: %w", err)
+// Start starts cmd confined by p. Go runs no code of ours between fork and
+// exec, but a child inherits the credentials and the seccomp filter of the
+// thread that forks it: Start confines a fresh, locked OS thread (no_new_privs,
+// the Landlock ruleset, the observer's filter), starts cmd from it, and keeps
+// that thread, never reused, until cmd has exited (a parent-death signal
+// follows the forking thread). The task's shell is thus bound before its
+// first instruction, and every process it starts with it.
+func Start(cmd *exec.Cmd, p *Policy) (*Session, error) {
+	s := &Session{policy: p, table: calls(p.Network), notify: -1, done: make(chan struct{}), waited: make(chan error, 1), seen: map[string]bool{}}
+	started := make(chan error, 1)
+	go func() {
+		// Never unlocked: when this goroutine returns, Go ends the thread.
+		runtime.LockOSThread()
+		if err := s.confineThread(); err != nil {
+			started <- err
+			return
+		}
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		s.waited <- cmd.Wait()
+	}()
+	if err := <-started; err != nil {
+		s.halt()
+		return nil, err
 	}
-	s := &Session{policy: p, table: calls(p.Network), notify: -1, sock: -1, done: make(chan struct{}), seen: map[string]bool{}}
-	if s.polR, s.polW, err = os.Pipe(); err != nil {
-		return nil, fmt.Errorf("sandbox policy pipe: %w", err)
-	}
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		s.polR.Close()
-		s.polW.Close()
-		return nil, fmt.Errorf("sandbox listener socket: %w", err)
-	}
-	s.sock, s.child = fds[0], os.NewFile(uintptr(fds[1]), "sandbox-listener")
-	cmd.Path, cmd.Args = exe, []string{HelperName}
-	cmd.ExtraFiles = []*os.File{s.polR, s.child} // fds 3 and 4
 	return s, nil
 }
 
-// Abort releases a session whose command did not start.
-func (s *Session) Abort() {
-	s.polR.Close()
-	s.polW.Close()
-	s.child.Close()
-	unix.Close(s.sock)
-	close(s.done)
-}
-
-// Started hands the helper its policy and, when it observes, waits for the
-// listener it sends back and starts reading it.
-func (s *Session) Started() error {
-	s.polR.Close()
-	s.child.Close()
-	b, err := json.Marshal(s.policy)
-	if err == nil {
-		go func() { // a policy larger than the pipe must not block vx
-			s.polW.Write(b)
-			s.polW.Close()
-		}()
-	} else {
-		s.polW.Close()
+// confineThread confines the calling (locked) thread and starts observing.
+func (s *Session) confineThread() error {
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("setting no_new_privs: %w", err)
+	}
+	if s.policy.Landlock {
+		if err := restrict(s.policy); err != nil {
+			return err
+		}
 	}
 	if !s.policy.Observe {
-		unix.Close(s.sock)
+		close(s.done)
+		return nil
+	}
+	if err := unix.Pipe2(s.wake[:], unix.O_CLOEXEC|unix.O_NONBLOCK); err != nil {
+		close(s.done)
+		return fmt.Errorf("sandbox observer pipe: %w", err)
+	}
+	fd, err := installObserver(s.policy)
+	if err != nil {
+		unix.Close(s.wake[0])
+		unix.Close(s.wake[1])
 		close(s.done)
 		return err
 	}
-	fd, rerr := recvFD(s.sock)
-	unix.Close(s.sock)
-	if rerr != nil {
-		close(s.done)
-		return rerr
-	}
 	s.notify = fd
 	go s.loop()
-	return err
+	return nil
 }
 
-// recvFD reads one descriptor; EOF means the helper failed before
-// installing the observer (it says why on the task's stderr).
-func recvFD(sock int) (int, error) {
-	tv := unix.Timeval{Sec: 30}
-	_ = unix.SetsockoptTimeval(sock, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
-	buf := make([]byte, 1)
-	oob := make([]byte, unix.CmsgSpace(4))
-	_, oobn, _, _, err := unix.Recvmsg(sock, buf, oob, unix.MSG_CMSG_CLOEXEC)
-	if err != nil {
-		return -1, fmt.Errorf("receiving the sandbox observer: %w", err)
-	}
-	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
-	if err != nil || len(msgs) == 0 {
-		return -1, errors.New("the sandbox helper exited before installing its observer")
-	}
-	fds, err := unix.ParseUnixRights(&msgs[0])
-	if err != nil || len(fds) != 1 {
-		return -1, errors.New("the sandbox helper sent no observer descriptor")
-	}
-	return fds[0], nil
-}
+// Wait waits for the command, as cmd.Wait.
+func (s *Session) Wait() error { return <-s.waited }
 
-// Finish waits (up to grace) for every observed process to be gone, stops
-// observing and returns the violations, oldest first.
-func (s *Session) Finish(grace time.Duration) []wire.SandboxViolation {
-	select {
-	case <-s.done:
-	case <-time.After(grace):
-		s.stop.Store(true)
-		<-s.done
-	}
+// halt stops the observer once it has answered every pending call, and
+// closes the listener: a process of the task still running after that
+// (one that left the task's process group) gets ENOSYS from a watched call.
+func (s *Session) halt() {
 	if s.notify >= 0 {
+		s.stop.Store(true)
+		unix.Write(s.wake[1], []byte{1})
+		<-s.done
 		unix.Close(s.notify)
+		unix.Close(s.wake[0])
+		unix.Close(s.wake[1])
 		s.notify = -1
 	}
+}
+
+// Finish stops observing and returns the violations, oldest first. Call it
+// once the command has exited and its process group has been killed: every
+// call the task made before then has been answered, so none is missed.
+func (s *Session) Finish() []wire.SandboxViolation {
+	s.halt()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]wire.SandboxViolation(nil), s.records...)
@@ -144,3 +126,7 @@ func (s *Session) record(v wire.SandboxViolation) {
 	s.seen[key] = true
 	s.records = append(s.records, v)
 }
+
+// self reports whether tid is a thread of vx itself (the confined thread
+// between its filter and the fork): not the task's doing.
+func self(tid int) bool { return tgid(tid) == os.Getpid() }

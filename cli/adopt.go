@@ -235,6 +235,7 @@ func renderInfo(w io.Writer, o *ops.InfoOutput) {
 		mcp += ": " + strings.Join(o.MCP.Allowed, ", ")
 	}
 	row("mcp runTasks", mcp)
+	row("sandbox", sandboxVerdictText(o.Sandbox))
 	if o.Git.Branch != "" || o.Git.Commit != "" {
 		row("git", strings.TrimSpace(o.Git.Branch+" "+shortKey(o.Git.Commit)))
 	}

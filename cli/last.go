@@ -97,4 +97,5 @@ func renderRun(w io.Writer, o *ops.RunOutput) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.TaskID, t.Status, cacheCol, fmtMs(t.DurationMs), code, t.Reason)
 	}
 	tw.Flush()
+	printViolations(w, o.Tasks)
 }

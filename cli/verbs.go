@@ -116,6 +116,9 @@ func renderShow(w io.Writer, o *ops.ShowOutput) {
 		if t.Timeout != "" {
 			row("timeout", t.Timeout)
 		}
+		if sb := t.Sandbox; sb != nil {
+			row("sandbox", sandboxText(sb))
+		}
 		tw.Flush()
 		renderOverlaps(w, o.OutputOverlaps)
 		return

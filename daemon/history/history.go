@@ -42,7 +42,7 @@ import (
 
 // SchemaVersion is the layout this vx reads and writes, stored in the
 // database's user_version.
-const SchemaVersion = 4
+const SchemaVersion = 5
 
 // Limits applied by the list readers.
 const (
@@ -164,6 +164,9 @@ type Execution struct {
 	// adapters render it as text.
 	Output          []byte `json:"-"`
 	OutputTruncated bool   `json:"outputTruncated"`
+	// SandboxViolations are what a sandboxed task did outside its
+	// declaration, masked.
+	SandboxViolations []wire.SandboxViolation `json:"sandboxViolations,omitempty"`
 }
 
 // ExecRow is an execution with its run's place in history.

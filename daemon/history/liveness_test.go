@@ -101,6 +101,7 @@ func TestMigrateFromSchema1(t *testing.T) {
 		`ALTER TABLE runs DROP COLUMN proc_start`,
 		`ALTER TABLE executions ADD COLUMN not_ready INTEGER NOT NULL DEFAULT 0`,
 		`ALTER TABLE executions DROP COLUMN cache_source`,
+		`ALTER TABLE executions DROP COLUMN sandbox_violations`,
 		`ALTER TABLE runs DROP COLUMN remote_status`,
 		`ALTER TABLE runs DROP COLUMN remote_hits`,
 		`ALTER TABLE runs DROP COLUMN remote_rejected`,

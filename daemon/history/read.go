@@ -49,7 +49,7 @@ func scanRun(sc scanner) (*Run, error) {
 // execCols reads every column but the output; execColsOut adds it.
 const execCols = `e.run_id, e.task_id, e.project, e.task, e.key, e.status, e.cache, e.exit_code,
 	e.started_at, e.duration_ms, e.peak_rss_bytes, e.cpu_parallelism, e.blocked_by,
-	e.timed_out, e.reason, e.output_truncated, e.cache_source`
+	e.timed_out, e.reason, e.output_truncated, e.cache_source, e.sandbox_violations`
 
 const execColsOut = execCols + `, e.output`
 
@@ -62,10 +62,11 @@ func (s *Store) scanExec(sc scanner, withOutput bool, extra ...any) (*Execution,
 		timedOut int
 		trunc    int
 		out      []byte
+		sandbox  sql.NullString
 	)
 	dest := []any{&e.RunID, &e.TaskID, &e.Project, &e.Task, &e.Key, &e.Status, &e.Cache, &exit,
 		&started, &e.DurationMs, &e.PeakRSSBytes, &e.CPUParallelism, &blocked,
-		&timedOut, &e.Reason, &trunc, &e.CacheSource}
+		&timedOut, &e.Reason, &trunc, &e.CacheSource, &sandbox}
 	if withOutput {
 		dest = append(dest, &out)
 	}
@@ -80,6 +81,11 @@ func (s *Store) scanExec(sc scanner, withOutput bool, extra ...any) (*Execution,
 	if blocked.Valid {
 		if err := json.Unmarshal([]byte(blocked.String), &e.BlockedBy); err != nil {
 			return nil, fmt.Errorf("decoding blockedBy of %s: %w", e.TaskID, err)
+		}
+	}
+	if sandbox.Valid {
+		if err := json.Unmarshal([]byte(sandbox.String), &e.SandboxViolations); err != nil {
+			return nil, fmt.Errorf("decoding sandboxViolations of %s: %w", e.TaskID, err)
 		}
 	}
 	e.TimedOut = timedOut != 0

@@ -68,6 +68,7 @@ var schema = []string{
 		reason           TEXT    NOT NULL,
 		output_truncated INTEGER NOT NULL,
 		cache_source     TEXT    NOT NULL DEFAULT '',
+		sandbox_violations TEXT,
 		output           BLOB
 	)`,
 	`CREATE INDEX executions_task ON executions(task_id, run_seq)`,
@@ -117,11 +118,12 @@ var schema = []string{
 }
 
 // migrations[v] moves a database from version v to v+1 inside the open
-// transaction (the steps are in steps.go).
+// transaction (the steps are in steps.go, remote.go and sandbox.go).
 var migrations = map[int]func(ctx context.Context, tx *sql.Tx) error{
 	1: stepRunProcess,        // runs.pid, runs.proc_start: find runs whose vx died
 	2: stepOwnPeaks,          // drop peaks that were vx's own memory; drop executions.not_ready
 	3: addRemoteCacheColumns, // executions.cache_source, runs.remote_*: where hits came from
+	4: addSandboxViolations,  // executions.sandbox_violations
 }
 
 // prepareSchema creates, migrates or resets the schema in one IMMEDIATE

@@ -177,8 +177,9 @@ func (s *Store) RecordExecutions(ctx context.Context, execs []Execution) error {
 	return s.inTx(ctx, func(tx *sql.Tx) error {
 		ins, err := tx.PrepareContext(ctx, `INSERT INTO executions
 			(run_id, run_seq, run_started_at, task_id, project, task, key, status, cache, ran, exit_code, started_at, duration_ms,
-			 peak_rss_bytes, cpu_parallelism, blocked_by, timed_out, reason, output_truncated, cache_source, output)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+			 peak_rss_bytes, cpu_parallelism, blocked_by, timed_out, reason, output_truncated, cache_source, output,
+			 sandbox_violations)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 		if err != nil {
 			return fmt.Errorf("recording executions: %w", err)
 		}
@@ -262,7 +263,7 @@ func (s *Store) RecordExecutions(ctx context.Context, execs []Execution) error {
 			}
 			res, err := ins.ExecContext(ctx, e.RunID, rc.seq, rc.started, e.TaskID, e.Project, e.Task, e.Key, e.Status, e.Cache,
 				boolInt(ran), exit, nanos(e.StartedAt), e.DurationMs, e.PeakRSSBytes, e.CPUParallelism, blocked,
-				boolInt(e.TimedOut), e.Reason, boolInt(e.OutputTruncated), e.CacheSource, out)
+				boolInt(e.TimedOut), e.Reason, boolInt(e.OutputTruncated), e.CacheSource, out, sandboxJSON(e.SandboxViolations))
 			if err != nil {
 				return fmt.Errorf("recording execution of %s: %w", e.TaskID, err)
 			}

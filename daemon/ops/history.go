@@ -244,6 +244,9 @@ type Failure struct {
 	Output    string              `json:"output"`
 	Truncated bool                `json:"truncated"`
 	Locations []failures.Location `json:"locations"`
+	// SandboxViolations: what its sandbox denied or reported (a task
+	// denied into failure shows why here).
+	SandboxViolations []wire.SandboxViolation `json:"sandboxViolations,omitempty"`
 }
 
 // FailuresOutput lists why a run failed.
@@ -288,7 +291,8 @@ func Failures(ctx context.Context, e *Env, in FailuresInput) (*FailuresOutput, e
 			continue
 		}
 		text := e.Masker.String(string(x.Output))
-		f := Failure{TaskID: x.TaskID, Status: x.Status, ExitCode: x.ExitCode, TimedOut: x.TimedOut, Reason: e.Masker.String(x.Reason), Output: text, Truncated: x.OutputTruncated}
+		f := Failure{TaskID: x.TaskID, Status: x.Status, ExitCode: x.ExitCode, TimedOut: x.TimedOut, Reason: e.Masker.String(x.Reason), Output: text, Truncated: x.OutputTruncated,
+			SandboxViolations: x.SandboxViolations}
 		dir := e.Root
 		if m != nil {
 			if p, ok := m.Project(x.Project); ok {

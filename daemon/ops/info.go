@@ -9,6 +9,7 @@ import (
 	"github.com/vzn/vx/daemon/history"
 	"github.com/vzn/vx/daemon/lockfile"
 	"github.com/vzn/vx/daemon/runner"
+	"github.com/vzn/vx/daemon/sandbox"
 	"github.com/vzn/vx/daemon/taskkey"
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/protocol/version"
@@ -54,6 +55,10 @@ type InfoOutput struct {
 	// RemoteCache is the remote cache's settings, without the token, and
 	// the status the latest run recorded.
 	RemoteCache *wire.RemoteStatus `json:"remoteCache"`
+
+	// Sandbox is the sandbox runtime's verdict for this host and how many
+	// tasks declare a sandbox.
+	Sandbox wire.SandboxVerdict `json:"sandbox"`
 }
 
 // InfoCache is the cache's state.
@@ -132,6 +137,10 @@ func Info(ctx context.Context, e *Env, in InfoInput) (*InfoOutput, error) {
 			out.MCP.RunTasks = "allow-list"
 		}
 		out.MCP.Allowed = nonNil(m.Config.MCP.Run.Tasks)
+	}
+	out.Sandbox = sandbox.Detect()
+	if m != nil {
+		out.Sandbox.Tasks = m.Sandboxed()
 	}
 	out.MCP.Command = `{ "mcpServers": { "vx": { "command": "vx", "args": ["mcp"] } } }`
 	n, src := runner.Workers(in.Concurrency, m)

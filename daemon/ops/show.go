@@ -26,6 +26,9 @@ type TaskInfo struct {
 	ExecEnv       map[string]string `json:"execEnv,omitempty"` // secret values read ***
 	Secrets       []string          `json:"secrets"`
 	Timeout       string            `json:"timeout,omitempty"`
+
+	// Sandbox is the resolved sandbox; absent when the task declares none.
+	Sandbox *workspace.SandboxDef `json:"sandbox,omitempty"`
 }
 
 // ProjectInfo is one project with the tasks a run would see in it.
@@ -80,6 +83,14 @@ func taskInfo(m *workspace.Model, mask *secret.Masker, project, task string) Tas
 		Secrets: def.Secrets(), Timeout: def.TimeoutText}
 	if ti.Secrets == nil {
 		ti.Secrets = []string{}
+	}
+	if sb := def.Sandbox; sb != nil {
+		c := *sb
+		c.Write = make([]string, len(sb.Write))
+		for i, g := range sb.Write {
+			c.Write[i] = mask.String(g)
+		}
+		ti.Sandbox = &c
 	}
 	if len(def.ExecEnv) > 0 {
 		ti.ExecEnv = map[string]string{}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/vzn/vx/daemon/secret"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/protocol/wire"
 )
 
 // maxLog caps what is kept of one task's output; the rest is counted.
@@ -116,6 +117,7 @@ type result struct {
 	peakRSS        int64
 	cpuParallelism float64
 	log            []byte
+	violations     []wire.SandboxViolation
 }
 
 // taskEnv builds the task's environment: PATH with node_modules/.bin of
@@ -197,13 +199,20 @@ func (r *run) execute(ctx context.Context, n *workspace.Node, out *capture) resu
 		return cmd
 	}
 	cmd := command()
+	sb, err := r.confine(n, cmd, dir)
+	if err != nil {
+		return result{exitCode: -1, startErr: err}
+	}
 	start := time.Now()
-	err := cmd.Start()
+	err = sb.start(cmd)
 	if err != nil && probe.startFailed() {
 		// The kernel would not start it in a cgroup of its own.
 		cmd = command()
+		if sb, err = r.confine(n, cmd, dir); err != nil {
+			return result{exitCode: -1, startErr: err}
+		}
 		start = time.Now()
-		err = cmd.Start()
+		err = sb.start(cmd)
 	}
 	if err != nil {
 		return result{exitCode: -1, startErr: err, duration: time.Since(start)}
@@ -217,7 +226,7 @@ func (r *run) execute(ctx context.Context, n *workspace.Node, out *capture) resu
 		timeout = t.C
 	}
 	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	go func() { done <- sb.wait(cmd) }()
 	var res result
 	var waitErr error
 	select {
@@ -234,6 +243,7 @@ func (r *run) execute(ctx context.Context, n *workspace.Node, out *capture) resu
 	// Whatever the leader did, no process of the group outlives the task.
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	res.duration = time.Since(start)
+	res.violations = sb.finish(r.p.Masker.String)
 	if ps := cmd.ProcessState; ps != nil {
 		res.exitCode = ps.ExitCode()
 		if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {

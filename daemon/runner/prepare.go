@@ -237,6 +237,10 @@ func definitionOf(n *workspace.Node) map[string]string {
 	}
 	sort.Strings(plain)
 	def["execEnv"] = join(plain)
+	if sb := d.Sandbox; sb != nil {
+		// Only sandboxed tasks carry the field, so other keys do not move.
+		def["sandbox"] = fmt.Sprintf("mode=%s network=%t required=%t write=%s", sb.Mode, sb.Network, sb.Required, strings.Join(sb.Write, ","))
+	}
 	return def
 }
 

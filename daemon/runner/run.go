@@ -54,6 +54,8 @@ type run struct {
 
 	// overlaps are the run's tasks whose outputs may collide (overlap.go).
 	overlaps []workspace.OutputOverlap
+
+	sb sandboxState
 }
 
 func (r *run) warn(format string, args ...any) {
@@ -94,6 +96,9 @@ func (r *run) event(e wire.Event) {
 // Execute runs a prepared graph and returns its summary. The summary is
 // returned even when tasks fail; err is for failures of vx itself.
 func Execute(ctx context.Context, p *Prepared, o *Options, out Output) (*wire.RunSummary, error) {
+	if err := sandboxRequired(p); err != nil {
+		return nil, err
+	}
 	root := p.Model.Root
 	vx := VXDir(root)
 	if err := os.MkdirAll(vx, 0o755); err != nil {
@@ -411,6 +416,7 @@ func (r *run) runNode(ctx context.Context, n *workspace.Node) bool {
 	row.DurationMs = res.duration.Milliseconds()
 	row.PeakRSSBytes = res.peakRSS
 	row.CPUParallelism = round2(res.cpuParallelism)
+	row.SandboxViolations = res.violations
 	code := res.exitCode
 	row.ExitCode = &code
 	switch {
@@ -427,7 +433,10 @@ func (r *run) runNode(ctx context.Context, n *workspace.Node) bool {
 	default:
 		row.Status = wire.StatusPassed
 	}
-	if row.Status == wire.StatusPassed && n.Def.Cache {
+	if row.Status == wire.StatusPassed && n.Def.Cache && reported(n, res.violations) {
+		r.warn("%s: not cached: it wrote or connected outside its sandbox in report mode, which its outputs may depend on", n.ID)
+		r.stamps.forget(n.ID)
+	} else if row.Status == wire.StatusPassed && n.Def.Cache {
 		files := r.outputs(n)
 		row.Outputs = len(files)
 		meta := cache.Meta{Key: key, TaskID: n.ID, Project: n.Project, Task: n.Task, Command: r.p.Masker.String(n.Def.Command), ExitCode: 0, DurationMs: row.DurationMs, Created: time.Now()}
@@ -601,7 +610,8 @@ func (r *run) record(n *workspace.Node, row *wire.TaskRow, output []byte) {
 	r.rowsMu.Unlock()
 	ex := history.Execution{RunID: r.runID, TaskID: n.ID, Project: n.Project, Task: n.Task, Key: row.Key, Status: row.Status, Cache: row.Cache, CacheSource: row.CacheSource,
 		ExitCode: row.ExitCode, StartedAt: time.Now().Add(-time.Duration(row.DurationMs) * time.Millisecond), DurationMs: row.DurationMs,
-		PeakRSSBytes: row.PeakRSSBytes, CPUParallelism: row.CPUParallelism, BlockedBy: row.BlockedBy, TimedOut: row.TimedOut, Reason: row.Reason}
+		PeakRSSBytes: row.PeakRSSBytes, CPUParallelism: row.CPUParallelism, BlockedBy: row.BlockedBy, TimedOut: row.TimedOut, Reason: row.Reason,
+		SandboxViolations: row.SandboxViolations}
 	if output != nil {
 		text, truncated := failures.Excerpt(output)
 		ex.Output, ex.OutputTruncated = []byte(text), truncated
@@ -693,6 +703,7 @@ func (r *run) footer(s *wire.RunSummary) {
 			r.printf(" %-7s %s: %s\n", row.Status, row.TaskID, row.Reason)
 		}
 	}
+	r.sandboxFooter(s)
 	r.printf(" Time:   %s\n Run:    %s\n", fmtDuration(time.Duration(s.DurationMs)*time.Millisecond), s.RunID)
 }
 

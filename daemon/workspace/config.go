@@ -23,6 +23,9 @@ type Config struct {
 	Tasks        map[string]TaskConfig `json:"tasks,omitempty"`
 	MCP          MCPConfig             `json:"mcp,omitempty"`
 	RemoteCache  *RemoteCacheConfig    `json:"remoteCache,omitempty"`
+	// Sandbox is the default sandbox of every task; a task's own
+	// sandbox overrides it field by field.
+	Sandbox *SandboxConfig `json:"sandbox,omitempty"`
 }
 
 // TaskConfig is a task's declaration in the workspace or a project config.
@@ -38,6 +41,9 @@ type TaskConfig struct {
 	Cache     *bool     `json:"cache,omitempty"`
 	Timeout   *string   `json:"timeout,omitempty"`
 	Exec      *Exec     `json:"exec,omitempty"`
+
+	// Sandbox confines the task's process (see SandboxConfig).
+	Sandbox *SandboxConfig `json:"sandbox,omitempty"`
 }
 
 // Exec holds what the task's process receives beyond the command.
@@ -150,6 +156,8 @@ type TaskDef struct {
 	Timeout       time.Duration     `json:"-"`
 	TimeoutText   string            `json:"timeout,omitempty"`
 	ExecEnv       map[string]EnvVar `json:"-"`
+
+	Sandbox *SandboxDef `json:"sandbox,omitempty"` // nil: not sandboxed
 }
 
 // NoOp reports whether the task runs nothing (no command anywhere).
@@ -189,6 +197,7 @@ func (c TaskConfig) merge(o TaskConfig) TaskConfig {
 		}
 		c.Exec = merged
 	}
+	c.Sandbox = c.Sandbox.merge(o.Sandbox)
 	return c
 }
 

@@ -241,6 +241,12 @@ func (m *Model) validateConfig() error {
 				return fieldError(m.ConfigPath, "tasks."+name+".timeout", err)
 			}
 		}
+		if err := tc.Sandbox.validate("tasks." + name + ".sandbox"); err != nil {
+			return &FileError{File: m.ConfigPath, Msg: err.Error()}
+		}
+	}
+	if err := m.Config.Sandbox.validate("sandbox"); err != nil {
+		return &FileError{File: m.ConfigPath, Msg: err.Error()}
 	}
 	if m.Config.Workers < 0 {
 		return &FileError{File: m.ConfigPath, Msg: fmt.Sprintf("workers: %d is not a worker count (use a positive number, or leave it out for one per CPU)", m.Config.Workers)}
@@ -306,6 +312,9 @@ func (m *Model) loadProject(dir string) (*Project, *packageJSON, []string, error
 				if _, err := parseTimeout(*tc.Timeout); err != nil {
 					return nil, nil, nil, fieldError(pcPath, "tasks."+name+".timeout", err)
 				}
+			}
+			if err := tc.Sandbox.validate("tasks." + name + ".sandbox"); err != nil {
+				return nil, nil, nil, &FileError{File: pcPath, Msg: err.Error()}
 			}
 		}
 	}

@@ -72,6 +72,9 @@ type TaskRow struct {
 	PeakRSSBytes   int64    `json:"peakRssBytes,omitempty"`
 	CPUParallelism float64  `json:"cpuParallelism,omitempty"`
 	Outputs        int      `json:"outputs,omitempty"`
+	// SandboxViolations lists what a sandboxed task did outside its
+	// declaration (see SandboxViolation).
+	SandboxViolations []SandboxViolation `json:"sandboxViolations,omitempty"`
 }
 
 // Plan is the document `vx run --dry=json` prints: nothing is executed.

@@ -38,7 +38,7 @@ func TestSandboxViolationsRoundTrip(t *testing.T) {
 	}
 }
 
-// A schema-1 history (before sandbox_violations) migrates and keeps its rows.
+// A schema-4 history (before sandbox_violations) migrates and keeps its rows.
 func TestMigrateAddsSandboxViolations(t *testing.T) {
 	ctx := context.Background()
 	s, path := openTemp(t)
@@ -48,7 +48,7 @@ func TestMigrateAddsSandboxViolations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec(`ALTER TABLE executions DROP COLUMN sandbox_violations; PRAGMA user_version = 1`); err != nil {
+	if _, err := db.Exec(`ALTER TABLE executions DROP COLUMN sandbox_violations; PRAGMA user_version = 4`); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()

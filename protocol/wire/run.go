@@ -69,6 +69,7 @@ type TaskRow struct {
 	PeakRSSBytes   int64    `json:"peakRssBytes,omitempty"`
 	CPUParallelism float64  `json:"cpuParallelism,omitempty"`
 	Outputs        int      `json:"outputs,omitempty"`
+	CacheSource    string   `json:"cacheSource,omitempty"`
 }
 
 // Plan is the document `vx run --dry=json` prints: nothing is executed.

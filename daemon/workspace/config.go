@@ -22,6 +22,14 @@ type Config struct {
 	Workers      int                   `json:"workers,omitempty"`
 	Tasks        map[string]TaskConfig `json:"tasks,omitempty"`
 	MCP          MCPConfig             `json:"mcp,omitempty"`
+	Platform     *PlatformConfig       `json:"platform,omitempty"`
+}
+
+// PlatformConfig opts the workspace into pushing its runs to a vx-platform
+// (the token comes only from VX_PLATFORM_TOKEN).
+type PlatformConfig struct {
+	URL       string `json:"url"`
+	Workspace string `json:"workspace"`
 }
 
 // TaskConfig is a task's declaration in the workspace or a project config.

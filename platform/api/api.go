@@ -68,10 +68,12 @@ func New(pool *pgxpool.Pool, opts *Options) *Server {
 func (s *Server) routes() {
 	m := http.NewServeMux()
 	m.HandleFunc("POST /mcp", s.bearer("read", s.serveMCP))
-	m.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+	notAllowed := func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", "POST")
-		http.Error(w, "this endpoint keeps no sessions and no streams: POST JSON-RPC messages", http.StatusMethodNotAllowed)
-	})
+		writeErr(w, http.StatusMethodNotAllowed, "this endpoint keeps no sessions and no streams: POST JSON-RPC messages")
+	}
+	m.HandleFunc("GET /mcp", notAllowed)
+	m.HandleFunc("DELETE /mcp", notAllowed)
 	m.HandleFunc("POST /v1/runs", s.bearer("ingest", s.ingest))
 	m.HandleFunc("GET /v1/workspaces", s.reader(s.tool("list_workspaces", nil)))
 	m.HandleFunc("GET /v1/runs", s.reader(s.tool("list_runs", nil)))

@@ -95,6 +95,9 @@ CREATE TABLE executions (
     FOREIGN KEY (workspace_id, run_id) REFERENCES runs(workspace_id, id) ON DELETE CASCADE
 );
 CREATE INDEX executions_task ON executions(org_id, workspace_id, task_id, run_started_at DESC);
+-- The entries a workspace's runs wrote, for cache_stats.
+CREATE INDEX executions_written ON executions(org_id, workspace_id, key) INCLUDE (entry_bytes)
+    WHERE cache = 'miss' AND status = 'passed' AND key <> '';
 
 -- Key components per (workspace, key), masked by vx before they left the
 -- machine, so that why_did_rerun diffs in the database.

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -206,6 +207,11 @@ func insertTasks(ctx context.Context, tx pgx.Tx, org int64, ws string, r *wire.P
 			blocked = []string{}
 		}
 		project, task := t.Project, t.Task
+		if project == "" && task == "" {
+			if i := strings.LastIndexByte(t.TaskID, '#'); i >= 0 {
+				project, task = t.TaskID[:i], t.TaskID[i+1:]
+			}
+		}
 		rows[i] = []any{org, ws, r.RunID, r.StartedAt, t.TaskID, project, task, t.Key, t.Status, t.Cache, t.CacheSource,
 			t.ExitCode, t.StartedAt, t.DurationMs, t.PeakRSSBytes, t.CPUParallelism, t.Reason, blocked, t.TimedOut, t.EntryBytes}
 	}

@@ -1,10 +1,14 @@
 package platform_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/vzn/vx/platform/tokens"
@@ -248,5 +252,44 @@ func TestPushIsIdempotent(t *testing.T) {
 	bad.RunID, bad.Tasks = "e0e0e0e0e0e0", []wire.PushTask{task("x#y", "great", "miss", "", k1, 1, nil)}
 	if res := push(t, base, ts.acmeIngest, &bad); res.status != 400 || !strings.Contains(res.json(t)["error"].(string), "great") {
 		t.Fatalf("bad status: %d %s", res.status, res.body)
+	}
+}
+
+// First pushes racing to create one workspace: one workspace, every run.
+func TestConcurrentFirstPushes(t *testing.T) {
+	p := newPlatform(t)
+	p.org(t, "acme")
+	tok, _ := p.token(t, "acme", "ingest", "")
+	const n = 8
+	errs := make(chan string, n)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Go(func() {
+			r := runsOfWeb("fresh")[0]
+			r.RunID = fmt.Sprintf("f0f0f0f0f0%02x", i)
+			b, _ := json.Marshal(r)
+			req, _ := http.NewRequest("POST", p.srv.URL+wire.PlatformRunsPath, bytes.NewReader(b))
+			req.Header.Set("Authorization", "Bearer "+tok)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				errs <- err.Error()
+				return
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusCreated || !strings.Contains(string(body), `"workspaceId":"ws_`) {
+				errs <- fmt.Sprintf("%d %s", resp.StatusCode, body)
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	var ws, runs, count int
+	_ = p.db.Pool.QueryRow(context.Background(), `SELECT count(*), max(run_count), (SELECT count(*) FROM runs) FROM workspaces`).Scan(&ws, &count, &runs)
+	if ws != 1 || runs != n || count != n {
+		t.Fatalf("%d workspaces, %d runs, run_count %d; want 1, %d, %d", ws, runs, count, n, n)
 	}
 }

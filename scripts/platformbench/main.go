@@ -78,14 +78,21 @@ func run(url string, nws, nruns, ntasks, calls, workers int) error {
 
 	fmt.Printf("seeding %d workspaces × %d runs × %d tasks = %d executions through POST /v1/runs (%d clients)\n",
 		nws, nruns, ntasks, nws*nruns*ntasks, workers)
+	load0 := loadavg()
+	cpu := startCPU(ctx, db.Pool)
 	start := time.Now()
 	ids, err := seed(client, base, ingestTok, nws, nruns, ntasks, workers)
 	if err != nil {
 		return err
 	}
 	took := time.Since(start)
-	fmt.Printf("ingest: %d runs in %s = %.0f runs/s (%.0f executions/s)\n\n", nws*nruns, took.Round(time.Millisecond),
-		float64(nws*nruns)/took.Seconds(), float64(nws*nruns*ntasks)/took.Seconds())
+	selfCPU, dbCPU := cpu.stop(ctx)
+	n := float64(nws * nruns)
+	fmt.Printf("ingest: %d runs in %s = %.0f runs/s (%.0f executions/s); load average %s at the start, %s at the end\n", nws*nruns, took.Round(time.Millisecond),
+		n/took.Seconds(), n*float64(ntasks)/took.Seconds(), load0, loadavg())
+	perRun := (selfCPU + dbCPU) / time.Duration(nws*nruns)
+	fmt.Printf("ingest CPU: %.2f ms per run (%.2f ms this process: handler, JSON, clients; %.2f ms PostgreSQL backends) = %.0f runs/s per core\n\n",
+		ms1(perRun), ms1(selfCPU/time.Duration(nws*nruns)), ms1(dbCPU/time.Duration(nws*nruns)), 1/perRun.Seconds())
 	_, _ = db.Pool.Exec(ctx, "ANALYZE")
 
 	fmt.Println("| tool | calls | p50 | p99 |")
@@ -126,6 +133,16 @@ func run(url string, nws, nruns, ntasks, calls, workers int) error {
 		fmt.Printf("| %s | %d | %s | %s |\n", tl.name, calls, ms(lat[len(lat)/2]), ms(lat[len(lat)*99/100]))
 	}
 	return nil
+}
+
+func ms1(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func loadavg() string {
+	b, _ := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); len(f) > 0 {
+		return f[0]
+	}
+	return "?"
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }

@@ -19,7 +19,11 @@ start)
   if [ ! -f "$dir/data/PG_VERSION" ]; then
     as "$bin/initdb" -D "$dir/data" -U postgres --auth=trust -E UTF8 --no-sync >/dev/null
   fi
-  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null || echo 54329)
+  # A port nothing listens on.
+  while :; do
+    port=$((20000 + RANDOM % 40000))
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || break
+  done
   as "$bin/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" start >/dev/null
   echo "postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
   ;;

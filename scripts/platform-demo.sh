@@ -2,7 +2,7 @@
 # The team platform on the bundled example workspace: a private PostgreSQL,
 # vx-platform serve, an org and its tokens, two vx runs pushed, then the
 # team tools over POST /mcp and a /v1 route. Leaves nothing running.
-# Needs bin/vx and bin/vx-platform (make build) and Debian's postgresql.
+# Needs bin/vx and bin/vx-platform (make build), Debian's postgresql and curl.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin="$here/bin"
@@ -26,10 +26,14 @@ read=$("$bin/vx-platform" token create --org demo --scope read --name agent)
 "$bin/vx-platform" token list --org demo
 
 step "vx-platform serve"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-"$bin/vx-platform" serve --listen "127.0.0.1:$port" 2>"$work/serve.log" &
+"$bin/vx-platform" serve --listen 127.0.0.1:0 2>"$work/serve.log" &
 pid=$!
-for _ in $(seq 100); do curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
+port=""
+for _ in $(seq 100); do
+  port=$(sed -n 's/.*"listen":"127.0.0.1:\([0-9]*\)".*/\1/p' "$work/serve.log" | head -1)
+  [ -n "$port" ] && curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
+  sleep 0.1
+done
 echo "listening on http://127.0.0.1:$port (dashboard at /)"
 
 step "two vx runs of examples/demo, pushed as workspace demo-web"
@@ -48,13 +52,11 @@ mcp() {
   echo
 }
 step "the team tools over POST /mcp (a read token)"
-run=$("$bin/vx" last --list --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["runs"][0]["id"])' 2>/dev/null || true)
-mcp '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_workspaces"}}' | cut -c1-400
-mcp '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"cache_stats"}}' | cut -c1-400
-if [ -n "$run" ]; then
-  mcp '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"why_did_rerun","arguments":{"runId":"'"$run"'","taskId":"web#build"}}}' | cut -c1-600
-  mcp '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"compare_runs","arguments":{"runId":"'"$run"'"}}}' | cut -c1-400
-fi
+run=$("$bin/vx" last --list | awk 'NR == 2 { print $1 }')
+mcp '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_workspaces"}}' | sed 's/.*"structuredContent"://' | cut -c1-400
+mcp '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"cache_stats"}}' | sed 's/.*"structuredContent"://' | cut -c1-400
+mcp '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"why_did_rerun","arguments":{"runId":"'"$run"'","taskId":"web#build"}}}' | sed 's/.*"structuredContent"://' | cut -c1-600
+mcp '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"compare_runs","arguments":{"runId":"'"$run"'"}}}' | sed 's/.*"structuredContent"://' | cut -c1-400
 
 step "GET /v1/runs?limit=2 (the same answer as list_runs)"
 curl -fsS "http://127.0.0.1:$port/v1/runs?limit=2" -H "Authorization: Bearer $read" | cut -c1-400

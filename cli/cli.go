@@ -82,6 +82,7 @@ func vxVerbs() []verb {
 		{"init", "propose a vx.workspace.json (migrating turbo.json / nx.json)", initVerb},
 		{"info", "versions, workspace, workers, cache, lock, daemon and MCP settings", infoVerb},
 		{"mcp", "the stdio MCP server for agents (bridges to vxd)", mcpVerb},
+		{"push", "send runs waiting in .vx/outbox (--all: the local history) to the team platform", pushVerb},
 		{"version", "print the version", func(ctx context.Context, s *IO, argv []string) error {
 			fmt.Fprintf(s.Out, "vx %s\n", version.Version)
 			return nil
@@ -288,6 +289,7 @@ func runVerb(ctx context.Context, s *IO, argv []string) error {
 			return err
 		}
 	}
+	pushRun(ctx, s, m, sum, mask.String)
 	if sum.ExitCode != 0 {
 		return exitError{sum.ExitCode}
 	}

@@ -287,6 +287,21 @@ func (s *Server) NewSession(notify func(*jsonrpc.Message)) *Session {
 	return ss
 }
 
+// Stateless returns a session for one HTTP request of a server that keeps
+// no sessions (stateless replicas behind a load balancer): it is not
+// registered with the server, answers initialize, and otherwise speaks
+// revision, the one the request's MCP-Protocol-Version header names.
+func (s *Server) Stateless(revision string) *Session {
+	return &Session{
+		srv:      s,
+		level:    mcp.LevelInfo,
+		inflight: map[string]context.CancelFunc{},
+		done:     make(chan struct{}),
+		last:     time.Now(),
+		assumed:  revision,
+	}
+}
+
 // idlest picks the session to evict; s.mu is held.
 func (s *Server) idlest() *Session {
 	var best *Session

@@ -23,6 +23,9 @@ type Session struct {
 
 	mu       sync.Mutex
 	revision string
+	// assumed is the revision of a stateless session that has seen no
+	// initialize (see Server.Stateless).
+	assumed  string
 	level    mcp.LoggingLevel
 	inflight map[string]context.CancelFunc
 	last     time.Time
@@ -38,6 +41,9 @@ func (ss *Session) ID() string { return ss.id }
 func (ss *Session) Revision() string {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
+	if ss.revision == "" {
+		return ss.assumed
+	}
 	return ss.revision
 }
 

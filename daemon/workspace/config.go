@@ -25,7 +25,15 @@ type Config struct {
 	RemoteCache  *RemoteCacheConfig    `json:"remoteCache,omitempty"`
 	// Sandbox is the default sandbox of every task; a task's own
 	// sandbox overrides it field by field.
-	Sandbox *SandboxConfig `json:"sandbox,omitempty"`
+	Sandbox  *SandboxConfig  `json:"sandbox,omitempty"`
+	Platform *PlatformConfig `json:"platform,omitempty"`
+}
+
+// PlatformConfig opts the workspace into pushing its runs to a vx-platform
+// (the token comes only from VX_PLATFORM_TOKEN).
+type PlatformConfig struct {
+	URL       string `json:"url"`
+	Workspace string `json:"workspace"`
 }
 
 // TaskConfig is a task's declaration in the workspace or a project config.

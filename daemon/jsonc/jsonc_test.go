@@ -31,7 +31,7 @@ func TestParseJSONC(t *testing.T) {
 					t.Fatal(err)
 				}
 				var v any
-				if err := doc.Root.Decode(&v); err != nil {
+				if err := doc.Root().Decode(&v); err != nil {
 					t.Fatal(err)
 				}
 				return
@@ -64,7 +64,7 @@ func TestStandardKeepsOffsets(t *testing.T) {
 	if err := json.Unmarshal(doc.Standard, &v); err != nil {
 		t.Fatalf("standard text is not JSON: %v\n%s", err, doc.Standard)
 	}
-	paths := doc.Root.Paths()
+	paths := doc.Root().Paths()
 	got := map[string]string{}
 	for _, p := range paths {
 		got[p.Path] = src[p.Off:p.End]
@@ -101,7 +101,25 @@ func TestLineCommentAtEndOfFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := doc.Root.Get("a"); got == nil || got.Str != "1" {
+	if got := doc.Root().Get("a"); got == nil || got.Str != "1" {
 		t.Errorf("a = %+v", got)
+	}
+}
+
+func TestNestingIsBounded(t *testing.T) {
+	deep := strings.Repeat("[", 1_000_000)
+	_, err := Parse([]byte(deep))
+	var e *Error
+	if !errors.As(err, &e) || !strings.Contains(e.Msg, "nesting deeper") || e.Off != maxDepth {
+		t.Fatalf("err = %v, want a nesting error at offset %d", err, maxDepth)
+	}
+	// Brackets in strings and comments do not nest.
+	src := `{"a": "` + strings.Repeat("[", 2*maxDepth) + `" /* ` + strings.Repeat("{", 2*maxDepth) + ` */} // [[[[`
+	if _, err := Parse([]byte(src)); err != nil {
+		t.Errorf("brackets inside a string or comment: %v", err)
+	}
+	ok := strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth)
+	if _, err := Parse([]byte(ok)); err != nil {
+		t.Errorf("%d levels: %v", maxDepth, err)
 	}
 }

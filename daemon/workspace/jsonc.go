@@ -51,7 +51,7 @@ func decodeJSONC(file string, src []byte, v any, strict bool) error {
 	if err == nil {
 		return nil
 	}
-	vals := doc.Root.Paths()
+	vals := doc.Root().Paths()
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &typ):

@@ -206,6 +206,9 @@ func renderInfo(w io.Writer, o *ops.InfoOutput) {
 		flaky = strings.Join(o.Flaky, ", ")
 	}
 	row("flaky tasks", flaky)
+	for _, ov := range o.OutputOverlaps {
+		row("outputs overlap", ops.OverlapText(ov))
+	}
 	if l := o.Lock; l != nil {
 		switch {
 		case l.Error != "":

@@ -144,7 +144,10 @@ func loadModel(s *IO) (*workspace.Model, error) {
 	}
 	m, err := workspace.Load(root)
 	if err != nil {
-		return nil, usageError{err.Error()}
+		// The error may quote the file; what it declares secret is masked
+		// even though it did not load.
+		mask := secret.NewMasker(workspace.SecretValues(root, nil, environMap(s))...)
+		return nil, usageError{mask.String(err.Error())}
 	}
 	return m, nil
 }
@@ -154,13 +157,17 @@ func maskerFor(m *workspace.Model, s *IO) *secret.Masker {
 	if m == nil {
 		return secret.NewMasker()
 	}
+	return secret.NewMasker(workspace.SecretValues(m.Root, m, environMap(s))...)
+}
+
+func environMap(s *IO) map[string]string {
 	env := map[string]string{}
 	for _, kv := range s.environ() {
 		if i := strings.IndexByte(kv, '='); i > 0 {
 			env[kv[:i]] = kv[i+1:]
 		}
 	}
-	return secret.NewMasker(runner.SecretValues(m, env)...)
+	return env
 }
 
 func writeJSON(w io.Writer, v any) error {

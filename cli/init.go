@@ -28,7 +28,7 @@ func initVerb(ctx context.Context, s *IO, argv []string) error {
 	if len(a.pos) > 0 {
 		return usageError{fmt.Sprintf("vx init takes no arguments (got %q)", a.pos[0])}
 	}
-	opts := &migrate.Options{Force: a.bool("force")}
+	opts := &migrate.Options{Force: a.bool("force"), Environ: s.environ()}
 	plan, err := migrate.PlanInit(ctx, s.dir(), opts)
 	if err != nil {
 		return err

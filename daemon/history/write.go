@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -74,6 +75,9 @@ func (s *Store) BeginRun(ctx context.Context, r *Run) error {
 	if r.Status == "" {
 		r.Status = RunRunning
 	}
+	if r.Status == RunRunning && r.PID == 0 {
+		r.PID, r.ProcStart = os.Getpid(), ProcStart(os.Getpid())
+	}
 	if !validRunStatus(r.Status) {
 		return fmt.Errorf("beginning run %s: unknown run status %q (want running, passed, failed or interrupted)", r.ID, r.Status)
 	}
@@ -96,11 +100,11 @@ func (s *Store) BeginRun(ctx context.Context, r *Run) error {
 	for attempt := 0; ; attempt++ {
 		err = s.inTx(ctx, func(tx *sql.Tx) error {
 			return tx.QueryRowContext(ctx, `INSERT INTO runs
-				(id, seq, command, args, started_at, ended_at, status, exit_code, git_branch, git_commit, ci, tasks, failed, cached, duration_ms)
-				VALUES (?, (SELECT coalesce(max(seq), 0) + 1 FROM runs), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+				(id, seq, command, args, started_at, ended_at, status, exit_code, git_branch, git_commit, ci, tasks, failed, cached, duration_ms, pid, proc_start)
+				VALUES (?, (SELECT coalesce(max(seq), 0) + 1 FROM runs), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 				RETURNING seq`,
 				r.ID, r.Command, string(argsJSON), nanos(r.StartedAt), ended, r.Status, exit,
-				r.GitBranch, r.GitCommit, boolInt(r.CI), r.Tasks, r.Failed, r.Cached, r.DurationMs,
+				r.GitBranch, r.GitCommit, boolInt(r.CI), r.Tasks, r.Failed, r.Cached, r.DurationMs, r.PID, r.ProcStart,
 			).Scan(&r.Seq)
 		})
 		if err != nil && generated && isConstraint(err) && attempt < 3 {
@@ -173,8 +177,8 @@ func (s *Store) RecordExecutions(ctx context.Context, execs []Execution) error {
 	return s.inTx(ctx, func(tx *sql.Tx) error {
 		ins, err := tx.PrepareContext(ctx, `INSERT INTO executions
 			(run_id, run_seq, run_started_at, task_id, project, task, key, status, cache, ran, exit_code, started_at, duration_ms,
-			 peak_rss_bytes, cpu_parallelism, blocked_by, timed_out, not_ready, reason, output_truncated, output)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+			 peak_rss_bytes, cpu_parallelism, blocked_by, timed_out, reason, output_truncated, output)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 		if err != nil {
 			return fmt.Errorf("recording executions: %w", err)
 		}
@@ -258,7 +262,7 @@ func (s *Store) RecordExecutions(ctx context.Context, execs []Execution) error {
 			}
 			res, err := ins.ExecContext(ctx, e.RunID, rc.seq, rc.started, e.TaskID, e.Project, e.Task, e.Key, e.Status, e.Cache,
 				boolInt(ran), exit, nanos(e.StartedAt), e.DurationMs, e.PeakRSSBytes, e.CPUParallelism, blocked,
-				boolInt(e.TimedOut), boolInt(e.NotReady), e.Reason, boolInt(e.OutputTruncated), out)
+				boolInt(e.TimedOut), e.Reason, boolInt(e.OutputTruncated), out)
 			if err != nil {
 				return fmt.Errorf("recording execution of %s: %w", e.TaskID, err)
 			}

@@ -66,7 +66,7 @@ func startDaemon(t *testing.T, maxSessions int) *daemon {
 	d.Srv.SetTools(testTools(d.started))
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", NewMCPHandler(d.Srv, &MCPOptions{MaxBodyBytes: 64 << 10}))
-	hs := &http.Server{Handler: Guard(mux, GuardOptions{Port: d.Port, Token: testToken, CookieName: "vxd_token"})}
+	hs := &http.Server{Handler: Guard(mux, GuardOptions{Port: d.Port, Token: testToken})}
 	go func() { _ = hs.Serve(ln) }()
 	t.Cleanup(func() {
 		d.Srv.Close()

@@ -23,9 +23,10 @@ type GuardOptions struct {
 	Port int
 	// Token is the bearer token. An empty token refuses every request.
 	Token string
-	// CookieName, when set, lets a cookie of that name whose value is the
-	// token authenticate too (for a page the daemon serves itself).
-	CookieName string
+	// Page, when set, lets the daemon's own status page in with a login
+	// cookie: a separate credential, never the token, valid only on the
+	// page's read routes.
+	Page *PageAuth
 	// Logger records refusals (never the token). The zero value logs nothing.
 	Logger zerolog.Logger
 }
@@ -51,16 +52,8 @@ func Guard(next http.Handler, opts GuardOptions) http.Handler {
 		var got string
 		if scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " "); ok && strings.EqualFold(scheme, "Bearer") {
 			got = strings.TrimSpace(tok)
-		} else if opts.CookieName != "" {
-			// Cookies ignore ports: another local page (127.0.0.1:5173)
-			// would send the daemon's cookie too. A cookie counts only from
-			// the daemon's own pages (or with no Origin at all).
-			if o := r.Header.Get("Origin"); o != "" && !ownOrigin(o, opts.Port) {
-				return false
-			}
-			if c, err := r.Cookie(opts.CookieName); err == nil {
-				got = c.Value
-			}
+		} else if opts.Page != nil {
+			return opts.Page.allows(r, opts.Port)
 		}
 		if got == "" {
 			return false

@@ -90,8 +90,10 @@ func TestRawHTTP(t *testing.T) {
 	}{
 		{name: "no token", req: rawReq{body: sprintf(initBody, "2025-06-18"), noAuth: true}, status: 401},
 		{name: "wrong token", req: rawReq{body: sprintf(initBody, "2025-06-18"), headers: map[string]string{"Authorization": "Bearer nope"}}, status: 401, bodyLacks: []string{testToken}},
-		{name: "cookie token", req: rawReq{body: `{"jsonrpc":"2.0","id":1,"method":"ping"}`, noAuth: true, headers: map[string]string{"Cookie": "vxd_token=" + testToken}}, status: 200},
-		{name: "cookie from the daemon's own page", req: rawReq{body: `{"jsonrpc":"2.0","id":1,"method":"ping"}`, noAuth: true, headers: map[string]string{"Cookie": "vxd_token=" + testToken, "Origin": "http://127.0.0.1:" + port}}, status: 200},
+		// A cookie is never an MCP credential, even one holding the token
+		// (issue 9: the page's cookie was the bearer token).
+		{name: "cookie token", req: rawReq{body: `{"jsonrpc":"2.0","id":1,"method":"ping"}`, noAuth: true, headers: map[string]string{"Cookie": "vxd_token=" + testToken}}, status: 401},
+		{name: "cookie from the daemon's own page", req: rawReq{body: `{"jsonrpc":"2.0","id":1,"method":"ping"}`, noAuth: true, headers: map[string]string{"Cookie": "vxd_token=" + testToken, "Origin": "http://127.0.0.1:" + port}}, status: 401},
 		{name: "cookie from another local page", req: rawReq{body: `{"jsonrpc":"2.0","id":1,"method":"ping"}`, noAuth: true, headers: map[string]string{"Cookie": "vxd_token=" + testToken, "Origin": "http://127.0.0.1:5173"}}, status: 401},
 		{name: "foreign host", req: rawReq{host: "evil.example:" + port, body: "{}"}, status: 403},
 		{name: "loopback host wrong port", req: rawReq{host: "localhost:1", body: "{}"}, status: 403},

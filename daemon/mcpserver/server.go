@@ -76,6 +76,10 @@ type Options struct {
 	// Mask hides secrets; it is applied to every error text and every
 	// isError text before it leaves the server.
 	Mask func(string) string
+	// MaskJSON hides secrets in a JSON text on its decoded values; it is
+	// applied to every result before it leaves the server, so no answer
+	// carries a value in clear however it was spelt or escaped.
+	MaskJSON func([]byte) []byte
 	// Logger receives one debug line per request (method and duration,
 	// never arguments). The zero value logs nothing.
 	Logger zerolog.Logger
@@ -99,6 +103,7 @@ type Stats struct {
 type Server struct {
 	name, version, instructions string
 	mask                        func(string) string
+	maskJSON                    func([]byte) []byte
 	log                         zerolog.Logger
 	maxSessions                 int
 	onSession                   func(id string, opened bool)
@@ -129,6 +134,7 @@ func New(opts *Options) *Server {
 		version:      opts.Version,
 		instructions: opts.Instructions,
 		mask:         opts.Mask,
+		maskJSON:     opts.MaskJSON,
 		log:          opts.Logger,
 		maxSessions:  opts.MaxSessions,
 		onSession:    opts.OnSession,
@@ -140,6 +146,9 @@ func New(opts *Options) *Server {
 	}
 	if s.mask == nil {
 		s.mask = func(s string) string { return s }
+	}
+	if s.maskJSON == nil {
+		s.maskJSON = func(b []byte) []byte { return b }
 	}
 	return s
 }

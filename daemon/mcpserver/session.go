@@ -205,13 +205,13 @@ func (ss *Session) handleOne(ctx context.Context, m *jsonrpc.Message, emit func(
 		return ss.errorReply(m.ID, rpcErr)
 	}
 	if raw, ok := result.(json.RawMessage); ok {
-		return &jsonrpc.Message{ID: m.ID, Result: raw}
+		return &jsonrpc.Message{ID: m.ID, Result: ss.srv.maskJSON(raw)}
 	}
 	res, encErr := jsonrpc.Encode(result)
 	if encErr != nil {
 		return ss.errorReply(m.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, "internal error: encoding the result of %s: %v", m.Method, encErr))
 	}
-	return &jsonrpc.Message{ID: m.ID, Result: res}
+	return &jsonrpc.Message{ID: m.ID, Result: ss.srv.maskJSON(res)}
 }
 
 var errCancelled = errors.New("request cancelled by the client")

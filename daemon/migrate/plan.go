@@ -21,6 +21,9 @@ type Options struct {
 	// Force replaces an existing vx.workspace.json (and vx.project.json
 	// files) instead of keeping them.
 	Force bool
+	// Environ is the environment secret variables without an inline value
+	// are read from, to mask them in the plan; nil is the process's own.
+	Environ []string
 }
 
 // File is one file the plan proposes.
@@ -142,6 +145,7 @@ func PlanInit(ctx context.Context, root string, opts *Options) (*Plan, error) {
 	if err := b.run(); err != nil {
 		return nil, err
 	}
+	maskPlan(b.plan, opts.Environ)
 	return b.plan, nil
 }
 

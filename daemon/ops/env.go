@@ -14,7 +14,6 @@ import (
 
 	"github.com/vzn/vx/daemon/cache"
 	"github.com/vzn/vx/daemon/history"
-	"github.com/vzn/vx/daemon/runner"
 	"github.com/vzn/vx/daemon/secret"
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/protocol/layout"
@@ -48,10 +47,9 @@ func NewEnv(root string, m *workspace.Model, loadErr error, environ []string) *E
 		}
 	}
 	e := &Env{Root: root, Model: m, ModelErr: loadErr, Environ: env}
-	e.Masker = secret.NewMasker()
-	if m != nil {
-		e.Masker.Add(runner.SecretValues(m, env)...)
-	}
+	// Without a model, the secrets the broken configuration declares are
+	// still masked.
+	e.Masker = secret.NewMasker(workspace.SecretValues(root, m, env)...)
 	return e
 }
 
@@ -62,7 +60,9 @@ func (e *Env) SetModel(m *workspace.Model, err error) {
 	defer e.mu.Unlock()
 	if err == nil && m != nil {
 		e.Model = m
-		e.Masker.Add(runner.SecretValues(m, e.Environ)...)
+		e.Masker.Add(workspace.SecretValues(e.Root, m, e.Environ)...)
+	} else {
+		e.Masker.Add(workspace.SecretValues(e.Root, nil, e.Environ)...)
 	}
 	e.ModelErr = err
 }

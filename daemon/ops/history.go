@@ -104,6 +104,11 @@ func RunHistory(ctx context.Context, e *Env, in RunHistoryInput) (*RunHistoryOut
 	if err != nil {
 		return nil, err
 	}
+	scopeNote, err := e.checkHistoryScope(ctx, h, in.Project, in.Task)
+	if err != nil {
+		return nil, err
+	}
+	note = joinNotes(note, scopeNote)
 	f := history.Filter{Project: in.Project, Task: in.Task, Limit: limit}
 	recent, err := h.RecentExecutions(ctx, f)
 	if err != nil {
@@ -143,16 +148,18 @@ func RunHistory(ctx context.Context, e *Env, in RunHistoryInput) (*RunHistoryOut
 // ExplainInput names a task.
 type ExplainInput struct{ TaskID string }
 
-// ExplainOutput is a task's latest cache entry.
+// ExplainOutput is a task's latest cache entry. Without an entry
+// (found false) only taskId, found and note are present: the entry's
+// figures have no value, and a zero would read as one.
 type ExplainOutput struct {
 	TaskID     string    `json:"taskId"`
 	Found      bool      `json:"found"`
 	Key        string    `json:"key,omitempty"`
 	Command    string    `json:"command,omitempty"`
-	ExitCode   int       `json:"exitCode"`
-	DurationMs int64     `json:"durationMs"`
-	Bytes      int64     `json:"bytes"`
-	Files      int       `json:"files"`
+	ExitCode   *int      `json:"exitCode,omitempty"`
+	DurationMs *int64    `json:"durationMs,omitempty"`
+	Bytes      *int64    `json:"bytes,omitempty"`
+	Files      *int      `json:"files,omitempty"`
 	Created    time.Time `json:"created,omitzero"`
 	Note       string    `json:"note,omitempty"`
 }
@@ -173,8 +180,8 @@ func ExplainCacheKey(ctx context.Context, e *Env, in ExplainInput) (*ExplainOutp
 	if err != nil {
 		return nil, err
 	}
-	return &ExplainOutput{TaskID: in.TaskID, Found: true, Key: ent.Key, Command: e.Masker.String(ent.Command), ExitCode: ent.ExitCode,
-		DurationMs: ent.DurationMs, Bytes: ent.Size, Files: ent.Files, Created: ent.Created}, nil
+	return &ExplainOutput{TaskID: in.TaskID, Found: true, Key: ent.Key, Command: e.Masker.String(ent.Command), ExitCode: &ent.ExitCode,
+		DurationMs: &ent.DurationMs, Bytes: &ent.Size, Files: &ent.Files, Created: ent.Created}, nil
 }
 
 // PruneInput bounds the cache.

@@ -47,6 +47,9 @@ type InfoOutput struct {
 	DaemonNote   string       `json:"daemonNote,omitempty"`
 	MCP          InfoMCP      `json:"mcp"`
 	Git          InfoGit      `json:"git"`
+	// OutputOverlaps are tasks that may run at once and write the same
+	// files; vx runs each pair one at a time.
+	OutputOverlaps []workspace.OutputOverlap `json:"outputOverlaps"`
 }
 
 // InfoCache is the cache's state.
@@ -103,7 +106,7 @@ type InfoInput struct {
 
 // Info answers `vx info` and getWorkspaceInfo.
 func Info(ctx context.Context, e *Env, in InfoInput) (*InfoOutput, error) {
-	out := &InfoOutput{Root: e.Root, ConfigErrors: []string{}, ProjectNames: []string{}, Tasks: []string{}, RootTasks: []string{}, Flaky: []string{}}
+	out := &InfoOutput{Root: e.Root, ConfigErrors: []string{}, ProjectNames: []string{}, Tasks: []string{}, RootTasks: []string{}, Flaky: []string{}, OutputOverlaps: []workspace.OutputOverlap{}}
 	out.Versions.VX, out.Versions.Key, out.Versions.CacheFormat, out.Versions.HistorySchema, out.Versions.Go = version.Version, taskkey.Version, cache.FormatVersion, history.SchemaVersion, runtime.Version()
 	if err := e.LoadError(); err != nil {
 		out.ConfigErrors = append(out.ConfigErrors, e.Masker.String(err.Error()))
@@ -115,6 +118,7 @@ func Info(ctx context.Context, e *Env, in InfoInput) (*InfoOutput, error) {
 		out.ProjectNames = projectNames(m)
 		out.Tasks = m.TaskNames()
 		out.RootTasks = nonNil(m.RootTasks())
+		out.OutputOverlaps = append(out.OutputOverlaps, m.OutputOverlaps()...)
 		switch {
 		case !m.Config.MCP.Run.Set || m.Config.MCP.Run.All:
 			out.MCP.RunTasks = "any"

@@ -52,14 +52,23 @@ type RefusalError struct {
 
 func (e *RefusalError) Error() string { return e.Msg }
 
-// taskArgs checks the selection and lists the tasks to run. allowed (nil:
-// any) is the workspace's mcp.run allow-list.
-func taskArgs(e *Env, in RunTasksInput, allowed func(string) bool) ([]string, error) {
+// taskArgs checks the selection and builds the child's command line:
+// `run FLAGS... EXTRA... -- TASKS...`. Every agent string is either a
+// flag's `=value` or follows the `--` that ends vx run's flags, so none can
+// ever be read as a flag; entries starting with "-" are refused outright
+// (no task is named so). allowed (nil: any) is the workspace's mcp.run
+// allow-list.
+func taskArgs(e *Env, in RunTasksInput, allowed func(string) bool, extra ...string) ([]string, error) {
 	m, err := e.CurrentModel()
 	if err != nil {
 		return nil, err
 	}
 	tasks := in.Tasks
+	for i, t := range tasks {
+		if strings.HasPrefix(t, "-") {
+			return nil, argErr("tasks", "tasks[%d] %q starts with \"-\": tasks are names such as build or web#build, never flags (use the tool's own arguments: force, filter, affected)", i, t)
+		}
+	}
 	switch {
 	case in.All && len(tasks) > 0:
 		return nil, argErr("all", "give either tasks or all: true, not both")
@@ -86,9 +95,9 @@ func taskArgs(e *Env, in RunTasksInput, allowed func(string) bool) ([]string, er
 			}
 		}
 	}
-	args := append([]string{"run"}, tasks...)
+	args := []string{"run"}
 	for _, f := range in.Filters {
-		args = append(args, "--filter", f)
+		args = append(args, "--filter="+f)
 	}
 	if in.Affected {
 		if in.AffectedRef != "" {
@@ -100,18 +109,19 @@ func taskArgs(e *Env, in RunTasksInput, allowed func(string) bool) ([]string, er
 	if in.Force {
 		args = append(args, "--force")
 	}
-	return args, nil
+	args = append(args, extra...)
+	args = append(args, "--")
+	return append(args, tasks...), nil
 }
 
 // RunTasks runs `vx run … --format json` as a child process in the
 // workspace, reporting each event through onEvent. Cancelling ctx
 // interrupts the child (SIGINT), which records the run as interrupted.
 func RunTasks(ctx context.Context, e *Env, in RunTasksInput, allowed func(string) bool, onEvent func(wire.Event)) (*RunTasksOutput, error) {
-	args, err := taskArgs(e, in, allowed)
+	args, err := taskArgs(e, in, allowed, "--format=json")
 	if err != nil {
 		return nil, err
 	}
-	args = append(args, "--format", "json")
 	code, stdout, stderr, err := e.runChild(ctx, in.VX, args, onEvent)
 	if err != nil {
 		return nil, err
@@ -128,11 +138,10 @@ func PlanTasks(ctx context.Context, e *Env, in RunTasksInput) (*PlanTasksOutput,
 	if in.Force {
 		return nil, argErr("force", "planTasks does not take force")
 	}
-	args, err := taskArgs(e, in, nil)
+	args, err := taskArgs(e, in, nil, "--dry=json")
 	if err != nil {
 		return nil, err
 	}
-	args = append(args, "--dry=json")
 	code, stdout, stderr, err := e.runChild(ctx, in.VX, args, nil)
 	if err != nil {
 		return nil, err

@@ -57,6 +57,9 @@ type ShowOutput struct {
 	Affected  map[string]string `json:"affected,omitempty"`
 	Total     int               `json:"totalProjects"`
 	Note      string            `json:"note,omitempty"`
+	// OutputOverlaps are pairs of the shown tasks that may run at once and
+	// write the same files (overlaps.go).
+	OutputOverlaps []workspace.OutputOverlap `json:"outputOverlaps"`
 }
 
 // MaxProjects caps the projects one answer lists, so an agent's context is
@@ -150,7 +153,7 @@ func Show(ctx context.Context, e *Env, in ShowInput) (*ShowOutput, error) {
 			}
 			out.Kind = "task"
 			out.RootTasks = append(out.RootTasks, taskInfo(m, e.Masker, pn, tn))
-			return out, nil
+			return showOverlaps(m, out), nil
 		}
 		p, ok := m.Project(pn)
 		if !ok {
@@ -161,7 +164,7 @@ func Show(ctx context.Context, e *Env, in ShowInput) (*ShowOutput, error) {
 		}
 		out.Kind = "task"
 		out.Projects = append(out.Projects, ProjectInfo{Name: p.Name, Dir: p.Dir, Tags: p.Tags, DependsOn: nonNil(p.Deps), Tasks: []TaskInfo{taskInfo(m, e.Masker, pn, tn)}})
-		return out, nil
+		return showOverlaps(m, out), nil
 	default:
 		if p, ok := m.Project(target); ok {
 			out.Kind = "project"
@@ -187,6 +190,7 @@ func Show(ctx context.Context, e *Env, in ShowInput) (*ShowOutput, error) {
 		out.Projects = append(out.Projects, pi)
 	}
 	out.Total = len(out.Projects)
+	showOverlaps(m, out)
 	if len(out.Projects) > MaxProjects {
 		out.Projects = out.Projects[:MaxProjects]
 		out.Note = fmt.Sprintf("showing %d of %d projects: narrow with project, filter (a glob, tag:NAME, ./path) or affected", MaxProjects, out.Total)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sort"
 
 	"github.com/vzn/vx/daemon/history"
@@ -68,6 +69,8 @@ func Why(ctx context.Context, e *Env, in WhyInput) (*WhyOutput, error) {
 			out.Summary = "the key did not change, and the task was restored from the cache"
 		case ex.Cache == "off":
 			out.Summary = "the key did not change; the task is not cached (cache: false), so it runs every time"
+		case prev.Status == history.StatusPassed && strings.HasPrefix(prev.Reason, "passed, not cached"):
+			out.Summary = fmt.Sprintf("the key did not change; the task ran because its previous execution (run %s) %s", prev.RunID, prev.Reason)
 		default:
 			out.Summary = "the key did not change; the task ran because the cache had no usable entry (pruned, replaced, --force, or the previous execution failed)"
 		}
@@ -88,6 +91,11 @@ func Why(ctx context.Context, e *Env, in WhyInput) (*WhyOutput, error) {
 	out.Diff = taskkey.Compare(old, cur)
 	if out.Roots = findRoots(ctx, h, old, cur, map[string]bool{}); out.Roots == nil {
 		out.Roots = []WhyRoot{}
+	}
+	// Histories written before components were masked hold clear values.
+	maskDiff(e, out.Diff)
+	for _, r := range out.Roots {
+		maskDiff(e, r.Diff)
 	}
 	out.Summary = summarize(out.Diff, out.Roots)
 	return out, nil
@@ -180,4 +188,15 @@ func summarize(d *taskkey.Diff, roots []WhyRoot) string {
 		}
 	}
 	return s
+}
+
+// maskDiff masks the definition values a diff shows.
+func maskDiff(e *Env, d *taskkey.Diff) {
+	if d == nil {
+		return
+	}
+	for i := range d.Definition {
+		d.Definition[i].Before = e.Masker.String(d.Definition[i].Before)
+		d.Definition[i].After = e.Masker.String(d.Definition[i].After)
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/vzn/vx/daemon/secret"
 	"github.com/vzn/vx/daemon/workspace"
 )
 
@@ -33,12 +34,17 @@ type capture struct {
 	// hold bytes wait for more output so no part of a secret leaves early.
 	mask func(string) string
 	hold int
+	// masker masks what is kept before it is cut to maxLog, so the cap
+	// never leaves part of a secret; nil keeps the output as it is.
+	masker *secret.Masker
 }
 
 func (c *capture) Write(b []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if room := maxLog - c.buf.Len(); room > 0 {
+	// Past the cap, as many bytes as the longest secret are kept too, so
+	// a value that starts before the cap is masked whole.
+	if room := maxLog + c.masker.Longest() - c.buf.Len(); room > 0 {
 		if len(b) <= room {
 			c.buf.Write(b)
 		} else {
@@ -92,9 +98,10 @@ func (c *capture) flush() {
 func (c *capture) bytes() []byte {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := bytes.Clone(c.buf.Bytes())
-	if c.dropped > 0 {
-		out = append(out, fmt.Sprintf("\n[vx: %d more bytes of output were not kept]\n", c.dropped)...)
+	kept, cut := c.masker.Cut(c.buf.String(), maxLog, c.dropped > 0)
+	out := []byte(kept)
+	if dropped := c.dropped + int64(cut); dropped > 0 {
+		out = append(out, fmt.Sprintf("\n[vx: %d more bytes of output were not kept]\n", dropped)...)
 	}
 	return out
 }
@@ -172,21 +179,36 @@ func (r *run) taskEnv(n *workspace.Node, dir string) []string {
 // A timeout or a cancelled ctx kills the whole group.
 func (r *run) execute(ctx context.Context, n *workspace.Node, out *capture) result {
 	dir := r.dir(n)
-	cmd := exec.Command("/bin/sh", "-c", n.Def.Command)
-	cmd.Dir = dir
-	cmd.Env = r.taskEnv(n, dir)
-	cmd.Stdin = nil
-	cmd.Stdout = out
-	cmd.Stderr = out
-	// Its own group (so a timeout kills every process of it), and killed
-	// if vx itself dies without getting to clean up.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	// Grandchildren that keep the pipes open must not hold up the run.
-	cmd.WaitDelay = 2 * time.Second
+	probe := newPeakProbe()
+	defer probe.release()
+	command := func() *exec.Cmd {
+		cmd := exec.Command("/bin/sh", "-c", n.Def.Command)
+		cmd.Dir = dir
+		cmd.Env = r.taskEnv(n, dir)
+		cmd.Stdin = nil
+		cmd.Stdout = out
+		cmd.Stderr = out
+		// Its own group (so a timeout kills every process of it), and killed
+		// if vx itself dies without getting to clean up.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		probe.attach(cmd.SysProcAttr)
+		// Grandchildren that keep the pipes open must not hold up the run.
+		cmd.WaitDelay = 2 * time.Second
+		return cmd
+	}
+	cmd := command()
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	err := cmd.Start()
+	if err != nil && probe.startFailed() {
+		// The kernel would not start it in a cgroup of its own.
+		cmd = command()
+		start = time.Now()
+		err = cmd.Start()
+	}
+	if err != nil {
 		return result{exitCode: -1, startErr: err, duration: time.Since(start)}
 	}
+	probe.started()
 	pgid := cmd.Process.Pid
 	var timeout <-chan time.Time
 	if n.Def.Timeout > 0 {
@@ -218,7 +240,7 @@ func (r *run) execute(ctx context.Context, n *workspace.Node, out *capture) resu
 			res.exitCode = 128 + int(ws.Signal())
 		}
 		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
-			res.peakRSS = ru.Maxrss * 1024
+			res.peakRSS = probe.peak(ru)
 			cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 			if res.duration > 0 {
 				res.cpuParallelism = float64(cpu) / float64(res.duration)

@@ -88,29 +88,7 @@ func Workers(flag int, m *workspace.Model) (int, string) {
 // SecretValues lists the values of every secret variable the model
 // declares, read from env; they are what a Masker masks.
 func SecretValues(m *workspace.Model, env map[string]string) []string {
-	var out []string
-	add := func(tasks map[string]workspace.TaskConfig) {
-		for _, tc := range tasks {
-			if tc.Exec == nil {
-				continue
-			}
-			for name, v := range tc.Exec.Env {
-				if !v.Secret {
-					continue
-				}
-				if v.Value != nil {
-					out = append(out, *v.Value)
-				} else if val := env[name]; val != "" {
-					out = append(out, val)
-				}
-			}
-		}
-	}
-	add(m.Config.Tasks)
-	for _, p := range m.Projects {
-		add(p.Overrides)
-	}
-	return out
+	return workspace.SecretValues(m.Root, m, env)
 }
 
 // Prepare selects projects, builds the graph and computes every key.
@@ -212,9 +190,17 @@ func (p *Prepared) computeKeys(ctx context.Context) error {
 			c.Files = map[string]string{}
 		}
 		c.Definition = definitionOf(n)
+		// Masked before the key is hashed and the components stored: a
+		// secret's value never joins the key, and no reader of the
+		// history (why, whyDidThisRerun, explain-rerun) can see it.
+		for field, v := range c.Definition {
+			c.Definition[field] = p.Masker.String(v)
+		}
 		for _, name := range append(append([]string{}, m.Config.Env...), n.Def.Env...) {
 			if v, ok := p.Env[name]; ok {
-				c.Env[name] = hashing.SumString(v)[:16]
+				// Masked first: a secret listed in env too joins neither
+				// the key nor the stored components, not even as a hash.
+				c.Env[name] = hashing.SumString(p.Masker.String(v))[:16]
 			} else {
 				c.Env[name] = ""
 			}

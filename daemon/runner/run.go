@@ -50,6 +50,9 @@ type run struct {
 	stamps  *outputStamps
 	stopped bool // a failure stopped scheduling (no --continue)
 	stopBy  string
+
+	// overlaps are the run's tasks whose outputs may collide (overlap.go).
+	overlaps []workspace.OutputOverlap
 }
 
 func (r *run) warn(format string, args ...any) {
@@ -105,6 +108,16 @@ func Execute(ctx context.Context, p *Prepared, o *Options, out Output) (*wire.Ru
 	}
 	defer hist.Close()
 	r := &run{p: p, o: o, out: out, store: store, hist: hist, log: o.Logger, rows: map[string]*wire.TaskRow{}, stamps: loadStamps(layout.OutputStamps(root))}
+	if m := hist.MovedAside(); m != nil {
+		r.warn("%s", m)
+	}
+	r.overlaps = p.Graph.OutputOverlaps()
+	r.warnOverlaps(r.overlaps)
+	if dead, err := hist.ReapDeadRuns(ctx); err != nil {
+		r.warn("%v", err)
+	} else if len(dead) > 0 {
+		r.log.Info().Strs("runs", dead).Msg("runs whose vx process is gone recorded as interrupted")
+	}
 	r.warns = append(r.warns, p.Warnings...)
 	for _, w := range p.Warnings {
 		r.warn("%s", w)
@@ -222,6 +235,7 @@ func (r *run) schedule(ctx context.Context) {
 	// task that would overflow the budget waits unless nothing else runs.
 	var memInUse int64
 	running := 0
+	guard := newOutputGuard(r.overlaps)
 	skip := func(n *workspace.Node, reason string) {
 		r.record(n, skippedRow(n, reason), nil)
 		finished <- outcome{n: n, skipped: true}
@@ -263,6 +277,7 @@ func (r *run) schedule(ctx context.Context) {
 		if !o.skipped && o.roots == nil && !o.n.Def.NoOp() {
 			running--
 			memInUse -= r.p.PeakRSS[o.n.ID]
+			guard.done(o.n.ID)
 		}
 		status[o.n.Index] = o
 		if !o.ok && !o.skipped && o.roots == nil && !r.o.Continue && !r.stopped && ctx.Err() == nil {
@@ -277,6 +292,9 @@ func (r *run) schedule(ctx context.Context) {
 	}
 	pick := func() int {
 		for i, n := range queue {
+			if guard.blocked(n.ID) {
+				continue // a task writing the same outputs is running
+			}
 			need := r.p.PeakRSS[n.ID]
 			if running == 0 || r.p.MemoryBudget <= 0 || memInUse+need <= r.p.MemoryBudget {
 				return i
@@ -322,6 +340,7 @@ func (r *run) schedule(ctx context.Context) {
 			queue = append(queue[:at], queue[at+1:]...)
 			running++
 			memInUse += r.p.PeakRSS[next.ID]
+			guard.start(next.ID)
 		case o := <-finished:
 			onFinished(o)
 		}
@@ -376,7 +395,7 @@ func (r *run) runNode(ctx context.Context, n *workspace.Node) bool {
 	}
 
 	prefix := n.ID + ": "
-	capt := &capture{}
+	capt := &capture{masker: r.p.Masker}
 	if r.out.W != nil {
 		capt.mask, capt.hold = r.p.Masker.String, r.p.Masker.MultiLineHold()
 		capt.emit = func(line []byte) {
@@ -410,6 +429,9 @@ func (r *run) runNode(ctx context.Context, n *workspace.Node) bool {
 		meta := cache.Meta{Key: key, TaskID: n.ID, Project: n.Project, Task: n.Task, Command: r.p.Masker.String(n.Def.Command), ExitCode: 0, DurationMs: row.DurationMs, Created: time.Now()}
 		if _, err := r.store.Put(context.WithoutCancel(ctx), meta, r.dir(n), files, log); err != nil {
 			r.warn("%s: not cached: %v", n.ID, err)
+			// The task passed, but the next run with this key cannot hit:
+			// its row (footer, summary, history) says why.
+			row.Reason = r.p.Masker.String(fmt.Sprintf("passed, not cached: %v", err))
 			r.stamps.forget(n.ID)
 		} else {
 			r.stamps.record(n.ID, key, r.dir(n), files, log)
@@ -640,7 +662,7 @@ func (r *run) footer(s *wire.RunSummary) {
 	}
 	r.printf("\n Tasks:  %s (%d total)\n", strings.Join(parts, ", "), t.Tasks)
 	for _, row := range s.Tasks {
-		if row.Status != wire.StatusPassed {
+		if row.Status != wire.StatusPassed || row.Reason != "" {
 			r.printf(" %-7s %s: %s\n", row.Status, row.TaskID, row.Reason)
 		}
 	}

@@ -12,9 +12,6 @@ import (
 	"github.com/vzn/vx/protocol/wire"
 )
 
-// CookieName is the status page's session cookie; its value is the token.
-const CookieName = "vxd_token"
-
 // Feed fans run, task, model and session events out to subscribers. A
 // subscriber that cannot keep up is dropped; publishing never blocks.
 type Feed struct {

@@ -24,17 +24,27 @@ type Summary struct {
 	Latest  *ops.RunOutput        `json:"latest"`
 }
 
-// tokenLogin lets a person open the page once with ?token=…: the token is
-// moved into an HttpOnly, SameSite=Strict cookie and the browser is sent
-// to the clean address, so the token does not linger in the address bar
-// or history. Everything else goes through the guard.
+// pageRoutes are what a page login opens: the page and what it reads.
+// Never /mcp, /status or /shutdown: the login cookie runs nothing.
+var pageRoutes = []string{"GET /", "GET /api/summary", "GET /events"}
+
+// tokenLogin lets a person open the page once with ?token=…: the daemon
+// mints a page credential of its own (never the token) into an HttpOnly,
+// SameSite=Strict cookie named for this daemon, and sends the browser to
+// the clean address, so the token does not linger in the address bar or
+// history. Everything else goes through the guard.
 func (d *daemon) tokenLogin(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		tok := r.URL.Query().Get("token")
 		if r.Method == http.MethodGet && r.URL.Path == "/" && tok != "" && r.Header.Get("Origin") == "" && loopbackHostPort(r.Host, d.port) {
 			// (A foreign Host falls through to the guard, which refuses it.)
 			if subtle.ConstantTimeCompare([]byte(tok), []byte(d.token)) == 1 {
-				http.SetCookie(w, &http.Cookie{Name: CookieName, Value: d.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+				v, err := d.pages.mint()
+				if err != nil {
+					http.Error(w, "could not mint a page login: "+err.Error(), http.StatusInternalServerError)
+					return
+				}
+				http.SetCookie(w, &http.Cookie{Name: wire.PageCookieName(d.port), Value: v, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 				http.Redirect(w, r, "/", http.StatusSeeOther)
 				return
 			}

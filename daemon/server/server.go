@@ -27,6 +27,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/vzn/vx/daemon/hashing"
+	"github.com/vzn/vx/daemon/history"
 	"github.com/vzn/vx/daemon/httpapi"
 	"github.com/vzn/vx/daemon/mcpserver"
 	"github.com/vzn/vx/daemon/ops"
@@ -60,6 +61,7 @@ type daemon struct {
 	env     *ops.Env
 	mcp     *mcpserver.Server
 	token   string
+	pages   pageLogins // the status page's logins, separate from the token
 	port    int
 	started time.Time
 	cancel  context.CancelFunc
@@ -115,6 +117,12 @@ func Serve(ctx context.Context, o Options) error {
 	}
 	d.token = hex.EncodeToString(tok)
 
+	// Runs whose vx was killed before recording their end are interrupted.
+	if dead, err := history.ReapAt(ctx, history.Path(root), &history.Options{Logger: d.log}); err != nil {
+		d.log.Warn().Err(err).Msg("marking runs whose vx process is gone")
+	} else if len(dead) > 0 {
+		d.log.Info().Strs("runs", dead).Msg("runs whose vx process is gone recorded as interrupted")
+	}
 	m, loadErr := workspace.Load(root)
 	d.env = ops.NewEnv(root, m, loadErr, nil)
 	defer d.env.Close()
@@ -126,7 +134,7 @@ func Serve(ctx context.Context, o Options) error {
 		}
 		d.feed.Publish(wire.Event{Type: typ, Session: id[:8]})
 	}
-	d.mcp = mcpserver.New(&mcpserver.Options{Name: "vx", Version: version.Version, Mask: d.env.Masker.String, Logger: d.log, MaxSessions: 64, OnSession: onSession,
+	d.mcp = mcpserver.New(&mcpserver.Options{Name: "vx", Version: version.Version, Mask: d.env.Masker.String, MaskJSON: d.env.Masker.JSON, Logger: d.log, MaxSessions: 64, OnSession: onSession,
 		Instructions: "vx answers questions about this monorepo workspace: its tasks (listTasks, getConfig), its cache (getCacheStats, explainCacheKey), its run history (getRunHistory, whyDidThisRerun, getFailures, getTaskLog, compareRuns, runTrends), and runs or plans tasks (runTasks, planTasks)."})
 	defer d.mcp.Close()
 	d.refreshCatalog()
@@ -148,7 +156,7 @@ func Serve(ctx context.Context, o Options) error {
 	d.mountLive(mux)
 	d.mountPage(mux)
 	srv := &http.Server{
-		Handler:           d.tokenLogin(httpapi.Guard(mux, httpapi.GuardOptions{Port: d.port, Token: d.token, CookieName: CookieName, Logger: d.log})),
+		Handler:           d.tokenLogin(httpapi.Guard(mux, httpapi.GuardOptions{Port: d.port, Token: d.token, Page: &httpapi.PageAuth{Cookie: wire.PageCookieName(d.port), Routes: pageRoutes, Valid: d.pages.valid}, Logger: d.log})),
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}

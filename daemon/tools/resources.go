@@ -3,12 +3,13 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"fmt"
+	"errors"
 	"net/url"
 	"os"
 
 	"github.com/vzn/vx/daemon/mcpserver"
 	"github.com/vzn/vx/daemon/ops"
+	"github.com/vzn/vx/protocol/jsonrpc"
 	"github.com/vzn/vx/protocol/mcp"
 	"github.com/vzn/vx/protocol/wire"
 )
@@ -42,7 +43,7 @@ func Resources(e *ops.Env) ([]mcpserver.Resource, []mcpserver.ResourceTemplate) 
 				if err != nil {
 					return nil, err
 				}
-				return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{{URI: ConfigURI, MimeType: "application/json", Text: e.Masker.String(string(b))}}}, nil
+				return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{{URI: ConfigURI, MimeType: "application/json", Text: string(e.Masker.JSON(b))}}}, nil
 			}},
 		{Def: mcp.Resource{URI: LatestRunURI, Name: "latest-run", Title: "Latest run", Description: "the latest run with every task's outcome (vx last --format json)", MimeType: "application/json"},
 			Read: func(ctx context.Context) (*mcp.ReadResourceResult, error) {
@@ -58,16 +59,27 @@ func Resources(e *ops.Env) ([]mcpserver.Resource, []mcpserver.ResourceTemplate) 
 			Read: func(ctx context.Context, uri string, vars map[string]string) (*mcp.ReadResourceResult, error) {
 				id, err := url.PathUnescape(vars["taskId"])
 				if err != nil {
-					return nil, fmt.Errorf("taskId in %s is not URL-encoded text", uri)
+					return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: taskId in %s is not URL-encoded text (write project#task with # as %%23)", uri)
 				}
 				out, err := ops.TaskLog(ctx, e, ops.TaskLogInput{TaskID: id})
 				if err != nil {
-					return nil, refusal(err)
+					return nil, paramError(err)
 				}
 				return jsonResource(uri, out)
 			}},
 	}
 	return res, tmpl
+}
+
+// paramError renders an operation's refusal of an argument of a resource
+// URI or a prompt as JSON-RPC invalid params (-32602) naming the argument:
+// the request was wrong, the server did not fail. Other errors pass.
+func paramError(err error) error {
+	var ae *ops.ArgError
+	if errors.As(err, &ae) {
+		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: argument %q: %s", ae.Arg, ae.Msg)
+	}
+	return err
 }
 
 // Prompts are the daemon's prompt templates.
@@ -79,7 +91,7 @@ func Prompts(e *ops.Env) []mcpserver.Prompt {
 				id, set := args["runId"]
 				out, err := ops.Failures(ctx, e, ops.FailuresInput{RunID: id, RunSet: set})
 				if err != nil {
-					return nil, refusal(err)
+					return nil, paramError(err)
 				}
 				b, _ := json.MarshalIndent(out, "", "  ")
 				text := "A vx run in this workspace failed. Here is what vx recorded (getFailures): each failed task, its exit code, its output and the source locations it names.\n\n```json\n" + string(b) +
@@ -92,7 +104,7 @@ func Prompts(e *ops.Env) []mcpserver.Prompt {
 				id, set := args["runId"]
 				out, err := ops.Why(ctx, e, ops.WhyInput{TaskID: args["taskId"], RunID: id, RunSet: set})
 				if err != nil {
-					return nil, refusal(err)
+					return nil, paramError(err)
 				}
 				b, _ := json.MarshalIndent(out, "", "  ")
 				text := "vx compared this task's cache key with its previous execution (whyDidThisRerun):\n\n```json\n" + string(b) +

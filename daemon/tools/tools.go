@@ -172,7 +172,7 @@ func Catalog(e *ops.Env, cfg Config) []mcpserver.Tool {
 				return ops.CacheStats(ctx, e, ops.CacheStatsInput{Project: v.Object("scope").Str("project")})
 			}},
 		Def{Name: "getRunHistory", Title: "Run history", ReadOnly: true, Output: &ops.RunHistoryOutput{},
-			Description: "Which tasks have I been running, and how fast? Recent executions (exit code, blockedBy, timedOut, notReady) plus per-task p50/p99, success rate, hit rate, failure mode, flaky (only when one cache key both passed and failed), maxPeakRssBytes and maxCpuParallelism. limit 1..500 is clamped and the answer says the limit applied.",
+			Description: "Which tasks have I been running, and how fast? Recent executions (exit code, blockedBy, timedOut, reason) plus per-task p50/p99, success rate, hit rate, failure mode, flaky (only when one cache key both passed and failed), maxPeakRssBytes and maxCpuParallelism. limit 1..500 is clamped and the answer says the limit applied.",
 			Args: []Arg{{Name: "project", Kind: KindString, Desc: "a project name"}, {Name: "task", Kind: KindString, Desc: "a task name such as build (not project#task)"},
 				{Name: "limit", Kind: KindLimit, Desc: "recent rows, 1..500 (default 50), clamped"}},
 			Run: func(ctx context.Context, _ *mcpserver.Call, v Values) (any, error) {
@@ -229,7 +229,7 @@ func Catalog(e *ops.Env, cfg Config) []mcpserver.Tool {
 			}},
 		Def{Name: "planTasks", Title: "Plan tasks", ReadOnly: true, Output: &ops.PlanTasksOutput{},
 			Description: "What would run, and why? vx run TASKS --dry=json, nothing executed: each task's predicted cache status, key, deps and p50, the affected reason under affected, and predicted wallMs, workMs and criticalPath.",
-			Args:        []Arg{{Name: "tasks", Kind: KindStrings, Desc: "task names or project#task ids"}, {Name: "all", Kind: KindBool, Desc: "every task of the workspace"}, filterArg, affectedArg},
+			Args:        []Arg{{Name: "tasks", Kind: KindTasks, Desc: "task names or project#task ids"}, {Name: "all", Kind: KindBool, Desc: "every task of the workspace"}, filterArg, affectedArg},
 			Run: func(ctx context.Context, _ *mcpserver.Call, v Values) (any, error) {
 				aff, ref := affected(v)
 				return ops.PlanTasks(ctx, e, ops.RunTasksInput{Tasks: v.Strings("tasks"), All: v.Bool("all"), Filters: v.Strings("filter"), Affected: aff, AffectedRef: ref, VX: cfg.VX})
@@ -244,7 +244,7 @@ func Catalog(e *ops.Env, cfg Config) []mcpserver.Tool {
 			desc += fmt.Sprintf(" This workspace lets agents run only: %v (their dependsOn still run).", allow.Tasks)
 		}
 		defs = append(defs, Def{Name: "runTasks", Title: "Run tasks", Destructive: true, Output: &ops.RunTasksOutput{}, Description: desc,
-			Args: []Arg{{Name: "tasks", Kind: KindStrings, Desc: "task names or project#task ids"}, {Name: "all", Kind: KindBool, Desc: "every task an agent may run"}, filterArg, affectedArg,
+			Args: []Arg{{Name: "tasks", Kind: KindTasks, Desc: "task names or project#task ids"}, {Name: "all", Kind: KindBool, Desc: "every task an agent may run"}, filterArg, affectedArg,
 				{Name: "force", Kind: KindBool, Desc: "ignore cache hits"}},
 			Run: func(ctx context.Context, call *mcpserver.Call, v Values) (any, error) {
 				aff, ref := affected(v)

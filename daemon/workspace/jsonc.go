@@ -67,7 +67,10 @@ func decodeJSONC(file string, src []byte, v any, strict bool) error {
 		if field == "" {
 			field = "value"
 		}
-		return fail(start, fmt.Sprintf("%s: expected %s, found %s", field, jsonTypeName(typ.Type.Kind().String()), typ.Value))
+		// Only the kind found ("number", not "number 1.5"): a value that
+		// does not type-check is never quoted.
+		found, _, _ := strings.Cut(typ.Value, " ")
+		return fail(start, fmt.Sprintf("%s: expected %s, found %s", field, jsonTypeName(typ.Type.Kind().String()), found))
 	}
 	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 		key := strings.Trim(name, `"`)

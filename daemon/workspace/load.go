@@ -67,6 +67,9 @@ type Model struct {
 	namesOnce sync.Once
 	taskNames []string
 	taskSet   map[string]bool
+
+	overlapOnce sync.Once // OutputOverlaps (overlap.go)
+	overlaps    []OutputOverlap
 }
 
 // Project returns the project named name.
@@ -235,7 +238,7 @@ func (m *Model) validateConfig() error {
 		}
 		if tc.Timeout != nil {
 			if _, err := parseTimeout(*tc.Timeout); err != nil {
-				return &FileError{File: m.ConfigPath, Msg: fmt.Sprintf("tasks.%s.timeout: %v", name, err)}
+				return fieldError(m.ConfigPath, "tasks."+name+".timeout", err)
 			}
 		}
 	}
@@ -248,7 +251,9 @@ func (m *Model) validateConfig() error {
 func parseTimeout(s string) (time.Duration, error) {
 	d, err := time.ParseDuration(s)
 	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("%q is not a duration (use a value such as \"90s\", \"10m\" or \"1h\")", s)
+		// The value is not quoted: a field that does not type-check may
+		// hold anything, a secret pasted in the wrong place included.
+		return 0, errors.New("not a duration (use a value such as \"90s\", \"10m\" or \"1h\")")
 	}
 	return d, nil
 }
@@ -296,7 +301,7 @@ func (m *Model) loadProject(dir string) (*Project, *packageJSON, []string, error
 		for name, tc := range pc.Tasks {
 			if tc.Timeout != nil {
 				if _, err := parseTimeout(*tc.Timeout); err != nil {
-					return nil, nil, nil, &FileError{File: pcPath, Msg: fmt.Sprintf("tasks.%s.timeout: %v", name, err)}
+					return nil, nil, nil, fieldError(pcPath, "tasks."+name+".timeout", err)
 				}
 			}
 		}

@@ -31,7 +31,7 @@ func profileTool(root, tool, argsJSON, out string, n int) error {
 	m, loadErr := workspace.Load(root)
 	env := ops.NewEnv(root, m, loadErr, nil)
 	defer env.Close()
-	srv := mcpserver.New(&mcpserver.Options{Name: "vx", Version: "profile", Mask: env.Masker.String, MaxSessions: 64})
+	srv := mcpserver.New(&mcpserver.Options{Name: "vx", Version: "profile", Mask: env.Masker.String, MaskJSON: env.Masker.JSON, MaxSessions: 64})
 	defer srv.Close()
 	srv.SetTools(tools.Catalog(env, tools.Config{}))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

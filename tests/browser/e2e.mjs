@@ -23,9 +23,12 @@ try {
   await page.goto(`${VXD_URL}/?token=${VXD_TOKEN}`);
   if (page.url() !== VXD_URL + "/") fail(`after login the address is ${page.url()}, want ${VXD_URL}/`);
   const cookies = await page.context().cookies();
-  const c = cookies.find((c) => c.name === "vxd_token");
+  // The login cookie is named for this daemon's port (cookies ignore ports).
+  const cookieName = "vxd_page_" + new URL(VXD_URL).port;
+  const c = cookies.find((c) => c.name === cookieName);
   if (!c || !c.httpOnly || c.sameSite !== "Strict") fail("login cookie missing or not HttpOnly+SameSite=Strict: " + JSON.stringify(cookies));
-  if (await page.evaluate(() => document.cookie.includes("vxd_token"))) fail("the token cookie is readable from script");
+  if (c.value === VXD_TOKEN) fail("the login cookie holds the bearer token");
+  if (await page.evaluate((n) => document.cookie.includes(n), cookieName)) fail("the login cookie is readable from script");
 
   await page.waitForSelector("body[data-live='1']", { timeout: 10000 });
 

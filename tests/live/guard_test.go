@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/vzn/vx/protocol/wire"
 )
 
 // noRedirect is a client that shows redirects instead of following them.
@@ -69,13 +71,17 @@ func TestGuard(t *testing.T) {
 		t.Fatalf("/?token=RIGHT: %d Location %q, want 303 to /\n%s", resp.StatusCode, resp.Header.Get("Location"), body)
 	}
 	var cookie *http.Cookie
+	cookieName := wire.PageCookieName(d.port)
 	for _, c := range resp.Cookies() {
-		if c.Name == "vxd_token" {
+		if c.Name == cookieName {
 			cookie = c
 		}
 	}
 	if cookie == nil {
-		t.Fatalf("/?token=RIGHT set no vxd_token cookie: %q", resp.Header.Values("Set-Cookie"))
+		t.Fatalf("/?token=RIGHT set no %s cookie: %q", cookieName, resp.Header.Values("Set-Cookie"))
+	}
+	if cookie.Value == d.token || strings.Contains(cookie.Value, d.token) {
+		t.Fatalf("the page's login cookie holds the bearer token: %q", resp.Header.Values("Set-Cookie"))
 	}
 	if !cookie.HttpOnly || cookie.SameSite != http.SameSiteStrictMode {
 		t.Errorf("cookie %q: HttpOnly %v SameSite %v, want HttpOnly and SameSite=Strict", resp.Header.Values("Set-Cookie"), cookie.HttpOnly, cookie.SameSite)
@@ -103,7 +109,7 @@ func TestGuard(t *testing.T) {
 	}{
 		{name: "page without token or cookie", path: "/", want: 401},
 		{name: "page with a wrong token", path: "/?token=WRONG", want: 401},
-		{name: "page with a wrong cookie", path: "/", h: http.Header{"Cookie": {"vxd_token=WRONG"}}, want: 401},
+		{name: "page with a wrong cookie", path: "/", h: http.Header{"Cookie": {cookieName + "=WRONG"}}, want: 401},
 		{name: "summary without token or cookie", path: "/api/summary", want: 401},
 		{name: "page with the cookie", path: "/", h: withCookie, want: 200, ctype: "text/html"},
 		{name: "summary with the cookie", path: "/api/summary", h: withCookie, want: 200, ctype: "application/json"},
@@ -190,4 +196,70 @@ func TestGuard(t *testing.T) {
 			t.Errorf("websocket handshake for Host %s: %d, want 403", evilHost, resp.StatusCode)
 		}
 	})
+}
+
+// TestPageLoginRunsNothing: the status page's login cookie is a
+// credential of its own, good for the page's reads and its feed only.
+func TestPageLoginRunsNothing(t *testing.T) {
+	root := demo(t)
+	d := startDaemon(t, root)
+	// Whatever the login sets is what a browser would send on to any
+	// server on 127.0.0.1, so it is tried on every route.
+	login := func() *http.Cookie {
+		resp, body := get(t, d, "/?token="+d.token, "", nil)
+		if cs := resp.Cookies(); len(cs) == 1 {
+			return cs[0]
+		}
+		t.Fatalf("/?token=RIGHT: want one cookie set, got %d %q\n%s", resp.StatusCode, resp.Header.Values("Set-Cookie"), body)
+		return nil
+	}
+	first, second := login(), login()
+	if first.Name != wire.PageCookieName(d.port) {
+		t.Errorf("the login cookie is named %q, want %q: one name per daemon, since cookies ignore ports", first.Name, wire.PageCookieName(d.port))
+	}
+	if first.Value == second.Value {
+		t.Errorf("two logins got the same credential %q: it is not minted per login", first.Value)
+	}
+	cookie := http.Header{"Cookie": {(&http.Cookie{Name: first.Name, Value: first.Value}).String()}}
+	ping := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+	post := func(path string, h http.Header) int {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodPost, d.base()+path, strings.NewReader(ping))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header = h.Clone()
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := noRedirect.Do(req)
+		if err != nil {
+			t.Fatalf("POST %s: %v", path, err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, tc := range []struct {
+		name string
+		got  func() int
+		want int
+	}{
+		{"/mcp with the login cookie", func() int { return post("/mcp", cookie) }, 401},
+		{"/mcp with the login as a bearer token", func() int { return post("/mcp", bearerHeader(first.Value)) }, 401},
+		{"/mcp with the cookie holding the token", func() int {
+			return post("/mcp", http.Header{"Cookie": {wire.PageCookieName(d.port) + "=" + d.token}})
+		}, 401},
+		{"/shutdown with the login cookie", func() int { return post("/shutdown", cookie) }, 401},
+		{"/status with the login cookie", func() int { r, _ := get(t, d, "/status", "", cookie); return r.StatusCode }, 401},
+		{"summary with the second login", func() int {
+			r, _ := get(t, d, "/api/summary", "", http.Header{"Cookie": {(&http.Cookie{Name: second.Name, Value: second.Value}).String()}})
+			return r.StatusCode
+		}, 200},
+		{"feed with the login cookie", func() int { return dialStatus(t, d, cookie) }, 101},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.got(); got != tc.want {
+				t.Errorf("%d, want %d", got, tc.want)
+			}
+		})
+	}
 }

@@ -123,3 +123,40 @@ func TestNestingIsBounded(t *testing.T) {
 		t.Errorf("%d levels: %v", maxDepth, err)
 	}
 }
+
+func TestDecodePlain(t *testing.T) {
+	type cfg struct {
+		A int      `json:"a"`
+		L []string `json:"l"`
+	}
+	tests := []struct {
+		name   string
+		src    string
+		strict bool
+		ok     bool
+	}{
+		{"plain", `{"a": 1, "l": ["x"]}`, true, true},
+		{"trailing space", "{\"a\": 1}\n\n", true, true},
+		{"a comment", "{\"a\": 1} // c", true, false},
+		{"a trailing comma", `{"a": 1,}`, true, false},
+		{"text after", `{"a": 1} {}`, true, false},
+		{"unknown key, strict", `{"a": 1, "b": 2}`, true, false},
+		{"unknown key, lenient", `{"a": 1, "b": 2}`, false, true},
+		{"wrong type after a good field", `{"l": ["x"], "a": "1"}`, true, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var c cfg
+			err := DecodePlain([]byte(tc.src), &c, tc.strict)
+			if (err == nil) != tc.ok {
+				t.Fatalf("DecodePlain = %v, want ok %v", err, tc.ok)
+			}
+			if err != nil && (c.A != 0 || c.L != nil) {
+				t.Errorf("a refused decode left %+v, want the zero value", c)
+			}
+			if err == nil && c.A != 1 {
+				t.Errorf("decoded %+v", c)
+			}
+		})
+	}
+}

@@ -126,6 +126,12 @@ func syntaxError(src []byte, partial hujson.Value, err error) error {
 		return errorf(src, openingQuote(src), "a string is not closed")
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return errorf(src, len(src), "the file ends early: a brace, bracket or string is not closed")
+	case strings.HasPrefix(msg, "invalid literal:"):
+		// Never quote the text: it may be a secret someone forgot to quote.
+		if off < len(src) && src[off] == '"' {
+			return errorf(src, off, "a string with an invalid escape or a control character")
+		}
+		return errorf(src, off, "not a JSON value: expected a string, a number, true, false or null")
 	case strings.HasSuffix(msg, "after top-level value"):
 		r, _ := utf8.DecodeRune(src[off:])
 		return errorf(src, off, "unexpected %q after the end of the JSON object", string(r))

@@ -160,3 +160,23 @@ func TestDecodePlain(t *testing.T) {
 		})
 	}
 }
+
+func TestSyntaxErrorsDoNotQuoteValues(t *testing.T) {
+	for _, src := range []string{
+		`{"token": hunter2secret}`,
+		`{"token": "hunter2secret\q"}`,
+		"{\"token\": \"hunter2secret\x01\"}",
+	} {
+		_, err := Parse([]byte(src))
+		var e *Error
+		if !errors.As(err, &e) {
+			t.Fatalf("%q: err = %v, want *Error", src, err)
+		}
+		if strings.Contains(e.Msg, "hunter2") {
+			t.Errorf("%q: message %q quotes the value", src, e.Msg)
+		}
+		if e.Line != 1 || e.Col != 11 {
+			t.Errorf("%q: at %d:%d, want 1:11", src, e.Line, e.Col)
+		}
+	}
+}

@@ -348,7 +348,7 @@ func (b *builder) readJSON(rel string) *srcFile {
 		}
 		return nil
 	}
-	root := doc.Root
+	root := doc.Root()
 	f := &srcFile{rel: rel, src: src, root: root}
 	if root.Kind != jsonc.Object {
 		b.todo(f, root.Off, "", fmt.Sprintf("expected a JSON object, found %s; %s was not translated", root.Kind, rel))

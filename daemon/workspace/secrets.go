@@ -208,7 +208,7 @@ func fieldError(file, path string, err error) error {
 	fe := &FileError{File: file, Msg: path + ": " + err.Error()}
 	if src, rerr := os.ReadFile(file); rerr == nil {
 		if doc, perr := jsonc.Parse(src); perr == nil {
-			for _, p := range doc.Root.Paths() {
+			for _, p := range doc.Root().Paths() {
 				if p.Path == path {
 					fe.Line, fe.Col = jsonc.Position(src, p.Off)
 					break

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sort"
+	"strings"
 
 	"github.com/vzn/vx/daemon/history"
 	"github.com/vzn/vx/daemon/taskkey"

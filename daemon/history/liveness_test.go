@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -137,5 +139,39 @@ func TestMigrateFromSchema1(t *testing.T) {
 	stats, _ = s.TaskStats(ctx, Filter{Task: "build"})
 	if len(stats) != 1 || stats[0].MaxPeakRSSBytes != 64<<20 {
 		t.Errorf("task stats after a new run: %+v, want max peak 64 MiB", stats)
+	}
+}
+
+// TestReapAt: vxd's start records dead runs of a readable history, and
+// leaves a damaged one exactly as it is.
+func TestReapAt(t *testing.T) {
+	ctx := context.Background()
+	s, path := openTemp(t)
+	r := &Run{Command: "vx run build", StartedAt: time.Now(), PID: deadPID(t), ProcStart: 1}
+	if err := s.BeginRun(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	dead, err := ReapAt(ctx, path, nil)
+	if err != nil || len(dead) != 1 || dead[0] != r.ID {
+		t.Errorf("ReapAt = %v, %v; want [%s]", dead, err, r.ID)
+	}
+
+	bad := Path(t.TempDir())
+	if err := os.MkdirAll(filepath.Dir(bad), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	garbage := []byte("not a database, not at all, not even close to one\n")
+	if err := os.WriteFile(bad, garbage, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if dead, err := ReapAt(ctx, bad, nil); err != nil || len(dead) != 0 {
+		t.Errorf("ReapAt on a damaged history = %v, %v; want nothing done", dead, err)
+	}
+	if b, err := os.ReadFile(bad); err != nil || string(b) != string(garbage) {
+		t.Errorf("ReapAt changed the damaged history: %q, %v", b, err)
+	}
+	if _, err := OpenReadOnly(ctx, bad, nil); err == nil || !strings.Contains(err.Error(), "next vx run moves it aside") {
+		t.Errorf("OpenReadOnly on a damaged history: %v; want a *CorruptError saying what the next run does", err)
 	}
 }

@@ -52,8 +52,10 @@ type run struct {
 	stopBy  string
 	rc      remote
 
-	// overlaps are the run's tasks whose outputs may collide (overlap.go).
+	// overlaps are the run's tasks whose outputs may collide; guard keeps
+	// them apart (overlap.go).
 	overlaps []workspace.OutputOverlap
+	guard    *outputGuard
 
 	sb sandboxState
 }
@@ -118,6 +120,7 @@ func Execute(ctx context.Context, p *Prepared, o *Options, out Output) (*wire.Ru
 		r.warn("%s", m)
 	}
 	r.overlaps = p.Graph.OutputOverlaps()
+	r.guard = newOutputGuard(r.overlaps, p.Model.OutputOverlaps())
 	r.warnOverlaps(r.overlaps)
 	if dead, err := hist.ReapDeadRuns(ctx); err != nil {
 		r.warn("%v", err)
@@ -244,7 +247,7 @@ func (r *run) schedule(ctx context.Context) {
 	// task that would overflow the budget waits unless nothing else runs.
 	var memInUse int64
 	running := 0
-	guard := newOutputGuard(r.overlaps)
+	guard := r.guard
 	skip := func(n *workspace.Node, reason string) {
 		r.record(n, skippedRow(n, reason), nil)
 		finished <- outcome{n: n, skipped: true}
@@ -394,6 +397,16 @@ func (r *run) runNode(ctx context.Context, n *workspace.Node) bool {
 		return false
 	}
 	defer lock.release()
+	if name := r.guard.lockName(n.ID); name != "" {
+		// Another vx run may be running a task that writes the same files.
+		olock, err := lockTask(ctx, filepath.Join(VXDir(r.p.Model.Root), "locks"), safeName(name))
+		if err != nil {
+			row.Status, row.Reason = wire.StatusInterrupted, "interrupted while waiting for another vx run of a task writing the same outputs"
+			r.record(n, row, nil)
+			return false
+		}
+		defer olock.release()
+	}
 	r.event(wire.Event{Type: wire.EventTaskStarted, TaskID: n.ID, DependsOn: executableDeps(n)})
 	start := time.Now()
 

@@ -85,7 +85,7 @@ func argSchema(a Arg) map[string]any {
 	case KindObject:
 		s = objectSchema(a.Props)
 	case KindBoolOrRef:
-		s = map[string]any{"anyOf": []any{map[string]any{"type": "boolean"}, map[string]any{"type": "string", "minLength": 1}}}
+		s = map[string]any{"anyOf": []any{map[string]any{"type": "boolean"}, map[string]any{"type": "string", "minLength": 1, "pattern": "^[^-]"}}}
 	}
 	if a.Desc != "" {
 		s["description"] = a.Desc
@@ -313,6 +313,10 @@ func checkValue(name string, v any, a Arg) (any, error) {
 		case bool:
 			return x, nil
 		case string:
+			if strings.HasPrefix(x, "-") {
+				// It reaches git: never let it read as an option.
+				return nil, refuse("argument %q: %q starts with \"-\": a git ref never does (use a branch, tag or commit)", name, x)
+			}
 			return nonEmpty(x, "true, false or a git ref")
 		}
 		return nil, refuse("argument %q must be true, false or a git ref, not %s", name, typeName(v))

@@ -194,7 +194,7 @@ func TestSchemaPerKind(t *testing.T) {
 		{"enum", Arg{Name: "a", Kind: KindEnum, Enum: []string{"p", "q"}}, []string{`"p"`, `"q"`}, []string{`"r"`, `1`}},
 		{"object", Arg{Name: "a", Kind: KindObject, Props: []Arg{{Name: "b", Kind: KindString, Required: true}}},
 			[]string{`{"b": "x"}`}, []string{`{}`, `{"b": "x", "c": 1}`, `[]`}},
-		{"bool or ref", Arg{Name: "a", Kind: KindBoolOrRef}, []string{`true`, `"main"`}, []string{`""`, `1`, `null`}},
+		{"bool or ref", Arg{Name: "a", Kind: KindBoolOrRef}, []string{`true`, `"main"`}, []string{`""`, `1`, `null`, `"--output=x"`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

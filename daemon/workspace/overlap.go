@@ -25,12 +25,17 @@ func (g *Graph) OutputOverlaps() []OutputOverlap {
 			byDir[n.Dir] = append(byDir[n.Dir], n)
 		}
 	}
+	// A path between two tasks of one project leaves the project only
+	// through an explicit "project#task" dependsOn back into it: "^task"
+	// edges follow package dependencies, which have no cycles. Without
+	// such refs, the search stays inside the project.
+	stayIn := !hasCrossRefs(g)
 	var out []OutputOverlap
 	for _, nodes := range byDir {
 		for i, a := range nodes {
 			for _, b := range nodes[i+1:] {
 				ga, gb, ok := overlappingGlobs(a.Def.Outputs, b.Def.Outputs)
-				if !ok || dependsOn(a, b) || dependsOn(b, a) {
+				if !ok || dependsOn(a, b, stayIn) || dependsOn(b, a, stayIn) {
 					continue
 				}
 				o := OutputOverlap{Project: a.Project, Tasks: [2]string{a.ID, b.ID}, Outputs: [2]string{ga, gb}}
@@ -62,21 +67,37 @@ func (m *Model) OutputOverlaps() []OutputOverlap {
 	return m.overlaps
 }
 
-// dependsOn reports whether a depends on b, directly or not.
-func dependsOn(a, b *Node) bool {
+// dependsOn reports whether a depends on b, directly or not; stayIn
+// follows only edges within a's project.
+func dependsOn(a, b *Node, stayIn bool) bool {
 	seen := map[*Node]bool{}
-	stack := append([]*Node(nil), a.Deps...)
+	stack := []*Node{a}
 	for len(stack) > 0 {
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if n == b {
-			return true
+		for _, d := range n.Deps {
+			if d == b {
+				return true
+			}
+			if seen[d] || (stayIn && d.Project != a.Project) {
+				continue
+			}
+			seen[d] = true
+			stack = append(stack, d)
 		}
-		if seen[n] {
-			continue
+	}
+	return false
+}
+
+// hasCrossRefs reports whether any task names another project's task
+// explicitly in its dependsOn.
+func hasCrossRefs(g *Graph) bool {
+	for _, n := range g.Nodes {
+		for _, ref := range n.Def.DependsOn {
+			if p, _, ok := SplitTaskID(ref); ok && !strings.HasPrefix(ref, "^") && p != n.Project {
+				return true
+			}
 		}
-		seen[n] = true
-		stack = append(stack, n.Deps...)
 	}
 	return false
 }

@@ -50,6 +50,7 @@ var refusals = []struct {
 	{"empty filter array of runTasks", "runTasks", `{"tasks":["build"],"filter":[]}`, `"filter" is an empty array`},
 	{"unknown project of getRunHistory", "getRunHistory", `{"project":"libb"}`, `no project named "libb" in this workspace or its history (did you mean lib`},
 	{"misspelt task of getRunHistory", "getRunHistory", `{"task":"biuld"}`, `no task named "biuld" in this workspace or its history (did you mean build`},
+	{"a flag as the affected ref", "planTasks", `{"tasks":["build"],"affected":"--output=/tmp/x"}`, `"affected": "--output=/tmp/x" starts with`},
 	{"misspelt task of a project", "getRunHistory", `{"project":"lib","task":"biuld"}`, `(did you mean build`},
 }
 

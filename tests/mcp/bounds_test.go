@@ -354,10 +354,26 @@ func TestStoppedDaemon(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = syscall.Kill(d.PID, syscall.SIGCONT) })
+	harness.WaitFor(t, 30*time.Second, "the daemon to be stopped", func() bool { return procState(d.PID) == "T" })
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	err = cs.Ping(ctx, nil)
 	if err == nil || ctx.Err() != nil || !strings.Contains(err.Error(), "sent nothing") {
-		t.Fatalf("ping to a stopped daemon: want an error from the shim, got %v (context: %v)", err, ctx.Err())
+		d2, _ := readDiscovery(root)
+		log, _ := os.ReadFile(filepath.Join(root, ".vx", "daemon", "vxd.log"))
+		t.Fatalf("ping to a stopped daemon: want an error from the shim, got %v (context: %v); daemon %d state %q, discovery now %+v\nvxd.log:\n%s",
+			err, ctx.Err(), d.PID, procState(d.PID), d2, log)
 	}
+}
+
+// procState is the state letter of a process (R, S, T…), "" when gone.
+func procState(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return ""
+	}
+	if i := strings.LastIndexByte(string(b), ')'); i >= 0 && i+2 < len(b) {
+		return string(b[i+2])
+	}
+	return ""
 }

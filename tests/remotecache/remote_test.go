@@ -78,6 +78,9 @@ func TestWrongToken(t *testing.T) {
 	if len(w) != 1 || !strings.Contains(w[0], "401") {
 		t.Fatalf("want one warning naming %s and the 401, got %q", srv.URL, s.Warnings)
 	}
+	if s.Remote == nil || s.Remote.Status != "unauthorized" {
+		t.Fatalf("remote status %+v, want unauthorized", s.Remote)
+	}
 	if strings.Contains(res.Stdout+res.Stderr, "wrong-token-123") {
 		t.Fatalf("the token was printed:\n%s", res)
 	}

@@ -39,8 +39,11 @@ type Session struct {
 	read  bool
 	write atomic.Bool
 	off   atomic.Bool // unreachable, timed out, refused or disabled
+	// offKind is the wire.Remote* status that turned the remote off.
+	offKind atomic.Value
 
 	statusDone chan struct{}
+	statusStop context.CancelFunc
 	status     string
 
 	warnMu sync.Mutex
@@ -75,14 +78,19 @@ func Start(ctx context.Context, s *Settings, mode Mode, warn func(string)) *Sess
 	x.fetchCtx, x.fetchStop = context.WithCancel(ctx)
 	x.stats = wire.RemoteRun{URL: s.URL, Team: s.Team, Read: x.read, Write: x.write.Load(), Signature: s.Signature}
 	if !x.read && !x.write.Load() {
-		x.status = "off"
+		x.status, x.statusStop = "off", func() {}
 		close(x.statusDone)
 		return x
 	}
+	sctx, stop := context.WithCancel(ctx)
+	x.statusStop = stop
 	go func() {
 		defer close(x.statusDone)
-		st, _, err := x.c.Status(ctx)
+		st, _, err := x.c.Status(sctx)
 		switch {
+		case sctx.Err() != nil:
+			// Finish came first (every task was a local hit): no verdict.
+			x.status = "unknown"
 		case err != nil:
 			x.status = statusOf(err)
 			x.trouble(err)
@@ -125,7 +133,7 @@ func (x *Session) trouble(err error) {
 	}
 	switch e.Kind {
 	case wire.RemoteUnreachable, wire.RemoteTimeout, wire.RemoteUnauthorized:
-		x.off.Store(true)
+		x.turnOff(e.Kind)
 		x.warnOnce("off", e.Error()+"; this run uses the local cache only")
 	case wire.RemoteForbidden:
 		if e.Op == "upload" {
@@ -133,11 +141,16 @@ func (x *Session) trouble(err error) {
 			x.warnOnce("forbidden-upload", e.Error()+"; no more uploads this run (read-only)")
 			return
 		}
-		x.off.Store(true)
+		x.turnOff(e.Kind)
 		x.warnOnce("off", e.Error()+"; this run uses the local cache only")
 	default:
 		x.warnOnce(e.Kind+e.Op, e.Error())
 	}
+}
+
+func (x *Session) turnOff(kind string) {
+	x.offKind.CompareAndSwap(nil, kind)
+	x.off.Store(true)
 }
 
 func (x *Session) ready(ctx context.Context) bool {
@@ -359,6 +372,10 @@ func (x *Session) Finish() wire.RemoteRun {
 		x.warnOnce("pending", fmt.Sprintf("remote cache %s: %d uploads not finished within %s were abandoned", x.s.Server(), left, x.s.Timeout))
 	}
 	x.upCancel()
+	// A status request still in flight ends here, without a warning, so
+	// nothing warns once the run has been summarised.
+	x.statusStop()
+	<-x.statusDone
 	x.c.Close()
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -369,15 +386,10 @@ func (x *Session) Finish() wire.RemoteRun {
 }
 
 func (x *Session) statusNow() string {
-	select {
-	case <-x.statusDone:
-		if x.off.Load() && x.status == wire.RemoteEnabled {
-			return wire.RemoteUnreachable
-		}
-		return x.status
-	default:
-		return "unknown"
+	if k, ok := x.offKind.Load().(string); ok && x.status == wire.RemoteEnabled {
+		return k
 	}
+	return x.status
 }
 
 // Probe checks the remote for vx cache status: status (reachable,

@@ -2,6 +2,7 @@ package remotecache_test
 
 import (
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -49,6 +50,14 @@ func TestCloneGetsRemoteHits(t *testing.T) {
 			t.Errorf("vx last: %s has cacheSource %q, want remote", r.TaskID, r.CacheSource)
 		}
 	}
+	why := harness.Run(t, b, env(srv), vxBin, "why", "lib#build", "--format", "json")
+	var w struct {
+		CacheSource string `json:"cacheSource"`
+		Summary     string `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(why.Stdout), &w); err != nil || w.CacheSource != "remote" || !strings.Contains(w.Summary, "remote cache") {
+		t.Fatalf("vx why does not say the hit came from the remote: %+v %v\n%s", w, err, why)
+	}
 	// The hits were stored locally: the next run in B is all local.
 	again, _ := runJSON(t, b, env(srv), "build")
 	if !all(again, "local") || again.Totals.RemoteHits != 0 {
@@ -68,6 +77,9 @@ func TestWrongToken(t *testing.T) {
 	w := warnings(s, srv.URL)
 	if len(w) != 1 || !strings.Contains(w[0], "401") {
 		t.Fatalf("want one warning naming %s and the 401, got %q", srv.URL, s.Warnings)
+	}
+	if s.Remote == nil || s.Remote.Status != "unauthorized" {
+		t.Fatalf("remote status %+v, want unauthorized", s.Remote)
 	}
 	if strings.Contains(res.Stdout+res.Stderr, "wrong-token-123") {
 		t.Fatalf("the token was printed:\n%s", res)
@@ -307,5 +319,93 @@ func TestCacheFlag(t *testing.T) {
 	bad := harness.Run(t, ws, env(srv), vxBin, "run", "build", "--cache=remote:x")
 	if bad.Code != 2 || !strings.Contains(bad.Stderr, "not a permission") {
 		t.Fatalf("bad --cache: %s", bad)
+	}
+}
+
+// A server that accepts connections and never answers: each request gives
+// up after remoteCache.timeout, one warning says so, and the run passes
+// with every task executed.
+func TestSlowServer(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var held []net.Conn
+	var mu sync.Mutex
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			held = append(held, c)
+			mu.Unlock()
+		}
+	}()
+	defer func() {
+		mu.Lock()
+		for _, c := range held {
+			c.Close()
+		}
+		mu.Unlock()
+	}()
+	ws := clone(t)
+	cfg := filepath.Join(ws, "vx.workspace.json")
+	b, _ := os.ReadFile(cfg)
+	os.WriteFile(cfg, []byte(strings.Replace(string(b), `"passEnv"`, `"remoteCache": {"timeout": "1s"}, "passEnv"`, 1)), 0o644)
+	slow := &server{URL: "http://" + l.Addr().String()}
+	s, res := runJSON(t, ws, env(slow), "build")
+	if !s.OK || !all(s, "miss") {
+		t.Fatalf("run against a silent server: %s", res)
+	}
+	w := warnings(s, slow.URL)
+	if len(w) != 1 || !strings.Contains(w[0], "timed out") {
+		t.Fatalf("want one 'timed out' warning naming %s, got %q", slow.URL, s.Warnings)
+	}
+	if s.Remote == nil || s.Remote.Status != "timeout" {
+		t.Fatalf("remote status %+v, want timeout", s.Remote)
+	}
+}
+
+// vx cache status checks the server; vx info shows the settings; neither
+// prints the token.
+func TestCacheStatus(t *testing.T) {
+	srv := startServer(t)
+	ws := clone(t)
+	type status struct {
+		Configured, Reachable, Authorized, Enabled, TokenSet bool
+		URL, Team, Namespace, NamespaceSource, Message       string
+		RTTMs                                                int64 `json:"rttMs"`
+	}
+	read := func(res harness.Result) status {
+		var st status
+		if err := json.Unmarshal([]byte(res.Stdout), &st); err != nil {
+			t.Fatalf("decoding %s: %v", res, err)
+		}
+		if strings.Contains(res.Stdout+res.Stderr, token) {
+			t.Fatalf("the token was printed: %s", res)
+		}
+		return st
+	}
+	ok := harness.Run(t, ws, env(srv), vxBin, "cache", "status", "--format", "json")
+	st := read(ok)
+	if ok.Code != 0 || !st.Configured || !st.Reachable || !st.Authorized || !st.Enabled || !st.TokenSet || st.URL != srv.URL || st.Team != "team_vxsuite" ||
+		st.Namespace != "npm:vx-remote-suite" || st.NamespaceSource != "package.json" {
+		t.Fatalf("status of a good server: %+v\n%s", st, ok)
+	}
+	bad := harness.Run(t, ws, env(srv, "VX_REMOTE_CACHE_TOKEN=nope-nope"), vxBin, "cache", "status", "--format", "json")
+	if st := read(bad); bad.Code != 1 || !st.Reachable || st.Authorized || !strings.Contains(st.Message, "401") {
+		t.Fatalf("status with a wrong token: %+v\n%s", st, bad)
+	}
+	srv.Stop()
+	down := harness.Run(t, ws, env(srv), vxBin, "cache", "status", "--format", "json")
+	if st := read(down); down.Code != 1 || st.Reachable {
+		t.Fatalf("status of a stopped server: %+v\n%s", st, down)
+	}
+	info := harness.Run(t, ws, env(srv), vxBin, "info")
+	if info.Code != 0 || !strings.Contains(info.Stdout, srv.URL+", team team_vxsuite, signature off") || strings.Contains(info.Stdout, token) {
+		t.Fatalf("vx info: %s", info)
 	}
 }

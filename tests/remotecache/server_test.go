@@ -110,7 +110,7 @@ func startServer(t *testing.T, extra ...string) *server {
 	}
 	go func() { cmd.Wait(); close(s.done) }()
 	t.Cleanup(s.Stop)
-	harness.WaitFor(t, 30*time.Second, "the remote cache server to answer", func() bool {
+	harness.WaitFor(t, 2*time.Minute, "the remote cache server to answer", func() bool {
 		select {
 		case <-s.done:
 			t.Fatalf("the server exited:\n%s", s.Log())

@@ -75,6 +75,7 @@ type shim struct {
 	sseCtx   context.Context
 
 	recoverMu sync.Mutex
+	modern    modernCalls // 2026-07-28 requests in flight (modern.go)
 }
 
 // Run pumps messages between in/out and the daemon until in ends or ctx is
@@ -136,6 +137,7 @@ loop:
 		}
 	}
 
+	s.endListens()
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
 	timer := time.NewTimer(grace)
@@ -190,6 +192,9 @@ func (s *shim) handleLine(ctx context.Context, wg *sync.WaitGroup, line []byte) 
 	msgs, batch, derr := jsonrpc.Decode(line)
 	if derr != nil {
 		s.writeMessage(jsonrpc.NewError(nil, derr))
+		return
+	}
+	if s.modernLine(ctx, wg, line, msgs, batch) {
 		return
 	}
 	var ids []json.RawMessage

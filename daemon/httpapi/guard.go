@@ -30,7 +30,7 @@ type GuardOptions struct {
 
 const (
 	allowMethods  = "GET, POST, DELETE, OPTIONS"
-	allowHeaders  = "Authorization, Content-Type, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID, Accept"
+	allowHeaders  = "Authorization, Content-Type, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID, Accept, Mcp-Method, Mcp-Name"
 	exposeHeaders = "Mcp-Session-Id, MCP-Protocol-Version"
 )
 

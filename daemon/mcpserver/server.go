@@ -54,6 +54,9 @@ type Call struct {
 type Resource struct {
 	Def  mcp.Resource
 	Read func(ctx context.Context) (*mcp.ReadResourceResult, error)
+	// Subscribable marks a resource whose updates the server announces
+	// (Server.ResourceUpdated) to clients that subscribed to it.
+	Subscribable bool
 }
 
 // ResourceTemplate is a family of resources. Def.URITemplate may use
@@ -62,6 +65,8 @@ type Resource struct {
 type ResourceTemplate struct {
 	Def  mcp.ResourceTemplate
 	Read func(ctx context.Context, uri string, vars map[string]string) (*mcp.ReadResourceResult, error)
+	// Subscribable marks the template's resources as announced on update.
+	Subscribable bool
 }
 
 // Prompt is a prompt template and its renderer.
@@ -112,6 +117,7 @@ type Server struct {
 	requests  uint64
 	inFlight  int
 	last      time.Time
+	era       *eraState // the 2026-07-28 era's listen streams (stateless.go)
 }
 
 type compiledTemplate struct {
@@ -218,6 +224,7 @@ func (s *Server) broadcast(method string) {
 			ss.notify(msg)
 		}
 	}
+	s.notifyListeners(method)
 }
 
 // Stats reports sessions, requests served and the last activity.
@@ -295,6 +302,7 @@ func (s *Server) Close() {
 	for _, ss := range all {
 		ss.Close()
 	}
+	s.endListeners()
 }
 
 // KnownMethod reports whether the server answers method; transports use it

@@ -27,6 +27,11 @@ type Session struct {
 	inflight map[string]context.CancelFunc
 	last     time.Time
 	closed   bool
+
+	// modern is the _meta of a stateless (2026-07-28) request served by a
+	// transient session; silent means it asked for no log messages.
+	modern *mcp.ModernMeta
+	silent bool
 }
 
 // ID is the session's random id (32 hex digits, 128 bits).
@@ -253,6 +258,9 @@ func decodeParams(raw json.RawMessage, v any) error {
 }
 
 func (ss *Session) dispatch(ctx context.Context, m *jsonrpc.Message, emit func(*jsonrpc.Message)) (any, error) {
+	if ss.modern != nil {
+		return ss.dispatchModern(ctx, m, emit)
+	}
 	if !KnownMethod(m.Method) {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %q", m.Method)
 	}
@@ -380,7 +388,7 @@ func (ss *Session) callTool(ctx context.Context, params json.RawMessage, emit fu
 		ss.mu.Lock()
 		min := ss.level
 		ss.mu.Unlock()
-		if ctx.Err() != nil || level.Severity() < min.Severity() {
+		if ss.silent || ctx.Err() != nil || level.Severity() < min.Severity() {
 			return
 		}
 		if text, ok := data.(string); ok {

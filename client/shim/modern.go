@@ -20,7 +20,7 @@ import (
 // turns one into the other. Listen streams end when input does.
 
 type modernCalls struct {
-	mu      sync.Mutex
+	mu       sync.Mutex
 	inflight map[string]modernCall
 }
 

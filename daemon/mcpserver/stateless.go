@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -140,6 +141,11 @@ func (ss *Session) dispatchModern(ctx context.Context, m *jsonrpc.Message, emit 
 	case mcp.MethodResourcesRead:
 		v, err = ss.readResource(ctx, m.Params)
 		ttl = ttlRead
+		// The revision reports an unknown resource as invalid params.
+		var rpcErr *jsonrpc.Error
+		if errors.As(err, &rpcErr) && rpcErr.Code == mcp.CodeResourceNotFound {
+			err = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: rpcErr.Message}
+		}
 	case mcp.MethodToolsCall:
 		v, err = ss.callTool(ctx, m.Params, emit)
 		cacheable = false

@@ -30,6 +30,7 @@ import (
 	"github.com/vzn/vx/daemon/httpapi"
 	"github.com/vzn/vx/daemon/mcpserver"
 	"github.com/vzn/vx/daemon/ops"
+	"github.com/vzn/vx/daemon/plans"
 	"github.com/vzn/vx/daemon/tools"
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/protocol/wire"
@@ -72,6 +73,7 @@ type daemon struct {
 	log     zerolog.Logger
 	env     *ops.Env
 	mcp     *mcpserver.Server
+	plans   *plans.Store // planTasks' plans, for runTasks {planId}; gone with the daemon
 	token   string
 	port    int
 	started time.Time
@@ -120,7 +122,7 @@ func Serve(ctx context.Context, o Options) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	d := &daemon{opts: o, root: root, log: o.Logger, started: time.Now(), cancel: cancel, feed: NewFeed()}
+	d := &daemon{opts: o, root: root, log: o.Logger, started: time.Now(), cancel: cancel, feed: NewFeed(), plans: plans.NewStore()}
 	tok := make([]byte, 32)
 	if _, err := rand.Read(tok); err != nil {
 		return err
@@ -208,7 +210,7 @@ func (d *daemon) refreshCatalog() {
 		extra = d.opts.ExtraTools(d.env)
 	}
 	extra = append(extra, tools.InfoTool(d.env, d.info))
-	d.mcp.SetTools(tools.Catalog(d.env, tools.Config{VX: d.opts.VX, Extra: extra, OnEvent: d.feed.Publish}))
+	d.mcp.SetTools(tools.Catalog(d.env, tools.Config{VX: d.opts.VX, Extra: extra, OnEvent: d.feed.Publish, Plans: d.plans}))
 	res, tmpl := tools.Resources(d.env)
 	if err := d.mcp.SetResources(res, tmpl); err != nil {
 		d.log.Error().Err(err).Msg("resources")

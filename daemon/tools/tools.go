@@ -13,6 +13,7 @@ import (
 	"github.com/vzn/vx/daemon/cache"
 	"github.com/vzn/vx/daemon/mcpserver"
 	"github.com/vzn/vx/daemon/ops"
+	"github.com/vzn/vx/daemon/plans"
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/protocol/mcp"
 	"github.com/vzn/vx/protocol/wire"
@@ -23,6 +24,9 @@ type Config struct {
 	VX string // the vx executable runTasks and planTasks start
 	// Extra are tools added by other packages (init, lock, docs).
 	Extra []Def
+	// Plans, when set, keeps planTasks' plans for runTasks {planId}
+	// (plan.go); without it planTasks only plans.
+	Plans *plans.Store
 	// OnEvent receives runTasks' run events (for the live feed).
 	OnEvent func(wire.Event)
 }
@@ -232,7 +236,11 @@ func Catalog(e *ops.Env, cfg Config) []mcpserver.Tool {
 			Args:        []Arg{{Name: "tasks", Kind: KindStrings, Desc: "task names or project#task ids"}, {Name: "all", Kind: KindBool, Desc: "every task of the workspace"}, filterArg, affectedArg},
 			Run: func(ctx context.Context, _ *mcpserver.Call, v Values) (any, error) {
 				aff, ref := affected(v)
-				return ops.PlanTasks(ctx, e, ops.RunTasksInput{Tasks: v.Strings("tasks"), All: v.Bool("all"), Filters: v.Strings("filter"), Affected: aff, AffectedRef: ref, VX: cfg.VX})
+				in := ops.RunTasksInput{Tasks: v.Strings("tasks"), All: v.Bool("all"), Filters: v.Strings("filter"), Affected: aff, AffectedRef: ref, VX: cfg.VX}
+				if cfg.Plans != nil {
+					return cfg.Plans.Plan(ctx, e, in)
+				}
+				return ops.PlanTasks(ctx, e, in)
 			}},
 	)
 	if m, err := e.CurrentModel(); err == nil && m.Config.MCP.Run.Enabled() {
@@ -243,9 +251,11 @@ func Catalog(e *ops.Env, cfg Config) []mcpserver.Tool {
 			allowed = allow.Allows
 			desc += fmt.Sprintf(" This workspace lets agents run only: %v (their dependsOn still run).", allow.Tasks)
 		}
+		if cfg.Plans != nil {
+			desc += planDescription(m.Config.MCP.RequirePlan)
+		}
 		defs = append(defs, Def{Name: "runTasks", Title: "Run tasks", Destructive: true, Output: &ops.RunTasksOutput{}, Description: desc,
-			Args: []Arg{{Name: "tasks", Kind: KindStrings, Desc: "task names or project#task ids"}, {Name: "all", Kind: KindBool, Desc: "every task an agent may run"}, filterArg, affectedArg,
-				{Name: "force", Kind: KindBool, Desc: "ignore cache hits"}},
+			Args: runTasksArgs(cfg),
 			Run: func(ctx context.Context, call *mcpserver.Call, v Values) (any, error) {
 				aff, ref := affected(v)
 				done, total := 0, 0
@@ -259,6 +269,11 @@ func Catalog(e *ops.Env, cfg Config) []mcpserver.Tool {
 					case wire.EventTaskFinished:
 						done++
 						call.Progress(float64(done), float64(total), fmt.Sprintf("%s %s (%s)", ev.TaskID, ev.Status, ev.Cache))
+					}
+				}
+				if cfg.Plans != nil {
+					if applied, out, err := applyPlan(ctx, e, cfg.Plans, v, allowed, onEvent); applied {
+						return out, err
 					}
 				}
 				out, err := ops.RunTasks(ctx, e, ops.RunTasksInput{Tasks: v.Strings("tasks"), All: v.Bool("all"), Filters: v.Strings("filter"), Affected: aff, AffectedRef: ref, Force: v.Bool("force"), VX: cfg.VX}, allowed, onEvent)

@@ -48,6 +48,12 @@ type Call struct {
 	// Log sends a notifications/message when level is at or above the
 	// session's logging level.
 	Log func(level mcp.LoggingLevel, data any)
+	// Elicit asks the person behind a session-era client (elicitation/create
+	// on the request's stream); nil when the client declared no elicitation.
+	Elicit func(ctx context.Context, p mcp.ElicitParams) (*mcp.ElicitResult, error)
+	// Modern is set for a 2026-07-28 call (elicit.go): a handler asks the
+	// client by returning an *InputRequired.
+	Modern *ModernCall
 }
 
 // Resource is a fixed resource and its reader.

@@ -32,6 +32,9 @@ type Session struct {
 	// transient session; silent means it asked for no log messages.
 	modern *mcp.ModernMeta
 	silent bool
+	// canElicit and pending serve elicitation/create (elicit.go).
+	canElicit bool
+	pending   map[string]chan *jsonrpc.Message
 }
 
 // ID is the session's random id (32 hex digits, 128 bits).
@@ -162,7 +165,8 @@ func (ss *Session) handleOne(ctx context.Context, m *jsonrpc.Message, emit func(
 	case jsonrpc.KindInvalid:
 		return ss.errorReply(m.ID, m.Invalid)
 	case jsonrpc.KindResponse:
-		return nil // vxd sends no requests, so there is nothing to match.
+		ss.deliverResponse(m) // an answer to a request vxd sent (elicit.go)
+		return nil
 	case jsonrpc.KindNotification:
 		ss.handleNotification(m)
 		return nil
@@ -321,6 +325,7 @@ func (ss *Session) initialize(params json.RawMessage) (any, error) {
 	}
 	ss.revision = rev
 	ss.mu.Unlock()
+	ss.noteCapabilities(rev, p.Capabilities)
 	s := ss.srv
 	return mcp.InitializeResult{
 		ProtocolVersion: rev,
@@ -372,6 +377,9 @@ func (ss *Session) callTool(ctx context.Context, params json.RawMessage, emit fu
 	}
 
 	call := &Call{Name: name, Arguments: args, Progress: func(float64, float64, string) {}}
+	if err := ss.extendCall(call, params, emit); err != nil {
+		return nil, err
+	}
 	if p.Meta != nil && len(p.Meta.ProgressToken) > 0 && (p.Meta.ProgressToken[0] == '"' || jsonKind(p.Meta.ProgressToken) == "a number") {
 		token := p.Meta.ProgressToken
 		call.Progress = func(progress, total float64, message string) {
@@ -422,6 +430,9 @@ func (ss *Session) callTool(ctx context.Context, params json.RawMessage, emit fu
 			return &masked, nil
 		}
 		return r, nil
+	}
+	if ir, ok := value.(*InputRequired); ok && call.Modern != nil {
+		return ir, nil
 	}
 	if enc, ok := value.(Encoded); ok {
 		return json.RawMessage(enc), nil

@@ -148,6 +148,9 @@ func (ss *Session) dispatchModern(ctx context.Context, m *jsonrpc.Message, emit 
 		}
 	case mcp.MethodToolsCall:
 		v, err = ss.callTool(ctx, m.Params, emit)
+		if ir, ok := v.(*InputRequired); ok && err == nil {
+			return s.inputRequiredResult(ir)
+		}
 		cacheable = false
 	case mcp.MethodPromptsGet:
 		v, err = ss.getPrompt(ctx, m.Params)

@@ -12,8 +12,9 @@ import (
 
 // Plan plans in (vx run --dry=json, nothing executes), reads the
 // prerequisites and keeps the plan for mcp.planTtl: the answer carries
-// its planId, expiresAt and prerequisites.
-func (s *Store) Plan(ctx context.Context, e *ops.Env, in ops.RunTasksInput) (*ops.PlanTasksOutput, error) {
+// its planId, expiresAt and prerequisites. origin names the call that
+// asked (a confirmation's retry must come from the same call).
+func (s *Store) Plan(ctx context.Context, e *ops.Env, in ops.RunTasksInput, origin string) (*ops.PlanTasksOutput, error) {
 	out, err := ops.PlanTasks(ctx, e, in)
 	if err != nil {
 		return nil, err
@@ -26,7 +27,7 @@ func (s *Store) Plan(ctx context.Context, e *ops.Env, in ops.RunTasksInput) (*op
 	if m, err := e.CurrentModel(); err == nil {
 		ttl = m.Config.MCP.PlanTTLDuration()
 	}
-	p := s.Issue(&Plan{Input: in, Plan: out.Plan, Prereq: pr}, ttl)
+	p := s.Issue(&Plan{Input: in, Plan: out.Plan, Prereq: pr, Origin: origin}, ttl)
 	out.PlanID, out.Prerequisites = p.ID, pr
 	exp := p.Expires.UTC()
 	out.ExpiresAt = &exp

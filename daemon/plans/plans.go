@@ -31,6 +31,9 @@ type Plan struct {
 	Made    time.Time
 	Expires time.Time
 	TTL     time.Duration
+	// Origin names what asked for the plan: "planTasks", or the arguments
+	// of the runTasks call that planned in order to ask for confirmation.
+	Origin string
 
 	state   string // "", "running", or the applied run's id
 	applied bool
@@ -74,6 +77,17 @@ func (s *Store) Issue(p *Plan, ttl time.Duration) *Plan {
 		s.order = s.order[1:]
 	}
 	return p
+}
+
+// Lookup returns the plan named id if it could be applied now (see Claim),
+// without claiming it.
+func (s *Store) Lookup(id string) (*Plan, error) {
+	p, err := s.Claim(id)
+	if err != nil {
+		return nil, err
+	}
+	s.Release(p)
+	return p, nil
 }
 
 // Claim hands out the plan named id for applying, refusing (with what to

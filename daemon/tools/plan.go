@@ -35,20 +35,32 @@ func planDescription(requirePlan bool) string {
 // through the store, and under mcp.requirePlan a call without one is
 // refused. handled is false when the call is an ordinary selection.
 func applyPlan(ctx context.Context, e *ops.Env, store *plans.Store, v Values, allowed func(string) bool, onEvent func(wire.Event)) (handled bool, out any, err error) {
-	if !v.Has("planId") {
-		if m, merr := e.CurrentModel(); merr == nil && m.Config.MCP.RequirePlan {
-			return true, nil, fmt.Errorf("this workspace runs only planned tasks (mcp.requirePlan in vx.workspace.json): call planTasks with the tasks, read the plan, then call runTasks with {\"planId\": …} alone; nothing ran")
-		}
-		return false, nil, nil
+	if err := checkPlanArgs(e, v); err != nil {
+		return true, nil, err
 	}
-	for _, name := range selectionArgs {
-		if v.Has(name) {
-			return true, nil, fmt.Errorf("argument %q: runTasks {planId} runs exactly the plan's selection; give planId alone (plan other tasks with planTasks)", name)
-		}
+	if !v.Has("planId") {
+		return false, nil, nil
 	}
 	res, err := store.Apply(ctx, e, v.Str("planId"), allowed, onEvent)
 	if err != nil {
 		return true, nil, err
 	}
 	return true, res, nil
+}
+
+// checkPlanArgs refuses a call without planId under mcp.requirePlan, and
+// a planId with selection arguments beside it.
+func checkPlanArgs(e *ops.Env, v Values) error {
+	if !v.Has("planId") {
+		if m, merr := e.CurrentModel(); merr == nil && m.Config.MCP.RequirePlan {
+			return fmt.Errorf("this workspace runs only planned tasks (mcp.requirePlan in vx.workspace.json): call planTasks with the tasks, read the plan, then call runTasks with {\"planId\": …} alone; nothing ran")
+		}
+		return nil
+	}
+	for _, name := range selectionArgs {
+		if v.Has(name) {
+			return fmt.Errorf("argument %q: runTasks {planId} runs exactly the plan's selection; give planId alone (plan other tasks with planTasks)", name)
+		}
+	}
+	return nil
 }

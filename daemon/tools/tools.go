@@ -238,7 +238,7 @@ func Catalog(e *ops.Env, cfg Config) []mcpserver.Tool {
 				aff, ref := affected(v)
 				in := ops.RunTasksInput{Tasks: v.Strings("tasks"), All: v.Bool("all"), Filters: v.Strings("filter"), Affected: aff, AffectedRef: ref, VX: cfg.VX}
 				if cfg.Plans != nil {
-					return cfg.Plans.Plan(ctx, e, in)
+					return cfg.Plans.Plan(ctx, e, in, "planTasks")
 				}
 				return ops.PlanTasks(ctx, e, in)
 			}},
@@ -253,6 +253,9 @@ func Catalog(e *ops.Env, cfg Config) []mcpserver.Tool {
 		}
 		if cfg.Plans != nil {
 			desc += planDescription(m.Config.MCP.RequirePlan)
+			if m.Config.MCP.Confirm {
+				desc += " This workspace asks the user to confirm the plan (mcp.confirm) before anything runs."
+			}
 		}
 		defs = append(defs, Def{Name: "runTasks", Title: "Run tasks", Destructive: true, Output: &ops.RunTasksOutput{}, Description: desc,
 			Args: runTasksArgs(cfg),
@@ -271,12 +274,19 @@ func Catalog(e *ops.Env, cfg Config) []mcpserver.Tool {
 						call.Progress(float64(done), float64(total), fmt.Sprintf("%s %s (%s)", ev.TaskID, ev.Status, ev.Cache))
 					}
 				}
+				in := ops.RunTasksInput{Tasks: v.Strings("tasks"), All: v.Bool("all"), Filters: v.Strings("filter"), Affected: aff, AffectedRef: ref, Force: v.Bool("force"), VX: cfg.VX}
 				if cfg.Plans != nil {
+					if m, err := e.CurrentModel(); err == nil && m.Config.MCP.Confirm {
+						if err := checkPlanArgs(e, v); err != nil {
+							return nil, err
+						}
+						return confirmRun(ctx, call, e, cfg.Plans, v, in, allowed, onEvent)
+					}
 					if applied, out, err := applyPlan(ctx, e, cfg.Plans, v, allowed, onEvent); applied {
 						return out, err
 					}
 				}
-				out, err := ops.RunTasks(ctx, e, ops.RunTasksInput{Tasks: v.Strings("tasks"), All: v.Bool("all"), Filters: v.Strings("filter"), Affected: aff, AffectedRef: ref, Force: v.Bool("force"), VX: cfg.VX}, allowed, onEvent)
+				out, err := ops.RunTasks(ctx, e, in, allowed, onEvent)
 				return out, err
 			}})
 	}

@@ -79,6 +79,8 @@ type MCPConfig struct {
 	PlanTTL string `json:"planTtl,omitempty"`
 	// RequirePlan makes runTasks accept only a planId from planTasks.
 	RequirePlan bool `json:"requirePlan,omitempty"`
+	// Confirm makes runTasks ask the person behind the client first.
+	Confirm bool `json:"confirm,omitempty"`
 }
 
 // MCPRun is the decoded "mcp.run" value.

@@ -73,12 +73,16 @@ type ResourceTemplate struct {
 	Read func(ctx context.Context, uri string, vars map[string]string) (*mcp.ReadResourceResult, error)
 	// Subscribable marks the template's resources as announced on update.
 	Subscribable bool
+	// Complete proposes values for the template's variables, by name.
+	Complete map[string]Completer
 }
 
 // Prompt is a prompt template and its renderer.
 type Prompt struct {
 	Def mcp.Prompt
 	Get func(ctx context.Context, args map[string]string) (*mcp.GetPromptResult, error)
+	// Complete proposes values for arguments, by argument name.
+	Complete map[string]Completer
 }
 
 // Options configure a Server; nil means all defaults.
@@ -317,7 +321,8 @@ func KnownMethod(method string) bool {
 	switch method {
 	case mcp.MethodInitialize, mcp.MethodPing, mcp.MethodToolsList, mcp.MethodToolsCall,
 		mcp.MethodResourcesList, mcp.MethodResourceTemplates, mcp.MethodResourcesRead,
-		mcp.MethodPromptsList, mcp.MethodPromptsGet, mcp.MethodSetLevel:
+		mcp.MethodPromptsList, mcp.MethodPromptsGet, mcp.MethodSetLevel,
+		mcp.MethodComplete, mcp.MethodSubscribe, mcp.MethodUnsubscribe:
 		return true
 	}
 	return false

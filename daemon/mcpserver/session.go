@@ -35,6 +35,7 @@ type Session struct {
 	// canElicit and pending serve elicitation/create (elicit.go).
 	canElicit bool
 	pending   map[string]chan *jsonrpc.Message
+	subs      map[string]bool // resources/subscribe (subscribe.go)
 }
 
 // ID is the session's random id (32 hex digits, 128 bits).
@@ -293,6 +294,10 @@ func (ss *Session) dispatch(ctx context.Context, m *jsonrpc.Message, emit func(*
 		return mcp.ListPromptsResult{Prompts: listDefs(s, &s.prompts, func(p Prompt) mcp.Prompt { return p.Def })}, nil
 	case mcp.MethodPromptsGet:
 		return ss.getPrompt(ctx, m.Params)
+	case mcp.MethodComplete:
+		return ss.complete(ctx, m.Params)
+	case mcp.MethodSubscribe, mcp.MethodUnsubscribe:
+		return ss.subscribe(m.Params, m.Method == mcp.MethodSubscribe)
 	case mcp.MethodSetLevel:
 		var p mcp.SetLevelParams
 		if err := decodeParams(m.Params, &p); err != nil {
@@ -329,12 +334,12 @@ func (ss *Session) initialize(params json.RawMessage) (any, error) {
 	s := ss.srv
 	return mcp.InitializeResult{
 		ProtocolVersion: rev,
-		Capabilities: mcp.ServerCapabilities{
+		Capabilities: s.extraCapabilities(mcp.ServerCapabilities{
 			Tools:     &mcp.ListChanged{ListChanged: true},
 			Resources: &mcp.ResourceCapabilities{ListChanged: true},
 			Prompts:   &mcp.ListChanged{ListChanged: true},
 			Logging:   &struct{}{},
-		},
+		}),
 		ServerInfo:   mcp.Implementation{Name: s.name, Version: s.version},
 		Instructions: s.instructions,
 	}, nil

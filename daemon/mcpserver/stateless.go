@@ -65,7 +65,7 @@ func ModernKnownMethod(method string) bool {
 	switch method {
 	case mcp.MethodDiscover, mcp.MethodSubscriptionsListen, mcp.MethodToolsList, mcp.MethodToolsCall,
 		mcp.MethodResourcesList, mcp.MethodResourceTemplates, mcp.MethodResourcesRead,
-		mcp.MethodPromptsList, mcp.MethodPromptsGet:
+		mcp.MethodPromptsList, mcp.MethodPromptsGet, mcp.MethodComplete:
 		return true
 	}
 	return false
@@ -157,6 +157,9 @@ func (ss *Session) dispatchModern(ctx context.Context, m *jsonrpc.Message, emit 
 		cacheable = false
 	case mcp.MethodSubscriptionsListen:
 		return ss.listen(ctx, m, emit)
+	case mcp.MethodComplete:
+		v, err = ss.complete(ctx, m.Params)
+		cacheable = false
 	default:
 		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %q", m.Method)
 	}
@@ -172,12 +175,12 @@ func (ss *Session) dispatchModern(ctx context.Context, m *jsonrpc.Message, emit 
 }
 
 func (s *Server) modernCapabilities() mcp.ServerCapabilities {
-	return mcp.ServerCapabilities{
+	return s.extraCapabilities(mcp.ServerCapabilities{
 		Tools:     &mcp.ListChanged{ListChanged: true},
 		Resources: &mcp.ResourceCapabilities{ListChanged: true},
 		Prompts:   &mcp.ListChanged{ListChanged: true},
 		Logging:   &struct{}{},
-	}
+	})
 }
 
 // completeResult encodes v as a result of the era: resultType "complete",

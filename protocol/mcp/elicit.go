@@ -32,3 +32,34 @@ type InputRequest struct {
 	Method string `json:"method"`
 	Params any    `json:"params"`
 }
+
+// Completion (completion/complete) and resource subscriptions.
+const (
+	MethodComplete    = "completion/complete"
+	MethodSubscribe   = "resources/subscribe"
+	MethodUnsubscribe = "resources/unsubscribe"
+	RefPrompt         = "ref/prompt"
+	RefResource       = "ref/resource"
+)
+
+// CompleteParams are the params of completion/complete.
+type CompleteParams struct {
+	Ref struct {
+		Type string `json:"type"`
+		Name string `json:"name,omitempty"`
+		URI  string `json:"uri,omitempty"`
+	} `json:"ref"`
+	Argument struct {
+		Name  string `json:"name"`
+		Value string `json:"value"`
+	} `json:"argument"`
+}
+
+// CompleteResult answers completion/complete.
+type CompleteResult struct {
+	Completion struct {
+		Values  []string `json:"values"`
+		Total   int      `json:"total"`
+		HasMore bool     `json:"hasMore"`
+	} `json:"completion"`
+}

@@ -196,7 +196,7 @@ func connectHTTP(t *testing.T, td *testDialer) *client {
 		t.Fatal(err)
 	}
 	cl, c := newSDKClient()
-	cs, err := cl.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: &http.Client{Transport: bearer{token}}}, nil)
+	cs, err := cl.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: &http.Client{Transport: bearer{token}}}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"}) // the session era; the 2026-07-28 era has its own tests
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +216,7 @@ func connectShim(t *testing.T, td *testDialer) *client {
 		fromShim.Close()
 	}()
 	cl, c := newSDKClient()
-	cs, err := cl.Connect(context.Background(), &sdk.IOTransport{Reader: clientIn, Writer: clientOut}, nil)
+	cs, err := cl.Connect(context.Background(), &sdk.IOTransport{Reader: clientIn, Writer: clientOut}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"}) // the session era; the 2026-07-28 era has its own tests
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -89,6 +89,7 @@ type shim struct {
 	// cancelled holds ids the client sent notifications/cancelled for
 	// (under mu).
 	cancelled map[string]bool
+	modern    modernCalls // 2026-07-28 requests in flight (modern.go)
 }
 
 // Run pumps messages between in/out and the daemon until in ends or ctx is
@@ -154,6 +155,7 @@ loop:
 		}
 	}
 
+	s.endListens()
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
 	timer := time.NewTimer(grace)
@@ -208,6 +210,9 @@ func (s *shim) handleLine(ctx context.Context, wg *sync.WaitGroup, line []byte) 
 	msgs, batch, derr := jsonrpc.Decode(line)
 	if derr != nil {
 		s.writeMessage(jsonrpc.NewError(nil, derr))
+		return
+	}
+	if s.modernLine(ctx, wg, line, msgs, batch) {
 		return
 	}
 	var ids []json.RawMessage

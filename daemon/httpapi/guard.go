@@ -33,7 +33,7 @@ type GuardOptions struct {
 
 const (
 	allowMethods  = "GET, POST, DELETE, OPTIONS"
-	allowHeaders  = "Authorization, Content-Type, " + mcp.HeaderSessionID + ", " + mcp.HeaderProtocolVersion + ", " + mcp.HeaderLastEventID + ", Accept"
+	allowHeaders  = "Authorization, Content-Type, " + mcp.HeaderSessionID + ", " + mcp.HeaderProtocolVersion + ", " + mcp.HeaderLastEventID + ", Accept, Mcp-Method, Mcp-Name"
 	exposeHeaders = mcp.HeaderSessionID + ", " + mcp.HeaderProtocolVersion
 )
 

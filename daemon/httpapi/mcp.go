@@ -148,6 +148,10 @@ func (h *mcpHandler) post(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, b)
 		return
 	}
+	if isModern(r, msgs, batch) {
+		h.serveModern(w, r, msgs[0], sseOK)
+		return
+	}
 
 	var ss *mcpserver.Session
 	created := false

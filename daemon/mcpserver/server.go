@@ -48,12 +48,21 @@ type Call struct {
 	// Log sends a notifications/message when level is at or above the
 	// session's logging level.
 	Log func(level mcp.LoggingLevel, data any)
+	// Elicit asks the person behind a session-era client (elicitation/create
+	// on the request's stream); nil when the client declared no elicitation.
+	Elicit func(ctx context.Context, p mcp.ElicitParams) (*mcp.ElicitResult, error)
+	// Modern is set for a 2026-07-28 call (elicit.go): a handler asks the
+	// client by returning an *InputRequired.
+	Modern *ModernCall
 }
 
 // Resource is a fixed resource and its reader.
 type Resource struct {
 	Def  mcp.Resource
 	Read func(ctx context.Context) (*mcp.ReadResourceResult, error)
+	// Subscribable marks a resource whose updates the server announces
+	// (Server.ResourceUpdated) to clients that subscribed to it.
+	Subscribable bool
 }
 
 // ResourceTemplate is a family of resources. Def.URITemplate may use
@@ -62,12 +71,18 @@ type Resource struct {
 type ResourceTemplate struct {
 	Def  mcp.ResourceTemplate
 	Read func(ctx context.Context, uri string, vars map[string]string) (*mcp.ReadResourceResult, error)
+	// Subscribable marks the template's resources as announced on update.
+	Subscribable bool
+	// Complete proposes values for the template's variables, by name.
+	Complete map[string]Completer
 }
 
 // Prompt is a prompt template and its renderer.
 type Prompt struct {
 	Def mcp.Prompt
 	Get func(ctx context.Context, args map[string]string) (*mcp.GetPromptResult, error)
+	// Complete proposes values for arguments, by argument name.
+	Complete map[string]Completer
 }
 
 // Options configure a Server; nil means all defaults.
@@ -124,6 +139,7 @@ type Server struct {
 	requests  uint64
 	inFlight  int
 	last      time.Time
+	era       *eraState // the 2026-07-28 era's listen streams (stateless.go)
 }
 
 type compiledTemplate struct {
@@ -239,6 +255,7 @@ func (s *Server) broadcast(method string) {
 			ss.notify(msg)
 		}
 	}
+	s.notifyListeners(method)
 }
 
 // Stats reports sessions, requests served and the last activity.
@@ -336,6 +353,7 @@ func (s *Server) Close() {
 	for _, ss := range all {
 		ss.Close()
 	}
+	s.endListeners()
 }
 
 // KnownMethod reports whether the server answers method; transports use it
@@ -344,7 +362,8 @@ func KnownMethod(method string) bool {
 	switch method {
 	case mcp.MethodInitialize, mcp.MethodPing, mcp.MethodToolsList, mcp.MethodToolsCall,
 		mcp.MethodResourcesList, mcp.MethodResourceTemplates, mcp.MethodResourcesRead,
-		mcp.MethodPromptsList, mcp.MethodPromptsGet, mcp.MethodSetLevel:
+		mcp.MethodPromptsList, mcp.MethodPromptsGet, mcp.MethodSetLevel,
+		mcp.MethodComplete, mcp.MethodSubscribe, mcp.MethodUnsubscribe:
 		return true
 	}
 	return false

@@ -32,6 +32,15 @@ type Session struct {
 	closed   bool
 	holds    int         // open streams (Hold)
 	expiry   *time.Timer // ends the idle session (expiry.go)
+
+	// modern is the _meta of a stateless (2026-07-28) request served by a
+	// transient session; silent means it asked for no log messages.
+	modern *mcp.ModernMeta
+	silent bool
+	// canElicit and pending serve elicitation/create (elicit.go).
+	canElicit bool
+	pending   map[string]chan *jsonrpc.Message
+	subs      map[string]bool // resources/subscribe (subscribe.go)
 }
 
 // ID is the session's random id (32 hex digits, 128 bits).
@@ -168,7 +177,8 @@ func (ss *Session) handleOne(ctx context.Context, m *jsonrpc.Message, emit func(
 	case jsonrpc.KindInvalid:
 		return ss.errorReply(m.ID, m.Invalid)
 	case jsonrpc.KindResponse:
-		return nil // vxd sends no requests, so there is nothing to match.
+		ss.deliverResponse(m) // an answer to a request vxd sent (elicit.go)
+		return nil
 	case jsonrpc.KindNotification:
 		ss.handleNotification(m)
 		return nil
@@ -268,6 +278,9 @@ func decodeParams(raw json.RawMessage, v any) error {
 }
 
 func (ss *Session) dispatch(ctx context.Context, m *jsonrpc.Message, emit func(*jsonrpc.Message)) (any, error) {
+	if ss.modern != nil {
+		return ss.dispatchModern(ctx, m, emit)
+	}
 	if !KnownMethod(m.Method) {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %q", m.Method)
 	}
@@ -296,6 +309,10 @@ func (ss *Session) dispatch(ctx context.Context, m *jsonrpc.Message, emit func(*
 		return mcp.ListPromptsResult{Prompts: listDefs(s, &s.prompts, func(p Prompt) mcp.Prompt { return p.Def })}, nil
 	case mcp.MethodPromptsGet:
 		return ss.getPrompt(ctx, m.Params)
+	case mcp.MethodComplete:
+		return ss.complete(ctx, m.Params)
+	case mcp.MethodSubscribe, mcp.MethodUnsubscribe:
+		return ss.subscribe(m.Params, m.Method == mcp.MethodSubscribe)
 	case mcp.MethodSetLevel:
 		var p mcp.SetLevelParams
 		if err := decodeParams(m.Params, &p); err != nil {
@@ -328,15 +345,16 @@ func (ss *Session) initialize(params json.RawMessage) (any, error) {
 	}
 	ss.revision = rev
 	ss.mu.Unlock()
+	ss.noteCapabilities(rev, p.Capabilities)
 	s := ss.srv
 	return mcp.InitializeResult{
 		ProtocolVersion: rev,
-		Capabilities: mcp.ServerCapabilities{
+		Capabilities: s.extraCapabilities(mcp.ServerCapabilities{
 			Tools:     &mcp.ListChanged{ListChanged: true},
 			Resources: &mcp.ResourceCapabilities{ListChanged: true},
 			Prompts:   &mcp.ListChanged{ListChanged: true},
 			Logging:   &struct{}{},
-		},
+		}),
 		ServerInfo:   mcp.Implementation{Name: s.name, Version: s.version},
 		Instructions: s.instructions,
 	}, nil
@@ -379,6 +397,9 @@ func (ss *Session) callTool(ctx context.Context, params json.RawMessage, emit fu
 	}
 
 	call := &Call{Name: name, Arguments: args, Progress: func(float64, float64, string) {}}
+	if err := ss.extendCall(call, params, emit); err != nil {
+		return nil, err
+	}
 	if p.Meta != nil && len(p.Meta.ProgressToken) > 0 && (p.Meta.ProgressToken[0] == '"' || jsonKind(p.Meta.ProgressToken) == "a number") {
 		token := p.Meta.ProgressToken
 		call.Progress = func(progress, total float64, message string) {
@@ -395,7 +416,7 @@ func (ss *Session) callTool(ctx context.Context, params json.RawMessage, emit fu
 		ss.mu.Lock()
 		min := ss.level
 		ss.mu.Unlock()
-		if ctx.Err() != nil || level.Severity() < min.Severity() {
+		if ss.silent || ctx.Err() != nil || level.Severity() < min.Severity() {
 			return
 		}
 		if text, ok := data.(string); ok {
@@ -429,6 +450,9 @@ func (ss *Session) callTool(ctx context.Context, params json.RawMessage, emit fu
 			return &masked, nil
 		}
 		return r, nil
+	}
+	if ir, ok := value.(*InputRequired); ok && call.Modern != nil {
+		return ir, nil
 	}
 	if enc, ok := value.(Encoded); ok {
 		return json.RawMessage(enc), nil

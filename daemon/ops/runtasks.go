@@ -37,12 +37,19 @@ type RunTasksInput struct {
 type RunTasksOutput struct {
 	ExitCode int              `json:"exitCode"`
 	Summary  *wire.RunSummary `json:"summary"`
+	// PlanID names the plan this run applied (runTasks {planId}).
+	PlanID string `json:"planId,omitempty"`
 }
 
-// PlanTasksOutput is the child's exit code and its plan.
+// PlanTasksOutput is the child's exit code and its plan. In vxd the plan
+// is also kept, under PlanID until ExpiresAt, with the prerequisites
+// runTasks {planId} re-checks before it runs exactly this plan.
 type PlanTasksOutput struct {
-	ExitCode int        `json:"exitCode"`
-	Plan     *wire.Plan `json:"plan"`
+	ExitCode      int                     `json:"exitCode"`
+	Plan          *wire.Plan              `json:"plan"`
+	PlanID        string                  `json:"planId,omitempty"`
+	ExpiresAt     *time.Time              `json:"expiresAt,omitempty"`
+	Prerequisites *wire.PlanPrerequisites `json:"prerequisites,omitempty"`
 }
 
 // RefusalError is vx run refusing before anything ran; Msg is its stderr,

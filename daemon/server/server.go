@@ -31,6 +31,7 @@ import (
 	"github.com/vzn/vx/daemon/httpapi"
 	"github.com/vzn/vx/daemon/mcpserver"
 	"github.com/vzn/vx/daemon/ops"
+	"github.com/vzn/vx/daemon/plans"
 	"github.com/vzn/vx/daemon/tools"
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/protocol/layout"
@@ -63,6 +64,7 @@ type daemon struct {
 	log     zerolog.Logger
 	env     *ops.Env
 	mcp     *mcpserver.Server
+	plans   *plans.Store // planTasks' plans, for runTasks {planId}; gone with the daemon
 	token   string
 	pages   pageLogins // the status page's logins, separate from the token
 	port    int
@@ -113,7 +115,7 @@ func Serve(ctx context.Context, o Options) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	d := &daemon{opts: o, root: root, log: o.Logger, started: time.Now(), cancel: cancel, feed: NewFeed()}
+	d := &daemon{opts: o, root: root, log: o.Logger, started: time.Now(), cancel: cancel, feed: NewFeed(), plans: plans.NewStore()}
 	tok := make([]byte, 32)
 	if _, err := rand.Read(tok); err != nil {
 		return err
@@ -140,6 +142,7 @@ func Serve(ctx context.Context, o Options) error {
 	d.mcp = mcpserver.New(&mcpserver.Options{Name: "vx", Version: version.Version, Mask: d.env.Masker.String, MaskJSON: d.env.Masker.JSON, Logger: d.log, MaxSessions: 64, OnSession: onSession, SessionIdle: o.SessionIdle,
 		Instructions: "vx answers questions about this monorepo workspace: its tasks (listTasks, getConfig), its cache (getCacheStats, explainCacheKey), its run history (getRunHistory, whyDidThisRerun, getFailures, getTaskLog, compareRuns, runTrends), and runs or plans tasks (runTasks, planTasks)."})
 	defer d.mcp.Close()
+	d.feed.Tap = d.resourceUpdates
 	d.refreshCatalog()
 
 	tcp, err := net.Listen("tcp", "127.0.0.1:0")
@@ -206,7 +209,7 @@ func (d *daemon) refreshCatalog() {
 		extra = d.opts.ExtraTools(d.env)
 	}
 	extra = append(extra, tools.InfoTool(d.env, d.info))
-	d.mcp.SetTools(tools.Catalog(d.env, tools.Config{VX: d.opts.VX, Extra: extra, OnEvent: d.feed.Publish}))
+	d.mcp.SetTools(tools.Catalog(d.env, tools.Config{VX: d.opts.VX, Extra: extra, OnEvent: d.feed.Publish, Plans: d.plans}))
 	res, tmpl := tools.Resources(d.env)
 	if err := d.mcp.SetResources(res, tmpl); err != nil {
 		d.log.Error().Err(err).Msg("resources")

@@ -52,7 +52,7 @@ func Resources(e *ops.Env) ([]mcpserver.Resource, []mcpserver.ResourceTemplate) 
 					return nil, err
 				}
 				return jsonResource(LatestRunURI, out)
-			}},
+			}, Subscribable: true},
 	}
 	tmpl := []mcpserver.ResourceTemplate{
 		{Def: mcp.ResourceTemplate{URITemplate: TaskLogURI, Name: "task-log", Title: "A task's latest log", Description: "what a task printed in the latest run that recorded it (vx last --log); taskId is project#task, URL-encoded (# as %23)", MimeType: "application/json"},
@@ -66,7 +66,7 @@ func Resources(e *ops.Env) ([]mcpserver.Resource, []mcpserver.ResourceTemplate) 
 					return nil, paramError(err)
 				}
 				return jsonResource(uri, out)
-			}},
+			}, Subscribable: true, Complete: map[string]mcpserver.Completer{"taskId": taskIDCompleter(e, true)}},
 	}
 	return res, tmpl
 }
@@ -97,7 +97,7 @@ func Prompts(e *ops.Env) []mcpserver.Prompt {
 				text := "A vx run in this workspace failed. Here is what vx recorded (getFailures): each failed task, its exit code, its output and the source locations it names.\n\n```json\n" + string(b) +
 					"\n```\n\nDiagnose the failure: name the root cause for each failed task, point at the file and line to change, and propose the smallest fix. Tasks listed under blocked did not run because an upstream task failed."
 				return &mcp.GetPromptResult{Description: "Diagnose run " + out.RunID, Messages: []mcp.PromptMessage{{Role: "user", Content: mcp.Content{Type: "text", Text: text}}}}, nil
-			}},
+			}, Complete: map[string]mcpserver.Completer{"runId": runIDCompleter(e)}},
 		{Def: mcp.Prompt{Name: "explain-rerun", Title: "Explain why a task re-ran", Description: "Explain why a task re-executed instead of hitting the cache, from whyDidThisRerun's answer.",
 			Arguments: []mcp.PromptArgument{{Name: "taskId", Description: "project#task", Required: true}, {Name: "runId", Description: "a run id or unique prefix; default: the task's latest run"}}},
 			Get: func(ctx context.Context, args map[string]string) (*mcp.GetPromptResult, error) {
@@ -110,7 +110,7 @@ func Prompts(e *ops.Env) []mcpserver.Prompt {
 				text := "vx compared this task's cache key with its previous execution (whyDidThisRerun):\n\n```json\n" + string(b) +
 					"\n```\n\nExplain in plain words why the task re-ran: which files, environment variables, definition fields or upstream tasks moved, and, for a moved upstream, which root task's own inputs changed. Say whether the re-run was expected and, if not, what to change (inputs globs, outputs, env) so it would hit the cache."
 				return &mcp.GetPromptResult{Description: "Why " + out.TaskID + " re-ran", Messages: []mcp.PromptMessage{{Role: "user", Content: mcp.Content{Type: "text", Text: text}}}}, nil
-			}},
+			}, Complete: map[string]mcpserver.Completer{"taskId": taskIDCompleter(e, false), "runId": runIDCompleter(e)}},
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/vzn/vx/daemon/cache"
 	"github.com/vzn/vx/daemon/mcpserver"
 	"github.com/vzn/vx/daemon/ops"
+	"github.com/vzn/vx/daemon/plans"
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/protocol/mcp"
 	"github.com/vzn/vx/protocol/wire"
@@ -23,6 +24,9 @@ type Config struct {
 	VX string // the vx executable runTasks and planTasks start
 	// Extra are tools added by other packages (init, lock, docs).
 	Extra []Def
+	// Plans, when set, keeps planTasks' plans for runTasks {planId}
+	// (plan.go); without it planTasks only plans.
+	Plans *plans.Store
 	// OnEvent receives runTasks' run events (for the live feed).
 	OnEvent func(wire.Event)
 }
@@ -233,7 +237,11 @@ func Catalog(e *ops.Env, cfg Config) []mcpserver.Tool {
 			Args:        []Arg{{Name: "tasks", Kind: KindTasks, Desc: "task names or project#task ids"}, {Name: "all", Kind: KindBool, Desc: "every task of the workspace"}, filterArg, affectedArg},
 			Run: func(ctx context.Context, _ *mcpserver.Call, v Values) (any, error) {
 				aff, ref := affected(v)
-				return ops.PlanTasks(ctx, e, ops.RunTasksInput{Tasks: v.Strings("tasks"), All: v.Bool("all"), Filters: v.Strings("filter"), Affected: aff, AffectedRef: ref, VX: cfg.VX})
+				in := ops.RunTasksInput{Tasks: v.Strings("tasks"), All: v.Bool("all"), Filters: v.Strings("filter"), Affected: aff, AffectedRef: ref, VX: cfg.VX}
+				if cfg.Plans != nil {
+					return cfg.Plans.Plan(ctx, e, in, "planTasks")
+				}
+				return ops.PlanTasks(ctx, e, in)
 			}},
 	)
 	if m, err := e.CurrentModel(); err == nil && m.Config.MCP.Run.Enabled() {
@@ -244,9 +252,14 @@ func Catalog(e *ops.Env, cfg Config) []mcpserver.Tool {
 			allowed = allow.Allows
 			desc += fmt.Sprintf(" This workspace lets agents run only: %v (their dependsOn still run).", allow.Tasks)
 		}
+		if cfg.Plans != nil {
+			desc += planDescription(m.Config.MCP.RequirePlan)
+			if m.Config.MCP.Confirm {
+				desc += " This workspace asks the user to confirm the plan (mcp.confirm) before anything runs."
+			}
+		}
 		defs = append(defs, Def{Name: "runTasks", Title: "Run tasks", Destructive: true, Output: &ops.RunTasksOutput{}, Description: desc,
-			Args: []Arg{{Name: "tasks", Kind: KindTasks, Desc: "task names or project#task ids"}, {Name: "all", Kind: KindBool, Desc: "every task an agent may run"}, filterArg, affectedArg,
-				{Name: "force", Kind: KindBool, Desc: "ignore cache hits"}},
+			Args: runTasksArgs(cfg),
 			Run: func(ctx context.Context, call *mcpserver.Call, v Values) (any, error) {
 				aff, ref := affected(v)
 				done, total := 0, 0
@@ -262,7 +275,19 @@ func Catalog(e *ops.Env, cfg Config) []mcpserver.Tool {
 						call.Progress(float64(done), float64(total), fmt.Sprintf("%s %s (%s)", ev.TaskID, ev.Status, ev.Cache))
 					}
 				}
-				out, err := ops.RunTasks(ctx, e, ops.RunTasksInput{Tasks: v.Strings("tasks"), All: v.Bool("all"), Filters: v.Strings("filter"), Affected: aff, AffectedRef: ref, Force: v.Bool("force"), VX: cfg.VX}, allowed, onEvent)
+				in := ops.RunTasksInput{Tasks: v.Strings("tasks"), All: v.Bool("all"), Filters: v.Strings("filter"), Affected: aff, AffectedRef: ref, Force: v.Bool("force"), VX: cfg.VX}
+				if cfg.Plans != nil {
+					if m, err := e.CurrentModel(); err == nil && m.Config.MCP.Confirm {
+						if err := checkPlanArgs(e, v); err != nil {
+							return nil, err
+						}
+						return confirmRun(ctx, call, e, cfg.Plans, v, in, allowed, onEvent)
+					}
+					if applied, out, err := applyPlan(ctx, e, cfg.Plans, v, allowed, onEvent); applied {
+						return out, err
+					}
+				}
+				out, err := ops.RunTasks(ctx, e, in, allowed, onEvent)
 				return out, err
 			}})
 	}

@@ -90,6 +90,12 @@ func (e *EnvVar) UnmarshalJSON(b []byte) error {
 // false (runTasks hidden) or a list of task names an agent may run.
 type MCPConfig struct {
 	Run MCPRun `json:"run"`
+	// PlanTTL is how long a planTasks plan may be applied (default "5m").
+	PlanTTL string `json:"planTtl,omitempty"`
+	// RequirePlan makes runTasks accept only a planId from planTasks.
+	RequirePlan bool `json:"requirePlan,omitempty"`
+	// Confirm makes runTasks ask the person behind the client first.
+	Confirm bool `json:"confirm,omitempty"`
 }
 
 // MCPRun is the decoded "mcp.run" value.

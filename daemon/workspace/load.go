@@ -248,6 +248,9 @@ func (m *Model) validateConfig() error {
 	if err := m.Config.Sandbox.validate("sandbox"); err != nil {
 		return &FileError{File: m.ConfigPath, Msg: err.Error()}
 	}
+	if err := m.Config.MCP.validate(m.ConfigPath); err != nil {
+		return err
+	}
 	if m.Config.Workers < 0 {
 		return &FileError{File: m.ConfigPath, Msg: fmt.Sprintf("workers: %d is not a worker count (use a positive number, or leave it out for one per CPU)", m.Config.Workers)}
 	}

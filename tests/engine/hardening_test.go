@@ -310,25 +310,8 @@ func TestOverlappingOutputsRunApart(t *testing.T) {
 	if !warned {
 		t.Errorf("the run does not warn about the overlap: %q", sum.Warnings)
 	}
-	spans := map[string][2]int64{}
-	for _, line := range strings.Split(strings.TrimSpace(readFile(t, filepath.Join(ws, "spans.log"))), "\n") {
-		var task, what string
-		var at int64
-		if _, err := fmt.Sscan(line, &task, &what, &at); err != nil {
-			t.Fatalf("spans.log line %q: %v", line, err)
-		}
-		s := spans[task]
-		if what == "start" {
-			s[0] = at
-		} else {
-			s[1] = at
-		}
-		spans[task] = s
-	}
+	spans := readSpans(t, ws)
 	b, c := spans["build"], spans["typecheck"]
-	if b[0] == 0 || b[1] == 0 || c[0] == 0 || c[1] == 0 {
-		t.Fatalf("spans.log lacks a start or end: %v", spans)
-	}
 	if b[0] < c[1] && c[0] < b[1] {
 		t.Errorf("build %v and typecheck %v ran at the same time", b, c)
 	}
@@ -372,4 +355,58 @@ func TestPassedButNotCachedSaysWhy(t *testing.T) {
 	if !strings.Contains(why.Summary, "not cached") {
 		t.Errorf("vx why p#pipe: %q; want the reason the previous execution was not cached", why.Summary)
 	}
+}
+
+// TestOverlappingOutputsAcrossRuns: two vx runs started together, one
+// running build and the other typecheck, do not run those two tasks at
+// the same time either.
+func TestOverlappingOutputsAcrossRuns(t *testing.T) {
+	t.Parallel()
+	ws := workspace(t, "overlap")
+	var cmds []*exec.Cmd
+	for _, task := range []string{"build", "typecheck"} {
+		cmd := exec.Command(vxBin, "run", task, "--force")
+		cmd.Dir = ws
+		cmd.Env = baseEnv()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, cmd)
+	}
+	for _, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("%v: %v", cmd.Args, err)
+		}
+	}
+	spans := readSpans(t, ws)
+	b, c := spans["build"], spans["typecheck"]
+	if b[0] < c[1] && c[0] < b[1] {
+		t.Errorf("build %v and typecheck %v ran at the same time in two vx runs", b, c)
+	}
+}
+
+// readSpans reads spans.log: each task's start and end, in nanoseconds.
+func readSpans(t *testing.T, ws string) map[string][2]int64 {
+	t.Helper()
+	spans := map[string][2]int64{}
+	for _, line := range strings.Split(strings.TrimSpace(readFile(t, filepath.Join(ws, "spans.log"))), "\n") {
+		var task, what string
+		var at int64
+		if _, err := fmt.Sscan(line, &task, &what, &at); err != nil {
+			t.Fatalf("spans.log line %q: %v", line, err)
+		}
+		s := spans[task]
+		if what == "start" {
+			s[0] = at
+		} else {
+			s[1] = at
+		}
+		spans[task] = s
+	}
+	for task, s := range spans {
+		if s[0] == 0 || s[1] == 0 {
+			t.Fatalf("spans.log lacks the start or end of %s: %v", task, spans)
+		}
+	}
+	return spans
 }

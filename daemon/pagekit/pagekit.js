@@ -100,17 +100,18 @@ const vxui = (() => {
   }
 
   // markCritical marks the chain that ended last: from the task that
-  // finished last, back through the dependency that finished last before
-  // it started (without dependency data, the last task alone).
+  // finished last, back through the dependency that finished last
+  // (without dependency data, the last task alone).
   function markCritical(tasks) {
     const byId = new Map(tasks.map((t) => [t.id, t]));
+    for (const t of tasks) t.critical = false;
     let last = null;
     for (const t of tasks) if (t.lane >= 0 && t.end && (!last || t.end > last.end)) last = t;
     for (let t = last; t; ) {
       t.critical = true;
       let prev = null;
       const cands = t.deps && t.deps.length ? t.deps.map((d) => byId.get(d)).filter(Boolean) : [];
-      for (const u of cands) if (u.end && u.end <= t.start + 1 && (!prev || u.end > prev.end)) prev = u;
+      for (const u of cands) if (u.end && !u.critical && (!prev || u.end > prev.end)) prev = u;
       t = prev;
     }
   }
@@ -164,7 +165,7 @@ const vxui = (() => {
       svg(root, "line", { x1: L, x2: W - R, y1: y(v), y2: y(v), stroke: "#e3e6ea" });
       svg(root, "text", { x: L - 4, y: y(v) + 3, "text-anchor": "end" }, tick(v));
     }
-    const bw = (W - L - R) / b.length, w = Math.max(1, bw / 3 - 1), every = Math.ceil(b.length / 8);
+    const bw = (W - L - R) / b.length, w = Math.min(40, Math.max(1, bw / 3 - 1)), every = Math.ceil(b.length / 8);
     const label = (d) => {
       const iso = d.toISOString();
       return bucket === "day" ? iso.slice(5, 10) : iso.slice(5, 10) + " " + iso.slice(11, 13) + "h";
@@ -175,7 +176,7 @@ const vxui = (() => {
       svg(r, "title", {}, title);
     };
     b.forEach((x, i) => {
-      const x0 = L + i * bw;
+      const x0 = L + i * bw + (bw - 2 * w - 3) / 2;
       const when = label(new Date(x.start));
       bar(x0 + 1, 0, x.runs, "#4f6bed", `${when}: ${x.runs} runs`);
       bar(x0 + 1, 0, x.failedRuns, "#d64545", `${when}: ${x.failedRuns} failed`);
@@ -185,7 +186,7 @@ const vxui = (() => {
       } else {
         bar(x0 + w + 2, 0, x.hits, "#2f9e6b", `${when}: ${x.hits} hits of ${x.executions}`);
       }
-      if (i % every === 0) svg(root, "text", { x: x0 + bw / 2, y: H - B + 14, "text-anchor": "middle" }, when);
+      if (i % every === 0) svg(root, "text", { x: L + i * bw + bw / 2, y: H - B + 14, "text-anchor": "middle" }, when);
     });
     svg(root, "line", { x1: L, x2: W - R, y1: y(0), y2: y(0), stroke: "#667085" });
     svg(root, "line", { x1: L, x2: L, y1: T, y2: y(0), stroke: "#667085" });

@@ -188,9 +188,18 @@ func (e *Error) Permanent() bool {
 
 // Send posts one run; the token goes in the Authorization header only.
 func Send(ctx context.Context, t *Target, body []byte) (*wire.PushResult, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.URL+wire.PlatformRunsPath, bytes.NewReader(body))
-	if err != nil {
+	var res wire.PushResult
+	if err := post(ctx, t, wire.PlatformRunsPath, body, &res); err != nil {
 		return nil, err
+	}
+	return &res, nil
+}
+
+// post sends body to the platform's path and decodes a 2xx answer into out.
+func post(ctx context.Context, t *Target, path string, body []byte, out any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.URL+path, bytes.NewReader(body))
+	if err != nil {
+		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+t.token)
@@ -200,10 +209,10 @@ func Send(ctx context.Context, t *Target, body []byte) (*wire.PushResult, error)
 		if errors.As(err, &ue) {
 			err = ue.Err // the URL is said once, by the caller
 		}
-		return nil, fmt.Errorf("sending to %s: %w", t.URL, err)
+		return fmt.Errorf("sending to %s: %w", t.URL, err)
 	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if resp.StatusCode/100 != 2 {
 		var e struct {
 			Error string `json:"error"`
@@ -212,13 +221,12 @@ func Send(ctx context.Context, t *Target, body []byte) (*wire.PushResult, error)
 		if e.Error == "" {
 			e.Error = http.StatusText(resp.StatusCode)
 		}
-		return nil, &Error{Status: resp.StatusCode, Msg: e.Error}
+		return &Error{Status: resp.StatusCode, Msg: e.Error}
 	}
-	var res wire.PushResult
-	if err := json.Unmarshal(b, &res); err != nil {
-		return nil, fmt.Errorf("reading the platform's answer: %w", err)
+	if err := json.Unmarshal(b, out); err != nil {
+		return fmt.Errorf("reading the platform's answer: %w", err)
 	}
-	return &res, nil
+	return nil
 }
 
 // OutboxDir is where undelivered runs wait.

@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"time"
@@ -110,8 +111,12 @@ func Build(ctx context.Context, root string, h *history.Store, runID, slug strin
 	store, _ := cache.Open(filepath.Join(root, ".vx", "cache"), &cache.Options{ReadOnly: true})
 	for _, x := range execs {
 		started := x.StartedAt
+		src, ok := source[x.TaskID]
+		if !ok {
+			src = historySource(x)
+		}
 		t := wire.PushTask{TaskRow: wire.TaskRow{TaskID: x.TaskID, Project: x.Project, Task: x.Task, Status: x.Status, Cache: x.Cache,
-			CacheSource: source[x.TaskID], Key: x.Key, DurationMs: x.DurationMs, ExitCode: x.ExitCode, Reason: mask(x.Reason),
+			CacheSource: src, Key: x.Key, DurationMs: x.DurationMs, ExitCode: x.ExitCode, Reason: mask(x.Reason),
 			BlockedBy: x.BlockedBy, TimedOut: x.TimedOut, PeakRSSBytes: x.PeakRSSBytes, CPUParallelism: x.CPUParallelism}, StartedAt: &started}
 		if t.Cache == wire.CacheHit && t.CacheSource == "" && sum != nil {
 			t.CacheSource = wire.CacheSourceLocal
@@ -130,6 +135,21 @@ func Build(ctx context.Context, root string, h *history.Store, runID, slug strin
 		doc.Tasks = append(doc.Tasks, t)
 	}
 	return doc, nil
+}
+
+// historySource is where a recorded hit came from, when the history
+// records it (a CacheSource field of history.Execution, which a history
+// of this version may lack: then "", which the platform counts as local).
+func historySource(x history.Execution) string {
+	f := reflect.ValueOf(x).FieldByName("CacheSource")
+	if !f.IsValid() || f.Kind() != reflect.String {
+		return ""
+	}
+	switch s := f.String(); s {
+	case wire.CacheSourceLocal, wire.CacheSourceRemote:
+		return s
+	}
+	return ""
 }
 
 func countTotals(t *wire.RunTotals, status, cacheOutcome string) {

@@ -25,7 +25,7 @@ func TestStatelessSession(t *testing.T) {
 	}
 	init := []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	ss := f.srv.Stateless("2025-03-26")
-	if got := string(ss.HandleBody(ctx, init, nil)); !strings.Contains(got, `"protocolVersion":"2025-06-18"`) {
+	if got := string(ss.HandleBody(ctx, init, nil)); !strings.Contains(got, `"protocolVersion":"2025-06-18"`) || !strings.Contains(got, `"capabilities":{"tools":{}}`) {
 		t.Fatalf("initialize: %s", got)
 	}
 	if ss.Revision() != "2025-06-18" {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -121,9 +122,9 @@ func encode(doc *wire.PushRun) ([]byte, error) {
 	return b, nil
 }
 
-// All queues every finished run of the local history into the outbox
-// (the platform stores each run once, so what it has is answered as
-// known) and flushes it.
+// All queues every finished run of the local history the platform does
+// not store yet into the outbox (it is asked, a page of run ids at a
+// time) and flushes it.
 func All(ctx context.Context, root string, t *Target, mask func(string) string, warn io.Writer) (Report, error) {
 	h, err := history.OpenReadOnly(ctx, history.Path(root), nil)
 	if err != nil {
@@ -131,32 +132,71 @@ func All(ctx context.Context, root string, t *Target, mask func(string) string, 
 	}
 	defer h.Close()
 	var before int64
+	known := 0
 	for {
 		runs, err := h.ListRuns(ctx, history.MaxLimit, before)
 		if err != nil {
 			return Report{}, err
 		}
+		var ids []string
 		for _, r := range runs {
 			before = r.Seq
-			if r.Status == history.RunRunning {
+			if r.Status != history.RunRunning {
+				ids = append(ids, r.ID)
+			}
+		}
+		have, err := Known(ctx, t, ids)
+		if err != nil {
+			return Report{Known: known}, err
+		}
+		for _, id := range ids {
+			if have[id] {
+				known++
 				continue
 			}
-			doc, err := Build(ctx, root, h, r.ID, t.Workspace, nil, mask)
+			doc, err := Build(ctx, root, h, id, t.Workspace, nil, mask)
 			if err != nil {
-				return Report{}, err
+				return Report{Known: known}, err
 			}
 			body, err := encode(doc)
 			if err != nil {
-				fmt.Fprintf(warn, "vx: platform: skipping run %s: %v\n", r.ID, err)
+				fmt.Fprintf(warn, "vx: platform: skipping run %s: %v\n", id, err)
 				continue
 			}
-			if err := Keep(root, r.ID, body); err != nil {
-				return Report{}, err
+			if err := Keep(root, id, body); err != nil {
+				return Report{Known: known}, err
 			}
 		}
 		if len(runs) < history.MaxLimit {
 			break
 		}
 	}
-	return Flush(ctx, root, t, warn)
+	rep, err := Flush(ctx, root, t, warn)
+	rep.Known += known
+	return rep, err
+}
+
+// Known asks the platform which of ids it stores for the target's
+// workspace. A platform without the route knows none (every run is sent;
+// it stores each once).
+func Known(ctx context.Context, t *Target, ids []string) (map[string]bool, error) {
+	have := map[string]bool{}
+	for len(ids) > 0 {
+		n := min(len(ids), wire.MaxKnownQuery)
+		body, _ := json.Marshal(wire.KnownRequest{Workspace: t.Workspace, RunIDs: ids[:n]})
+		ids = ids[n:]
+		var res wire.KnownResponse
+		err := post(ctx, t, wire.PlatformKnownPath, body, &res)
+		var pe *Error
+		if errors.As(err, &pe) && pe.Status == http.StatusNotFound {
+			return map[string]bool{}, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range res.Known {
+			have[id] = true
+		}
+	}
+	return have, nil
 }

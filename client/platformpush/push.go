@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"time"
@@ -110,8 +111,12 @@ func Build(ctx context.Context, root string, h *history.Store, runID, slug strin
 	store, _ := cache.Open(filepath.Join(root, ".vx", "cache"), &cache.Options{ReadOnly: true})
 	for _, x := range execs {
 		started := x.StartedAt
+		src, ok := source[x.TaskID]
+		if !ok {
+			src = historySource(x)
+		}
 		t := wire.PushTask{TaskRow: wire.TaskRow{TaskID: x.TaskID, Project: x.Project, Task: x.Task, Status: x.Status, Cache: x.Cache,
-			CacheSource: source[x.TaskID], Key: x.Key, DurationMs: x.DurationMs, ExitCode: x.ExitCode, Reason: mask(x.Reason),
+			CacheSource: src, Key: x.Key, DurationMs: x.DurationMs, ExitCode: x.ExitCode, Reason: mask(x.Reason),
 			BlockedBy: x.BlockedBy, TimedOut: x.TimedOut, PeakRSSBytes: x.PeakRSSBytes, CPUParallelism: x.CPUParallelism}, StartedAt: &started}
 		if t.Cache == wire.CacheHit && t.CacheSource == "" && sum != nil {
 			t.CacheSource = wire.CacheSourceLocal
@@ -130,6 +135,21 @@ func Build(ctx context.Context, root string, h *history.Store, runID, slug strin
 		doc.Tasks = append(doc.Tasks, t)
 	}
 	return doc, nil
+}
+
+// historySource is where a recorded hit came from, when the history
+// records it (a CacheSource field of history.Execution, which a history
+// of this version may lack: then "", which the platform counts as local).
+func historySource(x history.Execution) string {
+	f := reflect.ValueOf(x).FieldByName("CacheSource")
+	if !f.IsValid() || f.Kind() != reflect.String {
+		return ""
+	}
+	switch s := f.String(); s {
+	case wire.CacheSourceLocal, wire.CacheSourceRemote:
+		return s
+	}
+	return ""
 }
 
 func countTotals(t *wire.RunTotals, status, cacheOutcome string) {
@@ -188,9 +208,18 @@ func (e *Error) Permanent() bool {
 
 // Send posts one run; the token goes in the Authorization header only.
 func Send(ctx context.Context, t *Target, body []byte) (*wire.PushResult, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.URL+wire.PlatformRunsPath, bytes.NewReader(body))
-	if err != nil {
+	var res wire.PushResult
+	if err := post(ctx, t, wire.PlatformRunsPath, body, &res); err != nil {
 		return nil, err
+	}
+	return &res, nil
+}
+
+// post sends body to the platform's path and decodes a 2xx answer into out.
+func post(ctx context.Context, t *Target, path string, body []byte, out any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.URL+path, bytes.NewReader(body))
+	if err != nil {
+		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+t.token)
@@ -200,10 +229,10 @@ func Send(ctx context.Context, t *Target, body []byte) (*wire.PushResult, error)
 		if errors.As(err, &ue) {
 			err = ue.Err // the URL is said once, by the caller
 		}
-		return nil, fmt.Errorf("sending to %s: %w", t.URL, err)
+		return fmt.Errorf("sending to %s: %w", t.URL, err)
 	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if resp.StatusCode/100 != 2 {
 		var e struct {
 			Error string `json:"error"`
@@ -212,13 +241,12 @@ func Send(ctx context.Context, t *Target, body []byte) (*wire.PushResult, error)
 		if e.Error == "" {
 			e.Error = http.StatusText(resp.StatusCode)
 		}
-		return nil, &Error{Status: resp.StatusCode, Msg: e.Error}
+		return &Error{Status: resp.StatusCode, Msg: e.Error}
 	}
-	var res wire.PushResult
-	if err := json.Unmarshal(b, &res); err != nil {
-		return nil, fmt.Errorf("reading the platform's answer: %w", err)
+	if err := json.Unmarshal(b, out); err != nil {
+		return fmt.Errorf("reading the platform's answer: %w", err)
 	}
-	return &res, nil
+	return nil
 }
 
 // OutboxDir is where undelivered runs wait.

@@ -1,6 +1,10 @@
 package platformpush
 
 import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,5 +71,57 @@ func TestKeepIsAtomicAndOnePerRun(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(OutboxDir(root), "abc123.json")); string(b) != `{"a":2}` {
 		t.Fatalf("outbox file: %s", b)
+	}
+}
+
+// Flush removes what the platform stored or refused as a document, and
+// keeps everything from the first failure to reach it (or a refused
+// token) for later.
+func TestFlushKeepsWhatDidNotArrive(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		status int
+		left   int
+		report Report
+	}{
+		{"stored", 201, 0, Report{Sent: 2}},
+		{"known", 200, 0, Report{Known: 2}},
+		{"document refused", 400, 0, Report{Rejected: 2}},
+		{"token refused", 401, 2, Report{Kept: 2}},
+		{"platform failing", 503, 2, Report{Kept: 2}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var auth []string
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				auth = append(auth, r.Header.Get("Authorization"))
+				w.WriteHeader(tc.status)
+				fmt.Fprintf(w, `{"workspaceId":"ws_1","runId":"x","created":%v,"error":"no"}`, tc.status == 201)
+			}))
+			defer srv.Close()
+			root := t.TempDir()
+			for _, id := range []string{"aaaaaa", "bbbbbb"} {
+				if err := Keep(root, id, []byte(`{}`)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var warn strings.Builder
+			rep, err := Flush(context.Background(), root, &Target{URL: srv.URL, Workspace: "w", token: "vxc_t"}, &warn)
+			if (err != nil) != (tc.left > 0) {
+				t.Fatalf("err = %v", err)
+			}
+			if rep != tc.report {
+				t.Fatalf("report %+v, want %+v", rep, tc.report)
+			}
+			entries, _ := os.ReadDir(OutboxDir(root))
+			if len(entries) != tc.left {
+				t.Fatalf("%d runs left in the outbox, want %d", len(entries), tc.left)
+			}
+			if auth[0] != "Bearer vxc_t" {
+				t.Fatalf("Authorization %q", auth[0])
+			}
+			if strings.Contains(warn.String(), "vxc_t") || (err != nil && strings.Contains(err.Error(), "vxc_t")) {
+				t.Fatal("the token was printed")
+			}
+		})
 	}
 }

@@ -347,16 +347,22 @@ func (ss *Session) initialize(params json.RawMessage) (any, error) {
 	ss.mu.Unlock()
 	ss.noteCapabilities(rev, p.Capabilities)
 	s := ss.srv
+	caps := mcp.ServerCapabilities{
+		Tools:     &mcp.ListChanged{ListChanged: true},
+		Resources: &mcp.ResourceCapabilities{ListChanged: true},
+		Prompts:   &mcp.ListChanged{ListChanged: true},
+		Logging:   &struct{}{},
+	}
+	if ss.assumed != "" {
+		// A stateless session has no stream to announce changes or send
+		// log messages on, and the platform's catalog is tools only.
+		caps = mcp.ServerCapabilities{Tools: &mcp.ListChanged{}}
+	}
 	return mcp.InitializeResult{
 		ProtocolVersion: rev,
-		Capabilities: s.extraCapabilities(mcp.ServerCapabilities{
-			Tools:     &mcp.ListChanged{ListChanged: true},
-			Resources: &mcp.ResourceCapabilities{ListChanged: true},
-			Prompts:   &mcp.ListChanged{ListChanged: true},
-			Logging:   &struct{}{},
-		}),
-		ServerInfo:   mcp.Implementation{Name: s.name, Version: s.version},
-		Instructions: s.instructions,
+		Capabilities:    s.extraCapabilities(caps),
+		ServerInfo:      mcp.Implementation{Name: s.name, Version: s.version},
+		Instructions:    s.instructions,
 	}, nil
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/vzn/vx/platform/teamops"
 	"github.com/vzn/vx/platform/teamtools"
 	"github.com/vzn/vx/platform/tokens"
+	"github.com/vzn/vx/protocol/wire"
 )
 
 // MaxMCPBody bounds a POST /mcp body.
@@ -75,6 +76,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /mcp", notAllowed)
 	m.HandleFunc("DELETE /mcp", notAllowed)
 	m.HandleFunc("POST /v1/runs", s.bearer("ingest", s.ingest))
+	m.HandleFunc("POST "+wire.PlatformKnownPath, s.bearer("ingest", s.known))
 	m.HandleFunc("GET /v1/workspaces", s.reader(s.tool("list_workspaces", nil)))
 	m.HandleFunc("GET /v1/runs", s.reader(s.tool("list_runs", nil)))
 	m.HandleFunc("GET /v1/runs/{runId}", s.reader(s.tool("get_run", []string{"runId"})))

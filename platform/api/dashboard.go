@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/vzn/vx/daemon/pagekit"
 	"github.com/vzn/vx/platform/dashboard"
 	"github.com/vzn/vx/platform/teamops"
 	"github.com/vzn/vx/platform/tokens"
@@ -24,6 +25,8 @@ const dashboardHeader = "X-VX-Dashboard"
 
 func (s *Server) dashboardRoutes(m *http.ServeMux) {
 	m.Handle("GET /", dashboard.Handler())
+	m.Handle("GET "+pagekit.ScriptPath, pagekit.Handler())
+	m.Handle("GET "+pagekit.StylePath, pagekit.Handler())
 	m.HandleFunc("POST /login", s.login)
 	m.HandleFunc("POST /logout", s.logout)
 	m.HandleFunc("GET /v1/session", s.reader(func(w http.ResponseWriter, r *http.Request, p *tokens.Principal) {

@@ -69,6 +69,27 @@ func (s *Server) writeOpError(w http.ResponseWriter, err error) {
 	}
 }
 
+// known is POST /v1/runs/known.
+func (s *Server) known(w http.ResponseWriter, r *http.Request, p *tokens.Principal) {
+	var q wire.KnownRequest
+	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&q); err != nil {
+		writeErr(w, http.StatusBadRequest, `want {"workspace": "SLUG", "runIds": ["…"]}`)
+		return
+	}
+	res, err := ingest.Known(r.Context(), s.pool, p, &q)
+	var ie *ingest.Error
+	switch {
+	case errors.As(err, &ie) && ie.Forbidden:
+		writeErr(w, http.StatusForbidden, ie.Msg)
+	case errors.As(err, &ie):
+		writeErr(w, http.StatusBadRequest, ie.Msg)
+	case err != nil:
+		s.writeOpError(w, err)
+	default:
+		writeJSONValue(w, http.StatusOK, res)
+	}
+}
+
 // ingest is POST /v1/runs.
 func (s *Server) ingest(w http.ResponseWriter, r *http.Request, p *tokens.Principal) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, wire.MaxPushBytes))

@@ -123,3 +123,31 @@ func newWorkspaceID() string {
 	_, _ = rand.Read(b[:])
 	return "ws_" + hex.EncodeToString(b[:])
 }
+
+// Known answers which of the asked run ids the principal's org stores
+// for the workspace (none when the workspace does not exist yet).
+func Known(ctx context.Context, pool *pgxpool.Pool, p *tokens.Principal, q *wire.KnownRequest) (*wire.KnownResponse, error) {
+	if err := tokens.CheckSlug(q.Workspace); err != nil {
+		return nil, bad("workspace: %v", err)
+	}
+	if p.Workspace != "" && p.Workspace != q.Workspace {
+		return nil, &Error{Forbidden: true, Msg: fmt.Sprintf("this token is pinned to workspace %q, not %q", p.Workspace, q.Workspace)}
+	}
+	if len(q.RunIDs) > wire.MaxKnownQuery {
+		return nil, bad("runIds: %d ids; ask about at most %d at a time", len(q.RunIDs), wire.MaxKnownQuery)
+	}
+	rows, err := pool.Query(ctx, `SELECT r.id FROM runs r JOIN workspaces w ON w.id = r.workspace_id
+		WHERE w.org_id = $1 AND w.slug = $2 AND r.org_id = $1 AND r.id = ANY($3::text[]) ORDER BY r.id`, p.OrgID, q.Workspace, q.RunIDs)
+	if err != nil {
+		return nil, fmt.Errorf("reading known runs: %w", err)
+	}
+	out := &wire.KnownResponse{Known: []string{}}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("reading known runs: %w", err)
+		}
+		out.Known = append(out.Known, id)
+	}
+	return out, rows.Err()
+}

@@ -53,7 +53,7 @@ func (e *Env) RunTrends(ctx context.Context, p *tokens.Principal, in TrendsInput
 	}
 	limit, note := clamp(in.Limit, in.LimitSet, TrendsDefault, 1, TrendsMax)
 	rows, err := e.Pool.Query(ctx, `SELECT date_trunc($3, started_at AT TIME ZONE 'UTC') AS b, count(*),
-		count(*) FILTER (WHERE status <> 'passed'), sum(executions), sum(hits), sum(local_hits), sum(remote_hits),
+		count(*) FILTER (WHERE status = 'failed'), sum(executions), sum(hits), sum(local_hits), sum(remote_hits),
 		(percentile_disc(0.5) WITHIN GROUP (ORDER BY duration_ms))::bigint
 		FROM runs WHERE org_id = $1 AND workspace_id = $2 GROUP BY b ORDER BY b DESC LIMIT $4`, p.OrgID, ws.ID, b, limit)
 	if err != nil {

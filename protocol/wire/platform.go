@@ -62,3 +62,21 @@ type PushResult struct {
 	// Created is false when the platform already had this run.
 	Created bool `json:"created"`
 }
+
+// PlatformKnownPath answers which of a workspace's run ids the platform
+// already stores (ingest scope), so vx push --all sends only the others.
+const PlatformKnownPath = "/v1/runs/known"
+
+// MaxKnownQuery bounds the run ids of one KnownRequest.
+const MaxKnownQuery = 1000
+
+// KnownRequest asks about run ids of one workspace (by slug).
+type KnownRequest struct {
+	Workspace string   `json:"workspace"`
+	RunIDs    []string `json:"runIds"`
+}
+
+// KnownResponse lists the asked run ids the platform stores.
+type KnownResponse struct {
+	Known []string `json:"known"`
+}

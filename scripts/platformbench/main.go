@@ -18,6 +18,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"sync"
@@ -30,6 +31,8 @@ import (
 	"github.com/vzn/vx/protocol/wire"
 )
 
+var cpuProfile string
+
 func main() {
 	db := flag.String("db", os.Getenv("VX_PLATFORM_DB"), "PostgreSQL URL (an empty database)")
 	nws := flag.Int("workspaces", 100, "workspaces")
@@ -37,7 +40,9 @@ func main() {
 	ntasks := flag.Int("tasks", 100, "tasks per run")
 	calls := flag.Int("calls", 300, "calls per tool")
 	workers := flag.Int("workers", 8, "concurrent ingest clients")
+	profile := flag.String("cpuprofile", "", "write a CPU profile of the ingest phase to this file")
 	flag.Parse()
+	cpuProfile = *profile
 	if err := run(*db, *nws, *nruns, *ntasks, *calls, *workers); err != nil {
 		fmt.Fprintln(os.Stderr, "platformbench:", err)
 		os.Exit(1)
@@ -78,6 +83,16 @@ func run(url string, nws, nruns, ntasks, calls, workers int) error {
 
 	fmt.Printf("seeding %d workspaces × %d runs × %d tasks = %d executions through POST /v1/runs (%d clients)\n",
 		nws, nruns, ntasks, nws*nruns*ntasks, workers)
+	if cpuProfile != "" {
+		f, err := os.Create(cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+	}
 	load0 := loadavg()
 	cpu := startCPU(ctx, db.Pool)
 	start := time.Now()
@@ -87,6 +102,9 @@ func run(url string, nws, nruns, ntasks, calls, workers int) error {
 	}
 	took := time.Since(start)
 	selfCPU, dbCPU := cpu.stop(ctx)
+	if cpuProfile != "" {
+		pprof.StopCPUProfile()
+	}
 	n := float64(nws * nruns)
 	fmt.Printf("ingest: %d runs in %s = %.0f runs/s (%.0f executions/s); load average %s at the start, %s at the end\n", nws*nruns, took.Round(time.Millisecond),
 		n/took.Seconds(), n*float64(ntasks)/took.Seconds(), load0, loadavg())

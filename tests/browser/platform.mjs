@@ -49,7 +49,8 @@ try {
   const flaky = await page.$$eval("#flaky tbody tr td:first-child", (els) => els.map((e) => e.textContent));
   if (flaky.join(",") !== "app#test") fail("flaky tasks: " + flaky);
   const bars = await page.$$eval("#trends rect", (els) => els.length);
-  if (bars < 8) fail("trends chart has " + bars + " bars");
+  // Hourly: a1 (run, local hit), a2 (run, failed, remote hit), a3 (run, failed).
+  if (bars !== 7) fail("trends chart has " + bars + " bars, want 7");
   const labels = await page.$$eval("#trends text", (els) => els.map((e) => e.textContent));
   const xLabels = labels.filter((l) => /h$/.test(l));
   if (new Set(xLabels).size !== xLabels.length || xLabels.length < 2) fail("x axis labels repeat or are missing: " + labels);
@@ -58,6 +59,9 @@ try {
   // A click on the oldest run shows its tasks.
   await page.click("#runs tbody tr:last-child");
   await until(page, "run a1's tasks", () => document.querySelector("#run-id").textContent === "a1a1a1a1a1a1" && document.querySelectorAll("#tasks tbody tr").length === 3);
+  const lanes = await page.$$eval("#run-timeline .bar", (els) => els.map((e) => e.dataset.task + ":" + e.dataset.status));
+  if (lanes.join(",") !== "lib#build:passed,app#build:passed,app#test:passed") fail("timeline of a1: " + lanes);
+  if ((await page.$$("#run-timeline .lane")).length !== 1) fail("a1's tasks ran one after the other: one lane");
   await page.screenshot({ path: SHOTS + "/platform-overview.png", fullPage: true });
 
   // Admin → Tokens.

@@ -206,6 +206,8 @@ func runsOfWeb(slug string) []*wire.PushRun {
 			k3: comps(map[string]string{"src/lib.ts": "h9"}, "tsc", map[string]string{}),
 		}}
 	r1.Tasks[0].EntryBytes, r1.Tasks[1].EntryBytes = ptr(int64(1000)), ptr(int64(200))
+	// lib#build, then app#build, then app#test, one after the other.
+	r1.Tasks[2].StartedAt, r1.Tasks[0].StartedAt, r1.Tasks[1].StartedAt = ptr(T0), ptr(T0.Add(5*time.Millisecond)), ptr(T0.Add(105*time.Millisecond))
 	t1 := T0.Add(time.Hour)
 	r2 := &wire.PushRun{Workspace: slug, RunID: "a2a2a2a2a2a2", Command: "vx run build test", GitBranch: "feature", GitCommit: "c2", CI: true,
 		StartedAt: t1, EndedAt: ptr(t1.Add(3 * time.Second)), ExitCode: &one, Status: "failed", DurationMs: 3000,

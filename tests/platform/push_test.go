@@ -32,6 +32,7 @@ func freePort(t *testing.T) int {
 type serveProc struct {
 	cmd  *exec.Cmd
 	base string
+	log  string // its stderr, debug level: a line per request
 }
 
 func startServe(t *testing.T, bin, db string, port int) *serveProc {
@@ -39,7 +40,8 @@ func startServe(t *testing.T, bin, db string, port int) *serveProc {
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	cmd := exec.Command(bin, "serve", "--listen", addr, "--log-level", "debug")
 	cmd.Env = append(harness.Env("VX_PLATFORM_DB", "VX_PLATFORM_LISTEN"), "VX_PLATFORM_DB="+db)
-	logf, err := os.Create(filepath.Join(t.TempDir(), "serve.log"))
+	logPath := filepath.Join(t.TempDir(), "serve.log")
+	logf, err := os.Create(logPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +50,7 @@ func startServe(t *testing.T, bin, db string, port int) *serveProc {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &serveProc{cmd: cmd, base: "http://" + addr}
+	p := &serveProc{cmd: cmd, base: "http://" + addr, log: logPath}
 	t.Cleanup(func() { p.stop() })
 	harness.WaitFor(t, 30*time.Second, "vx-platform to answer /healthz", func() bool {
 		resp, err := http.Get(p.base + "/healthz")
@@ -212,10 +214,19 @@ func TestRealRunsReachThePlatform(t *testing.T) {
 		}
 		return nil
 	})
-	// Nor in the server's log.
 	for _, out := range []string{r1.Stderr, r2.Stderr} {
 		if strings.Contains(out, ingestTok) {
 			t.Error("vx printed the token")
+		}
+	}
+	// Nor in the server's log, which has a line per request.
+	logText, _ := os.ReadFile(srv.log)
+	if !strings.Contains(string(logText), `"path":"/v1/runs"`) {
+		t.Fatalf("serve log has no request lines: %s", logText)
+	}
+	for _, tok := range []string{ingestTok, readTok} {
+		if strings.Contains(string(logText), tok) || strings.Contains(string(logText), tok[4:20]) {
+			t.Error("vx-platform logged a token")
 		}
 	}
 }

@@ -293,3 +293,22 @@ func TestConcurrentFirstPushes(t *testing.T) {
 		t.Fatalf("%d workspaces, %d runs, run_count %d; want 1, %d, %d", ws, runs, count, n, n)
 	}
 }
+
+// POST /v1/runs/known answers for the caller's org only.
+func TestKnownRunsAreTheOrgsOwn(t *testing.T) {
+	ts := seed(t)
+	ask := func(tok, ws string, ids ...string) response {
+		b, _ := json.Marshal(wire.KnownRequest{Workspace: ws, RunIDs: ids})
+		return do(t, "POST", ts.p.srv.URL+wire.PlatformKnownPath, tok, b)
+	}
+	if r := ask(ts.acmeIngest, "web", "a1a1a1a1a1a1", "a2a2a2a2a2a2", "b1b1b1b1b1b1", "ffffffffffff"); r.status != 200 || !strings.Contains(string(r.body), `"known":["a1a1a1a1a1a1","a2a2a2a2a2a2"]`) {
+		t.Fatalf("acme asking about web: %d %s", r.status, r.body)
+	}
+	betaIngest, _ := ts.p.token(t, "beta", "ingest", "")
+	if r := ask(betaIngest, "web", "a1a1a1a1a1a1", "a2a2a2a2a2a2", "b1b1b1b1b1b1"); r.status != 200 || !strings.Contains(string(r.body), `"known":["b1b1b1b1b1b1"]`) {
+		t.Fatalf("beta asking about acme's run ids: %d %s", r.status, r.body)
+	}
+	if r := ask(ts.acme, "web", "a1a1a1a1a1a1"); r.status != http.StatusForbidden {
+		t.Fatalf("a read token on the ingest side: %d", r.status)
+	}
+}

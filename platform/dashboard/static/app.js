@@ -13,35 +13,8 @@ async function api(path, opts = {}) {
   return body;
 }
 
-function el(tag, text, cls) {
-  const e = document.createElement(tag);
-  if (text !== undefined && text !== null) e.textContent = String(text);
-  if (cls) e.className = cls;
-  return e;
-}
-
-function row(tbody, cells, onClick) {
-  const tr = document.createElement("tr");
-  for (const c of cells) {
-    if (c instanceof Node) { const td = el("td"); td.appendChild(c); tr.appendChild(td); } else tr.appendChild(el("td", c));
-  }
-  if (onClick) { tr.className = "clickable"; tr.addEventListener("click", onClick); }
-  tbody.appendChild(tr);
-  return tr;
-}
-
+const { el, row, fmtMs, fmtBytes } = vxui;
 const fmtTime = (s) => (s ? new Date(s).toLocaleString() : "");
-function fmtMs(ms) {
-  if (ms < 1000) return ms + " ms";
-  if (ms < 60000) return (ms / 1000).toFixed(1) + " s";
-  return Math.floor(ms / 60000) + "m" + Math.round((ms % 60000) / 1000) + "s";
-}
-function fmtBytes(n) {
-  if (!n) return "0 B";
-  const u = ["B", "KiB", "MiB", "GiB", "TiB"]; let i = 0;
-  while (n >= 1024 && i < u.length - 1) { n /= 1024; i++; }
-  return n.toFixed(i ? 1 : 0) + " " + u[i];
-}
 
 function show(id) {
   for (const s of ["login", "overview", "tokens"]) $(s).hidden = s !== id;
@@ -97,7 +70,7 @@ async function overview() {
   const ft = $("flaky").tBodies[0]; ft.textContent = "";
   if (!flaky.tasks.length) row(ft, ["none: no key both passed and failed", "", "", ""]);
   for (const f of flaky.tasks) row(ft, [f.taskId, f.flakyKeys, f.passes, f.failures]);
-  chart(trends);
+  vxui.trendChart($("trends"), trends.buckets, trends.bucket);
   if (runs.runs.length && $("run").hidden) showRun(runs.runs[0].runId);
 }
 
@@ -105,53 +78,16 @@ async function showRun(id) {
   const out = await api("/v1/runs/" + encodeURIComponent(id) + "?" + wsParam());
   $("run").hidden = false;
   $("run-id").textContent = id;
+  $("run-meta").textContent = out.run ? out.run.command + " · " + out.run.status + " · " + fmtMs(out.run.durationMs) : "";
+  const tl = vxui.fromHistory(out.tasks);
+  vxui.markCritical(tl.tasks);
+  vxui.timeline($("run-timeline"), tl, "history");
   const tb = $("tasks").tBodies[0]; tb.textContent = "";
   for (const t of out.tasks) {
     const cache = t.cache + (t.cacheSource ? " (" + t.cacheSource + ")" : "");
     row(tb, [t.taskId, el("span", t.status, t.status), cache, fmtMs(t.durationMs), t.exitCode === null ? "" : t.exitCode,
       t.peakRssBytes ? fmtBytes(t.peakRssBytes) : "", t.reason || (t.blockedBy ? "blocked by " + t.blockedBy.join(", ") : "")]);
   }
-}
-
-// chart draws grouped bars per bucket, oldest left, with a y axis of
-// round ticks and x labels that never repeat.
-function chart(trends) {
-  const svg = $("trends"); svg.textContent = "";
-  const NS = "http://www.w3.org/2000/svg";
-  const add = (tag, attrs, text) => {
-    const e = document.createElementNS(NS, tag);
-    for (const k in attrs) e.setAttribute(k, attrs[k]);
-    if (text !== undefined) e.textContent = text;
-    svg.appendChild(e); return e;
-  };
-  const b = trends.buckets.slice().reverse();
-  const W = 720, Hh = 220, L = 40, R = 10, T = 10, B = 30;
-  if (!b.length) { add("text", { x: W / 2, y: Hh / 2, "text-anchor": "middle" }, "no runs yet"); return; }
-  const max = Math.max(1, ...b.map((x) => Math.max(x.runs, x.localHits + x.remoteHits)));
-  const step = Math.pow(10, Math.floor(Math.log10(max))); const top = Math.ceil(max / step) * step;
-  const y = (v) => T + (Hh - T - B) * (1 - v / top);
-  const ticks = top < 4 ? top : 4;
-  for (let i = 0; i <= ticks; i++) {
-    const v = (top * i) / ticks;
-    add("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), stroke: "#e3e6ea" });
-    add("text", { x: L - 4, y: y(v) + 3, "text-anchor": "end" }, Number.isInteger(v) ? v : v.toFixed(1));
-  }
-  const bw = (W - L - R) / b.length;
-  const every = Math.ceil(b.length / 8);
-  b.forEach((x, i) => {
-    const x0 = L + i * bw, w = Math.max(1, bw / 3 - 1);
-    add("rect", { x: x0 + 1, y: y(x.runs), width: w, height: y(0) - y(x.runs), fill: "var(--runs)" }).appendChild(document.createElementNS(NS, "title")).textContent = x.runs + " runs";
-    add("rect", { x: x0 + 1, y: y(x.failedRuns), width: w, height: y(0) - y(x.failedRuns), fill: "var(--failed)" });
-    add("rect", { x: x0 + 1 + w + 1, y: y(x.localHits), width: w, height: y(0) - y(x.localHits), fill: "var(--local)" });
-    add("rect", { x: x0 + 1 + w + 1, y: y(x.localHits + x.remoteHits), width: w, height: y(x.localHits) - y(x.localHits + x.remoteHits), fill: "var(--remote)" });
-    if (i % every === 0) {
-      const d = new Date(x.start);
-      const label = trends.bucket === "day" ? d.toISOString().slice(5, 10) : d.toISOString().slice(5, 10) + " " + d.toISOString().slice(11, 13) + "h";
-      add("text", { x: x0 + bw / 2, y: Hh - B + 14, "text-anchor": "middle" }, label);
-    }
-  });
-  add("line", { x1: L, x2: W - R, y1: y(0), y2: y(0), stroke: "#667085" });
-  add("line", { x1: L, x2: L, y1: T, y2: y(0), stroke: "#667085" });
 }
 
 async function tokens() {

@@ -298,7 +298,11 @@ func renderPlan(w io.Writer, plan *wire.Plan) {
 		if deps == "" {
 			deps = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.TaskID, t.Cache, p50, deps, shortKey(t.Key))
+		cacheCol := t.Cache
+		if t.CacheSource != "" {
+			cacheCol += " (" + t.CacheSource + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.TaskID, cacheCol, p50, deps, shortKey(t.Key))
 	}
 	tw.Flush()
 	pr := plan.Predicted

@@ -423,3 +423,44 @@ func Probe(ctx context.Context, s *Settings) *wire.RemoteStatus {
 	}
 	return st
 }
+
+// Holds asks HEAD for each key (16 at a time) and returns those the server
+// holds: a dry run's prediction, made without downloading anything. The
+// first failure that is not a plain answer (unreachable, refused) stops
+// the asking; what was learnt so far is returned.
+func Holds(ctx context.Context, s *Settings, keys []string) map[string]bool {
+	c := NewClient(s)
+	defer c.Close()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	out := map[string]bool{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, fetchWorkers)
+	for _, key := range keys {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			ok, err := c.Exists(ctx, RemoteHash(s.Namespace, key))
+			if err != nil {
+				cancel()
+				return
+			}
+			if ok {
+				mu.Lock()
+				out[key] = true
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}

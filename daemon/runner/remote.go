@@ -126,3 +126,26 @@ func (r *run) recordRemote(ctx context.Context, sum *wire.RunSummary, rr *wire.R
 		r.warn("recording remote cache activity of run %s: %v", r.runID, err)
 	}
 }
+
+// remotePredictions asks the remote cache which of the local misses it
+// holds, for a dry run; nil without a usable remote.
+func remotePredictions(ctx context.Context, p *Prepared, store *cache.Store, force bool) map[string]bool {
+	if force {
+		return nil
+	}
+	s, err := remotecache.Resolve(p.Model, p.Env)
+	if s == nil || err != nil {
+		return nil
+	}
+	p.Masker.Add(s.Secrets()...)
+	var keys []string
+	for _, n := range p.Graph.Executable() {
+		if key := p.Keys[n.ID]; n.Def.Cache && !store.Has(key) {
+			keys = append(keys, key)
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	return remotecache.Holds(ctx, s, keys)
+}

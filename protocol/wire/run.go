@@ -92,6 +92,10 @@ type PlanTask struct {
 	DependsOn []string `json:"dependsOn"`
 	P50Ms     *int64   `json:"p50Ms"`
 	Reason    string   `json:"affectedReason,omitempty"`
+
+	// CacheSource is "remote" for a hit the remote cache holds (asked with
+	// HEAD, nothing downloaded).
+	CacheSource string `json:"cacheSource,omitempty"`
 }
 
 // PlanPredicted estimates a plan's cost from history p50s.

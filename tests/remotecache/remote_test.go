@@ -409,3 +409,32 @@ func TestCacheStatus(t *testing.T) {
 		t.Fatalf("vx info: %s", info)
 	}
 }
+
+// A dry run predicts remote hits with HEAD and downloads nothing.
+func TestDryRunPredictsRemoteHits(t *testing.T) {
+	srv := startServer(t)
+	runJSON(t, clone(t), env(srv), "build")
+	ws := clone(t)
+	res := harness.Run(t, ws, env(srv), vxBin, "run", "build", "--dry=json")
+	var plan struct {
+		Tasks []struct {
+			TaskID      string `json:"taskId"`
+			Cache       string `json:"cache"`
+			CacheSource string `json:"cacheSource"`
+		} `json:"tasks"`
+	}
+	if err := json.Unmarshal([]byte(res.Stdout), &plan); err != nil || len(plan.Tasks) != 3 {
+		t.Fatalf("dry run: %v\n%s", err, res)
+	}
+	for _, p := range plan.Tasks {
+		if p.Cache != "hit" || p.CacheSource != "remote" {
+			t.Errorf("%s predicted %s/%s, want a remote hit", p.TaskID, p.Cache, p.CacheSource)
+		}
+	}
+	if entries, _ := filepath.Glob(filepath.Join(ws, ".vx", "cache", "*", "*.vxc")); len(entries) != 0 {
+		t.Fatalf("the dry run downloaded %v", entries)
+	}
+	if tree(t, ws)["packages/lib/dist/out.txt"] != "" {
+		t.Fatal("the dry run restored outputs")
+	}
+}

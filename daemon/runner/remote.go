@@ -149,3 +149,13 @@ func remotePredictions(ctx context.Context, p *Prepared, store *cache.Store, for
 	}
 	return remotecache.Holds(ctx, s, keys)
 }
+
+// stamp remembers outputs vx just wrote for key, unless the run may not
+// write the local cache: then nothing local may later claim them as a hit.
+func (r *run) stamp(taskID, key, dir string, files []string, log []byte) {
+	if r.rc.mode.LocalWrite {
+		r.stamps.record(taskID, key, dir, files, log)
+	} else {
+		r.stamps.forget(taskID)
+	}
+}

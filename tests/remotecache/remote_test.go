@@ -316,6 +316,10 @@ func TestCacheFlag(t *testing.T) {
 	if tree(t, ws)["packages/lib/dist/out.txt"] == "" {
 		t.Fatal("--cache=remote:r restored nothing")
 	}
+	// Nothing local was kept: without the remote the tasks run.
+	if s, _ := runJSON(t, ws, env(srv), "build", "--cache=local:rw"); !all(s, "miss") {
+		t.Fatalf("after --cache=remote:r a local-only run found hits: %v", sources(s))
+	}
 	bad := vx(t, ws, env(srv), "run", "build", "--cache=remote:x")
 	if bad.Code != 2 || !strings.Contains(bad.Stderr, "not a permission") {
 		t.Fatalf("bad --cache: %s", bad)

@@ -75,7 +75,7 @@ func vxVerbs() []verb {
 		{"show", "show projects, tasks and resolved task configuration", showVerb},
 		{"why", "explain why a task re-ran: its key against the previous one", whyVerb},
 		{"last", "the latest runs, one run's tasks, or a task's log", lastVerb},
-		{"cache", "cache maintenance: vx cache prune", cacheVerb},
+		{"cache", "cache maintenance and the remote: vx cache prune, vx cache status", cacheVerb},
 		{"lock", "record task definitions in vx.lock, or check them", lockVerb},
 		{"docs", "search the reference", docsVerb},
 		{"init", "propose a vx.workspace.json (migrating turbo.json / nx.json)", initVerb},

@@ -46,17 +46,19 @@ func (r *run) startRemote(ctx context.Context) {
 		return
 	}
 	// Every local miss is asked for at once, ahead of the workers.
+	var wanted []remotecache.Wanted
+	r.rc.prefetched = map[string]bool{}
 	for _, n := range r.p.Graph.Executable() {
 		key := r.p.Keys[n.ID]
 		if !n.Def.Cache || r.rc.mode.LocalRead && r.store.Has(key) {
 			continue
 		}
+		wanted = append(wanted, remotecache.Wanted{TaskID: n.ID, Key: key})
+		r.rc.prefetched[key] = true
+	}
+	if len(wanted) > 0 {
 		if st := r.writeStore(); st != nil {
-			r.rc.sess.Prefetch(ctx, st, n.ID, key)
-			if r.rc.prefetched == nil {
-				r.rc.prefetched = map[string]bool{}
-			}
-			r.rc.prefetched[key] = true
+			r.rc.sess.Prefetch(st, wanted)
 		}
 	}
 }

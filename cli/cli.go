@@ -76,7 +76,7 @@ func vxVerbs() []verb {
 		{"show", "show projects, tasks and resolved task configuration", showVerb},
 		{"why", "explain why a task re-ran: its key against the previous one", whyVerb},
 		{"last", "the latest runs, one run's tasks, or a task's log", lastVerb},
-		{"cache", "cache maintenance: vx cache prune", cacheVerb},
+		{"cache", "cache maintenance and the remote: vx cache prune, vx cache status", cacheVerb},
 		{"lock", "record task definitions in vx.lock, or check them", lockVerb},
 		{"docs", "search the reference", docsVerb},
 		{"init", "propose a vx.workspace.json (migrating turbo.json / nx.json)", initVerb},
@@ -308,7 +308,11 @@ func renderPlan(w io.Writer, plan *wire.Plan) {
 		if deps == "" {
 			deps = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.TaskID, t.Cache, p50, deps, shortKey(t.Key))
+		cacheCol := t.Cache
+		if t.CacheSource != "" {
+			cacheCol += " (" + t.CacheSource + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.TaskID, cacheCol, p50, deps, shortKey(t.Key))
 	}
 	tw.Flush()
 	pr := plan.Predicted

@@ -162,6 +162,10 @@ func TestNamespace(t *testing.T) {
 		t.Fatalf("%s %s", ns, src)
 	}
 	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "package.json"), []byte(`{"name": "monorepo"}`), 0o644)
+	if ns, src := namespace("", root); ns != "npm:monorepo" || src != "package.json" {
+		t.Fatalf("package.json: %s %s", ns, src)
+	}
 	if _, err := exec.LookPath("git"); err == nil {
 		exec.Command("git", "-C", root, "init", "-q").Run()
 		exec.Command("git", "-C", root, "remote", "add", "origin", "git@github.com:Org/Repo.git").Run()

@@ -52,7 +52,6 @@ type Session struct {
 	mu    sync.Mutex
 	stats wire.RemoteRun
 
-	fetchSem   chan struct{}
 	prefetchMu sync.Mutex
 	prefetches map[string]*prefetch
 	fetchCtx   context.Context
@@ -72,7 +71,7 @@ type Session struct {
 func Start(ctx context.Context, s *Settings, mode Mode, warn func(string)) *Session {
 	x := &Session{s: s, c: NewClient(s), warn: warn, read: mode.RemoteRead, warned: map[string]bool{},
 		statusDone: make(chan struct{}), sem: make(chan struct{}, uploadWorkers),
-		fetchSem: make(chan struct{}, fetchWorkers), prefetches: map[string]*prefetch{}}
+		prefetches: map[string]*prefetch{}}
 	x.write.Store(mode.RemoteWrite && !s.ReadOnly)
 	x.upCtx, x.upCancel = context.WithCancel(context.WithoutCancel(ctx))
 	x.fetchCtx, x.fetchStop = context.WithCancel(ctx)
@@ -162,34 +161,45 @@ func (x *Session) ready(ctx context.Context) bool {
 	return !x.off.Load()
 }
 
-// prefetch is a download started ahead of its task.
+// prefetch is a download started ahead of its task. The entry lands in
+// the store; only whether it did is kept, so a large run holds no
+// downloaded bytes in memory while it waits for the tasks.
 type prefetch struct {
-	done chan struct{}
-	hit  *cache.Hit
+	taskID, key string
+	done        chan struct{}
+	ok          bool
 }
 
-// Prefetch starts downloading key's artifact into store now, on the
-// download pool; the task's Fetch then waits for it.
-func (x *Session) Prefetch(ctx context.Context, store *cache.Store, taskID, key string) {
-	if !x.read {
+// Wanted is a task whose artifact a run asks for ahead of time.
+type Wanted struct{ TaskID, Key string }
+
+// Prefetch starts downloading every wanted artifact into store now, on
+// fetchWorkers goroutines; each task's Fetch then waits for its own.
+func (x *Session) Prefetch(store *cache.Store, wanted []Wanted) {
+	if !x.read || len(wanted) == 0 {
 		return
 	}
-	p := &prefetch{done: make(chan struct{})}
+	queue := make(chan *prefetch, len(wanted))
 	x.prefetchMu.Lock()
-	x.prefetches[key] = p
+	for _, w := range wanted {
+		p := &prefetch{taskID: w.TaskID, key: w.Key, done: make(chan struct{})}
+		x.prefetches[w.Key] = p
+		queue <- p
+	}
 	x.prefetchMu.Unlock()
-	x.fetching.Add(1)
-	go func() {
-		defer x.fetching.Done()
-		defer close(p.done)
-		select {
-		case x.fetchSem <- struct{}{}:
-		case <-x.fetchCtx.Done():
-			return
-		}
-		defer func() { <-x.fetchSem }()
-		p.hit = x.fetch(x.fetchCtx, store, taskID, key)
-	}()
+	close(queue)
+	for i := 0; i < min(fetchWorkers, len(wanted)); i++ {
+		x.fetching.Add(1)
+		go func() {
+			defer x.fetching.Done()
+			for p := range queue {
+				if x.fetchCtx.Err() == nil {
+					p.ok = x.fetch(x.fetchCtx, store, p.taskID, p.key) != nil
+				}
+				close(p.done)
+			}
+		}()
+	}
 }
 
 // Fetch asks the server for key's artifact (or takes the prefetched one)
@@ -200,15 +210,23 @@ func (x *Session) Fetch(ctx context.Context, store *cache.Store, taskID, key str
 	p := x.prefetches[key]
 	delete(x.prefetches, key)
 	x.prefetchMu.Unlock()
-	if p != nil {
-		select {
-		case <-p.done:
-			return p.hit
-		case <-ctx.Done():
-			return nil
-		}
+	if p == nil {
+		return x.fetch(ctx, store, taskID, key)
 	}
-	return x.fetch(ctx, store, taskID, key)
+	select {
+	case <-p.done:
+	case <-ctx.Done():
+		return nil
+	}
+	if !p.ok {
+		return nil
+	}
+	hit, err := store.Get(key)
+	if err != nil {
+		x.warnOnce("store", fmt.Sprintf("reading a downloaded artifact for %s: %v", taskID, err))
+		return nil
+	}
+	return hit
 }
 
 func (x *Session) fetch(ctx context.Context, store *cache.Store, taskID, key string) *cache.Hit {
@@ -422,4 +440,45 @@ func Probe(ctx context.Context, s *Settings) *wire.RemoteStatus {
 		st.Message = fmt.Sprintf("the server reports status %q", status)
 	}
 	return st
+}
+
+// Holds asks HEAD for each key (16 at a time) and returns those the server
+// holds: a dry run's prediction, made without downloading anything. The
+// first failure that is not a plain answer (unreachable, refused) stops
+// the asking; what was learnt so far is returned.
+func Holds(ctx context.Context, s *Settings, keys []string) map[string]bool {
+	c := NewClient(s)
+	defer c.Close()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	out := map[string]bool{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, fetchWorkers)
+	for _, key := range keys {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			ok, err := c.Exists(ctx, RemoteHash(s.Namespace, key))
+			if err != nil {
+				cancel()
+				return
+			}
+			if ok {
+				mu.Lock()
+				out[key] = true
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return out
 }

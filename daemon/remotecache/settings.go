@@ -157,17 +157,19 @@ func namespace(configured, root string) (string, string) {
 	if root == "" {
 		return "", "none"
 	}
+	// The repository's remote names it best: root package.json names such
+	// as "monorepo" recur across unrelated repositories.
+	if out, err := exec.Command("git", "-C", root, "config", "--get", "remote.origin.url").Output(); err == nil {
+		if u := normalizeRemote(strings.TrimSpace(string(out))); u != "" {
+			return "git:" + u, "git-remote"
+		}
+	}
 	if b, err := os.ReadFile(filepath.Join(root, "package.json")); err == nil {
 		var pj struct {
 			Name string `json:"name"`
 		}
 		if json.Unmarshal(b, &pj) == nil && pj.Name != "" {
 			return "npm:" + pj.Name, "package.json"
-		}
-	}
-	if out, err := exec.Command("git", "-C", root, "config", "--get", "remote.origin.url").Output(); err == nil {
-		if u := normalizeRemote(strings.TrimSpace(string(out))); u != "" {
-			return "git:" + u, "git-remote"
 		}
 	}
 	return "dir:" + filepath.Base(root), "directory"

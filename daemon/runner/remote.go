@@ -46,17 +46,19 @@ func (r *run) startRemote(ctx context.Context) {
 		return
 	}
 	// Every local miss is asked for at once, ahead of the workers.
+	var wanted []remotecache.Wanted
+	r.rc.prefetched = map[string]bool{}
 	for _, n := range r.p.Graph.Executable() {
 		key := r.p.Keys[n.ID]
 		if !n.Def.Cache || r.rc.mode.LocalRead && r.store.Has(key) {
 			continue
 		}
+		wanted = append(wanted, remotecache.Wanted{TaskID: n.ID, Key: key})
+		r.rc.prefetched[key] = true
+	}
+	if len(wanted) > 0 {
 		if st := r.writeStore(); st != nil {
-			r.rc.sess.Prefetch(ctx, st, n.ID, key)
-			if r.rc.prefetched == nil {
-				r.rc.prefetched = map[string]bool{}
-			}
-			r.rc.prefetched[key] = true
+			r.rc.sess.Prefetch(st, wanted)
 		}
 	}
 }
@@ -124,5 +126,38 @@ func (r *run) recordRemote(ctx context.Context, sum *wire.RunSummary, rr *wire.R
 	sum.Remote = rr
 	if err := r.hist.RecordRemote(context.WithoutCancel(ctx), r.runID, *rr); err != nil {
 		r.warn("recording remote cache activity of run %s: %v", r.runID, err)
+	}
+}
+
+// remotePredictions asks the remote cache which of the local misses it
+// holds, for a dry run; nil without a usable remote.
+func remotePredictions(ctx context.Context, p *Prepared, store *cache.Store, force bool) map[string]bool {
+	if force {
+		return nil
+	}
+	s, err := remotecache.Resolve(p.Model, p.Env)
+	if s == nil || err != nil {
+		return nil
+	}
+	p.Masker.Add(s.Secrets()...)
+	var keys []string
+	for _, n := range p.Graph.Executable() {
+		if key := p.Keys[n.ID]; n.Def.Cache && !store.Has(key) {
+			keys = append(keys, key)
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	return remotecache.Holds(ctx, s, keys)
+}
+
+// stamp remembers outputs vx just wrote for key, unless the run may not
+// write the local cache: then nothing local may later claim them as a hit.
+func (r *run) stamp(taskID, key, dir string, files []string, log []byte) {
+	if r.rc.mode.LocalWrite {
+		r.stamps.record(taskID, key, dir, files, log)
+	} else {
+		r.stamps.forget(taskID)
 	}
 }

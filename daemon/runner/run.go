@@ -462,7 +462,7 @@ func (r *run) runNode(ctx context.Context, n *workspace.Node) bool {
 			row.Reason = r.p.Masker.String(fmt.Sprintf("passed, not cached: %v", err))
 			r.stamps.forget(n.ID)
 		} else {
-			r.stamps.record(n.ID, key, r.dir(n), files, log)
+			r.stamp(n.ID, key, r.dir(n), files, log)
 			r.uploadRemote(n.ID, key, e)
 		}
 	} else {
@@ -514,7 +514,7 @@ func (r *run) restore(ctx context.Context, n *workspace.Node, row *wire.TaskRow,
 		if log, err = hit.Log(); err != nil {
 			log = nil
 		}
-		r.stamps.record(n.ID, row.Key, dir, files, log)
+		r.stamp(n.ID, row.Key, dir, files, log)
 	}
 	r.replay(n, log)
 	code := 0

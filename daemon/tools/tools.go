@@ -170,7 +170,7 @@ func Catalog(e *ops.Env, cfg Config) []mcpserver.Tool {
 				return ops.Show(ctx, e, ops.ShowInput{Target: v.Str("target")})
 			}},
 		Def{Name: "getCacheStats", Title: "Cache statistics", ReadOnly: true, Output: &ops.CacheStatsOutput{},
-			Description: "What's the state of my cache? Entries, total size, runs and hits in the last 24h, hit rate. scope.project narrows every number to one project.",
+			Description: "What's the state of my cache? Entries, total size, runs and hits in the last 24h (split local/remote), hit rate, and the remote cache if one is configured. scope.project narrows every number to one project; checkRemote also asks the remote cache server.",
 			Args: []Arg{{Name: "scope", Kind: KindObject, Desc: "narrow the numbers", Props: []Arg{{Name: "project", Kind: KindString, Desc: "a project name"}}},
 				{Name: "checkRemote", Kind: KindBool, Desc: "also ask the remote cache server: reachable, authorized, enabled, round-trip time"}},
 			Run: func(ctx context.Context, _ *mcpserver.Call, v Values) (any, error) {

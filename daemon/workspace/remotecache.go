@@ -19,8 +19,9 @@ type RemoteCacheConfig struct {
 	ReadOnly  bool   `json:"readOnly,omitempty"`
 	Timeout   string `json:"timeout,omitempty"`
 	// Namespace names the workspace on the server, so that two workspaces
-	// of one team never share an artifact; default: the root package.json
-	// name, else the git remote "origin", else the root directory's name.
+	// of one team never share an artifact; default: the git remote
+	// "origin", else the root package.json name, else the root directory's
+	// name.
 	Namespace string `json:"namespace,omitempty"`
 }
 

@@ -26,20 +26,23 @@ const (
 
 // RunSummary is the document `vx run --format json` prints.
 type RunSummary struct {
-	RunID      string     `json:"runId"`
-	OK         bool       `json:"ok"`
-	ExitCode   int        `json:"exitCode"`
-	Status     string     `json:"status"` // passed, failed, interrupted
-	Command    string     `json:"command"`
-	StartedAt  time.Time  `json:"startedAt"`
-	EndedAt    time.Time  `json:"endedAt"`
-	DurationMs int64      `json:"durationMs"`
-	GitBranch  string     `json:"gitBranch,omitempty"`
-	GitCommit  string     `json:"gitCommit,omitempty"`
-	Totals     RunTotals  `json:"totals"`
-	Tasks      []TaskRow  `json:"tasks"`
-	Warnings   []string   `json:"warnings"`
-	Remote     *RemoteRun `json:"remote,omitempty"` // what the run did with the remote cache, when one is configured
+	RunID      string    `json:"runId"`
+	OK         bool      `json:"ok"`
+	ExitCode   int       `json:"exitCode"`
+	Status     string    `json:"status"` // passed, failed, interrupted
+	Command    string    `json:"command"`
+	StartedAt  time.Time `json:"startedAt"`
+	EndedAt    time.Time `json:"endedAt"`
+	DurationMs int64     `json:"durationMs"`
+	GitBranch  string    `json:"gitBranch,omitempty"`
+	GitCommit  string    `json:"gitCommit,omitempty"`
+	Totals     RunTotals `json:"totals"`
+	Tasks      []TaskRow `json:"tasks"`
+	Warnings   []string  `json:"warnings"`
+
+	// Remote is what the run did with the remote cache, when one is
+	// configured.
+	Remote *RemoteRun `json:"remote,omitempty"`
 }
 
 // RunTotals counts a run's tasks by outcome.
@@ -95,6 +98,10 @@ type PlanTask struct {
 	DependsOn []string `json:"dependsOn"`
 	P50Ms     *int64   `json:"p50Ms"`
 	Reason    string   `json:"affectedReason,omitempty"`
+
+	// CacheSource is "remote" for a hit the remote cache holds (asked with
+	// HEAD, nothing downloaded).
+	CacheSource string `json:"cacheSource,omitempty"`
 }
 
 // PlanPredicted estimates a plan's cost from history p50s.

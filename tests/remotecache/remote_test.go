@@ -25,7 +25,7 @@ func TestCloneGetsRemoteHits(t *testing.T) {
 	if first.Remote.Uploads != 3 || len(srv.artifacts(t)) != 3 || first.Remote.BytesUp == 0 {
 		t.Fatalf("A uploaded %d artifacts (%d bytes), the server holds %v; want 3", first.Remote.Uploads, first.Remote.BytesUp, srv.artifacts(t))
 	}
-	text := harness.Run(t, b, env(srv), vxBin, "run", "build")
+	text := vx(t, b, env(srv), "run", "build")
 	if text.Code != 0 {
 		t.Fatal(text)
 	}
@@ -41,7 +41,7 @@ func TestCloneGetsRemoteHits(t *testing.T) {
 	var last struct {
 		Tasks []taskRow `json:"tasks"`
 	}
-	lr := harness.Run(t, b, env(srv), vxBin, "last", "--format", "json")
+	lr := vx(t, b, env(srv), "last", "--format", "json")
 	if err := json.Unmarshal([]byte(lr.Stdout), &last); err != nil || len(last.Tasks) != 3 {
 		t.Fatalf("vx last: %v\n%s", err, lr)
 	}
@@ -50,7 +50,7 @@ func TestCloneGetsRemoteHits(t *testing.T) {
 			t.Errorf("vx last: %s has cacheSource %q, want remote", r.TaskID, r.CacheSource)
 		}
 	}
-	why := harness.Run(t, b, env(srv), vxBin, "why", "lib#build", "--format", "json")
+	why := vx(t, b, env(srv), "why", "lib#build", "--format", "json")
 	var w struct {
 		CacheSource string `json:"cacheSource"`
 		Summary     string `json:"summary"`
@@ -242,7 +242,7 @@ func TestSecretNotUploaded(t *testing.T) {
 			t.Fatalf("uploaded log is not masked: %q", log)
 		}
 	}
-	out := harness.Run(t, clone(t), env(srv), vxBin, "run", "secret")
+	out := vx(t, clone(t), env(srv), "run", "secret")
 	if !strings.Contains(out.Stdout, "lib#secret: the secret is ***") || strings.Contains(out.Stdout+out.Stderr, "hunter2") {
 		t.Fatalf("replayed remote log: %s", out)
 	}
@@ -288,7 +288,7 @@ func TestTokenInConfigRefused(t *testing.T) {
 	cfg := filepath.Join(ws, "vx.workspace.json")
 	b, _ := os.ReadFile(cfg)
 	os.WriteFile(cfg, []byte(strings.Replace(string(b), `"passEnv"`, `"remoteCache": {"url": "http://127.0.0.1:1", "token": "abc"}, "passEnv"`, 1)), 0o644)
-	res := harness.Run(t, ws, harness.Env(), vxBin, "run", "build")
+	res := vx(t, ws, harness.Env(), "run", "build")
 	if res.Code == 0 || !strings.Contains(res.Stderr, "remoteCache.token") || !strings.Contains(res.Stderr, "VX_REMOTE_CACHE_TOKEN") || strings.Contains(res.Stderr, "abc") {
 		t.Fatalf("want a refusal naming remoteCache.token and VX_REMOTE_CACHE_TOKEN: %s", res)
 	}
@@ -316,7 +316,11 @@ func TestCacheFlag(t *testing.T) {
 	if tree(t, ws)["packages/lib/dist/out.txt"] == "" {
 		t.Fatal("--cache=remote:r restored nothing")
 	}
-	bad := harness.Run(t, ws, env(srv), vxBin, "run", "build", "--cache=remote:x")
+	// Nothing local was kept: without the remote the tasks run.
+	if s, _ := runJSON(t, ws, env(srv), "build", "--cache=local:rw"); !all(s, "miss") {
+		t.Fatalf("after --cache=remote:r a local-only run found hits: %v", sources(s))
+	}
+	bad := vx(t, ws, env(srv), "run", "build", "--cache=remote:x")
 	if bad.Code != 2 || !strings.Contains(bad.Stderr, "not a permission") {
 		t.Fatalf("bad --cache: %s", bad)
 	}
@@ -389,23 +393,52 @@ func TestCacheStatus(t *testing.T) {
 		}
 		return st
 	}
-	ok := harness.Run(t, ws, env(srv), vxBin, "cache", "status", "--format", "json")
+	ok := vx(t, ws, env(srv), "cache", "status", "--format", "json")
 	st := read(ok)
 	if ok.Code != 0 || !st.Configured || !st.Reachable || !st.Authorized || !st.Enabled || !st.TokenSet || st.URL != srv.URL || st.Team != "team_vxsuite" ||
 		st.Namespace != "npm:vx-remote-suite" || st.NamespaceSource != "package.json" {
 		t.Fatalf("status of a good server: %+v\n%s", st, ok)
 	}
-	bad := harness.Run(t, ws, env(srv, "VX_REMOTE_CACHE_TOKEN=nope-nope"), vxBin, "cache", "status", "--format", "json")
+	bad := vx(t, ws, env(srv, "VX_REMOTE_CACHE_TOKEN=nope-nope"), "cache", "status", "--format", "json")
 	if st := read(bad); bad.Code != 1 || !st.Reachable || st.Authorized || !strings.Contains(st.Message, "401") {
 		t.Fatalf("status with a wrong token: %+v\n%s", st, bad)
 	}
 	srv.Stop()
-	down := harness.Run(t, ws, env(srv), vxBin, "cache", "status", "--format", "json")
+	down := vx(t, ws, env(srv), "cache", "status", "--format", "json")
 	if st := read(down); down.Code != 1 || st.Reachable {
 		t.Fatalf("status of a stopped server: %+v\n%s", st, down)
 	}
-	info := harness.Run(t, ws, env(srv), vxBin, "info")
+	info := vx(t, ws, env(srv), "info")
 	if info.Code != 0 || !strings.Contains(info.Stdout, srv.URL+", team team_vxsuite, signature off") || strings.Contains(info.Stdout, token) {
 		t.Fatalf("vx info: %s", info)
+	}
+}
+
+// A dry run predicts remote hits with HEAD and downloads nothing.
+func TestDryRunPredictsRemoteHits(t *testing.T) {
+	srv := startServer(t)
+	runJSON(t, clone(t), env(srv), "build")
+	ws := clone(t)
+	res := vx(t, ws, env(srv), "run", "build", "--dry=json")
+	var plan struct {
+		Tasks []struct {
+			TaskID      string `json:"taskId"`
+			Cache       string `json:"cache"`
+			CacheSource string `json:"cacheSource"`
+		} `json:"tasks"`
+	}
+	if err := json.Unmarshal([]byte(res.Stdout), &plan); err != nil || len(plan.Tasks) != 3 {
+		t.Fatalf("dry run: %v\n%s", err, res)
+	}
+	for _, p := range plan.Tasks {
+		if p.Cache != "hit" || p.CacheSource != "remote" {
+			t.Errorf("%s predicted %s/%s, want a remote hit", p.TaskID, p.Cache, p.CacheSource)
+		}
+	}
+	if entries, _ := filepath.Glob(filepath.Join(ws, ".vx", "cache", "*", "*.vxc")); len(entries) != 0 {
+		t.Fatalf("the dry run downloaded %v", entries)
+	}
+	if tree(t, ws)["packages/lib/dist/out.txt"] != "" {
+		t.Fatal("the dry run restored outputs")
 	}
 }

@@ -49,7 +49,9 @@ func buildAndRun(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	vxBin = filepath.Join(dir, "vx")
-	if err := harness.Build(vxBin, "./cmd/vx"); err != nil {
+	// Built with the race detector: uploads, downloads and warnings run
+	// concurrently with the tasks, and a race fails the run (see vx below).
+	if err := harness.Build(vxBin, "./cmd/vx", "-race"); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
@@ -225,7 +227,7 @@ type summary struct {
 // runJSON runs vx run ... --format json in dir and decodes the summary.
 func runJSON(t *testing.T, dir string, e []string, args ...string) (summary, harness.Result) {
 	t.Helper()
-	res := harness.Run(t, dir, e, vxBin, append(append([]string{"run"}, args...), "--format", "json")...)
+	res := vx(t, dir, e, append(append([]string{"run"}, args...), "--format", "json")...)
 	var s summary
 	if err := json.Unmarshal([]byte(res.Stdout), &s); err != nil {
 		t.Fatalf("decoding the summary: %v\n%s", err, res)
@@ -285,3 +287,13 @@ func warnings(s summary, sub string) []string {
 }
 
 var _ = context.Background
+
+// vx runs the vx binary and fails the test on a data race report.
+func vx(t *testing.T, dir string, e []string, args ...string) harness.Result {
+	t.Helper()
+	res := harness.Run(t, dir, e, vxBin, args...)
+	if strings.Contains(res.Stderr, "WARNING: DATA RACE") {
+		t.Fatalf("vx %s raced:\n%s", strings.Join(args, " "), res.Stderr)
+	}
+	return res
+}

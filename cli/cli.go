@@ -80,6 +80,7 @@ func vxVerbs() []verb {
 		{"init", "propose a vx.workspace.json (migrating turbo.json / nx.json)", initVerb},
 		{"info", "versions, workspace, workers, cache, lock, daemon and MCP settings", infoVerb},
 		{"mcp", "the stdio MCP server for agents (bridges to vxd)", mcpVerb},
+		{"doctor", "what stops vx working here, each with its fix", doctorVerb},
 		{"version", "print the version", func(ctx context.Context, s *IO, argv []string) error {
 			fmt.Fprintf(s.Out, "vx %s\n", runner.Version)
 			return nil

@@ -210,7 +210,7 @@ func (d *daemon) refreshCatalog() {
 	if d.opts.ExtraTools != nil {
 		extra = d.opts.ExtraTools(d.env)
 	}
-	extra = append(extra, tools.InfoTool(d.env, d.info))
+	extra = append(extra, tools.InfoTool(d.env, d.info), tools.DiagnoseTool(d.env, d.info, d.opts.VX))
 	catalog := tools.Catalog(d.env, tools.Config{VX: d.opts.VX, Extra: extra, OnEvent: d.feed.Publish, Plans: d.plans})
 	if m, err := d.env.CurrentModel(); err == nil && m.Config.MCP.Compact() {
 		catalog = tools.Compact(catalog)

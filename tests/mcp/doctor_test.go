@@ -74,7 +74,7 @@ func TestDoctor(t *testing.T) {
 
 	for _, tc := range []struct {
 		name, check, detail string
-		break_           func()
+		break_              func()
 	}{
 		{"stale lock", "lock", "out of date", func() {
 			if r := run(t, root, nil, vxBin, "lock"); r.Code != 0 {

@@ -36,7 +36,7 @@ func TestCompactCatalog(t *testing.T) {
 		return slices.Contains(names, "inspect")
 	})
 	slices.Sort(names)
-	if len(names) > 10 || strings.Join(names, " ") != "cache docs failures history inspect plan run why" {
+	if len(names) > 10 || strings.Join(names, " ") != "cache docs doctor failures history inspect plan run why" {
 		t.Errorf("compact catalog: %v", names)
 	}
 
@@ -70,6 +70,7 @@ func TestCompactCatalog(t *testing.T) {
 	callOK(t, cs, "cache", map[string]any{"what": "stats"})
 	callOK(t, cs, "cache", map[string]any{"what": "key", "taskId": "one#lint"})
 	callOK(t, cs, "docs", map[string]any{"query": "cache key"})
+	callOK(t, cs, "doctor", map[string]any{})
 
 	// mcp.run false: the run tool leaves the compact catalog too.
 	setRunPolicy(t, root, `,"mcp":{"tools":"compact","run":false}`)

@@ -83,6 +83,7 @@ func vxVerbs() []verb {
 		{"info", "versions, workspace, workers, cache, lock, daemon and MCP settings", infoVerb},
 		{"mcp", "the stdio MCP server for agents (bridges to vxd)", mcpVerb},
 		{"push", "send runs waiting in .vx/outbox (--all: the local history) to the team platform", pushVerb},
+		{"doctor", "what stops vx working here, each with its fix", doctorVerb},
 		{"version", "print the version", func(ctx context.Context, s *IO, argv []string) error {
 			fmt.Fprintf(s.Out, "vx %s\n", version.Version)
 			return nil

@@ -46,12 +46,13 @@ func (h *mcpHandler) serveModern(w http.ResponseWriter, r *http.Request, m *json
 		writeError(w, http.StatusBadRequest, m.ID, jsonrpc.CodeInvalidRequest, "invalid request: POST one JSON-RPC request (responses are not sent to this server in revision %s)", mcp.Rev20260728)
 		return
 	}
-	if e := checkHeaders(r, m); e != nil {
+	meta, checkErr := mcpserver.CheckModern(m)
+	if e := checkHeaders(r, m, meta, checkErr); e != nil {
 		h.log.Debug().Str("method", m.Method).Str("reason", e.Message).Msg("mcp: header mismatch")
 		writeRPCError(w, http.StatusBadRequest, m.ID, e)
 		return
 	}
-	if _, e := mcpserver.CheckModern(m); e != nil {
+	if e := checkErr; e != nil {
 		status := http.StatusBadRequest
 		if e.Code == jsonrpc.CodeMethodNotFound {
 			status = http.StatusNotFound
@@ -68,19 +69,19 @@ func (h *mcpHandler) serveModern(w http.ResponseWriter, r *http.Request, m *json
 	if m.Method == mcp.MethodSubscriptionsListen && sseOK {
 		go rw.keepAlive(h.keepAlive, stop)
 	}
-	reply := h.srv.HandleModern(r.Context(), m, rw.notify)
+	reply := h.srv.HandleChecked(r.Context(), m, meta, nil, rw.notify)
 	close(stop)
 	rw.finish(reply)
 }
 
-// checkHeaders applies the revision's header rules to a request.
-func checkHeaders(r *http.Request, m *jsonrpc.Message) *jsonrpc.Error {
+// checkHeaders applies the revision's header rules to a request whose
+// _meta CheckModern read (an unreadable _meta is its -32602, not ours).
+func checkHeaders(r *http.Request, m *jsonrpc.Message, meta mcp.ModernMeta, checkErr *jsonrpc.Error) *jsonrpc.Error {
 	mismatch := func(format string, args ...any) *jsonrpc.Error {
 		return jsonrpc.Errorf(mcp.CodeHeaderMismatch, "header mismatch: "+format, args...)
 	}
-	meta, err := mcp.ParseModernMeta(m.Params)
-	if err != nil {
-		return nil // an unreadable _meta is CheckModern's -32602
+	if checkErr != nil && meta.ProtocolVersion == "" && checkErr.Code == jsonrpc.CodeInvalidParams {
+		return nil
 	}
 	v := r.Header.Get(HeaderProtocolVersion)
 	switch {

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -36,6 +37,10 @@ var elicitSeq atomic.Uint64
 // (2025-06-18 and later); in 2026-07-28, the retry state.
 func (ss *Session) extendCall(call *Call, params json.RawMessage, emit func(*jsonrpc.Message)) error {
 	if ss.modern != nil {
+		call.Modern = &ModernCall{CanElicit: ss.modern.ClientCapabilities.Elicitation != nil}
+		if !bytes.Contains(params, []byte(`"inputResponses"`)) && !bytes.Contains(params, []byte(`"requestState"`)) {
+			return nil // not a retry
+		}
 		var p struct {
 			InputResponses map[string]json.RawMessage `json:"inputResponses"`
 			RequestState   *string                    `json:"requestState"`
@@ -43,7 +48,7 @@ func (ss *Session) extendCall(call *Call, params json.RawMessage, emit func(*jso
 		if err := json.Unmarshal(params, &p); err != nil {
 			return invalidParams("inputResponses must be an object of answers and requestState a string: %v", err)
 		}
-		call.Modern = &ModernCall{CanElicit: ss.modern.ClientCapabilities.Elicitation != nil, InputResponses: p.InputResponses}
+		call.Modern.InputResponses = p.InputResponses
 		if p.RequestState != nil {
 			call.Modern.RequestState = *p.RequestState
 		}

@@ -106,10 +106,16 @@ func CheckModern(m *jsonrpc.Message) (mcp.ModernMeta, *jsonrpc.Error) {
 // (progress, log messages at or above _meta's logLevel, and the stream of
 // a subscriptions/listen) before the response.
 func (s *Server) HandleModern(ctx context.Context, m *jsonrpc.Message, emit func(*jsonrpc.Message)) []byte {
+	meta, rpcErr := CheckModern(m)
+	return s.HandleChecked(ctx, m, meta, rpcErr, emit)
+}
+
+// HandleChecked is HandleModern for a transport that already ran
+// CheckModern on m (and answered what it refused, if it wished).
+func (s *Server) HandleChecked(ctx context.Context, m *jsonrpc.Message, meta mcp.ModernMeta, rpcErr *jsonrpc.Error, emit func(*jsonrpc.Message)) []byte {
 	if emit == nil {
 		emit = func(*jsonrpc.Message) {}
 	}
-	meta, rpcErr := CheckModern(m)
 	ss := &Session{srv: s, modern: &meta, level: meta.LogLevel, silent: meta.LogLevel == "",
 		revision: meta.ProtocolVersion, inflight: map[string]context.CancelFunc{}, done: make(chan struct{}), last: time.Now()}
 	if rpcErr != nil {

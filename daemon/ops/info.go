@@ -82,6 +82,12 @@ type InfoMCP struct {
 	RunTasks string   `json:"runTasks"` // "any", "none" or "allow-list"
 	Allowed  []string `json:"allowed"`
 	Command  string   `json:"clientCommand"`
+	// The plan and confirmation settings (mcp.requirePlan, mcp.confirm,
+	// mcp.planTtl) and the catalog listed (mcp.tools).
+	RequirePlan bool   `json:"requirePlan"`
+	Confirm     bool   `json:"confirm"`
+	PlanTTL     string `json:"planTtl"`
+	Tools       string `json:"tools"`
 }
 
 // InfoGit is the repository state a run records.
@@ -137,6 +143,12 @@ func Info(ctx context.Context, e *Env, in InfoInput) (*InfoOutput, error) {
 			out.MCP.RunTasks = "allow-list"
 		}
 		out.MCP.Allowed = nonNil(m.Config.MCP.Run.Tasks)
+		out.MCP.RequirePlan, out.MCP.Confirm = m.Config.MCP.RequirePlan, m.Config.MCP.Confirm
+		out.MCP.PlanTTL = m.Config.MCP.PlanTTLDuration().String()
+		out.MCP.Tools = workspace.ToolsFull
+		if m.Config.MCP.Compact() {
+			out.MCP.Tools = workspace.ToolsCompact
+		}
 	}
 	out.Sandbox = sandbox.Detect()
 	if m != nil {

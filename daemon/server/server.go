@@ -208,8 +208,12 @@ func (d *daemon) refreshCatalog() {
 	if d.opts.ExtraTools != nil {
 		extra = d.opts.ExtraTools(d.env)
 	}
-	extra = append(extra, tools.InfoTool(d.env, d.info))
-	d.mcp.SetTools(tools.Catalog(d.env, tools.Config{VX: d.opts.VX, Extra: extra, OnEvent: d.feed.Publish, Plans: d.plans}))
+	extra = append(extra, tools.InfoTool(d.env, d.info), tools.DiagnoseTool(d.env, d.info, d.opts.VX))
+	catalog := tools.Catalog(d.env, tools.Config{VX: d.opts.VX, Extra: extra, OnEvent: d.feed.Publish, Plans: d.plans})
+	if m, err := d.env.CurrentModel(); err == nil && m.Config.MCP.Compact() {
+		catalog = tools.Compact(catalog)
+	}
+	d.mcp.SetTools(catalog)
 	res, tmpl := tools.Resources(d.env)
 	if err := d.mcp.SetResources(res, tmpl); err != nil {
 		d.log.Error().Err(err).Msg("resources")

@@ -96,6 +96,8 @@ type MCPConfig struct {
 	RequirePlan bool `json:"requirePlan,omitempty"`
 	// Confirm makes runTasks ask the person behind the client first.
 	Confirm bool `json:"confirm,omitempty"`
+	// Tools is the catalog vxd lists: "full" (default) or "compact".
+	Tools string `json:"tools,omitempty"`
 }
 
 // MCPRun is the decoded "mcp.run" value.

@@ -24,7 +24,19 @@ func (c MCPConfig) PlanTTLDuration() time.Duration {
 	return d
 }
 
+// Catalogs mcp.tools may name.
+const (
+	ToolsFull    = "full"
+	ToolsCompact = "compact"
+)
+
+// Compact reports whether mcp.tools asks for the compact catalog.
+func (c MCPConfig) Compact() bool { return c.Tools == ToolsCompact }
+
 func (c MCPConfig) validate(file string) error {
+	if c.Tools != "" && c.Tools != ToolsFull && c.Tools != ToolsCompact {
+		return &FileError{File: file, Msg: fmt.Sprintf("mcp.tools: %q is not a catalog (use \"full\", the default, or \"compact\")", c.Tools)}
+	}
 	if c.PlanTTL == "" {
 		return nil
 	}

@@ -80,12 +80,11 @@ func (r *run) confine(n *workspace.Node, cmd *exec.Cmd, dir string) (*confinemen
 		}
 		r.warn("%s: its sandbox is enforced but violations cannot be recorded: %s", n.ID, v.Reason)
 	}
-	tmpRoot := filepath.Join(VXDir(r.p.Model.Root), "tmp")
-	if err := os.MkdirAll(tmpRoot, 0o755); err != nil {
-		return nil, fmt.Errorf("creating the sandbox temp dir: %w", err)
-	}
-	tmp, err := os.MkdirTemp(tmpRoot, safeName(n.ID)+"-")
-	if err != nil {
+	// One temp dir per task id, kept and emptied after each execution: the
+	// task lock makes it the execution's own, and a directory created and
+	// removed per task costs more than the confinement itself.
+	tmp := filepath.Join(VXDir(r.p.Model.Root), "tmp", safeName(n.ID))
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
 		return nil, fmt.Errorf("creating the sandbox temp dir: %w", err)
 	}
 	globs := append(append([]string{}, n.Def.Outputs...), sb.Write...)
@@ -103,7 +102,7 @@ func (c *confinement) start(cmd *exec.Cmd) error {
 	}
 	s, err := sandbox.Start(cmd, c.policy)
 	if err != nil {
-		os.RemoveAll(c.tmp)
+		emptyDir(c.tmp)
 		return err
 	}
 	c.session = s
@@ -118,13 +117,13 @@ func (c *confinement) wait(cmd *exec.Cmd) error {
 	return c.session.Wait()
 }
 
-// finish returns the execution's violations, masked, and removes its temp dir.
+// finish returns the execution's violations, masked, and empties its temp dir.
 func (c *confinement) finish(mask func(string) string) []wire.SandboxViolation {
 	if c == nil || c.session == nil {
 		return nil
 	}
 	vs := c.session.Finish()
-	os.RemoveAll(c.tmp)
+	emptyDir(c.tmp)
 	for i := range vs {
 		vs[i].Path, vs[i].Address, vs[i].Process = mask(vs[i].Path), mask(vs[i].Address), mask(vs[i].Process)
 	}
@@ -150,5 +149,13 @@ func (r *run) sandboxFooter(s *wire.RunSummary) {
 		if len(row.SandboxViolations) >= sandbox.MaxViolations {
 			r.printf("   (only the first %d distinct violations are kept)\n", sandbox.MaxViolations)
 		}
+	}
+}
+
+// emptyDir removes what a task left in its temp dir.
+func emptyDir(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		os.RemoveAll(filepath.Join(dir, e.Name()))
 	}
 }

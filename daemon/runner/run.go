@@ -169,6 +169,7 @@ func Execute(ctx context.Context, p *Prepared, o *Options, out Output) (*wire.Ru
 	}()
 
 	r.schedule(ctx)
+	r.removeTmp()
 	if err := r.stamps.save(); err != nil {
 		r.warn("saving output stamps: %v", err)
 	}

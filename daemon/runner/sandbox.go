@@ -18,6 +18,47 @@ import (
 type sandboxState struct {
 	once    sync.Once
 	verdict sandbox.Verdict
+	// Temp dirs: one per task executing at a time, kept for the run and
+	// emptied between tasks (creating a directory per task cost more than
+	// confining it). Named by pid so two vx runs never share one.
+	tmpMu   sync.Mutex
+	tmpFree []string
+	tmpAll  []string
+}
+
+// takeTmp gives an executing task a temp dir of its own.
+func (r *run) takeTmp() (string, error) {
+	r.sb.tmpMu.Lock()
+	defer r.sb.tmpMu.Unlock()
+	if n := len(r.sb.tmpFree); n > 0 {
+		dir := r.sb.tmpFree[n-1]
+		r.sb.tmpFree = r.sb.tmpFree[:n-1]
+		return dir, nil
+	}
+	dir := filepath.Join(VXDir(r.p.Model.Root), "tmp", fmt.Sprintf("%d-%d", os.Getpid(), len(r.sb.tmpAll)))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("creating the sandbox temp dir: %w", err)
+	}
+	r.sb.tmpAll = append(r.sb.tmpAll, dir)
+	return dir, nil
+}
+
+// giveTmp empties a temp dir and makes it free for the next task.
+func (r *run) giveTmp(dir string) {
+	emptyDir(dir)
+	r.sb.tmpMu.Lock()
+	r.sb.tmpFree = append(r.sb.tmpFree, dir)
+	r.sb.tmpMu.Unlock()
+}
+
+// removeTmp removes the run's temp dirs.
+func (r *run) removeTmp() {
+	r.sb.tmpMu.Lock()
+	defer r.sb.tmpMu.Unlock()
+	for _, dir := range r.sb.tmpAll {
+		os.RemoveAll(dir)
+	}
+	r.sb.tmpAll, r.sb.tmpFree = nil, nil
 }
 
 func (r *run) sandboxVerdict() sandbox.Verdict {
@@ -28,6 +69,7 @@ func (r *run) sandboxVerdict() sandbox.Verdict {
 // confinement is one sandboxed execution; nil for a task without a
 // sandbox (start and wait are then cmd's own).
 type confinement struct {
+	run     *run
 	policy  *sandbox.Policy
 	session *sandbox.Session
 	tmp     string
@@ -80,20 +122,16 @@ func (r *run) confine(n *workspace.Node, cmd *exec.Cmd, dir string) (*confinemen
 		}
 		r.warn("%s: its sandbox is enforced but violations cannot be recorded: %s", n.ID, v.Reason)
 	}
-	tmpRoot := filepath.Join(VXDir(r.p.Model.Root), "tmp")
-	if err := os.MkdirAll(tmpRoot, 0o755); err != nil {
-		return nil, fmt.Errorf("creating the sandbox temp dir: %w", err)
-	}
-	tmp, err := os.MkdirTemp(tmpRoot, safeName(n.ID)+"-")
+	tmp, err := r.takeTmp()
 	if err != nil {
-		return nil, fmt.Errorf("creating the sandbox temp dir: %w", err)
+		return nil, err
 	}
 	globs := append(append([]string{}, n.Def.Outputs...), sb.Write...)
 	dirs, files := sandbox.WriteRoots(dir, globs, tmp)
 	p := &sandbox.Policy{Landlock: landlock, Observe: v.Observer != "", Network: sb.Network, ABI: v.ABI, WriteDirs: dirs, WriteFiles: files}
 	p.Resolve()
 	cmd.Env = append(cmd.Env, "TMPDIR="+tmp, "TMP="+tmp, "TEMP="+tmp)
-	return &confinement{policy: p, tmp: tmp}, nil
+	return &confinement{run: r, policy: p, tmp: tmp}, nil
 }
 
 // start starts cmd, confined when c is not nil.
@@ -103,7 +141,7 @@ func (c *confinement) start(cmd *exec.Cmd) error {
 	}
 	s, err := sandbox.Start(cmd, c.policy)
 	if err != nil {
-		os.RemoveAll(c.tmp)
+		c.run.giveTmp(c.tmp)
 		return err
 	}
 	c.session = s
@@ -118,13 +156,13 @@ func (c *confinement) wait(cmd *exec.Cmd) error {
 	return c.session.Wait()
 }
 
-// finish returns the execution's violations, masked, and removes its temp dir.
+// finish returns the execution's violations, masked, and empties its temp dir.
 func (c *confinement) finish(mask func(string) string) []wire.SandboxViolation {
 	if c == nil || c.session == nil {
 		return nil
 	}
 	vs := c.session.Finish()
-	os.RemoveAll(c.tmp)
+	c.run.giveTmp(c.tmp)
 	for i := range vs {
 		vs[i].Path, vs[i].Address, vs[i].Process = mask(vs[i].Path), mask(vs[i].Address), mask(vs[i].Process)
 	}
@@ -150,5 +188,13 @@ func (r *run) sandboxFooter(s *wire.RunSummary) {
 		if len(row.SandboxViolations) >= sandbox.MaxViolations {
 			r.printf("   (only the first %d distinct violations are kept)\n", sandbox.MaxViolations)
 		}
+	}
+}
+
+// emptyDir removes what a task left in its temp dir.
+func emptyDir(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		os.RemoveAll(filepath.Join(dir, e.Name()))
 	}
 }

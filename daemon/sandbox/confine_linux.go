@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"fmt"
-	"runtime"
 	"sort"
 	"unsafe"
 
@@ -19,11 +18,12 @@ const writeAccess = ll.AccessFSWriteFile | ll.AccessFSRemoveDir | ll.AccessFSRem
 // fileAccess is what a rule on a single file may grant.
 const fileAccess = ll.AccessFSWriteFile | ll.AccessFSTruncate
 
-// restrict applies the Landlock ruleset to this thread: writes only beneath
+// ruleset builds the Landlock ruleset (on any thread): writes only beneath
 // the policy's roots, TCP connect and bind only when the network is allowed.
 // Reads and execution are not handled, so stay allowed. Best effort: an
-// older ABI enforces what it knows (the verdict says what).
-func restrict(p *Policy) error {
+// older ABI enforces what it knows (the verdict says what). fd is -1 when
+// there is nothing to restrict.
+func ruleset(p *Policy) (fd int, flags uint32, err error) {
 	cfg := landlock.Config{HandledAccessFS: writeAccess}
 	if !p.Network {
 		cfg.HandledAccessNet = ll.AccessNetBindTCP | ll.AccessNetConnectTCP
@@ -33,31 +33,19 @@ func restrict(p *Policy) error {
 		landlock.PathAccess(writeAccess, p.WriteDirs...).IgnoreIfMissing(),
 		landlock.PathAccess(fileAccess, p.WriteFiles...).IgnoreIfMissing(),
 	}
-	fd, flags, err := cfg.NewRulesetFD(rules...)
+	fd, flags, err = cfg.NewRulesetFD(rules...)
 	if err != nil {
-		return fmt.Errorf("building the Landlock ruleset: %w", err)
+		return -1, 0, fmt.Errorf("building the Landlock ruleset: %w", err)
 	}
-	if fd < 0 {
-		return nil
-	}
-	defer unix.Close(fd)
-	if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
-		return fmt.Errorf("landlock_restrict_self: %w", err)
-	}
-	return nil
+	return fd, flags, nil
 }
 
 // installObserver installs the filter on this thread with a new listener
-// and returns the listener.
-func installObserver(p *Policy) (int, error) {
-	table := calls(p.Network)
-	ins, err := filter(table)
-	if err != nil {
-		return -1, err
-	}
-	prog := unix.SockFprog{Len: uint16(len(ins)), Filter: &ins[0]}
-	r, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_NEW_LISTENER, uintptr(unsafe.Pointer(&prog)))
-	runtime.KeepAlive(ins)
+// and returns the listener. SPEC_ALLOW keeps the kernel from forcing
+// speculation mitigations on the task for being filtered.
+func installObserver(prog *unix.SockFprog) (int, error) {
+	r, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER,
+		unix.SECCOMP_FILTER_FLAG_NEW_LISTENER|unix.SECCOMP_FILTER_FLAG_SPEC_ALLOW, uintptr(unsafe.Pointer(prog)))
 	if e != 0 {
 		return -1, fmt.Errorf("installing the seccomp observer: %w", e)
 	}

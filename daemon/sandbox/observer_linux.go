@@ -41,53 +41,58 @@ const (
 	pathMax               = 4096
 )
 
-// loop answers notifications until halt wakes it; it then answers what
-// is pending and returns. POLLHUP (no observed process left) ends it too.
+// loop answers notifications until halt closes the listener or no
+// observed process is left (POLLHUP). It waits in Go's poller, not in a
+// blocking poll(2): a goroutine parked there holds no thread and no P, so
+// many observers do not starve the run's other goroutines.
 func (s *Session) loop() {
 	defer close(s.done)
-	fds := []unix.PollFd{{Fd: int32(s.notify), Events: unix.POLLIN}, {Fd: int32(s.wake[0]), Events: unix.POLLIN}}
-	timeout := -1
+	rc, err := s.listener.SyscallConn()
+	if err != nil {
+		return
+	}
 	for {
-		n, err := unix.Poll(fds, timeout)
-		if err != nil && !errors.Is(err, unix.EINTR) {
+		hup := false
+		err := rc.Read(func(fd uintptr) bool {
+			fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+			if n, _ := unix.Poll(fds, 0); n == 0 {
+				return false // nothing yet: park until the poller says so
+			}
+			if fds[0].Revents&unix.POLLIN != 0 {
+				s.answer(int(fd))
+				return true
+			}
+			hup = true
+			return true
+		})
+		if err != nil || hup {
 			return
-		}
-		if fds[0].Revents&unix.POLLIN != 0 {
-			s.answer()
-			continue
-		}
-		if n == 0 || fds[0].Revents&(unix.POLLHUP|unix.POLLERR|unix.POLLNVAL) != 0 {
-			return // nothing pending after halt, or nobody left to observe
-		}
-		if s.stop.Load() {
-			timeout = 0 // drain: answer what is pending, then stop
-			fds = fds[:1]
 		}
 	}
 }
 
 // answer receives one notification, records it when it is a violation and
 // lets the call continue (Landlock, when applied, then decides).
-func (s *Session) answer() {
+func (s *Session) answer(notify int) {
 	var n seccompNotif
-	if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(s.notify), unix.SECCOMP_IOCTL_NOTIF_RECV, uintptr(unsafe.Pointer(&n))); e != 0 {
+	if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(notify), unix.SECCOMP_IOCTL_NOTIF_RECV, uintptr(unsafe.Pointer(&n))); e != 0 {
 		return // ENOENT: the caller went away before we read it
 	}
 	if c, ok := s.table[int(n.Nr)]; ok {
 		vs := s.inspect(c, &n)
 		// The memory read above is only the caller's if it is still waiting.
-		if len(vs) > 0 && s.valid(n.ID) && !self(int(n.Pid)) {
+		if len(vs) > 0 && valid(notify, n.ID) && !self(int(n.Pid)) {
 			for _, v := range vs {
 				s.record(v)
 			}
 		}
 	}
 	resp := seccompResp{ID: n.ID, Flags: userNotifFlagContinue}
-	unix.Syscall(unix.SYS_IOCTL, uintptr(s.notify), unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&resp)))
+	unix.Syscall(unix.SYS_IOCTL, uintptr(notify), unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&resp)))
 }
 
-func (s *Session) valid(id uint64) bool {
-	_, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(s.notify), ioctlNotifIDValid, uintptr(unsafe.Pointer(&id)))
+func valid(notify int, id uint64) bool {
+	_, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(notify), ioctlNotifIDValid, uintptr(unsafe.Pointer(&id)))
 	return e == 0
 }
 

@@ -3,7 +3,23 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"sync"
 )
+
+// resolved caches the device files' resolution: the same few for every task.
+var resolved sync.Map // path → string ("" when missing)
+
+func resolvedFile(f string) (string, bool) {
+	if v, ok := resolved.Load(f); ok {
+		return v.(string), v.(string) != ""
+	}
+	r, err := filepath.EvalSymlinks(f)
+	if err != nil {
+		r = ""
+	}
+	resolved.Store(f, r)
+	return r, r != ""
+}
 
 func isDir(p string) bool {
 	fi, err := os.Stat(p)
@@ -27,7 +43,7 @@ func (p *Policy) Resolve() {
 	}
 	var files []string
 	for _, f := range p.WriteFiles {
-		if r, err := filepath.EvalSymlinks(f); err == nil {
+		if r, ok := resolvedFile(f); ok {
 			files = append(files, r)
 		}
 	}

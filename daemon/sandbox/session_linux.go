@@ -6,8 +6,8 @@ import (
 	"os/exec"
 	"runtime"
 	"sync"
-	"sync/atomic"
 
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"github.com/vzn/vx/protocol/wire"
 	"golang.org/x/sys/unix"
 )
@@ -15,41 +15,60 @@ import (
 // Session is one confined execution: Start starts it, Wait waits for it
 // and Finish returns what the observer saw.
 type Session struct {
-	policy  *Policy
-	table   map[int]call
-	notify  int    // the seccomp listener, -1 without one
-	wake    [2]int // a pipe that wakes the observer to stop
-	stop    atomic.Bool
-	done    chan struct{} // the observer has stopped
-	waited  chan error    // cmd.Wait's answer
-	mu      sync.Mutex
-	seen    map[string]bool
-	records []wire.SandboxViolation
+	policy   *Policy
+	table    map[int]call
+	listener *os.File      // the seccomp listener, nil without one
+	done     chan struct{} // the observer has stopped
+	cmd      *exec.Cmd
+	release  chan struct{} // closed once cmd has exited: the forking thread may end
+	mu       sync.Mutex
+	seen     map[string]bool
+	records  []wire.SandboxViolation
 }
 
 // Start starts cmd confined by p. Go runs no code of ours between fork and
 // exec, but a child inherits the credentials and the seccomp filter of the
-// thread that forks it: Start confines a fresh, locked OS thread (no_new_privs,
-// the Landlock ruleset, the observer's filter), starts cmd from it, and keeps
-// that thread, never reused, until cmd has exited (a parent-death signal
-// follows the forking thread). The task's shell is thus bound before its
-// first instruction, and every process it starts with it.
+// thread that forks it: Start confines a fresh, locked OS thread
+// (no_new_privs, the Landlock ruleset, the observer's filter), starts cmd
+// from it, and keeps that thread parked, never reused, until Wait has seen
+// cmd exit (a parent-death signal follows the forking thread). The task's
+// shell is thus bound before its first instruction, and every process it
+// starts with it. The ruleset and the filter are built before, so the
+// locked thread makes only the few calls that must be its own.
 func Start(cmd *exec.Cmd, p *Policy) (*Session, error) {
-	s := &Session{policy: p, table: calls(p.Network), notify: -1, done: make(chan struct{}), waited: make(chan error, 1), seen: map[string]bool{}}
+	s := &Session{policy: p, cmd: cmd, table: calls(p.Network), done: make(chan struct{}), release: make(chan struct{}), seen: map[string]bool{}}
+	rfd, rflags := -1, uint32(0)
+	if p.Landlock {
+		var err error
+		if rfd, rflags, err = ruleset(p); err != nil {
+			return nil, err
+		}
+		defer func() {
+			if rfd >= 0 {
+				unix.Close(rfd)
+			}
+		}()
+	}
+	var prog *unix.SockFprog
+	if p.Observe {
+		ins, err := filter(s.table)
+		if err != nil {
+			return nil, err
+		}
+		prog = &unix.SockFprog{Len: uint16(len(ins)), Filter: &ins[0]}
+	}
 	started := make(chan error, 1)
 	go func() {
 		// Never unlocked: when this goroutine returns, Go ends the thread.
 		runtime.LockOSThread()
-		if err := s.confineThread(); err != nil {
-			started <- err
-			return
+		err := s.confineThread(rfd, rflags, prog)
+		if err == nil {
+			err = cmd.Start()
 		}
-		if err := cmd.Start(); err != nil {
-			started <- err
-			return
+		started <- err
+		if err == nil {
+			<-s.release
 		}
-		started <- nil
-		s.waited <- cmd.Wait()
 	}()
 	if err := <-started; err != nil {
 		s.halt()
@@ -59,51 +78,50 @@ func Start(cmd *exec.Cmd, p *Policy) (*Session, error) {
 }
 
 // confineThread confines the calling (locked) thread and starts observing.
-func (s *Session) confineThread() error {
+func (s *Session) confineThread(rfd int, rflags uint32, prog *unix.SockFprog) error {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		close(s.done)
 		return fmt.Errorf("setting no_new_privs: %w", err)
 	}
-	if s.policy.Landlock {
-		if err := restrict(s.policy); err != nil {
-			return err
+	if rfd >= 0 {
+		if err := ll.LandlockRestrictSelf(rfd, rflags); err != nil {
+			close(s.done)
+			return fmt.Errorf("landlock_restrict_self: %w", err)
 		}
 	}
-	if !s.policy.Observe {
+	if prog == nil {
 		close(s.done)
 		return nil
 	}
-	if err := unix.Pipe2(s.wake[:], unix.O_CLOEXEC|unix.O_NONBLOCK); err != nil {
-		close(s.done)
-		return fmt.Errorf("sandbox observer pipe: %w", err)
+	fd, err := installObserver(prog)
+	if err == nil {
+		err = unix.SetNonblock(fd, true)
 	}
-	fd, err := installObserver(s.policy)
 	if err != nil {
-		unix.Close(s.wake[0])
-		unix.Close(s.wake[1])
 		close(s.done)
 		return err
 	}
-	s.notify = fd
+	s.listener = os.NewFile(uintptr(fd), "seccomp-listener")
 	go s.loop()
 	return nil
 }
 
-// Wait waits for the command, as cmd.Wait.
-func (s *Session) Wait() error { return <-s.waited }
+// Wait waits for the command, as cmd.Wait, then lets its forking thread go.
+func (s *Session) Wait() error {
+	err := s.cmd.Wait()
+	close(s.release)
+	return err
+}
 
-// halt stops the observer once it has answered every pending call, and
-// closes the listener: a process of the task still running after that
-// (one that left the task's process group) gets ENOSYS from a watched call.
+// halt closes the listener (after the answer in progress, if any) and
+// waits for the observer to stop: a process of the task still running after
+// that (one that left the task's process group) gets ENOSYS from a watched call.
 func (s *Session) halt() {
-	if s.notify >= 0 {
-		s.stop.Store(true)
-		unix.Write(s.wake[1], []byte{1})
-		<-s.done
-		unix.Close(s.notify)
-		unix.Close(s.wake[0])
-		unix.Close(s.wake[1])
-		s.notify = -1
+	if s.listener != nil {
+		s.listener.Close()
+		s.listener = nil
 	}
+	<-s.done
 }
 
 // Finish stops observing and returns the violations, oldest first. Call it

@@ -65,7 +65,7 @@ func (s *Settings) Secrets() []string {
 func (s *Settings) Server() string {
 	u, err := url.Parse(s.URL)
 	if err != nil {
-		return s.URL
+		return workspace.RedactURL(s.URL)
 	}
 	return u.Scheme + "://" + u.Host
 }
@@ -126,6 +126,8 @@ func Resolve(m *workspace.Model, env map[string]string) (*Settings, error) {
 		s.Sources["timeout"] = "config"
 	}
 	if err := workspace.CheckRemoteURL(s.URL); err != nil {
+		// Status shows the URL: never the credentials or query it holds.
+		s.URL = workspace.RedactURL(s.URL)
 		return s, fmt.Errorf("remote cache URL (%s): %v", s.Sources["url"], err)
 	}
 	s.URL = strings.TrimRight(s.URL, "/")

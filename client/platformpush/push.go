@@ -74,7 +74,10 @@ func Resolve(cfg *workspace.PlatformConfig, environ []string) (t *Target, ok boo
 	case t.URL == "":
 		return nil, true, fmt.Errorf("platform.workspace is set but no platform URL: set platform.url in %s or %s", workspace.ConfigFile, EnvURL)
 	case perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-		return nil, true, fmt.Errorf("platform URL %q is not an http(s) URL such as https://vx.example.com", t.URL)
+		return nil, true, fmt.Errorf("platform URL %q is not an http(s) URL such as https://vx.example.com", workspace.RedactURL(t.URL))
+	case u.User != nil || u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
+		// Said back on every push and in vx push's report: no secret in it.
+		return nil, true, fmt.Errorf("platform URL %q: a base URL holds no credentials, query or fragment; the token comes only from %s", workspace.RedactURL(t.URL), EnvToken)
 	case t.Workspace == "":
 		return nil, true, fmt.Errorf("platform.url is set but no workspace slug: set platform.workspace in %s or %s", workspace.ConfigFile, EnvWorkspace)
 	case !slugRe.MatchString(t.Workspace):

@@ -125,3 +125,27 @@ func TestFlushKeepsWhatDidNotArrive(t *testing.T) {
 		})
 	}
 }
+
+// A platform URL holding credentials or a query is refused, and no error
+// quotes them (vx run prints the error after every run; vx push prints
+// the URL it pushed to).
+func TestResolveRefusesAndHidesURLSecrets(t *testing.T) {
+	tok := EnvToken + "=vxc_secret"
+	for _, u := range []string{
+		"https://deploy:pw-sekrit@vx.example.com",
+		"https://tok-sekrit@vx.example.com",
+		"https://vx.example.com/?token=qs-sekrit",
+		"https://vx.example.com/#frag-sekrit",
+		"ftp://u:ftp-sekrit@vx.example.com",
+		"https://u:parse-sekrit@[::1",
+	} {
+		tgt, ok, err := Resolve(&workspace.PlatformConfig{URL: u, Workspace: "web"}, []string{tok})
+		if !ok || err == nil || tgt != nil {
+			t.Errorf("%s: accepted (target %+v, err %v)", u, tgt, err)
+			continue
+		}
+		if strings.Contains(err.Error(), "sekrit") {
+			t.Errorf("%s: the error quotes the secret: %v", u, err)
+		}
+	}
+}

@@ -103,7 +103,7 @@ func (s *Server) admin(h authed) http.HandlerFunc {
 }
 
 func (s *Server) listTokens(w http.ResponseWriter, r *http.Request, p *tokens.Principal) {
-	list, err := tokens.ListByID(r.Context(), s.pool, p.OrgID, p.Org)
+	list, err := tokens.ListFor(r.Context(), s.pool, p)
 	if err != nil {
 		s.writeOpError(w, err)
 		return
@@ -136,7 +136,7 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request, p *tokens.P
 }
 
 func (s *Server) revokeToken(w http.ResponseWriter, r *http.Request, p *tokens.Principal) {
-	if err := tokens.Revoke(r.Context(), s.pool, r.PathValue("id"), p.OrgID); err != nil {
+	if err := tokens.RevokeFor(r.Context(), s.pool, r.PathValue("id"), p); err != nil {
 		writeErr(w, http.StatusNotFound, err.Error())
 		return
 	}

@@ -181,7 +181,18 @@ func List(ctx context.Context, pool *pgxpool.Pool, org string) ([]Token, error) 
 
 // ListByID is List for a known org id.
 func ListByID(ctx context.Context, pool *pgxpool.Pool, orgID int64, org string) ([]Token, error) {
-	rows, err := pool.Query(ctx, `SELECT id, COALESCE(workspace_slug, ''), scope, name, created_at, revoked_at FROM tokens WHERE org_id = $1 ORDER BY created_at, id`, orgID)
+	return listIn(ctx, pool, orgID, org, "")
+}
+
+// ListFor lists the tokens principal p may manage: its org's, and of a
+// token pinned to a workspace, only those pinned to the same workspace.
+func ListFor(ctx context.Context, pool *pgxpool.Pool, p *Principal) ([]Token, error) {
+	return listIn(ctx, pool, p.OrgID, p.Org, p.Workspace)
+}
+
+func listIn(ctx context.Context, pool *pgxpool.Pool, orgID int64, org, workspace string) ([]Token, error) {
+	rows, err := pool.Query(ctx, `SELECT id, COALESCE(workspace_slug, ''), scope, name, created_at, revoked_at FROM tokens
+		WHERE org_id = $1 AND ($2 = '' OR workspace_slug = $2) ORDER BY created_at, id`, orgID, workspace)
 	if err != nil {
 		return nil, fmt.Errorf("listing tokens: %w", err)
 	}
@@ -199,7 +210,18 @@ func ListByID(ctx context.Context, pool *pgxpool.Pool, orgID int64, org string) 
 // Revoke revokes a token by id. orgID > 0 limits it to that org's tokens
 // (the dashboard); 0 is the operator's command line.
 func Revoke(ctx context.Context, pool *pgxpool.Pool, id string, orgID int64) error {
-	tag, err := pool.Exec(ctx, `UPDATE tokens SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 AND ($2 = 0 OR org_id = $2)`, id, orgID)
+	return revokeIn(ctx, pool, id, orgID, "")
+}
+
+// RevokeFor revokes a token principal p may manage (see ListFor); any
+// other id is "no token", whoever holds it.
+func RevokeFor(ctx context.Context, pool *pgxpool.Pool, id string, p *Principal) error {
+	return revokeIn(ctx, pool, id, p.OrgID, p.Workspace)
+}
+
+func revokeIn(ctx context.Context, pool *pgxpool.Pool, id string, orgID int64, workspace string) error {
+	tag, err := pool.Exec(ctx, `UPDATE tokens SET revoked_at = COALESCE(revoked_at, now())
+		WHERE id = $1 AND ($2 = 0 OR org_id = $2) AND ($3 = '' OR workspace_slug = $3)`, id, orgID, workspace)
 	if err != nil {
 		return fmt.Errorf("revoking token %s: %w", id, err)
 	}

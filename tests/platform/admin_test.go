@@ -1,0 +1,75 @@
+package platform_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// The admin routes stay in their tenant: an org's admin never lists or
+// revokes another org's tokens, and an admin token pinned to a workspace
+// (which sees that workspace only everywhere else) lists and revokes the
+// tokens of its workspace only: not the org-wide ones, not another
+// workspace's.
+func TestAdminRoutesStayInTheirTenant(t *testing.T) {
+	ts := seed(t)
+	base := ts.p.srv.URL
+	acmeAdmin, acmeAdminID := ts.p.token(t, "acme", "admin", "")
+	betaAdmin, betaAdminID := ts.p.token(t, "beta", "admin", "")
+	pinnedAdmin, _ := ts.p.token(t, "acme", "admin", "api")
+	apiReader, apiReaderID := ts.p.token(t, "acme", "read", "api")
+	webReader, webReaderID := ts.p.token(t, "acme", "read", "web")
+
+	ids := func(tok string) map[string]string {
+		t.Helper()
+		r := do(t, "GET", base+"/v1/admin/tokens", tok, nil)
+		if r.status != http.StatusOK {
+			t.Fatalf("listing tokens: %d %s", r.status, r.body)
+		}
+		out := map[string]string{}
+		for _, e := range r.json(t)["tokens"].([]any) {
+			m := e.(map[string]any)
+			ws, _ := m["workspace"].(string)
+			out[m["id"].(string)] = ws
+		}
+		return out
+	}
+	if list := ids(acmeAdmin); list[betaAdminID] != "" || len(list) == 0 {
+		t.Fatalf("acme's admin lists beta's tokens: %v", list)
+	}
+	if _, ok := ids(acmeAdmin)[betaAdminID]; ok {
+		t.Fatalf("acme's admin lists beta's admin token")
+	}
+	for id, ws := range ids(pinnedAdmin) {
+		if ws != "api" {
+			t.Errorf("the admin token pinned to api lists token %s of workspace %q", id, ws)
+		}
+	}
+
+	revoke := func(tok, id string) int {
+		t.Helper()
+		r := do(t, "POST", base+"/v1/admin/tokens/"+id+"/revoke", tok, nil)
+		if strings.Contains(string(r.body), tok) {
+			t.Fatalf("the answer echoes the token")
+		}
+		return r.status
+	}
+	live := func(tok string) bool {
+		return do(t, "GET", base+"/v1/session", tok, nil).status == http.StatusOK
+	}
+	if st := revoke(acmeAdmin, betaAdminID); st == http.StatusOK || !live(betaAdmin) {
+		t.Fatalf("acme's admin revoked beta's admin token (%d)", st)
+	}
+	if st := revoke(pinnedAdmin, acmeAdminID); st == http.StatusOK || !live(acmeAdmin) {
+		t.Fatalf("the admin token pinned to api revoked the org-wide admin token (%d)", st)
+	}
+	if st := revoke(pinnedAdmin, webReaderID); st == http.StatusOK || !live(webReader) {
+		t.Fatalf("the admin token pinned to api revoked a token of workspace web (%d)", st)
+	}
+	if st := revoke(pinnedAdmin, apiReaderID); st != http.StatusOK || live(apiReader) {
+		t.Fatalf("the admin token pinned to api could not revoke a token of api (%d)", st)
+	}
+	if st := revoke(acmeAdmin, webReaderID); st != http.StatusOK || live(webReader) {
+		t.Fatalf("the org-wide admin could not revoke a token of its org (%d)", st)
+	}
+}

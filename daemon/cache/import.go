@@ -87,6 +87,11 @@ func (s *Store) Import(ctx context.Context, key string, body io.Reader, limit in
 	if err != nil {
 		return nil, corrupt("received entry "+key, err)
 	}
+	if err := checkReceivedLinks(ra, pre); errors.Is(err, ErrOutsideLink) {
+		return nil, fmt.Errorf("received entry %s: %w", key, err)
+	} else if err != nil {
+		return nil, corrupt("received entry "+key, err)
+	}
 	if err := tmp.Close(); err != nil {
 		return nil, err
 	}

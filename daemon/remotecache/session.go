@@ -267,6 +267,9 @@ func (x *Session) fetch(ctx context.Context, store *cache.Store, taskID, key str
 	case errors.Is(err, errBadSignature):
 		x.reject("signature", fmt.Sprintf("remote cache %s sent an artifact for %s whose signature does not match; ignored, the task runs", x.s.Server(), taskID))
 		return nil
+	case errors.Is(err, cache.ErrOutsideLink):
+		x.reject("outside-link", fmt.Sprintf("remote cache %s sent an artifact for %s with a symlink leading outside the task's outputs; ignored, the task runs (%v)", x.s.Server(), taskID, err))
+		return nil
 	case errors.Is(err, cache.ErrCorrupt):
 		if ctx.Err() == nil {
 			x.reject("corrupt", fmt.Sprintf("remote cache %s sent a damaged or truncated artifact for %s; ignored, the task runs (%v)", x.s.Server(), taskID, err))

@@ -188,3 +188,17 @@ func TestNamespace(t *testing.T) {
 		}
 	}
 }
+
+// The namespace is shown by vx info and getWorkspaceInfo: a git remote's
+// credentials never reach it, even when the URL does not parse.
+func TestNamespaceDropsRemoteCredentials(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://u:p%zzsekrit@github.com/org/repo.git": "github.com/org/repo",
+		"https://u:a@b%zzsekrit@github.com/org/repo":   "github.com/org/repo",
+		"https://u:a/sekrit@github.com/org/repo":       "github.com/org/repo",
+	} {
+		if got := normalizeRemote(in); got != want || strings.Contains(got, "sekrit") {
+			t.Errorf("normalizeRemote(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -184,6 +184,16 @@ func normalizeRemote(s string) string {
 	if u, err := url.Parse(s); err == nil && u.Host != "" {
 		return strings.ToLower(u.Hostname()) + "/" + strings.Trim(u.Path, "/")
 	}
+	// A URL that does not parse (a password with '@', '/' or a bad
+	// escape): everything up to its last '@' is credentials.
+	if i := strings.Index(s, "://"); i >= 0 {
+		s = s[i+3:]
+		if at := strings.LastIndexByte(s, '@'); at >= 0 {
+			s = s[at+1:]
+		}
+		host, path, _ := strings.Cut(s, "/")
+		return strings.ToLower(host) + "/" + strings.Trim(path, "/")
+	}
 	// scp-like: user@host:path
 	if at := strings.IndexByte(s, '@'); at >= 0 {
 		s = s[at+1:]

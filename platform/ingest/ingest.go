@@ -91,9 +91,19 @@ func Check(r *wire.PushRun) error {
 			return bad("tasks[%d] (%s): reason is too long", i, t.TaskID)
 		}
 	}
+	keys := make(map[string]bool, len(r.Tasks))
+	for _, t := range r.Tasks {
+		keys[t.Key] = true
+	}
 	for k, c := range r.Components {
 		if !keyRe.MatchString(k) || len(c) == 0 || c[0] != '{' {
 			return bad("components[%q]: want a cache key mapped to a components object", k)
+		}
+		// Only the run's own keys: no run writes (first-writer-wins)
+		// components for keys it did not compute, nor more of them than
+		// it has tasks.
+		if !keys[k] {
+			return bad("components[%q]: no task of the run has that key", k)
 		}
 	}
 	return nil

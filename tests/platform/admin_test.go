@@ -73,3 +73,22 @@ func TestAdminRoutesStayInTheirTenant(t *testing.T) {
 		t.Fatalf("the org-wide admin could not revoke a token of its org (%d)", st)
 	}
 }
+
+// A pushed run carries components for its own tasks' keys only: never a
+// key no task of it computed (components are first-writer-wins per key, so
+// a foreign key would decide what why_did_rerun later says about another
+// run), and so never more than its tasks.
+func TestPushedComponentsAreTheRunsOwn(t *testing.T) {
+	ts := seed(t)
+	base := ts.p.srv.URL
+	r := runsOfWeb("web")[0]
+	r.RunID = "c1c1c1c1c1c1"
+	r.Components[strings.Repeat("9", 32)] = comps(map[string]string{"src/a.ts": "forged"}, "echo forged", nil)
+	if res := push(t, base, ts.acmeIngest, r); res.status != http.StatusBadRequest || !strings.Contains(string(res.body), "no task of the run has that key") {
+		t.Fatalf("a run with components for a key none of its tasks has: %d %s", res.status, res.body)
+	}
+	var n int
+	if err := ts.p.db.Pool.QueryRow(t.Context(), `SELECT count(*) FROM components WHERE key = $1`, strings.Repeat("9", 32)).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("the foreign key's components were stored (%d rows, %v)", n, err)
+	}
+}

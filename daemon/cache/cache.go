@@ -495,6 +495,14 @@ func (h *Hit) source() (io.ReaderAt, prefix, func(), error) {
 // its paths checked (nothing absolute, nothing under "..", nothing through a
 // symlink) before root is touched, so a bad entry writes nothing.
 func (h *Hit) Restore(root string) (files []string, err error) {
+	return h.RestoreWithin(root, nil)
+}
+
+// RestoreWithin is Restore for an entry whose outputs are known: when
+// allow refuses one of the entry's paths, the entry is corrupt and nothing
+// is written (an entry received from elsewhere may name any path under
+// root: a source file, a git hook).
+func (h *Hit) RestoreWithin(root string, allow func(path string) bool) (files []string, err error) {
 	ra, pre, done, err := h.source()
 	if err != nil {
 		return nil, err
@@ -511,6 +519,11 @@ func (h *Hit) Restore(root string) (files []string, err error) {
 	man, err := readManifest(dec)
 	if err != nil {
 		return nil, corrupt(h.Path, err)
+	}
+	for _, f := range man {
+		if allow != nil && !allow(f.Path) {
+			return nil, corrupt(h.Path, fmt.Errorf("%s is not one of the task's outputs", f.Path))
+		}
 	}
 
 	r, err := os.OpenRoot(root)

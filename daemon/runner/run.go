@@ -506,7 +506,7 @@ func (r *run) restore(ctx context.Context, n *workspace.Node, row *wire.TaskRow,
 			source, same = wire.CacheSourceRemote, false
 		}
 		if !same {
-			if files, err = hit.Restore(dir); err != nil {
+			if files, err = hit.RestoreWithin(dir, outputsAllow(n.Def.Outputs)); err != nil {
 				r.stamps.forget(n.ID)
 				r.warn("%s: cache entry %s could not be restored and will be replaced: %v", n.ID, row.Key, err)
 				return false

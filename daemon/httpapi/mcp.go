@@ -196,7 +196,11 @@ func (h *mcpHandler) post(w http.ResponseWriter, r *http.Request) {
 	}
 
 	rw := &replyWriter{w: w, sse: sseOK}
-	reply := ss.Handle(r.Context(), msgs, batch, rw.notify)
+	ctx := r.Context()
+	if !sseOK {
+		ctx = mcpserver.WithoutStream(ctx) // no elicitation can reach this client
+	}
+	reply := ss.Handle(ctx, msgs, batch, rw.notify)
 	if created && !succeeded(reply) {
 		w.Header().Del(HeaderSessionID)
 		ss.Close()

@@ -195,12 +195,11 @@ func (h *mcpHandler) post(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 
-	rw := &replyWriter{w: w, sse: sseOK}
-	ctx := r.Context()
 	if !sseOK {
-		ctx = mcpserver.WithoutStream(ctx) // no elicitation can reach this client
+		r = r.WithContext(mcpserver.WithoutStream(r.Context())) // no elicitation can reach this client
 	}
-	reply := ss.Handle(ctx, msgs, batch, rw.notify)
+	rw := &replyWriter{w: w, sse: sseOK}
+	reply := ss.Handle(r.Context(), msgs, batch, rw.notify)
 	if created && !succeeded(reply) {
 		w.Header().Del(HeaderSessionID)
 		ss.Close()

@@ -93,7 +93,8 @@ func (c *RemoteCacheConfig) validate() error {
 func CheckRemoteURL(s string) error {
 	u, err := url.Parse(s)
 	if err != nil {
-		return fmt.Errorf("%q is not a URL: %v", s, err)
+		// Not repeated: a malformed URL may still hold a password.
+		return fmt.Errorf("not a URL (want one such as https://cache.example.com)")
 	}
 	switch {
 	case u.Scheme != "http" && u.Scheme != "https":

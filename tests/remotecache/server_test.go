@@ -285,7 +285,6 @@ func warnings(s summary, sub string) []string {
 	return out
 }
 
-
 // vx runs the vx binary and fails the test on a data race report.
 func vx(t *testing.T, dir string, e []string, args ...string) harness.Result {
 	t.Helper()

@@ -64,7 +64,7 @@ step "vx why web#build: the upstream root and the file that moved"
 step "vx last --list"
 "$bin/vx" last --list
 
-step "a sandboxed task: api#lint may write nothing (enforce), its cache file is refused and named in the footer"
+step "a sandboxed task: api#lint may write nothing (enforce mode), so its cache file is refused, named in the footer"
 "$bin/vx" run lint --filter api
 
 step "vxd start, then MCP through the shim (vx mcp): initialize, listTasks, whyDidThisRerun, getRunHistory"
@@ -111,11 +111,13 @@ remote_cache_start() {
   fi
   if [ ! -f "$cli" ]; then
     echo "turborepo-remote-cache is not installed: npm ci in tests/remotecache/node (the version its package-lock.json pins)"
+    local t0=$SECONDS
     if ! (cd "$dir" && npm_config_cache="$work/npm-cache" npm ci --no-audit --no-fund --loglevel=error) >"$work/npm.log" 2>&1; then
       tail -n 5 "$work/npm.log"
       unavailable "the remote cache" "npm ci in tests/remotecache/node failed"
       return
     fi
+    echo "installed in $((SECONDS - t0))s"
   fi
   local token url=""
   token=$(freshtoken rc)
@@ -147,6 +149,8 @@ platform_start() {
   local db
   pgdir="$work/pg"
   if ! db=$(bash "$here/scripts/pgserver.sh" start "$pgdir" 2>"$work/pg.err"); then
+    bash "$here/scripts/pgserver.sh" stop "$pgdir" >/dev/null 2>&1 || true
+    pgdir=""
     unavailable "the team platform" "$(tail -n 1 "$work/pg.err")"
     return
   fi

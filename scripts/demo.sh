@@ -30,6 +30,7 @@ step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 footer() { sed -n '/^ Tasks:/,$p'; }
 # unavailable PART WHY: skip a team part in one line, or fail under CI=true.
 skipped=()
+started=() # "NAME PID" of every server started, checked at the end
 unavailable() {
   if [ "${CI:-}" = true ]; then
     echo "demo: $1 cannot run on this machine: $2" >&2
@@ -69,6 +70,7 @@ step "a sandboxed task: api#lint may write nothing (enforce mode), so its cache 
 
 step "vxd start, then MCP through the shim (vx mcp): initialize, listTasks, whyDidThisRerun, getRunHistory"
 "$bin/vxd" start
+started+=("vxd $("$bin/vxd" status | awk '$1 == "pid" { print $2 }')")
 {
   echo '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"demo","version":"1"}}}'
   echo '{"jsonrpc":"2.0","method":"notifications/initialized"}'
@@ -126,6 +128,7 @@ remote_cache_start() {
     TURBO_TOKEN="$token" PORT=0 HOST=127.0.0.1 LOG_LEVEL=info NODE_ENV=production \
     node "$cli" >"$work/remote.log" 2>&1 &
   rcpid=$!
+  started+=("turborepo-remote-cache $rcpid")
   for _ in $(seq 600); do
     url=$(sed -n 's/.*Server listening at \(http:[^"]*\)".*/\1/p' "$work/remote.log" | head -n 1)
     [ -n "$url" ] || ! kill -0 "$rcpid" 2>/dev/null && break
@@ -155,6 +158,7 @@ platform_start() {
     return
   fi
   echo "PostgreSQL in the temp dir at ${db%%\?*}"
+  started+=("postgres $(head -n 1 "$pgdir/data/postmaster.pid")")
   local plat=(env VX_PLATFORM_DB="$db" "$bin/vx-platform")
   "${plat[@]}" migrate
   "${plat[@]}" org create demo
@@ -164,6 +168,7 @@ platform_start() {
   "${plat[@]}" token list --org demo
   "${plat[@]}" serve --listen 127.0.0.1:0 2>"$work/serve.log" &
   platpid=$!
+  started+=("vx-platform $platpid")
   for _ in $(seq 300); do
     port=$(sed -n 's/.*"listen":"127.0.0.1:\([0-9]*\)".*/\1/p' "$work/serve.log" | head -n 1)
     [ -n "$port" ] && curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
@@ -258,7 +263,19 @@ platform_start
 clones
 team_stop
 
-step "done in ${SECONDS}s; nothing left running, the temp dir goes next"
+left=() names=()
+for s in "${started[@]}"; do
+  set -- $s
+  names+=("$1")
+  # A server that was told to stop may take a moment to exit after saying so.
+  for _ in $(seq 50); do kill -0 "$2" 2>/dev/null || break; sleep 0.1; done
+  kill -0 "$2" 2>/dev/null && left+=("$1 (pid $2)")
+done
+if [ ${#left[@]} -gt 0 ]; then
+  echo "demo: still running: ${left[*]}" >&2
+  exit 1
+fi
+step "done in ${SECONDS}s; every server it started is gone ($(printf '%s, ' "${names[@]}" | sed 's/, $//')), the temp dir goes next"
 if [ ${#skipped[@]} -gt 0 ]; then
   printf 'skipped: %s\n' "${skipped[@]}"
 fi

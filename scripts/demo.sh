@@ -23,7 +23,8 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-trap 'exit 130' INT TERM
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 # footer prints the summary of a vx run's output (from " Tasks:" on).

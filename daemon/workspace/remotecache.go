@@ -93,8 +93,8 @@ func (c *RemoteCacheConfig) validate() error {
 func CheckRemoteURL(s string) error {
 	u, err := url.Parse(s)
 	if err != nil {
-		// url.Parse's error repeats the whole URL, credentials included.
-		return fmt.Errorf("%s is not a URL: want an http:// or https:// URL such as https://cache.example.com", RedactURL(s))
+		// Not repeated: a malformed URL may still hold a password.
+		return fmt.Errorf("not a URL (want one such as https://cache.example.com)")
 	}
 	shown := RedactURL(s)
 	switch {

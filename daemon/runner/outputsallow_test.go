@@ -21,6 +21,9 @@ func TestOutputsAllow(t *testing.T) {
 		{[]string{"**/*.d.ts"}, "types/x/index.d.ts", true},
 		{[]string{"**/*.d.ts"}, "types/x/index.ts", false},
 		{nil, "anything", false},
+		{[]string{"**"}, ".vx/daemon/vxd.json", false},
+		{[]string{"**"}, ".git/hooks/pre-commit", false},
+		{[]string{"**"}, "src/.git/x", true},
 	}
 	for _, c := range cases {
 		if got := outputsAllow(c.globs)(c.path); got != c.want {

@@ -566,11 +566,16 @@ func (r *run) outputs(n *workspace.Node) []string {
 			if err != nil {
 				continue
 			}
+			if reservedOutput(m) {
+				continue
+			}
 			if st.IsDir() {
 				_ = filepath.WalkDir(filepath.Join(dir, m), func(p string, d fs.DirEntry, err error) error {
+					if err == nil && d.IsDir() && reservedOutput(relSlash(dir, p)) {
+						return filepath.SkipDir
+					}
 					if err == nil && !d.IsDir() {
-						rel, _ := filepath.Rel(dir, p)
-						rel = filepath.ToSlash(rel)
+						rel := relSlash(dir, p)
 						if neg {
 							delete(set, rel)
 						} else {

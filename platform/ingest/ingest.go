@@ -8,9 +8,13 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"math"
 	"regexp"
+	"strings"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/vzn/vx/platform/tokens"
@@ -62,6 +66,9 @@ func Check(r *wire.PushRun) error {
 	if len(r.Command) > maxText || len(r.GitBranch) > 1024 || len(r.GitCommit) > 128 {
 		return bad("command, gitBranch or gitCommit is too long")
 	}
+	if !fitsInt4(r.ExitCode) {
+		return bad("exitCode %d is out of range", *r.ExitCode)
+	}
 	if len(r.Tasks) > wire.MaxPushTasks {
 		return bad("%d tasks; a run carries at most %d", len(r.Tasks), wire.MaxPushTasks)
 	}
@@ -86,6 +93,9 @@ func Check(r *wire.PushRun) error {
 		}
 		if t.Key != "" && !keyRe.MatchString(t.Key) {
 			return bad("tasks[%d] (%s): key %q is not a cache key", i, t.TaskID, t.Key)
+		}
+		if !fitsInt4(t.ExitCode) {
+			return bad("tasks[%d] (%s): exitCode %d is out of range", i, t.TaskID, *t.ExitCode)
 		}
 		if len(t.Reason) > maxText {
 			return bad("tasks[%d] (%s): reason is too long", i, t.TaskID)
@@ -122,6 +132,14 @@ func Push(ctx context.Context, pool *pgxpool.Pool, p *tokens.Principal, r *wire.
 	// (its row is not in this statement's snapshot) is retried once.
 	for attempt := 0; ; attempt++ {
 		res, err := store(ctx, pool, p.OrgID, r)
+		// A value the database refuses (class 22, data exception: a NUL
+		// in a string, a number out of range) is the document's fault:
+		// sending it again cannot help, so it is a refusal, not a 503 that
+		// would hold the pusher's outbox forever.
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && strings.HasPrefix(pgErr.Code, "22") {
+			return nil, bad("the run holds a value the database cannot store: %s", pgErr.Message)
+		}
 		if err != nil || res.WorkspaceID != "" || attempt > 0 {
 			return res, err
 		}
@@ -160,4 +178,9 @@ func Known(ctx context.Context, pool *pgxpool.Pool, p *tokens.Principal, q *wire
 		out.Known = append(out.Known, id)
 	}
 	return out, rows.Err()
+}
+
+// fitsInt4 reports whether an exit code fits its integer column.
+func fitsInt4(n *int) bool {
+	return n == nil || *n >= math.MinInt32 && *n <= math.MaxInt32
 }

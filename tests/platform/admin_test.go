@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/vzn/vx/protocol/wire"
 )
 
 // The admin routes stay in their tenant: an org's admin never lists or
@@ -90,5 +92,28 @@ func TestPushedComponentsAreTheRunsOwn(t *testing.T) {
 	var n int
 	if err := ts.p.db.Pool.QueryRow(t.Context(), `SELECT count(*) FROM components WHERE key = $1`, strings.Repeat("9", 32)).Scan(&n); err != nil || n != 0 {
 		t.Fatalf("the foreign key's components were stored (%d rows, %v)", n, err)
+	}
+}
+
+// A run the database cannot store as sent (a NUL in a string, which
+// PostgreSQL's text and jsonb refuse; a number out of its column's range) is a refusal of the document (400,
+// which vx drops from its outbox), not a 503 that vx would retry forever
+// while every later run waits behind it.
+func TestPushWithNULIsRefusedNotRetried(t *testing.T) {
+	ts := seed(t)
+	base := ts.p.srv.URL
+	for name, edit := range map[string]func(r *wire.PushRun){
+		"task id":    func(r *wire.PushRun) { r.Tasks[0].TaskID = "app#bu\x00ild" },
+		"reason":     func(r *wire.PushRun) { r.Tasks[0].Reason = "exit 1: \x00" },
+		"command":    func(r *wire.PushRun) { r.Command = "vx run \x00" },
+		"components": func(r *wire.PushRun) { r.Components[r.Tasks[0].Key] = comps(map[string]string{"a": "b"}, "echo \x00", nil) },
+		"exit code":  func(r *wire.PushRun) { big := 1 << 40; r.Tasks[0].ExitCode = &big },
+	} {
+		r := runsOfWeb("web")[0]
+		r.RunID = "d0d0d0d0d0d0"
+		edit(r)
+		if res := push(t, base, ts.acmeIngest, r); res.status != http.StatusBadRequest {
+			t.Errorf("a NUL in the %s: %d %s", name, res.status, res.body)
+		}
 	}
 }

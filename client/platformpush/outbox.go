@@ -66,6 +66,13 @@ func Flush(ctx context.Context, root string, t *Target, warn io.Writer) (Report,
 			_ = os.Remove(it.path)
 			rep.Rejected++
 			continue
+		case errors.As(err, &pe) && pe.Status == http.StatusForbidden && docWorkspace(body) != t.Workspace:
+			// Kept under the workspace it was recorded for, which this
+			// token may not push to; later runs, for the target's own
+			// workspace, still go.
+			fmt.Fprintf(warn, "vx: platform: keeping %s in the outbox: %v\n", filepath.Base(it.path), err)
+			rep.Kept++
+			continue
 		case err != nil:
 			rep.Kept += len(items) - i
 			return rep, err
@@ -199,4 +206,13 @@ func Known(ctx context.Context, t *Target, ids []string) (map[string]bool, error
 		}
 	}
 	return have, nil
+}
+
+// docWorkspace is the workspace slug a kept run was recorded for.
+func docWorkspace(body []byte) string {
+	var d struct {
+		Workspace string `json:"workspace"`
+	}
+	_ = json.Unmarshal(body, &d)
+	return d.Workspace
 }

@@ -103,11 +103,13 @@ func TestPushWithNULIsRefusedNotRetried(t *testing.T) {
 	ts := seed(t)
 	base := ts.p.srv.URL
 	for name, edit := range map[string]func(r *wire.PushRun){
-		"task id":    func(r *wire.PushRun) { r.Tasks[0].TaskID = "app#bu\x00ild" },
-		"reason":     func(r *wire.PushRun) { r.Tasks[0].Reason = "exit 1: \x00" },
-		"command":    func(r *wire.PushRun) { r.Command = "vx run \x00" },
-		"components": func(r *wire.PushRun) { r.Components[r.Tasks[0].Key] = comps(map[string]string{"a": "b"}, "echo \x00", nil) },
-		"exit code":  func(r *wire.PushRun) { big := 1 << 40; r.Tasks[0].ExitCode = &big },
+		"task id": func(r *wire.PushRun) { r.Tasks[0].TaskID = "app#bu\x00ild" },
+		"reason":  func(r *wire.PushRun) { r.Tasks[0].Reason = "exit 1: \x00" },
+		"command": func(r *wire.PushRun) { r.Command = "vx run \x00" },
+		"components": func(r *wire.PushRun) {
+			r.Components[r.Tasks[0].Key] = comps(map[string]string{"a": "b"}, "echo \x00", nil)
+		},
+		"exit code": func(r *wire.PushRun) { big := 1 << 40; r.Tasks[0].ExitCode = &big },
 	} {
 		r := runsOfWeb("web")[0]
 		r.RunID = "d0d0d0d0d0d0"

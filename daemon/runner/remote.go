@@ -70,7 +70,7 @@ func (r *run) writeStore() *cache.Store {
 		return r.store
 	}
 	if r.rc.scratch == nil {
-		dir, err := os.MkdirTemp(VXDir(r.p.Model.Root), "scratch-")
+		dir, err := os.MkdirTemp(VXDir(r.p.Model.Root), scratchPattern())
 		if err == nil {
 			r.rc.scratch, err = cache.Open(dir, &cache.Options{Logger: r.log})
 		}

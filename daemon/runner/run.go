@@ -127,6 +127,7 @@ func Execute(ctx context.Context, p *Prepared, o *Options, out Output) (*wire.Ru
 	} else if len(dead) > 0 {
 		r.log.Info().Strs("runs", dead).Msg("runs whose vx process is gone recorded as interrupted")
 	}
+	reapLeftovers(vx)
 	r.warns = append(r.warns, p.Warnings...)
 	for _, w := range p.Warnings {
 		r.warn("%s", w)

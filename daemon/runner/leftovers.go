@@ -1,0 +1,61 @@
+package runner
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/vzn/vx/daemon/history"
+)
+
+// scratchPattern names a run's scratch store after its process (pid and
+// start time), so that a later run can tell one left by a killed run.
+func scratchPattern() string {
+	pid := os.Getpid()
+	return fmt.Sprintf("scratch-%d-%d-", pid, history.ProcStart(pid))
+}
+
+// reapLeftovers removes what runs killed before their end (kill -9, a
+// crash) left under .vx/: scratch stores (scratch-PID-START-*) and sandbox
+// temp dirs (tmp/PID-N) whose process is gone. A directory whose owner
+// cannot be read from its name, or is alive, is left alone.
+func reapLeftovers(vx string) {
+	for _, pat := range []string{filepath.Join(vx, "scratch-*"), filepath.Join(vx, "tmp", "*")} {
+		dirs, _ := filepath.Glob(pat)
+		for _, dir := range dirs {
+			if pid, start, ok := leftoverOwner(filepath.Base(dir)); ok && ownerGone(pid, start) {
+				_ = os.RemoveAll(dir)
+			}
+		}
+	}
+}
+
+// leftoverOwner reads PID[-START]-REST from a leftover's name.
+func leftoverOwner(name string) (pid int, start int64, ok bool) {
+	parts := strings.Split(strings.TrimPrefix(name, "scratch-"), "-")
+	if len(parts) < 2 {
+		return 0, 0, false
+	}
+	pid, err := strconv.Atoi(parts[0])
+	if err != nil || pid <= 0 {
+		return 0, 0, false
+	}
+	if strings.HasPrefix(name, "scratch-") {
+		if len(parts) < 3 {
+			return 0, 0, false
+		}
+		if start, err = strconv.ParseInt(parts[1], 10, 64); err != nil {
+			return 0, 0, false
+		}
+	}
+	return pid, start, true
+}
+
+// ownerGone reports whether the process is dead, or its pid now belongs to
+// a process started at another time (when the start is known).
+func ownerGone(pid int, start int64) bool {
+	now := history.ProcStart(pid)
+	return now == 0 || start != 0 && now != start
+}

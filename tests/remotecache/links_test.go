@@ -3,6 +3,7 @@ package remotecache_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -32,5 +33,52 @@ func TestArtifactWithOutsideSymlinkRefused(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(b, "packages/lib/dist/via")); !os.IsNotExist(err) {
 		t.Fatalf("B has the foreign link dist/via (%v)", err)
+	}
+}
+
+// A server answering another artifact (with that artifact's own valid tag)
+// for a hash: the tag covers the artifact id, so with signatures on every
+// swapped answer is refused; with signatures off the entry header's key
+// refuses it. Nothing is restored from a swapped artifact either way.
+func TestSwappedArtifactsRefused(t *testing.T) {
+	for _, signed := range []bool{true, false} {
+		extra := []string{}
+		if signed {
+			extra = append(extra, "TURBO_REMOTE_CACHE_SIGNATURE_KEY=server-stores-tags")
+		}
+		srv := startServer(t, extra...)
+		setup := func(ws string) string {
+			if signed {
+				cfg := filepath.Join(ws, "vx.workspace.json")
+				b, _ := os.ReadFile(cfg)
+				os.WriteFile(cfg, []byte(strings.Replace(string(b), `"passEnv"`, `"remoteCache": {"signature": true}, "passEnv"`, 1)), 0o644)
+			}
+			return ws
+		}
+		e := env(srv, "VX_REMOTE_CACHE_SIGNATURE_KEY=sig-key-77aa")
+		if s, res := runJSON(t, setup(clone(t)), e, "build"); !s.OK || s.Remote.Uploads != 3 {
+			t.Fatalf("run in A: %s", res)
+		}
+		arts := srv.artifacts(t)
+		if len(arts) != 3 {
+			t.Fatalf("server holds %v", arts)
+		}
+		// Rotate the three artifacts (and their tags) among their hashes.
+		var bodies, tags [][]byte
+		for _, p := range arts {
+			b, _ := os.ReadFile(p)
+			tg, _ := os.ReadFile(p + ".tag")
+			bodies, tags = append(bodies, b), append(tags, tg)
+		}
+		for i, p := range arts {
+			os.WriteFile(p, bodies[(i+1)%3], 0o644)
+			if signed {
+				os.WriteFile(p+".tag", tags[(i+1)%3], 0o644)
+			}
+		}
+		s, res := runJSON(t, setup(clone(t)), e, "build")
+		if !s.OK || !all(s, "miss") || s.Remote.Rejected != 3 {
+			t.Fatalf("signed=%v: swapped artifacts were not all refused: %v %+v\n%s", signed, sources(s), s.Remote, res)
+		}
 	}
 }

@@ -1,12 +1,16 @@
 package platform_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/vzn/vx/tests/internal/harness"
 )
@@ -74,6 +78,8 @@ func TestDoctorPlatform(t *testing.T) {
 		t.Fatalf("a live ingest token: exit %d, %+v\n%s", res.Code, c, res)
 	}
 
+	t.Run("diagnose", func(t *testing.T) { diagnosePlatform(t, vx, dir, ingest, srv.base) })
+
 	for _, tc := range []struct {
 		name, token, detail, fix string
 	}{
@@ -104,5 +110,48 @@ func TestDoctorPlatform(t *testing.T) {
 	}
 	if c, res := doctorPlatform(t, vx, plain, ingest); c.Status != "skipped" || res.Code != 0 {
 		t.Fatalf("no platform configured: exit %d, %+v\n%s", res.Code, c, res)
+	}
+}
+
+// diagnosePlatform calls the diagnose tool of the vxd that `vx mcp` starts
+// with VX_PLATFORM_TOKEN in its environment: the same platform check,
+// answered inside the daemon.
+func diagnosePlatform(t *testing.T, vx, dir, token, base string) {
+	env := append(harness.Env("CI", "VX_LOG", "VX_PLATFORM_URL", "VX_PLATFORM_WORKSPACE", "VX_PLATFORM_TOKEN"), "VX_PLATFORM_TOKEN="+token)
+	cmd := exec.Command(vx, "mcp")
+	cmd.Dir, cmd.Env = dir, env
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "doctor-test", Version: "1"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, nil)
+	if err != nil {
+		t.Fatalf("vx mcp: %v", err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		harness.Run(t, dir, env, filepath.Join(filepath.Dir(vx), "vxd"), "stop")
+	})
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "diagnose", Arguments: map[string]any{}})
+	if err != nil || res.IsError {
+		t.Fatalf("diagnose: %v %+v", err, res)
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	var out struct {
+		Checks []doctorCheck `json:"checks"`
+	}
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), token) {
+		t.Fatal("diagnose shows the token")
+	}
+	got := map[string]doctorCheck{}
+	for _, c := range out.Checks {
+		got[c.Name] = c
+	}
+	if c := got["platform"]; c.Status != "ok" || !strings.Contains(c.Detail, base) {
+		t.Errorf("diagnose's platform check: %+v\n%s", c, b)
+	}
+	if c := got["remote cache"]; c.Status != "skipped" {
+		t.Errorf("diagnose's remote cache check: %+v", c)
 	}
 }

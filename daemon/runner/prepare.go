@@ -124,7 +124,7 @@ func Prepare(ctx context.Context, o *Options) (*Prepared, error) {
 // keys in topological order.
 func (p *Prepared) computeKeys(ctx context.Context) error {
 	m := p.Model
-	all, err := hashing.ListFiles(ctx, m.Root)
+	all, _, err := hashing.ListFilesCached(ctx, m.Root, layout.FileList(m.Root))
 	if err != nil {
 		return fmt.Errorf("listing workspace files: %w", err)
 	}

@@ -285,8 +285,9 @@ func projectOutputs(m *workspace.Model, project string) []string {
 func (p *Prepared) hashInputs(n *workspace.Node, files []string, outputs []string) (map[string]string, error) {
 	out := map[string]string{}
 	base := filepath.Join(p.Model.Root, filepath.FromSlash(n.Dir))
+	outputs = trimDot(outputs)
 	for _, f := range files {
-		if !selectedInput(n.Def, f) || workspace.MatchesAny(trimDot(outputs), f) {
+		if !selectedInput(n.Def, f) || workspace.MatchesAny(outputs, f) {
 			continue
 		}
 		h, err := p.hasher.HashFile(filepath.Join(base, filepath.FromSlash(f)))

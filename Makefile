@@ -35,6 +35,7 @@ lint: vet ## vet plus gofmt
 
 bench: build ## benchmarks: vx against Turborepo side by side, and the daemon (see docs/benchmarks.md)
 	bash scripts/bench.sh
+	$(GO) run ./scripts/daemonbench -projects 1000 -executions 100000
 
 demo: build ## the main job on examples/demo: cold and warm runs, why, vxd, MCP through the shim, vxd status
 	bash scripts/demo.sh

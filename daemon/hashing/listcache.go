@@ -81,10 +81,15 @@ func ListFilesCached(ctx context.Context, root, path string) (files []string, re
 	_ = os.MkdirAll(filepath.Dir(path), 0o755)
 	start := time.Now()
 	// Stat before git lists: a change after a stat is seen by the next run.
-	dirs, walked := walkDirs(root)
 	repo, repoOK := gitRepoFiles(ctx, root)
+	if !repoOK {
+		// Not in git (ListFiles walks): nothing to save.
+		files, err := ListFiles(ctx, root)
+		return files, false, err
+	}
+	dirs, walked := walkDirs(root)
 	files, err = ListFiles(ctx, root)
-	if err != nil || !walked || !repoOK {
+	if err != nil || !walked {
 		return files, false, err
 	}
 	stats := append(dirs, repo...)

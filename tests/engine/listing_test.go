@@ -46,7 +46,9 @@ func TestSavedListingSeesAddedAndRemovedFiles(t *testing.T) {
 		name string
 		do   func()
 	}{
-		{"a file added", func() { writeFiles(t, ws, map[string]string{"packages/core/src/extra.js": "export const extra = 1;\n"}) }},
+		{"a file added", func() {
+			writeFiles(t, ws, map[string]string{"packages/core/src/extra.js": "export const extra = 1;\n"})
+		}},
 		{"a file removed", func() {
 			if err := os.Remove(filepath.Join(ws, "packages/core/src/extra.js")); err != nil {
 				t.Fatal(err)

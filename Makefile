@@ -13,14 +13,15 @@ GITDESC    := $(shell git describe --tags --match 'v[0-9]*' --always --dirty 2>/
 VERSION    ?= $(if $(filter v%,$(GITDESC)),$(patsubst v%,%,$(GITDESC)),$(DEVVERSION)$(if $(GITDESC),+$(GITDESC)))
 LDFLAGS    := -X github.com/vzn/vx/protocol/version.Version=$(VERSION)
 
-.PHONY: help build test race vet lint bench demo fuzz clean
+.PHONY: help build test race vet lint bench demo platformdemo platformbench fuzz clean
 
 help: ## list the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-8s %s\n", $$1, $$2}'
 
-build: ## build bin/vx and bin/vxd
+build: ## build bin/vx, bin/vxd and bin/vx-platform
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/vx ./cmd/vx
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/vxd ./cmd/vxd
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/vx-platform ./cmd/vx-platform
 
 test: ## run every test with the race detector (what CI runs)
 	$(GO) test -race -count=1 -timeout 20m $(PKGS)
@@ -33,12 +34,19 @@ vet: ## go vet
 lint: vet ## vet plus gofmt
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-bench: build ## benchmarks: vx against Turborepo side by side, and the daemon (see docs/benchmarks.md)
+bench: build ## benchmarks: vx against Turborepo side by side (local and remote cache), and the daemon (see docs/benchmarks.md)
 	bash scripts/bench.sh
+	bash scripts/bench-remote.sh
 	$(GO) run ./scripts/daemonbench -projects 1000 -executions 100000
 
 demo: build ## the main job on examples/demo: cold and warm runs, why, vxd, MCP through the shim, vxd status
 	bash scripts/demo.sh
+
+platformdemo: build ## the team platform on examples/demo: private PostgreSQL, vx-platform serve, pushed runs, team tools
+	bash scripts/platform-demo.sh
+
+platformbench: ## the platform at 100 workspaces × 100 runs × 100 tasks on a private PostgreSQL (see docs/benchmarks.md)
+	bash scripts/platformbench.sh
 
 fuzz: ## fuzz the JSON-RPC decoder for a minute
 	$(GO) test ./protocol/jsonrpc -run '^$$' -fuzz FuzzDecode -fuzztime 60s

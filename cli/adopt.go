@@ -17,12 +17,15 @@ import (
 )
 
 func cacheVerb(ctx context.Context, s *IO, argv []string) error {
+	if len(argv) > 0 && argv[0] == "status" {
+		return cacheStatusVerb(ctx, s, argv[1:])
+	}
 	if len(argv) == 0 || argv[0] != "prune" {
 		if len(argv) > 0 && (argv[0] == "--help" || argv[0] == "-h" || argv[0] == "help") {
-			fmt.Fprintln(s.Out, "usage: vx cache prune [--older-than AGE] [--max-size SIZE] [--dry-run] [--format json]")
+			fmt.Fprintln(s.Out, "usage: vx cache prune [--older-than AGE] [--max-size SIZE] [--dry-run] [--format json]\n       vx cache status [--format json]")
 			return nil
 		}
-		return usageError{"vx cache takes a subcommand: `vx cache prune [--older-than 7d] [--max-size 2GiB] [--dry-run]`"}
+		return usageError{"vx cache takes a subcommand: `vx cache prune [--older-than 7d] [--max-size 2GiB] [--dry-run]` or `vx cache status`"}
 	}
 	a, err := parseArgs("cache prune", argv[1:], map[string]flagSpec{
 		"older-than": {kind: valueFlag, arg: "AGE", help: "evict entries older than AGE: 30m, 12h, 7d, 2w"},
@@ -196,6 +199,7 @@ func renderInfo(w io.Writer, o *ops.InfoOutput) {
 		row("memory budget", bytesText(n)+" ("+o.MemoryBudget.Source+")")
 	}
 	row("cache", fmt.Sprintf("%d entries, %s in %s", o.Cache.Entries, bytesText(o.Cache.Bytes), o.Cache.Dir))
+	row("remote cache", remoteText(o.RemoteCache))
 	hist := fmt.Sprintf("%d runs, %d task executions", o.History.Runs, o.History.Executions)
 	if o.History.Error != "" {
 		hist = o.History.Error
@@ -206,6 +210,9 @@ func renderInfo(w io.Writer, o *ops.InfoOutput) {
 		flaky = strings.Join(o.Flaky, ", ")
 	}
 	row("flaky tasks", flaky)
+	for _, ov := range o.OutputOverlaps {
+		row("outputs overlap", ops.OverlapText(ov))
+	}
 	if l := o.Lock; l != nil {
 		switch {
 		case l.Error != "":
@@ -228,6 +235,7 @@ func renderInfo(w io.Writer, o *ops.InfoOutput) {
 		mcp += ": " + strings.Join(o.MCP.Allowed, ", ")
 	}
 	row("mcp runTasks", mcp)
+	row("sandbox", sandboxVerdictText(o.Sandbox))
 	if o.Git.Branch != "" || o.Git.Commit != "" {
 		row("git", strings.TrimSpace(o.Git.Branch+" "+shortKey(o.Git.Commit)))
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/vzn/vx/daemon/ops"
+	"github.com/vzn/vx/daemon/remotecache"
 	"github.com/vzn/vx/daemon/runner"
 	"github.com/vzn/vx/daemon/secret"
 	"github.com/vzn/vx/daemon/server"
@@ -75,12 +76,14 @@ func vxVerbs() []verb {
 		{"show", "show projects, tasks and resolved task configuration", showVerb},
 		{"why", "explain why a task re-ran: its key against the previous one", whyVerb},
 		{"last", "the latest runs, one run's tasks, or a task's log", lastVerb},
-		{"cache", "cache maintenance: vx cache prune", cacheVerb},
+		{"cache", "cache maintenance and the remote: vx cache prune, vx cache status", cacheVerb},
 		{"lock", "record task definitions in vx.lock, or check them", lockVerb},
 		{"docs", "search the reference", docsVerb},
 		{"init", "propose a vx.workspace.json (migrating turbo.json / nx.json)", initVerb},
 		{"info", "versions, workspace, workers, cache, lock, daemon and MCP settings", infoVerb},
 		{"mcp", "the stdio MCP server for agents (bridges to vxd)", mcpVerb},
+		{"push", "send runs waiting in .vx/outbox (--all: the local history) to the team platform", pushVerb},
+		{"doctor", "what stops vx working here, each with its fix", doctorVerb},
 		{"version", "print the version", func(ctx context.Context, s *IO, argv []string) error {
 			fmt.Fprintf(s.Out, "vx %s\n", version.Version)
 			return nil
@@ -197,6 +200,7 @@ var runFlags = func() map[string]flagSpec {
 		"concurrency": {kind: valueFlag, arg: "N", help: "worker count (default: config workers, else one per CPU)"},
 		"dry":         {kind: optionalFlag, arg: "json", help: "print what would run, execute nothing (--dry=json for JSON)"},
 		"format":      {kind: valueFlag, arg: "text|json", help: "json: the run summary as one JSON document on stdout"},
+		"cache":       {kind: valueFlag, arg: "local:rw,remote:rw", help: "which caches to read (r) and write (w); a side left out or empty is off"},
 	}
 }
 
@@ -229,6 +233,14 @@ func runVerb(ctx context.Context, s *IO, argv []string) error {
 	// A run is a short-lived process that allocates little it keeps:
 	// collect less often, from the start (loading and keys allocate most).
 	debug.SetGCPercent(400)
+	var cacheMode *remotecache.Mode
+	if a.has("cache") {
+		mode, err := remotecache.ParseMode(a.str("cache"))
+		if err != nil {
+			return usageError{"vx run: " + err.Error()}
+		}
+		cacheMode = &mode
+	}
 	m, err := loadModel(s)
 	if err != nil {
 		return err
@@ -238,7 +250,7 @@ func runVerb(ctx context.Context, s *IO, argv []string) error {
 	opts := &runner.Options{
 		Model: m, Tasks: a.pos, Force: a.bool("force"), Continue: a.bool("continue"), Concurrency: conc,
 		Selection: workspace.Selection{Filters: a.list("filter"), Affected: a.has("affected"), AffectedRef: a.str("affected")},
-		Args:      append([]string{"run"}, argv...), Environ: s.environ(), Logger: logger(s),
+		Args:      append([]string{"run"}, argv...), Environ: s.environ(), Logger: logger(s), Cache: cacheMode,
 	}
 	p, err := runner.Prepare(ctx, opts)
 	if err != nil {
@@ -278,6 +290,7 @@ func runVerb(ctx context.Context, s *IO, argv []string) error {
 			return err
 		}
 	}
+	pushRun(ctx, s, m, sum, mask.String)
 	if sum.ExitCode != 0 {
 		return exitError{sum.ExitCode}
 	}
@@ -296,7 +309,11 @@ func renderPlan(w io.Writer, plan *wire.Plan) {
 		if deps == "" {
 			deps = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.TaskID, t.Cache, p50, deps, shortKey(t.Key))
+		cacheCol := t.Cache
+		if t.CacheSource != "" {
+			cacheCol += " (" + t.CacheSource + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.TaskID, cacheCol, p50, deps, shortKey(t.Key))
 	}
 	tw.Flush()
 	pr := plan.Predicted

@@ -12,8 +12,8 @@ import (
 )
 
 // searchDocs is the one operation behind vx docs and the searchDocs tool.
-func searchDocs(query string, limit int) (*docsearch.Result, error) {
-	res, err := docsearch.Search(query, limit)
+func searchDocs(query string, limit int, given bool) (*docsearch.Result, error) {
+	res, err := docsearch.SearchLimit(query, limit, given)
 	var ae *docsearch.ArgError
 	if errors.As(err, &ae) {
 		return nil, &ops.ArgError{Arg: ae.Arg, Msg: ae.Msg}
@@ -41,7 +41,7 @@ func docsVerb(ctx context.Context, s *IO, argv []string) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	out, err := searchDocs(strings.Join(a.pos, " "), limit)
+	out, err := searchDocs(strings.Join(a.pos, " "), limit, a.has("limit"))
 	return answer(s, format, out, err, func(w io.Writer, r *docsearch.Result) {
 		if len(r.Sections) == 0 {
 			fmt.Fprintf(w, "no section holds every word of %q\n", r.Query)

@@ -90,7 +90,12 @@ func renderRun(w io.Writer, o *ops.RunOutput) {
 		if t.ExitCode != nil {
 			code = fmt.Sprint(*t.ExitCode)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.TaskID, t.Status, t.Cache, fmtMs(t.DurationMs), code, t.Reason)
+		cacheCol := t.Cache
+		if t.CacheSource != "" {
+			cacheCol += " (" + t.CacheSource + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.TaskID, t.Status, cacheCol, fmtMs(t.DurationMs), code, t.Reason)
 	}
 	tw.Flush()
+	printViolations(w, o.Tasks)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/daemon/taskkey"
+	"github.com/vzn/vx/daemon/workspace"
 )
 
 // answer runs an operation and renders its output as JSON or for people.
@@ -115,7 +116,11 @@ func renderShow(w io.Writer, o *ops.ShowOutput) {
 		if t.Timeout != "" {
 			row("timeout", t.Timeout)
 		}
+		if sb := t.Sandbox; sb != nil {
+			row("sandbox", sandboxText(sb))
+		}
 		tw.Flush()
+		renderOverlaps(w, o.OutputOverlaps)
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
@@ -144,6 +149,14 @@ func renderShow(w io.Writer, o *ops.ShowOutput) {
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\n%d projects in %s\n", len(o.Projects), o.Root)
+	renderOverlaps(w, o.OutputOverlaps)
+}
+
+// renderOverlaps names tasks that may write the same files.
+func renderOverlaps(w io.Writer, overlaps []workspace.OutputOverlap) {
+	for _, ov := range overlaps {
+		fmt.Fprintf(w, "outputs overlap: %s\n", ops.OverlapText(ov))
+	}
 }
 
 func whyVerb(ctx context.Context, s *IO, argv []string) error {

@@ -84,6 +84,7 @@ func serveVerb(ctx context.Context, s *IO, argv []string) error {
 		"root":         {kind: valueFlag, arg: "DIR", help: "the workspace (default: found from the current directory)"},
 		"idle-timeout": {kind: valueFlag, arg: "DURATION", help: "stop after this long with no session or request (default 30m; 0 never)"},
 		"log-level":    {kind: valueFlag, arg: "LEVEL", help: "debug, info, warn or error (default info)"},
+		"session-idle": {kind: valueFlag, arg: "DURATION", help: "end an MCP session with no request and no open stream for this long (default 30m; 0 never)"},
 	})
 	if err != nil {
 		return usageError{err.Error()}
@@ -109,6 +110,10 @@ func serveVerb(ctx context.Context, s *IO, argv []string) error {
 			idle = d
 		}
 	}
+	sessionIdle, err := durationFlag(a, "session-idle", "VXD_SESSION_IDLE")
+	if err != nil {
+		return err
+	}
 	lvl := zerolog.InfoLevel
 	if a.has("log-level") {
 		if lvl, err = zerolog.ParseLevel(a.str("log-level")); err != nil || a.str("log-level") == "" {
@@ -118,7 +123,7 @@ func serveVerb(ctx context.Context, s *IO, argv []string) error {
 	if err := os.MkdirAll(layout.Daemon(root), 0o700); err != nil {
 		return err
 	}
-	logf, err := os.OpenFile(layout.DaemonLog(root), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	logf, err := server.OpenLog(root)
 	if err != nil {
 		return err
 	}
@@ -130,7 +135,7 @@ func serveVerb(ctx context.Context, s *IO, argv []string) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err = server.Serve(ctx, server.Options{Root: root, IdleTimeout: idle, VX: vx, Logger: log, ExtraTools: ExtraTools,
+	err = server.Serve(ctx, server.Options{Root: root, IdleTimeout: idle, SessionIdle: sessionIdle, VX: vx, Logger: log, ExtraTools: ExtraTools,
 		Ready: func(d *wire.Discovery) {
 			fmt.Fprintf(s.Err, "vxd %s serving %s at http://127.0.0.1:%d/mcp (pid %d)\n", d.Version, d.Root, d.Port, d.PID)
 		}})
@@ -315,4 +320,24 @@ func renderStatus(w io.Writer, st *wire.Status) {
 	}
 	row("idle timeout", st.IdleTimeout)
 	tw.Flush()
+}
+
+// durationFlag reads a duration flag (or, without it, env) where 0 means
+// never: 0 is returned as -1, and an unset flag as 0 (the default).
+func durationFlag(a *args, flag, env string) (time.Duration, error) {
+	v, from := a.str(flag), "--"+flag
+	if !a.has(flag) {
+		v, from = os.Getenv(env), env
+	}
+	if v == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return 0, usageError{fmt.Sprintf("%s %q is not a duration (use e.g. 30m, 2h, or 0 for never)", from, v)}
+	}
+	if d == 0 {
+		return -1, nil
+	}
+	return d, nil
 }

@@ -48,6 +48,10 @@ type testDialer struct {
 	cur      *daemon
 	starts   int
 	restarts int
+	// extra tools every daemon it starts serves, and options of its
+	// endpoint (nil: defaults).
+	extra   func(td *testDialer) []mcpserver.Tool
+	mcpOpts *httpapi.MCPOptions
 }
 
 func newDialer(t *testing.T) *testDialer {
@@ -91,9 +95,13 @@ func (td *testDialer) start() (*daemon, error) {
 	_, _ = rand.Read(tok[:])
 	d := &daemon{url: fmt.Sprintf("http://127.0.0.1:%d", port), token: hex.EncodeToString(tok[:]), deletes: &td.deletes}
 	d.srv = mcpserver.New(&mcpserver.Options{Name: "vxd-test", Version: "1", Mask: func(s string) string { return strings.ReplaceAll(s, "secret", "***") }})
-	d.srv.SetTools(testTools(td.started))
+	tools := testTools(td.started)
+	if td.extra != nil {
+		tools = append(tools, td.extra(td)...)
+	}
+	d.srv.SetTools(tools)
 	mux := http.NewServeMux()
-	mcpH := httpapi.NewMCPHandler(d.srv, nil)
+	mcpH := httpapi.NewMCPHandler(d.srv, td.mcpOpts)
 	mux.Handle("/mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodDelete {
 			d.deletes.Add(1)
@@ -188,7 +196,7 @@ func connectHTTP(t *testing.T, td *testDialer) *client {
 		t.Fatal(err)
 	}
 	cl, c := newSDKClient()
-	cs, err := cl.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: &http.Client{Transport: bearer{token}}}, nil)
+	cs, err := cl.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: &http.Client{Transport: bearer{token}}}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"}) // the session era; the 2026-07-28 era has its own tests
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +216,7 @@ func connectShim(t *testing.T, td *testDialer) *client {
 		fromShim.Close()
 	}()
 	cl, c := newSDKClient()
-	cs, err := cl.Connect(context.Background(), &sdk.IOTransport{Reader: clientIn, Writer: clientOut}, nil)
+	cs, err := cl.Connect(context.Background(), &sdk.IOTransport{Reader: clientIn, Writer: clientOut}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"}) // the session era; the 2026-07-28 era has its own tests
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,8 +18,10 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -47,18 +49,26 @@ type Options struct {
 	// Grace is how long end of input waits for requests still in flight
 	// before cancelling them (default 5s).
 	Grace time.Duration
+	// StallTimeout is how long a request may wait with nothing at all
+	// from the daemon (no header, no byte, no keep-alive) before it is
+	// answered with an error (default 60s). vxd sends a keep-alive on a
+	// long request's stream every 20s, so a long runTasks is never cut.
+	StallTimeout time.Duration
 }
 
 const (
 	headerSessionID       = mcp.HeaderSessionID
 	headerProtocolVersion = mcp.HeaderProtocolVersion
 	maxLine               = 64 << 20
+	defaultStall          = 60 * time.Second
 )
 
 type shim struct {
-	d   Dialer
-	hc  *http.Client
-	log zerolog.Logger
+	d     Dialer
+	hc    *http.Client
+	fresh *http.Client // no kept-alive connections: for calls (freshClient)
+	log   zerolog.Logger
+	stall time.Duration
 
 	outMu  sync.Mutex
 	out    io.Writer
@@ -75,6 +85,11 @@ type shim struct {
 	sseCtx   context.Context
 
 	recoverMu sync.Mutex
+
+	// cancelled holds ids the client sent notifications/cancelled for
+	// (under mu).
+	cancelled map[string]bool
+	modern    modernCalls // 2026-07-28 requests in flight (modern.go)
 }
 
 // Run pumps messages between in/out and the daemon until in ends or ctx is
@@ -85,10 +100,14 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, d Dialer, opts *Optio
 	if opts == nil {
 		opts = &Options{}
 	}
-	s := &shim{d: d, hc: opts.HTTPClient, log: opts.Logger, out: out}
+	s := &shim{d: d, hc: opts.HTTPClient, log: opts.Logger, out: out, stall: opts.StallTimeout}
+	if s.stall <= 0 {
+		s.stall = defaultStall
+	}
 	if s.hc == nil {
 		s.hc = &http.Client{}
 	}
+	s.fresh = freshClient(s.hc)
 	grace := opts.Grace
 	if grace <= 0 {
 		grace = 5 * time.Second
@@ -136,6 +155,7 @@ loop:
 		}
 	}
 
+	s.endListens()
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
 	timer := time.NewTimer(grace)
@@ -192,9 +212,13 @@ func (s *shim) handleLine(ctx context.Context, wg *sync.WaitGroup, line []byte) 
 		s.writeMessage(jsonrpc.NewError(nil, derr))
 		return
 	}
+	if s.modernLine(ctx, wg, line, msgs, batch) {
+		return
+	}
 	var ids []json.RawMessage
 	isInit := false
 	for _, m := range msgs {
+		s.noteCancel(m)
 		if m.Kind() == jsonrpc.KindRequest {
 			ids = append(ids, m.ID)
 			isInit = isInit || (!batch && m.Method == mcp.MethodInitialize)
@@ -244,7 +268,8 @@ func (s *shim) current(ctx context.Context) (conn, error) {
 }
 
 // forward posts one line and writes its answers, recovering once from a
-// lost daemon or session.
+// lost daemon or session. A request the daemon may have received is sent
+// again only when it cannot change the workspace (notReplayable).
 func (s *shim) forward(ctx context.Context, line []byte, ids []json.RawMessage, isInit bool) {
 	for attempt := 0; ; attempt++ {
 		c, err := s.current(ctx)
@@ -252,26 +277,43 @@ func (s *shim) forward(ctx context.Context, line []byte, ids []json.RawMessage, 
 			s.fail(ids, err)
 			return
 		}
-		resp, err := s.post(ctx, c, line, !isInit)
-		lost := err != nil || (resp.StatusCode == http.StatusNotFound && c.sid != "" && !isInit)
-		if lost && attempt == 0 && ctx.Err() == nil {
-			if resp != nil {
-				resp.Body.Close()
-			}
-			s.log.Info().Err(err).Msg("the daemon or its session is gone: reconnecting")
-			if rerr := s.recover(ctx, c.gen, !isInit); rerr != nil {
-				s.fail(ids, rerr)
-				return
-			}
-			continue
-		}
-		if err != nil {
-			s.fail(ids, fmt.Errorf("reaching vxd: %w", err))
+		xe := s.exchange(ctx, c, line, ids, isInit)
+		if xe == nil {
 			return
 		}
-		s.deliver(resp, ids, isInit, c)
-		return
+		if xe.final || attempt > 0 || ctx.Err() != nil {
+			s.fail(ids, xe.err)
+			return
+		}
+		s.log.Info().Err(xe.err).Msg("the daemon or its session is gone: reconnecting")
+		if rerr := s.recover(ctx, c.gen, !isInit); rerr != nil {
+			s.fail(ids, rerr)
+			return
+		}
+		if xe.sent && !isInit {
+			if what := s.notReplayable(ctx, line); what != "" {
+				s.failUnknown(ids, what, xe.err)
+				return
+			}
+		}
 	}
+}
+
+// exchange posts one line and delivers its answers; nil means done.
+func (s *shim) exchange(ctx context.Context, c conn, line []byte, ids []json.RawMessage, isInit bool) *exchangeError {
+	hc := s.hc
+	if bytes.Contains(line, []byte(mcp.MethodToolsCall)) {
+		hc = s.fresh
+	}
+	resp, sent, err := s.postWith(ctx, hc, c, line, !isInit)
+	if err != nil {
+		return &exchangeError{err: fmt.Errorf("reaching vxd: %w", err), sent: sent, final: errors.Is(err, errStalled)}
+	}
+	if resp.StatusCode == http.StatusNotFound && c.sid != "" && !isInit {
+		resp.Body.Close()
+		return &exchangeError{err: errors.New("vxd no longer knows the session")}
+	}
+	return s.deliver(resp, ids, isInit, c)
 }
 
 // fail answers each request id with an internal error saying why.
@@ -285,10 +327,26 @@ func (s *shim) fail(ids []json.RawMessage, err error) {
 	}
 }
 
-func (s *shim) post(ctx context.Context, c conn, body []byte, withSession bool) (*http.Response, error) {
+// post sends one body; sent reports whether it reached the daemon in
+// full. The answer's body reports a stall (stallBody).
+func (s *shim) post(ctx context.Context, c conn, body []byte, withSession bool) (resp *http.Response, sent bool, err error) {
+	return s.postWith(ctx, s.hc, c, body, withSession)
+}
+
+func (s *shim) postWith(ctx context.Context, hc *http.Client, c conn, body []byte, withSession bool) (resp *http.Response, sent bool, err error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	st := newStallTimer(s.stall, cancel)
+	var wrote atomic.Bool
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(i httptrace.WroteRequestInfo) {
+		if i.Err == nil {
+			wrote.Store(true)
+		}
+	}})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+"/mcp", bytes.NewReader(body))
 	if err != nil {
-		return nil, err
+		st.stop()
+		cancel(nil)
+		return nil, false, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
@@ -299,40 +357,94 @@ func (s *shim) post(ctx context.Context, c conn, body []byte, withSession bool) 
 	if withSession && c.rev != "" {
 		req.Header.Set(headerProtocolVersion, c.rev)
 	}
-	return s.hc.Do(req)
+	resp, err = hc.Do(req)
+	if err != nil {
+		st.stop()
+		if errors.Is(context.Cause(ctx), errStalled) {
+			err = stalled(s.stall)
+		}
+		cancel(nil)
+		return nil, wrote.Load(), err
+	}
+	st.alive()
+	resp.Body = &stallBody{ReadCloser: resp.Body, st: st, ctx: ctx, cancel: cancel}
+	return resp, true, nil
 }
 
-// deliver writes the answers in resp to out.
-func (s *shim) deliver(resp *http.Response, ids []json.RawMessage, isInit bool, c conn) {
+// deliver writes the answers in resp to out. It reports an answer lost
+// on the way (the stream broke, the daemon stalled) or too large to pass
+// on, so that no request waits forever.
+func (s *shim) deliver(resp *http.Response, ids []json.RawMessage, isInit bool, c conn) *exchangeError {
 	defer resp.Body.Close()
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch {
 	case resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusNoContent:
-		return
+		s.unanswered(ids)
+		return nil
 	case resp.StatusCode == http.StatusOK && mt == "text/event-stream":
-		_ = readSSE(resp.Body, s.writeLine)
-		return
+		answered := false
+		err := readSSE(resp.Body, func(data []byte) {
+			answered = answered || isResponse(data)
+			s.writeLine(data)
+		})
+		if answered || len(ids) == 0 {
+			return nil
+		}
+		return lostAnswer(err)
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxLine))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxLine+1))
 	if err != nil {
-		s.fail(ids, fmt.Errorf("reading vxd's answer: %w", err))
-		return
+		return lostAnswer(err)
+	}
+	if len(body) > maxLine {
+		return &exchangeError{err: tooLarge(), sent: true, final: true}
 	}
 	if resp.StatusCode == http.StatusOK && isInit {
 		s.adopt(resp.Header.Get(headerSessionID), body, c.gen)
 	}
 	if resp.StatusCode == http.StatusOK {
 		s.writeLine(body)
-		return
+		return nil
 	}
 	// An HTTP refusal: pass its JSON-RPC error on when it names the
 	// request, else answer each request with the status.
 	if msgs, batch, derr := jsonrpc.Decode(body); derr == nil && !batch && len(ids) == 1 &&
 		msgs[0].Kind() == jsonrpc.KindResponse && string(msgs[0].ID) == string(ids[0]) {
 		s.writeLine(body)
-		return
+		return nil
 	}
 	s.fail(ids, fmt.Errorf("vxd answered HTTP %d: %s", resp.StatusCode, strings.TrimSpace(string(body))))
+	return nil
+}
+
+// lostAnswer is an answer that stopped coming after the request arrived.
+func lostAnswer(err error) *exchangeError {
+	switch {
+	case errors.Is(err, bufio.ErrTooLong):
+		return &exchangeError{err: tooLarge(), sent: true, final: true}
+	case errors.Is(err, errStalled):
+		return &exchangeError{err: err, sent: true, final: true}
+	case err == nil:
+		err = io.ErrUnexpectedEOF
+	}
+	return &exchangeError{err: fmt.Errorf("reading vxd's answer: %w", err), sent: true}
+}
+
+func tooLarge() error {
+	return fmt.Errorf("vxd's answer is over %d MiB, the most vx mcp passes on as one line; ask for less (a narrower filter, getFailures rather than getTaskLog)", maxLine>>20)
+}
+
+// isResponse reports whether an SSE event's data is a response (not a
+// notification).
+func isResponse(data []byte) bool {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if len(data) > 0 && data[0] == '[' {
+		return true // a batch's answers
+	}
+	return json.Unmarshal(data, &m) == nil && m.Method == "" && len(m.ID) > 0
 }
 
 // adopt records the session an initialize answer opened and starts
@@ -392,7 +504,7 @@ func (s *shim) recover(ctx context.Context, gen int, replay bool) error {
 	if !replay || initLine == nil {
 		return nil
 	}
-	resp, err := s.post(ctx, c, initLine, false)
+	resp, _, err := s.post(ctx, c, initLine, false)
 	if err != nil {
 		return fmt.Errorf("replaying initialize: %w", err)
 	}
@@ -406,7 +518,7 @@ func (s *shim) recover(ctx context.Context, gen int, replay bool) error {
 	c = conn{s.gen, s.base, s.token, s.sid, s.rev}
 	s.mu.Unlock()
 	note, _ := jsonrpc.Encode(&jsonrpc.Message{Method: mcp.NotifyInitialized})
-	if resp, err := s.post(ctx, c, note, true); err == nil {
+	if resp, _, err := s.post(ctx, c, note, true); err == nil {
 		resp.Body.Close()
 	}
 	return nil

@@ -54,6 +54,13 @@ type Result struct {
 // Note says so. A query with no words is refused with an *ArgError naming
 // the argument "query".
 func Search(query string, limit int) (*Result, error) {
+	return SearchLimit(query, limit, limit != 0)
+}
+
+// SearchLimit is Search where given says whether the caller gave a limit:
+// a given 0 is below the minimum, clamped to 1 and noted like any other
+// out-of-range limit; only an absent limit means DefaultLimit.
+func SearchLimit(query string, limit int, given bool) (*Result, error) {
 	words := queryWords(query)
 	if len(words) == 0 {
 		return nil, &ArgError{Arg: "query", Msg: fmt.Sprintf("%s has no words to search for: give one or more words, e.g. \"cache key\", \"--filter\" or \"runTasks\" (a word is letters and digits, optionally joined by - _ . / #)", describeQuery(query))}
@@ -64,7 +71,7 @@ func Search(query string, limit int) (*Result, error) {
 	}
 	var notes []string
 	switch {
-	case limit == 0:
+	case !given:
 		limit = DefaultLimit
 	case limit < 1:
 		notes = append(notes, fmt.Sprintf("limit %d is below the minimum; 1 applied (limit accepts 1..%d)", limit, MaxLimit))

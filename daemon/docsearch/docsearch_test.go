@@ -489,3 +489,23 @@ func BenchmarkIndex(b *testing.B) {
 		}
 	}
 }
+
+// TestGivenZeroLimitClamps: a limit of 0 that the caller gave is out of
+// range like any other, so it is clamped to 1 and the note says so; only
+// an absent limit means the default.
+func TestGivenZeroLimitClamps(t *testing.T) {
+	r, err := SearchLimit("task", 0, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Limit != 1 || !strings.Contains(r.Note, "limit 0 is below the minimum; 1 applied") {
+		t.Errorf("given limit 0: applied %d, note %q; want 1 and a note saying so", r.Limit, r.Note)
+	}
+	r, err = SearchLimit("task", 0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Limit != DefaultLimit || strings.Contains(r.Note, "limit accepts") {
+		t.Errorf("no limit: applied %d, note %q; want %d and no limit note", r.Limit, r.Note, DefaultLimit)
+	}
+}

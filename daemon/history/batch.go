@@ -17,7 +17,7 @@ import (
 // rows go in as multi-row statements; the outcome is the one the
 // row-at-a-time write gave, in slice order.
 
-// batchRows bounds the rows of one multi-row statement (22 parameters a
+// batchRows bounds the rows of one multi-row statement (23 parameters a
 // row stays well under SQLite's variable limit).
 const batchRows = 200
 
@@ -177,7 +177,7 @@ func batchWindows(ctx context.Context, tx *sql.Tx, execs []Execution) (map[strin
 }
 
 func (s *Store) insertExecutions(ctx context.Context, tx *sql.Tx, chunk []execRow) error {
-	const cols = 22
+	const cols = 23
 	args := make([]any, 0, cols*len(chunk))
 	for _, r := range chunk {
 		e := r.e
@@ -199,11 +199,12 @@ func (s *Store) insertExecutions(ctx context.Context, tx *sql.Tx, chunk []execRo
 		}
 		args = append(args, r.id, e.RunID, r.rc.seq, r.rc.started, e.TaskID, e.Project, e.Task, e.Key, e.Status, e.Cache,
 			boolInt(r.ran), exit, nanos(e.StartedAt), e.DurationMs, e.PeakRSSBytes, e.CPUParallelism, blocked,
-			boolInt(e.TimedOut), boolInt(e.NotReady), e.Reason, boolInt(e.OutputTruncated), out)
+			boolInt(e.TimedOut), e.Reason, boolInt(e.OutputTruncated), e.CacheSource, out, sandboxJSON(e.SandboxViolations))
 	}
 	q := `INSERT INTO executions
 		(id, run_id, run_seq, run_started_at, task_id, project, task, key, status, cache, ran, exit_code, started_at, duration_ms,
-		 peak_rss_bytes, cpu_parallelism, blocked_by, timed_out, not_ready, reason, output_truncated, output)
+		 peak_rss_bytes, cpu_parallelism, blocked_by, timed_out, reason, output_truncated, cache_source, output,
+		 sandbox_violations)
 		VALUES ` + valuesList(cols, len(chunk))
 	if _, err := tx.ExecContext(ctx, q, args...); err != nil {
 		return fmt.Errorf("recording executions of %s…: %w", chunk[0].e.TaskID, err)

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/vzn/vx/protocol/wire"
 )
 
 // The batched write must leave the history exactly as recording the same
@@ -32,6 +34,11 @@ func TestRecordBatchMatchesOneByOne(t *testing.T) {
 				e.Status, e.Key, e.ExitCode, e.BlockedBy = StatusBlocked, "", nil, []string{"pkg-000#build"}
 			case i%17 == 0:
 				e.Status, e.TimedOut = StatusTimedOut, true
+			case i%19 == 0:
+				e.CacheSource = "remote"
+				e.Cache = CacheHit
+			case i%23 == 0:
+				e.SandboxViolations = []wire.SandboxViolation{{Op: "write", Path: fmt.Sprintf("/tmp/x%d", i), Process: "sh", Pid: i}}
 			}
 			if i%2 == 1 {
 				e.RunID = runB

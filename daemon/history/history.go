@@ -42,7 +42,7 @@ import (
 
 // SchemaVersion is the layout this vx reads and writes, stored in the
 // database's user_version.
-const SchemaVersion = 1
+const SchemaVersion = 5
 
 // Limits applied by the list readers.
 const (
@@ -133,6 +133,12 @@ type Run struct {
 	Failed     int        `json:"failed"`
 	Cached     int        `json:"cached"`
 	DurationMs int64      `json:"durationMs"`
+	// PID and ProcStart name the vx process recording the run (its start
+	// time in clock ticks since boot, from /proc/PID/stat), so that a run
+	// whose process died without finishing it reads as interrupted. 0 is
+	// unknown; BeginRun fills in the calling process.
+	PID       int   `json:"-"`
+	ProcStart int64 `json:"-"`
 }
 
 // Execution is one task of a run, as the engine finished it.
@@ -144,20 +150,23 @@ type Execution struct {
 	Key            string    `json:"key"`    // cache key; empty when none was computed
 	Status         string    `json:"status"` // passed|failed|blocked|timedOut|interrupted|skipped
 	Cache          string    `json:"cache"`  // hit|miss|off
+	CacheSource    string    `json:"cacheSource,omitempty"`
 	ExitCode       *int      `json:"exitCode"`
 	StartedAt      time.Time `json:"startedAt"`
 	DurationMs     int64     `json:"durationMs"`
-	PeakRSSBytes   int64     `json:"peakRssBytes"`
+	PeakRSSBytes   int64     `json:"peakRssBytes,omitempty"` // the task's own peak; 0 (absent) when none was measured
 	CPUParallelism float64   `json:"cpuParallelism"`
 	BlockedBy      []string  `json:"blockedBy,omitempty"`
 	TimedOut       bool      `json:"timedOut"`
-	NotReady       bool      `json:"notReady"`
 	Reason         string    `json:"reason,omitempty"`
 	// Output is kept for failures only, already excerpted and masked. It is
 	// not marshalled: as []byte it would be base64, which helps no reader;
 	// adapters render it as text.
 	Output          []byte `json:"-"`
 	OutputTruncated bool   `json:"outputTruncated"`
+	// SandboxViolations are what a sandboxed task did outside its
+	// declaration, masked.
+	SandboxViolations []wire.SandboxViolation `json:"sandboxViolations,omitempty"`
 }
 
 // ExecRow is an execution with its run's place in history.
@@ -208,7 +217,7 @@ type TaskStat struct {
 	// pass and a failure (or time-out); FlakyKeys counts such keys.
 	Flaky             bool    `json:"flaky"`
 	FlakyKeys         int     `json:"flakyKeys"`
-	MaxPeakRSSBytes   int64   `json:"maxPeakRssBytes"`
+	MaxPeakRSSBytes   int64   `json:"maxPeakRssBytes,omitempty"`
 	MaxCPUParallelism float64 `json:"maxCpuParallelism"`
 	LastStatus        string  `json:"lastStatus"`
 	LastRunID         string  `json:"lastRunId"`
@@ -241,6 +250,8 @@ type Store struct {
 
 	mu sync.Mutex
 	r  *sql.DB // reader pool; nil while a read-only store has no database
+
+	movedAside *MovedAside // what Open moved aside, if anything (corrupt.go)
 }
 
 // Path is where a workspace keeps its history.
@@ -280,6 +291,10 @@ func newStore(path string, readOnly bool, opts *Options) (*Store, error) {
 // schema version (see the package comment). The engine opens one Store per
 // process: it holds a single writer connection.
 func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
+	return openRecovering(ctx, path, opts)
+}
+
+func openWriter(ctx context.Context, path string, opts *Options) (*Store, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("opening run history %s: %w", path, err)
@@ -377,6 +392,9 @@ func (s *Store) reader(ctx context.Context) (*sql.DB, error) {
 	v, tables, err := schemaState(ctx, db)
 	if err != nil {
 		db.Close()
+		if isCorrupt(s.path, err) {
+			return nil, &CorruptError{Path: s.path, Err: err}
+		}
 		return nil, fmt.Errorf("opening run history %s: %w", s.path, err)
 	}
 	if v == 0 && tables == 0 {

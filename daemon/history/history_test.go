@@ -161,7 +161,7 @@ func TestRoundTrip(t *testing.T) {
 		{RunID: run.ID, TaskID: "web#deploy", Project: "web", Task: "deploy", Status: StatusBlocked, Cache: CacheOff,
 			StartedAt: t0.Add(3 * time.Second), BlockedBy: []string{"web#test"}, Reason: "blocked by web#test"},
 		{RunID: run.ID, TaskID: "api#serve", Project: "api", Task: "serve", Key: "k-serve", Status: StatusTimedOut,
-			Cache: CacheMiss, StartedAt: t0.Add(4 * time.Second), DurationMs: 60000, TimedOut: true, NotReady: true},
+			Cache: CacheMiss, StartedAt: t0.Add(4 * time.Second), DurationMs: 60000, TimedOut: true},
 	}
 	if err := s.RecordExecutions(ctx, execs); err != nil {
 		t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 )
 
 const runCols = `id, seq, command, args, started_at, ended_at, status, exit_code,
-	git_branch, git_commit, ci, tasks, failed, cached, duration_ms`
+	git_branch, git_commit, ci, tasks, failed, cached, duration_ms, pid, proc_start`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -25,7 +25,7 @@ func scanRun(sc scanner) (*Run, error) {
 		ci      int
 	)
 	err := sc.Scan(&r.ID, &r.Seq, &r.Command, &args, &started, &ended, &r.Status, &exit,
-		&r.GitBranch, &r.GitCommit, &ci, &r.Tasks, &r.Failed, &r.Cached, &r.DurationMs)
+		&r.GitBranch, &r.GitCommit, &ci, &r.Tasks, &r.Failed, &r.Cached, &r.DurationMs, &r.PID, &r.ProcStart)
 	if err != nil {
 		return nil, err
 	}
@@ -42,13 +42,14 @@ func scanRun(sc scanner) (*Run, error) {
 		r.ExitCode = &c
 	}
 	r.CI = ci != 0
+	settleRun(&r)
 	return &r, nil
 }
 
 // execCols reads every column but the output; execColsOut adds it.
 const execCols = `e.run_id, e.task_id, e.project, e.task, e.key, e.status, e.cache, e.exit_code,
 	e.started_at, e.duration_ms, e.peak_rss_bytes, e.cpu_parallelism, e.blocked_by,
-	e.timed_out, e.not_ready, e.reason, e.output_truncated`
+	e.timed_out, e.reason, e.output_truncated, e.cache_source, e.sandbox_violations`
 
 const execColsOut = execCols + `, e.output`
 
@@ -59,13 +60,13 @@ func (s *Store) scanExec(sc scanner, withOutput bool, extra ...any) (*Execution,
 		started  int64
 		blocked  sql.NullString
 		timedOut int
-		notReady int
 		trunc    int
 		out      []byte
+		sandbox  sql.NullString
 	)
 	dest := []any{&e.RunID, &e.TaskID, &e.Project, &e.Task, &e.Key, &e.Status, &e.Cache, &exit,
 		&started, &e.DurationMs, &e.PeakRSSBytes, &e.CPUParallelism, &blocked,
-		&timedOut, &notReady, &e.Reason, &trunc}
+		&timedOut, &e.Reason, &trunc, &e.CacheSource, &sandbox}
 	if withOutput {
 		dest = append(dest, &out)
 	}
@@ -82,8 +83,12 @@ func (s *Store) scanExec(sc scanner, withOutput bool, extra ...any) (*Execution,
 			return nil, fmt.Errorf("decoding blockedBy of %s: %w", e.TaskID, err)
 		}
 	}
+	if sandbox.Valid {
+		if err := json.Unmarshal([]byte(sandbox.String), &e.SandboxViolations); err != nil {
+			return nil, fmt.Errorf("decoding sandboxViolations of %s: %w", e.TaskID, err)
+		}
+	}
 	e.TimedOut = timedOut != 0
-	e.NotReady = notReady != 0
 	e.OutputTruncated = trunc != 0
 	if len(out) > 0 {
 		b, err := s.dec.DecodeAll(out, nil)

@@ -36,7 +36,10 @@ var schema = []string{
 		cached      INTEGER NOT NULL DEFAULT 0,
 		duration_ms INTEGER NOT NULL DEFAULT 0,
 		executions  INTEGER NOT NULL DEFAULT 0,
-		hits        INTEGER NOT NULL DEFAULT 0
+		hits        INTEGER NOT NULL DEFAULT 0,
+		pid         INTEGER NOT NULL DEFAULT 0,
+		proc_start  INTEGER NOT NULL DEFAULT 0,
+		` + remoteRunColumns + `
 	) WITHOUT ROWID`,
 	`CREATE UNIQUE INDEX runs_seq ON runs(seq)`,
 	`CREATE INDEX runs_status_seq ON runs(status, seq)`,
@@ -62,9 +65,10 @@ var schema = []string{
 		cpu_parallelism  REAL    NOT NULL,
 		blocked_by       TEXT,
 		timed_out        INTEGER NOT NULL,
-		not_ready        INTEGER NOT NULL,
 		reason           TEXT    NOT NULL,
 		output_truncated INTEGER NOT NULL,
+		cache_source     TEXT    NOT NULL DEFAULT '',
+		sandbox_violations TEXT,
 		output           BLOB
 	)`,
 	`CREATE INDEX executions_task ON executions(task_id, run_seq)`,
@@ -114,8 +118,13 @@ var schema = []string{
 }
 
 // migrations[v] moves a database from version v to v+1 inside the open
-// transaction. None exist yet: SchemaVersion 1 is the first layout.
-var migrations = map[int]func(ctx context.Context, tx *sql.Tx) error{}
+// transaction (the steps are in steps.go, remote.go and sandbox.go).
+var migrations = map[int]func(ctx context.Context, tx *sql.Tx) error{
+	1: stepRunProcess,        // runs.pid, runs.proc_start: find runs whose vx died
+	2: stepOwnPeaks,          // drop peaks that were vx's own memory; drop executions.not_ready
+	3: addRemoteCacheColumns, // executions.cache_source, runs.remote_*: where hits came from
+	4: addSandboxViolations,  // executions.sandbox_violations
+}
 
 // prepareSchema creates, migrates or resets the schema in one IMMEDIATE
 // transaction, so that two processes opening a new workspace at once agree.

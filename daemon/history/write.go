@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 )
@@ -73,6 +74,9 @@ func (s *Store) BeginRun(ctx context.Context, r *Run) error {
 	if r.Status == "" {
 		r.Status = RunRunning
 	}
+	if r.Status == RunRunning && r.PID == 0 {
+		r.PID, r.ProcStart = os.Getpid(), ProcStart(os.Getpid())
+	}
 	if !validRunStatus(r.Status) {
 		return fmt.Errorf("beginning run %s: unknown run status %q (want running, passed, failed or interrupted)", r.ID, r.Status)
 	}
@@ -95,11 +99,11 @@ func (s *Store) BeginRun(ctx context.Context, r *Run) error {
 	for attempt := 0; ; attempt++ {
 		err = s.inTx(ctx, func(tx *sql.Tx) error {
 			return tx.QueryRowContext(ctx, `INSERT INTO runs
-				(id, seq, command, args, started_at, ended_at, status, exit_code, git_branch, git_commit, ci, tasks, failed, cached, duration_ms)
-				VALUES (?, (SELECT coalesce(max(seq), 0) + 1 FROM runs), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+				(id, seq, command, args, started_at, ended_at, status, exit_code, git_branch, git_commit, ci, tasks, failed, cached, duration_ms, pid, proc_start)
+				VALUES (?, (SELECT coalesce(max(seq), 0) + 1 FROM runs), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 				RETURNING seq`,
 				r.ID, r.Command, string(argsJSON), nanos(r.StartedAt), ended, r.Status, exit,
-				r.GitBranch, r.GitCommit, boolInt(r.CI), r.Tasks, r.Failed, r.Cached, r.DurationMs,
+				r.GitBranch, r.GitCommit, boolInt(r.CI), r.Tasks, r.Failed, r.Cached, r.DurationMs, r.PID, r.ProcStart,
 			).Scan(&r.Seq)
 		})
 		if err != nil && generated && isConstraint(err) && attempt < 3 {

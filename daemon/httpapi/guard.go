@@ -33,7 +33,7 @@ type GuardOptions struct {
 
 const (
 	allowMethods  = "GET, POST, DELETE, OPTIONS"
-	allowHeaders  = "Authorization, Content-Type, " + mcp.HeaderSessionID + ", " + mcp.HeaderProtocolVersion + ", " + mcp.HeaderLastEventID + ", Accept"
+	allowHeaders  = "Authorization, Content-Type, " + mcp.HeaderSessionID + ", " + mcp.HeaderProtocolVersion + ", " + mcp.HeaderLastEventID + ", Accept, Mcp-Method, Mcp-Name"
 	exposeHeaders = mcp.HeaderSessionID + ", " + mcp.HeaderProtocolVersion
 )
 
@@ -62,10 +62,11 @@ func Guard(next http.Handler, opts GuardOptions) http.Handler {
 		sum := sha256.Sum256([]byte(got))
 		return subtle.ConstantTimeCompare(sum[:], want[:]) == 1
 	}
+	refusals := &refusalLog{log: opts.Logger}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		log := opts.Logger.With().Str("method", r.Method).Str("path", r.URL.Path).Logger()
+		log := opts.Logger.With().Str("method", clip(r.Method)).Str("path", clip(r.URL.Path)).Logger()
 		if !loopbackHost(r.Host, opts.Port) {
-			log.Warn().Str("host", r.Host).Msg("refused: host is not this daemon's loopback address")
+			refusals.warn(log).Str("host", clip(r.Host)).Msg("refused: host is not this daemon's loopback address")
 			http.Error(w, "forbidden: the Host header must be 127.0.0.1, localhost or [::1] with this daemon's port", http.StatusForbidden)
 			return
 		}
@@ -74,8 +75,8 @@ func Guard(next http.Handler, opts GuardOptions) http.Handler {
 		if hasOrigin {
 			origin = strings.Join(origins, ",")
 			if !loopbackOrigin(origin) {
-				log.Warn().Str("origin", origin).Msg("refused: origin is not a loopback origin")
-				http.Error(w, "forbidden: requests from origin "+strconv.Quote(origin)+" are not allowed; only pages on localhost may call this daemon", http.StatusForbidden)
+				refusals.warn(log).Str("origin", clip(origin)).Msg("refused: origin is not a loopback origin")
+				http.Error(w, "forbidden: requests from origin "+strconv.Quote(clip(origin))+" are not allowed; only pages on localhost may call this daemon", http.StatusForbidden)
 				return
 			}
 			h := w.Header()
@@ -91,7 +92,7 @@ func Guard(next http.Handler, opts GuardOptions) http.Handler {
 			}
 		}
 		if !authorized(r) {
-			log.Warn().Msg("refused: missing or wrong bearer token")
+			refusals.warn(log).Msg("refused: missing or wrong bearer token")
 			w.Header().Set("WWW-Authenticate", `Bearer realm="vxd"`)
 			http.Error(w, "unauthorized: send Authorization: Bearer <token>, the token from the daemon's discovery file", http.StatusUnauthorized)
 			return

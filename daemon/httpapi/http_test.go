@@ -248,7 +248,7 @@ func TestSDKClient(t *testing.T) {
 			progress <- r.Params.Progress
 		},
 	})
-	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: d.URL + "/mcp", HTTPClient: &http.Client{Transport: bearer{testToken}}}, nil)
+	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: d.URL + "/mcp", HTTPClient: &http.Client{Transport: bearer{testToken}}}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"}) // the session era; the 2026-07-28 era has its own tests
 	if err != nil {
 		t.Fatal(err)
 	}

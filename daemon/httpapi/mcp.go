@@ -148,6 +148,10 @@ func (h *mcpHandler) post(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, b)
 		return
 	}
+	if isModern(r, msgs, batch) {
+		h.serveModern(w, r, msgs[0], sseOK)
+		return
+	}
 
 	var ss *mcpserver.Session
 	created := false
@@ -192,7 +196,9 @@ func (h *mcpHandler) post(w http.ResponseWriter, r *http.Request) {
 	}
 
 	rw := &replyWriter{w: w, sse: sseOK}
+	stopKeepAlive := rw.keepAlive(h.keepAlive)
 	reply := ss.Handle(r.Context(), msgs, batch, rw.notify)
+	stopKeepAlive()
 	if created && !succeeded(reply) {
 		w.Header().Del(HeaderSessionID)
 		ss.Close()
@@ -236,13 +242,7 @@ func (rw *replyWriter) notify(m *jsonrpc.Message) {
 	if rw.finished {
 		return
 	}
-	if !rw.started {
-		rw.started = true
-		h := rw.w.Header()
-		h.Set("Content-Type", "text/event-stream")
-		h.Set("Cache-Control", "no-cache")
-		rw.w.WriteHeader(http.StatusOK)
-	}
+	rw.startLocked()
 	_ = writeEvent(rw.w, b)
 	_ = http.NewResponseController(rw.w).Flush()
 }
@@ -321,6 +321,7 @@ func (h *mcpHandler) get(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	kicked := st.attach()
+	defer ss.Hold()()
 	hdr := w.Header()
 	hdr.Set("Content-Type", "text/event-stream")
 	hdr.Set("Cache-Control", "no-cache")

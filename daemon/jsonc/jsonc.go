@@ -34,11 +34,15 @@ func (e *Error) Error() string { return fmt.Sprintf("%d:%d: %s", e.Line, e.Col, 
 type Doc struct {
 	Src      []byte // the text as given
 	Standard []byte // the text with comments and trailing commas blanked: plain JSON, same offsets
-	Root     *Node
+	value    hujson.Value
+	root     *Node
 }
 
 // Parse parses src. A syntax error is an *Error.
 func Parse(src []byte) (*Doc, error) {
+	if err := checkDepth(src); err != nil {
+		return nil, err
+	}
 	// hujson refuses a line comment that ends the file without a newline:
 	// parse a copy with one added (every offset before it is unchanged).
 	buf := append(bytes.Clone(src), '\n')
@@ -46,13 +50,52 @@ func Parse(src []byte) (*Doc, error) {
 	if err != nil {
 		return nil, syntaxError(src, v, err)
 	}
-	root, err := build(src, &v, 0)
-	if err != nil {
-		return nil, err
-	}
+	// Standardize blanks comments and trailing commas in place, keeping
+	// every offset (the tree built later reads only values and offsets).
 	v.Standardize()
-	std := v.Pack()
-	return &Doc{Src: src, Standard: std[:min(len(std), len(src))], Root: root}, nil
+	return &Doc{Src: src, Standard: v.Pack()[:len(src)], value: v}, nil
+}
+
+// Root is the document's value tree, built on first use (a load that
+// decodes cleanly never needs it).
+func (d *Doc) Root() *Node {
+	if d.root == nil {
+		d.root = build(&d.value)
+	}
+	return d.root
+}
+
+// checkDepth refuses a document nested deeper than maxDepth before hujson,
+// which recurses once per level, parses it.
+func checkDepth(src []byte) error {
+	depth := 0
+	for i := 0; i < len(src); i++ {
+		switch c := src[i]; {
+		case c == '"':
+			for i++; i < len(src) && src[i] != '"'; i++ {
+				if src[i] == '\\' {
+					i++
+				}
+			}
+		case c == '/' && i+1 < len(src) && src[i+1] == '/':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+		case c == '/' && i+1 < len(src) && src[i+1] == '*':
+			end := bytes.Index(src[i+2:], []byte("*/"))
+			if end < 0 {
+				return nil // unterminated: the parser says so
+			}
+			i += 2 + end + 1
+		case c == '{' || c == '[':
+			if depth++; depth > maxDepth {
+				return errorf(src, i, "nesting deeper than %d levels", maxDepth)
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return nil
 }
 
 // errorf is an *Error at off in src.
@@ -83,6 +126,12 @@ func syntaxError(src []byte, partial hujson.Value, err error) error {
 		return errorf(src, openingQuote(src), "a string is not closed")
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return errorf(src, len(src), "the file ends early: a brace, bracket or string is not closed")
+	case strings.HasPrefix(msg, "invalid literal:"):
+		// Never quote the text: it may be a secret someone forgot to quote.
+		if off < len(src) && src[off] == '"' {
+			return errorf(src, off, "a string with an invalid escape or a control character")
+		}
+		return errorf(src, off, "not a JSON value: expected a string, a number, true, false or null")
 	case strings.HasSuffix(msg, "after top-level value"):
 		r, _ := utf8.DecodeRune(src[off:])
 		return errorf(src, off, "unexpected %q after the end of the JSON object", string(r))

@@ -31,7 +31,7 @@ func TestParseJSONC(t *testing.T) {
 					t.Fatal(err)
 				}
 				var v any
-				if err := doc.Root.Decode(&v); err != nil {
+				if err := doc.Root().Decode(&v); err != nil {
 					t.Fatal(err)
 				}
 				return
@@ -64,7 +64,7 @@ func TestStandardKeepsOffsets(t *testing.T) {
 	if err := json.Unmarshal(doc.Standard, &v); err != nil {
 		t.Fatalf("standard text is not JSON: %v\n%s", err, doc.Standard)
 	}
-	paths := doc.Root.Paths()
+	paths := doc.Root().Paths()
 	got := map[string]string{}
 	for _, p := range paths {
 		got[p.Path] = src[p.Off:p.End]
@@ -101,7 +101,82 @@ func TestLineCommentAtEndOfFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := doc.Root.Get("a"); got == nil || got.Str != "1" {
+	if got := doc.Root().Get("a"); got == nil || got.Str != "1" {
 		t.Errorf("a = %+v", got)
+	}
+}
+
+func TestNestingIsBounded(t *testing.T) {
+	deep := strings.Repeat("[", 1_000_000)
+	_, err := Parse([]byte(deep))
+	var e *Error
+	if !errors.As(err, &e) || !strings.Contains(e.Msg, "nesting deeper") || e.Off != maxDepth {
+		t.Fatalf("err = %v, want a nesting error at offset %d", err, maxDepth)
+	}
+	// Brackets in strings and comments do not nest.
+	src := `{"a": "` + strings.Repeat("[", 2*maxDepth) + `" /* ` + strings.Repeat("{", 2*maxDepth) + ` */} // [[[[`
+	if _, err := Parse([]byte(src)); err != nil {
+		t.Errorf("brackets inside a string or comment: %v", err)
+	}
+	ok := strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth)
+	if _, err := Parse([]byte(ok)); err != nil {
+		t.Errorf("%d levels: %v", maxDepth, err)
+	}
+}
+
+func TestDecodePlain(t *testing.T) {
+	type cfg struct {
+		A int      `json:"a"`
+		L []string `json:"l"`
+	}
+	tests := []struct {
+		name   string
+		src    string
+		strict bool
+		ok     bool
+	}{
+		{"plain", `{"a": 1, "l": ["x"]}`, true, true},
+		{"trailing space", "{\"a\": 1}\n\n", true, true},
+		{"a comment", "{\"a\": 1} // c", true, false},
+		{"a trailing comma", `{"a": 1,}`, true, false},
+		{"text after", `{"a": 1} {}`, true, false},
+		{"unknown key, strict", `{"a": 1, "b": 2}`, true, false},
+		{"unknown key, lenient", `{"a": 1, "b": 2}`, false, true},
+		{"wrong type after a good field", `{"l": ["x"], "a": "1"}`, true, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var c cfg
+			err := DecodePlain([]byte(tc.src), &c, tc.strict)
+			if (err == nil) != tc.ok {
+				t.Fatalf("DecodePlain = %v, want ok %v", err, tc.ok)
+			}
+			if err != nil && (c.A != 0 || c.L != nil) {
+				t.Errorf("a refused decode left %+v, want the zero value", c)
+			}
+			if err == nil && c.A != 1 {
+				t.Errorf("decoded %+v", c)
+			}
+		})
+	}
+}
+
+func TestSyntaxErrorsDoNotQuoteValues(t *testing.T) {
+	for _, src := range []string{
+		`{"token": hunter2secret}`,
+		`{"token": "hunter2secret\q"}`,
+		"{\"token\": \"hunter2secret\x01\"}",
+	} {
+		_, err := Parse([]byte(src))
+		var e *Error
+		if !errors.As(err, &e) {
+			t.Fatalf("%q: err = %v, want *Error", src, err)
+		}
+		if strings.Contains(e.Msg, "hunter2") {
+			t.Errorf("%q: message %q quotes the value", src, e.Msg)
+		}
+		if e.Line != 1 || e.Col != 11 {
+			t.Errorf("%q: at %d:%d, want 1:11", src, e.Line, e.Col)
+		}
 	}
 }

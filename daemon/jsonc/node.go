@@ -41,30 +41,19 @@ type Member struct {
 	Val    *Node
 }
 
-func build(src []byte, v *hujson.Value, depth int) (*Node, error) {
-	if depth > maxDepth {
-		return nil, errorf(src, v.StartOffset, "nesting deeper than %d levels", maxDepth)
-	}
+func build(v *hujson.Value) *Node {
 	n := &Node{Off: v.StartOffset, End: v.EndOffset}
 	switch t := v.Value.(type) {
 	case *hujson.Object:
 		n.Kind = Object
 		for i := range t.Members {
 			m := &t.Members[i]
-			val, err := build(src, &m.Value, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			n.Members = append(n.Members, Member{Key: m.Name.Value.(hujson.Literal).String(), KeyOff: m.Name.StartOffset, Val: val})
+			n.Members = append(n.Members, Member{Key: m.Name.Value.(hujson.Literal).String(), KeyOff: m.Name.StartOffset, Val: build(&m.Value)})
 		}
 	case *hujson.Array:
 		n.Kind = Array
 		for i := range t.Elements {
-			item, err := build(src, &t.Elements[i], depth+1)
-			if err != nil {
-				return nil, err
-			}
-			n.Items = append(n.Items, item)
+			n.Items = append(n.Items, build(&t.Elements[i]))
 		}
 	case hujson.Literal:
 		switch t.Kind() {
@@ -78,7 +67,7 @@ func build(src []byte, v *hujson.Value, depth int) (*Node, error) {
 			n.Kind = Null
 		}
 	}
-	return n, nil
+	return n
 }
 
 // Get returns the value of key (the last one when a key repeats), or nil.

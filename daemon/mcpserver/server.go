@@ -48,12 +48,21 @@ type Call struct {
 	// Log sends a notifications/message when level is at or above the
 	// session's logging level.
 	Log func(level mcp.LoggingLevel, data any)
+	// Elicit asks the person behind a session-era client (elicitation/create
+	// on the request's stream); nil when the client declared no elicitation.
+	Elicit func(ctx context.Context, p mcp.ElicitParams) (*mcp.ElicitResult, error)
+	// Modern is set for a 2026-07-28 call (elicit.go): a handler asks the
+	// client by returning an *InputRequired.
+	Modern *ModernCall
 }
 
 // Resource is a fixed resource and its reader.
 type Resource struct {
 	Def  mcp.Resource
 	Read func(ctx context.Context) (*mcp.ReadResourceResult, error)
+	// Subscribable marks a resource whose updates the server announces
+	// (Server.ResourceUpdated) to clients that subscribed to it.
+	Subscribable bool
 }
 
 // ResourceTemplate is a family of resources. Def.URITemplate may use
@@ -62,12 +71,18 @@ type Resource struct {
 type ResourceTemplate struct {
 	Def  mcp.ResourceTemplate
 	Read func(ctx context.Context, uri string, vars map[string]string) (*mcp.ReadResourceResult, error)
+	// Subscribable marks the template's resources as announced on update.
+	Subscribable bool
+	// Complete proposes values for the template's variables, by name.
+	Complete map[string]Completer
 }
 
 // Prompt is a prompt template and its renderer.
 type Prompt struct {
 	Def mcp.Prompt
 	Get func(ctx context.Context, args map[string]string) (*mcp.GetPromptResult, error)
+	// Complete proposes values for arguments, by argument name.
+	Complete map[string]Completer
 }
 
 // Options configure a Server; nil means all defaults.
@@ -89,6 +104,11 @@ type Options struct {
 	// OnSession, when set, is told of every session opened and closed
 	// (for the daemon's live feed). It must not block.
 	OnSession func(id string, opened bool)
+	// Limits bound batches and answers; nil means the defaults.
+	Limits *Limits
+	// SessionIdle ends a session with no request in flight, no open
+	// stream and no request for this long (default 30m; <0 never).
+	SessionIdle time.Duration
 }
 
 // Stats is a snapshot of the server's activity.
@@ -107,6 +127,8 @@ type Server struct {
 	log                         zerolog.Logger
 	maxSessions                 int
 	onSession                   func(id string, opened bool)
+	limits                      Limits
+	sessionIdle                 time.Duration
 
 	mu        sync.Mutex
 	tools     []Tool
@@ -117,6 +139,7 @@ type Server struct {
 	requests  uint64
 	inFlight  int
 	last      time.Time
+	era       *eraState // the 2026-07-28 era's listen streams (stateless.go)
 }
 
 type compiledTemplate struct {
@@ -138,8 +161,13 @@ func New(opts *Options) *Server {
 		log:          opts.Logger,
 		maxSessions:  opts.MaxSessions,
 		onSession:    opts.OnSession,
+		limits:       opts.Limits.withDefaults(),
+		sessionIdle:  opts.SessionIdle,
 		sessions:     map[string]*Session{},
 		last:         time.Now(),
+	}
+	if s.sessionIdle == 0 {
+		s.sessionIdle = DefaultSessionIdle
 	}
 	if s.name == "" {
 		s.name = "vxd"
@@ -227,6 +255,7 @@ func (s *Server) broadcast(method string) {
 			ss.notify(msg)
 		}
 	}
+	s.notifyListeners(method)
 }
 
 // Stats reports sessions, requests served and the last activity.
@@ -255,11 +284,16 @@ func (s *Server) NewSession(notify func(*jsonrpc.Message)) *Session {
 	var victim *Session
 	s.mu.Lock()
 	if s.maxSessions > 0 && len(s.sessions) >= s.maxSessions {
+		// The victim leaves the table under the same lock that admits the
+		// newcomer, so concurrent creators never pick the same one and the
+		// cap holds.
 		victim = s.idlest()
+		delete(s.sessions, victim.id)
 	}
 	s.sessions[ss.id] = ss
 	s.last = time.Now()
 	s.mu.Unlock()
+	ss.armExpiry()
 	if victim != nil {
 		s.log.Info().Str("session", victim.id).Msg("session cap reached: ending the idlest session")
 		victim.Close()
@@ -268,6 +302,21 @@ func (s *Server) NewSession(notify func(*jsonrpc.Message)) *Session {
 		s.onSession(ss.id, true)
 	}
 	return ss
+}
+
+// Stateless returns a session for one HTTP request of a server that keeps
+// no sessions (stateless replicas behind a load balancer): it is not
+// registered with the server, answers initialize, and otherwise speaks
+// revision, the one the request's MCP-Protocol-Version header names.
+func (s *Server) Stateless(revision string) *Session {
+	return &Session{
+		srv:      s,
+		level:    mcp.LevelInfo,
+		inflight: map[string]context.CancelFunc{},
+		done:     make(chan struct{}),
+		last:     time.Now(),
+		assumed:  revision,
+	}
 }
 
 // idlest picks the session to evict; s.mu is held.
@@ -304,6 +353,7 @@ func (s *Server) Close() {
 	for _, ss := range all {
 		ss.Close()
 	}
+	s.endListeners()
 }
 
 // KnownMethod reports whether the server answers method; transports use it
@@ -312,7 +362,8 @@ func KnownMethod(method string) bool {
 	switch method {
 	case mcp.MethodInitialize, mcp.MethodPing, mcp.MethodToolsList, mcp.MethodToolsCall,
 		mcp.MethodResourcesList, mcp.MethodResourceTemplates, mcp.MethodResourcesRead,
-		mcp.MethodPromptsList, mcp.MethodPromptsGet, mcp.MethodSetLevel:
+		mcp.MethodPromptsList, mcp.MethodPromptsGet, mcp.MethodSetLevel,
+		mcp.MethodComplete, mcp.MethodSubscribe, mcp.MethodUnsubscribe:
 		return true
 	}
 	return false

@@ -23,10 +23,24 @@ type Session struct {
 
 	mu       sync.Mutex
 	revision string
+	// assumed is the revision of a stateless session that has seen no
+	// initialize (see Server.Stateless).
+	assumed  string
 	level    mcp.LoggingLevel
 	inflight map[string]context.CancelFunc
 	last     time.Time
 	closed   bool
+	holds    int         // open streams (Hold)
+	expiry   *time.Timer // ends the idle session (expiry.go)
+
+	// modern is the _meta of a stateless (2026-07-28) request served by a
+	// transient session; silent means it asked for no log messages.
+	modern *mcp.ModernMeta
+	silent bool
+	// canElicit and pending serve elicitation/create (elicit.go).
+	canElicit bool
+	pending   map[string]chan *jsonrpc.Message
+	subs      map[string]bool // resources/subscribe (subscribe.go)
 }
 
 // ID is the session's random id (32 hex digits, 128 bits).
@@ -36,6 +50,9 @@ func (ss *Session) ID() string { return ss.id }
 func (ss *Session) Revision() string {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
+	if ss.revision == "" {
+		return ss.assumed
+	}
 	return ss.revision
 }
 
@@ -51,6 +68,9 @@ func (ss *Session) Close() {
 		return
 	}
 	ss.closed = true
+	if ss.expiry != nil {
+		ss.expiry.Stop()
+	}
 	for _, cancel := range ss.inflight {
 		cancel()
 	}
@@ -90,7 +110,8 @@ func (ss *Session) Handle(ctx context.Context, msgs []*jsonrpc.Message, batch bo
 		if len(msgs) != 1 {
 			return ss.encode(jsonrpc.NewError(nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "invalid request: expected one message")))
 		}
-		if r := ss.handleOne(ctx, msgs[0], emit, false); r != nil {
+		budget := &answerBudget{left: ss.srv.limits.MaxAnswerBytes, max: ss.srv.limits.MaxAnswerBytes}
+		if r := ss.fit(budget, msgs[0], ss.handleOne(ctx, msgs[0], emit, false)); r != nil {
 			return ss.encode(r)
 		}
 		return nil
@@ -105,13 +126,12 @@ func (ss *Session) Handle(ctx context.Context, msgs []*jsonrpc.Message, batch bo
 	if len(msgs) == 0 {
 		return ss.encode(jsonrpc.NewError(nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "invalid request: empty batch")))
 	}
-	// Requests in a batch run side by side, like separate requests would.
-	replies := make([]*jsonrpc.Message, len(msgs))
-	var wg sync.WaitGroup
-	for i, m := range msgs {
-		wg.Go(func() { replies[i] = ss.handleOne(ctx, m, emit, true) })
+	if len(msgs) > ss.srv.limits.MaxBatch {
+		return ss.encode(jsonrpc.NewError(nil, batchTooLong(len(msgs), ss.srv.limits.MaxBatch)))
 	}
-	wg.Wait()
+	// Requests in a batch run side by side, like separate requests would,
+	// a few at a time.
+	replies := ss.runBatch(ctx, msgs, emit, ss.srv.limits)
 	var out []*jsonrpc.Message
 	for _, r := range replies {
 		if r != nil {
@@ -157,7 +177,8 @@ func (ss *Session) handleOne(ctx context.Context, m *jsonrpc.Message, emit func(
 	case jsonrpc.KindInvalid:
 		return ss.errorReply(m.ID, m.Invalid)
 	case jsonrpc.KindResponse:
-		return nil // vxd sends no requests, so there is nothing to match.
+		ss.deliverResponse(m) // an answer to a request vxd sent (elicit.go)
+		return nil
 	case jsonrpc.KindNotification:
 		ss.handleNotification(m)
 		return nil
@@ -173,6 +194,10 @@ func (ss *Session) handleOne(ctx context.Context, m *jsonrpc.Message, emit func(
 	if ss.closed {
 		ss.mu.Unlock()
 		return ss.errorReply(m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "invalid request: the session has ended; initialize a new one"))
+	}
+	if _, dup := ss.inflight[key]; dup {
+		ss.mu.Unlock()
+		return ss.errorReply(m.ID, duplicateID(m.ID))
 	}
 	ss.inflight[key] = cancel
 	ss.mu.Unlock()
@@ -253,6 +278,9 @@ func decodeParams(raw json.RawMessage, v any) error {
 }
 
 func (ss *Session) dispatch(ctx context.Context, m *jsonrpc.Message, emit func(*jsonrpc.Message)) (any, error) {
+	if ss.modern != nil {
+		return ss.dispatchModern(ctx, m, emit)
+	}
 	if !KnownMethod(m.Method) {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %q", m.Method)
 	}
@@ -281,6 +309,10 @@ func (ss *Session) dispatch(ctx context.Context, m *jsonrpc.Message, emit func(*
 		return mcp.ListPromptsResult{Prompts: listDefs(s, &s.prompts, func(p Prompt) mcp.Prompt { return p.Def })}, nil
 	case mcp.MethodPromptsGet:
 		return ss.getPrompt(ctx, m.Params)
+	case mcp.MethodComplete:
+		return ss.complete(ctx, m.Params)
+	case mcp.MethodSubscribe, mcp.MethodUnsubscribe:
+		return ss.subscribe(m.Params, m.Method == mcp.MethodSubscribe)
 	case mcp.MethodSetLevel:
 		var p mcp.SetLevelParams
 		if err := decodeParams(m.Params, &p); err != nil {
@@ -313,17 +345,24 @@ func (ss *Session) initialize(params json.RawMessage) (any, error) {
 	}
 	ss.revision = rev
 	ss.mu.Unlock()
+	ss.noteCapabilities(rev, p.Capabilities)
 	s := ss.srv
+	caps := mcp.ServerCapabilities{
+		Tools:     &mcp.ListChanged{ListChanged: true},
+		Resources: &mcp.ResourceCapabilities{ListChanged: true},
+		Prompts:   &mcp.ListChanged{ListChanged: true},
+		Logging:   &struct{}{},
+	}
+	if ss.assumed != "" {
+		// A stateless session has no stream to announce changes or send
+		// log messages on, and the platform's catalog is tools only.
+		caps = mcp.ServerCapabilities{Tools: &mcp.ListChanged{}}
+	}
 	return mcp.InitializeResult{
 		ProtocolVersion: rev,
-		Capabilities: mcp.ServerCapabilities{
-			Tools:     &mcp.ListChanged{ListChanged: true},
-			Resources: &mcp.ResourceCapabilities{ListChanged: true},
-			Prompts:   &mcp.ListChanged{ListChanged: true},
-			Logging:   &struct{}{},
-		},
-		ServerInfo:   mcp.Implementation{Name: s.name, Version: s.version},
-		Instructions: s.instructions,
+		Capabilities:    s.extraCapabilities(caps),
+		ServerInfo:      mcp.Implementation{Name: s.name, Version: s.version},
+		Instructions:    s.instructions,
 	}, nil
 }
 
@@ -364,6 +403,9 @@ func (ss *Session) callTool(ctx context.Context, params json.RawMessage, emit fu
 	}
 
 	call := &Call{Name: name, Arguments: args, Progress: func(float64, float64, string) {}}
+	if err := ss.extendCall(call, params, emit); err != nil {
+		return nil, err
+	}
 	if p.Meta != nil && len(p.Meta.ProgressToken) > 0 && (p.Meta.ProgressToken[0] == '"' || jsonKind(p.Meta.ProgressToken) == "a number") {
 		token := p.Meta.ProgressToken
 		call.Progress = func(progress, total float64, message string) {
@@ -380,7 +422,7 @@ func (ss *Session) callTool(ctx context.Context, params json.RawMessage, emit fu
 		ss.mu.Lock()
 		min := ss.level
 		ss.mu.Unlock()
-		if ctx.Err() != nil || level.Severity() < min.Severity() {
+		if ss.silent || ctx.Err() != nil || level.Severity() < min.Severity() {
 			return
 		}
 		if text, ok := data.(string); ok {
@@ -414,6 +456,9 @@ func (ss *Session) callTool(ctx context.Context, params json.RawMessage, emit fu
 			return &masked, nil
 		}
 		return r, nil
+	}
+	if ir, ok := value.(*InputRequired); ok && call.Modern != nil {
+		return ir, nil
 	}
 	if enc, ok := value.(Encoded); ok {
 		return json.RawMessage(enc), nil

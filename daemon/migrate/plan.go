@@ -79,6 +79,8 @@ type wsConfig struct {
 	PassEnv      []string                        `json:"passEnv,omitempty"`
 	Workers      int                             `json:"workers,omitempty"`
 	Tasks        map[string]workspace.TaskConfig `json:"tasks,omitempty"`
+	// Sandbox is proposed in report mode for migrated tasks.
+	Sandbox *workspace.SandboxConfig `json:"sandbox,omitempty"`
 }
 
 // srcFile is a parsed configuration file of the repository.
@@ -217,6 +219,7 @@ func (b *builder) run() error {
 		b.todo(nil, 0, "projects", "no package.json, pnpm-workspace.yaml, turbo.json or nx.json here: list the project directories in projects and declare tasks with a command")
 		b.plan.Todos[len(b.plan.Todos)-1].File = workspace.ConfigFile
 	}
+	b.proposeSandbox()
 	return b.files()
 }
 
@@ -345,7 +348,7 @@ func (b *builder) readJSON(rel string) *srcFile {
 		}
 		return nil
 	}
-	root := doc.Root
+	root := doc.Root()
 	f := &srcFile{rel: rel, src: src, root: root}
 	if root.Kind != jsonc.Object {
 		b.todo(f, root.Off, "", fmt.Sprintf("expected a JSON object, found %s; %s was not translated", root.Kind, rel))

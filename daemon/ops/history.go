@@ -15,11 +15,13 @@ import (
 	"github.com/vzn/vx/daemon/history"
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/protocol/layout"
+	"github.com/vzn/vx/protocol/wire"
 )
 
 // CacheStatsInput narrows CacheStats.
 type CacheStatsInput struct {
-	Project string
+	Project     string
+	CheckRemote bool // also ask the remote cache server (a network request)
 }
 
 // CacheStatsOutput is the state of the cache.
@@ -34,6 +36,11 @@ type CacheStatsOutput struct {
 	Hits24h       int        `json:"hits24h"`
 	HitRate24h    float64    `json:"hitRate24h"`
 	Dir           string     `json:"dir"`
+	// Hits24h split by the cache that answered them.
+	LocalHits24h      int                     `json:"localHits24h"`
+	RemoteHits24h     int                     `json:"remoteHits24h"`
+	Remote            *wire.RemoteStatus      `json:"remote,omitempty"`
+	RemoteActivity24h *history.RemoteActivity `json:"remoteActivity24h,omitempty"`
 }
 
 // CacheStats answers getCacheStats.
@@ -67,6 +74,9 @@ func CacheStats(ctx context.Context, e *Env, in CacheStatsInput) (*CacheStatsOut
 	}
 	if out.Executions24h > 0 {
 		out.HitRate24h = round3(float64(out.Hits24h) / float64(out.Executions24h))
+	}
+	if err := remoteActivity24h(ctx, e, h, in.Project, in.CheckRemote, out); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -104,6 +114,11 @@ func RunHistory(ctx context.Context, e *Env, in RunHistoryInput) (*RunHistoryOut
 	if err != nil {
 		return nil, err
 	}
+	scopeNote, err := e.checkHistoryScope(ctx, h, in.Project, in.Task)
+	if err != nil {
+		return nil, err
+	}
+	note = joinNotes(note, scopeNote)
 	f := history.Filter{Project: in.Project, Task: in.Task, Limit: limit}
 	recent, err := h.RecentExecutions(ctx, f)
 	if err != nil {
@@ -143,16 +158,18 @@ func RunHistory(ctx context.Context, e *Env, in RunHistoryInput) (*RunHistoryOut
 // ExplainInput names a task.
 type ExplainInput struct{ TaskID string }
 
-// ExplainOutput is a task's latest cache entry.
+// ExplainOutput is a task's latest cache entry. Without an entry
+// (found false) only taskId, found and note are present: the entry's
+// figures have no value, and a zero would read as one.
 type ExplainOutput struct {
 	TaskID     string    `json:"taskId"`
 	Found      bool      `json:"found"`
 	Key        string    `json:"key,omitempty"`
 	Command    string    `json:"command,omitempty"`
-	ExitCode   int       `json:"exitCode"`
-	DurationMs int64     `json:"durationMs"`
-	Bytes      int64     `json:"bytes"`
-	Files      int       `json:"files"`
+	ExitCode   *int      `json:"exitCode,omitempty"`
+	DurationMs *int64    `json:"durationMs,omitempty"`
+	Bytes      *int64    `json:"bytes,omitempty"`
+	Files      *int      `json:"files,omitempty"`
 	Created    time.Time `json:"created,omitzero"`
 	Note       string    `json:"note,omitempty"`
 }
@@ -173,8 +190,8 @@ func ExplainCacheKey(ctx context.Context, e *Env, in ExplainInput) (*ExplainOutp
 	if err != nil {
 		return nil, err
 	}
-	return &ExplainOutput{TaskID: in.TaskID, Found: true, Key: ent.Key, Command: e.Masker.String(ent.Command), ExitCode: ent.ExitCode,
-		DurationMs: ent.DurationMs, Bytes: ent.Size, Files: ent.Files, Created: ent.Created}, nil
+	return &ExplainOutput{TaskID: in.TaskID, Found: true, Key: ent.Key, Command: e.Masker.String(ent.Command), ExitCode: &ent.ExitCode,
+		DurationMs: &ent.DurationMs, Bytes: &ent.Size, Files: &ent.Files, Created: ent.Created}, nil
 }
 
 // PruneInput bounds the cache.
@@ -227,6 +244,9 @@ type Failure struct {
 	Output    string              `json:"output"`
 	Truncated bool                `json:"truncated"`
 	Locations []failures.Location `json:"locations"`
+	// SandboxViolations: what its sandbox denied or reported (a task
+	// denied into failure shows why here).
+	SandboxViolations []wire.SandboxViolation `json:"sandboxViolations,omitempty"`
 }
 
 // FailuresOutput lists why a run failed.
@@ -271,7 +291,8 @@ func Failures(ctx context.Context, e *Env, in FailuresInput) (*FailuresOutput, e
 			continue
 		}
 		text := e.Masker.String(string(x.Output))
-		f := Failure{TaskID: x.TaskID, Status: x.Status, ExitCode: x.ExitCode, TimedOut: x.TimedOut, Reason: e.Masker.String(x.Reason), Output: text, Truncated: x.OutputTruncated}
+		f := Failure{TaskID: x.TaskID, Status: x.Status, ExitCode: x.ExitCode, TimedOut: x.TimedOut, Reason: e.Masker.String(x.Reason), Output: text, Truncated: x.OutputTruncated,
+			SandboxViolations: x.SandboxViolations}
 		dir := e.Root
 		if m != nil {
 			if p, ok := m.Project(x.Project); ok {

@@ -9,6 +9,7 @@ import (
 	"github.com/vzn/vx/daemon/history"
 	"github.com/vzn/vx/daemon/lockfile"
 	"github.com/vzn/vx/daemon/runner"
+	"github.com/vzn/vx/daemon/sandbox"
 	"github.com/vzn/vx/daemon/taskkey"
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/protocol/version"
@@ -47,6 +48,17 @@ type InfoOutput struct {
 	DaemonNote   string       `json:"daemonNote,omitempty"`
 	MCP          InfoMCP      `json:"mcp"`
 	Git          InfoGit      `json:"git"`
+	// OutputOverlaps are tasks that may run at once and write the same
+	// files; vx runs each pair one at a time.
+	OutputOverlaps []workspace.OutputOverlap `json:"outputOverlaps"`
+
+	// RemoteCache is the remote cache's settings, without the token, and
+	// the status the latest run recorded.
+	RemoteCache *wire.RemoteStatus `json:"remoteCache"`
+
+	// Sandbox is the sandbox runtime's verdict for this host and how many
+	// tasks declare a sandbox.
+	Sandbox wire.SandboxVerdict `json:"sandbox"`
 }
 
 // InfoCache is the cache's state.
@@ -70,6 +82,12 @@ type InfoMCP struct {
 	RunTasks string   `json:"runTasks"` // "any", "none" or "allow-list"
 	Allowed  []string `json:"allowed"`
 	Command  string   `json:"clientCommand"`
+	// The plan and confirmation settings (mcp.requirePlan, mcp.confirm,
+	// mcp.planTtl) and the catalog listed (mcp.tools).
+	RequirePlan bool   `json:"requirePlan"`
+	Confirm     bool   `json:"confirm"`
+	PlanTTL     string `json:"planTtl"`
+	Tools       string `json:"tools"`
 }
 
 // InfoGit is the repository state a run records.
@@ -103,7 +121,7 @@ type InfoInput struct {
 
 // Info answers `vx info` and getWorkspaceInfo.
 func Info(ctx context.Context, e *Env, in InfoInput) (*InfoOutput, error) {
-	out := &InfoOutput{Root: e.Root, ConfigErrors: []string{}, ProjectNames: []string{}, Tasks: []string{}, RootTasks: []string{}, Flaky: []string{}}
+	out := &InfoOutput{Root: e.Root, ConfigErrors: []string{}, ProjectNames: []string{}, Tasks: []string{}, RootTasks: []string{}, Flaky: []string{}, OutputOverlaps: []workspace.OutputOverlap{}}
 	out.Versions.VX, out.Versions.Key, out.Versions.CacheFormat, out.Versions.HistorySchema, out.Versions.Go = version.Version, taskkey.Version, cache.FormatVersion, history.SchemaVersion, runtime.Version()
 	if err := e.LoadError(); err != nil {
 		out.ConfigErrors = append(out.ConfigErrors, e.Masker.String(err.Error()))
@@ -115,6 +133,7 @@ func Info(ctx context.Context, e *Env, in InfoInput) (*InfoOutput, error) {
 		out.ProjectNames = projectNames(m)
 		out.Tasks = m.TaskNames()
 		out.RootTasks = nonNil(m.RootTasks())
+		out.OutputOverlaps = append(out.OutputOverlaps, m.OutputOverlaps()...)
 		switch {
 		case !m.Config.MCP.Run.Set || m.Config.MCP.Run.All:
 			out.MCP.RunTasks = "any"
@@ -124,6 +143,16 @@ func Info(ctx context.Context, e *Env, in InfoInput) (*InfoOutput, error) {
 			out.MCP.RunTasks = "allow-list"
 		}
 		out.MCP.Allowed = nonNil(m.Config.MCP.Run.Tasks)
+		out.MCP.RequirePlan, out.MCP.Confirm = m.Config.MCP.RequirePlan, m.Config.MCP.Confirm
+		out.MCP.PlanTTL = m.Config.MCP.PlanTTLDuration().String()
+		out.MCP.Tools = workspace.ToolsFull
+		if m.Config.MCP.Compact() {
+			out.MCP.Tools = workspace.ToolsCompact
+		}
+	}
+	out.Sandbox = sandbox.Detect()
+	if m != nil {
+		out.Sandbox.Tasks = m.Sandboxed()
 	}
 	out.MCP.Command = `{ "mcpServers": { "vx": { "command": "vx", "args": ["mcp"] } } }`
 	n, src := runner.Workers(in.Concurrency, m)
@@ -164,5 +193,6 @@ func Info(ctx context.Context, e *Env, in InfoInput) (*InfoOutput, error) {
 	}
 	out.DaemonNote = in.DaemonNote
 	out.Git.Branch, out.Git.Commit = runner.GitHead(e.Root)
+	out.RemoteCache = RemoteInfo(ctx, e)
 	return out, nil
 }

@@ -194,7 +194,7 @@ func TestReadOperations(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !out.Found || out.Key == "" || !strings.Contains(out.Command, "src.txt") || out.Files != 1 {
+		if !out.Found || out.Key == "" || !strings.Contains(out.Command, "src.txt") || out.Files == nil || *out.Files != 1 {
 			t.Errorf("ExplainCacheKey = %+v", out)
 		}
 	})

@@ -7,8 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -35,12 +37,19 @@ type RunTasksInput struct {
 type RunTasksOutput struct {
 	ExitCode int              `json:"exitCode"`
 	Summary  *wire.RunSummary `json:"summary"`
+	// PlanID names the plan this run applied (runTasks {planId}).
+	PlanID string `json:"planId,omitempty"`
 }
 
-// PlanTasksOutput is the child's exit code and its plan.
+// PlanTasksOutput is the child's exit code and its plan. In vxd the plan
+// is also kept, under PlanID until ExpiresAt, with the prerequisites
+// runTasks {planId} re-checks before it runs exactly this plan.
 type PlanTasksOutput struct {
-	ExitCode int        `json:"exitCode"`
-	Plan     *wire.Plan `json:"plan"`
+	ExitCode      int                     `json:"exitCode"`
+	Plan          *wire.Plan              `json:"plan"`
+	PlanID        string                  `json:"planId,omitempty"`
+	ExpiresAt     *time.Time              `json:"expiresAt,omitempty"`
+	Prerequisites *wire.PlanPrerequisites `json:"prerequisites,omitempty"`
 }
 
 // RefusalError is vx run refusing before anything ran; Msg is its stderr,
@@ -52,14 +61,23 @@ type RefusalError struct {
 
 func (e *RefusalError) Error() string { return e.Msg }
 
-// taskArgs checks the selection and lists the tasks to run. allowed (nil:
-// any) is the workspace's mcp.run allow-list.
-func taskArgs(e *Env, in RunTasksInput, allowed func(string) bool) ([]string, error) {
+// taskArgs checks the selection and builds the child's command line:
+// `run FLAGS... EXTRA... -- TASKS...`. Every agent string is either a
+// flag's `=value` or follows the `--` that ends vx run's flags, so none can
+// ever be read as a flag; entries starting with "-" are refused outright
+// (no task is named so). allowed (nil: any) is the workspace's mcp.run
+// allow-list.
+func taskArgs(e *Env, in RunTasksInput, allowed func(string) bool, extra ...string) ([]string, error) {
 	m, err := e.CurrentModel()
 	if err != nil {
 		return nil, err
 	}
 	tasks := in.Tasks
+	for i, t := range tasks {
+		if strings.HasPrefix(t, "-") {
+			return nil, argErr("tasks", "tasks[%d] %q starts with \"-\": tasks are names such as build or web#build, never flags (use the tool's own arguments: force, filter, affected)", i, t)
+		}
+	}
 	switch {
 	case in.All && len(tasks) > 0:
 		return nil, argErr("all", "give either tasks or all: true, not both")
@@ -86,9 +104,9 @@ func taskArgs(e *Env, in RunTasksInput, allowed func(string) bool) ([]string, er
 			}
 		}
 	}
-	args := append([]string{"run"}, tasks...)
+	args := []string{"run"}
 	for _, f := range in.Filters {
-		args = append(args, "--filter", f)
+		args = append(args, "--filter="+f)
 	}
 	if in.Affected {
 		if in.AffectedRef != "" {
@@ -100,18 +118,26 @@ func taskArgs(e *Env, in RunTasksInput, allowed func(string) bool) ([]string, er
 	if in.Force {
 		args = append(args, "--force")
 	}
-	return args, nil
+	args = append(args, extra...)
+	args = append(args, "--")
+	return append(args, tasks...), nil
 }
 
 // RunTasks runs `vx run … --format json` as a child process in the
 // workspace, reporting each event through onEvent. Cancelling ctx
-// interrupts the child (SIGINT), which records the run as interrupted.
+// interrupts the child (SIGINT), which records the run as interrupted;
+// so does vxd's death (SIGTERM). One runs at a time per workspace: a
+// second is refused with a *BusyError naming the first.
 func RunTasks(ctx context.Context, e *Env, in RunTasksInput, allowed func(string) bool, onEvent func(wire.Event)) (*RunTasksOutput, error) {
-	args, err := taskArgs(e, in, allowed)
+	args, err := taskArgs(e, in, allowed, "--format=json")
 	if err != nil {
 		return nil, err
 	}
-	args = append(args, "--format", "json")
+	release, err := takeRunSlot(e.Root, args)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	code, stdout, stderr, err := e.runChild(ctx, in.VX, args, onEvent)
 	if err != nil {
 		return nil, err
@@ -128,11 +154,10 @@ func PlanTasks(ctx context.Context, e *Env, in RunTasksInput) (*PlanTasksOutput,
 	if in.Force {
 		return nil, argErr("force", "planTasks does not take force")
 	}
-	args, err := taskArgs(e, in, nil)
+	args, err := taskArgs(e, in, nil, "--dry=json")
 	if err != nil {
 		return nil, err
 	}
-	args = append(args, "--dry=json")
 	code, stdout, stderr, err := e.runChild(ctx, in.VX, args, nil)
 	if err != nil {
 		return nil, err
@@ -166,9 +191,26 @@ func (e *Env) runChild(ctx context.Context, vx string, args []string, onEvent fu
 	}
 	cmd := exec.Command(vx, args...)
 	cmd.Dir = e.Root
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Files, not pipes: a child that outlives vxd must still be able to
+	// print (a write to a broken pipe on stdout or stderr would kill it
+	// before it records the run as interrupted).
+	stdoutF, err := spoolFile()
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	defer stdoutF.Close()
+	stderrF, err := spoolFile()
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	defer stderrF.Close()
+	cmd.Stdout, cmd.Stderr = stdoutF, stderrF
+	// The child stops (SIGTERM: vx run records the run as interrupted and
+	// stops its tasks) when vxd dies. The signal follows the thread that
+	// started the child, so that thread stays locked to this call.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	cmd.Env = os.Environ()
 	var pr *os.File
 	if onEvent != nil {
@@ -229,5 +271,37 @@ func (e *Env) runChild(ctx context.Context, vx string, args []string, onEvent fu
 	if werr != nil && !errors.As(werr, &ee) {
 		return 0, nil, nil, werr
 	}
-	return cmd.ProcessState.ExitCode(), stdout.Bytes(), stderr.Bytes(), nil
+	stdout, err := readSpool(stdoutF)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	stderr, err := readSpool(stderrF)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	return cmd.ProcessState.ExitCode(), stdout, stderr, nil
+}
+
+// spoolFile is an unnamed temporary file for a child's output.
+func spoolFile() (*os.File, error) {
+	f, err := os.CreateTemp("", "vx-run-output-*")
+	if err != nil {
+		return nil, fmt.Errorf("creating a file for vx run's output: %w", err)
+	}
+	_ = os.Remove(f.Name())
+	return f, nil
+}
+
+// maxSpool bounds what is read back of a child's stdout or stderr.
+const maxSpool = 64 << 20
+
+func readSpool(f *os.File) ([]byte, error) {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxSpool))
+	if err != nil {
+		return nil, fmt.Errorf("reading vx run's output: %w", err)
+	}
+	return b, nil
 }

@@ -26,6 +26,9 @@ type TaskInfo struct {
 	ExecEnv       map[string]string `json:"execEnv,omitempty"` // secret values read ***
 	Secrets       []string          `json:"secrets"`
 	Timeout       string            `json:"timeout,omitempty"`
+
+	// Sandbox is the resolved sandbox; absent when the task declares none.
+	Sandbox *workspace.SandboxDef `json:"sandbox,omitempty"`
 }
 
 // ProjectInfo is one project with the tasks a run would see in it.
@@ -57,6 +60,9 @@ type ShowOutput struct {
 	Affected  map[string]string `json:"affected,omitempty"`
 	Total     int               `json:"totalProjects"`
 	Note      string            `json:"note,omitempty"`
+	// OutputOverlaps are pairs of the shown tasks that may run at once and
+	// write the same files (overlaps.go).
+	OutputOverlaps []workspace.OutputOverlap `json:"outputOverlaps"`
 }
 
 // MaxProjects caps the projects one answer lists, so an agent's context is
@@ -77,6 +83,14 @@ func taskInfo(m *workspace.Model, mask *secret.Masker, project, task string) Tas
 		Secrets: def.Secrets(), Timeout: def.TimeoutText}
 	if ti.Secrets == nil {
 		ti.Secrets = []string{}
+	}
+	if sb := def.Sandbox; sb != nil {
+		c := *sb
+		c.Write = make([]string, len(sb.Write))
+		for i, g := range sb.Write {
+			c.Write[i] = mask.String(g)
+		}
+		ti.Sandbox = &c
 	}
 	if len(def.ExecEnv) > 0 {
 		ti.ExecEnv = map[string]string{}
@@ -150,7 +164,7 @@ func Show(ctx context.Context, e *Env, in ShowInput) (*ShowOutput, error) {
 			}
 			out.Kind = "task"
 			out.RootTasks = append(out.RootTasks, taskInfo(m, e.Masker, pn, tn))
-			return out, nil
+			return showOverlaps(m, out), nil
 		}
 		p, ok := m.Project(pn)
 		if !ok {
@@ -161,7 +175,7 @@ func Show(ctx context.Context, e *Env, in ShowInput) (*ShowOutput, error) {
 		}
 		out.Kind = "task"
 		out.Projects = append(out.Projects, ProjectInfo{Name: p.Name, Dir: p.Dir, Tags: p.Tags, DependsOn: nonNil(p.Deps), Tasks: []TaskInfo{taskInfo(m, e.Masker, pn, tn)}})
-		return out, nil
+		return showOverlaps(m, out), nil
 	default:
 		if p, ok := m.Project(target); ok {
 			out.Kind = "project"
@@ -187,6 +201,7 @@ func Show(ctx context.Context, e *Env, in ShowInput) (*ShowOutput, error) {
 		out.Projects = append(out.Projects, pi)
 	}
 	out.Total = len(out.Projects)
+	showOverlaps(m, out)
 	if len(out.Projects) > MaxProjects {
 		out.Projects = out.Projects[:MaxProjects]
 		out.Note = fmt.Sprintf("showing %d of %d projects: narrow with project, filter (a glob, tag:NAME, ./path) or affected", MaxProjects, out.Total)

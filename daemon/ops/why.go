@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/vzn/vx/daemon/history"
 	"github.com/vzn/vx/daemon/taskkey"
+	"github.com/vzn/vx/protocol/wire"
 )
 
 // WhyInput names the execution to explain.
@@ -30,6 +32,7 @@ type WhyOutput struct {
 	Key           string        `json:"key"`
 	Status        string        `json:"status"`
 	Cache         string        `json:"cache"`
+	CacheSource   string        `json:"cacheSource,omitempty"`
 	Reran         bool          `json:"reran"` // the command executed (not a cache hit)
 	PreviousRunID string        `json:"previousRunId,omitempty"`
 	PreviousKey   string        `json:"previousKey,omitempty"`
@@ -42,6 +45,14 @@ type WhyOutput struct {
 
 // Why answers `vx why TASK [--run ID]` and whyDidThisRerun.
 func Why(ctx context.Context, e *Env, in WhyInput) (*WhyOutput, error) {
+	out, err := why(ctx, e, in)
+	if err == nil && out.CacheSource == wire.CacheSourceRemote {
+		out.Summary += "; the entry came from the remote cache (built elsewhere with this same key)"
+	}
+	return out, err
+}
+
+func why(ctx context.Context, e *Env, in WhyInput) (*WhyOutput, error) {
 	h, ex, err := e.taskExecution(ctx, in.TaskID, in.RunID, in.RunSet)
 	if err != nil {
 		return nil, err
@@ -50,7 +61,7 @@ func Why(ctx context.Context, e *Env, in WhyInput) (*WhyOutput, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &WhyOutput{TaskID: ex.TaskID, RunID: ex.RunID, Key: ex.Key, Status: ex.Status, Cache: ex.Cache, Roots: []WhyRoot{},
+	out := &WhyOutput{TaskID: ex.TaskID, RunID: ex.RunID, Key: ex.Key, Status: ex.Status, Cache: ex.Cache, CacheSource: ex.CacheSource, Roots: []WhyRoot{},
 		Reran: ex.Cache != "hit" && (ex.Status == "passed" || ex.Status == "failed" || ex.Status == "timedOut" || ex.Status == "interrupted")}
 	prev, err := h.PreviousExecution(ctx, ex.TaskID, run.Seq)
 	if errors.Is(err, history.ErrNotFound) {
@@ -68,6 +79,8 @@ func Why(ctx context.Context, e *Env, in WhyInput) (*WhyOutput, error) {
 			out.Summary = "the key did not change, and the task was restored from the cache"
 		case ex.Cache == "off":
 			out.Summary = "the key did not change; the task is not cached (cache: false), so it runs every time"
+		case prev.Status == history.StatusPassed && strings.HasPrefix(prev.Reason, "passed, not cached"):
+			out.Summary = fmt.Sprintf("the key did not change; the task ran because its previous execution (run %s) %s", prev.RunID, prev.Reason)
 		default:
 			out.Summary = "the key did not change; the task ran because the cache had no usable entry (pruned, replaced, --force, or the previous execution failed)"
 		}

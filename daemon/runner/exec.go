@@ -17,6 +17,7 @@ import (
 
 	"github.com/vzn/vx/daemon/secret"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/protocol/wire"
 )
 
 // maxLog caps what is kept of one task's output; the rest is counted.
@@ -116,6 +117,7 @@ type result struct {
 	peakRSS        int64
 	cpuParallelism float64
 	log            []byte
+	violations     []wire.SandboxViolation
 }
 
 // taskEnv builds the task's environment: PATH with node_modules/.bin of
@@ -179,21 +181,43 @@ func (r *run) taskEnv(n *workspace.Node, dir string) []string {
 // A timeout or a cancelled ctx kills the whole group.
 func (r *run) execute(ctx context.Context, n *workspace.Node, out *capture) result {
 	dir := r.dir(n)
-	cmd := exec.Command("/bin/sh", "-c", n.Def.Command)
-	cmd.Dir = dir
-	cmd.Env = r.taskEnv(n, dir)
-	cmd.Stdin = nil
-	cmd.Stdout = out
-	cmd.Stderr = out
-	// Its own group (so a timeout kills every process of it), and killed
-	// if vx itself dies without getting to clean up.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	// Grandchildren that keep the pipes open must not hold up the run.
-	cmd.WaitDelay = 2 * time.Second
+	probe := newPeakProbe()
+	defer probe.release()
+	command := func() *exec.Cmd {
+		cmd := exec.Command("/bin/sh", "-c", n.Def.Command)
+		cmd.Dir = dir
+		cmd.Env = r.taskEnv(n, dir)
+		cmd.Stdin = nil
+		cmd.Stdout = out
+		cmd.Stderr = out
+		// Its own group (so a timeout kills every process of it), and killed
+		// if vx itself dies without getting to clean up.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		probe.attach(cmd.SysProcAttr)
+		// Grandchildren that keep the pipes open must not hold up the run.
+		cmd.WaitDelay = 2 * time.Second
+		return cmd
+	}
+	cmd := command()
+	sb, err := r.confine(n, cmd, dir)
+	if err != nil {
+		return result{exitCode: -1, startErr: err}
+	}
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	err = sb.start(cmd)
+	if err != nil && probe.startFailed() {
+		// The kernel would not start it in a cgroup of its own.
+		cmd = command()
+		if sb, err = r.confine(n, cmd, dir); err != nil {
+			return result{exitCode: -1, startErr: err}
+		}
+		start = time.Now()
+		err = sb.start(cmd)
+	}
+	if err != nil {
 		return result{exitCode: -1, startErr: err, duration: time.Since(start)}
 	}
+	probe.started()
 	pgid := cmd.Process.Pid
 	var timeout <-chan time.Time
 	if n.Def.Timeout > 0 {
@@ -202,7 +226,7 @@ func (r *run) execute(ctx context.Context, n *workspace.Node, out *capture) resu
 		timeout = t.C
 	}
 	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	go func() { done <- sb.wait(cmd) }()
 	var res result
 	var waitErr error
 	select {
@@ -219,13 +243,14 @@ func (r *run) execute(ctx context.Context, n *workspace.Node, out *capture) resu
 	// Whatever the leader did, no process of the group outlives the task.
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	res.duration = time.Since(start)
+	res.violations = sb.finish(r.p.Masker.String)
 	if ps := cmd.ProcessState; ps != nil {
 		res.exitCode = ps.ExitCode()
 		if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			res.exitCode = 128 + int(ws.Signal())
 		}
 		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
-			res.peakRSS = ru.Maxrss * 1024
+			res.peakRSS = probe.peak(ru)
 			cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 			if res.duration > 0 {
 				res.cpuParallelism = float64(cpu) / float64(res.duration)

@@ -38,6 +38,7 @@ func Plan(ctx context.Context, p *Prepared, force bool) (*wire.Plan, error) {
 		plan.Affected = &wire.PlanAffected{Base: p.Selected.Base, Projects: p.Selected.Reasons}
 	}
 	est := map[string]int64{}
+	remoteHits := remotePredictions(ctx, p, store, force)
 	for _, n := range p.Graph.Executable() {
 		key := p.Keys[n.ID]
 		t := wire.PlanTask{TaskID: n.ID, Project: n.Project, Task: n.Task, Command: p.Masker.String(n.Def.Command), Key: key, DependsOn: executableDeps(n)}
@@ -52,6 +53,8 @@ func Plan(ctx context.Context, p *Prepared, force bool) (*wire.Plan, error) {
 				t.Cache = wire.CacheHit
 			} else if !errors.Is(err, cache.ErrMiss) && !errors.Is(err, cache.ErrCorrupt) {
 				return nil, err
+			} else if remoteHits[key] {
+				t.Cache, t.CacheSource = wire.CacheHit, wire.CacheSourceRemote
 			}
 		}
 		if v, ok := p50s[n.ID]; ok {

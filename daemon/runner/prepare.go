@@ -21,6 +21,7 @@ import (
 	"github.com/vzn/vx/daemon/cache"
 	"github.com/vzn/vx/daemon/hashing"
 	"github.com/vzn/vx/daemon/history"
+	"github.com/vzn/vx/daemon/remotecache"
 	"github.com/vzn/vx/daemon/secret"
 	"github.com/vzn/vx/daemon/taskkey"
 	"github.com/vzn/vx/daemon/workspace"
@@ -39,6 +40,7 @@ type Options struct {
 	Args        []string
 	Environ     []string // vx's own environment; nil = os.Environ()
 	Logger      zerolog.Logger
+	Cache       *remotecache.Mode // --cache; nil reads and writes both caches
 }
 
 // Prepared is a run's graph with every task's key computed.
@@ -235,6 +237,10 @@ func definitionOf(n *workspace.Node) map[string]string {
 	}
 	sort.Strings(plain)
 	def["execEnv"] = join(plain)
+	if sb := d.Sandbox; sb != nil {
+		// Only sandboxed tasks carry the field, so other keys do not move.
+		def["sandbox"] = fmt.Sprintf("mode=%s network=%t required=%t write=%s", sb.Mode, sb.Network, sb.Required, strings.Join(sb.Write, ","))
+	}
 	return def
 }
 

@@ -50,6 +50,14 @@ type run struct {
 	stamps  *outputStamps
 	stopped bool // a failure stopped scheduling (no --continue)
 	stopBy  string
+	rc      remote
+
+	// overlaps are the run's tasks whose outputs may collide; guard keeps
+	// them apart (overlap.go).
+	overlaps []workspace.OutputOverlap
+	guard    *outputGuard
+
+	sb sandboxState
 }
 
 func (r *run) warn(format string, args ...any) {
@@ -90,6 +98,9 @@ func (r *run) event(e wire.Event) {
 // Execute runs a prepared graph and returns its summary. The summary is
 // returned even when tasks fail; err is for failures of vx itself.
 func Execute(ctx context.Context, p *Prepared, o *Options, out Output) (*wire.RunSummary, error) {
+	if err := sandboxRequired(p); err != nil {
+		return nil, err
+	}
 	root := p.Model.Root
 	vx := VXDir(root)
 	if err := os.MkdirAll(vx, 0o755); err != nil {
@@ -105,12 +116,24 @@ func Execute(ctx context.Context, p *Prepared, o *Options, out Output) (*wire.Ru
 	}
 	defer hist.Close()
 	r := &run{p: p, o: o, out: out, store: store, hist: hist, log: o.Logger, rows: map[string]*wire.TaskRow{}, stamps: loadStamps(layout.OutputStamps(root))}
+	if m := hist.MovedAside(); m != nil {
+		r.warn("%s", m)
+	}
+	r.overlaps = p.Graph.OutputOverlaps()
+	r.guard = newOutputGuard(r.overlaps, p.Model.OutputOverlaps())
+	r.warnOverlaps(r.overlaps)
+	if dead, err := hist.ReapDeadRuns(ctx); err != nil {
+		r.warn("%v", err)
+	} else if len(dead) > 0 {
+		r.log.Info().Strs("runs", dead).Msg("runs whose vx process is gone recorded as interrupted")
+	}
 	r.warns = append(r.warns, p.Warnings...)
 	for _, w := range p.Warnings {
 		r.warn("%s", w)
 		r.warns = r.warns[:len(r.warns)-1]
 	}
 	r.runID = history.NewRunID()
+	r.startRemote(ctx)
 	started := time.Now()
 	branch, commit := GitHead(root)
 	command := p.Masker.String(strings.Join(append([]string{"vx"}, o.Args...), " "))
@@ -146,15 +169,18 @@ func Execute(ctx context.Context, p *Prepared, o *Options, out Output) (*wire.Ru
 	}()
 
 	r.schedule(ctx)
+	r.removeTmp()
 	if err := r.stamps.save(); err != nil {
 		r.warn("saving output stamps: %v", err)
 	}
 
+	remoteRun := r.finishRemote()
 	close(stopFlush)
 	<-flushDone
 	r.flush(context.WithoutCancel(ctx))
 
 	sum := r.summary(started, command, branch, commit, ctx.Err() != nil)
+	r.recordRemote(ctx, sum, remoteRun)
 	if err := hist.FinishRun(context.WithoutCancel(ctx), r.runID, sum.Status, sum.ExitCode, sum.EndedAt, sum.Totals.Tasks, sum.Totals.Failed+sum.Totals.TimedOut, sum.Totals.Cached); err != nil {
 		r.warn("recording the end of run %s: %v", r.runID, err)
 	}
@@ -222,6 +248,7 @@ func (r *run) schedule(ctx context.Context) {
 	// task that would overflow the budget waits unless nothing else runs.
 	var memInUse int64
 	running := 0
+	guard := r.guard
 	skip := func(n *workspace.Node, reason string) {
 		r.record(n, skippedRow(n, reason), nil)
 		finished <- outcome{n: n, skipped: true}
@@ -263,6 +290,7 @@ func (r *run) schedule(ctx context.Context) {
 		if !o.skipped && o.roots == nil && !o.n.Def.NoOp() {
 			running--
 			memInUse -= r.p.PeakRSS[o.n.ID]
+			guard.done(o.n.ID)
 		}
 		status[o.n.Index] = o
 		if !o.ok && !o.skipped && o.roots == nil && !r.o.Continue && !r.stopped && ctx.Err() == nil {
@@ -277,6 +305,9 @@ func (r *run) schedule(ctx context.Context) {
 	}
 	pick := func() int {
 		for i, n := range queue {
+			if guard.blocked(n.ID) {
+				continue // a task writing the same outputs is running
+			}
 			need := r.p.PeakRSS[n.ID]
 			if running == 0 || r.p.MemoryBudget <= 0 || memInUse+need <= r.p.MemoryBudget {
 				return i
@@ -322,6 +353,7 @@ func (r *run) schedule(ctx context.Context) {
 			queue = append(queue[:at], queue[at+1:]...)
 			running++
 			memInUse += r.p.PeakRSS[next.ID]
+			guard.start(next.ID)
 		case o := <-finished:
 			onFinished(o)
 		}
@@ -366,11 +398,21 @@ func (r *run) runNode(ctx context.Context, n *workspace.Node) bool {
 		return false
 	}
 	defer lock.release()
+	if name := r.guard.lockName(n.ID); name != "" {
+		// Another vx run may be running a task that writes the same files.
+		olock, err := lockTask(ctx, filepath.Join(VXDir(r.p.Model.Root), "locks"), safeName(name))
+		if err != nil {
+			row.Status, row.Reason = wire.StatusInterrupted, "interrupted while waiting for another vx run of a task writing the same outputs"
+			r.record(n, row, nil)
+			return false
+		}
+		defer olock.release()
+	}
 	r.event(wire.Event{Type: wire.EventTaskStarted, TaskID: n.ID, DependsOn: executableDeps(n)})
 	start := time.Now()
 
 	if n.Def.Cache && !r.o.Force {
-		if ok := r.restore(n, row, start); ok {
+		if ok := r.restore(ctx, n, row, start); ok {
 			return true
 		}
 	}
@@ -388,6 +430,7 @@ func (r *run) runNode(ctx context.Context, n *workspace.Node) bool {
 	row.DurationMs = res.duration.Milliseconds()
 	row.PeakRSSBytes = res.peakRSS
 	row.CPUParallelism = round2(res.cpuParallelism)
+	row.SandboxViolations = res.violations
 	code := res.exitCode
 	row.ExitCode = &code
 	switch {
@@ -404,15 +447,24 @@ func (r *run) runNode(ctx context.Context, n *workspace.Node) bool {
 	default:
 		row.Status = wire.StatusPassed
 	}
-	if row.Status == wire.StatusPassed && n.Def.Cache {
+	if row.Status == wire.StatusPassed && n.Def.Cache && reported(n, res.violations) {
+		r.warn("%s: not cached: it wrote or connected outside its sandbox in report mode, which its outputs may depend on", n.ID)
+		r.stamps.forget(n.ID)
+	} else if row.Status == wire.StatusPassed && n.Def.Cache {
 		files := r.outputs(n)
 		row.Outputs = len(files)
 		meta := cache.Meta{Key: key, TaskID: n.ID, Project: n.Project, Task: n.Task, Command: r.p.Masker.String(n.Def.Command), ExitCode: 0, DurationMs: row.DurationMs, Created: time.Now()}
-		if _, err := r.store.Put(context.WithoutCancel(ctx), meta, r.dir(n), files, log); err != nil {
+		if st := r.writeStore(); st == nil {
+			r.stamps.forget(n.ID)
+		} else if e, err := st.Put(context.WithoutCancel(ctx), meta, r.dir(n), files, log); err != nil {
 			r.warn("%s: not cached: %v", n.ID, err)
+			// The task passed, but the next run with this key cannot hit:
+			// its row (footer, summary, history) says why.
+			row.Reason = r.p.Masker.String(fmt.Sprintf("passed, not cached: %v", err))
 			r.stamps.forget(n.ID)
 		} else {
-			r.stamps.record(n.ID, key, r.dir(n), files, log)
+			r.stamp(n.ID, key, r.dir(n), files, log)
+			r.uploadRemote(n.ID, key, e)
 		}
 	} else {
 		r.stamps.forget(n.ID)
@@ -427,18 +479,31 @@ func (r *run) runNode(ctx context.Context, n *workspace.Node) bool {
 }
 
 // restore answers a task from the cache; false on a miss.
-func (r *run) restore(n *workspace.Node, row *wire.TaskRow, start time.Time) bool {
+func (r *run) restore(ctx context.Context, n *workspace.Node, row *wire.TaskRow, start time.Time) bool {
 	dir := r.dir(n)
 	// Outputs still exactly as vx left them for this key, with the log
 	// remembered: nothing to read from the cache or write to disk.
-	files, log, same := r.stamps.current(n.ID, row.Key, dir)
+	var files []string
+	var log []byte
+	same := false
+	if r.rc.mode.LocalRead {
+		files, log, same = r.stamps.current(n.ID, row.Key, dir)
+	}
+	source := wire.CacheSourceLocal
 	if !same || log == nil {
-		hit, err := r.store.Get(row.Key)
+		var hit *cache.Hit
+		err := cache.ErrMiss
+		if r.rc.mode.LocalRead && !r.rc.prefetched[row.Key] {
+			hit, err = r.store.Get(row.Key)
+		}
 		if err != nil {
 			if !errors.Is(err, cache.ErrMiss) {
 				r.warn("%s: cache entry %s is unreadable and will be replaced: %v", n.ID, row.Key, err)
 			}
-			return false
+			if hit = r.fetchRemote(ctx, n.ID, row.Key); hit == nil {
+				return false
+			}
+			source, same = wire.CacheSourceRemote, false
 		}
 		if !same {
 			if files, err = hit.Restore(dir); err != nil {
@@ -450,11 +515,12 @@ func (r *run) restore(n *workspace.Node, row *wire.TaskRow, start time.Time) boo
 		if log, err = hit.Log(); err != nil {
 			log = nil
 		}
-		r.stamps.record(n.ID, row.Key, dir, files, log)
+		r.stamp(n.ID, row.Key, dir, files, log)
 	}
 	r.replay(n, log)
 	code := 0
 	row.Status, row.Cache, row.ExitCode = wire.StatusPassed, wire.CacheHit, &code
+	row.CacheSource = source
 	row.DurationMs = time.Since(start).Milliseconds()
 	row.Outputs = len(files)
 	r.record(n, row, nil)
@@ -556,9 +622,10 @@ func (r *run) record(n *workspace.Node, row *wire.TaskRow, output []byte) {
 	r.rowsMu.Lock()
 	r.rows[n.ID] = row
 	r.rowsMu.Unlock()
-	ex := history.Execution{RunID: r.runID, TaskID: n.ID, Project: n.Project, Task: n.Task, Key: row.Key, Status: row.Status, Cache: row.Cache,
+	ex := history.Execution{RunID: r.runID, TaskID: n.ID, Project: n.Project, Task: n.Task, Key: row.Key, Status: row.Status, Cache: row.Cache, CacheSource: row.CacheSource,
 		ExitCode: row.ExitCode, StartedAt: time.Now().Add(-time.Duration(row.DurationMs) * time.Millisecond), DurationMs: row.DurationMs,
-		PeakRSSBytes: row.PeakRSSBytes, CPUParallelism: row.CPUParallelism, BlockedBy: row.BlockedBy, TimedOut: row.TimedOut, Reason: row.Reason}
+		PeakRSSBytes: row.PeakRSSBytes, CPUParallelism: row.CPUParallelism, BlockedBy: row.BlockedBy, TimedOut: row.TimedOut, Reason: row.Reason,
+		SandboxViolations: row.SandboxViolations}
 	if output != nil {
 		text, truncated := failures.Excerpt(output)
 		ex.Output, ex.OutputTruncated = []byte(text), truncated
@@ -599,6 +666,9 @@ func (r *run) summary(started time.Time, command, branch, commit string, interru
 			if row.Cache == wire.CacheHit {
 				t.Cached++
 			}
+			if row.CacheSource == wire.CacheSourceRemote {
+				t.RemoteHits++
+			}
 		case wire.StatusFailed:
 			t.Failed++
 		case wire.StatusBlocked:
@@ -630,6 +700,9 @@ func (r *run) footer(s *wire.RunSummary) {
 	var parts []string
 	parts = append(parts, fmt.Sprintf("%d passed", t.Passed))
 	parts = append(parts, fmt.Sprintf("%d cached", t.Cached))
+	if s.Remote != nil {
+		parts[len(parts)-1] += fmt.Sprintf(" (%d remote)", t.RemoteHits)
+	}
 	for _, x := range []struct {
 		n    int
 		name string
@@ -640,10 +713,11 @@ func (r *run) footer(s *wire.RunSummary) {
 	}
 	r.printf("\n Tasks:  %s (%d total)\n", strings.Join(parts, ", "), t.Tasks)
 	for _, row := range s.Tasks {
-		if row.Status != wire.StatusPassed {
+		if row.Status != wire.StatusPassed || row.Reason != "" {
 			r.printf(" %-7s %s: %s\n", row.Status, row.TaskID, row.Reason)
 		}
 	}
+	r.sandboxFooter(s)
 	r.printf(" Time:   %s\n Run:    %s\n", fmtDuration(time.Duration(s.DurationMs)*time.Millisecond), s.RunID)
 }
 

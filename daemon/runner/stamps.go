@@ -12,7 +12,7 @@ import (
 )
 
 // outputStamps remember, per task, the key whose outputs are on disk and
-// each output file's size, mtime, inode and mode as vx left them. A cache
+// each output file's size, mtime, ctime, inode and mode as vx left them. A cache
 // hit whose outputs still match needs no restore: most warm runs rewrite
 // nothing.
 type outputStamps struct {
@@ -39,6 +39,10 @@ type fileStamp struct {
 	Mtime int64  `json:"t"`
 	Ino   uint64 `json:"i"`
 	Mode  uint32 `json:"m"`
+	// Ctime is the inode change time: an edit in place that puts the
+	// mtime back (touch -r, utimes) still moves it, and no user call can
+	// set it.
+	Ctime int64 `json:"c"`
 }
 
 func loadStamps(path string) *outputStamps {
@@ -57,6 +61,7 @@ func stampFile(dir, rel string) (fileStamp, bool) {
 	f := fileStamp{Path: rel, Size: st.Size(), Mtime: st.ModTime().UnixNano(), Mode: uint32(st.Mode())}
 	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
 		f.Ino = sys.Ino
+		f.Ctime = sys.Ctim.Nano()
 	}
 	return f, true
 }

@@ -18,6 +18,9 @@ type Feed struct {
 	mu   sync.Mutex
 	subs map[chan wire.Event]struct{}
 	last time.Time
+	// Tap, when set before the feed is used, sees every event first (the
+	// MCP server's resource updates); it must not block.
+	Tap func(wire.Event)
 }
 
 // NewFeed returns an empty feed.
@@ -27,6 +30,9 @@ func NewFeed() *Feed { return &Feed{subs: map[chan wire.Event]struct{}{}} }
 func (f *Feed) Publish(e wire.Event) {
 	if e.Time.IsZero() {
 		e.Time = time.Now()
+	}
+	if f.Tap != nil {
+		f.Tap(e)
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()

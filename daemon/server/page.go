@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/vzn/vx/daemon/ops"
+	"github.com/vzn/vx/daemon/pagekit"
 	"github.com/vzn/vx/protocol/wire"
 )
 
@@ -59,9 +60,12 @@ func (d *daemon) mountPage(mux *http.ServeMux) {
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
-		w.Header().Set("Content-Security-Policy", "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'")
+		w.Header().Set("Content-Security-Policy", "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; connect-src 'self'")
 		w.Write(pageHTML)
 	})
+	// The page components it shares with the platform's dashboard.
+	mux.Handle("GET "+pagekit.ScriptPath, pagekit.Handler())
+	mux.Handle("GET "+pagekit.StylePath, pagekit.Handler())
 	mux.HandleFunc("GET /api/summary", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(d.summary(r.Context()))
@@ -71,7 +75,9 @@ func (d *daemon) mountPage(mux *http.ServeMux) {
 func (d *daemon) summary(ctx context.Context) *Summary {
 	s := &Summary{Status: d.status(ctx)}
 	s.Runs, _ = ops.Runs(ctx, d.env, ops.RunsInput{Limit: 15, LimitSet: true})
-	s.History, _ = ops.RunHistory(ctx, d.env, ops.RunHistoryInput{Limit: 1, LimitSet: true})
+	// Statistics cover the tasks of the recent rows: enough rows for the
+	// latest runs' tasks, so the durations chart shows them all.
+	s.History, _ = ops.RunHistory(ctx, d.env, ops.RunHistoryInput{Limit: 200, LimitSet: true})
 	s.Trends, _ = ops.RunTrends(ctx, d.env, ops.TrendsInput{Bucket: "hour", Limit: 24, LimitSet: true})
 	s.Latest, _ = ops.Run(ctx, d.env, ops.RunInput{})
 	return s

@@ -27,9 +27,11 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/vzn/vx/daemon/hashing"
+	"github.com/vzn/vx/daemon/history"
 	"github.com/vzn/vx/daemon/httpapi"
 	"github.com/vzn/vx/daemon/mcpserver"
 	"github.com/vzn/vx/daemon/ops"
+	"github.com/vzn/vx/daemon/plans"
 	"github.com/vzn/vx/daemon/tools"
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/protocol/layout"
@@ -47,6 +49,9 @@ type Options struct {
 	Ready func(d *wire.Discovery)
 	// ExtraTools are tools from other packages (init, lock, docs).
 	ExtraTools func(e *ops.Env) []tools.Def
+	// SessionIdle ends an MCP session idle this long (0: the default,
+	// mcpserver.DefaultSessionIdle; <0: never).
+	SessionIdle time.Duration
 }
 
 // ErrRunning means another vxd owns the workspace.
@@ -59,6 +64,7 @@ type daemon struct {
 	log     zerolog.Logger
 	env     *ops.Env
 	mcp     *mcpserver.Server
+	plans   *plans.Store // planTasks' plans, for runTasks {planId}; gone with the daemon
 	token   string
 	pages   pageLogins // the status page's logins, separate from the token
 	port    int
@@ -109,13 +115,19 @@ func Serve(ctx context.Context, o Options) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	d := &daemon{opts: o, root: root, log: o.Logger, started: time.Now(), cancel: cancel, feed: NewFeed()}
+	d := &daemon{opts: o, root: root, log: o.Logger, started: time.Now(), cancel: cancel, feed: NewFeed(), plans: plans.NewStore()}
 	tok := make([]byte, 32)
 	if _, err := rand.Read(tok); err != nil {
 		return err
 	}
 	d.token = hex.EncodeToString(tok)
 
+	// Runs whose vx was killed before recording their end are interrupted.
+	if dead, err := history.ReapAt(ctx, history.Path(root), &history.Options{Logger: d.log}); err != nil {
+		d.log.Warn().Err(err).Msg("marking runs whose vx process is gone")
+	} else if len(dead) > 0 {
+		d.log.Info().Strs("runs", dead).Msg("runs whose vx process is gone recorded as interrupted")
+	}
 	m, loadErr := workspace.Load(root)
 	d.env = ops.NewEnv(root, m, loadErr, nil)
 	defer d.env.Close()
@@ -127,16 +139,18 @@ func Serve(ctx context.Context, o Options) error {
 		}
 		d.feed.Publish(wire.Event{Type: typ, Session: id[:8]})
 	}
-	d.mcp = mcpserver.New(&mcpserver.Options{Name: "vx", Version: version.Version, Mask: d.env.Masker.String, MaskJSON: d.env.Masker.JSON, Logger: d.log, MaxSessions: 64, OnSession: onSession,
+	d.mcp = mcpserver.New(&mcpserver.Options{Name: "vx", Version: version.Version, Mask: d.env.Masker.String, MaskJSON: d.env.Masker.JSON, Logger: d.log, MaxSessions: 64, OnSession: onSession, SessionIdle: o.SessionIdle,
 		Instructions: "vx answers questions about this monorepo workspace: its tasks (listTasks, getConfig), its cache (getCacheStats, explainCacheKey), its run history (getRunHistory, whyDidThisRerun, getFailures, getTaskLog, compareRuns, runTrends), and runs or plans tasks (runTasks, planTasks)."})
 	defer d.mcp.Close()
+	d.feed.Tap = d.resourceUpdates
 	d.refreshCatalog()
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	tcp, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return fmt.Errorf("listening on 127.0.0.1: %w", err)
 	}
-	d.port = ln.Addr().(*net.TCPAddr).Port
+	d.port = tcp.Addr().(*net.TCPAddr).Port
+	ln := newLimitListener(tcp, MaxConns)
 
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", httpapi.NewMCPHandler(d.mcp, &httpapi.MCPOptions{Logger: d.log}))
@@ -148,11 +162,7 @@ func Serve(ctx context.Context, o Options) error {
 	})
 	d.mountLive(mux)
 	d.mountPage(mux)
-	srv := &http.Server{
-		Handler:           d.tokenLogin(httpapi.Guard(mux, httpapi.GuardOptions{Port: d.port, Token: d.token, Page: &httpapi.PageAuth{Cookie: wire.PageCookieName(d.port), Routes: pageRoutes, Valid: d.pages.valid}, Logger: d.log})),
-		ReadHeaderTimeout: 10 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return ctx },
-	}
+	srv := newHTTPServer(ctx, d.tokenLogin(httpapi.Guard(liftReadDeadline(mux), httpapi.GuardOptions{Port: d.port, Token: d.token, Page: &httpapi.PageAuth{Cookie: wire.PageCookieName(d.port), Routes: pageRoutes, Valid: d.pages.valid}, Logger: d.log})), d.log)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 
@@ -198,8 +208,12 @@ func (d *daemon) refreshCatalog() {
 	if d.opts.ExtraTools != nil {
 		extra = d.opts.ExtraTools(d.env)
 	}
-	extra = append(extra, tools.InfoTool(d.env, d.info))
-	d.mcp.SetTools(tools.Catalog(d.env, tools.Config{VX: d.opts.VX, Extra: extra, OnEvent: d.feed.Publish}))
+	extra = append(extra, tools.InfoTool(d.env, d.info), tools.DiagnoseTool(d.env, d.info, d.opts.VX))
+	catalog := tools.Catalog(d.env, tools.Config{VX: d.opts.VX, Extra: extra, OnEvent: d.feed.Publish, Plans: d.plans})
+	if m, err := d.env.CurrentModel(); err == nil && m.Config.MCP.Compact() {
+		catalog = tools.Compact(catalog)
+	}
+	d.mcp.SetTools(catalog)
 	res, tmpl := tools.Resources(d.env)
 	if err := d.mcp.SetResources(res, tmpl); err != nil {
 		d.log.Error().Err(err).Msg("resources")

@@ -25,6 +25,7 @@ const (
 	KindEnum                  // one of Enum
 	KindObject                // an object with Props
 	KindBoolOrRef             // true/false or a git ref (affected)
+	KindTasks                 // an array of task names or ids, none starting with "-"
 )
 
 // Arg declares one argument: it drives both the inputSchema and the check.
@@ -75,14 +76,16 @@ func argSchema(a Arg) map[string]any {
 	case KindFilter:
 		s = map[string]any{"anyOf": []any{
 			map[string]any{"type": "string", "minLength": 1},
-			map[string]any{"type": "array", "items": map[string]any{"type": "string", "minLength": 1}},
+			map[string]any{"type": "array", "minItems": 1, "items": map[string]any{"type": "string", "minLength": 1}},
 		}}
+	case KindTasks:
+		s = map[string]any{"type": "array", "items": map[string]any{"type": "string", "minLength": 1, "pattern": "^[^-]"}}
 	case KindEnum:
 		s = map[string]any{"type": "string", "enum": a.Enum}
 	case KindObject:
 		s = objectSchema(a.Props)
 	case KindBoolOrRef:
-		s = map[string]any{"anyOf": []any{map[string]any{"type": "boolean"}, map[string]any{"type": "string", "minLength": 1}}}
+		s = map[string]any{"anyOf": []any{map[string]any{"type": "boolean"}, map[string]any{"type": "string", "minLength": 1, "pattern": "^[^-]"}}}
 	}
 	if a.Desc != "" {
 		s["description"] = a.Desc
@@ -258,7 +261,7 @@ func checkValue(name string, v any, a Arg) (any, error) {
 			return nil, refuse("argument %q must be a finite number, not %s", name, n.String())
 		}
 		return f, nil
-	case KindStrings, KindFilter:
+	case KindStrings, KindFilter, KindTasks:
 		if s, ok := v.(string); ok && a.Kind == KindFilter {
 			return nonEmpty(s, "a non-empty string or an array of them")
 		}
@@ -270,9 +273,17 @@ func checkValue(name string, v any, a Arg) (any, error) {
 			}
 			return nil, refuse("argument %q must be %s, not %s", name, what, typeName(v))
 		}
+		if len(list) == 0 && a.Kind == KindFilter {
+			// An empty selection is no selection: refuse it rather than
+			// read it as "every project".
+			return nil, refuse("argument %q is an empty array: name at least one project selector, or omit %s to select every project", name, name)
+		}
 		for i, e := range list {
 			if _, err := nonEmpty(e, "a non-empty string"); err != nil {
 				return nil, refuse("argument %s[%d] must be a non-empty string, not %s", name, i, describe(e))
+			}
+			if str := e.(string); a.Kind == KindTasks && strings.HasPrefix(str, "-") {
+				return nil, refuse("argument %s[%d] %q starts with \"-\": a task is a name such as build or web#build, never a flag (force, filter and affected are arguments of their own)", name, i, str)
 			}
 		}
 		return list, nil
@@ -302,6 +313,10 @@ func checkValue(name string, v any, a Arg) (any, error) {
 		case bool:
 			return x, nil
 		case string:
+			if strings.HasPrefix(x, "-") {
+				// It reaches git: never let it read as an option.
+				return nil, refuse("argument %q: %q starts with \"-\": a git ref never does (use a branch, tag or commit)", name, x)
+			}
 			return nonEmpty(x, "true, false or a git ref")
 		}
 		return nil, refuse("argument %q must be true, false or a git ref, not %s", name, typeName(v))

@@ -74,6 +74,7 @@ var checkCases = []checkCase{
 	{name: "enum outside", raw: `{"tasks": ["build"], "format": "yaml"}`, want: []string{`"format"`, `"yaml"`, `"text"`, `"json"`}},
 	{name: "enum wrong case", raw: `{"tasks": ["build"], "format": "JSON"}`, want: []string{`"format"`, `"JSON"`}},
 	{name: "enum number", raw: `{"tasks": ["build"], "format": 1}`, want: []string{`"format"`, "a number"}},
+	{name: "empty filter array", raw: `{"tasks": ["build"], "filter": []}`, want: []string{`"filter"`, "empty array", "omit filter"}},
 	{name: "nested unknown key", raw: `{"tasks": ["build"], "scope": {"project": "web", "x": 1}}`, want: []string{`"scope.x"`}},
 	{name: "nested did-you-mean", raw: `{"tasks": ["build"], "scope": {"projet": "web"}}`, want: []string{`"scope.projet"`, "did you mean project"}},
 	{name: "nested missing required", raw: `{"tasks": ["build"], "scope": {"task": "build"}}`, want: []string{`"scope.project"`, "missing"}},
@@ -188,11 +189,12 @@ func TestSchemaPerKind(t *testing.T) {
 		{"bool", Arg{Name: "a", Kind: KindBool}, []string{`true`, `false`}, []string{`"true"`, `0`}},
 		{"limit", Arg{Name: "a", Kind: KindLimit}, []string{`1`, `2.5`, `-1`}, []string{`"10"`, `null`, `[1]`}},
 		{"strings", Arg{Name: "a", Kind: KindStrings}, []string{`[]`, `["x"]`}, []string{`"x"`, `[""]`, `[1]`}},
-		{"filter", Arg{Name: "a", Kind: KindFilter}, []string{`"x"`, `["x", "y"]`}, []string{`""`, `[""]`, `3`, `{}`}},
+		{"filter", Arg{Name: "a", Kind: KindFilter}, []string{`"x"`, `["x", "y"]`}, []string{`""`, `[""]`, `3`, `{}`, `[]`}},
+		{"tasks", Arg{Name: "a", Kind: KindTasks}, []string{`[]`, `["build", "web#build"]`}, []string{`"build"`, `[""]`, `["--force"]`, `["build", "-x"]`}},
 		{"enum", Arg{Name: "a", Kind: KindEnum, Enum: []string{"p", "q"}}, []string{`"p"`, `"q"`}, []string{`"r"`, `1`}},
 		{"object", Arg{Name: "a", Kind: KindObject, Props: []Arg{{Name: "b", Kind: KindString, Required: true}}},
 			[]string{`{"b": "x"}`}, []string{`{}`, `{"b": "x", "c": 1}`, `[]`}},
-		{"bool or ref", Arg{Name: "a", Kind: KindBoolOrRef}, []string{`true`, `"main"`}, []string{`""`, `1`, `null`}},
+		{"bool or ref", Arg{Name: "a", Kind: KindBoolOrRef}, []string{`true`, `"main"`}, []string{`""`, `1`, `null`, `"--output=x"`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -3,12 +3,13 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"fmt"
+	"errors"
 	"net/url"
 	"os"
 
 	"github.com/vzn/vx/daemon/mcpserver"
 	"github.com/vzn/vx/daemon/ops"
+	"github.com/vzn/vx/protocol/jsonrpc"
 	"github.com/vzn/vx/protocol/mcp"
 	"github.com/vzn/vx/protocol/wire"
 )
@@ -51,23 +52,34 @@ func Resources(e *ops.Env) ([]mcpserver.Resource, []mcpserver.ResourceTemplate) 
 					return nil, err
 				}
 				return jsonResource(LatestRunURI, out)
-			}},
+			}, Subscribable: true},
 	}
 	tmpl := []mcpserver.ResourceTemplate{
 		{Def: mcp.ResourceTemplate{URITemplate: TaskLogURI, Name: "task-log", Title: "A task's latest log", Description: "what a task printed in the latest run that recorded it (vx last --log); taskId is project#task, URL-encoded (# as %23)", MimeType: "application/json"},
 			Read: func(ctx context.Context, uri string, vars map[string]string) (*mcp.ReadResourceResult, error) {
 				id, err := url.PathUnescape(vars["taskId"])
 				if err != nil {
-					return nil, fmt.Errorf("taskId in %s is not URL-encoded text", uri)
+					return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: taskId in %s is not URL-encoded text (write project#task with # as %%23)", uri)
 				}
 				out, err := ops.TaskLog(ctx, e, ops.TaskLogInput{TaskID: id})
 				if err != nil {
-					return nil, refusal(err)
+					return nil, paramError(err)
 				}
 				return jsonResource(uri, out)
-			}},
+			}, Subscribable: true, Complete: map[string]mcpserver.Completer{"taskId": taskIDCompleter(e, true)}},
 	}
 	return res, tmpl
+}
+
+// paramError renders an operation's refusal of an argument of a resource
+// URI or a prompt as JSON-RPC invalid params (-32602) naming the argument:
+// the request was wrong, the server did not fail. Other errors pass.
+func paramError(err error) error {
+	var ae *ops.ArgError
+	if errors.As(err, &ae) {
+		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: argument %q: %s", ae.Arg, ae.Msg)
+	}
+	return err
 }
 
 // Prompts are the daemon's prompt templates.
@@ -79,26 +91,26 @@ func Prompts(e *ops.Env) []mcpserver.Prompt {
 				id, set := args["runId"]
 				out, err := ops.Failures(ctx, e, ops.FailuresInput{RunID: id, RunSet: set})
 				if err != nil {
-					return nil, refusal(err)
+					return nil, paramError(err)
 				}
 				b, _ := json.MarshalIndent(out, "", "  ")
 				text := "A vx run in this workspace failed. Here is what vx recorded (getFailures): each failed task, its exit code, its output and the source locations it names.\n\n```json\n" + string(b) +
 					"\n```\n\nDiagnose the failure: name the root cause for each failed task, point at the file and line to change, and propose the smallest fix. Tasks listed under blocked did not run because an upstream task failed."
 				return &mcp.GetPromptResult{Description: "Diagnose run " + out.RunID, Messages: []mcp.PromptMessage{{Role: "user", Content: mcp.Content{Type: "text", Text: text}}}}, nil
-			}},
+			}, Complete: map[string]mcpserver.Completer{"runId": runIDCompleter(e)}},
 		{Def: mcp.Prompt{Name: "explain-rerun", Title: "Explain why a task re-ran", Description: "Explain why a task re-executed instead of hitting the cache, from whyDidThisRerun's answer.",
 			Arguments: []mcp.PromptArgument{{Name: "taskId", Description: "project#task", Required: true}, {Name: "runId", Description: "a run id or unique prefix; default: the task's latest run"}}},
 			Get: func(ctx context.Context, args map[string]string) (*mcp.GetPromptResult, error) {
 				id, set := args["runId"]
 				out, err := ops.Why(ctx, e, ops.WhyInput{TaskID: args["taskId"], RunID: id, RunSet: set})
 				if err != nil {
-					return nil, refusal(err)
+					return nil, paramError(err)
 				}
 				b, _ := json.MarshalIndent(out, "", "  ")
 				text := "vx compared this task's cache key with its previous execution (whyDidThisRerun):\n\n```json\n" + string(b) +
 					"\n```\n\nExplain in plain words why the task re-ran: which files, environment variables, definition fields or upstream tasks moved, and, for a moved upstream, which root task's own inputs changed. Say whether the re-run was expected and, if not, what to change (inputs globs, outputs, env) so it would hit the cache."
 				return &mcp.GetPromptResult{Description: "Why " + out.TaskID + " re-ran", Messages: []mcp.PromptMessage{{Role: "user", Content: mcp.Content{Type: "text", Text: text}}}}, nil
-			}},
+			}, Complete: map[string]mcpserver.Completer{"taskId": taskIDCompleter(e, false), "runId": runIDCompleter(e)}},
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/vzn/vx/daemon/cache"
 	"github.com/vzn/vx/daemon/mcpserver"
 	"github.com/vzn/vx/daemon/ops"
+	"github.com/vzn/vx/daemon/plans"
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/protocol/mcp"
 	"github.com/vzn/vx/protocol/wire"
@@ -23,6 +24,9 @@ type Config struct {
 	VX string // the vx executable runTasks and planTasks start
 	// Extra are tools added by other packages (init, lock, docs).
 	Extra []Def
+	// Plans, when set, keeps planTasks' plans for runTasks {planId}
+	// (plan.go); without it planTasks only plans.
+	Plans *plans.Store
 	// OnEvent receives runTasks' run events (for the live feed).
 	OnEvent func(wire.Event)
 }
@@ -166,13 +170,14 @@ func Catalog(e *ops.Env, cfg Config) []mcpserver.Tool {
 				return ops.Show(ctx, e, ops.ShowInput{Target: v.Str("target")})
 			}},
 		Def{Name: "getCacheStats", Title: "Cache statistics", ReadOnly: true, Output: &ops.CacheStatsOutput{},
-			Description: "What's the state of my cache? Entries, total size, runs and hits in the last 24h, hit rate. scope.project narrows every number to one project.",
-			Args:        []Arg{{Name: "scope", Kind: KindObject, Desc: "narrow the numbers", Props: []Arg{{Name: "project", Kind: KindString, Desc: "a project name"}}}},
+			Description: "What's the state of my cache? Entries, total size, runs and hits in the last 24h (split local/remote), hit rate, and the remote cache if one is configured. scope.project narrows every number to one project; checkRemote also asks the remote cache server.",
+			Args: []Arg{{Name: "scope", Kind: KindObject, Desc: "narrow the numbers", Props: []Arg{{Name: "project", Kind: KindString, Desc: "a project name"}}},
+				{Name: "checkRemote", Kind: KindBool, Desc: "also ask the remote cache server: reachable, authorized, enabled, round-trip time"}},
 			Run: func(ctx context.Context, _ *mcpserver.Call, v Values) (any, error) {
-				return ops.CacheStats(ctx, e, ops.CacheStatsInput{Project: v.Object("scope").Str("project")})
+				return ops.CacheStats(ctx, e, ops.CacheStatsInput{Project: v.Object("scope").Str("project"), CheckRemote: v.Bool("checkRemote")})
 			}},
 		Def{Name: "getRunHistory", Title: "Run history", ReadOnly: true, Output: &ops.RunHistoryOutput{},
-			Description: "Which tasks have I been running, and how fast? Recent executions (exit code, blockedBy, timedOut, notReady) plus per-task p50/p99, success rate, hit rate, failure mode, flaky (only when one cache key both passed and failed), maxPeakRssBytes and maxCpuParallelism. limit 1..500 is clamped and the answer says the limit applied.",
+			Description: "Which tasks have I been running, and how fast? Recent executions (exit code, blockedBy, timedOut, reason) plus per-task p50/p99, success rate, hit rate, failure mode, flaky (only when one cache key both passed and failed), maxPeakRssBytes and maxCpuParallelism. limit 1..500 is clamped and the answer says the limit applied.",
 			Args: []Arg{{Name: "project", Kind: KindString, Desc: "a project name"}, {Name: "task", Kind: KindString, Desc: "a task name such as build (not project#task)"},
 				{Name: "limit", Kind: KindLimit, Desc: "recent rows, 1..500 (default 50), clamped"}},
 			Run: func(ctx context.Context, _ *mcpserver.Call, v Values) (any, error) {
@@ -228,11 +233,15 @@ func Catalog(e *ops.Env, cfg Config) []mcpserver.Tool {
 				return ops.RunTrends(ctx, e, ops.TrendsInput{Bucket: v.Str("bucket"), Limit: v.Limit("limit"), LimitSet: v.Has("limit")})
 			}},
 		Def{Name: "planTasks", Title: "Plan tasks", ReadOnly: true, Output: &ops.PlanTasksOutput{},
-			Description: "What would run, and why? vx run TASKS --dry=json, nothing executed: each task's predicted cache status, key, deps and p50, the affected reason under affected, and predicted wallMs, workMs and criticalPath.",
-			Args:        []Arg{{Name: "tasks", Kind: KindStrings, Desc: "task names or project#task ids"}, {Name: "all", Kind: KindBool, Desc: "every task of the workspace"}, filterArg, affectedArg},
+			Description: "What would run, and why? vx run TASKS --dry=json, nothing executed: each task's predicted cache status, key, deps and p50, the affected reason under affected, and predicted wallMs, workMs and criticalPath. vxd keeps the plan: planId, expiresAt and prerequisites (config file hashes, vx.lock, git HEAD and uncommitted state, each task's key) let runTasks {planId} run exactly it.",
+			Args:        []Arg{{Name: "tasks", Kind: KindTasks, Desc: "task names or project#task ids"}, {Name: "all", Kind: KindBool, Desc: "every task of the workspace"}, filterArg, affectedArg},
 			Run: func(ctx context.Context, _ *mcpserver.Call, v Values) (any, error) {
 				aff, ref := affected(v)
-				return ops.PlanTasks(ctx, e, ops.RunTasksInput{Tasks: v.Strings("tasks"), All: v.Bool("all"), Filters: v.Strings("filter"), Affected: aff, AffectedRef: ref, VX: cfg.VX})
+				in := ops.RunTasksInput{Tasks: v.Strings("tasks"), All: v.Bool("all"), Filters: v.Strings("filter"), Affected: aff, AffectedRef: ref, VX: cfg.VX}
+				if cfg.Plans != nil {
+					return cfg.Plans.Plan(ctx, e, in, "planTasks")
+				}
+				return ops.PlanTasks(ctx, e, in)
 			}},
 	)
 	if m, err := e.CurrentModel(); err == nil && m.Config.MCP.Run.Enabled() {
@@ -243,9 +252,14 @@ func Catalog(e *ops.Env, cfg Config) []mcpserver.Tool {
 			allowed = allow.Allows
 			desc += fmt.Sprintf(" This workspace lets agents run only: %v (their dependsOn still run).", allow.Tasks)
 		}
+		if cfg.Plans != nil {
+			desc += planDescription(m.Config.MCP.RequirePlan)
+			if m.Config.MCP.Confirm {
+				desc += " This workspace asks the user to confirm the plan (mcp.confirm) before anything runs."
+			}
+		}
 		defs = append(defs, Def{Name: "runTasks", Title: "Run tasks", Destructive: true, Output: &ops.RunTasksOutput{}, Description: desc,
-			Args: []Arg{{Name: "tasks", Kind: KindStrings, Desc: "task names or project#task ids"}, {Name: "all", Kind: KindBool, Desc: "every task an agent may run"}, filterArg, affectedArg,
-				{Name: "force", Kind: KindBool, Desc: "ignore cache hits"}},
+			Args: runTasksArgs(cfg),
 			Run: func(ctx context.Context, call *mcpserver.Call, v Values) (any, error) {
 				aff, ref := affected(v)
 				done, total := 0, 0
@@ -261,7 +275,19 @@ func Catalog(e *ops.Env, cfg Config) []mcpserver.Tool {
 						call.Progress(float64(done), float64(total), fmt.Sprintf("%s %s (%s)", ev.TaskID, ev.Status, ev.Cache))
 					}
 				}
-				out, err := ops.RunTasks(ctx, e, ops.RunTasksInput{Tasks: v.Strings("tasks"), All: v.Bool("all"), Filters: v.Strings("filter"), Affected: aff, AffectedRef: ref, Force: v.Bool("force"), VX: cfg.VX}, allowed, onEvent)
+				in := ops.RunTasksInput{Tasks: v.Strings("tasks"), All: v.Bool("all"), Filters: v.Strings("filter"), Affected: aff, AffectedRef: ref, Force: v.Bool("force"), VX: cfg.VX}
+				if cfg.Plans != nil {
+					if m, err := e.CurrentModel(); err == nil && m.Config.MCP.Confirm {
+						if err := checkPlanArgs(e, v); err != nil {
+							return nil, err
+						}
+						return confirmRun(ctx, call, e, cfg.Plans, v, in, allowed, onEvent)
+					}
+					if applied, out, err := applyPlan(ctx, e, cfg.Plans, v, allowed, onEvent); applied {
+						return out, err
+					}
+				}
+				out, err := ops.RunTasks(ctx, e, in, allowed, onEvent)
 				return out, err
 			}})
 	}

@@ -22,6 +22,18 @@ type Config struct {
 	Workers      int                   `json:"workers,omitempty"`
 	Tasks        map[string]TaskConfig `json:"tasks,omitempty"`
 	MCP          MCPConfig             `json:"mcp,omitempty"`
+	RemoteCache  *RemoteCacheConfig    `json:"remoteCache,omitempty"`
+	// Sandbox is the default sandbox of every task; a task's own
+	// sandbox overrides it field by field.
+	Sandbox  *SandboxConfig  `json:"sandbox,omitempty"`
+	Platform *PlatformConfig `json:"platform,omitempty"`
+}
+
+// PlatformConfig opts the workspace into pushing its runs to a vx-platform
+// (the token comes only from VX_PLATFORM_TOKEN).
+type PlatformConfig struct {
+	URL       string `json:"url"`
+	Workspace string `json:"workspace"`
 }
 
 // TaskConfig is a task's declaration in the workspace or a project config.
@@ -37,6 +49,9 @@ type TaskConfig struct {
 	Cache     *bool     `json:"cache,omitempty"`
 	Timeout   *string   `json:"timeout,omitempty"`
 	Exec      *Exec     `json:"exec,omitempty"`
+
+	// Sandbox confines the task's process (see SandboxConfig).
+	Sandbox *SandboxConfig `json:"sandbox,omitempty"`
 }
 
 // Exec holds what the task's process receives beyond the command.
@@ -75,6 +90,14 @@ func (e *EnvVar) UnmarshalJSON(b []byte) error {
 // false (runTasks hidden) or a list of task names an agent may run.
 type MCPConfig struct {
 	Run MCPRun `json:"run"`
+	// PlanTTL is how long a planTasks plan may be applied (default "5m").
+	PlanTTL string `json:"planTtl,omitempty"`
+	// RequirePlan makes runTasks accept only a planId from planTasks.
+	RequirePlan bool `json:"requirePlan,omitempty"`
+	// Confirm makes runTasks ask the person behind the client first.
+	Confirm bool `json:"confirm,omitempty"`
+	// Tools is the catalog vxd lists: "full" (default) or "compact".
+	Tools string `json:"tools,omitempty"`
 }
 
 // MCPRun is the decoded "mcp.run" value.
@@ -149,6 +172,8 @@ type TaskDef struct {
 	Timeout       time.Duration     `json:"-"`
 	TimeoutText   string            `json:"timeout,omitempty"`
 	ExecEnv       map[string]EnvVar `json:"-"`
+
+	Sandbox *SandboxDef `json:"sandbox,omitempty"` // nil: not sandboxed
 }
 
 // NoOp reports whether the task runs nothing (no command anywhere).
@@ -188,6 +213,7 @@ func (c TaskConfig) merge(o TaskConfig) TaskConfig {
 		}
 		c.Exec = merged
 	}
+	c.Sandbox = c.Sandbox.merge(o.Sandbox)
 	return c
 }
 

@@ -30,6 +30,9 @@ func (e *FileError) Error() string {
 // when strict is set, and reports errors with file, line and column, and
 // the dotted path of the value at fault.
 func decodeJSONC(file string, src []byte, v any, strict bool) error {
+	if jsonc.DecodePlain(src, v, strict) == nil {
+		return nil // no comments, no trailing commas, no error: the common case
+	}
 	doc, err := jsonc.Parse(src)
 	if err != nil {
 		var se *jsonc.Error
@@ -51,7 +54,7 @@ func decodeJSONC(file string, src []byte, v any, strict bool) error {
 	if err == nil {
 		return nil
 	}
-	vals := doc.Root.Paths()
+	vals := doc.Root().Paths()
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &typ):

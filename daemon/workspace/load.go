@@ -67,6 +67,9 @@ type Model struct {
 	namesOnce sync.Once
 	taskNames []string
 	taskSet   map[string]bool
+
+	overlapOnce sync.Once // OutputOverlaps (overlap.go)
+	overlaps    []OutputOverlap
 }
 
 // Project returns the project named name.
@@ -238,9 +241,21 @@ func (m *Model) validateConfig() error {
 				return fieldError(m.ConfigPath, "tasks."+name+".timeout", err)
 			}
 		}
+		if err := tc.Sandbox.validate("tasks." + name + ".sandbox"); err != nil {
+			return &FileError{File: m.ConfigPath, Msg: err.Error()}
+		}
+	}
+	if err := m.Config.Sandbox.validate("sandbox"); err != nil {
+		return &FileError{File: m.ConfigPath, Msg: err.Error()}
+	}
+	if err := m.Config.MCP.validate(m.ConfigPath); err != nil {
+		return err
 	}
 	if m.Config.Workers < 0 {
 		return &FileError{File: m.ConfigPath, Msg: fmt.Sprintf("workers: %d is not a worker count (use a positive number, or leave it out for one per CPU)", m.Config.Workers)}
+	}
+	if err := m.Config.RemoteCache.validate(); err != nil {
+		return &FileError{File: m.ConfigPath, Msg: err.Error()}
 	}
 	return nil
 }
@@ -300,6 +315,9 @@ func (m *Model) loadProject(dir string) (*Project, *packageJSON, []string, error
 				if _, err := parseTimeout(*tc.Timeout); err != nil {
 					return nil, nil, nil, fieldError(pcPath, "tasks."+name+".timeout", err)
 				}
+			}
+			if err := tc.Sandbox.validate("tasks." + name + ".sandbox"); err != nil {
+				return nil, nil, nil, &FileError{File: pcPath, Msg: err.Error()}
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"github.com/vzn/vx/daemon/jsonc"
+	"github.com/vzn/vx/protocol/wire"
 	"os"
 	"path/filepath"
 )
@@ -53,6 +54,9 @@ func SecretValues(root string, m *Model, env map[string]string) []string {
 		for _, d := range ScanSecrets(root) {
 			add(d)
 		}
+	}
+	for _, name := range wire.CredentialEnv {
+		add(DeclaredSecret{Name: name})
 	}
 	return out
 }
@@ -204,7 +208,7 @@ func fieldError(file, path string, err error) error {
 	fe := &FileError{File: file, Msg: path + ": " + err.Error()}
 	if src, rerr := os.ReadFile(file); rerr == nil {
 		if doc, perr := jsonc.Parse(src); perr == nil {
-			for _, p := range doc.Root.Paths() {
+			for _, p := range doc.Root().Paths() {
 				if p.Path == path {
 					fe.Line, fe.Col = jsonc.Position(src, p.Off)
 					break

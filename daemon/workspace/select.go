@@ -141,6 +141,8 @@ func (m *Model) Affected(ctx context.Context, ref string) (map[string]string, st
 		if base == "" {
 			base = "HEAD"
 		}
+	} else if strings.HasPrefix(ref, "-") {
+		return nil, "", fmt.Errorf("--affected=%s: a git ref never starts with \"-\" (use a branch, tag or commit)", ref)
 	} else if _, err := git("rev-parse", "--verify", "--quiet", ref+"^{commit}"); err != nil {
 		return nil, "", fmt.Errorf("--affected=%s: not a git ref here (use a branch, tag or commit)", ref)
 	}

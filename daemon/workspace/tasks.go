@@ -132,6 +132,7 @@ func (m *Model) Resolve(project, task string) (def TaskDef, defined bool) {
 	if tc.Exec != nil && len(tc.Exec.Env) > 0 {
 		def.ExecEnv = tc.Exec.Env
 	}
+	def.Sandbox = m.Config.Sandbox.merge(tc.Sandbox).resolve()
 	return def, defined
 }
 

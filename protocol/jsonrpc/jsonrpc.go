@@ -194,9 +194,12 @@ func marshalParams(params any) (json.RawMessage, error) {
 // batch reports which. A body that is not JSON yields a -32700 error; an
 // empty batch yields -32600. Otherwise every element is returned, those
 // outside the envelope with Invalid set, so one bad element does not spoil
-// the rest of a batch.
+// the rest of a batch. A body nested deeper than MaxDepth yields -32600.
 func Decode(data []byte) (msgs []*Message, batch bool, err *Error) {
 	data = bytes.TrimSpace(data)
+	if tooDeep(data) {
+		return nil, false, errTooDeep()
+	}
 	if !json.Valid(data) {
 		return nil, false, &Error{Code: CodeParseError, Message: "parse error: the body is not valid JSON"}
 	}

@@ -95,6 +95,8 @@ type ServerCapabilities struct {
 	Resources *ResourceCapabilities `json:"resources,omitempty"`
 	Prompts   *ListChanged          `json:"prompts,omitempty"`
 	Logging   *struct{}             `json:"logging,omitempty"`
+	// Completions is declared when completion/complete has something to offer.
+	Completions *struct{} `json:"completions,omitempty"`
 }
 
 // ListChanged says whether a list's changes are announced.

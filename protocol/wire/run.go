@@ -39,6 +39,10 @@ type RunSummary struct {
 	Totals     RunTotals `json:"totals"`
 	Tasks      []TaskRow `json:"tasks"`
 	Warnings   []string  `json:"warnings"`
+
+	// Remote is what the run did with the remote cache, when one is
+	// configured.
+	Remote *RemoteRun `json:"remote,omitempty"`
 }
 
 // RunTotals counts a run's tasks by outcome.
@@ -51,6 +55,7 @@ type RunTotals struct {
 	TimedOut    int `json:"timedOut"`
 	Interrupted int `json:"interrupted"`
 	Skipped     int `json:"skipped"`
+	RemoteHits  int `json:"remoteHits,omitempty"` // of Cached, those answered by the remote cache
 }
 
 // TaskRow is one task's outcome in a run.
@@ -60,6 +65,7 @@ type TaskRow struct {
 	Task           string   `json:"task"`
 	Status         string   `json:"status"`
 	Cache          string   `json:"cache"`
+	CacheSource    string   `json:"cacheSource,omitempty"` // a hit's cache: "local" or "remote"
 	Key            string   `json:"key"`
 	DurationMs     int64    `json:"durationMs"`
 	ExitCode       *int     `json:"exitCode"`
@@ -69,6 +75,9 @@ type TaskRow struct {
 	PeakRSSBytes   int64    `json:"peakRssBytes,omitempty"`
 	CPUParallelism float64  `json:"cpuParallelism,omitempty"`
 	Outputs        int      `json:"outputs,omitempty"`
+	// SandboxViolations lists what a sandboxed task did outside its
+	// declaration (see SandboxViolation).
+	SandboxViolations []SandboxViolation `json:"sandboxViolations,omitempty"`
 }
 
 // Plan is the document `vx run --dry=json` prints: nothing is executed.
@@ -89,6 +98,10 @@ type PlanTask struct {
 	DependsOn []string `json:"dependsOn"`
 	P50Ms     *int64   `json:"p50Ms"`
 	Reason    string   `json:"affectedReason,omitempty"`
+
+	// CacheSource is "remote" for a hit the remote cache holds (asked with
+	// HEAD, nothing downloaded).
+	CacheSource string `json:"cacheSource,omitempty"`
 }
 
 // PlanPredicted estimates a plan's cost from history p50s.

@@ -32,6 +32,13 @@ try {
 
   await page.waitForSelector("body[data-live='1']", { timeout: 10000 });
 
+  // Before any live run the card shows the latest recorded run from
+  // history (made while no daemon was up), not "No run yet".
+  await page.waitForSelector("#timeline[data-state='history'] .bar", { timeout: 10000 });
+  const recorded = await page.$$eval("#timeline .bar", (els) => els.map((e) => e.dataset.status));
+  if (recorded.length < 4 || recorded.some((s) => s !== "passed")) fail("history timeline: " + JSON.stringify(recorded));
+  if ((await page.textContent("#timeline")).includes("No run yet")) fail("the card says No run yet above a recorded run");
+
   // Start a run from a shell; the page must show it live and then finished.
   const run = spawn(VX_BIN, ["run", "build", "test", "--force"], { cwd: WORKSPACE, stdio: "ignore" });
   const exited = new Promise((res) => run.on("exit", res));

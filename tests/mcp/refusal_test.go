@@ -42,6 +42,16 @@ var refusals = []struct {
 	{"tasks as a string", "planTasks", `{"tasks":"build"}`, `"tasks"`},
 	{"empty task name", "runTasks", `{"tasks":[""]}`, `tasks`},
 	{"affected as a number", "listTasks", `{"affected":1}`, `"affected"`},
+	{"a flag as a task of runTasks", "runTasks", `{"tasks":["--force","build"]}`, `tasks[0] "--force"`},
+	{"a flag as a task of planTasks", "planTasks", `{"tasks":["--force","build"]}`, `tasks[0] "--force"`},
+	{"an end of flags as a task", "planTasks", `{"tasks":["build","--"]}`, `tasks[1] "--"`},
+	{"empty filter array of listTasks", "listTasks", `{"filter":[]}`, `"filter" is an empty array`},
+	{"empty filter array of planTasks", "planTasks", `{"tasks":["build"],"filter":[]}`, `"filter" is an empty array`},
+	{"empty filter array of runTasks", "runTasks", `{"tasks":["build"],"filter":[]}`, `"filter" is an empty array`},
+	{"unknown project of getRunHistory", "getRunHistory", `{"project":"libb"}`, `no project named "libb" in this workspace or its history (did you mean lib`},
+	{"misspelt task of getRunHistory", "getRunHistory", `{"task":"biuld"}`, `no task named "biuld" in this workspace or its history (did you mean build`},
+	{"a flag as the affected ref", "planTasks", `{"tasks":["build"],"affected":"--output=/tmp/x"}`, `"affected": "--output=/tmp/x" starts with`},
+	{"misspelt task of a project", "getRunHistory", `{"project":"lib","task":"biuld"}`, `(did you mean build`},
 }
 
 // TestRefusals runs every refusal over HTTP and through the shim, then the
@@ -87,9 +97,15 @@ func TestRefusals(t *testing.T) {
 					{"getRunHistory", 0, 1},
 					{"runTrends", 5000, 1000},
 					{"runTrends", 0, 1},
+					{"searchDocs", 0, 1},
+					{"searchDocs", 500, 50},
 				} {
 					t.Run(fmt.Sprintf("%s %v", c.tool, c.limit), func(t *testing.T) {
-						a := callOK(t, cs, c.tool, map[string]any{"limit": c.limit})
+						args := map[string]any{"limit": c.limit}
+						if c.tool == "searchDocs" {
+							args["query"] = "task"
+						}
+						a := callOK(t, cs, c.tool, args)
 						var out struct {
 							Limit int    `json:"limit"`
 							Note  string `json:"note"`
@@ -121,6 +137,49 @@ func TestNonObjectArguments(t *testing.T) {
 		r := c.callRaw(t, params)
 		if r.Error == nil || r.Error.Code != -32602 {
 			t.Errorf("tools/call %s: want JSON-RPC error -32602, got error %+v result %s", params, r.Error, r.Result)
+		}
+	}
+}
+
+// TestBadTaskIDInURIAndPrompt: a taskId that is no task id, in a resource
+// URI or a prompt argument, is the request's fault: JSON-RPC -32602 naming
+// taskId, not -32603 "internal error".
+func TestBadTaskIDInURIAndPrompt(t *testing.T) {
+	root := workspace(t, "hist")
+	endpoint, token, _ := startDaemon(t, root)
+	c := newRaw(endpoint, token)
+	c.initialize(t)
+	for _, req := range []string{
+		`{"jsonrpc":"2.0","id":8,"method":"resources/read","params":{"uri":"vx://tasks/build/log"}}`,
+		`{"jsonrpc":"2.0","id":8,"method":"resources/read","params":{"uri":"vx://tasks/%23build/log"}}`,
+		`{"jsonrpc":"2.0","id":8,"method":"resources/read","params":{"uri":"vx://tasks/%zz/log"}}`,
+		`{"jsonrpc":"2.0","id":8,"method":"prompts/get","params":{"name":"explain-rerun","arguments":{"taskId":"build"}}}`,
+		`{"jsonrpc":"2.0","id":8,"method":"prompts/get","params":{"name":"explain-rerun","arguments":{"taskId":"nosuch#build"}}}`,
+	} {
+		resp, body := c.post(t, req)
+		r := reply(t, resp, body)
+		if r.Error == nil || r.Error.Code != -32602 || !strings.Contains(r.Error.Message, "taskId") {
+			t.Errorf("%s: want JSON-RPC error -32602 naming taskId, got error %+v result %s", req, r.Error, r.Result)
+		}
+	}
+}
+
+// TestExplainWithoutEntry: explainCacheKey for a task with no cache entry
+// answers found:false with no figures at all (a zero would read as an
+// entry that exited 0 in 0 ms with 0 bytes).
+func TestExplainWithoutEntry(t *testing.T) {
+	root := workspace(t, "hist")
+	endpoint, token, _ := startDaemon(t, root)
+	cs := connectHTTP(t, endpoint, token, nil)
+	a := callOK(t, cs, "explainCacheKey", map[string]any{"taskId": "lib#build"})
+	var out map[string]any
+	a.structured(t, &out)
+	if out["found"] != false {
+		t.Fatalf("explainCacheKey before any run: %s; want found false", a.text)
+	}
+	for _, k := range []string{"exitCode", "durationMs", "bytes", "files", "key", "command", "created"} {
+		if _, ok := out[k]; ok {
+			t.Errorf("explainCacheKey without an entry has %s: %s", k, a.text)
 		}
 	}
 }

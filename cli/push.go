@@ -1,0 +1,64 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/vzn/vx/client/platformpush"
+	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/protocol/wire"
+)
+
+// pushRun is the end-of-run hook: when the workspace opted into a
+// platform, the run just ended is pushed (bounded; warnings only).
+func pushRun(ctx context.Context, s *IO, m *workspace.Model, sum *wire.RunSummary, mask func(string) string) {
+	t, ok, err := platformpush.Resolve(m.Config.Platform, s.environ())
+	if !ok {
+		return
+	}
+	if err != nil {
+		fmt.Fprintf(s.Err, "vx: platform: %s\n", mask(err.Error()))
+		return
+	}
+	platformpush.AfterRun(ctx, m.Root, t, sum, mask, s.Err)
+}
+
+func pushVerb(ctx context.Context, s *IO, argv []string) error {
+	a, err := parseArgs("push", argv, map[string]flagSpec{
+		"all": {kind: boolFlag, help: "also send every run of the local history the platform has not stored"},
+	})
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	if a.bool("help") {
+		fmt.Fprint(s.Out, a.usage("push [--all]"))
+		return nil
+	}
+	if len(a.pos) > 0 {
+		return usageError{fmt.Sprintf("vx push takes no arguments (got %q)", a.pos[0])}
+	}
+	m, err := loadModel(s)
+	if err != nil {
+		return err
+	}
+	mask := maskerFor(m, s).String
+	t, ok, err := platformpush.Resolve(m.Config.Platform, s.environ())
+	if !ok {
+		return fmt.Errorf("this workspace does not push to a platform: set platform.url and platform.workspace in %s (or %s and %s)",
+			workspace.ConfigFile, platformpush.EnvURL, platformpush.EnvWorkspace)
+	}
+	if err != nil {
+		return fmt.Errorf("%s", mask(err.Error()))
+	}
+	var rep platformpush.Report
+	if a.bool("all") {
+		rep, err = platformpush.All(ctx, m.Root, t, mask, s.Err)
+	} else {
+		rep, err = platformpush.Flush(ctx, m.Root, t, s.Err)
+	}
+	fmt.Fprintf(s.Out, "pushed %d run(s) to %s (%d already there, %d kept in .vx/outbox, %d refused)\n", rep.Sent, t.URL, rep.Known, rep.Kept, rep.Rejected)
+	if err != nil {
+		return fmt.Errorf("%s", mask(err.Error()))
+	}
+	return nil
+}

@@ -1,0 +1,215 @@
+package shim
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/vzn/vx/protocol/mcp"
+)
+
+// The official SDK, left to its defaults, speaks 2026-07-28: it probes
+// with server/discover and, when answered, never initializes. These
+// connect functions leave it so.
+
+func connectModernHTTP(t *testing.T, td *testDialer) *client {
+	base, token, err := td.Ensure(context.Background(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, c := newSDKClient()
+	cs, err := cl.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: &http.Client{Transport: bearer{token}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.cs = cs
+	t.Cleanup(func() { _ = cs.Close() })
+	return c
+}
+
+func connectModernShim(t *testing.T, td *testDialer) *client {
+	toShim, clientOut := io.Pipe()
+	clientIn, fromShim := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(context.Background(), toShim, fromShim, td, nil)
+		fromShim.Close()
+	}()
+	cl, c := newSDKClient()
+	cs, err := cl.Connect(context.Background(), &sdk.IOTransport{Reader: clientIn, Writer: clientOut}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.cs = cs
+	t.Cleanup(func() {
+		_ = cs.Close()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+		// Closing the client ends its listen stream on the daemon too.
+		waitInFlight(t, td, 0)
+	})
+	return c
+}
+
+// waitInFlight waits until the daemon has n requests in flight (the SDK
+// holds one open: its subscriptions/listen stream).
+func waitInFlight(t *testing.T, td *testDialer, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for td.server().Stats().InFlight != n {
+		if time.Now().After(deadline) {
+			t.Fatalf("daemon has %d requests in flight, want %d", td.server().Stats().InFlight, n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+var modernExchanges = []struct {
+	name string
+	run  func(t *testing.T, td *testDialer, c *client)
+}{
+	{"speaks 2026-07-28 without a session", func(t *testing.T, td *testDialer, c *client) {
+		if v := c.cs.InitializeResult().ProtocolVersion; v != mcp.Rev20260728 {
+			t.Errorf("revision %s", v)
+		}
+		if n := td.server().Stats().Sessions; n != 0 {
+			t.Errorf("the daemon holds %d sessions", n)
+		}
+	}},
+	{"lists and calls tools", func(t *testing.T, td *testDialer, c *client) {
+		res, err := c.cs.ListTools(context.Background(), nil)
+		if err != nil || len(res.Tools) != 4 || res.Tools[0].Name != "echo" {
+			t.Fatalf("%v %v", res, err)
+		}
+		call, err := c.cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "echo", Arguments: map[string]any{"x": 1}})
+		if err != nil || call.IsError || call.Content[0].(*sdk.TextContent).Text != `{"args":{"x":1}}` {
+			t.Fatalf("%v %v", call, err)
+		}
+	}},
+	{"tool refusal is a masked isError", func(t *testing.T, td *testDialer, c *client) {
+		res, err := c.cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "fail"})
+		if err != nil || !res.IsError || res.Content[0].(*sdk.TextContent).Text != "the *** is wrong" {
+			t.Fatalf("%+v %v", res, err)
+		}
+	}},
+	{"unknown tool is -32602", func(t *testing.T, td *testDialer, c *client) {
+		_, err := c.cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "nope"})
+		if err == nil || !strings.Contains(err.Error(), "unknown tool") {
+			t.Fatalf("err %v", err)
+		}
+	}},
+	{"progress arrives", func(t *testing.T, td *testDialer, c *client) {
+		p := &sdk.CallToolParams{Name: "progress"}
+		p.SetProgressToken("tok")
+		if _, err := c.cs.CallTool(context.Background(), p); err != nil {
+			t.Fatal(err)
+		}
+		for want := 1.0; want <= 3; want++ {
+			if got := <-c.progress; got != want {
+				t.Errorf("progress %v, want %v", got, want)
+			}
+		}
+	}},
+	{"a cancelled call ends on the daemon", func(t *testing.T, td *testDialer, c *client) {
+		waitInFlight(t, td, 1)
+		ctx, cancel := context.WithCancel(context.Background())
+		errc := make(chan error, 1)
+		go func() {
+			_, err := c.cs.CallTool(ctx, &sdk.CallToolParams{Name: "slow"})
+			errc <- err
+		}()
+		<-td.started
+		cancel()
+		if err := <-errc; err == nil {
+			t.Fatal("cancelled call succeeded")
+		}
+		waitInFlight(t, td, 1)
+	}},
+	{"tools list_changed arrives on the listen stream", func(t *testing.T, td *testDialer, c *client) {
+		waitInFlight(t, td, 1)
+		td.server().SetTools(testTools(td.started)[:1])
+		<-c.changed
+		res, err := c.cs.ListTools(context.Background(), nil)
+		if err != nil || len(res.Tools) != 1 {
+			t.Fatalf("%v %v", res, err)
+		}
+	}},
+}
+
+func TestModernExchanges(t *testing.T) {
+	for _, mode := range []struct {
+		name    string
+		connect func(*testing.T, *testDialer) *client
+	}{{"http", connectModernHTTP}, {"shim", connectModernShim}} {
+		t.Run(mode.name, func(t *testing.T) {
+			for _, ex := range modernExchanges {
+				t.Run(ex.name, func(t *testing.T) {
+					td := newDialer(t)
+					ex.run(t, td, mode.connect(t, td))
+				})
+			}
+		})
+	}
+}
+
+// TestModernRestartIsInvisible: a lost daemon is restarted and the
+// request retried; a 2026-07-28 client has no session to replay.
+func TestModernRestartIsInvisible(t *testing.T) {
+	td := newDialer(t)
+	c := connectModernShim(t, td)
+	ctx := context.Background()
+	if _, err := c.cs.CallTool(ctx, &sdk.CallToolParams{Name: "echo"}); err != nil {
+		t.Fatal(err)
+	}
+	td.kill()
+	res, err := c.cs.CallTool(ctx, &sdk.CallToolParams{Name: "echo", Arguments: map[string]any{"after": "restart"}})
+	if err != nil || res.IsError {
+		t.Fatalf("call after the daemon died: %v %v", res, err)
+	}
+	if starts, restarts := td.counts(); starts != 2 || restarts != 1 {
+		t.Errorf("starts %d restarts %d", starts, restarts)
+	}
+	if n := td.server().Stats().Sessions; n != 0 {
+		t.Errorf("the new daemon holds %d sessions", n)
+	}
+}
+
+// TestModernShimHeaders: raw stdio lines of the new era come back with
+// the daemon's verdicts, headers derived by the shim (a non-ASCII tool
+// name travels base64-encoded and still matches).
+func TestModernShimHeaders(t *testing.T) {
+	td := newDialer(t)
+	toShim, w := io.Pipe()
+	r, fromShim := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- Run(context.Background(), toShim, fromShim, td, nil); fromShim.Close() }()
+	out := bufio.NewScanner(r)
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	for _, tc := range []struct{ send, want string }{
+		{`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + meta + `}}`, `"supportedVersions":["2026-07-28","2025-11-25"`},
+		{`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"échø",` + meta + `}}`, `unknown tool \"échø\"`},
+		{`{"jsonrpc":"2.0","id":3,"method":"ping","params":{` + meta + `}}`, `"code":-32601`},
+		{`{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}`, `"code":-32022`},
+	} {
+		if _, err := io.WriteString(w, tc.send+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		if !out.Scan() {
+			t.Fatal("the shim wrote nothing")
+		}
+		if !strings.Contains(out.Text(), tc.want) {
+			t.Errorf("sent %s\ngot %s\nwant it to contain %s", tc.send, out.Text(), tc.want)
+		}
+	}
+	w.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}

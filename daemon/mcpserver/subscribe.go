@@ -1,0 +1,72 @@
+package mcpserver
+
+import (
+	"encoding/json"
+
+	"github.com/vzn/vx/protocol/jsonrpc"
+	"github.com/vzn/vx/protocol/mcp"
+)
+
+// maxSubscriptions bounds the resources one session follows.
+const maxSubscriptions = 128
+
+// subscribe serves resources/subscribe and resources/unsubscribe (session
+// era; 2026-07-28 clients name the resources in subscriptions/listen).
+func (ss *Session) subscribe(params json.RawMessage, on bool) (any, error) {
+	var p mcp.ReadResourceParams
+	if err := decodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	if p.URI == "" {
+		return nil, invalidParams("resources/subscribe needs a uri")
+	}
+	if on && !ss.srv.subscribable(p.URI) {
+		return nil, invalidParams("%s announces no updates; subscribable: the resources and templates marked so in resources/list and resources/templates/list", p.URI)
+	}
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if !on {
+		delete(ss.subs, p.URI)
+		return struct{}{}, nil
+	}
+	if ss.subs == nil {
+		ss.subs = map[string]bool{}
+	}
+	if !ss.subs[p.URI] && len(ss.subs) >= maxSubscriptions {
+		return nil, invalidParams("this session already follows %d resources; unsubscribe one first", maxSubscriptions)
+	}
+	ss.subs[p.URI] = true
+	return struct{}{}, nil
+}
+
+// ResourceUpdated announces that the resource at uri changed: a
+// notifications/resources/updated to every session subscribed to it and
+// every listen stream that named it.
+func (s *Server) ResourceUpdated(uri string) {
+	msg, err := jsonrpc.NewNotification(mcp.NotifyResourceUpdated, mcp.ResourceUpdatedParams{URI: uri})
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	var targets []*Session
+	for _, ss := range s.sessions {
+		targets = append(targets, ss)
+	}
+	s.mu.Unlock()
+	for _, ss := range targets {
+		ss.mu.Lock()
+		want := ss.subs[uri] && ss.revision != "" && ss.notify != nil
+		ss.mu.Unlock()
+		if want {
+			ss.notify(msg)
+		}
+	}
+	s.eachListener(func(f mcp.SubscriptionFilter) bool {
+		for _, u := range f.ResourceSubscriptions {
+			if u == uri {
+				return true
+			}
+		}
+		return false
+	}, mcp.NotifyResourceUpdated, map[string]any{"uri": uri})
+}

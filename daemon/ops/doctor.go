@@ -1,0 +1,241 @@
+package ops
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/vzn/vx/daemon/history"
+	"github.com/vzn/vx/daemon/lockfile"
+	"github.com/vzn/vx/protocol/wire"
+)
+
+// DoctorInput is what vx doctor and the diagnose tool know beyond the Env.
+type DoctorInput struct {
+	// Version is this vx's version; the daemon must be the same.
+	Version string
+	// VX is this vx executable (for the MCP client configuration).
+	VX string
+	// Self is set inside vxd: the daemon's own status.
+	Self func() *wire.Status
+	// Probe is set by vx doctor: the workspace's daemon's status, or an
+	// error when none answers (notRunning true when that is all it is).
+	Probe func(ctx context.Context) (st *wire.Status, notRunning bool, err error)
+}
+
+// Doctor check outcomes.
+const (
+	CheckOK      = "ok"
+	CheckProblem = "problem"
+	CheckSkipped = "skipped"
+)
+
+// DoctorCheck is one thing vx needs here, and how it stands.
+type DoctorCheck struct {
+	Name   string `json:"name"`
+	Status string `json:"status"` // ok, problem or skipped
+	Detail string `json:"detail"`
+	Fix    string `json:"fix,omitempty"` // what to do, for a problem
+}
+
+// DoctorOutput is what stops vx working in a workspace.
+type DoctorOutput struct {
+	OK     bool          `json:"ok"` // no check found a problem
+	Root   string        `json:"root"`
+	Checks []DoctorCheck `json:"checks"`
+	// MCPConfig is the .mcp.json an MCP client needs to reach vx here.
+	MCPConfig string `json:"mcpConfig"`
+}
+
+// Doctor checks, in order: git and the repository, that .vx/ is writable,
+// the run history's integrity, the configuration, vx.lock, the daemon,
+// and vx on PATH for MCP clients. It reads only.
+func Doctor(ctx context.Context, e *Env, in DoctorInput) (*DoctorOutput, error) {
+	out := &DoctorOutput{Root: e.Root}
+	add := func(c DoctorCheck) {
+		c.Detail, c.Fix = e.Masker.String(c.Detail), e.Masker.String(c.Fix)
+		out.Checks = append(out.Checks, c)
+	}
+	add(checkGit(ctx, e.Root))
+	add(checkWritable(e.Root))
+	add(checkHistory(ctx, e))
+	cfg := checkConfig(e)
+	add(cfg)
+	add(checkLock(e, cfg.Status == CheckOK))
+	add(checkDaemon(ctx, in))
+	shim, snippet := checkShim(in.VX)
+	add(shim)
+	out.MCPConfig = snippet
+	out.OK = true
+	for _, c := range out.Checks {
+		if c.Status == CheckProblem {
+			out.OK = false
+		}
+	}
+	return out, nil
+}
+
+func checkGit(ctx context.Context, root string) DoctorCheck {
+	c := DoctorCheck{Name: "git"}
+	git, err := exec.LookPath("git")
+	if err != nil {
+		c.Status, c.Detail = CheckProblem, "git is not on PATH"
+		c.Fix = "install git: vx hashes the files git does not ignore, and --affected compares against a git ref"
+		return c
+	}
+	cmd := exec.CommandContext(ctx, git, "rev-parse", "--show-toplevel")
+	cmd.Dir = root
+	top, err := cmd.Output()
+	if err != nil {
+		c.Status, c.Detail = CheckProblem, fmt.Sprintf("%s is not inside a git repository", root)
+		c.Fix = "git init && git add -A && git commit -m init (in the workspace root)"
+		return c
+	}
+	c.Status, c.Detail = CheckOK, fmt.Sprintf("%s, repository %s", git, strings.TrimSpace(string(top)))
+	return c
+}
+
+func checkWritable(root string) DoctorCheck {
+	c := DoctorCheck{Name: ".vx writable"}
+	dir := filepath.Join(root, ".vx")
+	target := dir
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		target = root // vx creates .vx/ on the first run
+	}
+	const wOK = 2 // access(2)'s W_OK
+	if err := syscall.Access(target, wOK|1); err != nil {
+		c.Status, c.Detail = CheckProblem, fmt.Sprintf("%s is not writable by this user: %v", target, err)
+		c.Fix = fmt.Sprintf("make it yours and writable: chown -R $(id -u) %s && chmod -R u+rwX %s", target, target)
+		return c
+	}
+	c.Status, c.Detail = CheckOK, target+" is writable"
+	return c
+}
+
+func checkHistory(ctx context.Context, e *Env) DoctorCheck {
+	c := DoctorCheck{Name: "history"}
+	path := history.Path(e.Root)
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		c.Status, c.Detail = CheckOK, "no run history yet (the first vx run starts it)"
+		return c
+	}
+	fix := fmt.Sprintf("move it aside (mv %s %s.bad); the next vx run starts a new history", path, path)
+	h, err := e.History(ctx)
+	if err != nil {
+		c.Status, c.Detail, c.Fix = CheckProblem, err.Error(), fix
+		return c
+	}
+	problems, err := h.Integrity(ctx)
+	switch {
+	case err != nil:
+		c.Status, c.Detail, c.Fix = CheckProblem, err.Error(), fix
+	case len(problems) > 0:
+		c.Status, c.Detail, c.Fix = CheckProblem, fmt.Sprintf("%s fails its integrity check: %s", path, strings.Join(problems, "; ")), fix
+	default:
+		c.Status, c.Detail = CheckOK, path+" passes its integrity check"
+	}
+	return c
+}
+
+func checkConfig(e *Env) DoctorCheck {
+	c := DoctorCheck{Name: "config"}
+	if err := e.LoadError(); err != nil {
+		c.Status, c.Detail = CheckProblem, err.Error()
+		c.Fix = "correct the file and place named; vx show loads it again and says what is still wrong"
+		return c
+	}
+	m, err := e.CurrentModel()
+	if err != nil {
+		c.Status, c.Detail, c.Fix = CheckProblem, err.Error(), "vx show says what fails to load"
+		return c
+	}
+	c.Status, c.Detail = CheckOK, fmt.Sprintf("%d projects, %d task names", len(m.Projects), len(m.TaskNames()))
+	return c
+}
+
+func checkLock(e *Env, configOK bool) DoctorCheck {
+	c := DoctorCheck{Name: "lock"}
+	if !configOK {
+		c.Status, c.Detail = CheckSkipped, "the configuration does not load"
+		return c
+	}
+	m, err := e.CurrentModel()
+	if err != nil {
+		c.Status, c.Detail = CheckSkipped, err.Error()
+		return c
+	}
+	res, err := lockfile.Check(m, e.Masker)
+	switch {
+	case err != nil:
+		c.Status, c.Detail, c.Fix = CheckProblem, err.Error(), "vx lock writes a fresh vx.lock"
+	case !res.Present:
+		c.Status, c.Detail = CheckOK, "no vx.lock (optional: vx lock records what each task runs, for review)"
+	case !res.UpToDate:
+		c.Status, c.Detail = CheckProblem, fmt.Sprintf("vx.lock is out of date: %d difference(s) from the configuration", len(res.Problems))
+		c.Fix = "review them with vx lock --check, then record the configuration with vx lock"
+	default:
+		c.Status, c.Detail = CheckOK, fmt.Sprintf("vx.lock is current (%d tasks)", len(res.Audited))
+	}
+	return c
+}
+
+func checkDaemon(ctx context.Context, in DoctorInput) DoctorCheck {
+	c := DoctorCheck{Name: "daemon"}
+	if in.Self != nil {
+		st := in.Self()
+		c.Status, c.Detail = CheckOK, fmt.Sprintf("this vxd %s, pid %d, port %d", st.Version, st.PID, st.Port)
+		return c
+	}
+	if in.Probe == nil {
+		c.Status, c.Detail = CheckSkipped, "not checked"
+		return c
+	}
+	st, notRunning, err := in.Probe(ctx)
+	switch {
+	case notRunning:
+		c.Status, c.Detail = CheckOK, "not running (vx mcp starts it when an agent connects)"
+	case err != nil:
+		c.Status, c.Detail = CheckProblem, err.Error()
+		c.Fix = "vxd stop, then let vx mcp (or vxd start) start a fresh one; .vx/daemon/vxd.log says what happened"
+	case st.Version != in.Version:
+		c.Status, c.Detail = CheckProblem, fmt.Sprintf("vxd %s runs (pid %d), this vx is %s", st.Version, st.PID, in.Version)
+		c.Fix = "vxd stop; the next vx mcp starts the vxd beside this vx"
+	default:
+		c.Status, c.Detail = CheckOK, fmt.Sprintf("vxd %s answers on port %d (pid %d)", st.Version, st.Port, st.PID)
+	}
+	return c
+}
+
+// checkShim finds vx on PATH, where an MCP client's {"command": "vx"}
+// looks for it, and writes the client configuration to use.
+func checkShim(self string) (DoctorCheck, string) {
+	c := DoctorCheck{Name: "vx on PATH"}
+	command := "vx"
+	found, err := exec.LookPath("vx")
+	switch {
+	case err != nil:
+		c.Status, c.Detail = CheckProblem, "vx is not on PATH: an MCP client configured with command \"vx\" cannot start it"
+		c.Fix = "put the directory of vx on PATH, or use the configuration below with the absolute path"
+		if self != "" {
+			command = self
+		}
+	case self != "" && !sameFile(found, self):
+		c.Status, c.Detail = CheckOK, fmt.Sprintf("%s (a different executable from %s)", found, self)
+	default:
+		c.Status, c.Detail = CheckOK, found
+	}
+	b, _ := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{"vx": map[string]any{"command": command, "args": []string{"mcp"}}}}, "", "  ")
+	return c, string(b)
+}
+
+func sameFile(a, b string) bool {
+	x, err1 := os.Stat(a)
+	y, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(x, y)
+}

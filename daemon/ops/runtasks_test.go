@@ -1,0 +1,57 @@
+package ops
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/vzn/vx/daemon/workspace"
+)
+
+func testEnv(t *testing.T) *Env {
+	t.Helper()
+	root := t.TempDir()
+	files := map[string]string{
+		"vx.workspace.json":   `{"projects": ["pkgs/*"], "tasks": {"build": {}}}`,
+		"pkgs/a/package.json": `{"name": "a", "scripts": {"build": "true"}}`,
+		"pkgs/b/package.json": `{"name": "b", "scripts": {"build": "true"}}`,
+	}
+	for name, body := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := workspace.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return NewEnv(root, m, nil, []string{})
+}
+
+// TestTaskArgsNeverFlags: an agent's task names and filters reach vx run
+// only after "--" or as a flag's "=value", so none can be read as a flag,
+// and a task starting with "-" is refused before anything starts.
+func TestTaskArgsNeverFlags(t *testing.T) {
+	e := testEnv(t)
+	args, err := taskArgs(e, RunTasksInput{Tasks: []string{"build", "a#build"}, Filters: []string{"-x", "a"}, Affected: true}, nil, "--dry=json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"run", "--filter=-x", "--filter=a", "--affected", "--dry=json", "--", "build", "a#build"}
+	if !slices.Equal(args, want) {
+		t.Errorf("command line %q; want %q", args, want)
+	}
+	for _, tasks := range [][]string{{"--force", "build"}, {"build", "--"}, {"-"}} {
+		_, err := taskArgs(e, RunTasksInput{Tasks: tasks}, nil)
+		var ae *ArgError
+		if !errors.As(err, &ae) || ae.Arg != "tasks" {
+			t.Errorf("tasks %q: %v; want a refusal of the argument tasks", tasks, err)
+		}
+	}
+}

@@ -1,0 +1,92 @@
+package runner
+
+import (
+	"github.com/vzn/vx/daemon/workspace"
+)
+
+// outputGuard keeps two tasks of a run whose declared outputs may name the
+// same files (and neither of which depends on the other) from running at
+// the same time: at once, one would rewrite a file while the other's
+// outputs are being cached, and that entry would not be stored.
+//
+// Within a run the scheduler asks blocked before starting a task; across
+// runs (two vx processes) each task of an overlapping group also holds the
+// group's lock file while it runs.
+type outputGuard struct {
+	conflicts map[string][]string
+	busy      map[string]bool   // scheduler only
+	group     map[string]string // task id → its group's smallest task id
+}
+
+// newOutputGuard keeps the run's overlapping pairs apart; workspace (the
+// all: the pairs among every task of the workspace, since another run may run the
+// other task of a pair) makes the lock groups.
+func newOutputGuard(run, all []workspace.OutputOverlap) *outputGuard {
+	g := &outputGuard{conflicts: map[string][]string{}, busy: map[string]bool{}, group: map[string]string{}}
+	for _, o := range run {
+		a, b := o.Tasks[0], o.Tasks[1]
+		g.conflicts[a] = append(g.conflicts[a], b)
+		g.conflicts[b] = append(g.conflicts[b], a)
+	}
+	pairs := map[string][]string{}
+	for _, o := range all {
+		a, b := o.Tasks[0], o.Tasks[1]
+		pairs[a] = append(pairs[a], b)
+		pairs[b] = append(pairs[b], a)
+	}
+	// Groups are the connected pairs; the smallest id names each.
+	for id := range pairs {
+		if _, done := g.group[id]; done {
+			continue
+		}
+		members, stack := []string{}, []string{id}
+		seen := map[string]bool{id: true}
+		least := id
+		for len(stack) > 0 {
+			n := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			members = append(members, n)
+			least = min(least, n)
+			for _, o := range pairs[n] {
+				if !seen[o] {
+					seen[o] = true
+					stack = append(stack, o)
+				}
+			}
+		}
+		for _, m := range members {
+			g.group[m] = least
+		}
+	}
+	return g
+}
+
+// lockName is the lock file id's group holds while one of it runs, or ""
+// for a task that overlaps nothing.
+func (g *outputGuard) lockName(id string) string {
+	if least, ok := g.group[id]; ok {
+		return "outputs-of-" + least
+	}
+	return ""
+}
+
+// blocked reports whether a task that may write id's outputs is running.
+func (g *outputGuard) blocked(id string) bool {
+	for _, other := range g.conflicts[id] {
+		if g.busy[other] {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *outputGuard) start(id string) { g.busy[id] = true }
+func (g *outputGuard) done(id string)  { delete(g.busy, id) }
+
+// warnOverlaps says, once per run, which tasks vx keeps apart and why.
+func (r *run) warnOverlaps(overlaps []workspace.OutputOverlap) {
+	for _, o := range overlaps {
+		r.warn("%s and %s may write the same files (outputs %q and %q) and neither depends on the other: vx runs them one at a time, and the one that finishes last leaves its version; give each its own outputs or add a dependsOn between them",
+			o.Tasks[0], o.Tasks[1], o.Outputs[0], o.Outputs[1])
+	}
+}

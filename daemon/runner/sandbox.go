@@ -1,0 +1,200 @@
+package runner
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/vzn/vx/daemon/sandbox"
+	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/protocol/wire"
+)
+
+// sandboxState is a run's sandbox runtime: the host's verdict, taken once.
+type sandboxState struct {
+	once    sync.Once
+	verdict sandbox.Verdict
+	// Temp dirs: one per task executing at a time, kept for the run and
+	// emptied between tasks (creating a directory per task cost more than
+	// confining it). Named by pid so two vx runs never share one.
+	tmpMu   sync.Mutex
+	tmpFree []string
+	tmpAll  []string
+}
+
+// takeTmp gives an executing task a temp dir of its own.
+func (r *run) takeTmp() (string, error) {
+	r.sb.tmpMu.Lock()
+	defer r.sb.tmpMu.Unlock()
+	if n := len(r.sb.tmpFree); n > 0 {
+		dir := r.sb.tmpFree[n-1]
+		r.sb.tmpFree = r.sb.tmpFree[:n-1]
+		return dir, nil
+	}
+	dir := filepath.Join(VXDir(r.p.Model.Root), "tmp", fmt.Sprintf("%d-%d", os.Getpid(), len(r.sb.tmpAll)))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("creating the sandbox temp dir: %w", err)
+	}
+	r.sb.tmpAll = append(r.sb.tmpAll, dir)
+	return dir, nil
+}
+
+// giveTmp empties a temp dir and makes it free for the next task.
+func (r *run) giveTmp(dir string) {
+	emptyDir(dir)
+	r.sb.tmpMu.Lock()
+	r.sb.tmpFree = append(r.sb.tmpFree, dir)
+	r.sb.tmpMu.Unlock()
+}
+
+// removeTmp removes the run's temp dirs.
+func (r *run) removeTmp() {
+	r.sb.tmpMu.Lock()
+	defer r.sb.tmpMu.Unlock()
+	for _, dir := range r.sb.tmpAll {
+		os.RemoveAll(dir)
+	}
+	r.sb.tmpAll, r.sb.tmpFree = nil, nil
+}
+
+func (r *run) sandboxVerdict() sandbox.Verdict {
+	r.sb.once.Do(func() { r.sb.verdict = sandbox.Detect() })
+	return r.sb.verdict
+}
+
+// confinement is one sandboxed execution; nil for a task without a
+// sandbox (start and wait are then cmd's own).
+type confinement struct {
+	run     *run
+	policy  *sandbox.Policy
+	session *sandbox.Session
+	tmp     string
+}
+
+// sandboxRequired refuses, before anything runs, a run holding a task
+// whose sandbox is required where this host cannot apply it.
+func sandboxRequired(p *Prepared) error {
+	var v *sandbox.Verdict
+	var refused []string
+	for _, n := range p.Graph.Executable() {
+		sb := n.Def.Sandbox
+		if sb == nil || !sb.Required {
+			continue
+		}
+		if v == nil {
+			d := sandbox.Detect()
+			v = &d
+		}
+		if (sb.Mode == wire.SandboxEnforce && !v.Landlock) || v.Observer == "" {
+			refused = append(refused, n.ID)
+		}
+	}
+	if len(refused) == 0 {
+		return nil
+	}
+	sort.Strings(refused)
+	return fmt.Errorf("%s declare%s a required sandbox, which this host cannot apply: %s; nothing was run (drop \"required\" to run unconfined with a warning)",
+		strings.Join(refused, ", "), map[bool]string{true: "s", false: ""}[len(refused) == 1], v.Reason)
+}
+
+// confine prepares the sandbox of a node that declares one: writes beneath
+// its outputs, its write globs and its own temp dir (TMPDIR), TCP as declared.
+func (r *run) confine(n *workspace.Node, cmd *exec.Cmd, dir string) (*confinement, error) {
+	sb := n.Def.Sandbox
+	if sb == nil {
+		return nil, nil
+	}
+	v := r.sandboxVerdict()
+	landlock := sb.Mode == wire.SandboxEnforce && v.Landlock
+	if sb.Mode == wire.SandboxEnforce && !v.Landlock {
+		r.warn("%s: its sandbox is not enforced: %s; it runs unconfined", n.ID, v.Reason)
+	}
+	if v.Observer == "" {
+		if !landlock {
+			if sb.Mode == wire.SandboxReport {
+				r.warn("%s: its report sandbox cannot observe here: %s; it runs unconfined", n.ID, v.Reason)
+			}
+			return nil, nil
+		}
+		r.warn("%s: its sandbox is enforced but violations cannot be recorded: %s", n.ID, v.Reason)
+	}
+	tmp, err := r.takeTmp()
+	if err != nil {
+		return nil, err
+	}
+	globs := append(append([]string{}, n.Def.Outputs...), sb.Write...)
+	dirs, files := sandbox.WriteRoots(dir, globs, tmp)
+	p := &sandbox.Policy{Landlock: landlock, Observe: v.Observer != "", Network: sb.Network, ABI: v.ABI, WriteDirs: dirs, WriteFiles: files}
+	p.Resolve()
+	cmd.Env = append(cmd.Env, "TMPDIR="+tmp, "TMP="+tmp, "TEMP="+tmp)
+	return &confinement{run: r, policy: p, tmp: tmp}, nil
+}
+
+// start starts cmd, confined when c is not nil.
+func (c *confinement) start(cmd *exec.Cmd) error {
+	if c == nil {
+		return cmd.Start()
+	}
+	s, err := sandbox.Start(cmd, c.policy)
+	if err != nil {
+		c.run.giveTmp(c.tmp)
+		return err
+	}
+	c.session = s
+	return nil
+}
+
+// wait waits for cmd.
+func (c *confinement) wait(cmd *exec.Cmd) error {
+	if c == nil {
+		return cmd.Wait()
+	}
+	return c.session.Wait()
+}
+
+// finish returns the execution's violations, masked, and empties its temp dir.
+func (c *confinement) finish(mask func(string) string) []wire.SandboxViolation {
+	if c == nil || c.session == nil {
+		return nil
+	}
+	vs := c.session.Finish()
+	c.run.giveTmp(c.tmp)
+	for i := range vs {
+		vs[i].Path, vs[i].Address, vs[i].Process = mask(vs[i].Path), mask(vs[i].Address), mask(vs[i].Process)
+	}
+	return vs
+}
+
+// reported says whether a report-mode task made a violation: its outputs
+// may then depend on writes the cache does not capture.
+func reported(n *workspace.Node, vs []wire.SandboxViolation) bool {
+	return len(vs) > 0 && n.Def.Sandbox != nil && n.Def.Sandbox.Mode == wire.SandboxReport
+}
+
+// sandboxFooter prints each task's violations under the run's footer.
+func (r *run) sandboxFooter(s *wire.RunSummary) {
+	for _, row := range s.Tasks {
+		if len(row.SandboxViolations) == 0 {
+			continue
+		}
+		r.printf(" Sandbox: %s: %d violation%s\n", row.TaskID, len(row.SandboxViolations), map[bool]string{true: "", false: "s"}[len(row.SandboxViolations) == 1])
+		for _, v := range row.SandboxViolations {
+			r.printf("   %s\n", v)
+		}
+		if len(row.SandboxViolations) >= sandbox.MaxViolations {
+			r.printf("   (only the first %d distinct violations are kept)\n", sandbox.MaxViolations)
+		}
+	}
+}
+
+// emptyDir removes what a task left in its temp dir.
+func emptyDir(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		os.RemoveAll(filepath.Join(dir, e.Name()))
+	}
+}

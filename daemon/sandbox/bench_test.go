@@ -1,0 +1,45 @@
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// The sandbox's cost per task: a plain sh -c against the same command
+// confined (Landlock and the observer), writing one file inside its roots.
+func BenchmarkTask(b *testing.B) {
+	dir := b.TempDir()
+	const command = "mkdir -p dist && echo x > dist/out"
+	b.Run("plain", func(b *testing.B) {
+		for b.Loop() {
+			cmd := exec.Command("/bin/sh", "-c", command)
+			cmd.Dir = dir
+			if err := cmd.Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("confined", func(b *testing.B) {
+		v := Detect()
+		for b.Loop() {
+			dirs, files := WriteRoots(dir, []string{"dist/**"}, "")
+			p := &Policy{Landlock: v.Landlock, Observe: v.Observer != "", ABI: v.ABI, WriteDirs: dirs, WriteFiles: files}
+			p.Resolve()
+			cmd := exec.Command("/bin/sh", "-c", command)
+			cmd.Dir = dir
+			s, err := Start(cmd, p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := s.Wait(); err != nil {
+				b.Fatal(err)
+			}
+			if vs := s.Finish(); len(vs) != 0 {
+				b.Fatal(vs)
+			}
+		}
+	})
+	_ = os.RemoveAll(filepath.Join(dir, "dist"))
+}

@@ -1,0 +1,174 @@
+package sandbox
+
+import (
+	"fmt"
+
+	"golang.org/x/sys/unix"
+)
+
+// Operations a violation names.
+const (
+	opWrite    = "write"
+	opCreate   = "create"
+	opTruncate = "truncate"
+	opMkdir    = "mkdir"
+	opRemove   = "remove"
+	opRename   = "rename"
+	opLink     = "link"
+	opSymlink  = "symlink"
+	opMknod    = "mknod"
+	opConnect  = "connect"
+	opBind     = "bind"
+)
+
+// pathArg locates one path a call writes: the argument holding the path
+// and the one holding its directory descriptor (-1: the cwd).
+type pathArg struct{ dirfd, path int }
+
+// call is one system call the observer is told about.
+type call struct {
+	nr    int
+	op    string
+	paths []pathArg
+	// flags is the index of open flags (open, openat), checked in the
+	// filter so that reads never reach vx; 0 for calls without.
+	flags int
+	how   bool // openat2: flags are in the struct open_how at args[2]
+	net   bool // connect/bind: sockaddr at args[1], length args[2]
+}
+
+func cwd(idx ...int) []pathArg {
+	out := make([]pathArg, len(idx))
+	for i, p := range idx {
+		out[i] = pathArg{dirfd: -1, path: p}
+	}
+	return out
+}
+
+func at(pairs ...int) []pathArg {
+	var out []pathArg
+	for i := 0; i+1 < len(pairs); i += 2 {
+		out = append(out, pathArg{dirfd: pairs[i], path: pairs[i+1]})
+	}
+	return out
+}
+
+// fsCalls are the filesystem calls that can write, on every architecture.
+var fsCalls = []call{
+	{nr: unix.SYS_OPENAT, op: opWrite, paths: at(0, 1), flags: 2},
+	{nr: unix.SYS_OPENAT2, op: opWrite, paths: at(0, 1), how: true},
+	{nr: unix.SYS_MKDIRAT, op: opMkdir, paths: at(0, 1)},
+	{nr: unix.SYS_UNLINKAT, op: opRemove, paths: at(0, 1)},
+	{nr: unix.SYS_RENAMEAT, op: opRename, paths: at(0, 1, 2, 3)},
+	{nr: unix.SYS_RENAMEAT2, op: opRename, paths: at(0, 1, 2, 3)},
+	{nr: unix.SYS_LINKAT, op: opLink, paths: at(2, 3)},
+	{nr: unix.SYS_SYMLINKAT, op: opSymlink, paths: at(1, 2)},
+	{nr: unix.SYS_MKNODAT, op: opMknod, paths: at(0, 1)},
+	{nr: unix.SYS_TRUNCATE, op: opTruncate, paths: cwd(0)},
+}
+
+var netCalls = []call{
+	{nr: unix.SYS_CONNECT, op: opConnect, net: true},
+	{nr: unix.SYS_BIND, op: opBind, net: true},
+}
+
+// writeFlags are the open flags that make an open a write.
+const writeFlags = unix.O_WRONLY | unix.O_RDWR | unix.O_CREAT | unix.O_TRUNC
+
+// calls is the table for a policy: network calls only when TCP is denied.
+func calls(network bool) map[int]call {
+	m := map[int]call{}
+	for _, list := range [][]call{fsCalls, legacyCalls} {
+		for _, c := range list {
+			m[c.nr] = c
+		}
+	}
+	if !network {
+		for _, c := range netCalls {
+			m[c.nr] = c
+		}
+	}
+	return m
+}
+
+// BPF opcodes (linux/filter.h).
+const (
+	bpfLdAbsW = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
+	bpfJeqK   = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
+	bpfJsetK  = unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K
+	bpfRetK   = unix.BPF_RET | unix.BPF_K
+)
+
+// seccomp_data offsets.
+const (
+	offNr   = 0
+	offArch = 4
+	offArgs = 16
+)
+
+// program is a tiny assembler: jumps name labels and are resolved forward.
+type program struct {
+	ins    []unix.SockFilter
+	jumps  map[int][2]string // instruction → (jt, jf) labels
+	labels map[string]int
+}
+
+func (p *program) emit(code uint16, k uint32, jt, jf string) {
+	if jt != "" || jf != "" {
+		p.jumps[len(p.ins)] = [2]string{jt, jf}
+	}
+	p.ins = append(p.ins, unix.SockFilter{Code: code, K: k})
+}
+
+func (p *program) label(name string) { p.labels[name] = len(p.ins) }
+
+func (p *program) assemble() ([]unix.SockFilter, error) {
+	for i, j := range p.jumps {
+		for side, name := range j {
+			if name == "" {
+				continue
+			}
+			to, ok := p.labels[name]
+			off := to - i - 1
+			if !ok || off < 0 || off > 255 {
+				return nil, fmt.Errorf("seccomp filter: jump from %d to %q (%d) out of range", i, name, to)
+			}
+			if side == 0 {
+				p.ins[i].Jt = uint8(off)
+			} else {
+				p.ins[i].Jf = uint8(off)
+			}
+		}
+	}
+	return p.ins, nil
+}
+
+// filter builds the program: another architecture's calls and every call
+// not in the table are allowed without a word to vx; open and openat
+// notify only with a write flag.
+func filter(table map[int]call) ([]unix.SockFilter, error) {
+	p := &program{jumps: map[int][2]string{}, labels: map[string]int{}}
+	p.emit(bpfLdAbsW, offArch, "", "")
+	p.emit(bpfJeqK, auditArch, "", "allow")
+	p.emit(bpfLdAbsW, offNr, "", "")
+	var flagged []call
+	for _, c := range sortedCalls(table) {
+		if c.flags > 0 {
+			flagged = append(flagged, c)
+			p.emit(bpfJeqK, uint32(c.nr), fmt.Sprintf("flags%d", c.nr), "")
+			continue
+		}
+		p.emit(bpfJeqK, uint32(c.nr), "notify", "")
+	}
+	p.emit(bpfRetK, unix.SECCOMP_RET_ALLOW, "", "")
+	for _, c := range flagged {
+		p.label(fmt.Sprintf("flags%d", c.nr))
+		p.emit(bpfLdAbsW, uint32(offArgs+8*c.flags), "", "")
+		p.emit(bpfJsetK, writeFlags, "notify", "allow")
+	}
+	p.label("allow")
+	p.emit(bpfRetK, unix.SECCOMP_RET_ALLOW, "", "")
+	p.label("notify")
+	p.emit(bpfRetK, unix.SECCOMP_RET_USER_NOTIF, "", "")
+	return p.assemble()
+}

@@ -1,0 +1,312 @@
+package sandbox
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unsafe"
+
+	"github.com/vzn/vx/protocol/wire"
+	"golang.org/x/sys/unix"
+)
+
+// seccompNotif and seccompResp are struct seccomp_notif and
+// seccomp_notif_resp (linux/seccomp.h).
+type seccompNotif struct {
+	ID    uint64
+	Pid   uint32
+	Flags uint32
+	Nr    int32
+	Arch  uint32
+	IP    uint64
+	Args  [6]uint64
+}
+
+type seccompResp struct {
+	ID    uint64
+	Val   int64
+	Error int32
+	Flags uint32
+}
+
+const (
+	ioctlNotifIDValid     = 0x40082102 // SECCOMP_IOCTL_NOTIF_ID_VALID
+	userNotifFlagContinue = 1          // SECCOMP_USER_NOTIF_FLAG_CONTINUE
+	pathMax               = 4096
+)
+
+// loop answers notifications until halt closes the listener or no
+// observed process is left (POLLHUP). It waits in Go's poller, not in a
+// blocking poll(2): a goroutine parked there holds no thread and no P, so
+// many observers do not starve the run's other goroutines.
+func (s *Session) loop() {
+	defer close(s.done)
+	rc, err := s.listener.SyscallConn()
+	if err != nil {
+		return
+	}
+	for {
+		hup := false
+		err := rc.Read(func(fd uintptr) bool {
+			fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+			if n, _ := unix.Poll(fds, 0); n == 0 {
+				return false // nothing yet: park until the poller says so
+			}
+			if fds[0].Revents&unix.POLLIN != 0 {
+				s.answer(int(fd))
+				return true
+			}
+			hup = true
+			return true
+		})
+		if err != nil || hup {
+			return
+		}
+	}
+}
+
+// answer receives one notification, records it when it is a violation and
+// lets the call continue (Landlock, when applied, then decides).
+func (s *Session) answer(notify int) {
+	var n seccompNotif
+	if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(notify), unix.SECCOMP_IOCTL_NOTIF_RECV, uintptr(unsafe.Pointer(&n))); e != 0 {
+		return // ENOENT: the caller went away before we read it
+	}
+	if c, ok := s.table[int(n.Nr)]; ok {
+		vs := s.inspect(c, &n)
+		// The memory read above is only the caller's if it is still waiting.
+		if len(vs) > 0 && valid(notify, n.ID) && !self(int(n.Pid)) {
+			for _, v := range vs {
+				s.record(v)
+			}
+		}
+	}
+	resp := seccompResp{ID: n.ID, Flags: userNotifFlagContinue}
+	unix.Syscall(unix.SYS_IOCTL, uintptr(notify), unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&resp)))
+}
+
+func valid(notify int, id uint64) bool {
+	_, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(notify), ioctlNotifIDValid, uintptr(unsafe.Pointer(&id)))
+	return e == 0
+}
+
+// inspect turns a notification into the violations it is: the paths it
+// writes outside the policy, or a TCP address.
+func (s *Session) inspect(c call, n *seccompNotif) []wire.SandboxViolation {
+	tid := int(n.Pid)
+	if c.net {
+		return s.inspectNet(c, n)
+	}
+	op := c.op
+	var flags uint64
+	switch {
+	case c.how:
+		b, err := readMem(tid, uintptr(n.Args[2]), 8)
+		if err != nil {
+			return nil
+		}
+		flags = binary.NativeEndian.Uint64(b)
+		if flags&writeFlags == 0 {
+			return nil
+		}
+	case c.flags > 0:
+		flags = n.Args[c.flags]
+	}
+	var out []wire.SandboxViolation
+	for _, pa := range c.paths {
+		raw, err := readString(tid, uintptr(n.Args[pa.path]))
+		if err != nil {
+			continue
+		}
+		dirfd := int32(unix.AT_FDCWD)
+		if pa.dirfd >= 0 {
+			dirfd = int32(n.Args[pa.dirfd])
+		}
+		follow := op == opWrite || op == opTruncate
+		path, ok := resolve(tid, dirfd, raw, follow)
+		if !ok || s.policy.Allows(path) {
+			continue
+		}
+		vop := op
+		if op == opWrite && flags&unix.O_CREAT != 0 {
+			if _, err := os.Lstat(path); err != nil {
+				vop = opCreate
+			}
+		}
+		out = append(out, wire.SandboxViolation{Op: vop, Path: path, Process: comm(tid), Pid: tid, Denied: s.policy.Landlock && (op != opTruncate || s.policy.ABI >= 3)})
+	}
+	return out
+}
+
+// inspectNet reads connect/bind's address; only IPv4/IPv6 TCP counts.
+func (s *Session) inspectNet(c call, n *seccompNotif) []wire.SandboxViolation {
+	tid := int(n.Pid)
+	size := int(n.Args[2])
+	if size < 2 || size > 128 {
+		return nil
+	}
+	b, err := readMem(tid, uintptr(n.Args[1]), size)
+	if err != nil {
+		return nil
+	}
+	var ap netip.AddrPort
+	switch fam := binary.NativeEndian.Uint16(b); {
+	case fam == unix.AF_INET && len(b) >= 8:
+		ap = netip.AddrPortFrom(netip.AddrFrom4([4]byte(b[4:8])), binary.BigEndian.Uint16(b[2:4]))
+	case fam == unix.AF_INET6 && len(b) >= 24:
+		ap = netip.AddrPortFrom(netip.AddrFrom16([16]byte(b[8:24])), binary.BigEndian.Uint16(b[2:4]))
+	default:
+		return nil
+	}
+	proto := socketProtocol(tid, int(n.Args[0]))
+	if proto != 0 && proto != unix.IPPROTO_TCP && proto != unix.IPPROTO_MPTCP {
+		return nil // UDP and the rest: Landlock's TCP rules do not cover them
+	}
+	// Landlock denies classic TCP only, and only from ABI 4.
+	denied := s.policy.Landlock && s.policy.ABI >= 4 && proto != unix.IPPROTO_MPTCP
+	return []wire.SandboxViolation{{Op: c.op, Address: ap.String(), Process: comm(tid), Pid: tid, Denied: denied}}
+}
+
+// socketProtocol asks the caller's socket its protocol through a duplicate
+// taken with pidfd_getfd; 0 when it cannot be asked.
+func socketProtocol(tid, fd int) int {
+	pidfd, err := unix.PidfdOpen(tgid(tid), 0)
+	if err != nil {
+		return 0
+	}
+	defer unix.Close(pidfd)
+	dup, err := unix.PidfdGetfd(pidfd, fd, 0)
+	if err != nil {
+		return 0
+	}
+	defer unix.Close(dup)
+	p, err := unix.GetsockoptInt(dup, unix.SOL_SOCKET, unix.SO_PROTOCOL)
+	if err != nil {
+		return 0
+	}
+	return p
+}
+
+func tgid(tid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", tid))
+	if err != nil {
+		return tid
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "Tgid:"); ok {
+			if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
+				return n
+			}
+		}
+	}
+	return tid
+}
+
+func comm(tid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", tid))
+	if err != nil {
+		return "?"
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// readMem reads n bytes of the caller's memory.
+func readMem(tid int, addr uintptr, n int) ([]byte, error) {
+	buf := make([]byte, n)
+	got, err := unix.ProcessVMReadv(tid, []unix.Iovec{{Base: &buf[0], Len: uint64(n)}}, []unix.RemoteIovec{{Base: addr, Len: n}}, 0)
+	if err != nil {
+		return nil, err
+	}
+	if got != n {
+		return nil, fmt.Errorf("short read of %d/%d bytes", got, n)
+	}
+	return buf, nil
+}
+
+// readString reads a NUL-terminated path, a page at a time so that a
+// string ending just before an unmapped page still reads.
+func readString(tid int, addr uintptr) (string, error) {
+	var out []byte
+	for len(out) < pathMax {
+		chunk := 4096 - int(addr%4096)
+		b, err := readMem(tid, addr, chunk)
+		if err != nil {
+			return "", err
+		}
+		if i := bytes.IndexByte(b, 0); i >= 0 {
+			return string(append(out, b[:i]...)), nil
+		}
+		out = append(out, b...)
+		addr += uintptr(chunk)
+	}
+	return "", errors.New("path longer than PATH_MAX")
+}
+
+// resolve makes raw absolute as the caller sees it. ok is false for what
+// is no file of a directory tree (a pipe or socket named through /proc).
+func resolve(tid int, dirfd int32, raw string, follow bool) (string, bool) {
+	if raw == "" {
+		return "", false
+	}
+	if fd, ok := fdAlias(raw); ok {
+		target, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%d", tid, fd))
+		if err != nil || !filepath.IsAbs(target) {
+			return "", false
+		}
+		return target, true
+	}
+	p := raw
+	if !filepath.IsAbs(p) {
+		base := fmt.Sprintf("/proc/%d/cwd", tid)
+		if dirfd != unix.AT_FDCWD {
+			base = fmt.Sprintf("/proc/%d/fd/%d", tid, dirfd)
+		}
+		dir, err := os.Readlink(base)
+		if err != nil || !filepath.IsAbs(dir) {
+			return "", false
+		}
+		p = filepath.Join(dir, p)
+	}
+	p = filepath.Clean(p)
+	for _, self := range []string{"/proc/self", "/proc/thread-self"} {
+		if rest, ok := strings.CutPrefix(p, self); ok && (rest == "" || rest[0] == '/') {
+			p = fmt.Sprintf("/proc/%d%s", tid, rest)
+		}
+	}
+	if follow {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r, true
+		}
+	}
+	if r, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+		return filepath.Join(r, filepath.Base(p)), true
+	}
+	return p, true
+}
+
+// fdAlias recognises names of an open descriptor: /dev/stdout, /dev/fd/N,
+// /proc/self/fd/N.
+func fdAlias(p string) (int, bool) {
+	switch p {
+	case "/dev/stdin":
+		return 0, true
+	case "/dev/stdout":
+		return 1, true
+	case "/dev/stderr":
+		return 2, true
+	}
+	for _, pre := range []string{"/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/"} {
+		if rest, ok := strings.CutPrefix(p, pre); ok {
+			if n, err := strconv.Atoi(rest); err == nil && n >= 0 {
+				return n, true
+			}
+		}
+	}
+	return 0, false
+}

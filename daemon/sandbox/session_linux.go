@@ -1,0 +1,150 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"sync"
+
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"github.com/vzn/vx/protocol/wire"
+	"golang.org/x/sys/unix"
+)
+
+// Session is one confined execution: Start starts it, Wait waits for it
+// and Finish returns what the observer saw.
+type Session struct {
+	policy   *Policy
+	table    map[int]call
+	listener *os.File      // the seccomp listener, nil without one
+	done     chan struct{} // the observer has stopped
+	cmd      *exec.Cmd
+	release  chan struct{} // closed once cmd has exited: the forking thread may end
+	mu       sync.Mutex
+	seen     map[string]bool
+	records  []wire.SandboxViolation
+}
+
+// Start starts cmd confined by p. Go runs no code of ours between fork and
+// exec, but a child inherits the credentials and the seccomp filter of the
+// thread that forks it: Start confines a fresh, locked OS thread
+// (no_new_privs, the Landlock ruleset, the observer's filter), starts cmd
+// from it, and keeps that thread parked, never reused, until Wait has seen
+// cmd exit (a parent-death signal follows the forking thread). The task's
+// shell is thus bound before its first instruction, and every process it
+// starts with it. The ruleset and the filter are built before, so the
+// locked thread makes only the few calls that must be its own.
+func Start(cmd *exec.Cmd, p *Policy) (*Session, error) {
+	s := &Session{policy: p, cmd: cmd, table: calls(p.Network), done: make(chan struct{}), release: make(chan struct{}), seen: map[string]bool{}}
+	rfd, rflags := -1, uint32(0)
+	if p.Landlock {
+		var err error
+		if rfd, rflags, err = ruleset(p); err != nil {
+			return nil, err
+		}
+		defer func() {
+			if rfd >= 0 {
+				unix.Close(rfd)
+			}
+		}()
+	}
+	var prog *unix.SockFprog
+	if p.Observe {
+		ins, err := filter(s.table)
+		if err != nil {
+			return nil, err
+		}
+		prog = &unix.SockFprog{Len: uint16(len(ins)), Filter: &ins[0]}
+	}
+	started := make(chan error, 1)
+	go func() {
+		// Never unlocked: when this goroutine returns, Go ends the thread.
+		runtime.LockOSThread()
+		err := s.confineThread(rfd, rflags, prog)
+		if err == nil {
+			err = cmd.Start()
+		}
+		started <- err
+		if err == nil {
+			<-s.release
+		}
+	}()
+	if err := <-started; err != nil {
+		s.halt()
+		return nil, err
+	}
+	return s, nil
+}
+
+// confineThread confines the calling (locked) thread and starts observing.
+func (s *Session) confineThread(rfd int, rflags uint32, prog *unix.SockFprog) error {
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		close(s.done)
+		return fmt.Errorf("setting no_new_privs: %w", err)
+	}
+	if rfd >= 0 {
+		if err := ll.LandlockRestrictSelf(rfd, rflags); err != nil {
+			close(s.done)
+			return fmt.Errorf("landlock_restrict_self: %w", err)
+		}
+	}
+	if prog == nil {
+		close(s.done)
+		return nil
+	}
+	fd, err := installObserver(prog)
+	if err == nil {
+		err = unix.SetNonblock(fd, true)
+	}
+	if err != nil {
+		close(s.done)
+		return err
+	}
+	s.listener = os.NewFile(uintptr(fd), "seccomp-listener")
+	go s.loop()
+	return nil
+}
+
+// Wait waits for the command, as cmd.Wait, then lets its forking thread go.
+func (s *Session) Wait() error {
+	err := s.cmd.Wait()
+	close(s.release)
+	return err
+}
+
+// halt closes the listener (after the answer in progress, if any) and
+// waits for the observer to stop: a process of the task still running after
+// that (one that left the task's process group) gets ENOSYS from a watched call.
+func (s *Session) halt() {
+	if s.listener != nil {
+		s.listener.Close()
+		s.listener = nil
+	}
+	<-s.done
+}
+
+// Finish stops observing and returns the violations, oldest first. Call it
+// once the command has exited and its process group has been killed: every
+// call the task made before then has been answered, so none is missed.
+func (s *Session) Finish() []wire.SandboxViolation {
+	s.halt()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]wire.SandboxViolation(nil), s.records...)
+}
+
+func (s *Session) record(v wire.SandboxViolation) {
+	key := v.Op + "\x00" + v.Path + "\x00" + v.Address + "\x00" + v.Process
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.seen[key] || len(s.records) >= MaxViolations {
+		return
+	}
+	s.seen[key] = true
+	s.records = append(s.records, v)
+}
+
+// self reports whether tid is a thread of vx itself (the confined thread
+// between its filter and the fork): not the task's doing.
+func self(tid int) bool { return tgid(tid) == os.Getpid() }

@@ -1,0 +1,116 @@
+package server
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// Bounds of vxd's HTTP server; docs/vxd.md ("Limits") lists them.
+const (
+	// MaxConns is the most connections served at once; more wait in the
+	// kernel's queue until one closes.
+	MaxConns = 128
+	// HeaderTimeout bounds reading a request's header.
+	HeaderTimeout = 10 * time.Second
+	// BodyTimeout bounds reading a whole request, header and body. Once
+	// an authorized request's body is read, its handler may run (and
+	// stream) as long as it needs.
+	BodyTimeout = 30 * time.Second
+	// IdleTimeout closes a kept-alive connection with no request.
+	IdleTimeout = 60 * time.Second
+	// MaxHeaderBytes caps a request's header (431 beyond it).
+	MaxHeaderBytes = 64 << 10
+)
+
+// newHTTPServer returns vxd's server with every timeout set.
+func newHTTPServer(ctx context.Context, h http.Handler, log zerolog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: HeaderTimeout,
+		ReadTimeout:       BodyTimeout,
+		IdleTimeout:       IdleTimeout,
+		MaxHeaderBytes:    MaxHeaderBytes,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+		ErrorLog:          newErrorLog(log),
+	}
+}
+
+// liftReadDeadline lets an authorized request outlive BodyTimeout once
+// its body is read: a long runTasks, a GET event stream, the /events
+// websocket. (With the deadline left in place, net/http's read behind a
+// handler would fail at it and cancel the request's context.)
+func liftReadDeadline(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rc := http.NewResponseController(w)
+		if r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 && len(r.TransferEncoding) == 0 {
+			_ = rc.SetReadDeadline(time.Time{})
+		} else {
+			r.Body = &liftOnEOF{ReadCloser: r.Body, rc: rc}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+type liftOnEOF struct {
+	io.ReadCloser
+	rc   *http.ResponseController
+	once sync.Once
+}
+
+func (b *liftOnEOF) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF {
+		b.once.Do(func() { _ = b.rc.SetReadDeadline(time.Time{}) })
+	}
+	return n, err
+}
+
+// limitListener serves at most n connections at once; Accept waits for a
+// free slot.
+type limitListener struct {
+	net.Listener
+	slots chan struct{}
+	done  chan struct{}
+	once  sync.Once
+}
+
+func newLimitListener(ln net.Listener, n int) *limitListener {
+	return &limitListener{Listener: ln, slots: make(chan struct{}, n), done: make(chan struct{})}
+}
+
+func (l *limitListener) Accept() (net.Conn, error) {
+	select {
+	case l.slots <- struct{}{}:
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+	c, err := l.Listener.Accept()
+	if err != nil {
+		<-l.slots
+		return nil, err
+	}
+	return &limitConn{Conn: c, free: func() { <-l.slots }}, nil
+}
+
+func (l *limitListener) Close() error {
+	l.once.Do(func() { close(l.done) })
+	return l.Listener.Close()
+}
+
+type limitConn struct {
+	net.Conn
+	once sync.Once
+	free func()
+}
+
+func (c *limitConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.free)
+	return err
+}

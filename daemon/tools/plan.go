@@ -1,0 +1,66 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/vzn/vx/daemon/ops"
+	"github.com/vzn/vx/daemon/plans"
+	"github.com/vzn/vx/protocol/wire"
+)
+
+// selectionArgs are runTasks' arguments that choose what runs; a planId
+// replaces them all.
+var selectionArgs = []string{"tasks", "all", "filter", "affected", "force"}
+
+func runTasksArgs(cfg Config) []Arg {
+	args := []Arg{{Name: "tasks", Kind: KindTasks, Desc: "task names or project#task ids"}, {Name: "all", Kind: KindBool, Desc: "every task an agent may run"}, filterArg, affectedArg,
+		{Name: "force", Kind: KindBool, Desc: "ignore cache hits"}}
+	if cfg.Plans != nil {
+		args = append(args, Arg{Name: "planId", Kind: KindString, Desc: "a plan from planTasks, given alone: its prerequisites are re-checked, then exactly it runs"})
+	}
+	return args
+}
+
+// planDescription is what runTasks' description adds about plans.
+func planDescription(requirePlan bool) string {
+	s := " With planId (from planTasks, alone) it re-checks the plan's prerequisites (config files, vx.lock, git HEAD and uncommitted state, each task's key) and runs exactly that plan, or refuses naming what moved."
+	if requirePlan {
+		s += " This workspace requires a plan (mcp.requirePlan): planTasks first, then runTasks {planId}."
+	}
+	return s
+}
+
+// applyPlan serves runTasks when a plan decides it: a planId is applied
+// through the store, and under mcp.requirePlan a call without one is
+// refused. handled is false when the call is an ordinary selection.
+func applyPlan(ctx context.Context, e *ops.Env, store *plans.Store, v Values, allowed func(string) bool, onEvent func(wire.Event)) (handled bool, out any, err error) {
+	if err := checkPlanArgs(e, v); err != nil {
+		return true, nil, err
+	}
+	if !v.Has("planId") {
+		return false, nil, nil
+	}
+	res, err := store.Apply(ctx, e, v.Str("planId"), allowed, onEvent)
+	if err != nil {
+		return true, nil, err
+	}
+	return true, res, nil
+}
+
+// checkPlanArgs refuses a call without planId under mcp.requirePlan, and
+// a planId with selection arguments beside it.
+func checkPlanArgs(e *ops.Env, v Values) error {
+	if !v.Has("planId") {
+		if m, merr := e.CurrentModel(); merr == nil && m.Config.MCP.RequirePlan {
+			return fmt.Errorf("this workspace runs only planned tasks (mcp.requirePlan in vx.workspace.json): call planTasks with the tasks, read the plan, then call runTasks with {\"planId\": …} alone; nothing ran")
+		}
+		return nil
+	}
+	for _, name := range selectionArgs {
+		if v.Has(name) {
+			return fmt.Errorf("argument %q: runTasks {planId} runs exactly the plan's selection; give planId alone (plan other tasks with planTasks)", name)
+		}
+	}
+	return nil
+}

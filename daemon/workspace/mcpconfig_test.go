@@ -1,0 +1,41 @@
+package workspace
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestPlanTTL(t *testing.T) {
+	for _, tc := range []struct {
+		mcp  string
+		want time.Duration
+		err  string
+	}{
+		{``, DefaultPlanTTL, ""},
+		{`,"mcp":{"planTtl":"90s","requirePlan":true}`, 90 * time.Second, ""},
+		{`,"mcp":{"planTtl":"1s"}`, 0, `mcp.planTtl: "1s" is not a plan lifetime`},
+		{`,"mcp":{"planTtl":"soon"}`, 0, `mcp.planTtl: "soon"`},
+		{`,"mcp":{"planTtl":"48h"}`, 0, "from 10s to 24h0m0s"},
+	} {
+		root := t.TempDir()
+		if err := os.WriteFile(filepath.Join(root, ConfigFile), []byte(`{"projects":[]`+tc.mcp+`}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m, err := Load(root)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: error %v, want %q", tc.mcp, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tc.mcp, err)
+		}
+		if got := m.Config.MCP.PlanTTLDuration(); got != tc.want {
+			t.Errorf("%s: planTtl %v, want %v", tc.mcp, got, tc.want)
+		}
+	}
+}

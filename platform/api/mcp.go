@@ -1,0 +1,67 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/vzn/vx/platform/tokens"
+	"github.com/vzn/vx/protocol/jsonrpc"
+	"github.com/vzn/vx/protocol/mcp"
+)
+
+// headerProtocolVersion names the revision of a request after initialize.
+const headerProtocolVersion = "MCP-Protocol-Version"
+
+// serveMCP answers one POST /mcp: a message or a batch, in a session that
+// lives for this request only (the revision comes from the request's
+// header, 2025-03-26 when it has none); only notifications → 202.
+func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, _ *tokens.Principal) {
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		writeErr(w, http.StatusUnsupportedMediaType, "unsupported media type: POST a JSON-RPC body with Content-Type: application/json")
+		return
+	}
+	rev := r.Header.Get(headerProtocolVersion)
+	if rev == "" {
+		rev = mcp.DefaultHTTPRevision
+	} else if !mcp.IsSupported(rev) {
+		writeRPCError(w, http.StatusBadRequest, fmt.Sprintf("unsupported MCP-Protocol-Version %q; supported: %s", rev, strings.Join(mcp.Supported(), ", ")))
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxMCPBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeErr(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body too large: the limit is %d bytes", MaxMCPBody))
+			return
+		}
+		writeErr(w, http.StatusBadRequest, "reading the request body failed")
+		return
+	}
+	msgs, batch, derr := jsonrpc.Decode(body)
+	if derr != nil {
+		b, _ := jsonrpc.Encode(jsonrpc.NewError(nil, derr))
+		writeRaw(w, http.StatusBadRequest, b)
+		return
+	}
+	reply := s.mcp.Stateless(rev).Handle(r.Context(), msgs, batch, nil)
+	if reply == nil {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	writeRaw(w, http.StatusOK, reply)
+}
+
+func writeRaw(w http.ResponseWriter, status int, b []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+func writeRPCError(w http.ResponseWriter, status int, msg string) {
+	b, _ := jsonrpc.Encode(jsonrpc.NewError(nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "%s", msg)))
+	writeRaw(w, status, b)
+}

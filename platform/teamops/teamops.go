@@ -1,0 +1,129 @@
+// Package teamops is the platform's team operations, one function each:
+// list_workspaces, list_runs, get_run, run_trends, cache_stats,
+// why_did_rerun and compare_runs. Every query names the caller's org in
+// its WHERE clause, so tenancy is the query's, not a filter applied after.
+package teamops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/vzn/vx/daemon/ops"
+	"github.com/vzn/vx/platform/tokens"
+)
+
+// Env is what the operations read.
+type Env struct {
+	Pool *pgxpool.Pool
+}
+
+// Bounds of the limits.
+const (
+	RunsDefault, RunsMax     = 50, 500
+	TrendsDefault, TrendsMax = 24, 1000
+)
+
+// Scope names the workspace an operation reads: Workspace is the
+// argument (an id from list_workspaces, or a slug), Set says it was given.
+type Scope struct {
+	Workspace string
+	Set       bool
+}
+
+// WorkspaceRef names the workspace an answer is about.
+type WorkspaceRef struct {
+	ID   string `json:"id"`
+	Slug string `json:"slug"`
+	// Pinned is true when the token is pinned to this workspace (any
+	// workspace argument was ignored).
+	Pinned bool `json:"pinned,omitempty"`
+}
+
+func argErr(arg, format string, a ...any) error {
+	return &ops.ArgError{Arg: arg, Msg: fmt.Sprintf(format, a...)}
+}
+
+// ErrNoWorkspace is returned when the org has no workspace to default to.
+var ErrNoWorkspace = errors.New("this org has no workspace yet: a workspace appears with its first pushed run")
+
+// workspace resolves the workspace of a read for principal p: a pinned
+// token's own, else the argument, else the org's most recently seen.
+func (e *Env) workspace(ctx context.Context, p *tokens.Principal, s Scope) (*WorkspaceRef, error) {
+	ref := &WorkspaceRef{}
+	var err error
+	switch {
+	case p.Workspace != "":
+		ref.Pinned = true
+		err = e.Pool.QueryRow(ctx, `SELECT id, slug FROM workspaces WHERE org_id = $1 AND slug = $2`, p.OrgID, p.Workspace).Scan(&ref.ID, &ref.Slug)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil, fmt.Errorf("workspace %q, which this token is pinned to, has no runs yet", p.Workspace)
+		}
+	case s.Set:
+		err = e.Pool.QueryRow(ctx, `SELECT id, slug FROM workspaces WHERE org_id = $1 AND (id = $2 OR slug = $2)`, p.OrgID, s.Workspace).Scan(&ref.ID, &ref.Slug)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil, argErr("workspace", "unknown workspace %q; list_workspaces lists the workspaces", s.Workspace)
+		}
+	default:
+		err = e.Pool.QueryRow(ctx, `SELECT id, slug FROM workspaces WHERE org_id = $1 ORDER BY last_seen_at DESC, id LIMIT 1`, p.OrgID).Scan(&ref.ID, &ref.Slug)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil, ErrNoWorkspace
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the workspace: %w", err)
+	}
+	return ref, nil
+}
+
+// clamp applies a limit's bounds and says when it moved.
+func clamp(n int, given bool, def, lo, hi int) (int, string) {
+	switch {
+	case !given:
+		return def, ""
+	case n < lo:
+		return lo, fmt.Sprintf("limit raised to the minimum: %d (limit accepts %d..%d)", lo, lo, hi)
+	case n > hi:
+		return hi, fmt.Sprintf("limit clamped to the maximum: %d (limit accepts %d..%d)", hi, lo, hi)
+	}
+	return n, ""
+}
+
+// Workspace is one row of list_workspaces.
+type Workspace struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Slug      string    `json:"slug"`
+	CreatedAt time.Time `json:"createdAt"`
+	LastSeen  time.Time `json:"lastSeen"`
+	RunCount  int64     `json:"runCount"`
+}
+
+// WorkspacesOutput answers list_workspaces.
+type WorkspacesOutput struct {
+	Org        string      `json:"org"`
+	Workspaces []Workspace `json:"workspaces"`
+}
+
+// ListWorkspaces answers list_workspaces: the org's workspaces, most
+// recently seen first (a pinned token sees its own only).
+func (e *Env) ListWorkspaces(ctx context.Context, p *tokens.Principal) (*WorkspacesOutput, error) {
+	rows, err := e.Pool.Query(ctx, `SELECT id, name, slug, created_at, last_seen_at, run_count FROM workspaces
+		WHERE org_id = $1 AND ($2 = '' OR slug = $2) ORDER BY last_seen_at DESC, id`, p.OrgID, p.Workspace)
+	if err != nil {
+		return nil, fmt.Errorf("listing workspaces: %w", err)
+	}
+	out := &WorkspacesOutput{Org: p.Org, Workspaces: []Workspace{}}
+	for rows.Next() {
+		var w Workspace
+		if err := rows.Scan(&w.ID, &w.Name, &w.Slug, &w.CreatedAt, &w.LastSeen, &w.RunCount); err != nil {
+			return nil, fmt.Errorf("listing workspaces: %w", err)
+		}
+		out.Workspaces = append(out.Workspaces, w)
+	}
+	return out, rows.Err()
+}

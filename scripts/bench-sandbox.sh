@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# The sandbox's cost on a cold `vx run build`: three identical copies of
+# the generated workspace (scripts/bench/gen, BENCH_COLD_N packages,
+# default 200): one as generated, one whose workspace-wide "sandbox"
+# confines every task (mode enforce, network false: Landlock plus the
+# seccomp observer), one in report mode (the observer alone, what vx init
+# proposes). Caches and dist/ are wiped before each run; runs alternate
+# between the copies so that machine noise hits all alike. Prints a
+# markdown block: medians of BENCH_COLD_RUNS (default 5) and the ratios.
+#
+# Usage: bash scripts/bench-sandbox.sh
+# Env:   BENCH_COLD_N, BENCH_COLD_RUNS, BENCH_WORK, BENCH_VX_BIN
+set -euo pipefail
+{
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+WORK=${BENCH_WORK:-$ROOT/scripts/bench/work}
+N=${BENCH_COLD_N:-200}
+RUNS=${BENCH_COLD_RUNS:-5}
+unset VX_LOG VX_SANDBOX_FORCE_NO_LANDLOCK
+log() { echo "bench-sandbox: $*" >&2; }
+
+mkdir -p "$WORK/bin" "$WORK/ws"
+(cd "$ROOT" && go build -o "$WORK/bin/gen" ./scripts/bench/gen)
+if [[ -n ${BENCH_VX_BIN:-} ]]; then
+  VX=$(cd "$(dirname "$BENCH_VX_BIN")" && pwd)/$(basename "$BENCH_VX_BIN")
+else
+  (cd "$ROOT" && CGO_ENABLED=1 go build -o "$WORK/bin/vx" ./cmd/vx)
+  VX=$WORK/bin/vx
+fi
+
+plain=$WORK/ws/sandbox-off-$N boxed=$WORK/ws/sandbox-on-$N report=$WORK/ws/sandbox-report-$N
+rm -rf "$plain" "$boxed" "$report"
+"$WORK/bin/gen" -n "$N" -out "$plain" -package-manager "npm@10.0.0" >/dev/null
+git -C "$plain" init -q
+git -C "$plain" add -A
+git -C "$plain" -c user.name=bench -c user.email=bench@localhost -c commit.gpgsign=false commit -qm "generated workspace, $N packages"
+cp -a "$plain" "$boxed"
+cp -a "$plain" "$report"
+# The same file with a workspace-wide sandbox: every task confined.
+sed -i '0,/"projects"/s//"sandbox": { "mode": "enforce", "network": false },\n  "projects"/' "$boxed/vx.workspace.json"
+sed -i '0,/"projects"/s//"sandbox": { "mode": "report" },\n  "projects"/' "$report/vx.workspace.json"
+(cd "$boxed" && "$VX" info | grep -i '^sandbox' >&2)
+
+wipe() {
+  rm -rf "$1/.vx"
+  find "$1/packages" -mindepth 2 -maxdepth 2 -name dist -exec rm -rf {} +
+}
+# ms DIR: "WALL CPU" in ms of one cold run; CPU is user+sys of vx and its
+# tasks (GNU time), steadier than wall time on a shared machine.
+ms() {
+  wipe "$1"
+  (cd "$1" && /usr/bin/time -f '%e %U %S' -o "$WORK/time.txt" "$VX" run build >/dev/null)
+  awk '{ printf "%d %d\n", $1 * 1000, ($2 + $3) * 1000 }' "$WORK/time.txt"
+}
+median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2)}'; }
+
+[[ -x /usr/bin/time ]] || { log "GNU time (/usr/bin/time, Debian package time) is needed"; exit 1; }
+off=() on=() rep=() coff=() con=() crep=()
+ms "$plain" >/dev/null; ms "$boxed" >/dev/null; ms "$report" >/dev/null # warm the page cache
+for ((i = 1; i <= RUNS; i++)); do
+  read -r w c < <(ms "$plain"); off+=("$w"); coff+=("$c")
+  read -r w c < <(ms "$boxed"); on+=("$w"); con+=("$c")
+  read -r w c < <(ms "$report"); rep+=("$w"); crep+=("$c")
+  log "run $i: off ${off[-1]} ms (cpu ${coff[-1]}), enforce ${on[-1]} (${con[-1]}), report ${rep[-1]} (${crep[-1]})"
+done
+mo=$(median "${off[@]}") mn=$(median "${on[@]}") mr=$(median "${rep[@]}")
+co=$(median "${coff[@]}") cn=$(median "${con[@]}") cr=$(median "${crep[@]}")
+x() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
+cat <<MD
+Command: \`bash scripts/bench-sandbox.sh\`, $(nproc) CPUs, Linux $(uname -r), $(go version | awk '{print $3}').
+
+| cold \`run build\`, $N packages (median of $RUNS, caches and dist/ wiped) | wall ms | × | CPU ms | × |
+|---|---:|---:|---:|---:|
+| no sandbox | $mo | 1 | $co | 1 |
+| every task sandboxed, enforce, network false | $mn | $(x "$mn" "$mo") | $cn | $(x "$cn" "$co") |
+| every task sandboxed, report | $mr | $(x "$mr" "$mo") | $cr | $(x "$cr" "$co") |
+
+Goal: enforce ≤ 1.05× wall. Samples, wall ms: off ${off[*]}; enforce ${on[*]}; report ${rep[*]}.
+CPU ms: off ${coff[*]}; enforce ${con[*]}; report ${crep[*]}. Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg).
+MD
+}

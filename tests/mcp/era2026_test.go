@@ -1,0 +1,147 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/vzn/vx/tests/internal/harness"
+)
+
+// The official SDK left to its defaults speaks 2026-07-28 to vxd: it
+// probes with server/discover and, answered, never initializes. These
+// transports leave it so, straight over HTTP and through `vx mcp`.
+
+func connectModern(t *testing.T, tr mcp.Transport, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "vx-mcp-modern", Version: "1"}, opts).Connect(ctx, tr, nil)
+	if err != nil {
+		t.Fatalf("connecting: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	if v := cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+		t.Fatalf("the SDK speaks %s to vxd, want 2026-07-28", v)
+	}
+	return cs
+}
+
+var modernTransports = []transport{
+	{"http", func(t *testing.T, root string, opts *mcp.ClientOptions, env ...string) *mcp.ClientSession {
+		endpoint, token, _ := startDaemon(t, root, env...)
+		tr := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}}, MaxRetries: -1}
+		return connectModern(t, tr, opts)
+	}},
+	{"shim", func(t *testing.T, root string, opts *mcp.ClientOptions, env ...string) *mcp.ClientSession {
+		cs := connectModern(t, &mcp.CommandTransport{Command: shimCmd(root, env...), TerminateDuration: 5 * time.Second}, opts)
+		if d, err := readDiscovery(root); err == nil {
+			daemonPIDs.Store(d.PID, root)
+		}
+		return cs
+	}},
+}
+
+// TestModernEra drives the real vxd in the 2026-07-28 era: no session on
+// the daemon, the catalog, runTasks with progress, cancellation of a run
+// by closing its stream, and a config edit announced on the listen stream.
+func TestModernEra(t *testing.T) {
+	for _, tr := range modernTransports {
+		t.Run(tr.name, func(t *testing.T) {
+			t.Parallel()
+			root := workspace(t, "policy")
+			var mu sync.Mutex
+			var progress []*mcp.ProgressNotificationParams
+			changed := make(chan struct{}, 16)
+			opts := &mcp.ClientOptions{
+				ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+					mu.Lock()
+					progress = append(progress, req.Params)
+					mu.Unlock()
+				},
+				ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+			}
+			cs := tr.connect(t, root, opts)
+			if st, r := vxdStatus(t, root); st == nil || st.Sessions != 0 {
+				t.Errorf("vxd status with a 2026-07-28 client: want 0 sessions\n%s", r)
+			}
+			if !hasTask(t, cs, "one#test") {
+				t.Fatal("listTasks lacks one#test")
+			}
+
+			p := &mcp.CallToolParams{Name: "runTasks", Arguments: map[string]any{"tasks": []string{"test", "lint"}, "force": true}}
+			p.SetProgressToken("modern-1")
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			res, err := cs.CallTool(ctx, p)
+			if err != nil || res.IsError {
+				t.Fatalf("runTasks: %v %+v", err, res)
+			}
+			harness.WaitFor(t, 5*time.Second, "6 progress notifications", func() bool {
+				mu.Lock()
+				defer mu.Unlock()
+				return len(progress) >= 6
+			})
+			mu.Lock()
+			for _, n := range progress {
+				if n.ProgressToken != "modern-1" || n.Total != 6 {
+					t.Errorf("progress %+v", n)
+				}
+			}
+			mu.Unlock()
+
+			// Cancelling the call closes its stream: the run is interrupted.
+			cctx, ccancel := context.WithCancel(context.Background())
+			errc := make(chan error, 1)
+			go func() {
+				_, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: "runTasks", Arguments: map[string]any{"tasks": []string{"one#nap"}}})
+				errc <- err
+			}()
+			harness.WaitFor(t, 20*time.Second, "the nap task to start", func() bool {
+				_, err := os.Stat(filepath.Join(root, "one.napping"))
+				return err == nil
+			})
+			ccancel()
+			if err := <-errc; err == nil {
+				t.Error("the cancelled call answered")
+			}
+			var last struct {
+				Found bool `json:"found"`
+				Run   struct {
+					Status string `json:"status"`
+				} `json:"run"`
+			}
+			harness.WaitFor(t, 20*time.Second, "the run to be recorded as ended", func() bool {
+				r := run(t, root, nil, vxBin, "last", "--format", "json")
+				return r.Code == 0 && json.Unmarshal([]byte(r.Stdout), &last) == nil && last.Found && last.Run.Status != "running"
+			})
+			if last.Run.Status != "interrupted" {
+				t.Errorf("the cancelled run is recorded as %q, want interrupted", last.Run.Status)
+			}
+			assertNoSurvivors(t, root)
+
+			// mcp.run false: runTasks leaves the catalog, announced on the
+			// listen stream the SDK opened.
+			for len(changed) > 0 {
+				<-changed
+			}
+			setRunPolicy(t, root, `,"mcp":{"run":false}`)
+			select {
+			case <-changed:
+			case <-time.After(10 * time.Second):
+				t.Fatal("no notifications/tools/list_changed within 10s of setting mcp.run false")
+			}
+			if _, ok := toolNames(t, cs)["runTasks"]; ok {
+				t.Error("runTasks still listed")
+			}
+			callOK(t, cs, "getWorkspaceInfo", map[string]any{})
+		})
+	}
+}

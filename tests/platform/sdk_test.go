@@ -1,0 +1,53 @@
+package platform_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// The official Go SDK, as an independent client, talks to POST /mcp:
+// initialize, tools/list with schemas, and a tool call whose structured
+// content matches its schema (the SDK checks it).
+func TestSDKClient(t *testing.T) {
+	ts := seed(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	client := sdk.NewClient(&sdk.Implementation{Name: "sdk-test", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: ts.p.srv.URL + "/mcp", HTTPClient: &http.Client{Transport: bearer{ts.acme}}, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil || len(tools.Tools) != 7 {
+		t.Fatalf("ListTools: %v %v", tools, err)
+	}
+	for _, tl := range tools.Tools {
+		if tl.InputSchema == nil || tl.OutputSchema == nil || tl.Annotations == nil || !tl.Annotations.ReadOnlyHint {
+			t.Errorf("%s: schemas or read-only annotation missing", tl.Name)
+		}
+	}
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "compare_runs", Arguments: map[string]any{"runId": "a2a2a2a2a2a2"}})
+	if err != nil || res.IsError {
+		t.Fatalf("compare_runs: %v %v", res, err)
+	}
+	if m, ok := res.StructuredContent.(map[string]any); !ok || m["previousRunId"] != "a1a1a1a1a1a1" {
+		t.Fatalf("compare_runs structured content: %#v", res.StructuredContent)
+	}
+	res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "list_runs", Arguments: map[string]any{"limit": "10"}})
+	if err != nil || !res.IsError {
+		t.Fatalf("list_runs limit \"10\": want isError, got %v %v", res, err)
+	}
+}

@@ -266,74 +266,60 @@ func valuesListCount(rows int) string {
 	return one + strings.Repeat(","+one, rows-1)
 }
 
-// flakySeen is what the history held before the batch: the (task, key)
-// pairs with a pass, and those with a failure or time-out, among the keys
-// the batch attempts.
+// flakySeen is what the history held before the batch, from task_keys:
+// the (task, key) pairs the batch attempts that passed, and those that
+// failed or timed out.
 type flakySeen struct {
-	passed, failed map[[2]string]bool
+	passed, failed map[taskKey]bool
 }
 
-// batchFlaky reads, for the keys the batch attempts, which tasks already
-// passed and which already failed or timed out with them. Failing keys
-// are looked up by (key, status) in the executions_key index; passes are
-// asked for only for keys the batch fails with (few), since a key's
-// passes include every cache hit of it.
+// batchFlaky reads task_keys for every (task, key) the batch attempts.
 func batchFlaky(ctx context.Context, tx *sql.Tx, execs []Execution) (*flakySeen, error) {
-	f := &flakySeen{passed: map[[2]string]bool{}, failed: map[[2]string]bool{}}
-	attemptKey := func(pass bool) func(e *Execution) (string, bool) {
-		return func(e *Execution) (string, bool) {
-			if e.Key == "" {
-				return "", false
-			}
-			if pass {
-				return e.Key, e.Status == StatusPassed
-			}
-			return e.Key, e.Status == StatusFailed || e.Status == StatusTimedOut
+	seen := map[taskKey]bool{}
+	var pairs []taskKey
+	for i := range execs {
+		e := &execs[i]
+		tk := taskKey{e.TaskID, e.Key}
+		if e.Key != "" && isAttempt(e.Status) && !seen[tk] {
+			seen[tk] = true
+			pairs = append(pairs, tk)
 		}
 	}
-	read := func(keys []string, statuses string, into map[[2]string]bool) error {
-		return inChunks(keys, func(ph string, args []any) error {
-			rows, err := tx.QueryContext(ctx, `SELECT DISTINCT key, task_id FROM executions WHERE key IN (`+ph+`) AND status IN (`+statuses+`)`, args...)
-			if err != nil {
-				return err
-			}
-			defer rows.Close()
-			for rows.Next() {
-				var k, t string
-				if err := rows.Scan(&k, &t); err != nil {
-					return err
-				}
-				into[[2]string{t, k}] = true
-			}
-			return rows.Err()
-		})
-	}
-	if err := read(distinct(execs, attemptKey(true)), `'`+StatusFailed+`','`+StatusTimedOut+`'`, f.failed); err != nil {
+	passed, failed, err := readTaskKeys(ctx, tx, pairs)
+	if err != nil {
 		return nil, fmt.Errorf("recording executions: %w", err)
 	}
-	if err := read(distinct(execs, attemptKey(false)), `'`+StatusPassed+`'`, f.passed); err != nil {
-		return nil, fmt.Errorf("recording executions: %w", err)
-	}
-	return f, nil
+	return &flakySeen{passed: passed, failed: failed}, nil
 }
 
-// record marks the keys that now have both a pass and a failure of the
-// same task, in slice order, each seeing the history before it and the
-// batch's earlier rows.
+func isAttempt(status string) bool {
+	return status == StatusPassed || status == StatusFailed || status == StatusTimedOut
+}
+
+// record keeps task_keys and marks the keys that now have both a pass and
+// a failure of the same task, in slice order, each seeing the history
+// before it and the batch's earlier rows. A pair already known as it is
+// writes nothing.
 func (f *flakySeen) record(ctx context.Context, tx *sql.Tx, rows []execRow) error {
 	for _, r := range rows {
 		e := r.e
 		if e.Key == "" || !r.attempt {
 			continue
 		}
-		tk := [2]string{e.TaskID, e.Key}
-		var both bool
-		if e.Status == StatusPassed {
-			both = f.failed[tk]
-			f.passed[tk] = true
-		} else {
-			both = f.passed[tk]
-			f.failed[tk] = true
+		tk := taskKey{e.TaskID, e.Key}
+		pass := e.Status == StatusPassed
+		both := (pass && f.failed[tk]) || (!pass && f.passed[tk])
+		if (pass && !f.passed[tk]) || (!pass && !f.failed[tk]) {
+			if pass {
+				f.passed[tk] = true
+			} else {
+				f.failed[tk] = true
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO task_keys (task_id, key, passed, failed) VALUES (?, ?, ?, ?)
+				ON CONFLICT (task_id, key) DO UPDATE SET passed = max(passed, excluded.passed), failed = max(failed, excluded.failed)`,
+				e.TaskID, e.Key, boolInt(pass), boolInt(!pass)); err != nil {
+				return fmt.Errorf("recording execution of %s: %w", e.TaskID, err)
+			}
 		}
 		if both {
 			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO flaky_keys (task_id, key, run_seq) VALUES (?, ?, ?)`,

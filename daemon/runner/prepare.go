@@ -115,10 +115,14 @@ func Prepare(ctx context.Context, o *Options) (*Prepared, error) {
 	}
 	p.Graph = g
 	p.hasher = hashing.NewHasher(layout.StatCache(m.Root))
+	// The history's peaks are read while the keys are computed.
+	peaks := make(chan map[string]int64, 1)
+	go func() { peaks <- peakRSS(ctx, m.Root) }()
 	if err := p.computeKeys(ctx); err != nil {
+		<-peaks
 		return nil, err
 	}
-	p.PeakRSS = peakRSS(ctx, m.Root)
+	p.PeakRSS = <-peaks
 	return p, nil
 }
 

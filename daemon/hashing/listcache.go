@@ -169,7 +169,8 @@ func gitRepoFiles(ctx context.Context, root string) ([]pathStat, bool) {
 	if !filepath.IsAbs(common) {
 		common = filepath.Join(root, common)
 	}
-	paths := []string{filepath.Join(gitDir, "index"), filepath.Join(gitDir, "config"), filepath.Join(gitDir, "config.worktree"),
+	// HEAD too: an includeIf "onbranch:" may change the configuration.
+	paths := []string{filepath.Join(gitDir, "index"), filepath.Join(gitDir, "HEAD"), filepath.Join(gitDir, "config"), filepath.Join(gitDir, "config.worktree"),
 		filepath.Join(common, "config"), filepath.Join(common, "config.worktree"), filepath.Join(common, "info", "exclude"), "/etc/gitconfig"}
 	home := os.Getenv("HOME")
 	xdg := os.Getenv("XDG_CONFIG_HOME")

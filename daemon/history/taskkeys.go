@@ -22,7 +22,8 @@ const taskKeysTable = `CREATE TABLE IF NOT EXISTS task_keys (
 	) WITHOUT ROWID`
 
 // stepTaskKeys (schema 5 → 6) fills task_keys from the executions recorded
-// so far and drops executions_key, which only the flaky check read.
+// so far and drops executions_key, which only the flaky check read, and
+// executions_project (see project.go).
 func stepTaskKeys(ctx context.Context, tx *sql.Tx) error {
 	for _, stmt := range []string{
 		taskKeysTable,
@@ -32,6 +33,7 @@ func stepTaskKeys(ctx context.Context, tx *sql.Tx) error {
 			GROUP BY task_id, key
 			ON CONFLICT (task_id, key) DO UPDATE SET passed = max(passed, excluded.passed), failed = max(failed, excluded.failed)`,
 		`DROP INDEX IF EXISTS executions_key`,
+		`DROP INDEX IF EXISTS executions_project`, // project.go reads by task
 	} {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
 			return fmt.Errorf("keeping task keys: %w", err)

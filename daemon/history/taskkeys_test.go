@@ -9,7 +9,7 @@ import (
 
 // A schema-5 history (flaky keys found through an index of executions by
 // key) migrates to task_keys: what passed or failed before still pairs with
-// what is recorded after, and the index is gone.
+// what is recorded after, and the per-key and per-project indexes are gone.
 func TestMigrateTaskKeys(t *testing.T) {
 	ctx := context.Background()
 	s, path := openTemp(t)
@@ -24,7 +24,7 @@ func TestMigrateTaskKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec(`DROP TABLE task_keys; CREATE INDEX executions_key ON executions(key, status, task_id); PRAGMA user_version = 5`); err != nil {
+	if _, err := db.Exec(`DROP TABLE task_keys; CREATE INDEX executions_key ON executions(key, status, task_id); CREATE INDEX executions_project ON executions(project, run_seq); PRAGMA user_version = 5`); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
@@ -35,8 +35,8 @@ func TestMigrateTaskKeys(t *testing.T) {
 	}
 	defer s2.Close()
 	var n int
-	if err := s2.w.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name = 'executions_key'`).Scan(&n); err != nil || n != 0 {
-		t.Fatalf("executions_key after the migration: %d (%v)", n, err)
+	if err := s2.w.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name IN ('executions_key', 'executions_project')`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("executions_key and executions_project after the migration: %d (%v)", n, err)
 	}
 	// web passed with kp and now fails with it; api failed with kf and
 	// now passes (a hit counts as a pass); doc timed out and now passes;

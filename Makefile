@@ -37,6 +37,7 @@ lint: vet ## vet plus gofmt
 bench: build ## benchmarks: vx against Turborepo side by side (local and remote cache), and the daemon (see docs/benchmarks.md)
 	bash scripts/bench.sh
 	bash scripts/bench-remote.sh
+	$(GO) run ./scripts/daemonbench -projects 1000 -executions 100000
 
 demo: build ## the main job on examples/demo: cold and warm runs, why, a sandboxed task, vxd, MCP through the shim, vxd status, then the remote cache and the team platform
 	bash scripts/demo.sh

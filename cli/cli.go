@@ -230,6 +230,9 @@ func runVerb(ctx context.Context, s *IO, argv []string) error {
 	if dry && a.str("dry") != "" && a.str("dry") != "json" && a.str("dry") != "text" {
 		return usageError{fmt.Sprintf("vx run: --dry=%s is not a dry-run format (use --dry or --dry=json)", a.str("dry"))}
 	}
+	// A run is a short-lived process that allocates little it keeps:
+	// collect less often, from the start (loading and keys allocate most).
+	debug.SetGCPercent(400)
 	var cacheMode *remotecache.Mode
 	if a.has("cache") {
 		mode, err := remotecache.ParseMode(a.str("cache"))
@@ -265,9 +268,6 @@ func runVerb(ctx context.Context, s *IO, argv []string) error {
 		renderPlan(s.Out, plan)
 		return nil
 	}
-	// A run is a short-lived process that allocates little it keeps:
-	// collect less often.
-	debug.SetGCPercent(400)
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	out := runner.Output{W: s.Out}

@@ -331,6 +331,9 @@ func (s *Store) RecentExecutions(ctx context.Context, f Filter) ([]ExecRow, erro
 	if err != nil || db == nil {
 		return nil, err
 	}
+	if f.Project != "" && f.Task == "" {
+		return s.recentOfProject(ctx, db, f.Project, clampLimit(f.Limit))
+	}
 	where, args := f.where("e")
 	args = append(args, clampLimit(f.Limit))
 	rows, err := db.QueryContext(ctx, `SELECT `+execCols+`, e.run_started_at, e.run_seq

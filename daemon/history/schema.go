@@ -73,9 +73,7 @@ var schema = []string{
 	)`,
 	`CREATE INDEX executions_task ON executions(task_id, run_seq)`,
 	`CREATE INDEX executions_run ON executions(run_id)`,
-	`CREATE INDEX executions_key ON executions(key, status, task_id)`,
 	`CREATE INDEX executions_seq ON executions(run_seq)`,
-	`CREATE INDEX executions_project ON executions(project, run_seq)`,
 	`CREATE INDEX executions_name ON executions(task, run_seq)`,
 
 	`CREATE TABLE task_stats (
@@ -111,6 +109,8 @@ var schema = []string{
 		PRIMARY KEY (task_id, key)
 	) WITHOUT ROWID`,
 
+	taskKeysTable,
+
 	`CREATE TABLE components (
 		key  TEXT NOT NULL PRIMARY KEY,
 		blob BLOB NOT NULL
@@ -124,6 +124,7 @@ var migrations = map[int]func(ctx context.Context, tx *sql.Tx) error{
 	2: stepOwnPeaks,          // drop peaks that were vx's own memory; drop executions.not_ready
 	3: addRemoteCacheColumns, // executions.cache_source, runs.remote_*: where hits came from
 	4: addSandboxViolations,  // executions.sandbox_violations
+	5: stepTaskKeys,          // task_keys replaces the executions_key index; executions_project goes (taskkeys.go, project.go)
 }
 
 // prepareSchema creates, migrates or resets the schema in one IMMEDIATE

@@ -188,11 +188,7 @@ func (s *Store) CacheActivity(ctx context.Context, since time.Time, project stri
 		// Runs started since since all have seq >= the least of their seqs;
 		// the started_at test drops older runs that a clock step gave a
 		// later seq.
-		err = db.QueryRowContext(ctx, `SELECT count(DISTINCT run_seq), count(*), coalesce(sum(cache = 'hit'), 0)
-			FROM executions
-			WHERE project = ?1 AND run_started_at >= ?2
-			AND run_seq >= (SELECT coalesce(min(seq), 1 << 62) FROM runs INDEXED BY runs_started WHERE started_at >= ?2)`,
-			project, nanos(since)).Scan(&runs, &executions, &hits)
+		runs, executions, hits, err = cacheActivityOfProject(ctx, db, since, project)
 	}
 	if err != nil {
 		return 0, 0, 0, fmt.Errorf("reading cache activity: %w", err)

@@ -115,10 +115,14 @@ func Prepare(ctx context.Context, o *Options) (*Prepared, error) {
 	}
 	p.Graph = g
 	p.hasher = hashing.NewHasher(layout.StatCache(m.Root))
+	// The history's peaks are read while the keys are computed.
+	peaks := make(chan map[string]int64, 1)
+	go func() { peaks <- peakRSS(ctx, m.Root) }()
 	if err := p.computeKeys(ctx); err != nil {
+		<-peaks
 		return nil, err
 	}
-	p.PeakRSS = peakRSS(ctx, m.Root)
+	p.PeakRSS = <-peaks
 	return p, nil
 }
 
@@ -126,7 +130,7 @@ func Prepare(ctx context.Context, o *Options) (*Prepared, error) {
 // keys in topological order.
 func (p *Prepared) computeKeys(ctx context.Context) error {
 	m := p.Model
-	all, err := hashing.ListFiles(ctx, m.Root)
+	all, _, err := hashing.ListFilesCached(ctx, m.Root, layout.FileList(m.Root))
 	if err != nil {
 		return fmt.Errorf("listing workspace files: %w", err)
 	}
@@ -291,8 +295,9 @@ func projectOutputs(m *workspace.Model, project string) []string {
 func (p *Prepared) hashInputs(n *workspace.Node, files []string, outputs []string) (map[string]string, error) {
 	out := map[string]string{}
 	base := filepath.Join(p.Model.Root, filepath.FromSlash(n.Dir))
+	outputs = trimDot(outputs)
 	for _, f := range files {
-		if !selectedInput(n.Def, f) || workspace.MatchesAny(trimDot(outputs), f) {
+		if !selectedInput(n.Def, f) || workspace.MatchesAny(outputs, f) {
 			continue
 		}
 		h, err := p.hasher.HashFile(filepath.Join(base, filepath.FromSlash(f)))

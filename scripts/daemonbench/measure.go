@@ -115,7 +115,12 @@ func (b *bench) listTasks() error {
 		}
 		return nil
 	})
-	ts := []*target{tFloor, tSDK, tSDKJSON, tPing, tList}
+	tSame, stopSame, err := b.sameBytesFloor(project)
+	if err != nil {
+		return err
+	}
+	defer stopSame()
+	ts := []*target{tFloor, tSDK, tSDKJSON, tPing, tList, tSame}
 	if err := rounds(ts, 200, b.o.calls); err != nil {
 		return err
 	}
@@ -131,6 +136,9 @@ func (b *bench) listTasks() error {
 	ratioJSON := float64(listP50) / float64(sdkJSONP50)
 	r.add(row{fmt.Sprintf("**vxd listTasks project=%s** (warm)", project), n, ms(listP50), ms(tList.s.pct(99)),
 		fmt.Sprintf("%d B answer; p50 = %.2f× floor, %.2f× vxd ping", tList.s.bytes, float64(listP50)/float64(tFloor.s.pct(50)), float64(listP50)/float64(tPing.s.pct(50))), "", ""})
+	sameRatio := float64(listP50) / float64(tSame.s.pct(50))
+	r.add(row{"bare net/http handler answering listTasks' bytes", n, ms(tSame.s.pct(50)), ms(tSame.s.pct(99)), fmt.Sprintf("%d B answer (vxd's listTasks body, recorded)", tSame.s.bytes), "", ""})
+	r.add(row{"↳ listTasks p50 ÷ that handler's p50 (tool-call ratio)", "", fmt.Sprintf("%.2f×", sameRatio), "", "what vxd adds to answering the same bytes over HTTP", "≤ 1.3×", r.check(sameRatio <= 1.3)})
 	r.add(row{"↳ listTasks p50 ÷ SDK trivial tool p50 (SDK default)", "", fmt.Sprintf("%.2f×", ratio), "", "", "≤ 0.6×", r.check(ratio <= 0.6)})
 	r.add(row{"↳ listTasks p50 ÷ SDK trivial tool p50 (SDK with JSONResponse)", "", fmt.Sprintf("%.2f×", ratioJSON), "", "the stricter reading", "≤ 0.6×", r.check(ratioJSON <= 0.6)})
 	return nil
@@ -329,4 +337,41 @@ func (b *bench) idleCPU() error {
 	note := fmt.Sprintf("utime+stime from /proc/PID/stat (1 tick = 10 ms), one MCP session open; %d context switches across %d threads", w1-w0, threads)
 	b.rep.add(row{fmt.Sprintf("vxd CPU while idle for %s", b.o.idle), "1", fmt.Sprintf("%d ticks", t1-t0), "", note, "≈ 0 (no polling)", b.rep.check(t1-t0 <= 1)})
 	return nil
+}
+
+// sameBytesFloor records the HTTP body vxd answers to listTasks and starts
+// a bare net/http handler answering exactly those bytes: the floor of the
+// tool-call ratio.
+func (b *bench) sameBytesFloor(project string) (*target, func(), error) {
+	args, err := json.Marshal(map[string]any{"name": "listTasks", "arguments": map[string]any{"project": project}})
+	if err != nil {
+		return nil, nil, err
+	}
+	req := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":` + string(args) + `}`)
+	_, body, _, err := b.vxd.do(b.vxd.post(req))
+	if err != nil {
+		return nil, nil, fmt.Errorf("recording listTasks' answer: %w", err)
+	}
+	f, err := os.CreateTemp("", "daemonbench-listtasks-*.json")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(body); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if err := f.Close(); err != nil {
+		return nil, nil, err
+	}
+	c, err := startChild("floor-file=" + f.Name())
+	if err != nil {
+		return nil, nil, err
+	}
+	cl := newMCPClient(c.url, "")
+	t := &target{name: "floor, same bytes", call: func() (time.Duration, int, error) {
+		_, got, d, err := cl.do(cl.post(req))
+		return d, len(got), err
+	}}
+	return t, c.stop, nil
 }

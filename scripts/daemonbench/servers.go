@@ -27,7 +27,20 @@ func serveChild(kind string) error {
 		return err
 	}
 	var h http.Handler
+	if path, ok := strings.CutPrefix(kind, "floor-file="); ok {
+		// The floor answering given bytes: what vxd answered to a call.
+		body, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		kind, h = "floor-file", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write(body)
+		})
+	}
 	switch kind {
+	case "floor-file":
 	case "floor":
 		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			_, _ = io.Copy(io.Discard, r.Body)

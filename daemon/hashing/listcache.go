@@ -1,0 +1,324 @@
+package hashing
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/vzn/vx/protocol/layout"
+)
+
+// A saved listing answers ListFiles without running git when nothing git's
+// answer depends on changed. What `git ls-files --cached --others
+// --exclude-standard` (less --deleted) prints is a function of the index,
+// the names in every directory it walks, the ignore rules and git's
+// configuration. So the listing is saved with the stat (mtime, ctime,
+// inode, size, mode) of the index, of every directory under the root
+// (creating, removing or renaming an entry changes its directory's mtime
+// and ctime), of every .gitignore from the repository's top down, of
+// info/exclude, the excludes file and every configuration file git read
+// (or would read, when absent), and a digest of the environment's GIT_*,
+// HOME and XDG_CONFIG_HOME. If all still stat the same, the listing is the
+// same; if anything differs, git lists again and the listing is saved
+// anew. Only .git, .vx and node_modules directories are not walked: ListFiles
+// drops what they hold. A listing is not saved when any of its stats is
+// within racyWindow of the walk (timestamps are coarse: a change right
+// after it could leave them equal), nor for trees above maxListDirs
+// directories.
+
+const listCacheMagic = "vxlist1\n"
+
+// maxListDirs bounds the directories a saved listing stats.
+const maxListDirs = 20000
+
+// racyWindow: stats this close to the walk (or later) are not trusted.
+var racyWindow = 2 * time.Second
+
+type pathStat struct {
+	path               string
+	mtime, ctime, size int64
+	ino                uint64
+	mode               uint32
+	exists             bool
+}
+
+func statPath(p string) pathStat {
+	st := pathStat{path: p}
+	var s syscall.Stat_t
+	if err := syscall.Lstat(p, &s); err != nil {
+		return st
+	}
+	st.exists = true
+	st.mtime = s.Mtim.Sec*1e9 + s.Mtim.Nsec
+	st.ctime = s.Ctim.Sec*1e9 + s.Ctim.Nsec
+	st.size, st.ino, st.mode = s.Size, s.Ino, s.Mode
+	return st
+}
+
+// ListFilesCached is ListFiles, answered from the listing saved at path
+// when it still holds (see above); reused reports whether it did. Outside
+// git, or with GIT_DIR, GIT_WORK_TREE or GIT_INDEX_FILE set, it is
+// ListFiles.
+func ListFilesCached(ctx context.Context, root, path string) (files []string, reused bool, err error) {
+	env := listEnv()
+	if files, ok := loadListing(path, env); ok {
+		return files, true, nil
+	}
+	if os.Getenv("GIT_DIR") != "" || os.Getenv("GIT_WORK_TREE") != "" || os.Getenv("GIT_INDEX_FILE") != "" {
+		files, err := ListFiles(ctx, root)
+		return files, false, err
+	}
+	// The listing's own directory exists before the walk stats its parent.
+	_ = os.MkdirAll(filepath.Dir(path), 0o755)
+	start := time.Now()
+	// Stat before git lists: a change after a stat is seen by the next run.
+	repo, repoOK := gitRepoFiles(ctx, root)
+	if !repoOK {
+		// Not in git (ListFiles walks): nothing to save.
+		files, err := ListFiles(ctx, root)
+		return files, false, err
+	}
+	dirs, walked := walkDirs(root)
+	files, err = ListFiles(ctx, root)
+	if err != nil || !walked {
+		return files, false, err
+	}
+	stats := append(dirs, repo...)
+	for _, st := range stats {
+		if st.exists && (st.mtime > start.Add(-racyWindow).UnixNano() || st.ctime > start.Add(-racyWindow).UnixNano()) {
+			return files, false, nil
+		}
+	}
+	_ = saveListing(path, env, stats, files)
+	return files, false, nil
+}
+
+// listEnv is the digest of the environment git's answer depends on.
+func listEnv() string {
+	var vars []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "GIT_") || strings.HasPrefix(kv, "HOME=") || strings.HasPrefix(kv, "XDG_CONFIG_HOME=") {
+			vars = append(vars, kv)
+		}
+	}
+	sort.Strings(vars)
+	return SumString(strings.Join(vars, "\x00"))
+}
+
+// walkDirs stats root, every directory under it but .git, .vx and
+// node_modules, and every .gitignore in them; false when there are more
+// than maxListDirs directories.
+func walkDirs(root string) ([]pathStat, bool) {
+	var out []pathStat
+	ok := true
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == root {
+				return err
+			}
+			// Unreadable: git cannot list it either, but its stat changes.
+			return nil
+		}
+		if !d.IsDir() {
+			// An edit of an ignore file changes only the file.
+			if d.Name() == ".gitignore" {
+				out = append(out, statPath(p))
+			}
+			return nil
+		}
+		if p != root {
+			switch d.Name() {
+			case ".git", "node_modules":
+				return filepath.SkipDir
+			case layout.DirName:
+				if filepath.Dir(p) == root {
+					return filepath.SkipDir
+				}
+			}
+		}
+		if len(out) >= maxListDirs {
+			ok = false
+			return filepath.SkipAll
+		}
+		out = append(out, statPath(p))
+		return nil
+	})
+	return out, ok && err == nil
+}
+
+// gitRepoFiles stats the index, the ignore files from the repository's top
+// down to root, and git's configuration and excludes files.
+func gitRepoFiles(ctx context.Context, root string) ([]pathStat, bool) {
+	cmd := exec.CommandContext(ctx, "git", "rev-parse", "--absolute-git-dir", "--git-common-dir", "--show-toplevel")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if err != nil || len(lines) != 3 {
+		return nil, false
+	}
+	gitDir, common, top := lines[0], lines[1], lines[2]
+	if !filepath.IsAbs(common) {
+		common = filepath.Join(root, common)
+	}
+	// HEAD too: an includeIf "onbranch:" may change the configuration.
+	paths := []string{filepath.Join(gitDir, "index"), filepath.Join(gitDir, "HEAD"), filepath.Join(gitDir, "config"), filepath.Join(gitDir, "config.worktree"),
+		filepath.Join(common, "config"), filepath.Join(common, "config.worktree"), filepath.Join(common, "info", "exclude"), "/etc/gitconfig"}
+	home := os.Getenv("HOME")
+	xdg := os.Getenv("XDG_CONFIG_HOME")
+	if xdg == "" && home != "" {
+		xdg = filepath.Join(home, ".config")
+	}
+	if home != "" {
+		paths = append(paths, filepath.Join(home, ".gitconfig"))
+	}
+	if xdg != "" {
+		paths = append(paths, filepath.Join(xdg, "git", "config"), filepath.Join(xdg, "git", "ignore"))
+	}
+	// The .gitignore of root's ancestors up to the top apply too.
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, false
+	}
+	if rel, err := filepath.Rel(top, real); err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return nil, false
+	}
+	for dir := filepath.Dir(real); dir != filepath.Dir(top); dir = filepath.Dir(dir) {
+		paths = append(paths, filepath.Join(dir, ".gitignore"))
+		if dir == top || filepath.Dir(dir) == dir {
+			break
+		}
+	}
+	cfg := exec.CommandContext(ctx, "git", "config", "--list", "--show-origin", "-z")
+	cfg.Dir = root
+	list, err := cfg.Output()
+	if err != nil {
+		return nil, false
+	}
+	fields := bytes.Split(list, []byte{0})
+	for i := 0; i+1 < len(fields); i += 2 {
+		origin, entry := string(fields[i]), string(fields[i+1])
+		if f, ok := strings.CutPrefix(origin, "file:"); ok {
+			if !filepath.IsAbs(f) {
+				f = filepath.Join(root, f)
+			}
+			paths = append(paths, f)
+		} else if origin != "command line:" {
+			return nil, false // a blob or stdin: nothing to stat
+		}
+		if key, value, ok := strings.Cut(entry, "\n"); ok && strings.EqualFold(key, "core.excludesfile") {
+			if rest, ok := strings.CutPrefix(value, "~/"); ok && home != "" {
+				value = filepath.Join(home, rest)
+			}
+			if !filepath.IsAbs(value) {
+				value = filepath.Join(root, value)
+			}
+			paths = append(paths, value)
+		}
+	}
+	stats := make([]pathStat, 0, len(paths))
+	for _, p := range paths {
+		stats = append(stats, statPath(p))
+	}
+	return stats, true
+}
+
+func saveListing(path, env string, stats []pathStat, files []string) error {
+	var b bytes.Buffer
+	b.WriteString(listCacheMagic)
+	putString := func(s string) {
+		b.Write(binary.AppendUvarint(nil, uint64(len(s))))
+		b.WriteString(s)
+	}
+	putString(env)
+	b.Write(binary.AppendUvarint(nil, uint64(len(stats))))
+	var rec [37]byte
+	for _, st := range stats {
+		putString(st.path)
+		binary.LittleEndian.PutUint64(rec[0:], uint64(st.mtime))
+		binary.LittleEndian.PutUint64(rec[8:], uint64(st.ctime))
+		binary.LittleEndian.PutUint64(rec[16:], uint64(st.size))
+		binary.LittleEndian.PutUint64(rec[24:], st.ino)
+		binary.LittleEndian.PutUint32(rec[32:], st.mode)
+		rec[36] = 0
+		if st.exists {
+			rec[36] = 1
+		}
+		b.Write(rec[:])
+	}
+	b.Write(binary.AppendUvarint(nil, uint64(len(files))))
+	for _, f := range files {
+		putString(f)
+	}
+	return WriteFileAtomic(path, b.Bytes(), 0o644)
+}
+
+var errBadListing = errors.New("bad listing")
+
+// loadListing answers the saved listing when every stat it holds is
+// unchanged and it was saved under the same environment.
+func loadListing(path, env string) ([]string, bool) {
+	raw, err := os.ReadFile(path)
+	if err != nil || !bytes.HasPrefix(raw, []byte(listCacheMagic)) {
+		return nil, false
+	}
+	// One string for the whole file: the paths below share it.
+	s := string(raw[len(listCacheMagic):])
+	getUint := func() (uint64, error) {
+		v, n := binary.Uvarint([]byte(s[:min(len(s), binary.MaxVarintLen64)]))
+		if n <= 0 {
+			return 0, errBadListing
+		}
+		s = s[n:]
+		return v, nil
+	}
+	getString := func() (string, error) {
+		n, err := getUint()
+		if err != nil || n > uint64(len(s)) {
+			return "", errBadListing
+		}
+		v := s[:n]
+		s = s[n:]
+		return v, nil
+	}
+	if e, err := getString(); err != nil || e != env {
+		return nil, false
+	}
+	n, err := getUint()
+	if err != nil {
+		return nil, false
+	}
+	for i := uint64(0); i < n; i++ {
+		p, err := getString()
+		if err != nil || len(s) < 37 {
+			return nil, false
+		}
+		want := pathStat{path: p, mtime: int64(binary.LittleEndian.Uint64([]byte(s[0:8]))), ctime: int64(binary.LittleEndian.Uint64([]byte(s[8:16]))),
+			size: int64(binary.LittleEndian.Uint64([]byte(s[16:24]))), ino: binary.LittleEndian.Uint64([]byte(s[24:32])),
+			mode: binary.LittleEndian.Uint32([]byte(s[32:36])), exists: s[36] == 1}
+		s = s[37:]
+		if statPath(p) != want {
+			return nil, false
+		}
+	}
+	if n, err = getUint(); err != nil || n > uint64(len(s)) {
+		return nil, false
+	}
+	files := make([]string, 0, n)
+	for i := uint64(0); i < n; i++ {
+		f, err := getString()
+		if err != nil {
+			return nil, false
+		}
+		files = append(files, f)
+	}
+	return files, len(s) == 0
+}

@@ -64,7 +64,7 @@ func (e *Env) workspace(ctx context.Context, p *tokens.Principal, s Scope) (*Wor
 			return nil, fmt.Errorf("workspace %q, which this token is pinned to, has no runs yet", p.Workspace)
 		}
 	case s.Set:
-		err = e.Pool.QueryRow(ctx, `SELECT id, slug FROM workspaces WHERE org_id = $1 AND (id = $2 OR slug = $2)`, p.OrgID, s.Workspace).Scan(&ref.ID, &ref.Slug)
+		err = e.Pool.QueryRow(ctx, `SELECT id, slug FROM workspaces WHERE org_id = $1 AND (id = $2 OR slug = $2) ORDER BY id = $2 DESC LIMIT 1`, p.OrgID, s.Workspace).Scan(&ref.ID, &ref.Slug)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil, argErr("workspace", "unknown workspace %q; list_workspaces lists the workspaces", s.Workspace)
 		}

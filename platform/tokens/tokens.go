@@ -86,6 +86,10 @@ var (
 	orgName   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
 	slugRe    = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
 	tokenForm = regexp.MustCompile(`^vxc_[0-9A-Za-z]{43}$`)
+	// workspaceID is the form of a workspace id (see ingest): no slug may
+	// take it, or a slug could shadow another workspace's id wherever a
+	// workspace argument takes either.
+	workspaceID = regexp.MustCompile(`^ws_[0-9a-f]{12}$`)
 )
 
 // ValidSlug reports whether s can name a workspace.
@@ -95,6 +99,9 @@ func ValidSlug(s string) bool { return slugRe.MatchString(s) }
 func CheckSlug(s string) error {
 	if !ValidSlug(s) {
 		return fmt.Errorf("workspace slug %q is not valid: use 1 to 63 lowercase letters, digits, '.', '_' or '-', starting with a letter or digit", s)
+	}
+	if workspaceID.MatchString(s) {
+		return fmt.Errorf("workspace slug %q has the form of a workspace id (ws_ and 12 hex digits); choose another slug", s)
 	}
 	return nil
 }

@@ -119,3 +119,23 @@ func TestPushWithNULIsRefusedNotRetried(t *testing.T) {
 		}
 	}
 }
+
+// No workspace slug takes the form of a workspace id: a slug equal to
+// another workspace's id would shadow it wherever a workspace argument
+// takes an id or a slug (every tool, the dashboard's picker).
+func TestSlugCannotShadowAWorkspaceID(t *testing.T) {
+	ts := seed(t)
+	r := runsOfWeb(ts.acmeWeb)[0]
+	r.RunID = "f0f0f0f0f0f0"
+	if res := push(t, ts.p.srv.URL, ts.acmeIngest, r); res.status != http.StatusBadRequest || !strings.Contains(string(res.body), "form of a workspace id") {
+		t.Fatalf("a push to slug %s (acme/web's id): %d %s", ts.acmeWeb, res.status, res.body)
+	}
+	got := call(t, ts.p.srv.URL, ts.acme, "list_runs", map[string]any{"workspace": ts.acmeWeb}).Struct
+	if get(t, got, "workspace", "slug") != "web" {
+		t.Fatalf("workspace=%s answers about %v", ts.acmeWeb, get(t, got, "workspace"))
+	}
+	r.Workspace = "ws_frontend"
+	if res := push(t, ts.p.srv.URL, ts.acmeIngest, r); res.status != http.StatusCreated {
+		t.Fatalf("an ordinary ws_ slug: %d %s", res.status, res.body)
+	}
+}

@@ -23,9 +23,9 @@ import (
 
 	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/daemon/remotecache"
+	"github.com/vzn/vx/daemon/runevents"
 	"github.com/vzn/vx/daemon/runner"
 	"github.com/vzn/vx/daemon/secret"
-	"github.com/vzn/vx/daemon/server"
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/protocol/version"
 	"github.com/vzn/vx/protocol/wire"
@@ -122,21 +122,7 @@ func printHelp(w io.Writer, verbs []verb) {
 	fmt.Fprintf(w, "\nEvery command takes --help. Commands that answer a question take --format json.\n")
 }
 
-func exitCode(s *IO, err error) int {
-	if err == nil {
-		return 0
-	}
-	var ee exitError
-	if errors.As(err, &ee) {
-		return ee.code
-	}
-	fmt.Fprintf(s.Err, "vx: %s\n", err)
-	var ue usageError
-	if errors.As(err, &ue) {
-		return 2
-	}
-	return 1
-}
+func exitCode(s *IO, err error) int { return Exit(s, "vx", err) }
 
 // loadModel finds and loads the workspace from the IO's directory. A
 // workspace that cannot be found or loaded is a refusal (exit 2).
@@ -276,7 +262,7 @@ func runVerb(ctx context.Context, s *IO, argv []string) error {
 	}
 	if fd := os.Getenv(ops.EventsFDEnv); fd != "" {
 		out.Events = eventWriter(fd)
-	} else if ev, closeEv := server.RunEventLog(m.Root); ev != nil {
+	} else if ev, closeEv := runevents.Open(m.Root); ev != nil {
 		// A daemon is up: it tails this run's events for its live feed.
 		out.Events = ev
 		defer closeEv()

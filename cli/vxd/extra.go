@@ -1,4 +1,4 @@
-package cli
+package vxd
 
 import (
 	"context"
@@ -31,7 +31,12 @@ func ExtraTools(e *ops.Env) []tools.Def {
 			Args: []tools.Arg{{Name: "query", Kind: tools.KindString, Required: true, Desc: "words to find, e.g. \"cache key\" or \"mcp.run\""},
 				{Name: "limit", Kind: tools.KindLimit, Desc: "sections, 1..50 (default 5), clamped"}},
 			Run: func(ctx context.Context, _ *mcpserver.Call, v tools.Values) (any, error) {
-				return searchDocs(v.Str("query"), v.Limit("limit"), v.Has("limit"))
+				in := ops.SearchDocsInput{Query: v.Str("query")}
+				if v.Has("limit") {
+					limit := v.Limit("limit")
+					in.Limit = &limit
+				}
+				return ops.SearchDocs(ctx, in)
 			}},
 		{Name: "planInit", Title: "Plan vx adoption", ReadOnly: true, Output: &migrate.Plan{},
 			Description: "What would adopting vx write here? vx init --dry --format json: each file with its full text and whether it is new, kept or replaced, todos (what could not be translated, with file:line:col and the reason), notes and next steps. Reads turbo.json, nx.json/project.json or package.json workspaces. Nothing is written. mode \"force\" plans replacing an existing vx.workspace.json.",

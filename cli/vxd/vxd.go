@@ -134,7 +134,7 @@ func serveVerb(ctx context.Context, s *cli.IO, argv []string) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err = server.Serve(ctx, server.Options{Root: root, IdleTimeout: idle, SessionIdle: sessionIdle, VX: vx, Logger: log, ExtraTools: ExtraTools,
+	err = server.Serve(ctx, server.Options{Root: root, IdleTimeout: idle, SessionIdle: sessionIdle, VX: vx, Logger: log,
 		Ready: func(d *wire.Discovery) {
 			fmt.Fprintf(s.Err, "vxd %s serving %s at http://127.0.0.1:%d/mcp (pid %d)\n", d.Version, d.Root, d.Port, d.PID)
 		}})

@@ -187,6 +187,7 @@ var runFlags = func() map[string]flagSpec {
 		"dry":         {kind: optionalFlag, arg: "json", help: "print what would run, execute nothing (--dry=json for JSON)"},
 		"format":      {kind: valueFlag, arg: "text|json", help: "json: the run summary as one JSON document on stdout"},
 		"cache":       {kind: valueFlag, arg: "local:rw,remote:rw", help: "which caches to read (r) and write (w); a side left out or empty is off"},
+		"input":       {kind: valueFlag, arg: "-", help: "read the run's request as JSON on stdin (how vxd's runTasks and planTasks start a run) and answer in JSON; no tasks or selection flags beside it"},
 	}
 }
 
@@ -203,6 +204,13 @@ func runVerb(ctx context.Context, s *IO, argv []string) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
+	req, err := readRunRequest(s, a)
+	if err != nil {
+		return err
+	}
+	if req != nil {
+		format = "json"
+	}
 	conc, err := a.int("concurrency", 0)
 	if err != nil || conc < 0 {
 		return usageError{fmt.Sprintf("vx run: --concurrency %q is not a worker count (use a positive whole number)", a.str("concurrency"))}
@@ -212,7 +220,7 @@ func runVerb(ctx context.Context, s *IO, argv []string) error {
 			return usageError{fmt.Sprintf("VX_CONCURRENCY=%q is not a worker count (use a positive whole number, or unset it)", os.Getenv("VX_CONCURRENCY"))}
 		}
 	}
-	dry := a.has("dry")
+	dry := a.has("dry") || req != nil && req.Dry
 	if dry && a.str("dry") != "" && a.str("dry") != "json" && a.str("dry") != "text" {
 		return usageError{fmt.Sprintf("vx run: --dry=%s is not a dry-run format (use --dry or --dry=json)", a.str("dry"))}
 	}
@@ -234,6 +242,9 @@ func runVerb(ctx context.Context, s *IO, argv []string) error {
 		Model: m, Tasks: a.pos, Force: a.bool("force"), Continue: a.bool("continue"), Concurrency: conc,
 		Selection: workspace.Selection{Filters: a.list("filter"), Affected: a.has("affected"), AffectedRef: a.str("affected")},
 		Args:      append([]string{"run"}, argv...), Environ: s.environ(), Logger: logger(s), Cache: cacheMode,
+	}
+	if req != nil {
+		req.Apply(opts)
 	}
 	p, err := runner.Prepare(ctx, opts)
 	if err != nil {

@@ -1,5 +1,5 @@
-// Package cli is the command line of vx and vxd: each verb parses its
-// flags, calls one operation, and renders the answer for people or as
+// Package cli is vx's command line (vxd's is cli/vxd): each verb parses
+// its flags, calls one operation, and renders the answer for people or as
 // JSON. No logic lives here beyond that.
 package cli
 

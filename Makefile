@@ -38,7 +38,7 @@ bench: build ## benchmarks: vx against Turborepo side by side (local and remote 
 	bash scripts/bench.sh
 	bash scripts/bench-remote.sh
 
-demo: build ## the main job on examples/demo: cold and warm runs, why, vxd, MCP through the shim, vxd status
+demo: build ## the main job on examples/demo: cold and warm runs, why, a sandboxed task, vxd, MCP through the shim, vxd status, then the remote cache and the team platform
 	bash scripts/demo.sh
 
 platformdemo: build ## the team platform on examples/demo: private PostgreSQL, vx-platform serve, pushed runs, team tools

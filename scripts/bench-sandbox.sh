@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# The sandbox's cost on a cold `vx run build`: three identical copies of
-# the generated workspace (scripts/bench/gen, BENCH_COLD_N packages,
-# default 200): one as generated, one whose workspace-wide "sandbox"
-# confines every task (mode enforce, network false: Landlock plus the
-# seccomp observer), one in report mode (the observer alone, what vx init
-# proposes). Caches and dist/ are wiped before each run; runs alternate
-# between the copies so that machine noise hits all alike. Prints a
-# markdown block: medians of BENCH_COLD_RUNS (default 5) and the ratios.
+# The sandbox's cost on a cold `vx run build` of the generated workspace
+# (scripts/bench/gen, BENCH_COLD_N packages, default 200) in three
+# configurations: as generated; with a workspace-wide "sandbox" confining
+# every task (mode enforce, network false: Landlock plus the seccomp
+# observer); in report mode (the observer alone, what vx init proposes).
+# One directory serves all three (its vx.workspace.json is swapped before
+# each run): copies in different directories land in different ext4 block
+# groups, whose inode allocation costs differ by more than the sandbox does.
+# Caches and dist/ are wiped before each run; runs alternate between the
+# configurations so that machine noise hits all alike. Prints a markdown
+# block: medians of BENCH_COLD_RUNS (default 5) and the ratios.
 #
 # Usage: bash scripts/bench-sandbox.sh
 # Env:   BENCH_COLD_N, BENCH_COLD_RUNS, BENCH_WORK, BENCH_VX_BIN
@@ -28,39 +31,43 @@ else
   VX=$WORK/bin/vx
 fi
 
-plain=$WORK/ws/sandbox-off-$N boxed=$WORK/ws/sandbox-on-$N report=$WORK/ws/sandbox-report-$N
-rm -rf "$plain" "$boxed" "$report"
-"$WORK/bin/gen" -n "$N" -out "$plain" -package-manager "npm@10.0.0" >/dev/null
-git -C "$plain" init -q
-git -C "$plain" add -A
-git -C "$plain" -c user.name=bench -c user.email=bench@localhost -c commit.gpgsign=false commit -qm "generated workspace, $N packages"
-cp -a "$plain" "$boxed"
-cp -a "$plain" "$report"
-# The same file with a workspace-wide sandbox: every task confined.
-sed -i '0,/"projects"/s//"sandbox": { "mode": "enforce", "network": false },\n  "projects"/' "$boxed/vx.workspace.json"
-sed -i '0,/"projects"/s//"sandbox": { "mode": "report" },\n  "projects"/' "$report/vx.workspace.json"
-(cd "$boxed" && "$VX" info | grep -i '^sandbox' >&2)
+ws=$WORK/ws/sandbox-$N
+rm -rf "$ws" "$WORK/ws/sandbox-off-$N" "$WORK/ws/sandbox-on-$N" "$WORK/ws/sandbox-report-$N"
+"$WORK/bin/gen" -n "$N" -out "$ws" -package-manager "npm@10.0.0" >/dev/null
+git -C "$ws" init -q
+git -C "$ws" add -A
+git -C "$ws" -c user.name=bench -c user.email=bench@localhost -c commit.gpgsign=false commit -qm "generated workspace, $N packages"
+# The configurations: the generated file, and the same with a
+# workspace-wide sandbox (every task confined).
+cfg=$WORK/ws/sandbox-$N.cfg
+mkdir -p "$cfg"
+cp "$ws/vx.workspace.json" "$cfg/off"
+sed '0,/"projects"/s//"sandbox": { "mode": "enforce", "network": false },\n  "projects"/' "$cfg/off" >"$cfg/enforce"
+sed '0,/"projects"/s//"sandbox": { "mode": "report" },\n  "projects"/' "$cfg/off" >"$cfg/report"
+cp "$cfg/enforce" "$ws/vx.workspace.json"
+(cd "$ws" && "$VX" info | grep -i '^sandbox' >&2)
 
 wipe() {
   rm -rf "$1/.vx"
   find "$1/packages" -mindepth 2 -maxdepth 2 -name dist -exec rm -rf {} +
 }
-# ms DIR: "WALL CPU" in ms of one cold run; CPU is user+sys of vx and its
-# tasks (GNU time), steadier than wall time on a shared machine.
+# ms CONFIG: "WALL CPU" in ms of one cold run; CPU is user+sys of vx and
+# its tasks (GNU time), steadier than wall time on a shared machine.
 ms() {
-  wipe "$1"
-  (cd "$1" && /usr/bin/time -f '%e %U %S' -o "$WORK/time.txt" "$VX" run build >/dev/null)
+  cp "$cfg/$1" "$ws/vx.workspace.json"
+  wipe "$ws"
+  (cd "$ws" && /usr/bin/time -f '%e %U %S' -o "$WORK/time.txt" "$VX" run build >/dev/null)
   awk '{ printf "%d %d\n", $1 * 1000, ($2 + $3) * 1000 }' "$WORK/time.txt"
 }
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2)}'; }
 
 [[ -x /usr/bin/time ]] || { log "GNU time (/usr/bin/time, Debian package time) is needed"; exit 1; }
 off=() on=() rep=() coff=() con=() crep=()
-ms "$plain" >/dev/null; ms "$boxed" >/dev/null; ms "$report" >/dev/null # warm the page cache
+ms off >/dev/null; ms enforce >/dev/null; ms report >/dev/null # warm the page cache
 for ((i = 1; i <= RUNS; i++)); do
-  read -r w c < <(ms "$plain"); off+=("$w"); coff+=("$c")
-  read -r w c < <(ms "$boxed"); on+=("$w"); con+=("$c")
-  read -r w c < <(ms "$report"); rep+=("$w"); crep+=("$c")
+  read -r w c < <(ms off); off+=("$w"); coff+=("$c")
+  read -r w c < <(ms enforce); on+=("$w"); con+=("$c")
+  read -r w c < <(ms report); rep+=("$w"); crep+=("$c")
   log "run $i: off ${off[-1]} ms (cpu ${coff[-1]}), enforce ${on[-1]} (${con[-1]}), report ${rep[-1]} (${crep[-1]})"
 done
 mo=$(median "${off[@]}") mn=$(median "${on[@]}") mr=$(median "${rep[@]}")

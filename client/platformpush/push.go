@@ -15,7 +15,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"strings"
 	"time"
@@ -113,7 +112,7 @@ func Build(ctx context.Context, root string, h *history.Store, runID, slug strin
 		started := x.StartedAt
 		src, ok := source[x.TaskID]
 		if !ok {
-			src = historySource(x)
+			src = x.CacheSource
 		}
 		t := wire.PushTask{TaskRow: wire.TaskRow{TaskID: x.TaskID, Project: x.Project, Task: x.Task, Status: x.Status, Cache: x.Cache,
 			CacheSource: src, Key: x.Key, DurationMs: x.DurationMs, ExitCode: x.ExitCode, Reason: mask(x.Reason),
@@ -135,21 +134,6 @@ func Build(ctx context.Context, root string, h *history.Store, runID, slug strin
 		doc.Tasks = append(doc.Tasks, t)
 	}
 	return doc, nil
-}
-
-// historySource is where a recorded hit came from, when the history
-// records it (a CacheSource field of history.Execution, which a history
-// of this version may lack: then "", which the platform counts as local).
-func historySource(x history.Execution) string {
-	f := reflect.ValueOf(x).FieldByName("CacheSource")
-	if !f.IsValid() || f.Kind() != reflect.String {
-		return ""
-	}
-	switch s := f.String(); s {
-	case wire.CacheSourceLocal, wire.CacheSourceRemote:
-		return s
-	}
-	return ""
 }
 
 func countTotals(t *wire.RunTotals, status, cacheOutcome string) {

@@ -44,28 +44,28 @@ func TestRemoteActivity(t *testing.T) {
 	}
 }
 
-// TestMigrateSchema1 opens a history written before the remote cache
+// TestMigrateSchema3 opens a history written before the remote cache
 // columns existed: its rows stay, and the new columns work.
-func TestMigrateSchema1(t *testing.T) {
+func TestMigrateSchema3(t *testing.T) {
 	s, path := openTemp(t)
 	addRun(t, s, "cccccccccccc", time.Now(), RunPassed, Execution{TaskID: "web#build", Key: "k1", Status: StatusPassed, Cache: CacheHit})
 	s.Close()
-	// Make it schema 1 again: the layout without the remote columns.
+	// Make it schema 3 again: the layout without the remote (and sandbox) columns.
 	raw, err := sql.Open("sqlite3", path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []string{"ALTER TABLE executions DROP COLUMN cache_source",
+	for _, q := range []string{"ALTER TABLE executions DROP COLUMN cache_source", "ALTER TABLE executions DROP COLUMN sandbox_violations",
 		"ALTER TABLE runs DROP COLUMN remote_status", "ALTER TABLE runs DROP COLUMN remote_hits", "ALTER TABLE runs DROP COLUMN remote_rejected",
 		"ALTER TABLE runs DROP COLUMN remote_uploads", "ALTER TABLE runs DROP COLUMN remote_upload_failures",
-		"ALTER TABLE runs DROP COLUMN remote_bytes_down", "ALTER TABLE runs DROP COLUMN remote_bytes_up", "PRAGMA user_version = 1"} {
+		"ALTER TABLE runs DROP COLUMN remote_bytes_down", "ALTER TABLE runs DROP COLUMN remote_bytes_up", "PRAGMA user_version = 3"} {
 		if _, err := raw.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
 	raw.Close()
 	if _, err := OpenReadOnly(context.Background(), path, nil); err == nil {
-		t.Fatal("a read-only open of a schema 1 history did not refuse it")
+		t.Fatal("a read-only open of a schema 3 history did not refuse it")
 	}
 	m, err := Open(context.Background(), path, nil)
 	if err != nil {

@@ -195,6 +195,9 @@ func (h *mcpHandler) post(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 
+	if !sseOK {
+		r = r.WithContext(mcpserver.WithoutStream(r.Context())) // no elicitation can reach this client
+	}
 	rw := &replyWriter{w: w, sse: sseOK}
 	stopKeepAlive := rw.keepAlive(h.keepAlive)
 	reply := ss.Handle(r.Context(), msgs, batch, rw.notify)

@@ -32,10 +32,20 @@ type InputRequired struct {
 
 var elicitSeq atomic.Uint64
 
+type noStreamKey struct{}
+
+// WithoutStream marks ctx as a request whose answer cannot carry messages
+// before the response (an HTTP client that accepts only JSON): vxd then
+// offers no elicitation on it, since the request could never reach the
+// client.
+func WithoutStream(ctx context.Context) context.Context {
+	return context.WithValue(ctx, noStreamKey{}, true)
+}
+
 // extendCall gives a handler what its client can do beyond answering:
 // in the session era, Elicit when the client declared elicitation
 // (2025-06-18 and later); in 2026-07-28, the retry state.
-func (ss *Session) extendCall(call *Call, params json.RawMessage, emit func(*jsonrpc.Message)) error {
+func (ss *Session) extendCall(ctx context.Context, call *Call, params json.RawMessage, emit func(*jsonrpc.Message)) error {
 	if ss.modern != nil {
 		call.Modern = &ModernCall{CanElicit: ss.modern.ClientCapabilities.Elicitation != nil}
 		if !bytes.Contains(params, []byte(`"inputResponses"`)) && !bytes.Contains(params, []byte(`"requestState"`)) {
@@ -57,7 +67,7 @@ func (ss *Session) extendCall(call *Call, params json.RawMessage, emit func(*jso
 	ss.mu.Lock()
 	can := ss.canElicit
 	ss.mu.Unlock()
-	if can {
+	if noStream, _ := ctx.Value(noStreamKey{}).(bool); can && !noStream {
 		call.Elicit = func(ctx context.Context, p mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			return ss.elicit(ctx, emit, p)
 		}

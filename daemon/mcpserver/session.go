@@ -403,7 +403,7 @@ func (ss *Session) callTool(ctx context.Context, params json.RawMessage, emit fu
 	}
 
 	call := &Call{Name: name, Arguments: args, Progress: func(float64, float64, string) {}}
-	if err := ss.extendCall(call, params, emit); err != nil {
+	if err := ss.extendCall(ctx, call, params, emit); err != nil {
 		return nil, err
 	}
 	if p.Meta != nil && len(p.Meta.ProgressToken) > 0 && (p.Meta.ProgressToken[0] == '"' || jsonKind(p.Meta.ProgressToken) == "a number") {

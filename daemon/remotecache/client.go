@@ -75,9 +75,19 @@ func NewClient(s *Settings) *Client {
 		if req.URL.Host != via[0].URL.Host {
 			req.Header.Del("Authorization")
 		}
+		// The tag comes with the server's answer, not the CDN's.
+		if p, ok := req.Context().Value(tagKey{}).(*string); ok && req.Response != nil {
+			if t := req.Response.Header.Get("x-artifact-tag"); t != "" {
+				*p = t
+			}
+		}
 		return nil
 	}}}
 }
+
+// tagKey carries, in a download's context, where a tag seen on a redirect
+// is kept.
+type tagKey struct{}
 
 // Close drops idle connections.
 func (c *Client) Close() { c.http.CloseIdleConnections() }
@@ -243,6 +253,8 @@ func (d *Download) Close() error {
 // Get opens GET /v8/artifacts/:id; ErrNotFound on a 404. The whole
 // transfer, body included, is bounded by the timeout.
 func (c *Client) Get(ctx context.Context, id string) (*Download, error) {
+	var redirectTag string
+	ctx = context.WithValue(ctx, tagKey{}, &redirectTag)
 	ctx, cancel := context.WithTimeout(ctx, c.s.Timeout)
 	req, err := c.request(ctx, http.MethodGet, id, nil)
 	if err != nil {
@@ -261,7 +273,11 @@ func (c *Client) Get(ctx context.Context, id string) (*Download, error) {
 			cancel()
 			return nil, &Error{Server: c.s.Server(), Op: "download", Kind: wire.RemoteBadResponse, Code: 200, Detail: fmt.Sprintf("artifact of %d bytes is over the %d-byte limit", resp.ContentLength, MaxArtifact)}
 		}
-		return &Download{Body: resp.Body, Tag: resp.Header.Get("x-artifact-tag"), Length: resp.ContentLength, cancel: cancel}, nil
+		tag := resp.Header.Get("x-artifact-tag")
+		if tag == "" {
+			tag = redirectTag
+		}
+		return &Download{Body: resp.Body, Tag: tag, Length: resp.ContentLength, cancel: cancel}, nil
 	case http.StatusNotFound:
 		drain(resp)
 		cancel()

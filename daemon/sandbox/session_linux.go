@@ -94,12 +94,14 @@ func (s *Session) confineThread(rfd int, rflags uint32, prog *unix.SockFprog) er
 		return nil
 	}
 	fd, err := installObserver(prog)
-	if err == nil {
-		err = unix.SetNonblock(fd, true)
-	}
 	if err != nil {
 		close(s.done)
 		return err
+	}
+	if err := unix.SetNonblock(fd, true); err != nil {
+		unix.Close(fd)
+		close(s.done)
+		return fmt.Errorf("seccomp listener: %w", err)
 	}
 	s.listener = os.NewFile(uintptr(fd), "seccomp-listener")
 	go s.loop()

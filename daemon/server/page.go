@@ -25,9 +25,10 @@ type Summary struct {
 	Latest  *ops.RunOutput        `json:"latest"`
 }
 
-// pageRoutes are what a page login opens: the page and what it reads.
-// Never /mcp, /status or /shutdown: the login cookie runs nothing.
-var pageRoutes = []string{"GET /", "GET /api/summary", "GET /events"}
+// pageRoutes are what a page login opens: the page, its shared script and
+// style, and what it reads. Never /mcp, /status or /shutdown: the login
+// cookie runs nothing.
+var pageRoutes = []string{"GET /", "GET " + pagekit.ScriptPath, "GET " + pagekit.StylePath, "GET /api/summary", "GET /events"}
 
 // tokenLogin lets a person open the page once with ?token=…: the daemon
 // mints a page credential of its own (never the token) into an HttpOnly,

@@ -140,7 +140,7 @@ func Serve(ctx context.Context, o Options) error {
 	d.mcp = mcpserver.New(&mcpserver.Options{Name: "vx", Version: version.Version, Mask: d.env.Masker.String, MaskJSON: d.env.Masker.JSON, Logger: d.log, MaxSessions: 64, OnSession: onSession, SessionIdle: o.SessionIdle,
 		Instructions: "vx answers questions about this monorepo workspace: its tasks (listTasks, getConfig), its cache (getCacheStats, explainCacheKey), its run history (getRunHistory, whyDidThisRerun, getFailures, getTaskLog, compareRuns, runTrends), and runs or plans tasks (runTasks, planTasks)."})
 	defer d.mcp.Close()
-	d.feed.Tap = d.resourceUpdates
+	d.feed.Tap = d.resourceUpdates(ctx)
 	d.refreshCatalog()
 
 	tcp, err := net.Listen("tcp", "127.0.0.1:0")

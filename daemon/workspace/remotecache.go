@@ -93,15 +93,16 @@ func (c *RemoteCacheConfig) validate() error {
 func CheckRemoteURL(s string) error {
 	u, err := url.Parse(s)
 	if err != nil {
-		return fmt.Errorf("%q is not a URL: %v", s, err)
+		// Not repeated: a malformed URL may still hold a password.
+		return fmt.Errorf("not a URL (want one such as https://cache.example.com)")
 	}
 	switch {
+	case u.User != nil:
+		return fmt.Errorf("the URL holds credentials; remove them and set the token in VX_REMOTE_CACHE_TOKEN")
 	case u.Scheme != "http" && u.Scheme != "https":
 		return fmt.Errorf("%q: want an http:// or https:// URL such as https://cache.example.com", s)
 	case u.Host == "":
 		return fmt.Errorf("%q has no host", s)
-	case u.User != nil:
-		return fmt.Errorf("the URL holds credentials; remove them and set the token in VX_REMOTE_CACHE_TOKEN")
 	case u.RawQuery != "" || u.Fragment != "":
 		return fmt.Errorf("%q: a base URL takes no query or fragment", s)
 	}

@@ -3,6 +3,8 @@ package remotecache_test
 import (
 	"encoding/json"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -440,5 +442,49 @@ func TestDryRunPredictsRemoteHits(t *testing.T) {
 	}
 	if tree(t, ws)["packages/lib/dist/out.txt"] != "" {
 		t.Fatal("the dry run restored outputs")
+	}
+}
+
+// A server that redirects downloads to a CDN (TURBO_CACHE_READ_URL; here
+// a plain file server over the server's storage): the signature sent with
+// the redirect is checked against the CDN's bytes, and the token never
+// reaches the CDN.
+func TestSignedDownloadThroughRedirect(t *testing.T) {
+	storageRoot := filepath.Join(t.TempDir(), "cdn-root")
+	var mu sync.Mutex
+	var authSeen, served int
+	cdn := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		served++
+		if r.Header.Get("Authorization") != "" {
+			authSeen++
+		}
+		mu.Unlock()
+		http.FileServer(http.Dir(storageRoot)).ServeHTTP(w, r)
+	}))
+	defer cdn.Close()
+	srv := startServer(t, "TURBO_REMOTE_CACHE_SIGNATURE_KEY=server-stores-tags", "TURBO_CACHE_READ_URL="+cdn.URL+"/")
+	if err := os.Symlink(srv.Storage, storageRoot); err != nil {
+		t.Fatal(err)
+	}
+	signed := func(ws string) string {
+		cfg := filepath.Join(ws, "vx.workspace.json")
+		b, _ := os.ReadFile(cfg)
+		os.WriteFile(cfg, []byte(strings.Replace(string(b), `"passEnv"`, `"remoteCache": {"signature": true}, "passEnv"`, 1)), 0o644)
+		return ws
+	}
+	key := "VX_REMOTE_CACHE_SIGNATURE_KEY=sig-key-cdn"
+	if s, res := runJSON(t, signed(clone(t)), env(srv, key), "build"); !s.OK || s.Remote.Uploads != 3 {
+		t.Fatalf("signed run: %s", res)
+	}
+	b := signed(clone(t))
+	s, res := runJSON(t, b, env(srv, key), "build")
+	if !all(s, "remote") {
+		t.Fatalf("downloads through the redirect: %v\n%s", sources(s), res)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if served < 3 || authSeen != 0 {
+		t.Fatalf("the CDN served %d requests, %d with an Authorization header", served, authSeen)
 	}
 }

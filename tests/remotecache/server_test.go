@@ -6,7 +6,6 @@ package remotecache_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -285,8 +284,6 @@ func warnings(s summary, sub string) []string {
 	}
 	return out
 }
-
-var _ = context.Background
 
 // vx runs the vx binary and fails the test on a data race report.
 func vx(t *testing.T, dir string, e []string, args ...string) harness.Result {

@@ -187,7 +187,7 @@ var runFlags = func() map[string]flagSpec {
 		"dry":         {kind: optionalFlag, arg: "json", help: "print what would run, execute nothing (--dry=json for JSON)"},
 		"format":      {kind: valueFlag, arg: "text|json", help: "json: the run summary as one JSON document on stdout"},
 		"cache":       {kind: valueFlag, arg: "local:rw,remote:rw", help: "which caches to read (r) and write (w); a side left out or empty is off"},
-		"input":       {kind: valueFlag, arg: "-", help: "read the run's request as JSON on stdin (how vxd's runTasks and planTasks start a run) and answer in JSON; no tasks or selection flags beside it"},
+		"input":       {kind: valueFlag, arg: "-", help: "read the run's request as JSON on stdin (how vxd's runTasks starts a run) and answer in JSON; no tasks or selection flags beside it"},
 	}
 }
 
@@ -220,7 +220,7 @@ func runVerb(ctx context.Context, s *IO, argv []string) error {
 			return usageError{fmt.Sprintf("VX_CONCURRENCY=%q is not a worker count (use a positive whole number, or unset it)", os.Getenv("VX_CONCURRENCY"))}
 		}
 	}
-	dry := a.has("dry") || req != nil && req.Dry
+	dry := a.has("dry")
 	if dry && a.str("dry") != "" && a.str("dry") != "json" && a.str("dry") != "text" {
 		return usageError{fmt.Sprintf("vx run: --dry=%s is not a dry-run format (use --dry or --dry=json)", a.str("dry"))}
 	}

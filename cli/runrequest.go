@@ -41,7 +41,7 @@ func readRunRequest(s *IO, a *args) (*runRequest, error) {
 	dec.DisallowUnknownFields()
 	var req runRequest
 	if err := dec.Decode(&req.RunRequest); err != nil {
-		return nil, usageError{fmt.Sprintf("vx run: the request on stdin is not a run request (%v): want one JSON object with tasks and optionally filters, affected, affectedRef, force, dry, command", err)}
+		return nil, usageError{fmt.Sprintf("vx run: the request on stdin is not a run request (%v): want one JSON object with tasks and optionally filters, affected, affectedRef, force, command", err)}
 	}
 	if len(req.Tasks) == 0 {
 		return nil, usageError{"vx run: the request on stdin names no task (tasks is empty)"}

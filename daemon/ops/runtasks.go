@@ -12,10 +12,15 @@ import (
 	"os/exec"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/rs/zerolog"
+
+	"github.com/vzn/vx/daemon/runner"
+	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/protocol/wire"
 )
 
@@ -152,8 +157,10 @@ func RunTasks(ctx context.Context, e *Env, in RunTasksInput, allowed func(string
 	return &RunTasksOutput{ExitCode: code, Summary: &sum}, nil
 }
 
-// PlanTasks plans the selection in a child `vx run --input -` (the
-// request with dry set): nothing executes.
+// PlanTasks plans the selection in this process: planning is read-only
+// (nothing executes, no run is recorded), so unlike RunTasks it needs no
+// child. It reads the configuration on disk now, as vx run --dry does,
+// with this process's environment (what a child would inherit).
 func PlanTasks(ctx context.Context, e *Env, in RunTasksInput) (*PlanTasksOutput, error) {
 	if in.Force {
 		return nil, argErr("force", "planTasks does not take force")
@@ -163,16 +170,44 @@ func PlanTasks(ctx context.Context, e *Env, in RunTasksInput) (*PlanTasksOutput,
 		return nil, err
 	}
 	req := childRequest(in, args)
-	req.Dry = true
-	code, stdout, stderr, err := e.runChild(ctx, in.VX, req, nil)
+	environ := os.Environ()
+	refuse := func(err error) error {
+		return &RefusalError{ExitCode: 2, Msg: e.Masker.String(err.Error())}
+	}
+	m, err := workspace.Load(e.Root)
+	if err != nil {
+		e.Masker.Add(workspace.SecretValues(e.Root, nil, e.Environ)...)
+		return nil, refuse(err)
+	}
+	e.Masker.Add(workspace.SecretValues(m.Root, m, e.Environ)...)
+	conc, err := envConcurrency(os.Getenv("VX_CONCURRENCY"))
+	if err != nil {
+		return nil, refuse(err)
+	}
+	opts := &runner.Options{Model: m, Tasks: req.Tasks, Concurrency: conc, Environ: environ, Logger: zerolog.Nop(),
+		Selection: workspace.Selection{Filters: req.Filters, Affected: req.Affected, AffectedRef: req.AffectedRef}}
+	p, err := runner.Prepare(ctx, opts)
+	if err != nil {
+		return nil, refuse(err)
+	}
+	plan, err := runner.Plan(ctx, p, false)
 	if err != nil {
 		return nil, err
 	}
-	var plan wire.Plan
-	if code != 0 || json.Unmarshal(stdout, &plan) != nil {
-		return nil, &RefusalError{ExitCode: code, Msg: e.Masker.String(lastLines(stderr, code))}
+	return &PlanTasksOutput{ExitCode: 0, Plan: plan}, nil
+}
+
+// envConcurrency reads VX_CONCURRENCY as vx run does: unset is 0 (the
+// configured workers), else a positive worker count.
+func envConcurrency(v string) (int, error) {
+	if v == "" {
+		return 0, nil
 	}
-	return &PlanTasksOutput{ExitCode: code, Plan: &plan}, nil
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("VX_CONCURRENCY=%q is not a worker count (use a positive whole number, or unset it)", v)
+	}
+	return n, nil
 }
 
 func lastLines(stderr []byte, code int) string {

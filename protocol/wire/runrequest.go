@@ -1,9 +1,9 @@
 package wire
 
-// RunRequest is what vxd's runTasks and planTasks hand a child
-// `vx run --input -` on its stdin: the selection as typed values, so no
-// agent string is ever parsed as a command-line word. The child answers on
-// stdout with a RunSummary (or, for Dry, a Plan).
+// RunRequest is what vxd's runTasks hands a child `vx run --input -` on
+// its stdin: the selection as typed values, so no agent string is ever
+// parsed as a command-line word. The child answers on stdout with a
+// RunSummary.
 type RunRequest struct {
 	// Tasks are task names (build) or task ids (web#build), at least one.
 	Tasks []string `json:"tasks"`
@@ -15,8 +15,6 @@ type RunRequest struct {
 	AffectedRef string `json:"affectedRef,omitempty"`
 	// Force ignores cache hits.
 	Force bool `json:"force,omitempty"`
-	// Dry plans without executing anything.
-	Dry bool `json:"dry,omitempty"`
 	// Command is the equivalent vx run command line, recorded as the run's
 	// command in the history (masked); it is never parsed.
 	Command []string `json:"command,omitempty"`

@@ -27,6 +27,34 @@ func isModern(r *http.Request, msgs []*jsonrpc.Message, batch bool) bool {
 	return msgs[0].Kind() == jsonrpc.KindNotification && r.Header.Get(HeaderSessionID) == "" && mcp.IsModern(r.Header.Get(HeaderProtocolVersion))
 }
 
+// Modern serves the 2026-07-28 era of an MCP server over HTTP with the
+// code of vxd's /mcp, for another endpoint that keeps its own
+// authentication and session-era handling (the platform's /mcp): both
+// endpoints apply the same header rules, refusals and answers.
+type Modern struct{ h *mcpHandler }
+
+// NewModern returns the 2026-07-28 era of srv; opts as NewMCPHandler's
+// (KeepAlive and Logger apply; the body limit is the caller's).
+func NewModern(srv *mcpserver.Server, opts *MCPOptions) *Modern {
+	return &Modern{h: NewMCPHandler(srv, opts).(*mcpHandler)}
+}
+
+// Serve answers a decoded POST when it belongs to the 2026-07-28 era (see
+// isModern) and reports whether it did; otherwise it writes nothing and
+// the caller serves the session era.
+func (x *Modern) Serve(w http.ResponseWriter, r *http.Request, msgs []*jsonrpc.Message, batch bool) bool {
+	if !isModern(r, msgs, batch) {
+		return false
+	}
+	_, sseOK, acceptable := accepts(r)
+	if !acceptable {
+		http.Error(w, "not acceptable: send Accept: application/json, text/event-stream", http.StatusNotAcceptable)
+		return true
+	}
+	x.h.serveModern(w, r, msgs[0], sseOK)
+	return true
+}
+
 // serveModern answers one stateless request: the transport's header rules
 // first (MCP-Protocol-Version equal to _meta's revision, Mcp-Method equal
 // to the method, Mcp-Name equal to params.name or params.uri where the
@@ -67,6 +95,8 @@ func (h *mcpHandler) serveModern(w http.ResponseWriter, r *http.Request, m *json
 	rw := &modernWriter{w: w, sse: sseOK}
 	stop := make(chan struct{})
 	if m.Method == mcp.MethodSubscriptionsListen && sseOK {
+		// A listen stream outlives any server-wide write timeout.
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
 		go rw.keepAlive(h.keepAlive, stop)
 	}
 	reply := h.srv.HandleChecked(r.Context(), m, meta, nil, rw.notify)

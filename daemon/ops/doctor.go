@@ -55,7 +55,8 @@ type DoctorOutput struct {
 
 // Doctor checks, in order: git and the repository, that .vx/ is writable,
 // the run history's integrity, the configuration, vx.lock, the daemon,
-// and vx on PATH for MCP clients. It reads only.
+// the remote cache and the platform (each when configured: reachable and
+// the token accepted), and vx on PATH for MCP clients. It changes nothing.
 func Doctor(ctx context.Context, e *Env, in DoctorInput) (*DoctorOutput, error) {
 	out := &DoctorOutput{Root: e.Root}
 	add := func(c DoctorCheck) {
@@ -69,6 +70,8 @@ func Doctor(ctx context.Context, e *Env, in DoctorInput) (*DoctorOutput, error) 
 	add(cfg)
 	add(checkLock(e, cfg.Status == CheckOK))
 	add(checkDaemon(ctx, in))
+	add(checkRemoteCache(ctx, e))
+	add(checkPlatform(ctx, e))
 	shim, snippet := checkShim(in.VX)
 	add(shim)
 	out.MCPConfig = snippet

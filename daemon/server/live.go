@@ -15,8 +15,10 @@ import (
 // Feed fans run, task, model and session events out to subscribers. A
 // subscriber that cannot keep up is dropped; publishing never blocks.
 type Feed struct {
-	mu   sync.Mutex
-	subs map[chan wire.Event]struct{}
+	mu sync.Mutex
+	// subs maps each subscriber to when it fell behind (more than half
+	// its buffer queued; zero while it keeps up), for PublishPaced.
+	subs map[chan wire.Event]time.Time
 	last time.Time
 	// Tap, when set before the feed is used, sees every event first (the
 	// MCP server's resource updates); it must not block.
@@ -24,7 +26,7 @@ type Feed struct {
 }
 
 // NewFeed returns an empty feed.
-func NewFeed() *Feed { return &Feed{subs: map[chan wire.Event]struct{}{}} }
+func NewFeed() *Feed { return &Feed{subs: map[chan wire.Event]time.Time{}} }
 
 // Publish sends e to every subscriber without waiting.
 func (f *Feed) Publish(e wire.Event) {
@@ -46,12 +48,49 @@ func (f *Feed) Publish(e wire.Event) {
 	}
 }
 
+// paceLimit is how long PublishPaced waits for one subscriber that fell
+// behind before it stops waiting for it (and Publish drops it when full).
+const paceLimit = time.Second
+
+// PublishPaced publishes e once every subscriber that is keeping up has
+// room for it. Events read back from a shell run's event file arrive in a
+// burst far faster than a live run makes them (a cached run of 1,000 tasks
+// is 2,000 events at once); a client that reads must not be dropped for a
+// burst. A subscriber still behind after paceLimit is waited for no more,
+// so a stalled client costs the feed one second and is then dropped.
+func (f *Feed) PublishPaced(e wire.Event) {
+	for f.waitFor(time.Now()) {
+		time.Sleep(2 * time.Millisecond)
+	}
+	f.Publish(e)
+}
+
+// waitFor reports whether a subscriber that fell behind less than
+// paceLimit ago has more than half its buffer queued.
+func (f *Feed) waitFor(now time.Time) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	wait := false
+	for ch, since := range f.subs {
+		switch {
+		case len(ch) <= cap(ch)/2:
+			f.subs[ch] = time.Time{}
+		case since.IsZero():
+			f.subs[ch] = now
+			wait = true
+		case now.Sub(since) < paceLimit:
+			wait = true
+		}
+	}
+	return wait
+}
+
 // Subscribe returns a channel of events; it is closed when the subscriber
 // is dropped or cancel is called.
 func (f *Feed) Subscribe() (<-chan wire.Event, func()) {
 	ch := make(chan wire.Event, 256)
 	f.mu.Lock()
-	f.subs[ch] = struct{}{}
+	f.subs[ch] = time.Time{}
 	f.last = time.Now()
 	f.mu.Unlock()
 	return ch, func() {

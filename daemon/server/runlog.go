@@ -73,7 +73,7 @@ func (t *tailer) handle(ev fsnotify.Event) {
 		}
 		var e wire.Event
 		if json.Unmarshal(b[:i], &e) == nil {
-			t.feed.Publish(e)
+			t.feed.PublishPaced(e)
 			if e.Type == wire.EventRunFinished {
 				finished = true
 			}

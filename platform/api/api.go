@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/rs/zerolog"
 
+	"github.com/vzn/vx/daemon/httpapi"
 	"github.com/vzn/vx/daemon/mcpserver"
 	"github.com/vzn/vx/platform/teamops"
 	"github.com/vzn/vx/platform/teamtools"
@@ -46,6 +47,9 @@ type Server struct {
 	log   zerolog.Logger
 	opts  Options
 	mux   *http.ServeMux
+
+	// modern serves the 2026-07-28 era of mcp with vxd's code.
+	modern *httpapi.Modern
 }
 
 // New returns the platform's handler over pool.
@@ -59,6 +63,7 @@ func New(pool *pgxpool.Pool, opts *Options) *Server {
 		Instructions: "Team-wide vx run history over every workspace of your org: list_workspaces, then list_runs, get_run, run_trends, cache_stats, why_did_rerun and compare_runs."})
 	catalog := teamtools.Catalog(env)
 	s.mcp.SetTools(catalog)
+	s.modern = httpapi.NewModern(s.mcp, &httpapi.MCPOptions{Logger: opts.Logger})
 	for _, t := range catalog {
 		s.tools[t.Def.Name] = t
 	}
@@ -103,6 +108,10 @@ type statusWriter struct {
 	http.ResponseWriter
 	status int
 }
+
+// Unwrap lets http.ResponseController reach the connection (an event
+// stream of the 2026-07-28 era flushes each message).
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func (w *statusWriter) WriteHeader(code int) {
 	w.status = code

@@ -16,19 +16,15 @@ import (
 // headerProtocolVersion names the revision of a request after initialize.
 const headerProtocolVersion = "MCP-Protocol-Version"
 
-// serveMCP answers one POST /mcp: a message or a batch, in a session that
-// lives for this request only (the revision comes from the request's
-// header, 2025-03-26 when it has none); only notifications → 202.
+// serveMCP answers one POST /mcp. A request of the 2026-07-28 era (its
+// revision in params._meta) is served by daemon/httpapi's stateless
+// code, exactly as vxd serves it. Anything else is the session era: a
+// message or a batch, in a session that lives for this request only (the
+// revision comes from the request's header, 2025-03-26 when it has none);
+// only notifications → 202.
 func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, _ *tokens.Principal) {
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		writeErr(w, http.StatusUnsupportedMediaType, "unsupported media type: POST a JSON-RPC body with Content-Type: application/json")
-		return
-	}
-	rev := r.Header.Get(headerProtocolVersion)
-	if rev == "" {
-		rev = mcp.DefaultHTTPRevision
-	} else if !mcp.IsSupported(rev) {
-		writeRPCError(w, http.StatusBadRequest, fmt.Sprintf("unsupported MCP-Protocol-Version %q; supported: %s", rev, strings.Join(mcp.Supported(), ", ")))
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxMCPBody))
@@ -45,6 +41,16 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, _ *tokens.Prin
 	if derr != nil {
 		b, _ := jsonrpc.Encode(jsonrpc.NewError(nil, derr))
 		writeRaw(w, http.StatusBadRequest, b)
+		return
+	}
+	if s.modern.Serve(w, r, msgs, batch) {
+		return // the 2026-07-28 era, served by vxd's own code
+	}
+	rev := r.Header.Get(headerProtocolVersion)
+	if rev == "" {
+		rev = mcp.DefaultHTTPRevision
+	} else if !mcp.IsSupported(rev) {
+		writeRPCError(w, http.StatusBadRequest, fmt.Sprintf("unsupported MCP-Protocol-Version %q; supported: %s", rev, strings.Join(mcp.Supported(), ", ")))
 		return
 	}
 	reply := s.mcp.Stateless(rev).Handle(r.Context(), msgs, batch, nil)

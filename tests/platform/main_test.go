@@ -28,14 +28,15 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// binaries builds vx and vx-platform once, for the tests that run them.
+// binaries builds vx and vx-platform (and vxd beside vx) once, for the
+// tests that run them.
 func binaries(t *testing.T) (vx, platform string) {
 	t.Helper()
 	buildOnce.Do(func() {
 		if binDir, buildErr = os.MkdirTemp("", "vx-platform-test-"); buildErr != nil {
 			return
 		}
-		for _, pkg := range []string{"vx", "vx-platform"} {
+		for _, pkg := range []string{"vx", "vx-platform", "vxd"} { // vxd beside vx, for vx mcp
 			if buildErr = harness.Build(filepath.Join(binDir, pkg), "./cmd/"+pkg); buildErr != nil {
 				buildErr = fmt.Errorf("building %s: %w", pkg, buildErr)
 				return

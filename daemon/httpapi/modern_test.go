@@ -1,0 +1,100 @@
+package httpapi
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vzn/vx/daemon/mcpserver"
+	"github.com/vzn/vx/protocol/jsonrpc"
+)
+
+// TestModernExported: another endpoint serving the era through Modern
+// (as the platform's /mcp does) gets vxd's answers for 2026-07-28 POSTs
+// and nothing for others; a listen stream outlives the server's
+// WriteTimeout and still carries list_changed after it.
+func TestModernExported(t *testing.T) {
+	srv := mcpserver.New(&mcpserver.Options{Name: "other", Version: "1"})
+	srv.SetTools(testTools(make(chan struct{}, 1)))
+	modern := NewModern(srv, &MCPOptions{KeepAlive: time.Hour})
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var b strings.Builder
+		_, _ = bufio.NewReader(r.Body).WriteTo(&b)
+		msgs, batch, derr := jsonrpc.Decode([]byte(b.String()))
+		if derr != nil || !modern.Serve(w, r, msgs, batch) {
+			http.Error(w, "not the 2026-07-28 era", http.StatusTeapot)
+		}
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const writeTimeout = 300 * time.Millisecond
+	hs := &http.Server{Handler: h, WriteTimeout: writeTimeout}
+	go func() { _ = hs.Serve(ln) }()
+	t.Cleanup(func() { srv.Close(); _ = hs.Close() })
+	url := "http://" + ln.Addr().String() + "/mcp"
+
+	post := func(ctx context.Context, body string, hdr map[string]string) *http.Response {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	if resp := post(context.Background(), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, nil); resp.StatusCode != http.StatusTeapot {
+		t.Errorf("a session-era POST: %d, want Serve to leave it to the caller", resp.StatusCode)
+	}
+	resp := post(context.Background(), modernBody(2, "tools/list", nil, nil), map[string]string{HeaderProtocolVersion: "2026-07-28"})
+	var a rpcAnswer
+	if err := json.NewDecoder(resp.Body).Decode(&a); err != nil || resp.StatusCode != http.StatusBadRequest || a.Error == nil || a.Error.Code != -32020 {
+		t.Errorf("no Mcp-Method: %d %v %+v", resp.StatusCode, err, a.Error)
+	}
+	resp.Body.Close()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	resp = post(ctx, modernBody(9, "subscriptions/listen", map[string]any{"notifications": map[string]any{"toolsListChanged": true}}, nil), modernHeaders("subscriptions/listen", ""))
+	defer resp.Body.Close()
+	events := make(chan string, 8)
+	go func() {
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			if line, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				events <- line
+			}
+		}
+		close(events)
+	}()
+	next := func() string {
+		select {
+		case e, ok := <-events:
+			if !ok {
+				t.Fatal("the listen stream ended")
+			}
+			return e
+		case <-time.After(10 * time.Second):
+			t.Fatal("no event on the listen stream")
+		}
+		return ""
+	}
+	if e := next(); !strings.Contains(e, "notifications/subscriptions/acknowledged") {
+		t.Fatalf("acknowledgement: %s", e)
+	}
+	time.Sleep(2 * writeTimeout) // past the server's write deadline
+	srv.SetTools(testTools(make(chan struct{}, 1))[:1])
+	if e := next(); !strings.Contains(e, `"method":"notifications/tools/list_changed"`) {
+		t.Errorf("list_changed after the write timeout: %s", e)
+	}
+}

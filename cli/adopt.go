@@ -90,27 +90,27 @@ func lockVerb(ctx context.Context, s *IO, argv []string) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	m, err := loadModel(s)
+	e, err := opEnv(s)
 	if err != nil {
 		return err
 	}
-	mask := maskerFor(m, s)
+	defer e.Close()
 	if !a.bool("check") {
-		n, changed, err := lockfile.Write(m, mask)
+		out, err := ops.Lock(ctx, e)
 		if err != nil {
 			return err
 		}
 		if format == "json" {
-			return writeJSON(s.Out, map[string]any{"file": m.Root + "/" + lockfile.Name, "tasks": n, "changed": changed})
+			return writeJSON(s.Out, out)
 		}
 		state := "unchanged"
-		if changed {
+		if out.Changed {
 			state = "written"
 		}
-		fmt.Fprintf(s.Out, "%s %s: %d task definitions recorded\n", lockfile.Name, state, n)
+		fmt.Fprintf(s.Out, "%s %s: %d task definitions recorded\n", lockfile.Name, state, out.Tasks)
 		return nil
 	}
-	res, err := lockfile.Check(m, mask)
+	res, err := ops.CheckLock(ctx, e)
 	if err != nil {
 		return err
 	}

@@ -1,5 +1,5 @@
-// Package cli is the command line of vx and vxd: each verb parses its
-// flags, calls one operation, and renders the answer for people or as
+// Package cli is vx's command line (vxd's is cli/vxd): each verb parses
+// its flags, calls one operation, and renders the answer for people or as
 // JSON. No logic lives here beyond that.
 package cli
 
@@ -23,9 +23,9 @@ import (
 
 	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/daemon/remotecache"
+	"github.com/vzn/vx/daemon/runevents"
 	"github.com/vzn/vx/daemon/runner"
 	"github.com/vzn/vx/daemon/secret"
-	"github.com/vzn/vx/daemon/server"
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/protocol/version"
 	"github.com/vzn/vx/protocol/wire"
@@ -122,21 +122,7 @@ func printHelp(w io.Writer, verbs []verb) {
 	fmt.Fprintf(w, "\nEvery command takes --help. Commands that answer a question take --format json.\n")
 }
 
-func exitCode(s *IO, err error) int {
-	if err == nil {
-		return 0
-	}
-	var ee exitError
-	if errors.As(err, &ee) {
-		return ee.code
-	}
-	fmt.Fprintf(s.Err, "vx: %s\n", err)
-	var ue usageError
-	if errors.As(err, &ue) {
-		return 2
-	}
-	return 1
-}
+func exitCode(s *IO, err error) int { return Exit(s, "vx", err) }
 
 // loadModel finds and loads the workspace from the IO's directory. A
 // workspace that cannot be found or loaded is a refusal (exit 2).
@@ -201,6 +187,7 @@ var runFlags = func() map[string]flagSpec {
 		"dry":         {kind: optionalFlag, arg: "json", help: "print what would run, execute nothing (--dry=json for JSON)"},
 		"format":      {kind: valueFlag, arg: "text|json", help: "json: the run summary as one JSON document on stdout"},
 		"cache":       {kind: valueFlag, arg: "local:rw,remote:rw", help: "which caches to read (r) and write (w); a side left out or empty is off"},
+		"input":       {kind: valueFlag, arg: "-", help: "read the run's request as JSON on stdin (how vxd's runTasks starts a run) and answer in JSON; no tasks or selection flags beside it"},
 	}
 }
 
@@ -216,6 +203,13 @@ func runVerb(ctx context.Context, s *IO, argv []string) error {
 	format, err := a.format()
 	if err != nil {
 		return usageError{err.Error()}
+	}
+	req, err := readRunRequest(s, a)
+	if err != nil {
+		return err
+	}
+	if req != nil {
+		format = "json"
 	}
 	conc, err := a.int("concurrency", 0)
 	if err != nil || conc < 0 {
@@ -252,6 +246,9 @@ func runVerb(ctx context.Context, s *IO, argv []string) error {
 		Selection: workspace.Selection{Filters: a.list("filter"), Affected: a.has("affected"), AffectedRef: a.str("affected")},
 		Args:      append([]string{"run"}, argv...), Environ: s.environ(), Logger: logger(s), Cache: cacheMode,
 	}
+	if req != nil {
+		req.Apply(opts)
+	}
 	p, err := runner.Prepare(ctx, opts)
 	if err != nil {
 		// Unknown tasks, bad filters, cycles: nothing ran.
@@ -276,7 +273,7 @@ func runVerb(ctx context.Context, s *IO, argv []string) error {
 	}
 	if fd := os.Getenv(ops.EventsFDEnv); fd != "" {
 		out.Events = eventWriter(fd)
-	} else if ev, closeEv := server.RunEventLog(m.Root); ev != nil {
+	} else if ev, closeEv := runevents.Open(m.Root); ev != nil {
 		// A daemon is up: it tails this run's events for its live feed.
 		out.Events = ev
 		defer closeEv()

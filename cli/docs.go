@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -11,14 +10,13 @@ import (
 	"github.com/vzn/vx/daemon/ops"
 )
 
-// searchDocs is the one operation behind vx docs and the searchDocs tool.
+// searchDocs is vx docs' call of ops.SearchDocs (the searchDocs tool's too).
 func searchDocs(query string, limit int, given bool) (*docsearch.Result, error) {
-	res, err := docsearch.SearchLimit(query, limit, given)
-	var ae *docsearch.ArgError
-	if errors.As(err, &ae) {
-		return nil, &ops.ArgError{Arg: ae.Arg, Msg: ae.Msg}
+	in := ops.SearchDocsInput{Query: query}
+	if given {
+		in.Limit = &limit
 	}
-	return res, err
+	return ops.SearchDocs(context.Background(), in)
 }
 
 func docsVerb(ctx context.Context, s *IO, argv []string) error {

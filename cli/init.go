@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/vzn/vx/daemon/migrate"
+	"github.com/vzn/vx/daemon/ops"
 )
 
 func initVerb(ctx context.Context, s *IO, argv []string) error {
@@ -28,16 +29,22 @@ func initVerb(ctx context.Context, s *IO, argv []string) error {
 	if len(a.pos) > 0 {
 		return usageError{fmt.Sprintf("vx init takes no arguments (got %q)", a.pos[0])}
 	}
-	opts := &migrate.Options{Force: a.bool("force"), Environ: s.environ()}
-	plan, err := migrate.PlanInit(ctx, s.dir(), opts)
+	in := ops.InitInput{Dir: s.dir(), Environ: s.environ()}
+	if a.bool("force") {
+		in.Mode = ops.InitForce
+	}
+	var plan *migrate.Plan
+	var written []string
+	if a.bool("dry") {
+		plan, err = ops.PlanInit(ctx, in)
+	} else {
+		var out *ops.InitOutput
+		if out, err = ops.Init(ctx, in); out != nil {
+			plan, written = out.Plan, out.Written
+		}
+	}
 	if err != nil {
 		return err
-	}
-	var written []string
-	if !a.bool("dry") {
-		if written, err = migrate.Apply(plan, plan.Root, opts); err != nil {
-			return err
-		}
 	}
 	if format == "json" {
 		return writeJSON(s.Out, plan)

@@ -6,8 +6,9 @@ import (
 	"os"
 
 	"github.com/vzn/vx/cli"
+	"github.com/vzn/vx/cli/vxd"
 )
 
 func main() {
-	os.Exit(cli.RunVXD(context.Background(), os.Args[1:], &cli.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
+	os.Exit(vxd.Run(context.Background(), os.Args[1:], &cli.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
 }

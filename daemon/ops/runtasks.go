@@ -11,10 +11,16 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/rs/zerolog"
+
+	"github.com/vzn/vx/daemon/runner"
+	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/protocol/wire"
 )
 
@@ -61,11 +67,12 @@ type RefusalError struct {
 
 func (e *RefusalError) Error() string { return e.Msg }
 
-// taskArgs checks the selection and builds the child's command line:
-// `run FLAGS... EXTRA... -- TASKS...`. Every agent string is either a
-// flag's `=value` or follows the `--` that ends vx run's flags, so none can
-// ever be read as a flag; entries starting with "-" are refused outright
-// (no task is named so). allowed (nil: any) is the workspace's mcp.run
+// taskArgs checks the selection and renders it as the equivalent command
+// line, `run FLAGS... EXTRA... -- TASKS...`, which the child records as the
+// run's command and the run slot names. The child itself is handed the
+// typed wire.RunRequest (childRequest), never these words; even so every
+// agent string here is a flag's `=value` or follows the `--`, and entries
+// starting with "-" are refused outright (no task is named so). allowed (nil: any) is the workspace's mcp.run
 // allow-list.
 func taskArgs(e *Env, in RunTasksInput, allowed func(string) bool, extra ...string) ([]string, error) {
 	m, err := e.CurrentModel()
@@ -123,8 +130,9 @@ func taskArgs(e *Env, in RunTasksInput, allowed func(string) bool, extra ...stri
 	return append(args, tasks...), nil
 }
 
-// RunTasks runs `vx run … --format json` as a child process in the
-// workspace, reporting each event through onEvent. Cancelling ctx
+// RunTasks runs the selection in a child `vx run --input -` in the
+// workspace (nothing a task does may take vxd down), handing it the typed
+// request on stdin and reading the typed summary from its stdout, reporting each event through onEvent. Cancelling ctx
 // interrupts the child (SIGINT), which records the run as interrupted;
 // so does vxd's death (SIGTERM). One runs at a time per workspace: a
 // second is refused with a *BusyError naming the first.
@@ -138,7 +146,7 @@ func RunTasks(ctx context.Context, e *Env, in RunTasksInput, allowed func(string
 		return nil, err
 	}
 	defer release()
-	code, stdout, stderr, err := e.runChild(ctx, in.VX, args, onEvent)
+	code, stdout, stderr, err := e.runChild(ctx, in.VX, childRequest(in, args), onEvent)
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +157,10 @@ func RunTasks(ctx context.Context, e *Env, in RunTasksInput, allowed func(string
 	return &RunTasksOutput{ExitCode: code, Summary: &sum}, nil
 }
 
-// PlanTasks runs `vx run … --dry=json` as a child: nothing executes.
+// PlanTasks plans the selection in this process: planning is read-only
+// (nothing executes, no run is recorded), so unlike RunTasks it needs no
+// child. It reads the configuration on disk now, as vx run --dry does,
+// with this process's environment (what a child would inherit).
 func PlanTasks(ctx context.Context, e *Env, in RunTasksInput) (*PlanTasksOutput, error) {
 	if in.Force {
 		return nil, argErr("force", "planTasks does not take force")
@@ -158,15 +169,45 @@ func PlanTasks(ctx context.Context, e *Env, in RunTasksInput) (*PlanTasksOutput,
 	if err != nil {
 		return nil, err
 	}
-	code, stdout, stderr, err := e.runChild(ctx, in.VX, args, nil)
+	req := childRequest(in, args)
+	environ := os.Environ()
+	refuse := func(err error) error {
+		return &RefusalError{ExitCode: 2, Msg: e.Masker.String(err.Error())}
+	}
+	m, err := workspace.Load(e.Root)
+	if err != nil {
+		e.Masker.Add(workspace.SecretValues(e.Root, nil, e.Environ)...)
+		return nil, refuse(err)
+	}
+	e.Masker.Add(workspace.SecretValues(m.Root, m, e.Environ)...)
+	conc, err := envConcurrency(os.Getenv("VX_CONCURRENCY"))
+	if err != nil {
+		return nil, refuse(err)
+	}
+	opts := &runner.Options{Model: m, Tasks: req.Tasks, Concurrency: conc, Environ: environ, Logger: zerolog.Nop(),
+		Selection: workspace.Selection{Filters: req.Filters, Affected: req.Affected, AffectedRef: req.AffectedRef}}
+	p, err := runner.Prepare(ctx, opts)
+	if err != nil {
+		return nil, refuse(err)
+	}
+	plan, err := runner.Plan(ctx, p, false)
 	if err != nil {
 		return nil, err
 	}
-	var plan wire.Plan
-	if code != 0 || json.Unmarshal(stdout, &plan) != nil {
-		return nil, &RefusalError{ExitCode: code, Msg: e.Masker.String(lastLines(stderr, code))}
+	return &PlanTasksOutput{ExitCode: 0, Plan: plan}, nil
+}
+
+// envConcurrency reads VX_CONCURRENCY as vx run does: unset is 0 (the
+// configured workers), else a positive worker count.
+func envConcurrency(v string) (int, error) {
+	if v == "" {
+		return 0, nil
 	}
-	return &PlanTasksOutput{ExitCode: code, Plan: &plan}, nil
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("VX_CONCURRENCY=%q is not a worker count (use a positive whole number, or unset it)", v)
+	}
+	return n, nil
 }
 
 func lastLines(stderr []byte, code int) string {
@@ -182,15 +223,31 @@ func lastLines(stderr []byte, code int) string {
 	return s
 }
 
-func (e *Env) runChild(ctx context.Context, vx string, args []string, onEvent func(wire.Event)) (int, []byte, []byte, error) {
+// childRequest is the typed request a child vx run reads on its stdin.
+// args is taskArgs' command line for it: its tasks (what follows "--")
+// are the checked selection, and the whole is recorded as the run's
+// command, never parsed.
+func childRequest(in RunTasksInput, args []string) wire.RunRequest {
+	tasks := args[slices.Index(args, "--")+1:]
+	return wire.RunRequest{Tasks: tasks, Filters: in.Filters, Affected: in.Affected, AffectedRef: in.AffectedRef, Force: in.Force, Command: args}
+}
+
+// runChild runs `vx run --input -` with req on its stdin.
+func (e *Env) runChild(ctx context.Context, vx string, req wire.RunRequest, onEvent func(wire.Event)) (int, []byte, []byte, error) {
 	if vx == "" {
 		var err error
 		if vx, err = os.Executable(); err != nil {
 			return 0, nil, nil, err
 		}
 	}
-	cmd := exec.Command(vx, args...)
+	cmd := exec.Command(vx, "run", "--input=-")
 	cmd.Dir = e.Root
+	stdinF, err := requestFile(req)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	defer stdinF.Close()
+	cmd.Stdin = stdinF
 	// Files, not pipes: a child that outlives vxd must still be able to
 	// print (a write to a broken pipe on stdout or stderr would kill it
 	// before it records the run as interrupted).
@@ -280,6 +337,23 @@ func (e *Env) runChild(ctx context.Context, vx string, args []string, onEvent fu
 		return 0, nil, nil, err
 	}
 	return cmd.ProcessState.ExitCode(), stdout, stderr, nil
+}
+
+// requestFile is an unnamed temporary file holding req, read from its start.
+func requestFile(req wire.RunRequest) (*os.File, error) {
+	f, err := spoolFile()
+	if err != nil {
+		return nil, err
+	}
+	if err := json.NewEncoder(f).Encode(req); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("writing vx run's request: %w", err)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 // spoolFile is an unnamed temporary file for a child's output.

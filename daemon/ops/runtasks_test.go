@@ -1,10 +1,12 @@
 package ops
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/vzn/vx/daemon/workspace"
@@ -53,5 +55,27 @@ func TestTaskArgsNeverFlags(t *testing.T) {
 		if !errors.As(err, &ae) || ae.Arg != "tasks" {
 			t.Errorf("tasks %q: %v; want a refusal of the argument tasks", tasks, err)
 		}
+	}
+}
+
+// TestPlanTasksInProcess: planTasks plans without a child (no vx binary is
+// given) from the configuration on disk, and an unknown task is a refusal
+// that nothing ran.
+func TestPlanTasksInProcess(t *testing.T) {
+	e := testEnv(t)
+	out, err := PlanTasks(context.Background(), e, RunTasksInput{Tasks: []string{"build"}, Filters: []string{"a"}, VX: "/nonexistent/vx"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.ExitCode != 0 || len(out.Plan.Tasks) != 1 || out.Plan.Tasks[0].TaskID != "a#build" || out.Plan.Tasks[0].Cache != "miss" {
+		t.Errorf("plan = %+v; want a#build alone, a miss", out.Plan.Tasks)
+	}
+	if _, err := os.Stat(filepath.Join(e.Root, ".vx", "vx.db")); !os.IsNotExist(err) {
+		t.Errorf("planning recorded a history (%v)", err)
+	}
+	_, err = PlanTasks(context.Background(), e, RunTasksInput{Tasks: []string{"deploy"}})
+	var re *RefusalError
+	if !errors.As(err, &re) || !strings.Contains(re.Msg, "deploy") {
+		t.Errorf("unknown task: %v; want a refusal naming it", err)
 	}
 }

@@ -207,160 +207,211 @@ func isCI(env map[string]string) bool {
 // schedule runs the graph on a worker pool: a node starts when all its
 // dependencies finished; a failed dependency blocks it.
 func (r *run) schedule(ctx context.Context) {
-	nodes := r.p.Graph.Nodes
-	remaining := make([]int, len(nodes))
-	dependents := make([][]*workspace.Node, len(nodes))
-	for _, n := range nodes {
-		remaining[n.Index] = len(n.Deps)
-		for _, d := range n.Deps {
-			dependents[d.Index] = append(dependents[d.Index], n)
-		}
-	}
-	type outcome struct {
-		n       *workspace.Node
-		ok      bool
-		skipped bool     // not started (interrupted, or stopped after a failure)
-		roots   []string // failed tasks at the origin of a block
-	}
-	status := make([]outcome, len(nodes))
-	ready := make(chan *workspace.Node, len(nodes))
-	finished := make(chan outcome, len(nodes))
-	for _, n := range nodes {
-		if remaining[n.Index] == 0 {
-			ready <- n
-		}
-	}
-	workers := max(1, r.p.Workers)
+	s := newScheduler(ctx, r)
 	var wg sync.WaitGroup
-	work := make(chan *workspace.Node)
-	for i := 0; i < workers; i++ {
+	s.startWorkers(&wg)
+	for s.done < len(s.nodes) {
+		// Learn of every finished task first (a failure stops what has
+		// not started), then queue ready nodes, then feed idle workers.
+		s.drainFinished()
+		s.holdBack()
+		for len(s.ready) > 0 {
+			s.resolve(<-s.ready)
+		}
+		if s.done == len(s.nodes) {
+			break
+		}
+		s.step()
+	}
+	close(s.work)
+	wg.Wait()
+}
+
+// outcome is how one node of the graph ended.
+type outcome struct {
+	n       *workspace.Node
+	ok      bool
+	skipped bool     // not started (interrupted, or stopped after a failure)
+	roots   []string // failed tasks at the origin of a block
+}
+
+// scheduler is one run's walk of its task graph. Only the goroutine in
+// schedule touches its fields; the workers use just the two channels.
+type scheduler struct {
+	ctx        context.Context
+	r          *run
+	nodes      []*workspace.Node
+	remaining  []int               // per node: dependencies not yet finished
+	dependents [][]*workspace.Node // per node: the nodes depending on it
+	status     []outcome
+	ready      chan *workspace.Node // every dependency finished: to resolve
+	finished   chan outcome
+	work       chan *workspace.Node // to the workers
+	workers    int
+	queue      []*workspace.Node // resolved to run, waiting for a worker
+	done       int
+	running    int
+	// Memory: a task reserves the largest peak RSS history saw for it; a
+	// task that would overflow the budget waits unless nothing else runs.
+	memInUse int64
+}
+
+// newScheduler counts each node's dependencies and readies those with none.
+func newScheduler(ctx context.Context, r *run) *scheduler {
+	nodes := r.p.Graph.Nodes
+	s := &scheduler{ctx: ctx, r: r, nodes: nodes,
+		remaining: make([]int, len(nodes)), dependents: make([][]*workspace.Node, len(nodes)), status: make([]outcome, len(nodes)),
+		ready: make(chan *workspace.Node, len(nodes)), finished: make(chan outcome, len(nodes)), work: make(chan *workspace.Node),
+		workers: max(1, r.p.Workers)}
+	for _, n := range nodes {
+		s.remaining[n.Index] = len(n.Deps)
+		for _, d := range n.Deps {
+			s.dependents[d.Index] = append(s.dependents[d.Index], n)
+		}
+	}
+	for _, n := range nodes {
+		if s.remaining[n.Index] == 0 {
+			s.ready <- n
+		}
+	}
+	return s
+}
+
+// startWorkers starts the pool: each worker runs the nodes it is handed.
+func (s *scheduler) startWorkers(wg *sync.WaitGroup) {
+	for i := 0; i < s.workers; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for n := range work {
-				ok := r.runNode(ctx, n)
-				finished <- outcome{n: n, ok: ok}
+			for n := range s.work {
+				ok := s.r.runNode(s.ctx, n)
+				s.finished <- outcome{n: n, ok: ok}
 			}
 		}()
 	}
-	done := 0
-	var queue []*workspace.Node
-	// Memory: a task reserves the largest peak RSS history saw for it; a
-	// task that would overflow the budget waits unless nothing else runs.
-	var memInUse int64
-	running := 0
-	guard := r.guard
-	skip := func(n *workspace.Node, reason string) {
-		r.record(n, skippedRow(n, reason), nil)
-		finished <- outcome{n: n, skipped: true}
-	}
-	resolve := func(n *workspace.Node) {
-		// Decide whether a ready node runs, is blocked or is skipped.
-		var roots []string
-		depSkipped := false
-		for _, d := range n.Deps {
-			st := status[d.Index]
-			switch {
-			case st.skipped:
-				depSkipped = true
-			case !st.ok && len(st.roots) > 0:
-				roots = append(roots, st.roots...)
-			case !st.ok:
-				roots = append(roots, d.ID)
-			}
-		}
+}
+
+func (s *scheduler) skip(n *workspace.Node, reason string) {
+	s.r.record(n, skippedRow(n, reason), nil)
+	s.finished <- outcome{n: n, skipped: true}
+}
+
+// resolve decides whether a ready node runs, is blocked or is skipped.
+func (s *scheduler) resolve(n *workspace.Node) {
+	var roots []string
+	depSkipped := false
+	for _, d := range n.Deps {
+		st := s.status[d.Index]
 		switch {
-		case ctx.Err() != nil:
-			skip(n, "not started: the run was interrupted")
-		case len(roots) > 0:
-			roots = uniqSorted(roots)
-			r.record(n, blockedRow(n, roots), nil)
-			finished <- outcome{n: n, roots: roots}
-		case r.stopped:
-			skip(n, fmt.Sprintf("not started: %s failed and --continue was not given", r.stopBy))
-		case depSkipped:
-			skip(n, "not started: a task it depends on did not run")
-		case n.Def.NoOp():
-			finished <- outcome{n: n, ok: true}
-		default:
-			queue = append(queue, n)
+		case st.skipped:
+			depSkipped = true
+		case !st.ok && len(st.roots) > 0:
+			roots = append(roots, st.roots...)
+		case !st.ok:
+			roots = append(roots, d.ID)
 		}
 	}
-	onFinished := func(o outcome) {
-		done++
-		if !o.skipped && o.roots == nil && !o.n.Def.NoOp() {
-			running--
-			memInUse -= r.p.PeakRSS[o.n.ID]
-			guard.done(o.n.ID)
-		}
-		status[o.n.Index] = o
-		if !o.ok && !o.skipped && o.roots == nil && !r.o.Continue && !r.stopped && ctx.Err() == nil {
-			r.stopped, r.stopBy = true, o.n.ID
-		}
-		for _, dn := range dependents[o.n.Index] {
-			remaining[dn.Index]--
-			if remaining[dn.Index] == 0 {
-				ready <- dn
-			}
+	switch {
+	case s.ctx.Err() != nil:
+		s.skip(n, "not started: the run was interrupted")
+	case len(roots) > 0:
+		roots = uniqSorted(roots)
+		s.r.record(n, blockedRow(n, roots), nil)
+		s.finished <- outcome{n: n, roots: roots}
+	case s.r.stopped:
+		s.skip(n, fmt.Sprintf("not started: %s failed and --continue was not given", s.r.stopBy))
+	case depSkipped:
+		s.skip(n, "not started: a task it depends on did not run")
+	case n.Def.NoOp():
+		s.finished <- outcome{n: n, ok: true}
+	default:
+		s.queue = append(s.queue, n)
+	}
+}
+
+// onFinished records a node's end, frees what it reserved, stops the run
+// on a failure without --continue, and readies the dependents it was the
+// last dependency of.
+func (s *scheduler) onFinished(o outcome) {
+	s.done++
+	if !o.skipped && o.roots == nil && !o.n.Def.NoOp() {
+		s.running--
+		s.memInUse -= s.r.p.PeakRSS[o.n.ID]
+		s.r.guard.done(o.n.ID)
+	}
+	s.status[o.n.Index] = o
+	if !o.ok && !o.skipped && o.roots == nil && !s.r.o.Continue && !s.r.stopped && s.ctx.Err() == nil {
+		s.r.stopped, s.r.stopBy = true, o.n.ID
+	}
+	for _, dn := range s.dependents[o.n.Index] {
+		s.remaining[dn.Index]--
+		if s.remaining[dn.Index] == 0 {
+			s.ready <- dn
 		}
 	}
-	pick := func() int {
-		for i, n := range queue {
-			if guard.blocked(n.ID) {
-				continue // a task writing the same outputs is running
-			}
-			need := r.p.PeakRSS[n.ID]
-			if running == 0 || r.p.MemoryBudget <= 0 || memInUse+need <= r.p.MemoryBudget {
-				return i
-			}
-		}
-		return -1
-	}
-	for done < len(nodes) {
-		// Learn of every finished task first (a failure stops what has
-		// not started), then queue ready nodes, then feed idle workers.
-		for drained := false; !drained; {
-			select {
-			case o := <-finished:
-				onFinished(o)
-			default:
-				drained = true
-			}
-		}
-		if (r.stopped || ctx.Err() != nil) && len(queue) > 0 {
-			// Queued before the failure or interrupt: they never start.
-			held := queue
-			queue = nil
-			for _, n := range held {
-				ready <- n
-			}
-		}
-		for len(ready) > 0 {
-			resolve(<-ready)
-		}
-		if done == len(nodes) {
-			break
-		}
-		var feed chan *workspace.Node
-		var next *workspace.Node
-		at := -1
-		if running < workers && len(queue) > 0 {
-			if at = pick(); at >= 0 {
-				feed, next = work, queue[at]
-			}
-		}
+}
+
+// drainFinished learns of every task that finished, without waiting.
+func (s *scheduler) drainFinished() {
+	for {
 		select {
-		case feed <- next:
-			queue = append(queue[:at], queue[at+1:]...)
-			running++
-			memInUse += r.p.PeakRSS[next.ID]
-			guard.start(next.ID)
-		case o := <-finished:
-			onFinished(o)
+		case o := <-s.finished:
+			s.onFinished(o)
+		default:
+			return
 		}
 	}
-	close(work)
-	wg.Wait()
+}
+
+// holdBack returns the queue to resolve once the run stopped or was
+// interrupted: what was queued before never starts.
+func (s *scheduler) holdBack() {
+	if !(s.r.stopped || s.ctx.Err() != nil) || len(s.queue) == 0 {
+		return
+	}
+	held := s.queue
+	s.queue = nil
+	for _, n := range held {
+		s.ready <- n
+	}
+}
+
+// pick is the first queued node that may start now: no task writing the
+// same outputs runs, and its memory fits the budget (or nothing runs).
+// -1 when none may.
+func (s *scheduler) pick() int {
+	for i, n := range s.queue {
+		if s.r.guard.blocked(n.ID) {
+			continue // a task writing the same outputs is running
+		}
+		need := s.r.p.PeakRSS[n.ID]
+		if s.running == 0 || s.r.p.MemoryBudget <= 0 || s.memInUse+need <= s.r.p.MemoryBudget {
+			return i
+		}
+	}
+	return -1
+}
+
+// step hands an idle worker the next node that may start, or waits for a
+// task to finish.
+func (s *scheduler) step() {
+	var feed chan *workspace.Node
+	var next *workspace.Node
+	at := -1
+	if s.running < s.workers && len(s.queue) > 0 {
+		if at = s.pick(); at >= 0 {
+			feed, next = s.work, s.queue[at]
+		}
+	}
+	select {
+	case feed <- next:
+		s.queue = append(s.queue[:at], s.queue[at+1:]...)
+		s.running++
+		s.memInUse += s.r.p.PeakRSS[next.ID]
+		s.r.guard.start(next.ID)
+	case o := <-s.finished:
+		s.onFinished(o)
+	}
 }
 
 func uniqSorted(s []string) []string {

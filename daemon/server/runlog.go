@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 
@@ -22,45 +21,7 @@ import (
 // works the same with no daemon.
 func EventsDir(root string) string { return layout.Events(root) }
 
-// RunEventLog returns a writer of this run's events when a daemon serves
-// the workspace (its events directory exists), else nil.
-func RunEventLog(root string) (func(wire.Event), func()) {
-	dir := EventsDir(root)
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return nil, nil
-	}
-	if _, err := os.Stat(layout.Discovery(root)); err != nil {
-		return nil, nil
-	}
-	var (
-		mu sync.Mutex
-		f  *os.File
-	)
-	write := func(e wire.Event) {
-		mu.Lock()
-		defer mu.Unlock()
-		if f == nil {
-			if e.RunID == "" {
-				return
-			}
-			var err error
-			f, err = os.OpenFile(filepath.Join(dir, e.RunID+".jsonl"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-			if err != nil {
-				return
-			}
-		}
-		b, _ := json.Marshal(e)
-		_, _ = f.Write(append(b, '\n'))
-	}
-	closeFn := func() {
-		mu.Lock()
-		defer mu.Unlock()
-		if f != nil {
-			f.Close()
-		}
-	}
-	return write, closeFn
-}
+// The writing side is daemon/runevents, which vx run links without the daemon.
 
 // tailer follows the events directory and publishes what runs append.
 type tailer struct {

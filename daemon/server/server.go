@@ -47,8 +47,6 @@ type Options struct {
 	Logger      zerolog.Logger
 	// Ready is called once the discovery file is written.
 	Ready func(d *wire.Discovery)
-	// ExtraTools are tools from other packages (init, lock, docs).
-	ExtraTools func(e *ops.Env) []tools.Def
 	// SessionIdle ends an MCP session idle this long (0: the default,
 	// mcpserver.DefaultSessionIdle; <0: never).
 	SessionIdle time.Duration
@@ -204,11 +202,7 @@ func Serve(ctx context.Context, o Options) error {
 // refreshCatalog rebuilds the tool, resource and prompt catalogs from the
 // current model; the MCP server announces changes to sessions.
 func (d *daemon) refreshCatalog() {
-	var extra []tools.Def
-	if d.opts.ExtraTools != nil {
-		extra = d.opts.ExtraTools(d.env)
-	}
-	extra = append(extra, tools.InfoTool(d.env, d.info), tools.DiagnoseTool(d.env, d.info, d.opts.VX))
+	extra := append(tools.AdoptionTools(d.env), tools.InfoTool(d.env, d.info), tools.DiagnoseTool(d.env, d.info, d.opts.VX))
 	catalog := tools.Catalog(d.env, tools.Config{VX: d.opts.VX, Extra: extra, OnEvent: d.feed.Publish, Plans: d.plans})
 	if m, err := d.env.CurrentModel(); err == nil && m.Config.MCP.Compact() {
 		catalog = tools.Compact(catalog)

@@ -1,4 +1,8 @@
-package cli
+// Package vxd is vxd's command line: serve, start, stop, status, token.
+// It shares vx's flag parser and renderers (package cli) and adds what only
+// the daemon links: its server, its MCP catalog's adoption tools, and the
+// websocket of vxd status --watch.
+package vxd
 
 import (
 	"context"
@@ -14,6 +18,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/vzn/vx/cli"
 	"github.com/vzn/vx/client"
 	"github.com/vzn/vx/daemon/server"
 	"github.com/vzn/vx/daemon/workspace"
@@ -22,6 +27,13 @@ import (
 	"github.com/vzn/vx/protocol/wire"
 )
 
+// verb is one vxd command.
+type verb struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, s *cli.IO, argv []string) error
+}
+
 func vxdVerbs() []verb {
 	return []verb{
 		{"serve", "run the daemon in the foreground", serveVerb},
@@ -29,15 +41,15 @@ func vxdVerbs() []verb {
 		{"stop", "stop the daemon", stopVerb},
 		{"status", "is it up: workspace, pid, port, version, uptime, sessions, memory, last run", statusVerb},
 		{"token", "print the bearer token (to configure a browser-based agent)", tokenVerb},
-		{"version", "print the version", func(ctx context.Context, s *IO, argv []string) error {
+		{"version", "print the version", func(ctx context.Context, s *cli.IO, argv []string) error {
 			fmt.Fprintf(s.Out, "vxd %s\n", version.Version)
 			return nil
 		}},
 	}
 }
 
-// RunVXD is the vxd command line. It returns the process exit code.
-func RunVXD(ctx context.Context, argv []string, s *IO) int {
+// Run is the vxd command line. It returns the process exit code.
+func Run(ctx context.Context, argv []string, s *cli.IO) int {
 	verbs := vxdVerbs()
 	if len(argv) > 0 && argv[0] == "--version" {
 		argv = append([]string{"version"}, argv[1:]...)
@@ -51,46 +63,33 @@ func RunVXD(ctx context.Context, argv []string, s *IO) int {
 	}
 	for _, v := range verbs {
 		if v.name == argv[0] {
-			err := v.run(ctx, s, argv[1:])
-			if err == nil {
-				return 0
-			}
-			var ee exitError
-			if errors.As(err, &ee) {
-				return ee.code
-			}
-			fmt.Fprintf(s.Err, "vxd: %s\n", err)
-			var ue usageError
-			if errors.As(err, &ue) {
-				return 2
-			}
-			return 1
+			return cli.Exit(s, "vxd", v.run(ctx, s, argv[1:]))
 		}
 	}
 	fmt.Fprintf(s.Err, "vxd: unknown command %q; run `vxd help`\n", argv[0])
 	return 2
 }
 
-func vxdRoot(s *IO, a *args) (string, error) {
-	dir := s.dir()
-	if a.has("root") {
-		dir = a.str("root")
+func vxdRoot(s *cli.IO, a *cli.Args) (string, error) {
+	dir := s.WorkingDir()
+	if a.Has("root") {
+		dir = a.Str("root")
 	}
 	return workspace.FindRoot(dir)
 }
 
-func serveVerb(ctx context.Context, s *IO, argv []string) error {
-	a, err := parseArgs("serve", argv, map[string]flagSpec{
-		"root":         {kind: valueFlag, arg: "DIR", help: "the workspace (default: found from the current directory)"},
-		"idle-timeout": {kind: valueFlag, arg: "DURATION", help: "stop after this long with no session or request (default 30m; 0 never)"},
-		"log-level":    {kind: valueFlag, arg: "LEVEL", help: "debug, info, warn or error (default info)"},
-		"session-idle": {kind: valueFlag, arg: "DURATION", help: "end an MCP session with no request and no open stream for this long (default 30m; 0 never)"},
+func serveVerb(ctx context.Context, s *cli.IO, argv []string) error {
+	a, err := cli.ParseFlags("serve", argv, map[string]cli.Flag{
+		"root":         {Value: true, Arg: "DIR", Help: "the workspace (default: found from the current directory)"},
+		"idle-timeout": {Value: true, Arg: "DURATION", Help: "stop after this long with no session or request (default 30m; 0 never)"},
+		"log-level":    {Value: true, Arg: "LEVEL", Help: "debug, info, warn or error (default info)"},
+		"session-idle": {Value: true, Arg: "DURATION", Help: "end an MCP session with no request and no open stream for this long (default 30m; 0 never)"},
 	})
 	if err != nil {
-		return usageError{err.Error()}
+		return err
 	}
-	if a.bool("help") {
-		fmt.Fprint(s.Out, a.usage("serve [flags]"))
+	if a.Bool("help") {
+		fmt.Fprint(s.Out, a.Usage("serve [flags]"))
 		return nil
 	}
 	root, err := vxdRoot(s, a)
@@ -98,9 +97,9 @@ func serveVerb(ctx context.Context, s *IO, argv []string) error {
 		return err
 	}
 	idle := 30 * time.Minute
-	if a.has("idle-timeout") {
-		if idle, err = time.ParseDuration(a.str("idle-timeout")); err != nil || idle < 0 {
-			return usageError{fmt.Sprintf("--idle-timeout %q is not a duration (use e.g. 30m, 2h, or 0 to never stop)", a.str("idle-timeout"))}
+	if a.Has("idle-timeout") {
+		if idle, err = time.ParseDuration(a.Str("idle-timeout")); err != nil || idle < 0 {
+			return cli.UsageError(fmt.Sprintf("--idle-timeout %q is not a duration (use e.g. 30m, 2h, or 0 to never stop)", a.Str("idle-timeout")))
 		}
 		if idle == 0 {
 			idle = -1
@@ -115,9 +114,9 @@ func serveVerb(ctx context.Context, s *IO, argv []string) error {
 		return err
 	}
 	lvl := zerolog.InfoLevel
-	if a.has("log-level") {
-		if lvl, err = zerolog.ParseLevel(a.str("log-level")); err != nil || a.str("log-level") == "" {
-			return usageError{fmt.Sprintf("--log-level %q is not a level (use debug, info, warn or error)", a.str("log-level"))}
+	if a.Has("log-level") {
+		if lvl, err = zerolog.ParseLevel(a.Str("log-level")); err != nil || a.Str("log-level") == "" {
+			return cli.UsageError(fmt.Sprintf("--log-level %q is not a level (use debug, info, warn or error)", a.Str("log-level")))
 		}
 	}
 	if err := os.MkdirAll(layout.Daemon(root), 0o700); err != nil {
@@ -135,7 +134,7 @@ func serveVerb(ctx context.Context, s *IO, argv []string) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err = server.Serve(ctx, server.Options{Root: root, IdleTimeout: idle, SessionIdle: sessionIdle, VX: vx, Logger: log, ExtraTools: ExtraTools,
+	err = server.Serve(ctx, server.Options{Root: root, IdleTimeout: idle, SessionIdle: sessionIdle, VX: vx, Logger: log,
 		Ready: func(d *wire.Discovery) {
 			fmt.Fprintf(s.Err, "vxd %s serving %s at http://127.0.0.1:%d/mcp (pid %d)\n", d.Version, d.Root, d.Port, d.PID)
 		}})
@@ -145,28 +144,28 @@ func serveVerb(ctx context.Context, s *IO, argv []string) error {
 	return err
 }
 
-func simpleArgs(verb string, argv []string, extra map[string]flagSpec) (*args, error) {
-	specs := map[string]flagSpec{"root": {kind: valueFlag, arg: "DIR", help: "the workspace (default: found from the current directory)"}}
+func simpleArgs(verb string, argv []string, extra map[string]cli.Flag) (*cli.Args, error) {
+	specs := map[string]cli.Flag{"root": {Value: true, Arg: "DIR", Help: "the workspace (default: found from the current directory)"}}
 	for k, v := range extra {
 		specs[k] = v
 	}
-	a, err := parseArgs(verb, argv, specs)
+	a, err := cli.ParseFlags(verb, argv, specs)
 	if err != nil {
-		return nil, usageError{err.Error()}
+		return nil, cli.UsageError(err.Error())
 	}
-	if len(a.pos) > 0 {
-		return nil, usageError{fmt.Sprintf("vxd %s takes no arguments (got %q)", verb, a.pos[0])}
+	if len(a.Pos()) > 0 {
+		return nil, cli.UsageError(fmt.Sprintf("vxd %s takes no arguments (got %q)", verb, a.Pos()[0]))
 	}
 	return a, nil
 }
 
-func startVerb(ctx context.Context, s *IO, argv []string) error {
+func startVerb(ctx context.Context, s *cli.IO, argv []string) error {
 	a, err := simpleArgs("start", argv, nil)
 	if err != nil {
 		return err
 	}
-	if a.bool("help") {
-		fmt.Fprint(s.Out, a.usage("start [flags]"))
+	if a.Bool("help") {
+		fmt.Fprint(s.Out, a.Usage("start [flags]"))
 		return nil
 	}
 	root, err := vxdRoot(s, a)
@@ -182,13 +181,13 @@ func startVerb(ctx context.Context, s *IO, argv []string) error {
 	return nil
 }
 
-func stopVerb(ctx context.Context, s *IO, argv []string) error {
+func stopVerb(ctx context.Context, s *cli.IO, argv []string) error {
 	a, err := simpleArgs("stop", argv, nil)
 	if err != nil {
 		return err
 	}
-	if a.bool("help") {
-		fmt.Fprint(s.Out, a.usage("stop [flags]"))
+	if a.Bool("help") {
+		fmt.Fprint(s.Out, a.Usage("stop [flags]"))
 		return nil
 	}
 	root, err := vxdRoot(s, a)
@@ -207,13 +206,13 @@ func stopVerb(ctx context.Context, s *IO, argv []string) error {
 	return nil
 }
 
-func tokenVerb(ctx context.Context, s *IO, argv []string) error {
+func tokenVerb(ctx context.Context, s *cli.IO, argv []string) error {
 	a, err := simpleArgs("token", argv, nil)
 	if err != nil {
 		return err
 	}
-	if a.bool("help") {
-		fmt.Fprint(s.Out, a.usage("token [flags]"))
+	if a.Bool("help") {
+		fmt.Fprint(s.Out, a.Usage("token [flags]"))
 		return nil
 	}
 	root, err := vxdRoot(s, a)
@@ -229,17 +228,17 @@ func tokenVerb(ctx context.Context, s *IO, argv []string) error {
 	return nil
 }
 
-func statusVerb(ctx context.Context, s *IO, argv []string) error {
-	a, err := simpleArgs("status", argv, map[string]flagSpec{
-		"format": {kind: valueFlag, arg: "text|json", help: "output format"},
-		"json":   {kind: boolFlag, help: "the same as --format json"},
-		"watch":  {kind: boolFlag, help: "redraw the status live from the daemon's event feed"},
+func statusVerb(ctx context.Context, s *cli.IO, argv []string) error {
+	a, err := simpleArgs("status", argv, map[string]cli.Flag{
+		"format": {Value: true, Arg: "text|json", Help: "output format"},
+		"json":   {Help: "the same as --format json"},
+		"watch":  {Help: "redraw the status live from the daemon's event feed"},
 	})
 	if err != nil {
 		return err
 	}
-	if a.bool("help") {
-		fmt.Fprint(s.Out, a.usage("status [--format text|json] [--watch] [flags]"))
+	if a.Bool("help") {
+		fmt.Fprint(s.Out, a.Usage("status [--format text|json] [--watch] [flags]"))
 		return nil
 	}
 	format, err := statusFormat(a)
@@ -251,35 +250,35 @@ func statusVerb(ctx context.Context, s *IO, argv []string) error {
 		return err
 	}
 	c := &client.Client{Root: root}
-	if a.bool("watch") {
+	if a.Bool("watch") {
 		return watchStatus(ctx, s, c)
 	}
 	st, _, err := c.Status(ctx)
 	if err != nil {
 		if client.IsNotRunning(err) {
 			fmt.Fprintf(s.Err, "vxd is not running for %s.\n", root)
-			return exitError{1}
+			return cli.ExitCode(1)
 		}
 		return err
 	}
 	if format == "json" {
-		return writeJSON(s.Out, st)
+		return cli.WriteJSON(s.Out, st)
 	}
 	renderStatus(s.Out, st)
 	return nil
 }
 
 // statusFormat reads --format, with --json as its older spelling.
-func statusFormat(a *args) (string, error) {
-	f := a.str("format")
+func statusFormat(a *cli.Args) (string, error) {
+	f := a.Str("format")
 	switch f {
 	case "", "text", "json":
 	default:
-		return "", usageError{fmt.Sprintf("vxd status: --format %q is not a format (use text or json)", f)}
+		return "", cli.UsageError(fmt.Sprintf("vxd status: --format %q is not a format (use text or json)", f))
 	}
-	if a.bool("json") {
+	if a.Bool("json") {
 		if f == "text" {
-			return "", usageError{"vxd status: --json and --format text disagree; give one"}
+			return "", cli.UsageError("vxd status: --json and --format text disagree; give one")
 		}
 		f = "json"
 	}
@@ -308,13 +307,13 @@ func renderStatus(w io.Writer, st *wire.Status) {
 		if !r.OK {
 			state = "FAILED: " + r.Error
 		}
-		row("last reload", fmt.Sprintf("%s (%s, %dms, %s)", fmtTime(r.At), r.Trigger, r.DurationMs, state))
+		row("last reload", fmt.Sprintf("%s (%s, %dms, %s)", cli.Time(r.At), r.Trigger, r.DurationMs, state))
 	}
 	if st.ConfigError != "" {
 		row("config error", st.ConfigError+" (the last good configuration keeps serving)")
 	}
 	if r := st.LastRun; r != nil {
-		row("last run", fmt.Sprintf("%s %s %s, %d tasks (%d cached, %d failed), %s: %s", r.RunID, fmtTime(r.StartedAt), r.Status, r.Tasks, r.Cached, r.Failed, fmtMs(r.DurationMs), r.Command))
+		row("last run", fmt.Sprintf("%s %s %s, %d tasks (%d cached, %d failed), %s: %s", r.RunID, cli.Time(r.StartedAt), r.Status, r.Tasks, r.Cached, r.Failed, cli.Ms(r.DurationMs), r.Command))
 	} else {
 		row("last run", "none recorded")
 	}
@@ -324,9 +323,9 @@ func renderStatus(w io.Writer, st *wire.Status) {
 
 // durationFlag reads a duration flag (or, without it, env) where 0 means
 // never: 0 is returned as -1, and an unset flag as 0 (the default).
-func durationFlag(a *args, flag, env string) (time.Duration, error) {
-	v, from := a.str(flag), "--"+flag
-	if !a.has(flag) {
+func durationFlag(a *cli.Args, flag, env string) (time.Duration, error) {
+	v, from := a.Str(flag), "--"+flag
+	if !a.Has(flag) {
 		v, from = os.Getenv(env), env
 	}
 	if v == "" {
@@ -334,7 +333,7 @@ func durationFlag(a *args, flag, env string) (time.Duration, error) {
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d < 0 {
-		return 0, usageError{fmt.Sprintf("%s %q is not a duration (use e.g. 30m, 2h, or 0 for never)", from, v)}
+		return 0, cli.UsageError(fmt.Sprintf("%s %q is not a duration (use e.g. 30m, 2h, or 0 for never)", from, v))
 	}
 	if d == 0 {
 		return -1, nil

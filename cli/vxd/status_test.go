@@ -1,4 +1,4 @@
-package cli
+package vxd
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/vzn/vx/cli"
 	"github.com/vzn/vx/daemon/server"
 	"github.com/vzn/vx/protocol/version"
 	"github.com/vzn/vx/protocol/wire"
@@ -53,7 +54,7 @@ func serveWorkspace(t *testing.T) string {
 
 func runVXD(argv ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
-	code = RunVXD(context.Background(), argv, &IO{Out: &out, Err: &errb})
+	code = Run(context.Background(), argv, &cli.IO{Out: &out, Err: &errb})
 	return code, out.String(), errb.String()
 }
 
@@ -103,7 +104,7 @@ func TestVXDStatusFormats(t *testing.T) {
 
 func TestVersionFlags(t *testing.T) {
 	var out bytes.Buffer
-	if code := Run(context.Background(), []string{"--version"}, &IO{Out: &out, Err: &out}); code != 0 || out.String() != "vx "+version.Version+"\n" {
+	if code := cli.Run(context.Background(), []string{"--version"}, &cli.IO{Out: &out, Err: &out}); code != 0 || out.String() != "vx "+version.Version+"\n" {
 		t.Errorf("vx --version: exit %d, %q", code, out.String())
 	}
 	if code, stdout, _ := runVXD("--version"); code != 0 || stdout != "vxd "+version.Version+"\n" {

@@ -1,0 +1,102 @@
+package ops
+
+import (
+	"context"
+
+	"github.com/vzn/vx/daemon/lockfile"
+	"github.com/vzn/vx/daemon/migrate"
+)
+
+// LockOutput is what vx lock recorded.
+type LockOutput struct {
+	// File is the lock written (or left as it was).
+	File string `json:"file"`
+	// Tasks is how many task definitions it records.
+	Tasks int `json:"tasks"`
+	// Changed is false when the file already said exactly this.
+	Changed bool `json:"changed"`
+}
+
+// Lock records every task definition of the workspace in vx.lock (secrets
+// masked), rewriting it only when it changed.
+func Lock(ctx context.Context, e *Env) (*LockOutput, error) {
+	m, err := e.CurrentModel()
+	if err != nil {
+		return nil, err
+	}
+	n, changed, err := lockfile.Write(m, e.Masker)
+	if err != nil {
+		return nil, err
+	}
+	return &LockOutput{File: m.Root + "/" + lockfile.Name, Tasks: n, Changed: changed}, nil
+}
+
+// CheckLock compares the workspace's task definitions with vx.lock: each
+// drift with its locked and current value (secrets masked), exitCode 1 on
+// drift.
+func CheckLock(ctx context.Context, e *Env) (*lockfile.CheckResult, error) {
+	m, err := e.CurrentModel()
+	if err != nil {
+		return nil, err
+	}
+	return lockfile.Check(m, e.Masker)
+}
+
+// Init modes: what happens to an existing vx.workspace.json.
+const (
+	InitKeep  = "keep"
+	InitForce = "force"
+)
+
+// InitInput is vx init and the planInit tool.
+type InitInput struct {
+	// Mode is InitKeep (the default, "") to keep an existing
+	// vx.workspace.json, or InitForce to replace it.
+	Mode string `json:"mode,omitempty"`
+	// Dir is where vx is adopted: the command line's directory, vxd's
+	// workspace root.
+	Dir string `json:"-"`
+	// Environ is where secret variables without an inline value are read,
+	// to mask them in the plan; nil is the process's own.
+	Environ []string `json:"-"`
+}
+
+func (in InitInput) options() (*migrate.Options, error) {
+	switch in.Mode {
+	case "", InitKeep, InitForce:
+	default:
+		return nil, argErr("mode", "%q is not a mode (use %q to keep an existing vx.workspace.json or %q to replace it)", in.Mode, InitKeep, InitForce)
+	}
+	return &migrate.Options{Force: in.Mode == InitForce, Environ: in.Environ}, nil
+}
+
+// PlanInit proposes vx.workspace.json (and vx.project.json files) from
+// turbo.json, nx.json/project.json or package.json workspaces. Nothing is
+// written.
+func PlanInit(ctx context.Context, in InitInput) (*migrate.Plan, error) {
+	opts, err := in.options()
+	if err != nil {
+		return nil, err
+	}
+	return migrate.PlanInit(ctx, in.Dir, opts)
+}
+
+// InitOutput is the plan vx init applied and the files it wrote.
+type InitOutput struct {
+	Plan    *migrate.Plan `json:"plan"`
+	Written []string      `json:"written"`
+}
+
+// Init plans as PlanInit does and writes the plan's files.
+func Init(ctx context.Context, in InitInput) (*InitOutput, error) {
+	plan, err := PlanInit(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	opts, _ := in.options()
+	written, err := migrate.Apply(plan, plan.Root, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &InitOutput{Plan: plan, Written: written}, nil
+}

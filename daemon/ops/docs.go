@@ -1,0 +1,32 @@
+package ops
+
+import (
+	"context"
+	"errors"
+
+	"github.com/vzn/vx/daemon/docsearch"
+)
+
+// SearchDocsInput is vx docs QUERY and the searchDocs tool.
+type SearchDocsInput struct {
+	// Query is the words to find; every one must occur in a section.
+	Query string `json:"query"`
+	// Limit is how many sections, 1..50 (nil: 5); out of range is clamped
+	// with a note.
+	Limit *int `json:"limit,omitempty"`
+}
+
+// SearchDocs finds the reference sections holding every word of the
+// query, best first. No network: the reference is embedded.
+func SearchDocs(ctx context.Context, in SearchDocsInput) (*docsearch.Result, error) {
+	limit := 0
+	if in.Limit != nil {
+		limit = *in.Limit
+	}
+	res, err := docsearch.SearchLimit(in.Query, limit, in.Limit != nil)
+	var ae *docsearch.ArgError
+	if errors.As(err, &ae) {
+		return nil, &ArgError{Arg: ae.Arg, Msg: ae.Msg}
+	}
+	return res, err
+}

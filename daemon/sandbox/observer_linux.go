@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -41,31 +42,30 @@ const (
 	pathMax               = 4096
 )
 
-// loop answers notifications until halt closes the listener or no
-// observed process is left (POLLHUP). It waits in Go's poller, not in a
-// blocking poll(2): a goroutine parked there holds no thread and no P, so
-// many observers do not starve the run's other goroutines.
+// loop answers notifications until halt wakes it or no observed process
+// is left (POLLHUP), on a thread of its own blocked in poll(2): the kernel
+// wakes it directly when the task calls, with no trip through Go's poller.
 func (s *Session) loop() {
 	defer close(s.done)
-	rc, err := s.listener.SyscallConn()
-	if err != nil {
-		return
-	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	fds := []unix.PollFd{{Fd: int32(s.listener), Events: unix.POLLIN}, {Fd: int32(s.wake), Events: unix.POLLIN}}
 	for {
-		hup := false
-		err := rc.Read(func(fd uintptr) bool {
-			fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-			if n, _ := unix.Poll(fds, 0); n == 0 {
-				return false // nothing yet: park until the poller says so
+		fds[0].Revents, fds[1].Revents = 0, 0
+		if _, err := unix.Poll(fds, -1); err != nil {
+			if err == unix.EINTR {
+				continue
 			}
-			if fds[0].Revents&unix.POLLIN != 0 {
-				s.answer(int(fd))
-				return true
-			}
-			hup = true
-			return true
-		})
-		if err != nil || hup {
+			return
+		}
+		if fds[1].Revents != 0 {
+			return
+		}
+		if fds[0].Revents&unix.POLLIN != 0 {
+			s.answer(s.listener)
+			continue
+		}
+		if fds[0].Revents != 0 {
 			return
 		}
 	}

@@ -17,7 +17,8 @@ import (
 type Session struct {
 	policy   *Policy
 	table    map[int]call
-	listener *os.File      // the seccomp listener, nil without one
+	listener int           // the seccomp listener, -1 without one
+	wake     int           // an eventfd halt writes to stop the observer
 	done     chan struct{} // the observer has stopped
 	cmd      *exec.Cmd
 	release  chan struct{} // closed once cmd has exited: the forking thread may end
@@ -36,7 +37,7 @@ type Session struct {
 // starts with it. The ruleset and the filter are built before, so the
 // locked thread makes only the few calls that must be its own.
 func Start(cmd *exec.Cmd, p *Policy) (*Session, error) {
-	s := &Session{policy: p, cmd: cmd, table: calls(p.Network), done: make(chan struct{}), release: make(chan struct{}), seen: map[string]bool{}}
+	s := &Session{policy: p, cmd: cmd, table: calls(p.Network), listener: -1, wake: -1, done: make(chan struct{}), release: make(chan struct{}), seen: map[string]bool{}}
 	rfd, rflags := -1, uint32(0)
 	if p.Landlock {
 		var err error
@@ -98,12 +99,13 @@ func (s *Session) confineThread(rfd int, rflags uint32, prog *unix.SockFprog) er
 		close(s.done)
 		return err
 	}
-	if err := unix.SetNonblock(fd, true); err != nil {
+	wake, err := unix.Eventfd(0, unix.EFD_CLOEXEC)
+	if err != nil {
 		unix.Close(fd)
 		close(s.done)
-		return fmt.Errorf("seccomp listener: %w", err)
+		return fmt.Errorf("seccomp listener: eventfd: %w", err)
 	}
-	s.listener = os.NewFile(uintptr(fd), "seccomp-listener")
+	s.listener, s.wake = fd, wake
 	go s.loop()
 	return nil
 }
@@ -115,13 +117,17 @@ func (s *Session) Wait() error {
 	return err
 }
 
-// halt closes the listener (after the answer in progress, if any) and
-// waits for the observer to stop: a process of the task still running after
+// halt wakes the observer, waits for it to stop (after the answer in
+// progress, if any) and closes the listener: a process of the task still running after
 // that (one that left the task's process group) gets ENOSYS from a watched call.
 func (s *Session) halt() {
-	if s.listener != nil {
-		s.listener.Close()
-		s.listener = nil
+	if s.listener >= 0 {
+		unix.Write(s.wake, []byte{1, 0, 0, 0, 0, 0, 0, 0})
+		<-s.done
+		unix.Close(s.listener)
+		unix.Close(s.wake)
+		s.listener, s.wake = -1, -1
+		return
 	}
 	<-s.done
 }

@@ -8,7 +8,6 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -41,35 +40,6 @@ const (
 	userNotifFlagContinue = 1          // SECCOMP_USER_NOTIF_FLAG_CONTINUE
 	pathMax               = 4096
 )
-
-// loop answers notifications until halt wakes it or no observed process
-// is left (POLLHUP), on a thread of its own blocked in poll(2): the kernel
-// wakes it directly when the task calls, with no trip through Go's poller.
-func (s *Session) loop() {
-	defer close(s.done)
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	fds := []unix.PollFd{{Fd: int32(s.listener), Events: unix.POLLIN}, {Fd: int32(s.wake), Events: unix.POLLIN}}
-	for {
-		fds[0].Revents, fds[1].Revents = 0, 0
-		if _, err := unix.Poll(fds, -1); err != nil {
-			if err == unix.EINTR {
-				continue
-			}
-			return
-		}
-		if fds[1].Revents != 0 {
-			return
-		}
-		if fds[0].Revents&unix.POLLIN != 0 {
-			s.answer(s.listener)
-			continue
-		}
-		if fds[0].Revents != 0 {
-			return
-		}
-	}
-}
 
 // answer receives one notification, records it when it is a violation and
 // lets the call continue (Landlock, when applied, then decides).

@@ -15,16 +15,15 @@ import (
 // Session is one confined execution: Start starts it, Wait waits for it
 // and Finish returns what the observer saw.
 type Session struct {
-	policy   *Policy
-	table    map[int]call
-	listener int           // the seccomp listener, -1 without one
-	wake     int           // an eventfd halt writes to stop the observer
-	done     chan struct{} // the observer has stopped
-	cmd      *exec.Cmd
-	release  chan struct{} // closed once cmd has exited: the forking thread may end
-	mu       sync.Mutex
-	seen     map[string]bool
-	records  []wire.SandboxViolation
+	policy    *Policy
+	table     map[int]call
+	listener  int        // the seccomp listener, -1 without one
+	answering sync.Mutex // held by the hub while it answers
+	cmd       *exec.Cmd
+	release   chan struct{} // closed once cmd has exited: the forking thread may end
+	mu        sync.Mutex
+	seen      map[string]bool
+	records   []wire.SandboxViolation
 }
 
 // Start starts cmd confined by p. Go runs no code of ours between fork and
@@ -37,7 +36,7 @@ type Session struct {
 // starts with it. The ruleset and the filter are built before, so the
 // locked thread makes only the few calls that must be its own.
 func Start(cmd *exec.Cmd, p *Policy) (*Session, error) {
-	s := &Session{policy: p, cmd: cmd, table: calls(p.Network), listener: -1, wake: -1, done: make(chan struct{}), release: make(chan struct{}), seen: map[string]bool{}}
+	s := &Session{policy: p, cmd: cmd, table: calls(p.Network), listener: -1, release: make(chan struct{}), seen: map[string]bool{}}
 	rfd, rflags := -1, uint32(0)
 	if p.Landlock {
 		var err error
@@ -52,6 +51,9 @@ func Start(cmd *exec.Cmd, p *Policy) (*Session, error) {
 	}
 	var prog *unix.SockFprog
 	if p.Observe {
+		if err := observers.start(); err != nil {
+			return nil, err
+		}
 		ins, err := filter(s.table)
 		if err != nil {
 			return nil, err
@@ -81,32 +83,26 @@ func Start(cmd *exec.Cmd, p *Policy) (*Session, error) {
 // confineThread confines the calling (locked) thread and starts observing.
 func (s *Session) confineThread(rfd int, rflags uint32, prog *unix.SockFprog) error {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		close(s.done)
 		return fmt.Errorf("setting no_new_privs: %w", err)
 	}
 	if rfd >= 0 {
 		if err := ll.LandlockRestrictSelf(rfd, rflags); err != nil {
-			close(s.done)
 			return fmt.Errorf("landlock_restrict_self: %w", err)
 		}
 	}
 	if prog == nil {
-		close(s.done)
 		return nil
 	}
 	fd, err := installObserver(prog)
 	if err != nil {
-		close(s.done)
 		return err
 	}
-	wake, err := unix.Eventfd(0, unix.EFD_CLOEXEC)
-	if err != nil {
+	s.listener = fd
+	if err := observers.add(s); err != nil {
 		unix.Close(fd)
-		close(s.done)
-		return fmt.Errorf("seccomp listener: eventfd: %w", err)
+		s.listener = -1
+		return err
 	}
-	s.listener, s.wake = fd, wake
-	go s.loop()
 	return nil
 }
 
@@ -117,19 +113,17 @@ func (s *Session) Wait() error {
 	return err
 }
 
-// halt wakes the observer, waits for it to stop (after the answer in
-// progress, if any) and closes the listener: a process of the task still running after
-// that (one that left the task's process group) gets ENOSYS from a watched call.
+// halt stops the hub answering the listener (after the answer in
+// progress, if any) and closes it: a process of the task still running
+// after that (one that left the task's process group) gets ENOSYS from a
+// watched call.
 func (s *Session) halt() {
-	if s.listener >= 0 {
-		unix.Write(s.wake, []byte{1, 0, 0, 0, 0, 0, 0, 0})
-		<-s.done
-		unix.Close(s.listener)
-		unix.Close(s.wake)
-		s.listener, s.wake = -1, -1
+	if s.listener < 0 {
 		return
 	}
-	<-s.done
+	observers.remove(s)
+	unix.Close(s.listener)
+	s.listener = -1
 }
 
 // Finish stops observing and returns the violations, oldest first. Call it

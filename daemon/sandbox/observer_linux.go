@@ -39,6 +39,7 @@ const (
 	ioctlNotifIDValid     = 0x40082102 // SECCOMP_IOCTL_NOTIF_ID_VALID
 	userNotifFlagContinue = 1          // SECCOMP_USER_NOTIF_FLAG_CONTINUE
 	pathMax               = 4096
+	firstRead             = 256 // bytes of a path readString asks for first
 )
 
 // answer receives one notification, records it when it is a violation and
@@ -199,12 +200,16 @@ func readMem(tid int, addr uintptr, n int) ([]byte, error) {
 	return buf, nil
 }
 
-// readString reads a NUL-terminated path, a page at a time so that a
-// string ending just before an unmapped page still reads.
+// readString reads a NUL-terminated path, never across a page boundary in
+// one read so that a string ending just before an unmapped page still
+// reads. The first read is short: most paths are.
 func readString(tid int, addr uintptr) (string, error) {
 	var out []byte
-	for len(out) < pathMax {
+	for first := true; len(out) < pathMax; first = false {
 		chunk := 4096 - int(addr%4096)
+		if first && chunk > firstRead {
+			chunk = firstRead
+		}
 		b, err := readMem(tid, addr, chunk)
 		if err != nil {
 			return "", err
@@ -231,7 +236,7 @@ func resolve(tid int, dirfd int32, raw string, follow bool) (string, bool) {
 		}
 		return target, true
 	}
-	p := raw
+	p, canon := raw, ""
 	if !filepath.IsAbs(p) {
 		base := fmt.Sprintf("/proc/%d/cwd", tid)
 		if dirfd != unix.AT_FDCWD {
@@ -241,7 +246,7 @@ func resolve(tid int, dirfd int32, raw string, follow bool) (string, bool) {
 		if err != nil || !filepath.IsAbs(dir) {
 			return "", false
 		}
-		p = filepath.Join(dir, p)
+		p, canon = filepath.Join(dir, p), filepath.Clean(dir)
 	}
 	p = filepath.Clean(p)
 	for _, self := range []string{"/proc/self", "/proc/thread-self"} {
@@ -250,14 +255,43 @@ func resolve(tid int, dirfd int32, raw string, follow bool) (string, bool) {
 		}
 	}
 	if follow {
-		if r, err := filepath.EvalSymlinks(p); err == nil {
+		if r, err := evalFrom(canon, p); err == nil {
 			return r, true
 		}
 	}
-	if r, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+	if r, err := evalFrom(canon, filepath.Dir(p)); err == nil {
 		return filepath.Join(r, filepath.Base(p)), true
 	}
 	return p, true
+}
+
+// evalFrom is filepath.EvalSymlinks(p) for a p beneath canon, a directory
+// path the kernel gave (a descriptor's or cwd's link: no symlink in it),
+// checking only the components below canon. Any symlink, or a p not beneath
+// an existing canon, takes the general way.
+func evalFrom(canon, p string) (string, error) {
+	rest, ok := strings.CutPrefix(p, canon)
+	if canon == "" || canon == "/" || !ok || (rest != "" && rest[0] != '/') {
+		return filepath.EvalSymlinks(p)
+	}
+	if fi, err := os.Lstat(canon); err != nil || !fi.IsDir() {
+		return filepath.EvalSymlinks(p)
+	}
+	cur := canon
+	for _, name := range strings.Split(strings.TrimPrefix(rest, "/"), "/") {
+		if name == "" {
+			continue
+		}
+		cur += "/" + name
+		fi, err := os.Lstat(cur)
+		if err != nil {
+			return "", err
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			return filepath.EvalSymlinks(p)
+		}
+	}
+	return cur, nil
 }
 
 // fdAlias recognises names of an open descriptor: /dev/stdout, /dev/fd/N,

@@ -32,6 +32,8 @@ func (h *hub) start() error {
 		}
 		go h.loop()
 	})
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	return h.err
 }
 
@@ -39,6 +41,10 @@ func (h *hub) start() error {
 func (h *hub) add(s *Session) error {
 	fd := int32(s.listener)
 	h.mu.Lock()
+	if h.err != nil {
+		h.mu.Unlock()
+		return h.err
+	}
 	h.sessions[fd] = s
 	h.mu.Unlock()
 	if err := unix.EpollCtl(h.epfd, unix.EPOLL_CTL_ADD, int(fd), &unix.EpollEvent{Events: unix.EPOLLIN, Fd: fd}); err != nil {
@@ -65,10 +71,11 @@ func (h *hub) loop() {
 	events := make([]unix.EpollEvent, 16)
 	for {
 		n, err := unix.EpollWait(h.epfd, events, -1)
+		if err == unix.EINTR {
+			continue
+		}
 		if err != nil {
-			if err == unix.EINTR {
-				continue
-			}
+			h.fail(err)
 			return
 		}
 		for _, ev := range events[:n] {
@@ -102,5 +109,22 @@ func (h *hub) serve(ev unix.EpollEvent) {
 	fds := []unix.PollFd{{Fd: ev.Fd, Events: unix.POLLIN}}
 	if n, _ := unix.Poll(fds, 0); n == 1 && fds[0].Revents&unix.POLLIN != 0 {
 		s.answer(int(ev.Fd))
+	}
+}
+
+// fail stops the hub for good: no later session can start, and the
+// sessions it answered stop being watched (their watched calls get ENOSYS)
+// rather than wait for an answer that will never come.
+func (h *hub) fail(err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.err = fmt.Errorf("seccomp observer: epoll_wait: %w", err)
+	for fd, s := range h.sessions {
+		delete(h.sessions, fd)
+		unix.EpollCtl(h.epfd, unix.EPOLL_CTL_DEL, int(fd), nil)
+		s.answering.Lock()
+		unix.Close(int(fd))
+		s.closed = true
+		s.answering.Unlock()
 	}
 }

@@ -19,6 +19,7 @@ type Session struct {
 	table     map[int]call
 	listener  int        // the seccomp listener, -1 without one
 	answering sync.Mutex // held by the hub while it answers
+	closed    bool       // the listener is closed (by the hub, if it failed)
 	cmd       *exec.Cmd
 	release   chan struct{} // closed once cmd has exited: the forking thread may end
 	mu        sync.Mutex
@@ -99,8 +100,7 @@ func (s *Session) confineThread(rfd int, rflags uint32, prog *unix.SockFprog) er
 	}
 	s.listener = fd
 	if err := observers.add(s); err != nil {
-		unix.Close(fd)
-		s.listener = -1
+		s.halt()
 		return err
 	}
 	return nil
@@ -122,7 +122,12 @@ func (s *Session) halt() {
 		return
 	}
 	observers.remove(s)
-	unix.Close(s.listener)
+	s.answering.Lock()
+	if !s.closed {
+		unix.Close(s.listener)
+	}
+	s.closed = true
+	s.answering.Unlock()
 	s.listener = -1
 }
 

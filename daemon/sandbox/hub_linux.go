@@ -85,7 +85,9 @@ func (h *hub) loop() {
 }
 
 // serve answers one ready listener. Holding h.mu while taking the
-// session's answering lock lets remove wait for this answer.
+// session's answering lock lets remove wait for this answer. The event may
+// be stale (its fd closed and reused by a later session since): what to do
+// is decided by polling the fd now, never by the event's flags.
 func (h *hub) serve(ev unix.EpollEvent) {
 	h.mu.Lock()
 	s := h.sessions[ev.Fd]
@@ -94,20 +96,19 @@ func (h *hub) serve(ev unix.EpollEvent) {
 		return
 	}
 	s.answering.Lock()
-	if ev.Events&unix.EPOLLIN == 0 {
-		// No observed process left (EPOLLHUP): stop waking for it.
+	fds := []unix.PollFd{{Fd: ev.Fd, Events: unix.POLLIN}}
+	n, _ := unix.Poll(fds, 0)
+	ready := n == 1 && fds[0].Revents&unix.POLLIN != 0
+	if n == 1 && !ready {
+		// No observed process left (POLLHUP): stop waking for it.
 		delete(h.sessions, ev.Fd)
 		unix.EpollCtl(h.epfd, unix.EPOLL_CTL_DEL, int(ev.Fd), nil)
 	}
 	h.mu.Unlock()
 	defer s.answering.Unlock()
-	if ev.Events&unix.EPOLLIN == 0 {
-		return
-	}
-	// Several sessions share this goroutine: never block in RECV on a
-	// notification that is gone (its caller was killed).
-	fds := []unix.PollFd{{Fd: ev.Fd, Events: unix.POLLIN}}
-	if n, _ := unix.Poll(fds, 0); n == 1 && fds[0].Revents&unix.POLLIN != 0 {
+	// Only this goroutine receives, and it polled first: RECV does not
+	// block (a notification whose caller was killed since gives ENOENT).
+	if ready {
 		s.answer(int(ev.Fd))
 	}
 }

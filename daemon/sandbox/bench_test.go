@@ -21,11 +21,11 @@ func BenchmarkTask(b *testing.B) {
 			}
 		}
 	})
-	b.Run("confined", func(b *testing.B) {
-		v := Detect()
+	v := Detect()
+	confined := func(b *testing.B, landlock, observe bool) {
 		for b.Loop() {
 			dirs, files := WriteRoots(dir, []string{"dist/**"}, "")
-			p := &Policy{Landlock: v.Landlock, Observe: v.Observer != "", ABI: v.ABI, WriteDirs: dirs, WriteFiles: files}
+			p := &Policy{Landlock: landlock, Observe: observe, ABI: v.ABI, WriteDirs: dirs, WriteFiles: files}
 			p.Resolve()
 			cmd := exec.Command("/bin/sh", "-c", command)
 			cmd.Dir = dir
@@ -40,6 +40,9 @@ func BenchmarkTask(b *testing.B) {
 				b.Fatal(vs)
 			}
 		}
-	})
+	}
+	b.Run("confined", func(b *testing.B) { confined(b, v.Landlock, v.Observer != "") })
+	b.Run("landlock", func(b *testing.B) { confined(b, v.Landlock, false) })
+	b.Run("observer", func(b *testing.B) { confined(b, false, v.Observer != "") })
 	_ = os.RemoveAll(filepath.Join(dir, "dist"))
 }

@@ -39,37 +39,8 @@ const (
 	ioctlNotifIDValid     = 0x40082102 // SECCOMP_IOCTL_NOTIF_ID_VALID
 	userNotifFlagContinue = 1          // SECCOMP_USER_NOTIF_FLAG_CONTINUE
 	pathMax               = 4096
+	firstRead             = 256 // bytes of a path readString asks for first
 )
-
-// loop answers notifications until halt closes the listener or no
-// observed process is left (POLLHUP). It waits in Go's poller, not in a
-// blocking poll(2): a goroutine parked there holds no thread and no P, so
-// many observers do not starve the run's other goroutines.
-func (s *Session) loop() {
-	defer close(s.done)
-	rc, err := s.listener.SyscallConn()
-	if err != nil {
-		return
-	}
-	for {
-		hup := false
-		err := rc.Read(func(fd uintptr) bool {
-			fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-			if n, _ := unix.Poll(fds, 0); n == 0 {
-				return false // nothing yet: park until the poller says so
-			}
-			if fds[0].Revents&unix.POLLIN != 0 {
-				s.answer(int(fd))
-				return true
-			}
-			hup = true
-			return true
-		})
-		if err != nil || hup {
-			return
-		}
-	}
-}
 
 // answer receives one notification, records it when it is a violation and
 // lets the call continue (Landlock, when applied, then decides).
@@ -229,12 +200,16 @@ func readMem(tid int, addr uintptr, n int) ([]byte, error) {
 	return buf, nil
 }
 
-// readString reads a NUL-terminated path, a page at a time so that a
-// string ending just before an unmapped page still reads.
+// readString reads a NUL-terminated path, never across a page boundary in
+// one read so that a string ending just before an unmapped page still
+// reads. The first read is short: most paths are.
 func readString(tid int, addr uintptr) (string, error) {
 	var out []byte
-	for len(out) < pathMax {
+	for first := true; len(out) < pathMax; first = false {
 		chunk := 4096 - int(addr%4096)
+		if first && chunk > firstRead {
+			chunk = firstRead
+		}
 		b, err := readMem(tid, addr, chunk)
 		if err != nil {
 			return "", err
@@ -261,7 +236,7 @@ func resolve(tid int, dirfd int32, raw string, follow bool) (string, bool) {
 		}
 		return target, true
 	}
-	p := raw
+	p, canon := raw, ""
 	if !filepath.IsAbs(p) {
 		base := fmt.Sprintf("/proc/%d/cwd", tid)
 		if dirfd != unix.AT_FDCWD {
@@ -271,7 +246,7 @@ func resolve(tid int, dirfd int32, raw string, follow bool) (string, bool) {
 		if err != nil || !filepath.IsAbs(dir) {
 			return "", false
 		}
-		p = filepath.Join(dir, p)
+		p, canon = filepath.Join(dir, p), filepath.Clean(dir)
 	}
 	p = filepath.Clean(p)
 	for _, self := range []string{"/proc/self", "/proc/thread-self"} {
@@ -280,14 +255,43 @@ func resolve(tid int, dirfd int32, raw string, follow bool) (string, bool) {
 		}
 	}
 	if follow {
-		if r, err := filepath.EvalSymlinks(p); err == nil {
+		if r, err := evalFrom(canon, p); err == nil {
 			return r, true
 		}
 	}
-	if r, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+	if r, err := evalFrom(canon, filepath.Dir(p)); err == nil {
 		return filepath.Join(r, filepath.Base(p)), true
 	}
 	return p, true
+}
+
+// evalFrom is filepath.EvalSymlinks(p) for a p beneath canon, a directory
+// path the kernel gave (a descriptor's or cwd's link: no symlink in it),
+// checking only the components below canon. Any symlink, or a p not beneath
+// an existing canon, takes the general way.
+func evalFrom(canon, p string) (string, error) {
+	rest, ok := strings.CutPrefix(p, canon)
+	if canon == "" || canon == "/" || !ok || (rest != "" && rest[0] != '/') {
+		return filepath.EvalSymlinks(p)
+	}
+	if fi, err := os.Lstat(canon); err != nil || !fi.IsDir() {
+		return filepath.EvalSymlinks(p)
+	}
+	cur := canon
+	for _, name := range strings.Split(strings.TrimPrefix(rest, "/"), "/") {
+		if name == "" {
+			continue
+		}
+		cur += "/" + name
+		fi, err := os.Lstat(cur)
+		if err != nil {
+			return "", err
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			return filepath.EvalSymlinks(p)
+		}
+	}
+	return cur, nil
 }
 
 // fdAlias recognises names of an open descriptor: /dev/stdout, /dev/fd/N,

@@ -15,15 +15,16 @@ import (
 // Session is one confined execution: Start starts it, Wait waits for it
 // and Finish returns what the observer saw.
 type Session struct {
-	policy   *Policy
-	table    map[int]call
-	listener *os.File      // the seccomp listener, nil without one
-	done     chan struct{} // the observer has stopped
-	cmd      *exec.Cmd
-	release  chan struct{} // closed once cmd has exited: the forking thread may end
-	mu       sync.Mutex
-	seen     map[string]bool
-	records  []wire.SandboxViolation
+	policy    *Policy
+	table     map[int]call
+	listener  int        // the seccomp listener, -1 without one
+	answering sync.Mutex // held by the hub while it answers
+	closed    bool       // the listener is closed (by the hub, if it failed)
+	cmd       *exec.Cmd
+	release   chan struct{} // closed once cmd has exited: the forking thread may end
+	mu        sync.Mutex
+	seen      map[string]bool
+	records   []wire.SandboxViolation
 }
 
 // Start starts cmd confined by p. Go runs no code of ours between fork and
@@ -36,7 +37,7 @@ type Session struct {
 // starts with it. The ruleset and the filter are built before, so the
 // locked thread makes only the few calls that must be its own.
 func Start(cmd *exec.Cmd, p *Policy) (*Session, error) {
-	s := &Session{policy: p, cmd: cmd, table: calls(p.Network), done: make(chan struct{}), release: make(chan struct{}), seen: map[string]bool{}}
+	s := &Session{policy: p, cmd: cmd, table: calls(p.Network), listener: -1, release: make(chan struct{}), seen: map[string]bool{}}
 	rfd, rflags := -1, uint32(0)
 	if p.Landlock {
 		var err error
@@ -51,6 +52,9 @@ func Start(cmd *exec.Cmd, p *Policy) (*Session, error) {
 	}
 	var prog *unix.SockFprog
 	if p.Observe {
+		if err := observers.start(); err != nil {
+			return nil, err
+		}
 		ins, err := filter(s.table)
 		if err != nil {
 			return nil, err
@@ -80,31 +84,25 @@ func Start(cmd *exec.Cmd, p *Policy) (*Session, error) {
 // confineThread confines the calling (locked) thread and starts observing.
 func (s *Session) confineThread(rfd int, rflags uint32, prog *unix.SockFprog) error {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		close(s.done)
 		return fmt.Errorf("setting no_new_privs: %w", err)
 	}
 	if rfd >= 0 {
 		if err := ll.LandlockRestrictSelf(rfd, rflags); err != nil {
-			close(s.done)
 			return fmt.Errorf("landlock_restrict_self: %w", err)
 		}
 	}
 	if prog == nil {
-		close(s.done)
 		return nil
 	}
 	fd, err := installObserver(prog)
 	if err != nil {
-		close(s.done)
 		return err
 	}
-	if err := unix.SetNonblock(fd, true); err != nil {
-		unix.Close(fd)
-		close(s.done)
-		return fmt.Errorf("seccomp listener: %w", err)
+	s.listener = fd
+	if err := observers.add(s); err != nil {
+		s.halt()
+		return err
 	}
-	s.listener = os.NewFile(uintptr(fd), "seccomp-listener")
-	go s.loop()
 	return nil
 }
 
@@ -115,15 +113,22 @@ func (s *Session) Wait() error {
 	return err
 }
 
-// halt closes the listener (after the answer in progress, if any) and
-// waits for the observer to stop: a process of the task still running after
-// that (one that left the task's process group) gets ENOSYS from a watched call.
+// halt stops the hub answering the listener (after the answer in
+// progress, if any) and closes it: a process of the task still running
+// after that (one that left the task's process group) gets ENOSYS from a
+// watched call.
 func (s *Session) halt() {
-	if s.listener != nil {
-		s.listener.Close()
-		s.listener = nil
+	if s.listener < 0 {
+		return
 	}
-	<-s.done
+	observers.remove(s)
+	s.answering.Lock()
+	if !s.closed {
+		unix.Close(s.listener)
+	}
+	s.closed = true
+	s.answering.Unlock()
+	s.listener = -1
 }
 
 // Finish stops observing and returns the violations, oldest first. Call it

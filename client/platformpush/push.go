@@ -23,6 +23,7 @@ import (
 	"github.com/vzn/vx/daemon/history"
 	"github.com/vzn/vx/daemon/taskkey"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/protocol/layout"
 	"github.com/vzn/vx/protocol/wire"
 )
 
@@ -110,7 +111,7 @@ func Build(ctx context.Context, root string, h *history.Store, runID, slug strin
 			source[t.TaskID] = t.CacheSource
 		}
 	}
-	store, _ := cache.Open(filepath.Join(root, ".vx", "cache"), &cache.Options{ReadOnly: true})
+	store, _ := cache.Open(layout.Cache(root), &cache.Options{ReadOnly: true})
 	for _, x := range execs {
 		started := x.StartedAt
 		src, ok := source[x.TaskID]
@@ -123,7 +124,7 @@ func Build(ctx context.Context, root string, h *history.Store, runID, slug strin
 		if t.Cache == wire.CacheHit && t.CacheSource == "" && sum != nil {
 			t.CacheSource = wire.CacheSourceLocal
 		}
-		countTotals(&doc.Totals, x.Status, x.Cache)
+		doc.Totals.Count(&t.TaskRow)
 		if x.Key != "" {
 			if x.Cache == wire.CacheMiss && x.Status == wire.StatusPassed && store != nil {
 				if n, ok := store.EntrySize(x.Key); ok {
@@ -137,27 +138,6 @@ func Build(ctx context.Context, root string, h *history.Store, runID, slug strin
 		doc.Tasks = append(doc.Tasks, t)
 	}
 	return doc, nil
-}
-
-func countTotals(t *wire.RunTotals, status, cacheOutcome string) {
-	t.Tasks++
-	switch status {
-	case wire.StatusPassed:
-		t.Passed++
-		if cacheOutcome == wire.CacheHit {
-			t.Cached++
-		}
-	case wire.StatusFailed:
-		t.Failed++
-	case wire.StatusBlocked:
-		t.Blocked++
-	case wire.StatusTimedOut:
-		t.TimedOut++
-	case wire.StatusInterrupted:
-		t.Interrupted++
-	case wire.StatusSkipped:
-		t.Skipped++
-	}
 }
 
 // components reads a key's components with every definition value

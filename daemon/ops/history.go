@@ -337,22 +337,12 @@ type TaskDelta struct {
 
 // CompareOutput diffs a run against the previous one.
 type CompareOutput struct {
-	RunID         string      `json:"runId"`
-	PreviousRunID string      `json:"previousRunId,omitempty"`
-	Found         bool        `json:"found"`
-	Tasks         []TaskDelta `json:"tasks"`
-	Totals        struct {
-		DurationMsBefore int64 `json:"durationMsBefore"`
-		DurationMsAfter  int64 `json:"durationMsAfter"`
-		DurationDeltaMs  int64 `json:"durationDeltaMs"`
-		KeysChanged      int   `json:"keysChanged"`
-		StatusChanged    int   `json:"statusChanged"`
-		Added            int   `json:"added"`
-		Removed          int   `json:"removed"`
-		HitsBefore       int   `json:"hitsBefore"`
-		HitsAfter        int   `json:"hitsAfter"`
-	} `json:"totals"`
-	Note string `json:"note,omitempty"`
+	RunID         string        `json:"runId"`
+	PreviousRunID string        `json:"previousRunId,omitempty"`
+	Found         bool          `json:"found"`
+	Tasks         []TaskDelta   `json:"tasks"`
+	Totals        CompareTotals `json:"totals"`
+	Note          string        `json:"note,omitempty"`
 }
 
 // MaxDeltas caps the per-task rows of compareRuns.
@@ -388,50 +378,7 @@ func CompareRuns(ctx context.Context, e *Env, in CompareInput) (*CompareOutput, 
 	if err != nil {
 		return nil, err
 	}
-	old := map[string]history.Execution{}
-	for _, x := range before {
-		old[x.TaskID] = x
-	}
-	seen := map[string]bool{}
-	t := &out.Totals
-	for _, x := range after {
-		seen[x.TaskID] = true
-		d := TaskDelta{TaskID: x.TaskID, StatusAfter: x.Status, CacheAfter: x.Cache, DurationAfter: x.DurationMs}
-		t.DurationMsAfter += x.DurationMs
-		if x.Cache == "hit" {
-			t.HitsAfter++
-		}
-		if o, ok := old[x.TaskID]; ok {
-			d.StatusBefore, d.CacheBefore, d.DurationBefore = o.Status, o.Cache, o.DurationMs
-			d.KeyChanged = o.Key != x.Key
-			d.Change = "same"
-			if d.KeyChanged || o.Status != x.Status || o.Cache != x.Cache {
-				d.Change = "changed"
-			}
-			if d.KeyChanged {
-				t.KeysChanged++
-			}
-			if o.Status != x.Status {
-				t.StatusChanged++
-			}
-		} else {
-			d.Change = "added"
-			t.Added++
-		}
-		d.DurationDeltaMs = d.DurationAfter - d.DurationBefore
-		out.Tasks = append(out.Tasks, d)
-	}
-	for _, o := range before {
-		t.DurationMsBefore += o.DurationMs
-		if o.Cache == "hit" {
-			t.HitsBefore++
-		}
-		if !seen[o.TaskID] {
-			out.Tasks = append(out.Tasks, TaskDelta{TaskID: o.TaskID, Change: "removed", StatusBefore: o.Status, CacheBefore: o.Cache, DurationBefore: o.DurationMs, DurationDeltaMs: -o.DurationMs})
-			t.Removed++
-		}
-	}
-	t.DurationDeltaMs = t.DurationMsAfter - t.DurationMsBefore
+	out.Tasks, out.Totals = Deltas(outcomes(before), outcomes(after))
 	if n := len(out.Tasks); n > MaxDeltas {
 		// Changed tasks first, so what moved survives the cap.
 		sort.SliceStable(out.Tasks, func(i, j int) bool { return out.Tasks[i].Change != "same" && out.Tasks[j].Change == "same" })

@@ -715,28 +715,7 @@ func (r *run) summary(started time.Time, command, branch, commit string, interru
 			continue
 		}
 		s.Tasks = append(s.Tasks, *row)
-		t := &s.Totals
-		t.Tasks++
-		switch row.Status {
-		case wire.StatusPassed:
-			t.Passed++
-			if row.Cache == wire.CacheHit {
-				t.Cached++
-			}
-			if row.CacheSource == wire.CacheSourceRemote {
-				t.RemoteHits++
-			}
-		case wire.StatusFailed:
-			t.Failed++
-		case wire.StatusBlocked:
-			t.Blocked++
-		case wire.StatusTimedOut:
-			t.TimedOut++
-		case wire.StatusInterrupted:
-			t.Interrupted++
-		case wire.StatusSkipped:
-			t.Skipped++
-		}
+		s.Totals.Count(row)
 	}
 	switch {
 	case interrupted:

@@ -170,17 +170,8 @@ type CompareOutput struct {
 }
 
 // CompareTotals sums a comparison.
-type CompareTotals struct {
-	DurationMsBefore int64 `json:"durationMsBefore"`
-	DurationMsAfter  int64 `json:"durationMsAfter"`
-	DurationDeltaMs  int64 `json:"durationDeltaMs"`
-	KeysChanged      int   `json:"keysChanged"`
-	StatusChanged    int   `json:"statusChanged"`
-	Added            int   `json:"added"`
-	Removed          int   `json:"removed"`
-	HitsBefore       int   `json:"hitsBefore"`
-	HitsAfter        int   `json:"hitsAfter"`
-}
+// CompareTotals sums compare_runs, as vxd's compareRuns does.
+type CompareTotals = ops.CompareTotals
 
 // CompareRuns answers compare_runs: the run against the workspace's
 // immediately previous one, per task and in total.
@@ -220,51 +211,18 @@ func (e *Env) CompareRuns(ctx context.Context, p *tokens.Principal, in RunInput)
 	return out, nil
 }
 
+// deltas compares two runs' tasks with vxd's own comparison, in task id
+// order.
 func deltas(before, after []Task) ([]ops.TaskDelta, CompareTotals) {
-	var t CompareTotals
-	old := make(map[string]Task, len(before))
-	for _, x := range before {
-		old[x.TaskID] = x
-		t.DurationMsBefore += x.DurationMs
-		if x.Cache == "hit" {
-			t.HitsBefore++
-		}
-	}
-	out := make([]ops.TaskDelta, 0, len(after))
-	seen := make(map[string]bool, len(after))
-	for _, x := range after {
-		seen[x.TaskID] = true
-		t.DurationMsAfter += x.DurationMs
-		if x.Cache == "hit" {
-			t.HitsAfter++
-		}
-		d := ops.TaskDelta{TaskID: x.TaskID, StatusAfter: x.Status, CacheAfter: x.Cache, DurationAfter: x.DurationMs, Change: "added"}
-		if o, ok := old[x.TaskID]; ok {
-			d.StatusBefore, d.CacheBefore, d.DurationBefore = o.Status, o.Cache, o.DurationMs
-			d.KeyChanged = o.Key != x.Key
-			d.Change = "same"
-			if d.KeyChanged || o.Status != x.Status || o.Cache != x.Cache {
-				d.Change = "changed"
-			}
-			if d.KeyChanged {
-				t.KeysChanged++
-			}
-			if o.Status != x.Status {
-				t.StatusChanged++
-			}
-		} else {
-			t.Added++
-		}
-		d.DurationDeltaMs = d.DurationAfter - d.DurationBefore
-		out = append(out, d)
-	}
-	for _, o := range before {
-		if !seen[o.TaskID] {
-			out = append(out, ops.TaskDelta{TaskID: o.TaskID, Change: "removed", StatusBefore: o.Status, CacheBefore: o.Cache, DurationBefore: o.DurationMs, DurationDeltaMs: -o.DurationMs})
-			t.Removed++
-		}
-	}
-	t.DurationDeltaMs = t.DurationMsAfter - t.DurationMsBefore
+	out, t := ops.Deltas(outcomes(before), outcomes(after))
 	sort.SliceStable(out, func(i, j int) bool { return out[i].TaskID < out[j].TaskID })
 	return out, t
+}
+
+func outcomes(ts []Task) []ops.TaskOutcome {
+	out := make([]ops.TaskOutcome, len(ts))
+	for i, x := range ts {
+		out[i] = ops.TaskOutcome{TaskID: x.TaskID, Status: x.Status, Cache: x.Cache, Key: x.Key, DurationMs: x.DurationMs}
+	}
+	return out
 }

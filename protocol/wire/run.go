@@ -58,6 +58,33 @@ type RunTotals struct {
 	RemoteHits  int `json:"remoteHits,omitempty"` // of Cached, those answered by the remote cache
 }
 
+// Count adds one task's outcome to the totals: the one place a run's
+// totals are counted, for the run summary and for a run rebuilt from
+// history (vx push).
+func (t *RunTotals) Count(row *TaskRow) {
+	t.Tasks++
+	switch row.Status {
+	case StatusPassed:
+		t.Passed++
+		if row.Cache == CacheHit {
+			t.Cached++
+		}
+		if row.CacheSource == CacheSourceRemote {
+			t.RemoteHits++
+		}
+	case StatusFailed:
+		t.Failed++
+	case StatusBlocked:
+		t.Blocked++
+	case StatusTimedOut:
+		t.TimedOut++
+	case StatusInterrupted:
+		t.Interrupted++
+	case StatusSkipped:
+		t.Skipped++
+	}
+}
+
 // TaskRow is one task's outcome in a run.
 type TaskRow struct {
 	TaskID         string   `json:"taskId"`

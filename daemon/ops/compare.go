@@ -1,0 +1,84 @@
+package ops
+
+import "github.com/vzn/vx/daemon/history"
+
+// CompareTotals sums the comparison of a run with the run before it.
+type CompareTotals struct {
+	DurationMsBefore int64 `json:"durationMsBefore"`
+	DurationMsAfter  int64 `json:"durationMsAfter"`
+	DurationDeltaMs  int64 `json:"durationDeltaMs"`
+	KeysChanged      int   `json:"keysChanged"`
+	StatusChanged    int   `json:"statusChanged"`
+	Added            int   `json:"added"`
+	Removed          int   `json:"removed"`
+	HitsBefore       int   `json:"hitsBefore"`
+	HitsAfter        int   `json:"hitsAfter"`
+}
+
+// TaskOutcome is what a comparison reads of one task's execution: vxd
+// reads it from the local history, the platform from PostgreSQL.
+type TaskOutcome struct {
+	TaskID, Status, Cache, Key string
+	DurationMs                 int64
+}
+
+// Deltas compares the tasks of a run (after) with those of the run before
+// it: a row per task of after, in its order, then one per task only the
+// earlier run had; and the totals of both. compareRuns and the platform's
+// compare_runs both answer with it.
+func Deltas(before, after []TaskOutcome) ([]TaskDelta, CompareTotals) {
+	var t CompareTotals
+	old := make(map[string]TaskOutcome, len(before))
+	for _, o := range before {
+		old[o.TaskID] = o
+		t.DurationMsBefore += o.DurationMs
+		if o.Cache == history.CacheHit {
+			t.HitsBefore++
+		}
+	}
+	out := make([]TaskDelta, 0, len(after))
+	seen := make(map[string]bool, len(after))
+	for _, x := range after {
+		seen[x.TaskID] = true
+		t.DurationMsAfter += x.DurationMs
+		if x.Cache == history.CacheHit {
+			t.HitsAfter++
+		}
+		d := TaskDelta{TaskID: x.TaskID, StatusAfter: x.Status, CacheAfter: x.Cache, DurationAfter: x.DurationMs, Change: "added"}
+		if o, ok := old[x.TaskID]; ok {
+			d.StatusBefore, d.CacheBefore, d.DurationBefore = o.Status, o.Cache, o.DurationMs
+			d.KeyChanged = o.Key != x.Key
+			d.Change = "same"
+			if d.KeyChanged || o.Status != x.Status || o.Cache != x.Cache {
+				d.Change = "changed"
+			}
+			if d.KeyChanged {
+				t.KeysChanged++
+			}
+			if o.Status != x.Status {
+				t.StatusChanged++
+			}
+		} else {
+			t.Added++
+		}
+		d.DurationDeltaMs = d.DurationAfter - d.DurationBefore
+		out = append(out, d)
+	}
+	for _, o := range before {
+		if !seen[o.TaskID] {
+			out = append(out, TaskDelta{TaskID: o.TaskID, Change: "removed", StatusBefore: o.Status, CacheBefore: o.Cache, DurationBefore: o.DurationMs, DurationDeltaMs: -o.DurationMs})
+			t.Removed++
+		}
+	}
+	t.DurationDeltaMs = t.DurationMsAfter - t.DurationMsBefore
+	return out, t
+}
+
+// outcomes reads what Deltas compares from recorded executions.
+func outcomes(xs []history.Execution) []TaskOutcome {
+	out := make([]TaskOutcome, len(xs))
+	for i, x := range xs {
+		out[i] = TaskOutcome{TaskID: x.TaskID, Status: x.Status, Cache: x.Cache, Key: x.Key, DurationMs: x.DurationMs}
+	}
+	return out
+}

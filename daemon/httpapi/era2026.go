@@ -219,15 +219,6 @@ func (rw *modernWriter) finish(reply []byte) {
 	rw.mu.Lock()
 	defer rw.mu.Unlock()
 	rw.finished = true
-	switch {
-	case rw.started:
-		if reply != nil {
-			_ = writeEvent(rw.w, reply)
-		}
-	case reply == nil:
-		// Cancelled before anything was sent: the client has gone.
-		rw.w.WriteHeader(http.StatusNoContent)
-	default:
-		writeJSON(rw.w, http.StatusOK, reply)
-	}
+	// Cancelled before anything was sent: the client has gone.
+	finishReply(rw.w, rw.started, reply, http.StatusNoContent)
 }

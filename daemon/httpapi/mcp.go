@@ -254,15 +254,22 @@ func (rw *replyWriter) finish(reply []byte) {
 	rw.mu.Lock()
 	defer rw.mu.Unlock()
 	rw.finished = true
+	finishReply(rw.w, rw.started, reply, http.StatusAccepted)
+}
+
+// finishReply ends an answer: the last event of a stream already started,
+// else the JSON body, else (no answer at all) the empty status: 202 for a
+// session-era request vxd ended, 204 for a new-era one the client left.
+func finishReply(w http.ResponseWriter, started bool, reply []byte, empty int) {
 	switch {
-	case rw.started:
+	case started:
 		if reply != nil {
-			_ = writeEvent(rw.w, reply)
+			_ = writeEvent(w, reply)
 		}
 	case reply == nil:
-		rw.w.WriteHeader(http.StatusAccepted)
+		w.WriteHeader(empty)
 	default:
-		writeJSON(rw.w, http.StatusOK, reply)
+		writeJSON(w, http.StatusOK, reply)
 	}
 }
 

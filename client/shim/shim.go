@@ -73,6 +73,9 @@ type shim struct {
 	outMu  sync.Mutex
 	out    io.Writer
 	outErr error
+	// inputEnded: the client closed its end; an answer it can no longer
+	// read afterwards (a listen stream's last result) is not a failure.
+	inputEnded bool
 
 	mu       sync.Mutex
 	base     string
@@ -146,6 +149,9 @@ loop:
 			break loop
 		case line, ok := <-lines:
 			if !ok {
+				s.outMu.Lock()
+				s.inputEnded = true
+				s.outMu.Unlock()
 				break loop
 			}
 			s.handleLine(reqCtx, &wg, line)
@@ -169,8 +175,15 @@ loop:
 	cancelReqs()
 	<-done
 	s.endSession(context.WithoutCancel(ctx))
-	return s.writeErr()
+	if err := s.writeErr(); !errors.Is(err, errClientGone) {
+		return err
+	}
+	return nil
 }
+
+// errClientGone is a write that failed after the client closed its input:
+// it has gone, and nothing is lost.
+var errClientGone = errors.New("the MCP client has gone")
 
 func (s *shim) writeErr() error {
 	s.outMu.Lock()
@@ -193,6 +206,11 @@ func (s *shim) writeLine(data []byte) {
 		return
 	}
 	if _, err := s.out.Write(buf.Bytes()); err != nil {
+		if s.inputEnded {
+			s.log.Debug().Err(err).Msg("the client left before its last answer")
+			s.outErr = errClientGone
+			return
+		}
 		s.outErr = fmt.Errorf("writing to the MCP client: %w", err)
 	}
 }

@@ -201,24 +201,19 @@ func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 		return err
 	}
 	a.TakeRef("affected", refNotTask(m))
-	mask := maskerFor(m, s)
-	opts := &runner.Options{
-		Model: m, Tasks: a.Pos(), Force: a.Bool("force"), Continue: a.Bool("continue"), Concurrency: conc,
+	in := ops.ExecuteInput{
+		Tasks: a.Pos(), Force: a.Bool("force"), Continue: a.Bool("continue"), Concurrency: conc,
 		Selection: workspace.Selection{Filters: a.List("filter"), Affected: a.Has("affected"), AffectedRef: a.Str("affected")},
-		Args:      append([]string{"run"}, argv...), Environ: s.Environment(), Logger: logger(s), Cache: cacheMode,
+		Command:   append([]string{"run"}, argv...), Environ: s.Environment(), Logger: logger(s), Cache: cacheMode,
 	}
 	if req != nil {
-		req.Apply(opts)
+		req.apply(&in)
 	}
-	p, err := runner.Prepare(ctx, opts)
-	if err != nil {
-		// Unknown tasks, bad filters, cycles: nothing ran.
-		return cmdline.UsageError(mask.String(err.Error()))
-	}
+	e := ops.NewEnv(m.Root, m, nil, s.Environment())
 	if dry {
-		plan, err := runner.Plan(ctx, p, opts.Force)
+		plan, err := ops.Plan(ctx, e, in)
 		if err != nil {
-			return err
+			return runRefusal(err)
 		}
 		if a.Str("dry") == "json" || format == "json" {
 			return cmdline.WriteJSON(s.Out, plan)
@@ -228,31 +223,41 @@ func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	out := runner.Output{W: s.Out}
+	in.Output = runner.Output{W: s.Out}
 	if format == "json" {
-		out = runner.Output{W: s.Err}
+		in.Output = runner.Output{W: s.Err}
 	}
 	if fd := os.Getenv(ops.EventsFDEnv); fd != "" {
-		out.Events = eventWriter(fd)
+		in.Output.Events = eventWriter(fd)
 	} else if ev, closeEv := runevents.Open(m.Root); ev != nil {
 		// A daemon is up: it tails this run's events for its live feed.
-		out.Events = ev
+		in.Output.Events = ev
 		defer closeEv()
 	}
-	sum, err := runner.Execute(ctx, p, opts, out)
+	sum, err := ops.Execute(ctx, e, in)
 	if err != nil {
-		return errors.New(mask.String(err.Error()))
+		return runRefusal(err)
 	}
 	if format == "json" {
 		if err := cmdline.WriteJSON(s.Out, sum); err != nil {
 			return err
 		}
 	}
-	pushRun(ctx, s, m, sum, mask.String)
+	pushRun(ctx, s, m, sum, e.Masker.String)
 	if sum.ExitCode != 0 {
 		return cmdline.ExitCode(sum.ExitCode)
 	}
 	return nil
+}
+
+// runRefusal is a usage error (exit 2) when the run was refused before
+// anything ran (unknown tasks, bad filters, cycles), else err.
+func runRefusal(err error) error {
+	var re *ops.RefusalError
+	if errors.As(err, &re) {
+		return cmdline.UsageError(re.Msg)
+	}
+	return err
 }
 
 func renderPlan(w io.Writer, plan *wire.Plan) {

@@ -6,7 +6,7 @@ import (
 	"io"
 
 	"github.com/vzn/vx/cli/cmdline"
-	"github.com/vzn/vx/daemon/runner"
+	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/protocol/wire"
 )
@@ -50,13 +50,13 @@ func readRunRequest(s *cmdline.IO, a *cmdline.Args) (*runRequest, error) {
 	return &req, nil
 }
 
-// Apply puts the request's selection in the run's options, in place of
+// apply puts the request's selection in the run's input, in place of
 // the command line's.
-func (r *runRequest) Apply(opts *runner.Options) {
-	opts.Tasks, opts.Force = r.Tasks, r.Force
-	opts.Selection = workspace.Selection{Filters: r.Filters, Affected: r.Affected, AffectedRef: r.AffectedRef}
-	opts.Args = r.Command
-	if len(opts.Args) == 0 {
-		opts.Args = append([]string{"run", "--"}, r.Tasks...)
+func (r *runRequest) apply(in *ops.ExecuteInput) {
+	in.Tasks, in.Force = r.Tasks, r.Force
+	in.Selection = workspace.Selection{Filters: r.Filters, Affected: r.Affected, AffectedRef: r.AffectedRef}
+	in.Command = r.Command
+	if len(in.Command) == 0 {
+		in.Command = append([]string{"run", "--"}, r.Tasks...)
 	}
 }

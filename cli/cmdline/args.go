@@ -196,3 +196,60 @@ func (a *Args) TakeRef(name string, accept func(string) bool) {
 	a.set[name][len(a.set[name])-1] = a.pos[i]
 	a.pos = append(a.pos[:i:i], a.pos[i+1:]...)
 }
+
+// Verb declares one verb's command line for Command.
+type Verb struct {
+	Prog     string // the program: "vx" (the default) or "vxd"
+	Name     string // the verb as messages name it: "last", "cache prune"
+	Synopsis string // the usage line after the program's name
+	About    string // what --help prints after the flags
+	// Help, when set, is all --help prints, in place of the usage.
+	Help  string
+	Flags map[string]Spec
+	// Answers says the verb answers a question: it takes
+	// --format text|json, which Command reads.
+	Answers bool
+	// NoArgs refuses positional arguments, the refusal followed by
+	// NoArgsHint.
+	NoArgs     bool
+	NoArgsHint string
+}
+
+// Command is every verb's preamble, so that usage and refusals read the
+// same everywhere: it parses argv against the verb's flags (a refusal is
+// a UsageError), answers --help (printing the usage; help is true), reads
+// --format for a verb that answers, and refuses arguments for one that
+// takes none.
+func Command(s *IO, v Verb, argv []string) (a *Args, format string, help bool, err error) {
+	if v.Flags == nil {
+		v.Flags = map[string]Spec{}
+	}
+	if v.Answers {
+		v.Flags["format"] = Spec{Kind: Value, Arg: "text|json", Help: "output format"}
+	}
+	a, err = Parse(v.Name, argv, v.Flags)
+	if err != nil {
+		return nil, "", false, UsageError(err.Error())
+	}
+	if a.Bool("help") {
+		if v.Help != "" {
+			fmt.Fprint(s.Out, v.Help)
+		} else {
+			fmt.Fprint(s.Out, a.Usage(v.Synopsis)+v.About)
+		}
+		return a, "", true, nil
+	}
+	if v.Answers {
+		if format, err = a.Format(); err != nil {
+			return nil, "", false, UsageError(err.Error())
+		}
+	}
+	if v.NoArgs && len(a.pos) > 0 {
+		prog := v.Prog
+		if prog == "" {
+			prog = "vx"
+		}
+		return nil, "", false, UsageError(fmt.Sprintf("%s %s takes no arguments (got %q)%s", prog, v.Name, a.pos[0], v.NoArgsHint))
+	}
+	return a, format, false, nil
+}

@@ -28,22 +28,14 @@ func cacheVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 		}
 		return cmdline.UsageError("vx cache takes a subcommand: `vx cache prune [--older-than 7d] [--max-size 2GiB] [--dry-run]` or `vx cache status`")
 	}
-	a, err := cmdline.Parse("cache prune", argv[1:], map[string]cmdline.Spec{
-		"older-than": {Kind: cmdline.Value, Arg: "AGE", Help: "evict entries older than AGE: 30m, 12h, 7d, 2w"},
-		"max-size":   {Kind: cmdline.Value, Arg: "SIZE", Help: "then evict oldest first down to SIZE: 500MB, 2GiB"},
-		"dry-run":    {Kind: cmdline.Bool, Help: "report what would be evicted, delete nothing"},
-		"format":     {Kind: cmdline.Value, Arg: "text|json", Help: "output format"},
-	})
-	if err != nil {
-		return cmdline.UsageError(err.Error())
-	}
-	if a.Bool("help") {
-		fmt.Fprint(s.Out, a.Usage("cache prune [flags]"))
-		return nil
-	}
-	format, err := a.Format()
-	if err != nil {
-		return cmdline.UsageError(err.Error())
+	a, format, help, err := cmdline.Command(s, cmdline.Verb{Name: "cache prune", Synopsis: "cache prune [flags]", Answers: true,
+		Flags: map[string]cmdline.Spec{
+			"older-than": {Kind: cmdline.Value, Arg: "AGE", Help: "evict entries older than AGE: 30m, 12h, 7d, 2w"},
+			"max-size":   {Kind: cmdline.Value, Arg: "SIZE", Help: "then evict oldest first down to SIZE: 500MB, 2GiB"},
+			"dry-run":    {Kind: cmdline.Bool, Help: "report what would be evicted, delete nothing"},
+		}}, argv[1:])
+	if help || err != nil {
+		return err
 	}
 	root, err := workspace.FindRoot(s.WorkingDir())
 	if err != nil {
@@ -76,20 +68,12 @@ func bytesText(n int64) string {
 }
 
 func lockVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
-	a, err := cmdline.Parse("lock", argv, map[string]cmdline.Spec{
-		"check":  {Kind: cmdline.Bool, Help: "compare the configuration with vx.lock; exit 1 on drift"},
-		"format": {Kind: cmdline.Value, Arg: "text|json", Help: "output format"},
-	})
-	if err != nil {
-		return cmdline.UsageError(err.Error())
-	}
-	if a.Bool("help") {
-		fmt.Fprint(s.Out, a.Usage("lock [--check] [flags]"))
-		return nil
-	}
-	format, err := a.Format()
-	if err != nil {
-		return cmdline.UsageError(err.Error())
+	a, format, help, err := cmdline.Command(s, cmdline.Verb{Name: "lock", Synopsis: "lock [--check] [flags]", Answers: true,
+		Flags: map[string]cmdline.Spec{
+			"check": {Kind: cmdline.Bool, Help: "compare the configuration with vx.lock; exit 1 on drift"},
+		}}, argv)
+	if help || err != nil {
+		return err
 	}
 	e, err := opEnv(s)
 	if err != nil {
@@ -146,32 +130,23 @@ func renderLockCheck(w io.Writer, r *lockfile.CheckResult) {
 }
 
 func infoVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
-	a, err := cmdline.Parse("info", argv, map[string]cmdline.Spec{
-		"concurrency": {Kind: cmdline.Value, Arg: "N", Help: "show the worker count a run with --concurrency N would use"},
-		"format":      {Kind: cmdline.Value, Arg: "text|json", Help: "output format"},
-	})
-	if err != nil {
-		return cmdline.UsageError(err.Error())
-	}
-	if a.Bool("help") {
-		fmt.Fprint(s.Out, a.Usage("info [flags]"))
-		return nil
-	}
-	format, err := a.Format()
-	if err != nil {
-		return cmdline.UsageError(err.Error())
+	a, format, help, err := cmdline.Command(s, cmdline.Verb{Name: "info", Synopsis: "info [flags]", Answers: true,
+		Flags: map[string]cmdline.Spec{
+			"concurrency": {Kind: cmdline.Value, Arg: "N", Help: "show the worker count a run with --concurrency N would use"},
+		}}, argv)
+	if help || err != nil {
+		return err
 	}
 	conc, err := a.Int("concurrency", 0)
 	if err != nil {
 		return cmdline.UsageError(err.Error())
 	}
-	root, err := workspace.FindRoot(s.WorkingDir())
+	e, err := anyEnv(s)
 	if err != nil {
 		return err
 	}
-	m, loadErr := workspace.Load(root)
-	e := ops.NewEnv(root, m, loadErr, s.Environment())
 	defer e.Close()
+	root := e.Root
 	in := ops.InfoInput{Concurrency: conc}
 	if st, _, err := (&client.Client{Root: root}).Status(ctx); err == nil {
 		in.Daemon = func() *wire.Status { return st }

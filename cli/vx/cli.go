@@ -153,13 +153,11 @@ var runFlags = func() map[string]cmdline.Spec {
 }
 
 func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
-	a, err := cmdline.Parse("run", argv, runFlags())
-	if err != nil {
-		return cmdline.UsageError(err.Error())
-	}
-	if a.Bool("help") {
-		fmt.Fprint(s.Out, a.Usage("run TASK... [flags]"))
-		return nil
+	// run's --format (declared in runFlags) says more than "output
+	// format", so Command does not declare it.
+	a, _, help, err := cmdline.Command(s, cmdline.Verb{Name: "run", Synopsis: "run TASK... [flags]", Flags: runFlags()}, argv)
+	if help || err != nil {
+		return err
 	}
 	format, err := a.Format()
 	if err != nil {

@@ -21,20 +21,13 @@ func searchDocs(query string, limit int, given bool) (*docsearch.Result, error) 
 }
 
 func docsVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
-	a, err := cmdline.Parse("docs", argv, map[string]cmdline.Spec{
-		"limit":  {Kind: cmdline.Value, Arg: "N", Help: "how many sections (1..50, default 5)"},
-		"format": {Kind: cmdline.Value, Arg: "text|json", Help: "output format"},
-	})
-	if err != nil {
-		return cmdline.UsageError(err.Error())
-	}
-	if a.Bool("help") {
-		fmt.Fprint(s.Out, a.Usage("docs QUERY... [flags]")+"\nSearches the reference embedded in vx (no network): the sections holding every word, best first.\n")
-		return nil
-	}
-	format, err := a.Format()
-	if err != nil {
-		return cmdline.UsageError(err.Error())
+	a, format, help, err := cmdline.Command(s, cmdline.Verb{Name: "docs", Synopsis: "docs QUERY... [flags]", Answers: true,
+		About: "\nSearches the reference embedded in vx (no network): the sections holding every word, best first.\n",
+		Flags: map[string]cmdline.Spec{
+			"limit": {Kind: cmdline.Value, Arg: "N", Help: "how many sections (1..50, default 5)"},
+		}}, argv)
+	if help || err != nil {
+		return err
 	}
 	limit, err := a.Int("limit", 0)
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"github.com/vzn/vx/cli/cmdline"
 	"github.com/vzn/vx/client"
 	"github.com/vzn/vx/daemon/ops"
-	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/protocol/version"
 	"github.com/vzn/vx/protocol/wire"
 )
@@ -18,27 +17,16 @@ import (
 // doctorVerb is vx doctor: what stops vx working here, each with its fix;
 // exit 1 when something does.
 func doctorVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
-	a, err := cmdline.Parse("doctor", argv, map[string]cmdline.Spec{
-		"format": {Kind: cmdline.Value, Arg: "text|json", Help: "output format"},
-	})
-	if err != nil {
-		return cmdline.UsageError(err.Error())
+	_, format, help, err := cmdline.Command(s, cmdline.Verb{Name: "doctor", Synopsis: "doctor [flags]", Answers: true}, argv)
+	if help || err != nil {
+		return err
 	}
-	if a.Bool("help") {
-		fmt.Fprint(s.Out, a.Usage("doctor [flags]"))
-		return nil
-	}
-	format, err := a.Format()
-	if err != nil {
-		return cmdline.UsageError(err.Error())
-	}
-	root, err := workspace.FindRoot(s.WorkingDir())
+	e, err := anyEnv(s)
 	if err != nil {
 		return err
 	}
-	m, loadErr := workspace.Load(root)
-	e := ops.NewEnv(root, m, loadErr, s.Environment())
 	defer e.Close()
+	root := e.Root
 	self, _ := os.Executable()
 	out, err := ops.Doctor(ctx, e, ops.DoctorInput{Version: version.Version, VX: self,
 		Probe: func(ctx context.Context) (*wire.Status, bool, error) {

@@ -11,24 +11,15 @@ import (
 )
 
 func initVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
-	a, err := cmdline.Parse("init", argv, map[string]cmdline.Spec{
-		"dry":    {Kind: cmdline.Bool, Help: "print the plan, write nothing"},
-		"force":  {Kind: cmdline.Bool, Help: "replace an existing vx.workspace.json"},
-		"format": {Kind: cmdline.Value, Arg: "text|json", Help: "output format"},
-	})
-	if err != nil {
-		return cmdline.UsageError(err.Error())
-	}
-	if a.Bool("help") {
-		fmt.Fprint(s.Out, a.Usage("init [--dry] [--force] [flags]")+"\nDetects turbo.json, nx.json/project.json or package.json workspaces and proposes vx.workspace.json (and vx.project.json files).\n")
-		return nil
-	}
-	format, err := a.Format()
-	if err != nil {
-		return cmdline.UsageError(err.Error())
-	}
-	if len(a.Pos()) > 0 {
-		return cmdline.UsageError(fmt.Sprintf("vx init takes no arguments (got %q)", a.Pos()[0]))
+	a, format, help, err := cmdline.Command(s, cmdline.Verb{Name: "init", Synopsis: "init [--dry] [--force] [flags]",
+		About:   "\nDetects turbo.json, nx.json/project.json or package.json workspaces and proposes vx.workspace.json (and vx.project.json files).\n",
+		Answers: true, NoArgs: true,
+		Flags: map[string]cmdline.Spec{
+			"dry":   {Kind: cmdline.Bool, Help: "print the plan, write nothing"},
+			"force": {Kind: cmdline.Bool, Help: "replace an existing vx.workspace.json"},
+		}}, argv)
+	if help || err != nil {
+		return err
 	}
 	in := ops.InitInput{Dir: s.WorkingDir(), Environ: s.Environment()}
 	if a.Bool("force") {

@@ -11,26 +11,16 @@ import (
 )
 
 func lastVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
-	a, err := cmdline.Parse("last", argv, map[string]cmdline.Spec{
-		"list":   {Kind: cmdline.Bool, Help: "list the latest runs"},
-		"limit":  {Kind: cmdline.Value, Arg: "N", Help: "with --list: how many runs (1..500, default 20)"},
-		"run":    {Kind: cmdline.Value, Arg: "ID", Help: "a run id or unique prefix (default: the latest run)"},
-		"log":    {Kind: cmdline.Value, Arg: "TASK", Help: "print a task's log (project#task)"},
-		"format": {Kind: cmdline.Value, Arg: "text|json", Help: "output format"},
-	})
-	if err != nil {
-		return cmdline.UsageError(err.Error())
-	}
-	if a.Bool("help") {
-		fmt.Fprint(s.Out, a.Usage("last [--list] [--run ID] [--log PROJECT#TASK] [flags]"))
-		return nil
-	}
-	format, err := a.Format()
-	if err != nil {
-		return cmdline.UsageError(err.Error())
-	}
-	if len(a.Pos()) > 0 {
-		return cmdline.UsageError(fmt.Sprintf("vx last takes no arguments (got %q); use --run ID or --log PROJECT#TASK", a.Pos()[0]))
+	a, format, help, err := cmdline.Command(s, cmdline.Verb{Name: "last", Synopsis: "last [--list] [--run ID] [--log PROJECT#TASK] [flags]",
+		Answers: true, NoArgs: true, NoArgsHint: "; use --run ID or --log PROJECT#TASK",
+		Flags: map[string]cmdline.Spec{
+			"list":  {Kind: cmdline.Bool, Help: "list the latest runs"},
+			"limit": {Kind: cmdline.Value, Arg: "N", Help: "with --list: how many runs (1..500, default 20)"},
+			"run":   {Kind: cmdline.Value, Arg: "ID", Help: "a run id or unique prefix (default: the latest run)"},
+			"log":   {Kind: cmdline.Value, Arg: "TASK", Help: "print a task's log (project#task)"},
+		}}, argv)
+	if help || err != nil {
+		return err
 	}
 	e, err := opEnv(s)
 	if err != nil {

@@ -14,23 +14,20 @@ import (
 	"github.com/vzn/vx/protocol/version"
 )
 
+// mcpHelp is vx mcp --help.
+const mcpHelp = "usage: vx mcp [--stdio]\n\nThe MCP server for agents, over stdio. Configure a client with\n  { \"mcpServers\": { \"vx\": { \"command\": \"vx\", \"args\": [\"mcp\"] } } }\nand run it from inside a vx workspace. The shim starts the workspace's vxd\n(the one beside this vx) when none runs and bridges every message to it.\n\nflags:\n  --stdio   newline-delimited JSON-RPC on stdin/stdout (default)\n"
+
 // mcpVerb is the stdio shim: it finds the workspace from the current
 // directory, starts the vxd beside this executable if needed, and bridges
 // newline-delimited JSON-RPC between stdin/stdout and the daemon. Nothing
 // but JSON-RPC ever goes to stdout.
 func mcpVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
-	a, err := cmdline.Parse("mcp", argv, map[string]cmdline.Spec{
-		"stdio": {Kind: cmdline.Bool, Help: "speak newline-delimited JSON-RPC on stdin/stdout (the default, and the only transport)"},
-	})
-	if err != nil {
-		return cmdline.UsageError(err.Error())
-	}
-	if a.Bool("help") {
-		fmt.Fprint(s.Out, "usage: vx mcp [--stdio]\n\nThe MCP server for agents, over stdio. Configure a client with\n  { \"mcpServers\": { \"vx\": { \"command\": \"vx\", \"args\": [\"mcp\"] } } }\nand run it from inside a vx workspace. The shim starts the workspace's vxd\n(the one beside this vx) when none runs and bridges every message to it.\n\nflags:\n  --stdio   newline-delimited JSON-RPC on stdin/stdout (default)\n")
-		return nil
-	}
-	if len(a.Pos()) > 0 {
-		return cmdline.UsageError(fmt.Sprintf("vx mcp takes no arguments (got %q); its one flag is --stdio", a.Pos()[0]))
+	_, _, help, err := cmdline.Command(s, cmdline.Verb{Name: "mcp", Help: mcpHelp, NoArgs: true, NoArgsHint: "; its one flag is --stdio",
+		Flags: map[string]cmdline.Spec{
+			"stdio": {Kind: cmdline.Bool, Help: "speak newline-delimited JSON-RPC on stdin/stdout (the default, and the only transport)"},
+		}}, argv)
+	if help || err != nil {
+		return err
 	}
 	root, err := workspace.FindRoot(s.WorkingDir())
 	if err != nil {

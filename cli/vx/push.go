@@ -25,18 +25,12 @@ func pushRun(ctx context.Context, s *cmdline.IO, m *workspace.Model, sum *wire.R
 }
 
 func pushVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
-	a, err := cmdline.Parse("push", argv, map[string]cmdline.Spec{
-		"all": {Kind: cmdline.Bool, Help: "also send every run of the local history the platform has not stored"},
-	})
-	if err != nil {
-		return cmdline.UsageError(err.Error())
-	}
-	if a.Bool("help") {
-		fmt.Fprint(s.Out, a.Usage("push [--all]"))
-		return nil
-	}
-	if len(a.Pos()) > 0 {
-		return cmdline.UsageError(fmt.Sprintf("vx push takes no arguments (got %q)", a.Pos()[0]))
+	a, _, help, err := cmdline.Command(s, cmdline.Verb{Name: "push", Synopsis: "push [--all]", NoArgs: true,
+		Flags: map[string]cmdline.Spec{
+			"all": {Kind: cmdline.Bool, Help: "also send every run of the local history the platform has not stored"},
+		}}, argv)
+	if help || err != nil {
+		return err
 	}
 	m, err := loadModel(s)
 	if err != nil {

@@ -15,22 +15,9 @@ import (
 // cacheStatusVerb is `vx cache status`: a live check of the remote cache.
 // It exits 1 when a configured remote is not usable.
 func cacheStatusVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
-	a, err := cmdline.Parse("cache status", argv, map[string]cmdline.Spec{
-		"format": {Kind: cmdline.Value, Arg: "text|json", Help: "output format"},
-	})
-	if err != nil {
-		return cmdline.UsageError(err.Error())
-	}
-	if a.Bool("help") {
-		fmt.Fprint(s.Out, a.Usage("cache status [flags]"))
-		return nil
-	}
-	if len(a.Pos()) > 0 {
-		return cmdline.UsageError(fmt.Sprintf("vx cache status takes no arguments (got %q)", a.Pos()[0]))
-	}
-	format, err := a.Format()
-	if err != nil {
-		return cmdline.UsageError(err.Error())
+	_, format, help, err := cmdline.Command(s, cmdline.Verb{Name: "cache status", Synopsis: "cache status [flags]", Answers: true, NoArgs: true}, argv)
+	if help || err != nil {
+		return err
 	}
 	e, err := opEnv(s)
 	if err != nil {

@@ -44,22 +44,26 @@ func opEnv(s *cmdline.IO) (*ops.Env, error) {
 	return ops.NewEnv(m.Root, m, nil, s.Environment()), nil
 }
 
+// anyEnv is opEnv for the verbs that answer about a configuration that
+// does not load (doctor, info): only a workspace that cannot be found is
+// an error; the load error is the Env's.
+func anyEnv(s *cmdline.IO) (*ops.Env, error) {
+	root, err := workspace.FindRoot(s.WorkingDir())
+	if err != nil {
+		return nil, err
+	}
+	m, loadErr := workspace.Load(root)
+	return ops.NewEnv(root, m, loadErr, s.Environment()), nil
+}
+
 func showVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
-	a, err := cmdline.Parse("show", argv, map[string]cmdline.Spec{
-		"filter":   {Kind: cmdline.Multi, Arg: "SEL", Help: "only projects matching SEL (as vx run --filter)"},
-		"affected": {Kind: cmdline.Optional, Arg: "REF", Help: "only affected projects (as vx run --affected)"},
-		"format":   {Kind: cmdline.Value, Arg: "text|json", Help: "output format"},
-	})
-	if err != nil {
-		return cmdline.UsageError(err.Error())
-	}
-	if a.Bool("help") {
-		fmt.Fprint(s.Out, a.Usage("show [PROJECT | PROJECT#TASK | TASK] [flags]"))
-		return nil
-	}
-	format, err := a.Format()
-	if err != nil {
-		return cmdline.UsageError(err.Error())
+	a, format, help, err := cmdline.Command(s, cmdline.Verb{Name: "show", Synopsis: "show [PROJECT | PROJECT#TASK | TASK] [flags]", Answers: true,
+		Flags: map[string]cmdline.Spec{
+			"filter":   {Kind: cmdline.Multi, Arg: "SEL", Help: "only projects matching SEL (as vx run --filter)"},
+			"affected": {Kind: cmdline.Optional, Arg: "REF", Help: "only affected projects (as vx run --affected)"},
+		}}, argv)
+	if help || err != nil {
+		return err
 	}
 	e, err := opEnv(s)
 	if err != nil {
@@ -160,20 +164,12 @@ func renderOverlaps(w io.Writer, overlaps []workspace.OutputOverlap) {
 }
 
 func whyVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
-	a, err := cmdline.Parse("why", argv, map[string]cmdline.Spec{
-		"run":    {Kind: cmdline.Value, Arg: "ID", Help: "the run to explain (whole id or unique prefix; default: the task's latest)"},
-		"format": {Kind: cmdline.Value, Arg: "text|json", Help: "output format"},
-	})
-	if err != nil {
-		return cmdline.UsageError(err.Error())
-	}
-	if a.Bool("help") {
-		fmt.Fprint(s.Out, a.Usage("why PROJECT#TASK [--run ID] [flags]"))
-		return nil
-	}
-	format, err := a.Format()
-	if err != nil {
-		return cmdline.UsageError(err.Error())
+	a, format, help, err := cmdline.Command(s, cmdline.Verb{Name: "why", Synopsis: "why PROJECT#TASK [--run ID] [flags]", Answers: true,
+		Flags: map[string]cmdline.Spec{
+			"run": {Kind: cmdline.Value, Arg: "ID", Help: "the run to explain (whole id or unique prefix; default: the task's latest)"},
+		}}, argv)
+	if help || err != nil {
+		return err
 	}
 	if len(a.Pos()) != 1 {
 		return cmdline.UsageError("vx why takes one task id, e.g. `vx why web#build`")

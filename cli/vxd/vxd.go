@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -79,18 +80,14 @@ func vxdRoot(s *cmdline.IO, a *cmdline.Args) (string, error) {
 }
 
 func serveVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
-	a, err := cmdline.Parse("serve", argv, map[string]cmdline.Spec{
+	a, _, help, err := cmdline.Command(s, cmdline.Verb{Prog: "vxd", Name: "serve", Synopsis: "serve [flags]", Flags: map[string]cmdline.Spec{
 		"root":         {Kind: cmdline.Value, Arg: "DIR", Help: "the workspace (default: found from the current directory)"},
 		"idle-timeout": {Kind: cmdline.Value, Arg: "DURATION", Help: "stop after this long with no session or request (default 30m; 0 never)"},
 		"log-level":    {Kind: cmdline.Value, Arg: "LEVEL", Help: "debug, info, warn or error (default info)"},
 		"session-idle": {Kind: cmdline.Value, Arg: "DURATION", Help: "end an MCP session with no request and no open stream for this long (default 30m; 0 never)"},
-	})
-	if err != nil {
-		return cmdline.UsageError(err.Error())
-	}
-	if a.Bool("help") {
-		fmt.Fprint(s.Out, a.Usage("serve [flags]"))
-		return nil
+	}}, argv)
+	if help || err != nil {
+		return err
 	}
 	root, err := vxdRoot(s, a)
 	if err != nil {
@@ -144,29 +141,19 @@ func serveVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	return err
 }
 
-func simpleArgs(verb string, argv []string, extra map[string]cmdline.Spec) (*cmdline.Args, error) {
-	specs := map[string]cmdline.Spec{"root": {Kind: cmdline.Value, Arg: "DIR", Help: "the workspace (default: found from the current directory)"}}
-	for k, v := range extra {
-		specs[k] = v
-	}
-	a, err := cmdline.Parse(verb, argv, specs)
-	if err != nil {
-		return nil, cmdline.UsageError(err.Error())
-	}
-	if len(a.Pos()) > 0 {
-		return nil, cmdline.UsageError(fmt.Sprintf("vxd %s takes no arguments (got %q)", verb, a.Pos()[0]))
-	}
-	return a, nil
+// command is the preamble of the vxd verbs that take --root and no
+// arguments; help is true when --help was answered.
+func command(s *cmdline.IO, verb, synopsis string, argv []string, extra map[string]cmdline.Spec) (a *cmdline.Args, help bool, err error) {
+	flags := map[string]cmdline.Spec{"root": {Kind: cmdline.Value, Arg: "DIR", Help: "the workspace (default: found from the current directory)"}}
+	maps.Copy(flags, extra)
+	a, _, help, err = cmdline.Command(s, cmdline.Verb{Prog: "vxd", Name: verb, Synopsis: synopsis, Flags: flags, NoArgs: true}, argv)
+	return a, help, err
 }
 
 func startVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
-	a, err := simpleArgs("start", argv, nil)
-	if err != nil {
+	a, help, err := command(s, "start", "start [flags]", argv, nil)
+	if help || err != nil {
 		return err
-	}
-	if a.Bool("help") {
-		fmt.Fprint(s.Out, a.Usage("start [flags]"))
-		return nil
 	}
 	root, err := vxdRoot(s, a)
 	if err != nil {
@@ -182,13 +169,9 @@ func startVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 }
 
 func stopVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
-	a, err := simpleArgs("stop", argv, nil)
-	if err != nil {
+	a, help, err := command(s, "stop", "stop [flags]", argv, nil)
+	if help || err != nil {
 		return err
-	}
-	if a.Bool("help") {
-		fmt.Fprint(s.Out, a.Usage("stop [flags]"))
-		return nil
 	}
 	root, err := vxdRoot(s, a)
 	if err != nil {
@@ -207,13 +190,9 @@ func stopVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 }
 
 func tokenVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
-	a, err := simpleArgs("token", argv, nil)
-	if err != nil {
+	a, help, err := command(s, "token", "token [flags]", argv, nil)
+	if help || err != nil {
 		return err
-	}
-	if a.Bool("help") {
-		fmt.Fprint(s.Out, a.Usage("token [flags]"))
-		return nil
 	}
 	root, err := vxdRoot(s, a)
 	if err != nil {
@@ -229,17 +208,13 @@ func tokenVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 }
 
 func statusVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
-	a, err := simpleArgs("status", argv, map[string]cmdline.Spec{
+	a, help, err := command(s, "status", "status [--format text|json] [--watch] [flags]", argv, map[string]cmdline.Spec{
 		"format": {Kind: cmdline.Value, Arg: "text|json", Help: "output format"},
 		"json":   {Help: "the same as --format json"},
 		"watch":  {Help: "redraw the status live from the daemon's event feed"},
 	})
-	if err != nil {
+	if help || err != nil {
 		return err
-	}
-	if a.Bool("help") {
-		fmt.Fprint(s.Out, a.Usage("status [--format text|json] [--watch] [flags]"))
-		return nil
 	}
 	format, err := statusFormat(a)
 	if err != nil {

@@ -213,13 +213,16 @@ type Verb struct {
 	// NoArgsHint.
 	NoArgs     bool
 	NoArgsHint string
+	// Check, when set, refuses what the flags cannot say (e.g. how many
+	// arguments), after the flags parsed and before anything loads.
+	Check func(*Args) error
 }
 
 // Command is every verb's preamble, so that usage and refusals read the
 // same everywhere: it parses argv against the verb's flags (a refusal is
 // a UsageError), answers --help (printing the usage; help is true), reads
-// --format for a verb that answers, and refuses arguments for one that
-// takes none.
+// --format for a verb that answers, refuses arguments for one that takes
+// none, and runs the verb's Check.
 func Command(s *IO, v Verb, argv []string) (a *Args, format string, help bool, err error) {
 	if v.Flags == nil {
 		v.Flags = map[string]Spec{}
@@ -250,6 +253,11 @@ func Command(s *IO, v Verb, argv []string) (a *Args, format string, help bool, e
 			prog = "vx"
 		}
 		return nil, "", false, UsageError(fmt.Sprintf("%s %s takes no arguments (got %q)%s", prog, v.Name, a.pos[0], v.NoArgsHint))
+	}
+	if v.Check != nil {
+		if err := v.Check(a); err != nil {
+			return nil, "", false, err
+		}
 	}
 	return a, format, false, nil
 }

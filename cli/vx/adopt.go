@@ -68,15 +68,11 @@ func bytesText(n int64) string {
 }
 
 func lockVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
-	a, format, help, err := cmdline.Command(s, cmdline.Verb{Name: "lock", Synopsis: "lock [--check] [flags]", Answers: true,
+	a, format, e, err := question(s, cmdline.Verb{Name: "lock", Synopsis: "lock [--check] [flags]", Answers: true,
 		Flags: map[string]cmdline.Spec{
 			"check": {Kind: cmdline.Bool, Help: "compare the configuration with vx.lock; exit 1 on drift"},
-		}}, argv)
-	if help || err != nil {
-		return err
-	}
-	e, err := opEnv(s)
-	if err != nil {
+		}}, argv, opEnv)
+	if e == nil {
 		return err
 	}
 	defer e.Close()
@@ -130,22 +126,18 @@ func renderLockCheck(w io.Writer, r *lockfile.CheckResult) {
 }
 
 func infoVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
-	a, format, help, err := cmdline.Command(s, cmdline.Verb{Name: "info", Synopsis: "info [flags]", Answers: true,
+	a, format, e, err := question(s, cmdline.Verb{Name: "info", Synopsis: "info [flags]", Answers: true,
 		Flags: map[string]cmdline.Spec{
 			"concurrency": {Kind: cmdline.Value, Arg: "N", Help: "show the worker count a run with --concurrency N would use"},
-		}}, argv)
-	if help || err != nil {
+		}}, argv, anyEnv)
+	if e == nil {
 		return err
 	}
+	defer e.Close()
 	conc, err := a.Int("concurrency", 0)
 	if err != nil {
 		return cmdline.UsageError(err.Error())
 	}
-	e, err := anyEnv(s)
-	if err != nil {
-		return err
-	}
-	defer e.Close()
 	root := e.Root
 	in := ops.InfoInput{Concurrency: conc}
 	if st, _, err := (&client.Client{Root: root}).Status(ctx); err == nil {

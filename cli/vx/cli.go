@@ -28,69 +28,33 @@ import (
 	"github.com/vzn/vx/daemon/runner"
 	"github.com/vzn/vx/daemon/secret"
 	"github.com/vzn/vx/daemon/workspace"
-	"github.com/vzn/vx/protocol/version"
 	"github.com/vzn/vx/protocol/wire"
 )
 
-type verb struct {
-	name    string
-	summary string
-	run     func(ctx context.Context, s *cmdline.IO, argv []string) error
-}
-
-func vxVerbs() []verb {
-	return []verb{
-		{"run", "run tasks across the workspace, with the cache", runVerb},
-		{"show", "show projects, tasks and resolved task configuration", showVerb},
-		{"why", "explain why a task re-ran: its key against the previous one", whyVerb},
-		{"last", "the latest runs, one run's tasks, or a task's log", lastVerb},
-		{"cache", "cache maintenance and the remote: vx cache prune, vx cache status", cacheVerb},
-		{"lock", "record task definitions in vx.lock, or check them", lockVerb},
-		{"docs", "search the reference", docsVerb},
-		{"init", "propose a vx.workspace.json (migrating turbo.json / nx.json)", initVerb},
-		{"info", "versions, workspace, workers, cache, lock, daemon and MCP settings", infoVerb},
-		{"mcp", "the stdio MCP server for agents (bridges to vxd)", mcpVerb},
-		{"push", "send runs waiting in .vx/outbox (--all: the local history) to the team platform", pushVerb},
-		{"doctor", "what stops vx working here, each with its fix", doctorVerb},
-		{"version", "print the version", func(ctx context.Context, s *cmdline.IO, argv []string) error {
-			fmt.Fprintf(s.Out, "vx %s\n", version.Version)
-			return nil
-		}},
-	}
+// program is vx's command line: its verbs, each a thin adapter.
+var program = cmdline.Program{
+	Name:   "vx",
+	About:  "a monorepo task runner with a content-addressed cache and run history",
+	Footer: "\nEvery command takes --help. Commands that answer a question take --format json.\n",
+	Hint:   workspace.CloseHint,
+	Commands: []cmdline.Subcommand{
+		{Name: "run", Summary: "run tasks across the workspace, with the cache", Run: runVerb},
+		{Name: "show", Summary: "show projects, tasks and resolved task configuration", Run: showVerb},
+		{Name: "why", Summary: "explain why a task re-ran: its key against the previous one", Run: whyVerb},
+		{Name: "last", Summary: "the latest runs, one run's tasks, or a task's log", Run: lastVerb},
+		{Name: "cache", Summary: "cache maintenance and the remote: vx cache prune, vx cache status", Run: cacheVerb},
+		{Name: "lock", Summary: "record task definitions in vx.lock, or check them", Run: lockVerb},
+		{Name: "docs", Summary: "search the reference", Run: docsVerb},
+		{Name: "init", Summary: "propose a vx.workspace.json (migrating turbo.json / nx.json)", Run: initVerb},
+		{Name: "info", Summary: "versions, workspace, workers, cache, lock, daemon and MCP settings", Run: infoVerb},
+		{Name: "mcp", Summary: "the stdio MCP server for agents (bridges to vxd)", Run: mcpVerb},
+		{Name: "push", Summary: "send runs waiting in .vx/outbox (--all: the local history) to the team platform", Run: pushVerb},
+		{Name: "doctor", Summary: "what stops vx working here, each with its fix", Run: doctorVerb},
+	},
 }
 
 // Run is the vx command line. It returns the process exit code.
-func Run(ctx context.Context, argv []string, s *cmdline.IO) int {
-	verbs := vxVerbs()
-	if len(argv) == 0 || argv[0] == "help" || argv[0] == "--help" || argv[0] == "-h" {
-		printHelp(s.Out, verbs)
-		return 0
-	}
-	if argv[0] == "--version" {
-		argv[0] = "version"
-	}
-	for _, v := range verbs {
-		if v.name == argv[0] {
-			return exitCode(s, v.run(ctx, s, argv[1:]))
-		}
-	}
-	names := make([]string, 0, len(verbs))
-	for _, v := range verbs {
-		names = append(names, v.name)
-	}
-	fmt.Fprintf(s.Err, "vx: unknown command %q%s; run `vx help`\n", argv[0], workspace.CloseHint(argv[0], names))
-	return 2
-}
-
-func printHelp(w io.Writer, verbs []verb) {
-	fmt.Fprintf(w, "vx %s: a monorepo task runner with a content-addressed cache and run history\n\nusage: vx <command> [flags]\n\ncommands:\n", version.Version)
-	for _, v := range verbs {
-		fmt.Fprintf(w, "  %-8s %s\n", v.name, v.summary)
-	}
-	fmt.Fprintf(w, "\nEvery command takes --help. Commands that answer a question take --format json.\n")
-}
-
-func exitCode(s *cmdline.IO, err error) int { return cmdline.Exit(s, "vx", err) }
+func Run(ctx context.Context, argv []string, s *cmdline.IO) int { return program.Run(ctx, argv, s) }
 
 // loadModel finds and loads the workspace from the IO's directory. A
 // workspace that cannot be found or loaded is a refusal (exit 2).
@@ -270,10 +234,7 @@ func renderPlan(w io.Writer, plan *wire.Plan) {
 		if deps == "" {
 			deps = "-"
 		}
-		cacheCol := t.Cache
-		if t.CacheSource != "" {
-			cacheCol += " (" + t.CacheSource + ")"
-		}
+		cacheCol := cacheText(t.Cache, t.CacheSource)
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.TaskID, cacheCol, p50, deps, shortKey(t.Key))
 	}
 	tw.Flush()

@@ -17,12 +17,8 @@ import (
 // doctorVerb is vx doctor: what stops vx working here, each with its fix;
 // exit 1 when something does.
 func doctorVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
-	_, format, help, err := cmdline.Command(s, cmdline.Verb{Name: "doctor", Synopsis: "doctor [flags]", Answers: true}, argv)
-	if help || err != nil {
-		return err
-	}
-	e, err := anyEnv(s)
-	if err != nil {
+	_, format, e, err := question(s, cmdline.Verb{Name: "doctor", Synopsis: "doctor [flags]", Answers: true}, argv, anyEnv)
+	if e == nil {
 		return err
 	}
 	defer e.Close()

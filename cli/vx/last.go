@@ -11,19 +11,15 @@ import (
 )
 
 func lastVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
-	a, format, help, err := cmdline.Command(s, cmdline.Verb{Name: "last", Synopsis: "last [--list] [--run ID] [--log PROJECT#TASK] [flags]",
+	a, format, e, err := question(s, cmdline.Verb{Name: "last", Synopsis: "last [--list] [--run ID] [--log PROJECT#TASK] [flags]",
 		Answers: true, NoArgs: true, NoArgsHint: "; use --run ID or --log PROJECT#TASK",
 		Flags: map[string]cmdline.Spec{
 			"list":  {Kind: cmdline.Bool, Help: "list the latest runs"},
 			"limit": {Kind: cmdline.Value, Arg: "N", Help: "with --list: how many runs (1..500, default 20)"},
 			"run":   {Kind: cmdline.Value, Arg: "ID", Help: "a run id or unique prefix (default: the latest run)"},
 			"log":   {Kind: cmdline.Value, Arg: "TASK", Help: "print a task's log (project#task)"},
-		}}, argv)
-	if help || err != nil {
-		return err
-	}
-	e, err := opEnv(s)
-	if err != nil {
+		}}, argv, opEnv)
+	if e == nil {
 		return err
 	}
 	defer e.Close()
@@ -81,12 +77,18 @@ func renderRun(w io.Writer, o *ops.RunOutput) {
 		if t.ExitCode != nil {
 			code = fmt.Sprint(*t.ExitCode)
 		}
-		cacheCol := t.Cache
-		if t.CacheSource != "" {
-			cacheCol += " (" + t.CacheSource + ")"
-		}
+		cacheCol := cacheText(t.Cache, t.CacheSource)
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.TaskID, t.Status, cacheCol, cmdline.Ms(t.DurationMs), code, t.Reason)
 	}
 	tw.Flush()
 	printViolations(w, o.Tasks)
+}
+
+// cacheText is a task's cache verdict with where a hit came from: "hit
+// (remote)".
+func cacheText(cache, source string) string {
+	if source == "" {
+		return cache
+	}
+	return cache + " (" + source + ")"
 }

@@ -15,12 +15,8 @@ import (
 // cacheStatusVerb is `vx cache status`: a live check of the remote cache.
 // It exits 1 when a configured remote is not usable.
 func cacheStatusVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
-	_, format, help, err := cmdline.Command(s, cmdline.Verb{Name: "cache status", Synopsis: "cache status [flags]", Answers: true, NoArgs: true}, argv)
-	if help || err != nil {
-		return err
-	}
-	e, err := opEnv(s)
-	if err != nil {
+	_, format, e, err := question(s, cmdline.Verb{Name: "cache status", Synopsis: "cache status [flags]", Answers: true, NoArgs: true}, argv, opEnv)
+	if e == nil {
 		return err
 	}
 	defer e.Close()

@@ -44,6 +44,20 @@ func opEnv(s *cmdline.IO) (*ops.Env, error) {
 	return ops.NewEnv(m.Root, m, nil, s.Environment()), nil
 }
 
+// question is the preamble of a verb that asks an operation about the
+// workspace: cmdline.Command, then the Env load makes. e is nil when the
+// verb is done: --help answered (err nil), or a refusal.
+func question(s *cmdline.IO, v cmdline.Verb, argv []string, load func(*cmdline.IO) (*ops.Env, error)) (a *cmdline.Args, format string, e *ops.Env, err error) {
+	a, format, help, err := cmdline.Command(s, v, argv)
+	if help || err != nil {
+		return nil, "", nil, err
+	}
+	if e, err = load(s); err != nil {
+		return nil, "", nil, err
+	}
+	return a, format, e, nil
+}
+
 // anyEnv is opEnv for the verbs that answer about a configuration that
 // does not load (doctor, info): only a workspace that cannot be found is
 // an error; the load error is the Env's.
@@ -57,16 +71,12 @@ func anyEnv(s *cmdline.IO) (*ops.Env, error) {
 }
 
 func showVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
-	a, format, help, err := cmdline.Command(s, cmdline.Verb{Name: "show", Synopsis: "show [PROJECT | PROJECT#TASK | TASK] [flags]", Answers: true,
+	a, format, e, err := question(s, cmdline.Verb{Name: "show", Synopsis: "show [PROJECT | PROJECT#TASK | TASK] [flags]", Answers: true,
 		Flags: map[string]cmdline.Spec{
 			"filter":   {Kind: cmdline.Multi, Arg: "SEL", Help: "only projects matching SEL (as vx run --filter)"},
 			"affected": {Kind: cmdline.Optional, Arg: "REF", Help: "only affected projects (as vx run --affected)"},
-		}}, argv)
-	if help || err != nil {
-		return err
-	}
-	e, err := opEnv(s)
-	if err != nil {
+		}}, argv, opEnv)
+	if e == nil {
 		return err
 	}
 	defer e.Close()
@@ -164,18 +174,17 @@ func renderOverlaps(w io.Writer, overlaps []workspace.OutputOverlap) {
 }
 
 func whyVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
-	a, format, help, err := cmdline.Command(s, cmdline.Verb{Name: "why", Synopsis: "why PROJECT#TASK [--run ID] [flags]", Answers: true,
+	a, format, e, err := question(s, cmdline.Verb{Name: "why", Synopsis: "why PROJECT#TASK [--run ID] [flags]", Answers: true,
 		Flags: map[string]cmdline.Spec{
 			"run": {Kind: cmdline.Value, Arg: "ID", Help: "the run to explain (whole id or unique prefix; default: the task's latest)"},
-		}}, argv)
-	if help || err != nil {
-		return err
-	}
-	if len(a.Pos()) != 1 {
-		return cmdline.UsageError("vx why takes one task id, e.g. `vx why web#build`")
-	}
-	e, err := opEnv(s)
-	if err != nil {
+		},
+		Check: func(a *cmdline.Args) error {
+			if len(a.Pos()) != 1 {
+				return cmdline.UsageError("vx why takes one task id, e.g. `vx why web#build`")
+			}
+			return nil
+		}}, argv, opEnv)
+	if e == nil {
 		return err
 	}
 	defer e.Close()

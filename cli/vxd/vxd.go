@@ -28,48 +28,21 @@ import (
 	"github.com/vzn/vx/protocol/wire"
 )
 
-// verb is one vxd command.
-type verb struct {
-	name    string
-	summary string
-	run     func(ctx context.Context, s *cmdline.IO, argv []string) error
-}
-
-func vxdVerbs() []verb {
-	return []verb{
-		{"serve", "run the daemon in the foreground", serveVerb},
-		{"start", "start the daemon in the background (idempotent; returns when ready)", startVerb},
-		{"stop", "stop the daemon", stopVerb},
-		{"status", "is it up: workspace, pid, port, version, uptime, sessions, memory, last run", statusVerb},
-		{"token", "print the bearer token (to configure a browser-based agent)", tokenVerb},
-		{"version", "print the version", func(ctx context.Context, s *cmdline.IO, argv []string) error {
-			fmt.Fprintf(s.Out, "vxd %s\n", version.Version)
-			return nil
-		}},
-	}
+// program is vxd's command line.
+var program = cmdline.Program{
+	Name:  "vxd",
+	About: "the per-workspace vx daemon (MCP over loopback HTTP)",
+	Commands: []cmdline.Subcommand{
+		{Name: "serve", Summary: "run the daemon in the foreground", Run: serveVerb},
+		{Name: "start", Summary: "start the daemon in the background (idempotent; returns when ready)", Run: startVerb},
+		{Name: "stop", Summary: "stop the daemon", Run: stopVerb},
+		{Name: "status", Summary: "is it up: workspace, pid, port, version, uptime, sessions, memory, last run", Run: statusVerb},
+		{Name: "token", Summary: "print the bearer token (to configure a browser-based agent)", Run: tokenVerb},
+	},
 }
 
 // Run is the vxd command line. It returns the process exit code.
-func Run(ctx context.Context, argv []string, s *cmdline.IO) int {
-	verbs := vxdVerbs()
-	if len(argv) > 0 && argv[0] == "--version" {
-		argv = append([]string{"version"}, argv[1:]...)
-	}
-	if len(argv) == 0 || argv[0] == "help" || argv[0] == "--help" || argv[0] == "-h" {
-		fmt.Fprintf(s.Out, "vxd %s: the per-workspace vx daemon (MCP over loopback HTTP)\n\nusage: vxd <command> [flags]\n\ncommands:\n", version.Version)
-		for _, v := range verbs {
-			fmt.Fprintf(s.Out, "  %-8s %s\n", v.name, v.summary)
-		}
-		return 0
-	}
-	for _, v := range verbs {
-		if v.name == argv[0] {
-			return cmdline.Exit(s, "vxd", v.run(ctx, s, argv[1:]))
-		}
-	}
-	fmt.Fprintf(s.Err, "vxd: unknown command %q; run `vxd help`\n", argv[0])
-	return 2
-}
+func Run(ctx context.Context, argv []string, s *cmdline.IO) int { return program.Run(ctx, argv, s) }
 
 func vxdRoot(s *cmdline.IO, a *cmdline.Args) (string, error) {
 	dir := s.WorkingDir()

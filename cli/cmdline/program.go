@@ -1,0 +1,61 @@
+package cmdline
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/vzn/vx/protocol/version"
+)
+
+// Subcommand is one verb of a program: vx run, vxd status.
+type Subcommand struct {
+	Name    string
+	Summary string // its line in the program's help
+	Run     func(ctx context.Context, s *IO, argv []string) error
+}
+
+// Program is a command line made of verbs; both vx and vxd are one.
+type Program struct {
+	Name     string       // "vx" or "vxd"
+	About    string       // what the help says the program is, after its version
+	Footer   string       // what the help prints after the verbs
+	Commands []Subcommand // a "version" verb is added after them
+	// Hint, when set, follows the refusal of an unknown verb (e.g. the
+	// closest name).
+	Hint func(name string, names []string) string
+}
+
+// Run runs the verb argv names and returns the process exit code: with no
+// verb or help it prints the help, --version is the version verb, and an
+// unknown verb is refused (exit 2).
+func (p Program) Run(ctx context.Context, argv []string, s *IO) int {
+	cmds := append(p.Commands, Subcommand{"version", "print the version", func(ctx context.Context, s *IO, argv []string) error {
+		fmt.Fprintf(s.Out, "%s %s\n", p.Name, version.Version)
+		return nil
+	}})
+	if len(argv) == 0 || argv[0] == "help" || argv[0] == "--help" || argv[0] == "-h" {
+		fmt.Fprintf(s.Out, "%s %s: %s\n\nusage: %s <command> [flags]\n\ncommands:\n", p.Name, version.Version, p.About, p.Name)
+		for _, c := range cmds {
+			fmt.Fprintf(s.Out, "  %-8s %s\n", c.Name, c.Summary)
+		}
+		fmt.Fprint(s.Out, p.Footer)
+		return 0
+	}
+	verb := argv[0]
+	if verb == "--version" {
+		verb = "version"
+	}
+	names := make([]string, 0, len(cmds))
+	for _, c := range cmds {
+		if c.Name == verb {
+			return Exit(s, p.Name, c.Run(ctx, s, argv[1:]))
+		}
+		names = append(names, c.Name)
+	}
+	hint := ""
+	if p.Hint != nil {
+		hint = p.Hint(argv[0], names)
+	}
+	fmt.Fprintf(s.Err, "%s: unknown command %q%s; run `%s help`\n", p.Name, argv[0], hint, p.Name)
+	return 2
+}

@@ -101,6 +101,12 @@ func (s *Store) scanExec(sc scanner, withOutput bool, extra ...any) (*Execution,
 }
 
 func (s *Store) queryRun(ctx context.Context, what, query string, args ...any) (*Run, error) {
+	return queryOne(ctx, s, what, func(row *sql.Row) (*Run, error) { return scanRun(row) }, query, args...)
+}
+
+// queryOne reads the one row query selects, with scan: no history yet,
+// or no such row, is ErrNotFound, each error naming what was read.
+func queryOne[T any](ctx context.Context, s *Store, what string, scan func(*sql.Row) (*T, error), query string, args ...any) (*T, error) {
 	db, err := s.reader(ctx)
 	if err != nil {
 		return nil, err
@@ -108,14 +114,14 @@ func (s *Store) queryRun(ctx context.Context, what, query string, args ...any) (
 	if db == nil {
 		return nil, fmt.Errorf("%s: %w", what, ErrNotFound)
 	}
-	r, err := scanRun(db.QueryRowContext(ctx, query, args...))
+	v, err := scan(db.QueryRowContext(ctx, query, args...))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("%s: %w", what, ErrNotFound)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", what, err)
 	}
-	return r, nil
+	return v, nil
 }
 
 func (s *Store) queryRuns(ctx context.Context, query string, args ...any) ([]Run, error) {
@@ -243,21 +249,7 @@ func clampLimit(n int) int {
 }
 
 func (s *Store) queryExec(ctx context.Context, what, query string, args ...any) (*Execution, error) {
-	db, err := s.reader(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if db == nil {
-		return nil, fmt.Errorf("%s: %w", what, ErrNotFound)
-	}
-	e, err := s.scanExec(db.QueryRowContext(ctx, query, args...), true)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("%s: %w", what, ErrNotFound)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", what, err)
-	}
-	return e, nil
+	return queryOne(ctx, s, what, func(row *sql.Row) (*Execution, error) { return s.scanExec(row, true) }, query, args...)
 }
 
 // Executions returns a run's executions in the order they were recorded,

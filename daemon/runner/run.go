@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -415,14 +416,8 @@ func (s *scheduler) step() {
 }
 
 func uniqSorted(s []string) []string {
-	sort.Strings(s)
-	out := s[:0]
-	for i, v := range s {
-		if i == 0 || v != s[i-1] {
-			out = append(out, v)
-		}
-	}
-	return out
+	slices.Sort(s)
+	return slices.Compact(s)
 }
 
 func blockedRow(n *workspace.Node, roots []string) *wire.TaskRow {
@@ -650,12 +645,7 @@ func (r *run) outputs(n *workspace.Node) []string {
 			r.warn("%s: outputs %q matched no file", n.ID, g)
 		}
 	}
-	out := make([]string, 0, len(set))
-	for f := range set {
-		out = append(out, f)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(set))
 }
 
 func safeName(id string) string {

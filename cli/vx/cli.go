@@ -134,45 +134,26 @@ func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	if req != nil {
 		format = "json"
 	}
-	conc, err := a.Int("concurrency", 0)
-	if err != nil || conc < 0 {
-		return cmdline.UsageError(fmt.Sprintf("vx run: --concurrency %q is not a worker count (use a positive whole number)", a.Str("concurrency")))
-	}
-	if !a.Has("concurrency") && os.Getenv("VX_CONCURRENCY") != "" {
-		if conc, err = strconv.Atoi(os.Getenv("VX_CONCURRENCY")); err != nil || conc <= 0 {
-			return cmdline.UsageError(fmt.Sprintf("VX_CONCURRENCY=%q is not a worker count (use a positive whole number, or unset it)", os.Getenv("VX_CONCURRENCY")))
-		}
-	}
-	dry := a.Has("dry")
-	if dry && a.Str("dry") != "" && a.Str("dry") != "json" && a.Str("dry") != "text" {
-		return cmdline.UsageError(fmt.Sprintf("vx run: --dry=%s is not a dry-run format (use --dry or --dry=json)", a.Str("dry")))
+	in, err := runSettings(a)
+	if err != nil {
+		return err
 	}
 	// A run is a short-lived process that allocates little it keeps:
 	// collect less often, from the start (loading and keys allocate most).
 	debug.SetGCPercent(400)
-	var cacheMode *remotecache.Mode
-	if a.Has("cache") {
-		mode, err := remotecache.ParseMode(a.Str("cache"))
-		if err != nil {
-			return cmdline.UsageError("vx run: " + err.Error())
-		}
-		cacheMode = &mode
-	}
 	m, err := loadModel(s)
 	if err != nil {
 		return err
 	}
 	a.TakeRef("affected", refNotTask(m))
-	in := ops.ExecuteInput{
-		Tasks: a.Pos(), Force: a.Bool("force"), Continue: a.Bool("continue"), Concurrency: conc,
-		Selection: workspace.Selection{Filters: a.List("filter"), Affected: a.Has("affected"), AffectedRef: a.Str("affected")},
-		Command:   append([]string{"run"}, argv...), Environ: s.Environment(), Logger: logger(s), Cache: cacheMode,
-	}
+	in.Tasks, in.Force, in.Continue = a.Pos(), a.Bool("force"), a.Bool("continue")
+	in.Selection = workspace.Selection{Filters: a.List("filter"), Affected: a.Has("affected"), AffectedRef: a.Str("affected")}
+	in.Command, in.Environ, in.Logger = append([]string{"run"}, argv...), s.Environment(), logger(s)
 	if req != nil {
 		req.apply(&in)
 	}
 	e := ops.NewEnv(m.Root, m, nil, s.Environment())
-	if dry {
+	if a.Has("dry") {
 		plan, err := ops.Plan(ctx, e, in)
 		if err != nil {
 			return runRefusal(err)
@@ -183,6 +164,41 @@ func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 		renderPlan(s.Out, plan)
 		return nil
 	}
+	return execute(ctx, s, e, in, format)
+}
+
+// runSettings reads how vx run runs from its flags and environment
+// (--concurrency, VX_CONCURRENCY, --dry's format, --cache), refusing a
+// value that is none, before anything loads.
+func runSettings(a *cmdline.Args) (ops.ExecuteInput, error) {
+	var in ops.ExecuteInput
+	conc, err := a.Int("concurrency", 0)
+	if err != nil || conc < 0 {
+		return in, cmdline.UsageError(fmt.Sprintf("vx run: --concurrency %q is not a worker count (use a positive whole number)", a.Str("concurrency")))
+	}
+	if !a.Has("concurrency") {
+		if conc, err = ops.EnvConcurrency(os.Getenv("VX_CONCURRENCY")); err != nil {
+			return in, cmdline.UsageError(err.Error())
+		}
+	}
+	in.Concurrency = conc
+	if d := a.Str("dry"); a.Has("dry") && d != "" && d != "json" && d != "text" {
+		return in, cmdline.UsageError(fmt.Sprintf("vx run: --dry=%s is not a dry-run format (use --dry or --dry=json)", d))
+	}
+	if a.Has("cache") {
+		mode, err := remotecache.ParseMode(a.Str("cache"))
+		if err != nil {
+			return in, cmdline.UsageError("vx run: " + err.Error())
+		}
+		in.Cache = &mode
+	}
+	return in, nil
+}
+
+// execute runs in with the process's signals and event sink, prints the
+// summary as JSON when asked, pushes the run to the platform, and exits
+// with the run's code.
+func execute(ctx context.Context, s *cmdline.IO, e *ops.Env, in ops.ExecuteInput, format string) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	in.Output = runner.Output{W: s.Out}
@@ -191,7 +207,7 @@ func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	}
 	if fd := os.Getenv(ops.EventsFDEnv); fd != "" {
 		in.Output.Events = eventWriter(fd)
-	} else if ev, closeEv := runevents.Open(m.Root); ev != nil {
+	} else if ev, closeEv := runevents.Open(e.Root); ev != nil {
 		// A daemon is up: it tails this run's events for its live feed.
 		in.Output.Events = ev
 		defer closeEv()
@@ -205,7 +221,7 @@ func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 			return err
 		}
 	}
-	pushRun(ctx, s, m, sum, e.Masker.String)
+	pushRun(ctx, s, e.Model, sum, e.Masker.String)
 	if sum.ExitCode != 0 {
 		return cmdline.ExitCode(sum.ExitCode)
 	}

@@ -179,7 +179,7 @@ func PlanTasks(ctx context.Context, e *Env, in RunTasksInput) (*PlanTasksOutput,
 		return nil, refuse(err)
 	}
 	e.Masker.Add(workspace.SecretValues(m.Root, m, e.Environ)...)
-	conc, err := envConcurrency(os.Getenv("VX_CONCURRENCY"))
+	conc, err := EnvConcurrency(os.Getenv("VX_CONCURRENCY"))
 	if err != nil {
 		return nil, refuse(err)
 	}
@@ -193,9 +193,9 @@ func PlanTasks(ctx context.Context, e *Env, in RunTasksInput) (*PlanTasksOutput,
 	return &PlanTasksOutput{ExitCode: 0, Plan: plan}, nil
 }
 
-// envConcurrency reads VX_CONCURRENCY as vx run does: unset is 0 (the
+// EnvConcurrency reads VX_CONCURRENCY as vx run does: unset is 0 (the
 // configured workers), else a positive worker count.
-func envConcurrency(v string) (int, error) {
+func EnvConcurrency(v string) (int, error) {
 	if v == "" {
 		return 0, nil
 	}

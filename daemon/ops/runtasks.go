@@ -265,61 +265,17 @@ func (e *Env) runChild(ctx context.Context, vx string, req wire.RunRequest, onEv
 	defer runtime.UnlockOSThread()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	cmd.Env = os.Environ()
-	var pr *os.File
-	if onEvent != nil {
-		r, w, err := os.Pipe()
-		if err != nil {
-			return 0, nil, nil, err
-		}
-		pr = r
-		cmd.ExtraFiles = []*os.File{w}
-		cmd.Env = append(cmd.Env, EventsFDEnv+"=3")
-		defer w.Close()
+	feed, err := newEventFeed(cmd, onEvent)
+	if err != nil {
+		return 0, nil, nil, err
 	}
 	if err := cmd.Start(); err != nil {
+		feed.close()
 		return 0, nil, nil, fmt.Errorf("starting %s: %w", vx, err)
 	}
-	evDone := make(chan struct{})
-	if pr != nil {
-		cmd.ExtraFiles[0].Close()
-		go func() {
-			defer close(evDone)
-			defer pr.Close()
-			sc := bufio.NewScanner(pr)
-			sc.Buffer(make([]byte, 64<<10), 16<<20)
-			for sc.Scan() {
-				var ev wire.Event
-				if json.Unmarshal(sc.Bytes(), &ev) == nil {
-					onEvent(ev)
-				}
-			}
-		}()
-	} else {
-		close(evDone)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var werr error
-	select {
-	case werr = <-done:
-	case <-ctx.Done():
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
-		select {
-		case werr = <-done:
-		case <-time.After(10 * time.Second):
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			werr = <-done
-		}
-	}
-	select {
-	case <-evDone:
-	case <-time.After(2 * time.Second):
-		// Something outlived vx run and holds the pipe: stop reading.
-		if pr != nil {
-			pr.Close()
-		}
-		<-evDone
-	}
+	feed.start()
+	werr := waitChild(ctx, cmd)
+	feed.finish()
 	var ee *exec.ExitError
 	if werr != nil && !errors.As(werr, &ee) {
 		return 0, nil, nil, werr
@@ -333,6 +289,95 @@ func (e *Env) runChild(ctx context.Context, vx string, req wire.RunRequest, onEv
 		return 0, nil, nil, err
 	}
 	return cmd.ProcessState.ExitCode(), stdout, stderr, nil
+}
+
+// waitChild waits for the child; cancelling ctx interrupts it (SIGINT
+// to its process group, so it records the run as interrupted), and kills
+// it when it has not ended 10 s later.
+func waitChild(ctx context.Context, cmd *exec.Cmd) error {
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(10 * time.Second):
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		return <-done
+	}
+}
+
+// eventFeed carries a child's events: JSON lines it writes on the pipe
+// its EventsFDEnv names, each handed to onEvent. A nil feed (no onEvent)
+// does nothing.
+type eventFeed struct {
+	r, w    *os.File
+	onEvent func(wire.Event)
+	done    chan struct{}
+}
+
+// newEventFeed gives cmd the pipe's write end as its fd 3 when onEvent is
+// set.
+func newEventFeed(cmd *exec.Cmd, onEvent func(wire.Event)) (*eventFeed, error) {
+	if onEvent == nil {
+		return nil, nil
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.ExtraFiles = []*os.File{w}
+	cmd.Env = append(cmd.Env, EventsFDEnv+"=3")
+	return &eventFeed{r: r, w: w, onEvent: onEvent, done: make(chan struct{})}, nil
+}
+
+// start reads the events once the child has started (and holds its own
+// copy of the write end).
+func (f *eventFeed) start() {
+	if f == nil {
+		return
+	}
+	f.w.Close()
+	go func() {
+		defer close(f.done)
+		defer f.r.Close()
+		sc := bufio.NewScanner(f.r)
+		sc.Buffer(make([]byte, 64<<10), 16<<20)
+		for sc.Scan() {
+			var ev wire.Event
+			if json.Unmarshal(sc.Bytes(), &ev) == nil {
+				f.onEvent(ev)
+			}
+		}
+	}()
+}
+
+// finish waits for the last events after the child ended; something the
+// child left behind that still holds the pipe gets 2 s, then the reading
+// stops.
+func (f *eventFeed) finish() {
+	if f == nil {
+		return
+	}
+	select {
+	case <-f.done:
+	case <-time.After(2 * time.Second):
+		f.r.Close()
+		<-f.done
+	}
+}
+
+// close releases the pipe of a child that did not start.
+func (f *eventFeed) close() {
+	if f != nil {
+		f.r.Close()
+		f.w.Close()
+	}
 }
 
 // requestFile is an unnamed temporary file holding req, read from its start.

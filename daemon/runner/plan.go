@@ -42,20 +42,8 @@ func Plan(ctx context.Context, p *Prepared, force bool) (*wire.Plan, error) {
 	for _, n := range p.Graph.Executable() {
 		key := p.Keys[n.ID]
 		t := wire.PlanTask{TaskID: n.ID, Project: n.Project, Task: n.Task, Command: p.Masker.String(n.Def.Command), Key: key, DependsOn: executableDeps(n)}
-		switch {
-		case !n.Def.Cache:
-			t.Cache = wire.CacheOff
-		case force:
-			t.Cache = wire.CacheMiss
-		default:
-			t.Cache = wire.CacheMiss
-			if _, err := store.Get(key); err == nil {
-				t.Cache = wire.CacheHit
-			} else if !errors.Is(err, cache.ErrMiss) && !errors.Is(err, cache.ErrCorrupt) {
-				return nil, err
-			} else if remoteHits[key] {
-				t.Cache, t.CacheSource = wire.CacheHit, wire.CacheSourceRemote
-			}
+		if t.Cache, t.CacheSource, err = cacheVerdict(n, key, store, force, remoteHits); err != nil {
+			return nil, err
 		}
 		if v, ok := p50s[n.ID]; ok {
 			v := v
@@ -75,11 +63,41 @@ func Plan(ctx context.Context, p *Prepared, force bool) (*wire.Plan, error) {
 		plan.Predicted.WorkMs += est[n.ID]
 		plan.Tasks = append(plan.Tasks, t)
 	}
-	// Longest path through the graph (topological order), no-ops free.
+	plan.Predicted.CriticalPath, plan.Predicted.WallMs = criticalPath(p.Graph, est)
+	if w := int64(max(1, p.Workers)); plan.Predicted.WorkMs/w > plan.Predicted.WallMs {
+		plan.Predicted.WallMs = plan.Predicted.WorkMs / w
+	}
+	return plan, nil
+}
+
+// cacheVerdict is what a run would find of the task in the caches: off,
+// a miss (always, with force), a local hit, or a hit on the remote.
+func cacheVerdict(n *workspace.Node, key string, store *cache.Store, force bool, remoteHits map[string]bool) (verdict, source string, err error) {
+	switch {
+	case !n.Def.Cache:
+		return wire.CacheOff, "", nil
+	case force:
+		return wire.CacheMiss, "", nil
+	}
+	if _, err := store.Get(key); err == nil {
+		return wire.CacheHit, "", nil
+	} else if !errors.Is(err, cache.ErrMiss) && !errors.Is(err, cache.ErrCorrupt) {
+		return "", "", err
+	}
+	if remoteHits[key] {
+		return wire.CacheHit, wire.CacheSourceRemote, nil
+	}
+	return wire.CacheMiss, "", nil
+}
+
+// criticalPath is the longest path through the graph (in topological
+// order) with each task taking est, no-ops left out of the path, and the
+// time it ends.
+func criticalPath(g *workspace.Graph, est map[string]int64) (path []string, wallMs int64) {
 	finish := map[string]int64{}
 	prev := map[string]string{}
 	var last string
-	for _, n := range p.Graph.Nodes {
+	for _, n := range g.Nodes {
 		var startAt int64
 		for _, d := range n.Deps {
 			if finish[d.ID] > startAt || (finish[d.ID] == startAt && prev[n.ID] == "") {
@@ -92,20 +110,15 @@ func Plan(ctx context.Context, p *Prepared, force bool) (*wire.Plan, error) {
 			last = n.ID
 		}
 	}
-	var path []string
 	for id := last; id != ""; id = prev[id] {
-		if !p.Graph.ByID[id].Def.NoOp() {
+		if !g.ByID[id].Def.NoOp() {
 			path = append([]string{id}, path...)
 		}
 	}
-	plan.Predicted.CriticalPath = path
 	if last != "" {
-		plan.Predicted.WallMs = finish[last]
+		wallMs = finish[last]
 	}
-	if w := int64(max(1, p.Workers)); plan.Predicted.WorkMs/w > plan.Predicted.WallMs {
-		plan.Predicted.WallMs = plan.Predicted.WorkMs / w
-	}
-	return plan, nil
+	return path, wallMs
 }
 
 // executableDeps lists the tasks a node waits for, looking through no-ops.

@@ -436,25 +436,13 @@ func (r *run) runNode(ctx context.Context, n *workspace.Node) bool {
 	if !n.Def.Cache {
 		row.Cache = wire.CacheOff
 	}
-	// One lock per task id, whatever its key: two runs of a task with
-	// different inputs still share its directory and outputs.
-	lock, err := lockTask(ctx, layout.Locks(r.p.Model.Root), safeName(n.ID))
-	if err != nil {
-		row.Status, row.Reason = wire.StatusInterrupted, "interrupted while waiting for another vx run of this task"
+	release, reason := r.lockNode(ctx, n)
+	if release == nil {
+		row.Status, row.Reason = wire.StatusInterrupted, reason
 		r.record(n, row, nil)
 		return false
 	}
-	defer lock.release()
-	if name := r.guard.lockName(n.ID); name != "" {
-		// Another vx run may be running a task that writes the same files.
-		olock, err := lockTask(ctx, filepath.Join(VXDir(r.p.Model.Root), "locks"), safeName(name))
-		if err != nil {
-			row.Status, row.Reason = wire.StatusInterrupted, "interrupted while waiting for another vx run of a task writing the same outputs"
-			r.record(n, row, nil)
-			return false
-		}
-		defer olock.release()
-	}
+	defer release()
 	r.event(wire.Event{Type: wire.EventTaskStarted, TaskID: n.ID, DependsOn: executableDeps(n)})
 	start := time.Now()
 
@@ -465,6 +453,50 @@ func (r *run) runNode(ctx context.Context, n *workspace.Node) bool {
 	}
 
 	prefix := n.ID + ": "
+	res, log := r.runCommand(ctx, n, prefix)
+	log = r.verdict(n, res, row, log)
+	if row.Status == wire.StatusPassed && n.Def.Cache && reported(n, res.violations) {
+		r.warn("%s: not cached: it wrote or connected outside its sandbox in report mode, which its outputs may depend on", n.ID)
+		r.stamps.forget(n.ID)
+	} else if row.Status == wire.StatusPassed && n.Def.Cache {
+		r.cacheOutputs(ctx, n, row, log)
+	} else {
+		r.stamps.forget(n.ID)
+	}
+	var kept []byte
+	if row.Status != wire.StatusPassed {
+		kept = log
+		r.printf("%s%s: %s\n", prefix, row.Status, row.Reason)
+	}
+	r.record(n, row, kept)
+	return row.Status == wire.StatusPassed
+}
+
+// lockNode takes the task's lock (one per task id, whatever its key: two
+// runs of a task with different inputs still share its directory and
+// outputs) and, when another task writes the same files, that overlap's
+// lock. release is nil when the wait was interrupted, with the reason.
+func (r *run) lockNode(ctx context.Context, n *workspace.Node) (release func(), reason string) {
+	lock, err := lockTask(ctx, layout.Locks(r.p.Model.Root), safeName(n.ID))
+	if err != nil {
+		return nil, "interrupted while waiting for another vx run of this task"
+	}
+	name := r.guard.lockName(n.ID)
+	if name == "" {
+		return lock.release, ""
+	}
+	// Another vx run may be running a task that writes the same files.
+	olock, err := lockTask(ctx, filepath.Join(VXDir(r.p.Model.Root), "locks"), safeName(name))
+	if err != nil {
+		lock.release()
+		return nil, "interrupted while waiting for another vx run of a task writing the same outputs"
+	}
+	return func() { olock.release(); lock.release() }, ""
+}
+
+// runCommand executes the task's command, its lines printed with prefix
+// as they come, and returns the result and the masked log.
+func (r *run) runCommand(ctx context.Context, n *workspace.Node, prefix string) (result, []byte) {
 	capt := &capture{masker: r.p.Masker}
 	if r.out.W != nil {
 		capt.mask, capt.hold = r.p.Masker.String, r.p.Masker.MultiLineHold()
@@ -473,7 +505,13 @@ func (r *run) runNode(ctx context.Context, n *workspace.Node) bool {
 		}
 	}
 	res := r.execute(ctx, n, capt)
-	log := r.p.Masker.Bytes(capt.bytes())
+	return res, r.p.Masker.Bytes(capt.bytes())
+}
+
+// verdict fills the row from the command's result: its measures, status
+// and reason (masked). It returns the log, with the reason the command
+// could not start added to it.
+func (r *run) verdict(n *workspace.Node, res result, row *wire.TaskRow, log []byte) []byte {
 	row.DurationMs = res.duration.Milliseconds()
 	row.PeakRSSBytes = res.peakRSS
 	row.CPUParallelism = round2(res.cpuParallelism)
@@ -494,35 +532,33 @@ func (r *run) runNode(ctx context.Context, n *workspace.Node) bool {
 	default:
 		row.Status = wire.StatusPassed
 	}
-	if row.Status == wire.StatusPassed && n.Def.Cache && reported(n, res.violations) {
-		r.warn("%s: not cached: it wrote or connected outside its sandbox in report mode, which its outputs may depend on", n.ID)
+	return log
+}
+
+// cacheOutputs stores a passed task's outputs and log under its key (and
+// sends them to the remote cache); a task that could not be stored says
+// why in its row.
+func (r *run) cacheOutputs(ctx context.Context, n *workspace.Node, row *wire.TaskRow, log []byte) {
+	files := r.outputs(n)
+	row.Outputs = len(files)
+	key := row.Key
+	meta := cache.Meta{Key: key, TaskID: n.ID, Project: n.Project, Task: n.Task, Command: r.p.Masker.String(n.Def.Command), ExitCode: 0, DurationMs: row.DurationMs, Created: time.Now()}
+	st := r.writeStore()
+	if st == nil {
 		r.stamps.forget(n.ID)
-	} else if row.Status == wire.StatusPassed && n.Def.Cache {
-		files := r.outputs(n)
-		row.Outputs = len(files)
-		meta := cache.Meta{Key: key, TaskID: n.ID, Project: n.Project, Task: n.Task, Command: r.p.Masker.String(n.Def.Command), ExitCode: 0, DurationMs: row.DurationMs, Created: time.Now()}
-		if st := r.writeStore(); st == nil {
-			r.stamps.forget(n.ID)
-		} else if e, err := st.Put(context.WithoutCancel(ctx), meta, r.dir(n), files, log); err != nil {
-			r.warn("%s: not cached: %v", n.ID, err)
-			// The task passed, but the next run with this key cannot hit:
-			// its row (footer, summary, history) says why.
-			row.Reason = r.p.Masker.String(fmt.Sprintf("passed, not cached: %v", err))
-			r.stamps.forget(n.ID)
-		} else {
-			r.stamp(n.ID, key, r.dir(n), files, log)
-			r.uploadRemote(n.ID, key, e)
-		}
-	} else {
+		return
+	}
+	e, err := st.Put(context.WithoutCancel(ctx), meta, r.dir(n), files, log)
+	if err != nil {
+		r.warn("%s: not cached: %v", n.ID, err)
+		// The task passed, but the next run with this key cannot hit:
+		// its row (footer, summary, history) says why.
+		row.Reason = r.p.Masker.String(fmt.Sprintf("passed, not cached: %v", err))
 		r.stamps.forget(n.ID)
+		return
 	}
-	var kept []byte
-	if row.Status != wire.StatusPassed {
-		kept = log
-		r.printf("%s%s: %s\n", prefix, row.Status, row.Reason)
-	}
-	r.record(n, row, kept)
-	return row.Status == wire.StatusPassed
+	r.stamp(n.ID, key, r.dir(n), files, log)
+	r.uploadRemote(n.ID, key, e)
 }
 
 // restore answers a task from the cache; false on a miss.

@@ -180,9 +180,37 @@ func (r *run) taskEnv(n *workspace.Node, dir string) []string {
 // execute runs the node's command through sh -c in its own process group.
 // A timeout or a cancelled ctx kills the whole group.
 func (r *run) execute(ctx context.Context, n *workspace.Node, out *capture) result {
-	dir := r.dir(n)
 	probe := newPeakProbe()
 	defer probe.release()
+	cmd, sb, start, err := r.startTask(n, out, probe)
+	if err != nil {
+		res := result{exitCode: -1, startErr: err}
+		if !start.IsZero() {
+			res.duration = time.Since(start)
+		}
+		return res
+	}
+	probe.started()
+	var res result
+	var waitErr error
+	res.timedOut, res.interrupted, waitErr = waitTask(ctx, n, cmd, sb)
+	res.duration = time.Since(start)
+	res.violations = sb.finish(r.p.Masker.String)
+	measure(&res, cmd.ProcessState, probe)
+	var ee *exec.ExitError
+	if waitErr != nil && !errors.As(waitErr, &ee) && !errors.Is(waitErr, exec.ErrWaitDelay) && res.exitCode == 0 {
+		res.exitCode = -1
+		res.startErr = waitErr
+	}
+	out.flush()
+	return res
+}
+
+// startTask starts the node's command, confined, writing to out, in a
+// memory cgroup of its own when the kernel allows (else again without).
+// start is when it started (zero when it was not confined).
+func (r *run) startTask(n *workspace.Node, out *capture, probe *peakProbe) (cmd *exec.Cmd, sb *confinement, start time.Time, err error) {
+	dir := r.dir(n)
 	command := func() *exec.Cmd {
 		cmd := exec.Command("/bin/sh", "-c", n.Def.Command)
 		cmd.Dir = dir
@@ -198,26 +226,28 @@ func (r *run) execute(ctx context.Context, n *workspace.Node, out *capture) resu
 		cmd.WaitDelay = 2 * time.Second
 		return cmd
 	}
-	cmd := command()
-	sb, err := r.confine(n, cmd, dir)
-	if err != nil {
-		return result{exitCode: -1, startErr: err}
+	cmd = command()
+	if sb, err = r.confine(n, cmd, dir); err != nil {
+		return nil, nil, time.Time{}, err
 	}
-	start := time.Now()
+	start = time.Now()
 	err = sb.start(cmd)
 	if err != nil && probe.startFailed() {
 		// The kernel would not start it in a cgroup of its own.
 		cmd = command()
 		if sb, err = r.confine(n, cmd, dir); err != nil {
-			return result{exitCode: -1, startErr: err}
+			return nil, nil, time.Time{}, err
 		}
 		start = time.Now()
 		err = sb.start(cmd)
 	}
-	if err != nil {
-		return result{exitCode: -1, startErr: err, duration: time.Since(start)}
-	}
-	probe.started()
+	return cmd, sb, start, err
+}
+
+// waitTask waits for the started command until it ends, its timeout
+// passes or ctx is cancelled (then its group is killed), and kills what
+// is left of its group in any case.
+func waitTask(ctx context.Context, n *workspace.Node, cmd *exec.Cmd, sb *confinement) (timedOut, interrupted bool, err error) {
 	pgid := cmd.Process.Pid
 	var timeout <-chan time.Time
 	if n.Def.Timeout > 0 {
@@ -227,43 +257,39 @@ func (r *run) execute(ctx context.Context, n *workspace.Node, out *capture) resu
 	}
 	done := make(chan error, 1)
 	go func() { done <- sb.wait(cmd) }()
-	var res result
-	var waitErr error
 	select {
-	case waitErr = <-done:
+	case err = <-done:
 	case <-timeout:
-		res.timedOut = true
+		timedOut = true
 		killGroup(pgid)
-		waitErr = <-done
+		err = <-done
 	case <-ctx.Done():
-		res.interrupted = true
+		interrupted = true
 		killGroup(pgid)
-		waitErr = <-done
+		err = <-done
 	}
 	// Whatever the leader did, no process of the group outlives the task.
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
-	res.duration = time.Since(start)
-	res.violations = sb.finish(r.p.Masker.String)
-	if ps := cmd.ProcessState; ps != nil {
-		res.exitCode = ps.ExitCode()
-		if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			res.exitCode = 128 + int(ws.Signal())
-		}
-		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
-			res.peakRSS = probe.peak(ru)
-			cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-			if res.duration > 0 {
-				res.cpuParallelism = float64(cpu) / float64(res.duration)
-			}
+	return timedOut, interrupted, err
+}
+
+// measure reads the ended command's exit code (128+N when signal N
+// killed it), its peak memory and how many CPUs it kept busy.
+func measure(res *result, ps *os.ProcessState, probe *peakProbe) {
+	if ps == nil {
+		return
+	}
+	res.exitCode = ps.ExitCode()
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		res.exitCode = 128 + int(ws.Signal())
+	}
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+		res.peakRSS = probe.peak(ru)
+		cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		if res.duration > 0 {
+			res.cpuParallelism = float64(cpu) / float64(res.duration)
 		}
 	}
-	var ee *exec.ExitError
-	if waitErr != nil && !errors.As(waitErr, &ee) && !errors.Is(waitErr, exec.ErrWaitDelay) && res.exitCode == 0 {
-		res.exitCode = -1
-		res.startErr = waitErr
-	}
-	out.flush()
-	return res
 }
 
 // killGroup asks the group to stop, then kills what is left.

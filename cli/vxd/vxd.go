@@ -115,21 +115,25 @@ func serveVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 }
 
 // command is the preamble of the vxd verbs that take --root and no
-// arguments; help is true when --help was answered.
-func command(s *cmdline.IO, verb, synopsis string, argv []string, extra map[string]cmdline.Spec) (a *cmdline.Args, help bool, err error) {
+// arguments: v's flags, then the workspace's root. root is "" when the
+// verb is done: --help answered (err nil), or a refusal.
+func command(s *cmdline.IO, v cmdline.Verb, argv []string) (a *cmdline.Args, root string, err error) {
 	flags := map[string]cmdline.Spec{"root": {Kind: cmdline.Value, Arg: "DIR", Help: "the workspace (default: found from the current directory)"}}
-	maps.Copy(flags, extra)
-	a, _, help, err = cmdline.Command(s, cmdline.Verb{Prog: "vxd", Name: verb, Synopsis: synopsis, Flags: flags, NoArgs: true}, argv)
-	return a, help, err
+	maps.Copy(flags, v.Flags)
+	v.Prog, v.Flags, v.NoArgs = "vxd", flags, true
+	a, _, help, err := cmdline.Command(s, v, argv)
+	if help || err != nil {
+		return nil, "", err
+	}
+	if root, err = vxdRoot(s, a); err != nil {
+		return nil, "", err
+	}
+	return a, root, nil
 }
 
 func startVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
-	a, help, err := command(s, "start", "start [flags]", argv, nil)
-	if help || err != nil {
-		return err
-	}
-	root, err := vxdRoot(s, a)
-	if err != nil {
+	_, root, err := command(s, cmdline.Verb{Name: "start", Synopsis: "start [flags]"}, argv)
+	if root == "" {
 		return err
 	}
 	c := &client.Client{Root: root, Version: version.Version}
@@ -142,12 +146,8 @@ func startVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 }
 
 func stopVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
-	a, help, err := command(s, "stop", "stop [flags]", argv, nil)
-	if help || err != nil {
-		return err
-	}
-	root, err := vxdRoot(s, a)
-	if err != nil {
+	_, root, err := command(s, cmdline.Verb{Name: "stop", Synopsis: "stop [flags]"}, argv)
+	if root == "" {
 		return err
 	}
 	stopped, err := (&client.Client{Root: root}).Stop(ctx)
@@ -163,12 +163,8 @@ func stopVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 }
 
 func tokenVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
-	a, help, err := command(s, "token", "token [flags]", argv, nil)
-	if help || err != nil {
-		return err
-	}
-	root, err := vxdRoot(s, a)
-	if err != nil {
+	_, root, err := command(s, cmdline.Verb{Name: "token", Synopsis: "token [flags]"}, argv)
+	if root == "" {
 		return err
 	}
 	c := &client.Client{Root: root}
@@ -181,22 +177,17 @@ func tokenVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 }
 
 func statusVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
-	a, help, err := command(s, "status", "status [--format text|json] [--watch] [flags]", argv, map[string]cmdline.Spec{
-		"format": {Kind: cmdline.Value, Arg: "text|json", Help: "output format"},
-		"json":   {Help: "the same as --format json"},
-		"watch":  {Help: "redraw the status live from the daemon's event feed"},
-	})
-	if help || err != nil {
+	a, root, err := command(s, cmdline.Verb{Name: "status", Synopsis: "status [--format text|json] [--watch] [flags]",
+		Flags: map[string]cmdline.Spec{
+			"format": {Kind: cmdline.Value, Arg: "text|json", Help: "output format"},
+			"json":   {Help: "the same as --format json"},
+			"watch":  {Help: "redraw the status live from the daemon's event feed"},
+		},
+		Check: func(a *cmdline.Args) error { _, err := statusFormat(a); return err }}, argv)
+	if root == "" {
 		return err
 	}
-	format, err := statusFormat(a)
-	if err != nil {
-		return err
-	}
-	root, err := vxdRoot(s, a)
-	if err != nil {
-		return err
-	}
+	format, _ := statusFormat(a) // checked above
 	c := &client.Client{Root: root}
 	if a.Bool("watch") {
 		return watchStatus(ctx, s, c)

@@ -1,0 +1,282 @@
+package parity_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/vzn/vx/tests/internal/harness"
+)
+
+// hist is the history buildHistory leaves in the workspace.
+type hist struct {
+	failedRun string // build test --continue: app#test failed
+	editRun   string // build after an edit of pkgs/lib/src/lib.txt
+}
+
+// buildHistory locks the configuration, runs build and test (app#test
+// fails, naming a source location), edits lib's input and commits it, and
+// runs build again (lib#build re-runs for the file, app#build for its
+// upstream).
+func buildHistory(t *testing.T, root string) hist {
+	t.Helper()
+	if r := run(t, root, vxBin, "lock"); r.Code != 0 {
+		t.Fatalf("vx lock\n%s", r)
+	}
+	commit(t, root, "lock")
+	var h hist
+	h.failedRun = runID(t, root, 1, "build", "test", "--continue")
+	harness.WriteFile(t, filepath.Join(root, "pkgs/lib/src/lib.txt"), "lib v2\n")
+	commit(t, root, "edit lib")
+	h.editRun = runID(t, root, 0, "build")
+	return h
+}
+
+// runID runs `vx run ARGS --format json`, checks its exit code and
+// returns the run's id.
+func runID(t *testing.T, root string, code int, args ...string) string {
+	t.Helper()
+	r := run(t, root, vxBin, append(append([]string{"run"}, args...), "--format", "json")...)
+	var s struct {
+		RunID string `json:"runId"`
+	}
+	if r.Code != code || json.Unmarshal([]byte(r.Stdout), &s) != nil || s.RunID == "" {
+		t.Fatalf("want exit %d and a run summary\n%s", code, r)
+	}
+	return s.RunID
+}
+
+// row is one tool call and the vx command line that must print the same
+// JSON.
+type row struct {
+	tool string
+	args map[string]any
+	// verb is the vx command line, after "vx"; nil when no verb answers
+	// the tool's question (noVerb says so and why).
+	verb   []string
+	noVerb string
+	code   int // the verb's exit code
+	// part names the member of the tool's answer the verb prints, when the
+	// tool wraps the verb's document ("" = the whole answer).
+	part string
+	// ignore lists JSON paths (dot-separated, * for every element) that
+	// differ between any two calls, each with why in a comment at the row.
+	ignore []string
+}
+
+func (r row) name() string {
+	b, _ := json.Marshal(r.args)
+	return r.tool + string(b)
+}
+
+// rows is the table: every tool vxd lists has at least one row.
+func rows(h hist) []row {
+	return []row{
+		{tool: "listTasks", args: map[string]any{}, verb: []string{"show", "--format", "json"}},
+		{tool: "listTasks", args: map[string]any{"filter": "lib"}, verb: []string{"show", "--filter", "lib", "--format", "json"}},
+		{tool: "listTasks", args: map[string]any{"filter": []any{"lib", "app"}}, verb: []string{"show", "--filter", "lib", "--filter", "app", "--format", "json"}},
+		{tool: "getConfig", args: map[string]any{"target": "app#build"}, verb: []string{"show", "app#build", "--format", "json"}},
+		{tool: "getConfig", args: map[string]any{"target": "lib"}, verb: []string{"show", "lib", "--format", "json"}},
+		{tool: "getConfig", args: map[string]any{"target": "test"}, verb: []string{"show", "test", "--format", "json"}},
+		{tool: "whyDidThisRerun", args: map[string]any{"taskId": "lib#build"}, verb: []string{"why", "lib#build", "--format", "json"}},
+		{tool: "whyDidThisRerun", args: map[string]any{"taskId": "app#build", "runId": h.editRun}, verb: []string{"why", "app#build", "--run", h.editRun, "--format", "json"}},
+		{tool: "whyDidThisRerun", args: map[string]any{"taskId": "app#test", "runId": h.failedRun[:8]}, verb: []string{"why", "app#test", "--run", h.failedRun[:8], "--format", "json"}},
+		{tool: "getTaskLog", args: map[string]any{"taskId": "app#test"}, verb: []string{"last", "--log", "app#test", "--format", "json"}},
+		{tool: "getTaskLog", args: map[string]any{"taskId": "lib#build", "runId": h.editRun}, verb: []string{"last", "--log", "lib#build", "--run", h.editRun, "--format", "json"}},
+		{tool: "getLastRun", args: map[string]any{}, verb: []string{"last", "--format", "json"}},
+		{tool: "getLastRun", args: map[string]any{"runId": h.failedRun}, verb: []string{"last", "--run", h.failedRun, "--format", "json"}},
+		// planTasks answers {exitCode, plan, planId, expiresAt,
+		// prerequisites}: vxd keeps the plan for runTasks {planId}; the
+		// plan itself is what vx run --dry=json prints.
+		{tool: "planTasks", args: map[string]any{"tasks": []any{"build"}}, verb: []string{"run", "build", "--dry=json"}, part: "plan"},
+		{tool: "planTasks", args: map[string]any{"tasks": []any{"test"}, "filter": "app"}, verb: []string{"run", "test", "--filter", "app", "--dry=json"}, part: "plan"},
+		// vx run has no --all: all: true is every task name of the
+		// workspace, here build and test.
+		{tool: "planTasks", args: map[string]any{"all": true}, verb: []string{"run", "build", "test", "--dry=json"}, part: "plan"},
+		{tool: "pruneCache", args: map[string]any{"olderThan": "7d"}, verb: []string{"cache", "prune", "--older-than", "7d", "--dry-run", "--format", "json"}},
+		{tool: "pruneCache", args: map[string]any{"maxSize": "1B", "dryRun": true}, verb: []string{"cache", "prune", "--max-size", "1B", "--dry-run", "--format", "json"}},
+		{tool: "checkLock", args: map[string]any{}, verb: []string{"lock", "--check", "--format", "json"}},
+		{tool: "searchDocs", args: map[string]any{"query": "cache key"}, verb: []string{"docs", "cache", "key", "--format", "json"}},
+		{tool: "searchDocs", args: map[string]any{"query": "mcp.run", "limit": 2}, verb: []string{"docs", "mcp.run", "--limit", "2", "--format", "json"}},
+		{tool: "searchDocs", args: map[string]any{"query": "zzyzx-nowhere"}, verb: []string{"docs", "zzyzx-nowhere", "--format", "json"}},
+		{tool: "planInit", args: map[string]any{}, verb: []string{"init", "--dry", "--format", "json"}},
+		{tool: "planInit", args: map[string]any{"mode": "force"}, verb: []string{"init", "--dry", "--force", "--format", "json"}},
+		// The daemon's live figures move between any two asks: its heap and
+		// resident memory, its uptime and the time of its last request
+		// (the verb's own GET /status is one).
+		{tool: "getWorkspaceInfo", args: map[string]any{}, verb: []string{"info", "--format", "json"},
+			ignore: []string{"daemon.heapBytes", "daemon.rssBytes", "daemon.uptimeMs", "daemon.lastActivity"}},
+		{tool: "diagnose", args: map[string]any{}, verb: []string{"doctor", "--format", "json"}},
+
+		{tool: "getCacheStats", args: map[string]any{}, noVerb: "no verb prints cache statistics (vx cache status is the remote's live check, vx info a summary)"},
+		{tool: "getRunHistory", args: map[string]any{}, noVerb: "no verb prints per-task statistics (vx last --list lists runs, not executions and p50s)"},
+		{tool: "explainCacheKey", args: map[string]any{"taskId": "lib#build"}, noVerb: "no verb prints a cache entry's identity"},
+		{tool: "getFailures", args: map[string]any{}, noVerb: "no verb prints a run's failures with their locations"},
+		{tool: "compareRuns", args: map[string]any{}, noVerb: "no verb compares two runs"},
+		{tool: "runTrends", args: map[string]any{}, noVerb: "no verb prints activity buckets"},
+
+		// Last: it adds a run to the history. Both run build with every
+		// task a hit; the run's own id, times, durations and the command
+		// line it records (runTasks records the equivalent
+		// `run ... -- build`) differ between any two runs.
+		{tool: "runTasks", args: map[string]any{"tasks": []any{"build"}}, verb: []string{"run", "build", "--format", "json"}, part: "summary",
+			ignore: []string{"runId", "startedAt", "endedAt", "durationMs", "command", "tasks.*.durationMs"}},
+	}
+}
+
+// TestVerbJSONIsTheToolAnswer compares, for each row, the tool's
+// structuredContent with what the verb prints under --format json, on
+// the same workspace state.
+func TestVerbJSONIsTheToolAnswer(t *testing.T) {
+	root := workspace(t, "ws")
+	h := buildHistory(t, root)
+	endpoint, token := startDaemon(t, root)
+	cs := connect(t, endpoint, token)
+
+	table := rows(h)
+	t.Run("every listed tool has a row", func(t *testing.T) {
+		have := map[string]bool{}
+		for _, r := range table {
+			have[r.tool] = true
+		}
+		listed := listTools(t, cs)
+		for _, name := range listed {
+			if !have[name] {
+				t.Errorf("tool %s has no row in the parity table (tests/parity): add its verb, or a noVerb row saying why there is none", name)
+			}
+		}
+		for name := range have {
+			if !slices.Contains(listed, name) {
+				t.Errorf("the parity table has a row for %s, which tools/list does not list", name)
+			}
+		}
+	})
+	for _, r := range table {
+		t.Run(r.name(), func(t *testing.T) {
+			got := callTool(t, cs, r.tool, r.args)
+			if r.verb == nil {
+				if r.noVerb == "" {
+					t.Fatalf("row %s has neither a verb nor a reason for none", r.name())
+				}
+				return
+			}
+			if r.part != "" {
+				m, ok := got.(map[string]any)
+				if !ok || m[r.part] == nil {
+					t.Fatalf("%s's answer has no %q member:\n%s", r.tool, r.part, indent(got))
+				}
+				got = m[r.part]
+			}
+			res := run(t, root, vxBin, r.verb...)
+			if res.Code != r.code {
+				t.Fatalf("want exit %d\n%s", r.code, res)
+			}
+			want := decode(t, "vx "+strings.Join(r.verb, " "), []byte(res.Stdout))
+			for _, p := range r.ignore {
+				drop(got, strings.Split(p, "."))
+				drop(want, strings.Split(p, "."))
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("vx %s and %s differ:\n%s", strings.Join(r.verb, " "), r.tool, strings.Join(diff("", got, want), "\n"))
+			}
+		})
+	}
+}
+
+// drop deletes the member at path from v (maps and arrays of decoded
+// JSON); "*" walks every element or member.
+func drop(v any, path []string) {
+	if len(path) == 0 {
+		return
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		if path[0] == "*" {
+			for _, e := range x {
+				drop(e, path[1:])
+			}
+			return
+		}
+		if len(path) == 1 {
+			delete(x, path[0])
+			return
+		}
+		drop(x[path[0]], path[1:])
+	case []any:
+		if path[0] == "*" {
+			for _, e := range x {
+				drop(e, path[1:])
+			}
+		}
+	}
+}
+
+// diff lists the paths where the tool's answer (a) and the verb's (b)
+// differ.
+func diff(at string, a, b any) []string {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok {
+			break
+		}
+		keys := map[string]bool{}
+		for k := range x {
+			keys[k] = true
+		}
+		for k := range y {
+			keys[k] = true
+		}
+		var names []string
+		for k := range keys {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		var out []string
+		for _, k := range names {
+			xv, xok := x[k]
+			yv, yok := y[k]
+			switch {
+			case !xok:
+				out = append(out, fmt.Sprintf("  %s.%s: only the verb has it: %s", at, k, short(yv)))
+			case !yok:
+				out = append(out, fmt.Sprintf("  %s.%s: only the tool has it: %s", at, k, short(xv)))
+			default:
+				out = append(out, diff(at+"."+k, xv, yv)...)
+			}
+		}
+		return out
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			break
+		}
+		var out []string
+		for i := range x {
+			out = append(out, diff(fmt.Sprintf("%s[%d]", at, i), x[i], y[i])...)
+		}
+		return out
+	}
+	if reflect.DeepEqual(a, b) {
+		return nil
+	}
+	return []string{fmt.Sprintf("  %s: tool %s, verb %s", at, short(a), short(b))}
+}
+
+func short(v any) string {
+	b, _ := json.Marshal(v)
+	if len(b) > 300 {
+		return string(b[:300]) + "…"
+	}
+	return string(b)
+}
+
+func indent(v any) string {
+	b, _ := json.MarshalIndent(v, "", "  ")
+	return string(b)
+}

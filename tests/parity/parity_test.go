@@ -67,6 +67,9 @@ type row struct {
 	// ignore lists JSON paths (dot-separated, * for every element) that
 	// differ between any two calls, each with why in a comment at the row.
 	ignore []string
+	// holds is a piece of the tool's answer (compact JSON) the history
+	// must give it, so that a row never compares two empty answers.
+	holds string
 }
 
 func (r row) name() string {
@@ -77,31 +80,31 @@ func (r row) name() string {
 // rows is the table: every tool vxd lists has at least one row.
 func rows(h hist) []row {
 	return []row{
-		{tool: "listTasks", args: map[string]any{}, verb: []string{"show", "--format", "json"}},
+		{tool: "listTasks", args: map[string]any{}, verb: []string{"show", "--format", "json"}, holds: `"taskId":"app#test"`},
 		{tool: "listTasks", args: map[string]any{"filter": "lib"}, verb: []string{"show", "--filter", "lib", "--format", "json"}},
 		{tool: "listTasks", args: map[string]any{"filter": []any{"lib", "app"}}, verb: []string{"show", "--filter", "lib", "--filter", "app", "--format", "json"}},
-		{tool: "getConfig", args: map[string]any{"target": "app#build"}, verb: []string{"show", "app#build", "--format", "json"}},
+		{tool: "getConfig", args: map[string]any{"target": "app#build"}, verb: []string{"show", "app#build", "--format", "json"}, holds: `"dependsOn":["^build"]`},
 		{tool: "getConfig", args: map[string]any{"target": "lib"}, verb: []string{"show", "lib", "--format", "json"}},
 		{tool: "getConfig", args: map[string]any{"target": "test"}, verb: []string{"show", "test", "--format", "json"}},
-		{tool: "whyDidThisRerun", args: map[string]any{"taskId": "lib#build"}, verb: []string{"why", "lib#build", "--format", "json"}},
-		{tool: "whyDidThisRerun", args: map[string]any{"taskId": "app#build", "runId": h.editRun}, verb: []string{"why", "app#build", "--run", h.editRun, "--format", "json"}},
+		{tool: "whyDidThisRerun", args: map[string]any{"taskId": "lib#build"}, verb: []string{"why", "lib#build", "--format", "json"}, holds: `"changed":["src/lib.txt"]`},
+		{tool: "whyDidThisRerun", args: map[string]any{"taskId": "app#build", "runId": h.editRun}, verb: []string{"why", "app#build", "--run", h.editRun, "--format", "json"}, holds: `"changed":["lib#build"]`},
 		{tool: "whyDidThisRerun", args: map[string]any{"taskId": "app#test", "runId": h.failedRun[:8]}, verb: []string{"why", "app#test", "--run", h.failedRun[:8], "--format", "json"}},
-		{tool: "getTaskLog", args: map[string]any{"taskId": "app#test"}, verb: []string{"last", "--log", "app#test", "--format", "json"}},
+		{tool: "getTaskLog", args: map[string]any{"taskId": "app#test"}, verb: []string{"last", "--log", "app#test", "--format", "json"}, holds: `undefined: frobnicate`},
 		{tool: "getTaskLog", args: map[string]any{"taskId": "lib#build", "runId": h.editRun}, verb: []string{"last", "--log", "lib#build", "--run", h.editRun, "--format", "json"}},
 		{tool: "getLastRun", args: map[string]any{}, verb: []string{"last", "--format", "json"}},
-		{tool: "getLastRun", args: map[string]any{"runId": h.failedRun}, verb: []string{"last", "--run", h.failedRun, "--format", "json"}},
+		{tool: "getLastRun", args: map[string]any{"runId": h.failedRun}, verb: []string{"last", "--run", h.failedRun, "--format", "json"}, holds: `"status":"failed"`},
 		// planTasks answers {exitCode, plan, planId, expiresAt,
 		// prerequisites}: vxd keeps the plan for runTasks {planId}; the
 		// plan itself is what vx run --dry=json prints.
-		{tool: "planTasks", args: map[string]any{"tasks": []any{"build"}}, verb: []string{"run", "build", "--dry=json"}, part: "plan"},
+		{tool: "planTasks", args: map[string]any{"tasks": []any{"build"}}, verb: []string{"run", "build", "--dry=json"}, part: "plan", holds: `"cache":"hit"`},
 		{tool: "planTasks", args: map[string]any{"tasks": []any{"test"}, "filter": "app"}, verb: []string{"run", "test", "--filter", "app", "--dry=json"}, part: "plan"},
 		// vx run has no --all: all: true is every task name of the
 		// workspace, here build and test.
 		{tool: "planTasks", args: map[string]any{"all": true}, verb: []string{"run", "build", "test", "--dry=json"}, part: "plan"},
 		{tool: "pruneCache", args: map[string]any{"olderThan": "7d"}, verb: []string{"cache", "prune", "--older-than", "7d", "--dry-run", "--format", "json"}},
-		{tool: "pruneCache", args: map[string]any{"maxSize": "1B", "dryRun": true}, verb: []string{"cache", "prune", "--max-size", "1B", "--dry-run", "--format", "json"}},
-		{tool: "checkLock", args: map[string]any{}, verb: []string{"lock", "--check", "--format", "json"}},
-		{tool: "searchDocs", args: map[string]any{"query": "cache key"}, verb: []string{"docs", "cache", "key", "--format", "json"}},
+		{tool: "pruneCache", args: map[string]any{"maxSize": "1B", "dryRun": true}, verb: []string{"cache", "prune", "--max-size", "1B", "--dry-run", "--format", "json"}, holds: `"reason":"maxSize"`},
+		{tool: "checkLock", args: map[string]any{}, verb: []string{"lock", "--check", "--format", "json"}, holds: `"upToDate":true`},
+		{tool: "searchDocs", args: map[string]any{"query": "cache key"}, verb: []string{"docs", "cache", "key", "--format", "json"}, holds: `Cache key components`},
 		{tool: "searchDocs", args: map[string]any{"query": "mcp.run", "limit": 2}, verb: []string{"docs", "mcp.run", "--limit", "2", "--format", "json"}},
 		{tool: "searchDocs", args: map[string]any{"query": "zzyzx-nowhere"}, verb: []string{"docs", "zzyzx-nowhere", "--format", "json"}},
 		{tool: "planInit", args: map[string]any{}, verb: []string{"init", "--dry", "--format", "json"}},
@@ -116,7 +119,7 @@ func rows(h hist) []row {
 		{tool: "getCacheStats", args: map[string]any{}, noVerb: "no verb prints cache statistics (vx cache status is the remote's live check, vx info a summary)"},
 		{tool: "getRunHistory", args: map[string]any{}, noVerb: "no verb prints per-task statistics (vx last --list lists runs, not executions and p50s)"},
 		{tool: "explainCacheKey", args: map[string]any{"taskId": "lib#build"}, noVerb: "no verb prints a cache entry's identity"},
-		{tool: "getFailures", args: map[string]any{}, noVerb: "no verb prints a run's failures with their locations"},
+		{tool: "getFailures", args: map[string]any{}, noVerb: "no verb prints a run's failures with their locations", holds: `"line":3`},
 		{tool: "compareRuns", args: map[string]any{}, noVerb: "no verb compares two runs"},
 		{tool: "runTrends", args: map[string]any{}, noVerb: "no verb prints activity buckets"},
 
@@ -159,6 +162,9 @@ func TestVerbJSONIsTheToolAnswer(t *testing.T) {
 	for _, r := range table {
 		t.Run(r.name(), func(t *testing.T) {
 			got := callTool(t, cs, r.tool, r.args)
+			if b, _ := json.Marshal(got); r.holds != "" && !strings.Contains(string(b), r.holds) {
+				t.Fatalf("%s's answer does not hold %s, which the history should give it:\n%s", r.tool, r.holds, indent(got))
+			}
 			if r.verb == nil {
 				if r.noVerb == "" {
 					t.Fatalf("row %s has neither a verb nor a reason for none", r.name())

@@ -14,7 +14,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -54,12 +56,21 @@ func buildAndRun(m *testing.M) int {
 // failed test leaves behind.
 func env() []string {
 	out := harness.Env("VX_LOG", "CI", "NODE_ENV", "VXD_IDLE_TIMEOUT", "VX_EVENTS_FD", "PATH")
+	out = slices.DeleteFunc(out, func(kv string) bool { return strings.HasPrefix(kv, "VX_REMOTE_") || strings.HasPrefix(kv, "TURBO_") })
 	return append(out, "PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"), "VXD_IDLE_TIMEOUT=5m")
 }
 
+// extraEnv is added to env() for every process of one workspace (vx and
+// the vxd it starts must see the same settings).
+var extraEnv sync.Map // root → []string
+
 func run(t *testing.T, dir, bin string, args ...string) harness.Result {
 	t.Helper()
-	return harness.Run(t, dir, env(), bin, args...)
+	e := env()
+	if x, ok := extraEnv.Load(dir); ok {
+		e = append(e, x.([]string)...)
+	}
+	return harness.Run(t, dir, e, bin, args...)
 }
 
 // workspace copies testdata/NAME into a fresh directory and makes it a git

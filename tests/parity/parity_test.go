@@ -109,11 +109,8 @@ func rows(h hist) []row {
 		{tool: "searchDocs", args: map[string]any{"query": "zzyzx-nowhere"}, verb: []string{"docs", "zzyzx-nowhere", "--format", "json"}},
 		{tool: "planInit", args: map[string]any{}, verb: []string{"init", "--dry", "--format", "json"}},
 		{tool: "planInit", args: map[string]any{"mode": "force"}, verb: []string{"init", "--dry", "--force", "--format", "json"}},
-		// The daemon's live figures move between any two asks: its heap and
-		// resident memory, its uptime and the time of its last request
-		// (the verb's own GET /status is one).
 		{tool: "getWorkspaceInfo", args: map[string]any{}, verb: []string{"info", "--format", "json"},
-			ignore: []string{"daemon.heapBytes", "daemon.rssBytes", "daemon.uptimeMs", "daemon.lastActivity"}},
+			ignore: daemonLive},
 		{tool: "diagnose", args: map[string]any{}, verb: []string{"doctor", "--format", "json"}},
 
 		{tool: "getCacheStats", args: map[string]any{}, noVerb: "no verb prints cache statistics (vx cache status is the remote's live check, vx info a summary)"},
@@ -131,6 +128,11 @@ func rows(h hist) []row {
 			ignore: []string{"runId", "startedAt", "endedAt", "durationMs", "command", "tasks.*.durationMs"}},
 	}
 }
+
+// daemonLive are the daemon's live figures in vx info, which move between
+// any two asks: its heap and resident memory, its uptime and the time of
+// its last request (the verb's own GET /status is one).
+var daemonLive = []string{"daemon.heapBytes", "daemon.rssBytes", "daemon.uptimeMs", "daemon.lastActivity"}
 
 // TestVerbJSONIsTheToolAnswer compares, for each row, the tool's
 // structuredContent with what the verb prints under --format json, on

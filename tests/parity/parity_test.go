@@ -83,6 +83,10 @@ func rows(h hist) []row {
 		{tool: "listTasks", args: map[string]any{}, verb: []string{"show", "--format", "json"}, holds: `"taskId":"app#test"`},
 		{tool: "listTasks", args: map[string]any{"filter": "lib"}, verb: []string{"show", "--filter", "lib", "--format", "json"}},
 		{tool: "listTasks", args: map[string]any{"filter": []any{"lib", "app"}}, verb: []string{"show", "--filter", "lib", "--filter", "app", "--format", "json"}},
+		// The edit commit changed lib: lib is affected, app as its dependent.
+		{tool: "listTasks", args: map[string]any{"affected": "HEAD~1"}, verb: []string{"show", "--affected=HEAD~1", "--format", "json"}, holds: `"name":"app"`},
+		{tool: "listTasks", args: map[string]any{"affected": "HEAD"}, verb: []string{"show", "--affected=HEAD", "--format", "json"}},
+		{tool: "planTasks", args: map[string]any{"tasks": []any{"build"}, "affected": "HEAD~1"}, verb: []string{"run", "build", "--affected=HEAD~1", "--dry=json"}, part: "plan", holds: `"affectedReason"`},
 		{tool: "getConfig", args: map[string]any{"target": "app#build"}, verb: []string{"show", "app#build", "--format", "json"}, holds: `"dependsOn":["^build"]`},
 		{tool: "getConfig", args: map[string]any{"target": "lib"}, verb: []string{"show", "lib", "--format", "json"}},
 		{tool: "getConfig", args: map[string]any{"target": "test"}, verb: []string{"show", "test", "--format", "json"}},
@@ -161,6 +165,7 @@ func TestVerbJSONIsTheToolAnswer(t *testing.T) {
 			}
 		}
 	})
+	t.Run("resources", func(t *testing.T) { resourcesAreTheVerbs(t, cs, root) })
 	for _, r := range table {
 		t.Run(r.name(), func(t *testing.T) {
 			got := callTool(t, cs, r.tool, r.args)
@@ -180,19 +185,31 @@ func TestVerbJSONIsTheToolAnswer(t *testing.T) {
 				}
 				got = m[r.part]
 			}
-			res := run(t, root, vxBin, r.verb...)
-			if res.Code != r.code {
-				t.Fatalf("want exit %d\n%s", r.code, res)
-			}
-			want := decode(t, "vx "+strings.Join(r.verb, " "), []byte(res.Stdout))
-			for _, p := range r.ignore {
-				drop(got, strings.Split(p, "."))
-				drop(want, strings.Split(p, "."))
-			}
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("vx %s and %s differ:\n%s", strings.Join(r.verb, " "), r.tool, strings.Join(diff("", got, want), "\n"))
-			}
+			verbPrints(t, root, r, got, nil)
 		})
+	}
+}
+
+// verbPrints runs the row's verb in root and fails the test unless it
+// exits with the row's code and prints got, the tool's answer, once the
+// row's ignored paths are dropped from both and scrub (when set) has
+// rewritten both.
+func verbPrints(t *testing.T, root string, r row, got any, scrub func(any) any) {
+	t.Helper()
+	res := run(t, root, vxBin, r.verb...)
+	if res.Code != r.code {
+		t.Fatalf("want exit %d\n%s", r.code, res)
+	}
+	want := decode(t, "vx "+strings.Join(r.verb, " "), []byte(res.Stdout))
+	for _, p := range r.ignore {
+		drop(got, strings.Split(p, "."))
+		drop(want, strings.Split(p, "."))
+	}
+	if scrub != nil {
+		got, want = scrub(got), scrub(want)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("vx %s and %s differ:\n%s", strings.Join(r.verb, " "), r.tool, strings.Join(diff("", got, want), "\n"))
 	}
 }
 

@@ -3,7 +3,6 @@ package parity_test
 import (
 	"net/http"
 	"net/http/httptest"
-	"reflect"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -66,17 +65,8 @@ func TestRemoteCheckIsTheToolAnswer(t *testing.T) {
 			if b := short(got); !strings.Contains(b, tc.holds) || strings.Contains(b, tok) {
 				t.Fatalf("the remote check does not hold %s (or names the token):\n%s", tc.holds, indent(got))
 			}
-			res := run(t, root, vxBin, "cache", "status", "--format", "json")
-			if res.Code != tc.code {
-				t.Fatalf("want exit %d\n%s", tc.code, res)
-			}
-			want := decode(t, "vx cache status", []byte(res.Stdout)).(map[string]any)
 			// The round trip is timed afresh by every check.
-			delete(got, "rttMs")
-			delete(want, "rttMs")
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("vx cache status and getCacheStats' remote differ:\n%s", strings.Join(diff("", got, want), "\n"))
-			}
+			verbPrints(t, root, row{tool: "getCacheStats", verb: []string{"cache", "status", "--format", "json"}, code: tc.code, ignore: []string{"rttMs"}}, got, nil)
 			if n := checks.Load() - before; tc.code == 0 && n != 2 {
 				t.Errorf("the server answered %d status checks, want 2 (the tool's and the verb's): neither may answer from a memo", n)
 			}
@@ -88,20 +78,7 @@ func TestRemoteCheckIsTheToolAnswer(t *testing.T) {
 			} {
 				// The remote check's detail names its round trip, timed
 				// afresh by every check: "reachable (3 ms)".
-				got := callTool(t, cs, r.tool, map[string]any{})
-				res := run(t, root, vxBin, r.verb...)
-				if res.Code != r.code {
-					t.Fatalf("want exit %d\n%s", r.code, res)
-				}
-				want := decode(t, "vx "+strings.Join(r.verb, " "), []byte(res.Stdout))
-				for _, p := range r.ignore {
-					drop(got, strings.Split(p, "."))
-					drop(want, strings.Split(p, "."))
-				}
-				got, want = scrubRTT(got), scrubRTT(want)
-				if !reflect.DeepEqual(got, want) {
-					t.Errorf("vx %s and %s differ:\n%s", strings.Join(r.verb, " "), r.tool, strings.Join(diff("", got, want), "\n"))
-				}
+				verbPrints(t, root, r, callTool(t, cs, r.tool, map[string]any{}), scrubRTT)
 			}
 		})
 	}

@@ -111,6 +111,7 @@ func rows(h hist) []row {
 		{tool: "searchDocs", args: map[string]any{"query": "cache key"}, verb: []string{"docs", "cache", "key", "--format", "json"}, holds: `Cache key components`},
 		{tool: "searchDocs", args: map[string]any{"query": "mcp.run", "limit": 2}, verb: []string{"docs", "mcp.run", "--limit", "2", "--format", "json"}},
 		{tool: "searchDocs", args: map[string]any{"query": "zzyzx-nowhere"}, verb: []string{"docs", "zzyzx-nowhere", "--format", "json"}},
+		{tool: "searchDocs", args: map[string]any{"query": "cache", "limit": 51}, verb: []string{"docs", "cache", "--limit", "51", "--format", "json"}, holds: `50 applied`},
 		{tool: "planInit", args: map[string]any{}, verb: []string{"init", "--dry", "--format", "json"}},
 		{tool: "planInit", args: map[string]any{"mode": "force"}, verb: []string{"init", "--dry", "--force", "--format", "json"}},
 		{tool: "getWorkspaceInfo", args: map[string]any{}, verb: []string{"info", "--format", "json"},

@@ -64,6 +64,15 @@ func env() []string {
 // the vxd it starts must see the same settings).
 var extraEnv sync.Map // root → []string
 
+// withEnv adds variables to the environment of root's processes for the
+// rest of the test.
+func withEnv(t *testing.T, root string, kv ...string) {
+	prev, _ := extraEnv.Load(root)
+	old, _ := prev.([]string)
+	extraEnv.Store(root, append(slices.Clone(old), kv...))
+	t.Cleanup(func() { extraEnv.Delete(root) })
+}
+
 func run(t *testing.T, dir, bin string, args ...string) harness.Result {
 	t.Helper()
 	e := env()
@@ -73,12 +82,17 @@ func run(t *testing.T, dir, bin string, args ...string) harness.Result {
 	return harness.Run(t, dir, e, bin, args...)
 }
 
+// secret is DEPLOY_TOKEN's value, a secret of the workspace's deploy task:
+// no answer and no verb output may hold it in clear.
+var secret = fmt.Sprintf("parity-s3cr3t-%d", time.Now().UnixNano())
+
 // workspace copies testdata/NAME into a fresh directory and makes it a git
-// repository with one commit.
+// repository with one commit; its processes get DEPLOY_TOKEN=secret.
 func workspace(t *testing.T, name string) string {
 	t.Helper()
 	dst := filepath.Join(harness.TempRoot(t), name)
 	harness.CopyTree(t, filepath.Join("testdata", name), dst)
+	withEnv(t, dst, "DEPLOY_TOKEN="+secret)
 	git(t, dst, "init", "-q", "-b", "main")
 	commit(t, dst, "workspace")
 	return dst
@@ -191,7 +205,14 @@ func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]
 		raw, _ := json.Marshal(res)
 		t.Fatalf("tools/call %s %v: want a structured answer, got\n%s", name, args, raw)
 	}
-	b, err := json.Marshal(res.StructuredContent)
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), secret) {
+		t.Errorf("%s %v answered the secret in clear:\n%s", name, args, b)
+	}
+	b, err = json.Marshal(res.StructuredContent)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,12 +17,13 @@ import (
 type hist struct {
 	failedRun string // build test --continue: app#test failed
 	editRun   string // build after an edit of pkgs/lib/src/lib.txt
+	deployRun string // app#deploy printed the secret (masked) and failed
 }
 
 // buildHistory locks the configuration, runs build and test (app#test
 // fails, naming a source location), edits lib's input and commits it, and
 // runs build again (lib#build re-runs for the file, app#build for its
-// upstream).
+// upstream), then app#deploy, which prints the secret and fails.
 func buildHistory(t *testing.T, root string) hist {
 	t.Helper()
 	if r := run(t, root, vxBin, "lock"); r.Code != 0 {
@@ -34,6 +35,7 @@ func buildHistory(t *testing.T, root string) hist {
 	harness.WriteFile(t, filepath.Join(root, "pkgs/lib/src/lib.txt"), "lib v2\n")
 	commit(t, root, "edit lib")
 	h.editRun = runID(t, root, 0, "build")
+	h.deployRun = runID(t, root, 1, "deploy", "--filter", "app")
 	return h
 }
 
@@ -88,6 +90,7 @@ func rows(h hist) []row {
 		{tool: "listTasks", args: map[string]any{"affected": "HEAD"}, verb: []string{"show", "--affected=HEAD", "--format", "json"}},
 		{tool: "planTasks", args: map[string]any{"tasks": []any{"build"}, "affected": "HEAD~1"}, verb: []string{"run", "build", "--affected=HEAD~1", "--dry=json"}, part: "plan", holds: `"affectedReason"`},
 		{tool: "getConfig", args: map[string]any{"target": "app#build"}, verb: []string{"show", "app#build", "--format", "json"}, holds: `"dependsOn":["^build"]`},
+		{tool: "getConfig", args: map[string]any{"target": "app#deploy"}, verb: []string{"show", "app#deploy", "--format", "json"}, holds: `"DEPLOY_TOKEN":"***"`},
 		{tool: "getConfig", args: map[string]any{"target": "lib"}, verb: []string{"show", "lib", "--format", "json"}},
 		{tool: "getConfig", args: map[string]any{"target": "test"}, verb: []string{"show", "test", "--format", "json"}},
 		{tool: "whyDidThisRerun", args: map[string]any{"taskId": "lib#build"}, verb: []string{"why", "lib#build", "--format", "json"}, holds: `"changed":["src/lib.txt"]`},
@@ -95,7 +98,8 @@ func rows(h hist) []row {
 		{tool: "whyDidThisRerun", args: map[string]any{"taskId": "app#test", "runId": h.failedRun[:8]}, verb: []string{"why", "app#test", "--run", h.failedRun[:8], "--format", "json"}},
 		{tool: "getTaskLog", args: map[string]any{"taskId": "app#test"}, verb: []string{"last", "--log", "app#test", "--format", "json"}, holds: `undefined: frobnicate`},
 		{tool: "getTaskLog", args: map[string]any{"taskId": "lib#build", "runId": h.editRun}, verb: []string{"last", "--log", "lib#build", "--run", h.editRun, "--format", "json"}},
-		{tool: "getLastRun", args: map[string]any{}, verb: []string{"last", "--format", "json"}},
+		{tool: "getTaskLog", args: map[string]any{"taskId": "app#deploy"}, verb: []string{"last", "--log", "app#deploy", "--format", "json"}, holds: `with ***`},
+		{tool: "getLastRun", args: map[string]any{}, verb: []string{"last", "--format", "json"}, holds: h.deployRun},
 		{tool: "getLastRun", args: map[string]any{"runId": h.failedRun}, verb: []string{"last", "--run", h.failedRun, "--format", "json"}, holds: `"status":"failed"`},
 		// planTasks answers {exitCode, plan, planId, expiresAt,
 		// prerequisites}: vxd keeps the plan for runTasks {planId}; the
@@ -103,8 +107,8 @@ func rows(h hist) []row {
 		{tool: "planTasks", args: map[string]any{"tasks": []any{"build"}}, verb: []string{"run", "build", "--dry=json"}, part: "plan", holds: `"cache":"hit"`},
 		{tool: "planTasks", args: map[string]any{"tasks": []any{"test"}, "filter": "app"}, verb: []string{"run", "test", "--filter", "app", "--dry=json"}, part: "plan"},
 		// vx run has no --all: all: true is every task name of the
-		// workspace, here build and test.
-		{tool: "planTasks", args: map[string]any{"all": true}, verb: []string{"run", "build", "test", "--dry=json"}, part: "plan"},
+		// workspace, here build, deploy and test.
+		{tool: "planTasks", args: map[string]any{"all": true}, verb: []string{"run", "build", "deploy", "test", "--dry=json"}, part: "plan", holds: `"taskId":"app#deploy"`},
 		{tool: "pruneCache", args: map[string]any{"olderThan": "7d"}, verb: []string{"cache", "prune", "--older-than", "7d", "--dry-run", "--format", "json"}},
 		{tool: "pruneCache", args: map[string]any{"maxSize": "1B", "dryRun": true}, verb: []string{"cache", "prune", "--max-size", "1B", "--dry-run", "--format", "json"}, holds: `"reason":"maxSize"`},
 		{tool: "checkLock", args: map[string]any{}, verb: []string{"lock", "--check", "--format", "json"}, holds: `"upToDate":true`},
@@ -121,7 +125,8 @@ func rows(h hist) []row {
 		{tool: "getCacheStats", args: map[string]any{}, noVerb: "no verb prints cache statistics (vx cache status is the remote's live check, vx info a summary)"},
 		{tool: "getRunHistory", args: map[string]any{}, noVerb: "no verb prints per-task statistics (vx last --list lists runs, not executions and p50s)"},
 		{tool: "explainCacheKey", args: map[string]any{"taskId": "lib#build"}, noVerb: "no verb prints a cache entry's identity"},
-		{tool: "getFailures", args: map[string]any{}, noVerb: "no verb prints a run's failures with their locations", holds: `"line":3`},
+		{tool: "getFailures", args: map[string]any{}, noVerb: "no verb prints a run's failures with their locations", holds: `with ***`},
+		{tool: "getFailures", args: map[string]any{"runId": h.failedRun}, noVerb: "as above", holds: `"line":3`},
 		{tool: "compareRuns", args: map[string]any{}, noVerb: "no verb compares two runs"},
 		{tool: "runTrends", args: map[string]any{}, noVerb: "no verb prints activity buckets"},
 
@@ -200,6 +205,9 @@ func verbPrints(t *testing.T, root string, r row, got any, scrub func(any) any) 
 	res := run(t, root, vxBin, r.verb...)
 	if res.Code != r.code {
 		t.Fatalf("want exit %d\n%s", r.code, res)
+	}
+	if strings.Contains(res.Stdout+res.Stderr, secret) {
+		t.Errorf("vx %s printed the secret in clear:\n%s", strings.Join(r.verb, " "), res)
 	}
 	want := decode(t, "vx "+strings.Join(r.verb, " "), []byte(res.Stdout))
 	for _, p := range r.ignore {

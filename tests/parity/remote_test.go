@@ -52,8 +52,7 @@ func TestRemoteCheckIsTheToolAnswer(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := workspace(t, "ws")
-			extraEnv.Store(root, []string{"VX_REMOTE_CACHE_URL=" + tc.url, "VX_REMOTE_CACHE_TEAM=parity", "VX_REMOTE_CACHE_TOKEN=" + tok})
-			t.Cleanup(func() { extraEnv.Delete(root) })
+			withEnv(t, root, "VX_REMOTE_CACHE_URL="+tc.url, "VX_REMOTE_CACHE_TEAM=parity", "VX_REMOTE_CACHE_TOKEN="+tok)
 			endpoint, token := startDaemon(t, root)
 			cs := connect(t, endpoint, token)
 			before := checks.Load()

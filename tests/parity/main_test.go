@@ -161,14 +161,37 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return b.base.RoundTrip(r)
 }
 
-// connect opens an SDK session straight at the daemon.
-func connect(t *testing.T, endpoint, token string) *mcp.ClientSession {
+// The two MCP revisions vxd serves: sessionless, and with sessions.
+const (
+	era2026 = "2026-07-28"
+	era2025 = "2025-11-25"
+)
+
+// connect opens an SDK session straight at the daemon in the revision.
+func connect(t *testing.T, endpoint, token, revision string) *mcp.ClientSession {
+	t.Helper()
+	tr := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}}, MaxRetries: -1}
+	return open(t, tr, revision)
+}
+
+// connectShim opens an SDK session through `vx mcp` in root.
+func connectShim(t *testing.T, root string) *mcp.ClientSession {
+	t.Helper()
+	cmd := exec.Command(vxBin, "mcp")
+	cmd.Dir = root
+	cmd.Env = env()
+	if x, ok := extraEnv.Load(root); ok {
+		cmd.Env = append(cmd.Env, x.([]string)...)
+	}
+	return open(t, &mcp.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, "")
+}
+
+func open(t *testing.T, tr mcp.Transport, revision string) *mcp.ClientSession {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	tr := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}}, MaxRetries: -1}
 	c := mcp.NewClient(&mcp.Implementation{Name: "vx-parity-test", Version: "1"}, nil)
-	cs, err := c.Connect(ctx, tr, nil)
+	cs, err := c.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: revision})
 	if err != nil {
 		t.Fatalf("connecting: %v", err)
 	}

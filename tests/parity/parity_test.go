@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/vzn/vx/tests/internal/harness"
 )
 
@@ -151,7 +153,17 @@ func TestVerbJSONIsTheToolAnswer(t *testing.T) {
 	root := workspace(t, "ws")
 	h := buildHistory(t, root)
 	endpoint, token := startDaemon(t, root)
-	cs := connect(t, endpoint, token)
+	// The same answer reaches every client: straight over HTTP in both
+	// eras, and through the vx mcp shim.
+	clients := []struct {
+		name string
+		cs   *mcp.ClientSession
+	}{
+		{"http " + era2026, connect(t, endpoint, token, era2026)},
+		{"http " + era2025, connect(t, endpoint, token, era2025)},
+		{"vx mcp", connectShim(t, root)},
+	}
+	cs := clients[0].cs
 
 	table := rows(h)
 	t.Run("every listed tool has a row", func(t *testing.T) {
@@ -171,29 +183,42 @@ func TestVerbJSONIsTheToolAnswer(t *testing.T) {
 			}
 		}
 	})
-	t.Run("resources", func(t *testing.T) { resourcesAreTheVerbs(t, cs, root) })
+	t.Run("resources", func(t *testing.T) {
+		for _, c := range clients {
+			t.Run(c.name, func(t *testing.T) { resourcesAreTheVerbs(t, c.cs, root) })
+		}
+	})
 	for _, r := range table {
 		t.Run(r.name(), func(t *testing.T) {
-			got := callTool(t, cs, r.tool, r.args)
-			if b, _ := json.Marshal(got); r.holds != "" && !strings.Contains(string(b), r.holds) {
-				t.Fatalf("%s's answer does not hold %s, which the history should give it:\n%s", r.tool, r.holds, indent(got))
+			if r.verb == nil && r.noVerb == "" {
+				t.Fatalf("row %s has neither a verb nor a reason for none", r.name())
 			}
-			if r.verb == nil {
-				if r.noVerb == "" {
-					t.Fatalf("row %s has neither a verb nor a reason for none", r.name())
-				}
-				return
+			for _, c := range clients {
+				t.Run(c.name, func(t *testing.T) { checkRow(t, c.cs, root, r) })
 			}
-			if r.part != "" {
-				m, ok := got.(map[string]any)
-				if !ok || m[r.part] == nil {
-					t.Fatalf("%s's answer has no %q member:\n%s", r.tool, r.part, indent(got))
-				}
-				got = m[r.part]
-			}
-			verbPrints(t, root, r, got, nil)
 		})
 	}
+}
+
+// checkRow calls the row's tool through cs, checks the answer holds what
+// the row says, and compares it with the verb's output.
+func checkRow(t *testing.T, cs *mcp.ClientSession, root string, r row) {
+	t.Helper()
+	got := callTool(t, cs, r.tool, r.args)
+	if b, _ := json.Marshal(got); r.holds != "" && !strings.Contains(string(b), r.holds) {
+		t.Fatalf("%s's answer does not hold %s, which the history should give it:\n%s", r.tool, r.holds, indent(got))
+	}
+	if r.verb == nil {
+		return
+	}
+	if r.part != "" {
+		m, ok := got.(map[string]any)
+		if !ok || m[r.part] == nil {
+			t.Fatalf("%s's answer has no %q member:\n%s", r.tool, r.part, indent(got))
+		}
+		got = m[r.part]
+	}
+	verbPrints(t, root, r, got, nil)
 }
 
 // verbPrints runs the row's verb in root and fails the test unless it

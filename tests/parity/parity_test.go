@@ -63,6 +63,7 @@ type row struct {
 	// verb is the vx command line, after "vx"; nil when no verb answers
 	// the tool's question (noVerb says so and why).
 	verb   []string
+	vxd    bool // the verb is vxd's, not vx's
 	noVerb string
 	code   int // the verb's exit code
 	// part names the member of the tool's answer the verb prints, when the
@@ -78,7 +79,14 @@ type row struct {
 
 func (r row) name() string {
 	b, _ := json.Marshal(r.args)
-	return r.tool + string(b)
+	if r.verb == nil {
+		return r.tool + string(b)
+	}
+	prog := "vx"
+	if r.vxd {
+		prog = "vxd"
+	}
+	return r.tool + string(b) + " = " + prog + " " + strings.Join(r.verb, " ")
 }
 
 // rows is the table: every tool vxd lists has at least one row.
@@ -123,6 +131,10 @@ func rows(h hist) []row {
 		{tool: "getWorkspaceInfo", args: map[string]any{}, verb: []string{"info", "--format", "json"},
 			ignore: daemonLive},
 		{tool: "diagnose", args: map[string]any{}, verb: []string{"doctor", "--format", "json"}},
+		// vxd status is the daemon part of the workspace info (--json is
+		// kept as an alias of --format json).
+		{tool: "getWorkspaceInfo", args: map[string]any{}, verb: []string{"status", "--format", "json"}, vxd: true, part: "daemon", ignore: statusLive, holds: `"trigger":"start"`},
+		{tool: "getWorkspaceInfo", args: map[string]any{}, verb: []string{"status", "--json"}, vxd: true, part: "daemon", ignore: statusLive},
 
 		{tool: "getCacheStats", args: map[string]any{}, noVerb: "no verb prints cache statistics (vx cache status is the remote's live check, vx info a summary)"},
 		{tool: "getRunHistory", args: map[string]any{}, noVerb: "no verb prints per-task statistics (vx last --list lists runs, not executions and p50s)"},
@@ -145,6 +157,9 @@ func rows(h hist) []row {
 // any two asks: its heap and resident memory, its uptime and the time of
 // its last request (the verb's own GET /status is one).
 var daemonLive = []string{"daemon.heapBytes", "daemon.rssBytes", "daemon.uptimeMs", "daemon.lastActivity"}
+
+// statusLive are the same figures in vxd status.
+var statusLive = []string{"heapBytes", "rssBytes", "uptimeMs", "lastActivity"}
 
 // TestVerbJSONIsTheToolAnswer compares, for each row, the tool's
 // structuredContent with what the verb prints under --format json, on
@@ -227,14 +242,18 @@ func checkRow(t *testing.T, cs *mcp.ClientSession, root string, r row) {
 // rewritten both.
 func verbPrints(t *testing.T, root string, r row, got any, scrub func(any) any) {
 	t.Helper()
-	res := run(t, root, vxBin, r.verb...)
+	bin, prog := vxBin, "vx "
+	if r.vxd {
+		bin, prog = vxdBin, "vxd "
+	}
+	res := run(t, root, bin, r.verb...)
 	if res.Code != r.code {
 		t.Fatalf("want exit %d\n%s", r.code, res)
 	}
 	if strings.Contains(res.Stdout+res.Stderr, secret) {
-		t.Errorf("vx %s printed the secret in clear:\n%s", strings.Join(r.verb, " "), res)
+		t.Errorf("%s%s printed the secret in clear:\n%s", prog, strings.Join(r.verb, " "), res)
 	}
-	want := decode(t, "vx "+strings.Join(r.verb, " "), []byte(res.Stdout))
+	want := decode(t, prog+strings.Join(r.verb, " "), []byte(res.Stdout))
 	for _, p := range r.ignore {
 		drop(got, strings.Split(p, "."))
 		drop(want, strings.Split(p, "."))
@@ -243,7 +262,7 @@ func verbPrints(t *testing.T, root string, r row, got any, scrub func(any) any) 
 		got, want = scrub(got), scrub(want)
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("vx %s and %s differ:\n%s", strings.Join(r.verb, " "), r.tool, strings.Join(diff("", got, want), "\n"))
+		t.Errorf("%s%s and %s differ:\n%s", prog, strings.Join(r.verb, " "), r.tool, strings.Join(diff("", got, want), "\n"))
 	}
 }
 

@@ -95,6 +95,9 @@ func rows(h hist) []row {
 		{tool: "listTasks", args: map[string]any{}, verb: []string{"show", "--format", "json"}, holds: `"taskId":"app#test"`},
 		{tool: "listTasks", args: map[string]any{"filter": "lib"}, verb: []string{"show", "--filter", "lib", "--format", "json"}},
 		{tool: "listTasks", args: map[string]any{"filter": []any{"lib", "app"}}, verb: []string{"show", "--filter", "lib", "--filter", "app", "--format", "json"}},
+		// vx show has no --project (vx show app is getConfig's project
+		// view); a filter naming one project selects the same.
+		{tool: "listTasks", args: map[string]any{"project": "app"}, verb: []string{"show", "--filter", "app", "--format", "json"}, holds: `"taskId":"app#deploy"`},
 		// The edit commit changed lib: lib is affected, app as its dependent.
 		{tool: "listTasks", args: map[string]any{"affected": "HEAD~1"}, verb: []string{"show", "--affected=HEAD~1", "--format", "json"}, holds: `"name":"app"`},
 		{tool: "listTasks", args: map[string]any{"affected": "HEAD"}, verb: []string{"show", "--affected=HEAD", "--format", "json"}},

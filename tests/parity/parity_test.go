@@ -101,6 +101,8 @@ func rows(h hist) []row {
 		// The edit commit changed lib: lib is affected, app as its dependent.
 		{tool: "listTasks", args: map[string]any{"affected": "HEAD~1"}, verb: []string{"show", "--affected=HEAD~1", "--format", "json"}, holds: `"name":"app"`},
 		{tool: "listTasks", args: map[string]any{"affected": "HEAD"}, verb: []string{"show", "--affected=HEAD", "--format", "json"}},
+		{tool: "listTasks", args: map[string]any{"affected": true}, verb: []string{"show", "--affected", "--format", "json"}},
+		{tool: "planTasks", args: map[string]any{"tasks": []any{"test"}, "affected": true}, verb: []string{"run", "test", "--affected", "--dry=json"}, part: "plan"},
 		{tool: "planTasks", args: map[string]any{"tasks": []any{"build"}, "affected": "HEAD~1"}, verb: []string{"run", "build", "--affected=HEAD~1", "--dry=json"}, part: "plan", holds: `"affectedReason"`},
 		{tool: "getConfig", args: map[string]any{"target": "app#build"}, verb: []string{"show", "app#build", "--format", "json"}, holds: `"dependsOn":["^build"]`},
 		{tool: "getConfig", args: map[string]any{"target": "app#deploy"}, verb: []string{"show", "app#deploy", "--format", "json"}, holds: `"DEPLOY_TOKEN":"***"`},

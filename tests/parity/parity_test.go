@@ -208,6 +208,11 @@ func TestVerbJSONIsTheToolAnswer(t *testing.T) {
 			t.Run(c.name, func(t *testing.T) { resourcesAreTheVerbs(t, c.cs, root) })
 		}
 	})
+	t.Run("prompts", func(t *testing.T) {
+		for _, c := range clients {
+			t.Run(c.name, func(t *testing.T) { promptsQuoteTheTools(t, c.cs, h) })
+		}
+	})
 	for _, r := range table {
 		t.Run(r.name(), func(t *testing.T) {
 			if r.verb == nil && r.noVerb == "" {

@@ -187,7 +187,8 @@ func taskCommand(t *testing.T, cs *mcp.ClientSession, project, task string) stri
 // idles out and removes its discovery file.
 func TestIdleWaitsForSessions(t *testing.T) {
 	root := newWorkspace(t, baseConfig)
-	r, done := serveIdle(t, root)
+	const idle = 200 * time.Millisecond
+	r, done := serveIdle(t, root, idle)
 	cs := r.connect(t, nil)
 	// Ten idle timeouts with the session open and silent.
 	select {
@@ -204,13 +205,9 @@ func TestIdleWaitsForSessions(t *testing.T) {
 	idlesOut(t, root, done)
 }
 
-// idle is the idle timeout of the idle tests: short, since they wait
-// several of them.
-const idle = 200 * time.Millisecond
-
 // serveIdle starts Serve on root with the idle timeout and no session
 // timeout, and returns it with the channel Serve's result arrives on.
-func serveIdle(t *testing.T, root string) (*running, chan error) {
+func serveIdle(t *testing.T, root string, idle time.Duration) (*running, chan error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -247,11 +244,12 @@ func idlesOut(t *testing.T, root string, done chan error) {
 }
 
 // TestIdleCountsRequests: in the sessionless 2026-07-28 era only requests
-// keep a daemon up: one every half idle timeout keeps it serving for ten
-// timeouts; when they stop, it idles out.
+// keep a daemon up: one every tenth of the idle timeout keeps it serving
+// for three timeouts; when they stop, it idles out.
 func TestIdleCountsRequests(t *testing.T) {
 	root := newWorkspace(t, baseConfig)
-	r, done := serveIdle(t, root)
+	const idle = time.Second
+	r, done := serveIdle(t, root, idle)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	tr := &mcp.StreamableClientTransport{Endpoint: fmt.Sprintf("http://127.0.0.1:%d/mcp", r.disc.Port), MaxRetries: -1,
@@ -261,11 +259,11 @@ func TestIdleCountsRequests(t *testing.T) {
 		t.Fatalf("connecting: %v", err)
 	}
 	defer cs.Close()
-	for range 20 {
+	for range 30 {
 		select {
 		case err := <-done:
 			t.Fatalf("the daemon stopped (%v) while requests kept coming", err)
-		case <-time.After(idle / 2):
+		case <-time.After(idle / 10):
 		}
 		// A tools/call: a list may be answered from the client's cache
 		// (the era's ttlMs), a call always reaches the daemon.

@@ -27,8 +27,11 @@ import (
 )
 
 // The binaries, built once by TestMain side by side (vxd finds the vx
-// beside itself for runTasks, planTasks and diagnose).
+// beside itself for runTasks, planTasks and diagnose), stamped with
+// version stamped as the Makefile stamps a release.
 var binDir, vxBin, vxdBin string
+
+const stamped = "0.0.0-parity-stamp"
 
 func TestMain(m *testing.M) { os.Exit(buildAndRun(m)) }
 
@@ -41,8 +44,9 @@ func buildAndRun(m *testing.M) int {
 	defer os.RemoveAll(dir)
 	binDir = filepath.Join(dir, "bin")
 	vxBin, vxdBin = filepath.Join(binDir, "vx"), filepath.Join(binDir, "vxd")
+	stamp := "-X github.com/vzn/vx/protocol/version.Version=" + stamped
 	for out, pkg := range map[string]string{vxBin: "./cmd/vx", vxdBin: "./cmd/vxd"} {
-		if err := harness.Build(out, pkg); err != nil {
+		if err := harness.Build(out, pkg, "-ldflags", stamp); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}

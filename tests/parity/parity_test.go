@@ -226,13 +226,15 @@ func TestVerbJSONIsTheToolAnswer(t *testing.T) {
 }
 
 // checkRow calls the row's tool through cs, checks the answer holds what
-// the row says, and compares it with the verb's output.
+// the row says and conforms to the tool's outputSchema, and compares it
+// with the verb's output.
 func checkRow(t *testing.T, cs *mcp.ClientSession, root string, r row) {
 	t.Helper()
 	got := callTool(t, cs, r.tool, r.args)
 	if b, _ := json.Marshal(got); r.holds != "" && !strings.Contains(string(b), r.holds) {
 		t.Fatalf("%s's answer does not hold %s, which the history should give it:\n%s", r.tool, r.holds, indent(got))
 	}
+	conforms(t, cs, r.tool, got)
 	if r.verb == nil {
 		return
 	}

@@ -44,18 +44,23 @@ func TestRefusalsAreTheSame(t *testing.T) {
 		//    ops.SearchDocs runs; vx docs "  " prints ops' own `query: an
 		//    empty query has no words to search for: …`.
 	} {
-		t.Run(r.tool+" "+strings.Join(r.verb, " "), func(t *testing.T) {
-			toolMsg := refusal(t, cs, r.tool, r.args)
-			res := run(t, root, vxBin, r.verb...)
-			if res.Code != r.code || res.Stdout != "" {
-				t.Fatalf("want exit %d and nothing on stdout\n%s", r.code, res)
-			}
-			line := strings.TrimSpace(res.Stderr)
-			_, verbMsg, ok := strings.Cut(strings.TrimPrefix(line, "vx: "), ": ")
-			if !ok || verbMsg != toolMsg {
-				t.Errorf("the refusals differ:\n tool: %s\n verb: %s", toolMsg, line)
-			}
-		})
+		t.Run(r.tool+" "+strings.Join(r.verb, " "), func(t *testing.T) { refusedAlike(t, cs, root, r) })
+	}
+}
+
+// refusedAlike checks that the tool refuses the row's arguments and the
+// verb its command line with the same message.
+func refusedAlike(t *testing.T, cs *mcp.ClientSession, root string, r refusalRow) {
+	t.Helper()
+	toolMsg := refusal(t, cs, r.tool, r.args)
+	res := run(t, root, vxBin, r.verb...)
+	if res.Code != r.code || res.Stdout != "" {
+		t.Fatalf("want exit %d and nothing on stdout\n%s", r.code, res)
+	}
+	line := strings.TrimSpace(res.Stderr)
+	_, verbMsg, ok := strings.Cut(strings.TrimPrefix(line, "vx: "), ": ")
+	if !ok || verbMsg != toolMsg {
+		t.Errorf("the refusals differ:\n tool: %s\n verb: %s", toolMsg, line)
 	}
 }
 

@@ -159,12 +159,14 @@ func rows(h hist) []row {
 }
 
 // daemonLive are the daemon's live figures in vx info, which move between
-// any two asks: its heap and resident memory, its uptime and the time of
-// its last request (the verb's own GET /status is one).
-var daemonLive = []string{"daemon.heapBytes", "daemon.rssBytes", "daemon.uptimeMs", "daemon.lastActivity"}
+// any two asks: its heap and resident memory, its uptime, and the count
+// and time of its MCP requests (requests the SDK client makes besides the
+// tool call can land between the tool's answer and the verb's GET
+// /status: seen in TestBrokenConfig, whose session lists no tools first).
+var daemonLive = []string{"daemon.heapBytes", "daemon.rssBytes", "daemon.uptimeMs", "daemon.lastActivity", "daemon.requests"}
 
 // statusLive are the same figures in vxd status.
-var statusLive = []string{"heapBytes", "rssBytes", "uptimeMs", "lastActivity"}
+var statusLive = []string{"heapBytes", "rssBytes", "uptimeMs", "lastActivity", "requests"}
 
 // TestVerbJSONIsTheToolAnswer compares, for each row, the tool's
 // structuredContent with what the verb prints under --format json, on

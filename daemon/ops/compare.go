@@ -28,22 +28,16 @@ type TaskOutcome struct {
 // compare_runs both answer with it.
 func Deltas(before, after []TaskOutcome) ([]TaskDelta, CompareTotals) {
 	var t CompareTotals
+	t.DurationMsBefore, t.HitsBefore = spent(before)
+	t.DurationMsAfter, t.HitsAfter = spent(after)
 	old := make(map[string]TaskOutcome, len(before))
 	for _, o := range before {
 		old[o.TaskID] = o
-		t.DurationMsBefore += o.DurationMs
-		if o.Cache == history.CacheHit {
-			t.HitsBefore++
-		}
 	}
 	out := make([]TaskDelta, 0, len(after))
 	seen := make(map[string]bool, len(after))
 	for _, x := range after {
 		seen[x.TaskID] = true
-		t.DurationMsAfter += x.DurationMs
-		if x.Cache == history.CacheHit {
-			t.HitsAfter++
-		}
 		d := TaskDelta{TaskID: x.TaskID, StatusAfter: x.Status, CacheAfter: x.Cache, DurationAfter: x.DurationMs, Change: "added"}
 		if o, ok := old[x.TaskID]; ok {
 			d.StatusBefore, d.CacheBefore, d.DurationBefore = o.Status, o.Cache, o.DurationMs
@@ -72,6 +66,18 @@ func Deltas(before, after []TaskOutcome) ([]TaskDelta, CompareTotals) {
 	}
 	t.DurationDeltaMs = t.DurationMsAfter - t.DurationMsBefore
 	return out, t
+}
+
+// spent is the summed duration of the outcomes and how many were cache
+// hits.
+func spent(xs []TaskOutcome) (ms int64, hits int) {
+	for _, x := range xs {
+		ms += x.DurationMs
+		if x.Cache == history.CacheHit {
+			hits++
+		}
+	}
+	return ms, hits
 }
 
 // outcomes reads what Deltas compares from recorded executions.

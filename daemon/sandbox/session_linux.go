@@ -34,9 +34,9 @@ type Session struct {
 // (no_new_privs, the Landlock ruleset, the observer's filter), starts cmd
 // from it, and keeps that thread parked, never reused, until Finish (a
 // parent-death signal follows the forking thread; and while the thread
-// lives the listener cannot hang up, which would wake the hub for nothing). The task's
-// shell is thus bound before its first instruction, and every process it
-// starts with it. The ruleset and the filter are built before, so the
+// lives the listener cannot hang up, which would wake the hub for
+// nothing). The task's shell is thus bound before its first instruction,
+// and every process it starts with it. The ruleset and the filter are built before, so the
 // locked thread makes only the few calls that must be its own.
 func Start(cmd *exec.Cmd, p *Policy) (*Session, error) {
 	s := &Session{policy: p, cmd: cmd, listener: -1, release: make(chan struct{}), seen: map[string]bool{}}

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -171,4 +172,32 @@ func filter(table map[int]call) ([]unix.SockFilter, error) {
 	p.label("notify")
 	p.emit(bpfRetK, unix.SECCOMP_RET_USER_NOTIF, "", "")
 	return p.assemble()
+}
+
+// observedProgram is the call table and assembled filter for one value of
+// Policy.Network, built once per process: every session of that policy
+// shares them (the kernel copies the program when it installs it).
+type observedProgram struct {
+	once  sync.Once
+	table map[int]call
+	ins   []unix.SockFilter
+	err   error
+}
+
+var observedPrograms [2]observedProgram // indexed by network allowed
+
+// observed returns the table and the filter program for a policy's network.
+func observed(network bool) (map[int]call, *unix.SockFprog, error) {
+	o := &observedPrograms[0]
+	if network {
+		o = &observedPrograms[1]
+	}
+	o.once.Do(func() {
+		o.table = calls(network)
+		o.ins, o.err = filter(o.table)
+	})
+	if o.err != nil {
+		return nil, nil, o.err
+	}
+	return o.table, &unix.SockFprog{Len: uint16(len(o.ins)), Filter: &o.ins[0]}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -255,7 +256,9 @@ func resolve(tid int, dirfd int32, raw string, follow bool) (string, bool) {
 		}
 	}
 	if follow {
-		if r, err := evalFrom(canon, p); err == nil {
+		r, missingLeaf, err := walkFrom(canon, p)
+		if err == nil || missingLeaf {
+			// A file about to be created: its directory is resolved.
 			return r, true
 		}
 	}
@@ -270,28 +273,47 @@ func resolve(tid int, dirfd int32, raw string, follow bool) (string, bool) {
 // checking only the components below canon. Any symlink, or a p not beneath
 // an existing canon, takes the general way.
 func evalFrom(canon, p string) (string, error) {
+	r, missingLeaf, err := walkFrom(canon, p)
+	if missingLeaf {
+		return "", err
+	}
+	return r, err
+}
+
+// walkFrom is evalFrom, and when only p's last component is missing (every
+// one before it exists and none is a symlink) it says so with missingLeaf
+// and returns p, whose directory is then resolved: one walk answers both
+// what p is and, for a file about to be created, where it would be.
+func walkFrom(canon, p string) (_ string, missingLeaf bool, _ error) {
 	rest, ok := strings.CutPrefix(p, canon)
 	if canon == "" || canon == "/" || !ok || (rest != "" && rest[0] != '/') {
-		return filepath.EvalSymlinks(p)
+		r, err := filepath.EvalSymlinks(p)
+		return r, false, err
 	}
 	if fi, err := os.Lstat(canon); err != nil || !fi.IsDir() {
-		return filepath.EvalSymlinks(p)
+		r, err := filepath.EvalSymlinks(p)
+		return r, false, err
 	}
 	cur := canon
-	for _, name := range strings.Split(strings.TrimPrefix(rest, "/"), "/") {
+	names := strings.Split(strings.TrimPrefix(rest, "/"), "/")
+	for i, name := range names {
 		if name == "" {
 			continue
 		}
 		cur += "/" + name
 		fi, err := os.Lstat(cur)
 		if err != nil {
-			return "", err
+			if i == len(names)-1 && errors.Is(err, fs.ErrNotExist) {
+				return cur, true, err
+			}
+			return "", false, err
 		}
 		if fi.Mode()&os.ModeSymlink != 0 {
-			return filepath.EvalSymlinks(p)
+			r, err := filepath.EvalSymlinks(p)
+			return r, false, err
 		}
 	}
-	return cur, nil
+	return cur, false, nil
 }
 
 // fdAlias recognises names of an open descriptor: /dev/stdout, /dev/fd/N,

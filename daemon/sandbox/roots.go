@@ -3,7 +3,10 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
+
+	"golang.org/x/sys/unix"
 )
 
 // resolved caches the device files' resolution: the same few for every task.
@@ -32,14 +35,12 @@ func isDir(p string) bool {
 func (p *Policy) Resolve() {
 	var dirs []string
 	for _, d := range p.WriteDirs {
-		if err := os.MkdirAll(d, 0o755); err != nil && !isDir(d) {
+		r, err := canonicalDir(d)
+		if err != nil {
 			// A root vx cannot create (a device dir absent here) widens nothing.
 			continue
 		}
-		if r, err := filepath.EvalSymlinks(d); err == nil {
-			d = r
-		}
-		dirs = append(dirs, d)
+		dirs = append(dirs, r)
 	}
 	var files []string
 	for _, f := range p.WriteFiles {
@@ -48,4 +49,29 @@ func (p *Policy) Resolve() {
 		}
 	}
 	p.WriteDirs, p.WriteFiles = dirs, files
+}
+
+// canonicalDir is d's path as the kernel names it (every symlink resolved:
+// the form the observer reads from /proc for a task's cwd and descriptors),
+// creating d when it is missing. Asking the kernel through an O_PATH
+// descriptor takes three system calls where walking the path takes one per
+// component.
+func canonicalDir(d string) (string, error) {
+	fd, err := unix.Open(d, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err == unix.ENOENT {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return "", err
+		}
+		fd, err = unix.Open(d, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	}
+	if err != nil {
+		return "", &os.PathError{Op: "open", Path: d, Err: err}
+	}
+	defer unix.Close(fd)
+	r, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd))
+	if err != nil || !filepath.IsAbs(r) {
+		// No /proc: walk the path instead.
+		return filepath.EvalSymlinks(d)
+	}
+	return r, nil
 }

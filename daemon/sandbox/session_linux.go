@@ -21,7 +21,8 @@ type Session struct {
 	answering sync.Mutex // held by the hub while it answers
 	closed    bool       // the listener is closed (by the hub, if it failed)
 	cmd       *exec.Cmd
-	release   chan struct{} // closed once cmd has exited: the forking thread may end
+	release   chan struct{} // closed once the hub has let go of the listener: the forking thread may end
+	released  sync.Once
 	mu        sync.Mutex
 	seen      map[string]bool
 	records   []wire.SandboxViolation
@@ -31,13 +32,14 @@ type Session struct {
 // exec, but a child inherits the credentials and the seccomp filter of the
 // thread that forks it: Start confines a fresh, locked OS thread
 // (no_new_privs, the Landlock ruleset, the observer's filter), starts cmd
-// from it, and keeps that thread parked, never reused, until Wait has seen
-// cmd exit (a parent-death signal follows the forking thread). The task's
-// shell is thus bound before its first instruction, and every process it
-// starts with it. The ruleset and the filter are built before, so the
+// from it, and keeps that thread parked, never reused, until Finish (a
+// parent-death signal follows the forking thread; and while the thread
+// lives the listener cannot hang up, which would wake the hub for
+// nothing). The task's shell is thus bound before its first instruction,
+// and every process it starts with it. The ruleset and the filter are built before, so the
 // locked thread makes only the few calls that must be its own.
 func Start(cmd *exec.Cmd, p *Policy) (*Session, error) {
-	s := &Session{policy: p, cmd: cmd, table: calls(p.Network), listener: -1, release: make(chan struct{}), seen: map[string]bool{}}
+	s := &Session{policy: p, cmd: cmd, listener: -1, release: make(chan struct{}), seen: map[string]bool{}}
 	rfd, rflags := -1, uint32(0)
 	if p.Landlock {
 		var err error
@@ -55,11 +57,10 @@ func Start(cmd *exec.Cmd, p *Policy) (*Session, error) {
 		if err := observers.start(); err != nil {
 			return nil, err
 		}
-		ins, err := filter(s.table)
-		if err != nil {
+		var err error
+		if s.table, prog, err = observed(p.Network); err != nil {
 			return nil, err
 		}
-		prog = &unix.SockFprog{Len: uint16(len(ins)), Filter: &ins[0]}
 	}
 	started := make(chan error, 1)
 	go func() {
@@ -106,18 +107,15 @@ func (s *Session) confineThread(rfd int, rflags uint32, prog *unix.SockFprog) er
 	return nil
 }
 
-// Wait waits for the command, as cmd.Wait, then lets its forking thread go.
-func (s *Session) Wait() error {
-	err := s.cmd.Wait()
-	close(s.release)
-	return err
-}
+// Wait waits for the command, as cmd.Wait.
+func (s *Session) Wait() error { return s.cmd.Wait() }
 
 // halt stops the hub answering the listener (after the answer in
 // progress, if any) and closes it: a process of the task still running
 // after that (one that left the task's process group) gets ENOSYS from a
 // watched call.
 func (s *Session) halt() {
+	defer s.released.Do(func() { close(s.release) })
 	if s.listener < 0 {
 		return
 	}

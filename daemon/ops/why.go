@@ -14,10 +14,11 @@ import (
 
 // WhyInput names the execution to explain.
 type WhyInput struct {
-	TaskID string
-	RunID  string
-	RunSet bool
+	TaskID TaskID `json:"taskId" jsonschema:"a task id, project#task (e.g. web#build)"`
+	RunID  *RunID `json:"runId,omitempty" jsonschema:"a run id or a unique prefix (vx last --list prints them)"`
 }
+
+func (in WhyInput) Validate() error { return in.TaskID.Check("taskId") }
 
 // WhyRoot is an upstream task whose own inputs moved.
 type WhyRoot struct {
@@ -53,7 +54,7 @@ func Why(ctx context.Context, e *Env, in WhyInput) (*WhyOutput, error) {
 }
 
 func why(ctx context.Context, e *Env, in WhyInput) (*WhyOutput, error) {
-	h, ex, err := e.taskExecution(ctx, in.TaskID, in.RunID, in.RunSet)
+	h, ex, err := e.taskExecution(ctx, in.TaskID, in.RunID)
 	if err != nil {
 		return nil, err
 	}

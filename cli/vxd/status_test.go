@@ -12,7 +12,8 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/vzn/vx/cli"
+	"github.com/vzn/vx/cli/cmdline"
+	"github.com/vzn/vx/cli/vx"
 	"github.com/vzn/vx/daemon/server"
 	"github.com/vzn/vx/protocol/version"
 	"github.com/vzn/vx/protocol/wire"
@@ -54,7 +55,7 @@ func serveWorkspace(t *testing.T) string {
 
 func runVXD(argv ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
-	code = Run(context.Background(), argv, &cli.IO{Out: &out, Err: &errb})
+	code = Run(context.Background(), argv, &cmdline.IO{Out: &out, Err: &errb})
 	return code, out.String(), errb.String()
 }
 
@@ -104,7 +105,7 @@ func TestVXDStatusFormats(t *testing.T) {
 
 func TestVersionFlags(t *testing.T) {
 	var out bytes.Buffer
-	if code := cli.Run(context.Background(), []string{"--version"}, &cli.IO{Out: &out, Err: &out}); code != 0 || out.String() != "vx "+version.Version+"\n" {
+	if code := vx.Run(context.Background(), []string{"--version"}, &cmdline.IO{Out: &out, Err: &out}); code != 0 || out.String() != "vx "+version.Version+"\n" {
 		t.Errorf("vx --version: exit %d, %q", code, out.String())
 	}
 	if code, stdout, _ := runVXD("--version"); code != 0 || stdout != "vxd "+version.Version+"\n" {

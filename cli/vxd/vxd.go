@@ -1,5 +1,5 @@
 // Package vxd is vxd's command line: serve, start, stop, status, token.
-// It shares vx's flag parser and renderers (package cli) and adds what only
+// It shares vx's flag parser and renderers (package cli/cmdline) and adds what only
 // the daemon links: its server, its MCP catalog's adoption tools, and the
 // websocket of vxd status --watch.
 package vxd
@@ -18,7 +18,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/vzn/vx/cli"
+	"github.com/vzn/vx/cli/cmdline"
 	"github.com/vzn/vx/client"
 	"github.com/vzn/vx/daemon/server"
 	"github.com/vzn/vx/daemon/workspace"
@@ -31,7 +31,7 @@ import (
 type verb struct {
 	name    string
 	summary string
-	run     func(ctx context.Context, s *cli.IO, argv []string) error
+	run     func(ctx context.Context, s *cmdline.IO, argv []string) error
 }
 
 func vxdVerbs() []verb {
@@ -41,7 +41,7 @@ func vxdVerbs() []verb {
 		{"stop", "stop the daemon", stopVerb},
 		{"status", "is it up: workspace, pid, port, version, uptime, sessions, memory, last run", statusVerb},
 		{"token", "print the bearer token (to configure a browser-based agent)", tokenVerb},
-		{"version", "print the version", func(ctx context.Context, s *cli.IO, argv []string) error {
+		{"version", "print the version", func(ctx context.Context, s *cmdline.IO, argv []string) error {
 			fmt.Fprintf(s.Out, "vxd %s\n", version.Version)
 			return nil
 		}},
@@ -49,7 +49,7 @@ func vxdVerbs() []verb {
 }
 
 // Run is the vxd command line. It returns the process exit code.
-func Run(ctx context.Context, argv []string, s *cli.IO) int {
+func Run(ctx context.Context, argv []string, s *cmdline.IO) int {
 	verbs := vxdVerbs()
 	if len(argv) > 0 && argv[0] == "--version" {
 		argv = append([]string{"version"}, argv[1:]...)
@@ -63,14 +63,14 @@ func Run(ctx context.Context, argv []string, s *cli.IO) int {
 	}
 	for _, v := range verbs {
 		if v.name == argv[0] {
-			return cli.Exit(s, "vxd", v.run(ctx, s, argv[1:]))
+			return cmdline.Exit(s, "vxd", v.run(ctx, s, argv[1:]))
 		}
 	}
 	fmt.Fprintf(s.Err, "vxd: unknown command %q; run `vxd help`\n", argv[0])
 	return 2
 }
 
-func vxdRoot(s *cli.IO, a *cli.Args) (string, error) {
+func vxdRoot(s *cmdline.IO, a *cmdline.Args) (string, error) {
 	dir := s.WorkingDir()
 	if a.Has("root") {
 		dir = a.Str("root")
@@ -78,15 +78,15 @@ func vxdRoot(s *cli.IO, a *cli.Args) (string, error) {
 	return workspace.FindRoot(dir)
 }
 
-func serveVerb(ctx context.Context, s *cli.IO, argv []string) error {
-	a, err := cli.ParseFlags("serve", argv, map[string]cli.Flag{
-		"root":         {Value: true, Arg: "DIR", Help: "the workspace (default: found from the current directory)"},
-		"idle-timeout": {Value: true, Arg: "DURATION", Help: "stop after this long with no session or request (default 30m; 0 never)"},
-		"log-level":    {Value: true, Arg: "LEVEL", Help: "debug, info, warn or error (default info)"},
-		"session-idle": {Value: true, Arg: "DURATION", Help: "end an MCP session with no request and no open stream for this long (default 30m; 0 never)"},
+func serveVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
+	a, err := cmdline.Parse("serve", argv, map[string]cmdline.Spec{
+		"root":         {Kind: cmdline.Value, Arg: "DIR", Help: "the workspace (default: found from the current directory)"},
+		"idle-timeout": {Kind: cmdline.Value, Arg: "DURATION", Help: "stop after this long with no session or request (default 30m; 0 never)"},
+		"log-level":    {Kind: cmdline.Value, Arg: "LEVEL", Help: "debug, info, warn or error (default info)"},
+		"session-idle": {Kind: cmdline.Value, Arg: "DURATION", Help: "end an MCP session with no request and no open stream for this long (default 30m; 0 never)"},
 	})
 	if err != nil {
-		return err
+		return cmdline.UsageError(err.Error())
 	}
 	if a.Bool("help") {
 		fmt.Fprint(s.Out, a.Usage("serve [flags]"))
@@ -99,7 +99,7 @@ func serveVerb(ctx context.Context, s *cli.IO, argv []string) error {
 	idle := 30 * time.Minute
 	if a.Has("idle-timeout") {
 		if idle, err = time.ParseDuration(a.Str("idle-timeout")); err != nil || idle < 0 {
-			return cli.UsageError(fmt.Sprintf("--idle-timeout %q is not a duration (use e.g. 30m, 2h, or 0 to never stop)", a.Str("idle-timeout")))
+			return cmdline.UsageError(fmt.Sprintf("--idle-timeout %q is not a duration (use e.g. 30m, 2h, or 0 to never stop)", a.Str("idle-timeout")))
 		}
 		if idle == 0 {
 			idle = -1
@@ -116,7 +116,7 @@ func serveVerb(ctx context.Context, s *cli.IO, argv []string) error {
 	lvl := zerolog.InfoLevel
 	if a.Has("log-level") {
 		if lvl, err = zerolog.ParseLevel(a.Str("log-level")); err != nil || a.Str("log-level") == "" {
-			return cli.UsageError(fmt.Sprintf("--log-level %q is not a level (use debug, info, warn or error)", a.Str("log-level")))
+			return cmdline.UsageError(fmt.Sprintf("--log-level %q is not a level (use debug, info, warn or error)", a.Str("log-level")))
 		}
 	}
 	if err := os.MkdirAll(layout.Daemon(root), 0o700); err != nil {
@@ -144,22 +144,22 @@ func serveVerb(ctx context.Context, s *cli.IO, argv []string) error {
 	return err
 }
 
-func simpleArgs(verb string, argv []string, extra map[string]cli.Flag) (*cli.Args, error) {
-	specs := map[string]cli.Flag{"root": {Value: true, Arg: "DIR", Help: "the workspace (default: found from the current directory)"}}
+func simpleArgs(verb string, argv []string, extra map[string]cmdline.Spec) (*cmdline.Args, error) {
+	specs := map[string]cmdline.Spec{"root": {Kind: cmdline.Value, Arg: "DIR", Help: "the workspace (default: found from the current directory)"}}
 	for k, v := range extra {
 		specs[k] = v
 	}
-	a, err := cli.ParseFlags(verb, argv, specs)
+	a, err := cmdline.Parse(verb, argv, specs)
 	if err != nil {
-		return nil, cli.UsageError(err.Error())
+		return nil, cmdline.UsageError(err.Error())
 	}
 	if len(a.Pos()) > 0 {
-		return nil, cli.UsageError(fmt.Sprintf("vxd %s takes no arguments (got %q)", verb, a.Pos()[0]))
+		return nil, cmdline.UsageError(fmt.Sprintf("vxd %s takes no arguments (got %q)", verb, a.Pos()[0]))
 	}
 	return a, nil
 }
 
-func startVerb(ctx context.Context, s *cli.IO, argv []string) error {
+func startVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	a, err := simpleArgs("start", argv, nil)
 	if err != nil {
 		return err
@@ -181,7 +181,7 @@ func startVerb(ctx context.Context, s *cli.IO, argv []string) error {
 	return nil
 }
 
-func stopVerb(ctx context.Context, s *cli.IO, argv []string) error {
+func stopVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	a, err := simpleArgs("stop", argv, nil)
 	if err != nil {
 		return err
@@ -206,7 +206,7 @@ func stopVerb(ctx context.Context, s *cli.IO, argv []string) error {
 	return nil
 }
 
-func tokenVerb(ctx context.Context, s *cli.IO, argv []string) error {
+func tokenVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	a, err := simpleArgs("token", argv, nil)
 	if err != nil {
 		return err
@@ -228,9 +228,9 @@ func tokenVerb(ctx context.Context, s *cli.IO, argv []string) error {
 	return nil
 }
 
-func statusVerb(ctx context.Context, s *cli.IO, argv []string) error {
-	a, err := simpleArgs("status", argv, map[string]cli.Flag{
-		"format": {Value: true, Arg: "text|json", Help: "output format"},
+func statusVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
+	a, err := simpleArgs("status", argv, map[string]cmdline.Spec{
+		"format": {Kind: cmdline.Value, Arg: "text|json", Help: "output format"},
 		"json":   {Help: "the same as --format json"},
 		"watch":  {Help: "redraw the status live from the daemon's event feed"},
 	})
@@ -257,28 +257,28 @@ func statusVerb(ctx context.Context, s *cli.IO, argv []string) error {
 	if err != nil {
 		if client.IsNotRunning(err) {
 			fmt.Fprintf(s.Err, "vxd is not running for %s.\n", root)
-			return cli.ExitCode(1)
+			return cmdline.ExitCode(1)
 		}
 		return err
 	}
 	if format == "json" {
-		return cli.WriteJSON(s.Out, st)
+		return cmdline.WriteJSON(s.Out, st)
 	}
 	renderStatus(s.Out, st)
 	return nil
 }
 
 // statusFormat reads --format, with --json as its older spelling.
-func statusFormat(a *cli.Args) (string, error) {
+func statusFormat(a *cmdline.Args) (string, error) {
 	f := a.Str("format")
 	switch f {
 	case "", "text", "json":
 	default:
-		return "", cli.UsageError(fmt.Sprintf("vxd status: --format %q is not a format (use text or json)", f))
+		return "", cmdline.UsageError(fmt.Sprintf("vxd status: --format %q is not a format (use text or json)", f))
 	}
 	if a.Bool("json") {
 		if f == "text" {
-			return "", cli.UsageError("vxd status: --json and --format text disagree; give one")
+			return "", cmdline.UsageError("vxd status: --json and --format text disagree; give one")
 		}
 		f = "json"
 	}
@@ -307,13 +307,13 @@ func renderStatus(w io.Writer, st *wire.Status) {
 		if !r.OK {
 			state = "FAILED: " + r.Error
 		}
-		row("last reload", fmt.Sprintf("%s (%s, %dms, %s)", cli.Time(r.At), r.Trigger, r.DurationMs, state))
+		row("last reload", fmt.Sprintf("%s (%s, %dms, %s)", cmdline.Time(r.At), r.Trigger, r.DurationMs, state))
 	}
 	if st.ConfigError != "" {
 		row("config error", st.ConfigError+" (the last good configuration keeps serving)")
 	}
 	if r := st.LastRun; r != nil {
-		row("last run", fmt.Sprintf("%s %s %s, %d tasks (%d cached, %d failed), %s: %s", r.RunID, cli.Time(r.StartedAt), r.Status, r.Tasks, r.Cached, r.Failed, cli.Ms(r.DurationMs), r.Command))
+		row("last run", fmt.Sprintf("%s %s %s, %d tasks (%d cached, %d failed), %s: %s", r.RunID, cmdline.Time(r.StartedAt), r.Status, r.Tasks, r.Cached, r.Failed, cmdline.Ms(r.DurationMs), r.Command))
 	} else {
 		row("last run", "none recorded")
 	}
@@ -323,7 +323,7 @@ func renderStatus(w io.Writer, st *wire.Status) {
 
 // durationFlag reads a duration flag (or, without it, env) where 0 means
 // never: 0 is returned as -1, and an unset flag as 0 (the default).
-func durationFlag(a *cli.Args, flag, env string) (time.Duration, error) {
+func durationFlag(a *cmdline.Args, flag, env string) (time.Duration, error) {
 	v, from := a.Str(flag), "--"+flag
 	if !a.Has(flag) {
 		v, from = os.Getenv(env), env
@@ -333,7 +333,7 @@ func durationFlag(a *cli.Args, flag, env string) (time.Duration, error) {
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d < 0 {
-		return 0, cli.UsageError(fmt.Sprintf("%s %q is not a duration (use e.g. 30m, 2h, or 0 for never)", from, v))
+		return 0, cmdline.UsageError(fmt.Sprintf("%s %q is not a duration (use e.g. 30m, 2h, or 0 for never)", from, v))
 	}
 	if d == 0 {
 		return -1, nil

@@ -13,21 +13,21 @@ import (
 	"github.com/coder/websocket"
 	"github.com/coder/websocket/wsjson"
 
-	"github.com/vzn/vx/cli"
+	"github.com/vzn/vx/cli/cmdline"
 	"github.com/vzn/vx/client"
 	"github.com/vzn/vx/protocol/wire"
 )
 
 // watchStatus redraws the status table from the daemon's event feed: a
 // redraw per event (at most a few a second), plus the latest events.
-func watchStatus(ctx context.Context, s *cli.IO, c *client.Client) error {
+func watchStatus(ctx context.Context, s *cmdline.IO, c *client.Client) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	st, d, err := c.Status(ctx)
 	if err != nil {
 		if client.IsNotRunning(err) {
 			fmt.Fprintf(s.Err, "vxd is not running for %s.\n", c.Root)
-			return cli.ExitCode(1)
+			return cmdline.ExitCode(1)
 		}
 		return err
 	}
@@ -102,10 +102,10 @@ func describeEvent(e wire.Event) string {
 	case wire.EventTaskStarted:
 		return fmt.Sprintf("%s   %s started", t, e.TaskID)
 	case wire.EventTaskFinished:
-		return fmt.Sprintf("%s   %s %s (%s, %s)", t, e.TaskID, e.Status, e.Cache, cli.Ms(e.DurationMs))
+		return fmt.Sprintf("%s   %s %s (%s, %s)", t, e.TaskID, e.Status, e.Cache, cmdline.Ms(e.DurationMs))
 	case wire.EventRunFinished:
 		if e.Summary != nil {
-			return fmt.Sprintf("%s run %s %s in %s", t, e.RunID, e.Summary.Status, cli.Ms(e.Summary.DurationMs))
+			return fmt.Sprintf("%s run %s %s in %s", t, e.RunID, e.Summary.Status, cmdline.Ms(e.Summary.DurationMs))
 		}
 	case wire.EventSessionOpened:
 		return t + " MCP session " + e.Session + " opened"

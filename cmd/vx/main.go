@@ -5,12 +5,13 @@ import (
 	"context"
 	"os"
 
-	"github.com/vzn/vx/cli"
+	"github.com/vzn/vx/cli/cmdline"
+	"github.com/vzn/vx/cli/vx"
 )
 
 func main() {
 	stop := startProfiles()
-	code := cli.Run(context.Background(), os.Args[1:], &cli.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
+	code := vx.Run(context.Background(), os.Args[1:], &cmdline.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
 	stop()
 	os.Exit(code)
 }

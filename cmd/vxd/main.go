@@ -5,10 +5,10 @@ import (
 	"context"
 	"os"
 
-	"github.com/vzn/vx/cli"
+	"github.com/vzn/vx/cli/cmdline"
 	"github.com/vzn/vx/cli/vxd"
 )
 
 func main() {
-	os.Exit(vxd.Run(context.Background(), os.Args[1:], &cli.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
+	os.Exit(vxd.Run(context.Background(), os.Args[1:], &cmdline.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
 }

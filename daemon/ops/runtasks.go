@@ -19,7 +19,6 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/vzn/vx/daemon/runner"
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/protocol/wire"
 )
@@ -209,13 +208,10 @@ func PlanTasks(ctx context.Context, e *Env, in RunTasksInput) (*PlanTasksOutput,
 	if err != nil {
 		return nil, refuse(err)
 	}
-	opts := &runner.Options{Model: m, Tasks: req.Tasks, Concurrency: conc, Environ: environ, Logger: zerolog.Nop(),
-		Selection: workspace.Selection{Filters: req.Filters, Affected: req.Affected, AffectedRef: req.AffectedRef}}
-	p, err := runner.Prepare(ctx, opts)
-	if err != nil {
-		return nil, refuse(err)
-	}
-	plan, err := runner.Plan(ctx, p, false)
+	// The plan is of the model just loaded, not of the one e keeps.
+	now := &Env{Root: e.Root, Model: m, Environ: e.Environ, Masker: e.Masker}
+	plan, err := Plan(ctx, now, ExecuteInput{Tasks: req.Tasks, Concurrency: conc, Environ: environ, Logger: zerolog.Nop(),
+		Selection: workspace.Selection{Filters: req.Filters, Affected: req.Affected, AffectedRef: req.AffectedRef}})
 	if err != nil {
 		return nil, err
 	}

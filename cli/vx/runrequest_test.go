@@ -1,4 +1,4 @@
-package cli
+package vx
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vzn/vx/cli/cmdline"
 	"github.com/vzn/vx/protocol/wire"
 )
 
@@ -34,7 +35,7 @@ func requestWorkspace(t *testing.T) string {
 
 func runWithStdin(root, stdin string, argv ...string) (int, string, string) {
 	var out, errb bytes.Buffer
-	code := Run(context.Background(), argv, &IO{In: strings.NewReader(stdin), Out: &out, Err: &errb, Dir: root, Environ: []string{"PATH=" + os.Getenv("PATH")}})
+	code := Run(context.Background(), argv, &cmdline.IO{In: strings.NewReader(stdin), Out: &out, Err: &errb, Dir: root, Environ: []string{"PATH=" + os.Getenv("PATH")}})
 	return code, out.String(), errb.String()
 }
 

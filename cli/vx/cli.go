@@ -1,7 +1,7 @@
-// Package cli is vx's command line (vxd's is cli/vxd): each verb parses
+// Package vx is vx's command line (vxd's is cli/vxd): each verb parses
 // its flags, calls one operation, and renders the answer for people or as
 // JSON. No logic lives here beyond that.
-package cli
+package vx
 
 import (
 	"context"
@@ -21,6 +21,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/vzn/vx/cli/cmdline"
 	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/daemon/remotecache"
 	"github.com/vzn/vx/daemon/runevents"
@@ -31,43 +32,10 @@ import (
 	"github.com/vzn/vx/protocol/wire"
 )
 
-// IO is where a command reads and writes.
-type IO struct {
-	In       io.Reader
-	Out, Err io.Writer
-	Dir      string // working directory; "" = os.Getwd
-	Environ  []string
-}
-
-func (s *IO) dir() string {
-	if s.Dir != "" {
-		return s.Dir
-	}
-	d, _ := os.Getwd()
-	return d
-}
-
-func (s *IO) environ() []string {
-	if s.Environ != nil {
-		return s.Environ
-	}
-	return os.Environ()
-}
-
-// exitError carries an exit code without a message of its own.
-type exitError struct{ code int }
-
-func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
-
-// usageError is a refusal of the command line itself (exit 2).
-type usageError struct{ msg string }
-
-func (e usageError) Error() string { return e.msg }
-
 type verb struct {
 	name    string
 	summary string
-	run     func(ctx context.Context, s *IO, argv []string) error
+	run     func(ctx context.Context, s *cmdline.IO, argv []string) error
 }
 
 func vxVerbs() []verb {
@@ -84,7 +52,7 @@ func vxVerbs() []verb {
 		{"mcp", "the stdio MCP server for agents (bridges to vxd)", mcpVerb},
 		{"push", "send runs waiting in .vx/outbox (--all: the local history) to the team platform", pushVerb},
 		{"doctor", "what stops vx working here, each with its fix", doctorVerb},
-		{"version", "print the version", func(ctx context.Context, s *IO, argv []string) error {
+		{"version", "print the version", func(ctx context.Context, s *cmdline.IO, argv []string) error {
 			fmt.Fprintf(s.Out, "vx %s\n", version.Version)
 			return nil
 		}},
@@ -92,7 +60,7 @@ func vxVerbs() []verb {
 }
 
 // Run is the vx command line. It returns the process exit code.
-func Run(ctx context.Context, argv []string, s *IO) int {
+func Run(ctx context.Context, argv []string, s *cmdline.IO) int {
 	verbs := vxVerbs()
 	if len(argv) == 0 || argv[0] == "help" || argv[0] == "--help" || argv[0] == "-h" {
 		printHelp(s.Out, verbs)
@@ -122,36 +90,36 @@ func printHelp(w io.Writer, verbs []verb) {
 	fmt.Fprintf(w, "\nEvery command takes --help. Commands that answer a question take --format json.\n")
 }
 
-func exitCode(s *IO, err error) int { return Exit(s, "vx", err) }
+func exitCode(s *cmdline.IO, err error) int { return cmdline.Exit(s, "vx", err) }
 
 // loadModel finds and loads the workspace from the IO's directory. A
 // workspace that cannot be found or loaded is a refusal (exit 2).
-func loadModel(s *IO) (*workspace.Model, error) {
-	root, err := workspace.FindRoot(s.dir())
+func loadModel(s *cmdline.IO) (*workspace.Model, error) {
+	root, err := workspace.FindRoot(s.WorkingDir())
 	if err != nil {
-		return nil, usageError{err.Error()}
+		return nil, cmdline.UsageError(err.Error())
 	}
 	m, err := workspace.Load(root)
 	if err != nil {
 		// The error may quote the file; what it declares secret is masked
 		// even though it did not load.
 		mask := secret.NewMasker(workspace.SecretValues(root, nil, environMap(s))...)
-		return nil, usageError{mask.String(err.Error())}
+		return nil, cmdline.UsageError(mask.String(err.Error()))
 	}
 	return m, nil
 }
 
 // maskerFor masks the model's secret values in error texts and answers.
-func maskerFor(m *workspace.Model, s *IO) *secret.Masker {
+func maskerFor(m *workspace.Model, s *cmdline.IO) *secret.Masker {
 	if m == nil {
 		return secret.NewMasker()
 	}
 	return secret.NewMasker(workspace.SecretValues(m.Root, m, environMap(s))...)
 }
 
-func environMap(s *IO) map[string]string {
+func environMap(s *cmdline.IO) map[string]string {
 	env := map[string]string{}
-	for _, kv := range s.environ() {
+	for _, kv := range s.Environment() {
 		if i := strings.IndexByte(kv, '='); i > 0 {
 			env[kv[:i]] = kv[i+1:]
 		}
@@ -159,14 +127,7 @@ func environMap(s *IO) map[string]string {
 	return env
 }
 
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
-
-func logger(s *IO) zerolog.Logger {
+func logger(s *cmdline.IO) zerolog.Logger {
 	if os.Getenv("VX_LOG") == "" {
 		return zerolog.Nop()
 	}
@@ -177,32 +138,32 @@ func logger(s *IO) zerolog.Logger {
 	return zerolog.New(s.Err).Level(lvl).With().Timestamp().Logger()
 }
 
-var runFlags = func() map[string]flagSpec {
-	return map[string]flagSpec{
-		"filter":      {kind: multiFlag, arg: "SEL", help: "only projects matching SEL: a name or glob, tag:NAME, ./path/glob (repeatable)"},
-		"affected":    {kind: optionalFlag, arg: "REF", help: "only projects changed against REF (default: merge base with the default branch) and their dependents"},
-		"force":       {kind: boolFlag, help: "ignore cache hits: execute every task"},
-		"continue":    {kind: boolFlag, help: "keep running independent tasks after a failure"},
-		"concurrency": {kind: valueFlag, arg: "N", help: "worker count (default: config workers, else one per CPU)"},
-		"dry":         {kind: optionalFlag, arg: "json", help: "print what would run, execute nothing (--dry=json for JSON)"},
-		"format":      {kind: valueFlag, arg: "text|json", help: "json: the run summary as one JSON document on stdout"},
-		"cache":       {kind: valueFlag, arg: "local:rw,remote:rw", help: "which caches to read (r) and write (w); a side left out or empty is off"},
-		"input":       {kind: valueFlag, arg: "-", help: "read the run's request as JSON on stdin (how vxd's runTasks starts a run) and answer in JSON; no tasks or selection flags beside it"},
+var runFlags = func() map[string]cmdline.Spec {
+	return map[string]cmdline.Spec{
+		"filter":      {Kind: cmdline.Multi, Arg: "SEL", Help: "only projects matching SEL: a name or glob, tag:NAME, ./path/glob (repeatable)"},
+		"affected":    {Kind: cmdline.Optional, Arg: "REF", Help: "only projects changed against REF (default: merge base with the default branch) and their dependents"},
+		"force":       {Kind: cmdline.Bool, Help: "ignore cache hits: execute every task"},
+		"continue":    {Kind: cmdline.Bool, Help: "keep running independent tasks after a failure"},
+		"concurrency": {Kind: cmdline.Value, Arg: "N", Help: "worker count (default: config workers, else one per CPU)"},
+		"dry":         {Kind: cmdline.Optional, Arg: "json", Help: "print what would run, execute nothing (--dry=json for JSON)"},
+		"format":      {Kind: cmdline.Value, Arg: "text|json", Help: "json: the run summary as one JSON document on stdout"},
+		"cache":       {Kind: cmdline.Value, Arg: "local:rw,remote:rw", Help: "which caches to read (r) and write (w); a side left out or empty is off"},
+		"input":       {Kind: cmdline.Value, Arg: "-", Help: "read the run's request as JSON on stdin (how vxd's runTasks starts a run) and answer in JSON; no tasks or selection flags beside it"},
 	}
 }
 
-func runVerb(ctx context.Context, s *IO, argv []string) error {
-	a, err := parseArgs("run", argv, runFlags())
+func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
+	a, err := cmdline.Parse("run", argv, runFlags())
 	if err != nil {
-		return usageError{err.Error()}
+		return cmdline.UsageError(err.Error())
 	}
-	if a.bool("help") {
-		fmt.Fprint(s.Out, a.usage("run TASK... [flags]"))
+	if a.Bool("help") {
+		fmt.Fprint(s.Out, a.Usage("run TASK... [flags]"))
 		return nil
 	}
-	format, err := a.format()
+	format, err := a.Format()
 	if err != nil {
-		return usageError{err.Error()}
+		return cmdline.UsageError(err.Error())
 	}
 	req, err := readRunRequest(s, a)
 	if err != nil {
@@ -211,27 +172,27 @@ func runVerb(ctx context.Context, s *IO, argv []string) error {
 	if req != nil {
 		format = "json"
 	}
-	conc, err := a.int("concurrency", 0)
+	conc, err := a.Int("concurrency", 0)
 	if err != nil || conc < 0 {
-		return usageError{fmt.Sprintf("vx run: --concurrency %q is not a worker count (use a positive whole number)", a.str("concurrency"))}
+		return cmdline.UsageError(fmt.Sprintf("vx run: --concurrency %q is not a worker count (use a positive whole number)", a.Str("concurrency")))
 	}
-	if !a.has("concurrency") && os.Getenv("VX_CONCURRENCY") != "" {
+	if !a.Has("concurrency") && os.Getenv("VX_CONCURRENCY") != "" {
 		if conc, err = strconv.Atoi(os.Getenv("VX_CONCURRENCY")); err != nil || conc <= 0 {
-			return usageError{fmt.Sprintf("VX_CONCURRENCY=%q is not a worker count (use a positive whole number, or unset it)", os.Getenv("VX_CONCURRENCY"))}
+			return cmdline.UsageError(fmt.Sprintf("VX_CONCURRENCY=%q is not a worker count (use a positive whole number, or unset it)", os.Getenv("VX_CONCURRENCY")))
 		}
 	}
-	dry := a.has("dry")
-	if dry && a.str("dry") != "" && a.str("dry") != "json" && a.str("dry") != "text" {
-		return usageError{fmt.Sprintf("vx run: --dry=%s is not a dry-run format (use --dry or --dry=json)", a.str("dry"))}
+	dry := a.Has("dry")
+	if dry && a.Str("dry") != "" && a.Str("dry") != "json" && a.Str("dry") != "text" {
+		return cmdline.UsageError(fmt.Sprintf("vx run: --dry=%s is not a dry-run format (use --dry or --dry=json)", a.Str("dry")))
 	}
 	// A run is a short-lived process that allocates little it keeps:
 	// collect less often, from the start (loading and keys allocate most).
 	debug.SetGCPercent(400)
 	var cacheMode *remotecache.Mode
-	if a.has("cache") {
-		mode, err := remotecache.ParseMode(a.str("cache"))
+	if a.Has("cache") {
+		mode, err := remotecache.ParseMode(a.Str("cache"))
 		if err != nil {
-			return usageError{"vx run: " + err.Error()}
+			return cmdline.UsageError("vx run: " + err.Error())
 		}
 		cacheMode = &mode
 	}
@@ -239,59 +200,64 @@ func runVerb(ctx context.Context, s *IO, argv []string) error {
 	if err != nil {
 		return err
 	}
-	a.takeRef("affected", refNotTask(m))
-	mask := maskerFor(m, s)
-	opts := &runner.Options{
-		Model: m, Tasks: a.pos, Force: a.bool("force"), Continue: a.bool("continue"), Concurrency: conc,
-		Selection: workspace.Selection{Filters: a.list("filter"), Affected: a.has("affected"), AffectedRef: a.str("affected")},
-		Args:      append([]string{"run"}, argv...), Environ: s.environ(), Logger: logger(s), Cache: cacheMode,
+	a.TakeRef("affected", refNotTask(m))
+	in := ops.ExecuteInput{
+		Tasks: a.Pos(), Force: a.Bool("force"), Continue: a.Bool("continue"), Concurrency: conc,
+		Selection: workspace.Selection{Filters: a.List("filter"), Affected: a.Has("affected"), AffectedRef: a.Str("affected")},
+		Command:   append([]string{"run"}, argv...), Environ: s.Environment(), Logger: logger(s), Cache: cacheMode,
 	}
 	if req != nil {
-		req.Apply(opts)
+		req.apply(&in)
 	}
-	p, err := runner.Prepare(ctx, opts)
-	if err != nil {
-		// Unknown tasks, bad filters, cycles: nothing ran.
-		return usageError{mask.String(err.Error())}
-	}
+	e := ops.NewEnv(m.Root, m, nil, s.Environment())
 	if dry {
-		plan, err := runner.Plan(ctx, p, opts.Force)
+		plan, err := ops.Plan(ctx, e, in)
 		if err != nil {
-			return err
+			return runRefusal(err)
 		}
-		if a.str("dry") == "json" || format == "json" {
-			return writeJSON(s.Out, plan)
+		if a.Str("dry") == "json" || format == "json" {
+			return cmdline.WriteJSON(s.Out, plan)
 		}
 		renderPlan(s.Out, plan)
 		return nil
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	out := runner.Output{W: s.Out}
+	in.Output = runner.Output{W: s.Out}
 	if format == "json" {
-		out = runner.Output{W: s.Err}
+		in.Output = runner.Output{W: s.Err}
 	}
 	if fd := os.Getenv(ops.EventsFDEnv); fd != "" {
-		out.Events = eventWriter(fd)
+		in.Output.Events = eventWriter(fd)
 	} else if ev, closeEv := runevents.Open(m.Root); ev != nil {
 		// A daemon is up: it tails this run's events for its live feed.
-		out.Events = ev
+		in.Output.Events = ev
 		defer closeEv()
 	}
-	sum, err := runner.Execute(ctx, p, opts, out)
+	sum, err := ops.Execute(ctx, e, in)
 	if err != nil {
-		return errors.New(mask.String(err.Error()))
+		return runRefusal(err)
 	}
 	if format == "json" {
-		if err := writeJSON(s.Out, sum); err != nil {
+		if err := cmdline.WriteJSON(s.Out, sum); err != nil {
 			return err
 		}
 	}
-	pushRun(ctx, s, m, sum, mask.String)
+	pushRun(ctx, s, m, sum, e.Masker.String)
 	if sum.ExitCode != 0 {
-		return exitError{sum.ExitCode}
+		return cmdline.ExitCode(sum.ExitCode)
 	}
 	return nil
+}
+
+// runRefusal is a usage error (exit 2) when the run was refused before
+// anything ran (unknown tasks, bad filters, cycles), else err.
+func runRefusal(err error) error {
+	var re *ops.RefusalError
+	if errors.As(err, &re) {
+		return cmdline.UsageError(re.Msg)
+	}
+	return err
 }
 
 func renderPlan(w io.Writer, plan *wire.Plan) {
@@ -300,7 +266,7 @@ func renderPlan(w io.Writer, plan *wire.Plan) {
 	for _, t := range plan.Tasks {
 		p50 := "-"
 		if t.P50Ms != nil {
-			p50 = fmtMs(*t.P50Ms)
+			p50 = cmdline.Ms(*t.P50Ms)
 		}
 		deps := strings.Join(t.DependsOn, ",")
 		if deps == "" {
@@ -314,7 +280,7 @@ func renderPlan(w io.Writer, plan *wire.Plan) {
 	}
 	tw.Flush()
 	pr := plan.Predicted
-	fmt.Fprintf(w, "\n%d tasks; predicted wall %s, work %s on %d workers", len(plan.Tasks), fmtMs(pr.WallMs), fmtMs(pr.WorkMs), pr.Workers)
+	fmt.Fprintf(w, "\n%d tasks; predicted wall %s, work %s on %d workers", len(plan.Tasks), cmdline.Ms(pr.WallMs), cmdline.Ms(pr.WorkMs), pr.Workers)
 	if len(pr.Unknown) > 0 {
 		fmt.Fprintf(w, " (%d without history)", len(pr.Unknown))
 	}
@@ -322,13 +288,6 @@ func renderPlan(w io.Writer, plan *wire.Plan) {
 	if len(pr.CriticalPath) > 0 {
 		fmt.Fprintf(w, "critical path: %s\n", strings.Join(pr.CriticalPath, " → "))
 	}
-}
-
-func fmtMs(ms int64) string {
-	if ms < 1000 {
-		return fmt.Sprintf("%dms", ms)
-	}
-	return fmt.Sprintf("%.1fs", float64(ms)/1000)
 }
 
 func shortKey(k string) string {

@@ -1,4 +1,4 @@
-package cli
+package vx
 
 import (
 	"os/exec"
@@ -38,16 +38,16 @@ func TestBinariesLinkWhatTheyUse(t *testing.T) {
 		"github.com/coder/websocket",
 		"github.com/fsnotify/fsnotify",
 	}
-	vx := goList(t, "../cmd/vx")
-	if !vx["github.com/vzn/vx/cli"] || !vx["github.com/vzn/vx/client/shim"] {
-		t.Fatalf("go list -deps ./cmd/vx lacks cli or client/shim: %v", vx)
+	vx := goList(t, "../../cmd/vx")
+	if !vx["github.com/vzn/vx/cli/vx"] || !vx["github.com/vzn/vx/client/shim"] {
+		t.Fatalf("go list -deps ./cmd/vx lacks cli/vx or client/shim: %v", vx)
 	}
 	for _, p := range daemonOnly {
 		if vx[p] {
 			t.Errorf("cmd/vx links %s, which only vxd uses", p)
 		}
 	}
-	vxd := goList(t, "../cmd/vxd")
+	vxd := goList(t, "../../cmd/vxd")
 	for _, p := range daemonOnly {
 		if !vxd[p] {
 			t.Errorf("cmd/vxd does not link %s (the rule above would hold vacuously)", p)

@@ -1,4 +1,4 @@
-package cli
+package cmdline
 
 import (
 	"fmt"
@@ -7,38 +7,40 @@ import (
 	"strings"
 )
 
-// flagKind says how a flag takes its value.
-type flagKind int
+// Kind says how a flag takes its value.
+type Kind int
 
 const (
-	boolFlag     flagKind = iota // --x
-	valueFlag                    // --x V or --x=V
-	optionalFlag                 // --x or --x=V (never the next argument)
-	multiFlag                    // --x V, repeatable
+	Bool     Kind = iota // --x
+	Value                // --x V or --x=V
+	Optional             // --x or --x=V (never the next argument)
+	Multi                // --x V, repeatable
 )
 
-type flagSpec struct {
-	kind flagKind
-	help string
-	arg  string
+// Spec declares one flag: how it takes its value, its help text, and
+// (for a flag with a value) the name of the value in the usage text.
+type Spec struct {
+	Kind Kind
+	Help string
+	Arg  string
 }
 
-// args is a verb's parsed command line.
-type args struct {
+// Args is a verb's parsed command line.
+type Args struct {
 	verb  string
-	specs map[string]flagSpec
+	specs map[string]Spec
 	set   map[string][]string
 	pos   []string
 	// next maps an optional-value flag given without "=" to the index in
-	// pos of the argument that followed it, if any (see takeRef).
+	// pos of the argument that followed it, if any (see TakeRef).
 	next map[string]int
 }
 
-// parseArgs parses flags anywhere among positionals; "--" ends flags.
+// Parse parses flags anywhere among positionals; "--" ends flags.
 // Unknown flags and missing values are errors naming the flag.
-func parseArgs(verb string, argv []string, specs map[string]flagSpec) (*args, error) {
-	specs["help"] = flagSpec{kind: boolFlag, help: "print this help"}
-	a := &args{verb: verb, specs: specs, set: map[string][]string{}, next: map[string]int{}}
+func Parse(verb string, argv []string, specs map[string]Spec) (*Args, error) {
+	specs["help"] = Spec{Kind: Bool, Help: "print this help"}
+	a := &Args{verb: verb, specs: specs, set: map[string][]string{}, next: map[string]int{}}
 	for i := 0; i < len(argv); i++ {
 		s := argv[i]
 		if s == "--" {
@@ -61,8 +63,8 @@ func parseArgs(verb string, argv []string, specs map[string]flagSpec) (*args, er
 		if !ok {
 			return nil, fmt.Errorf("vx %s: unknown flag %s%s", verb, s, flagHint(name, specs))
 		}
-		switch spec.kind {
-		case boolFlag:
+		switch spec.Kind {
+		case Bool:
 			if hasVal {
 				if _, err := strconv.ParseBool(val); err != nil {
 					return nil, fmt.Errorf("vx %s: --%s takes no value (got %q)", verb, name, val)
@@ -70,23 +72,23 @@ func parseArgs(verb string, argv []string, specs map[string]flagSpec) (*args, er
 			} else {
 				val = "true"
 			}
-		case optionalFlag:
+		case Optional:
 			if !hasVal {
 				val = ""
 				if i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-") {
 					a.next[name] = len(a.pos)
 				}
 			}
-		case valueFlag, multiFlag:
+		case Value, Multi:
 			if !hasVal {
 				if i+1 >= len(argv) {
-					return nil, fmt.Errorf("vx %s: --%s needs a value (%s)", verb, name, spec.arg)
+					return nil, fmt.Errorf("vx %s: --%s needs a value (%s)", verb, name, spec.Arg)
 				}
 				i++
 				val = argv[i]
 			}
 		}
-		if spec.kind != multiFlag && len(a.set[name]) > 0 && spec.kind != boolFlag {
+		if spec.Kind != Multi && len(a.set[name]) > 0 && spec.Kind != Bool {
 			return nil, fmt.Errorf("vx %s: --%s given twice", verb, name)
 		}
 		a.set[name] = append(a.set[name], val)
@@ -94,7 +96,7 @@ func parseArgs(verb string, argv []string, specs map[string]flagSpec) (*args, er
 	return a, nil
 }
 
-func flagHint(name string, specs map[string]flagSpec) string {
+func flagHint(name string, specs map[string]Spec) string {
 	var names []string
 	for n := range specs {
 		names = append(names, n)
@@ -108,9 +110,11 @@ func flagHint(name string, specs map[string]flagSpec) string {
 	return fmt.Sprintf(" (flags: --%s)", strings.Join(names, ", --"))
 }
 
-func (a *args) has(name string) bool { return len(a.set[name]) > 0 }
+// Has reports whether the flag was given.
+func (a *Args) Has(name string) bool { return len(a.set[name]) > 0 }
 
-func (a *args) bool(name string) bool {
+// Bool is a boolean flag's value.
+func (a *Args) Bool(name string) bool {
 	v := a.set[name]
 	if len(v) == 0 {
 		return false
@@ -119,7 +123,8 @@ func (a *args) bool(name string) bool {
 	return b
 }
 
-func (a *args) str(name string) string {
+// Str is the flag's last value ("" when not given).
+func (a *Args) Str(name string) string {
 	v := a.set[name]
 	if len(v) == 0 {
 		return ""
@@ -127,22 +132,24 @@ func (a *args) str(name string) string {
 	return v[len(v)-1]
 }
 
-func (a *args) list(name string) []string { return a.set[name] }
+// List is every value of a repeatable flag.
+func (a *Args) List(name string) []string { return a.set[name] }
 
-func (a *args) int(name string, def int) (int, error) {
-	if !a.has(name) {
+// Int is the flag's value as a whole number, def when not given.
+func (a *Args) Int(name string, def int) (int, error) {
+	if !a.Has(name) {
 		return def, nil
 	}
-	n, err := strconv.Atoi(a.str(name))
+	n, err := strconv.Atoi(a.Str(name))
 	if err != nil {
-		return 0, fmt.Errorf("vx %s: --%s %q is not a whole number", a.verb, name, a.str(name))
+		return 0, fmt.Errorf("vx %s: --%s %q is not a whole number", a.verb, name, a.Str(name))
 	}
 	return n, nil
 }
 
-// format reads --format: "text" (default) or "json".
-func (a *args) format() (string, error) {
-	f := a.str("format")
+// Format reads --format: "text" (default) or "json".
+func (a *Args) Format() (string, error) {
+	f := a.Str("format")
 	switch f {
 	case "", "text", "human":
 		return "text", nil
@@ -152,7 +159,11 @@ func (a *args) format() (string, error) {
 	return "", fmt.Errorf("vx %s: --format %q is not a format (use text or json)", a.verb, f)
 }
 
-func (a *args) usage(synopsis string) string {
+// Pos are the positional arguments.
+func (a *Args) Pos() []string { return a.pos }
+
+// Usage is the verb's usage text with every flag.
+func (a *Args) Usage(synopsis string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "usage: vx %s\n\nflags:\n", synopsis)
 	var names []string
@@ -163,23 +174,23 @@ func (a *args) usage(synopsis string) string {
 	for _, n := range names {
 		s := a.specs[n]
 		left := "--" + n
-		switch s.kind {
-		case valueFlag, multiFlag:
-			left += " " + s.arg
-		case optionalFlag:
-			left += "[=" + s.arg + "]"
+		switch s.Kind {
+		case Value, Multi:
+			left += " " + s.Arg
+		case Optional:
+			left += "[=" + s.Arg + "]"
 		}
-		fmt.Fprintf(&b, "  %-26s %s\n", left, s.help)
+		fmt.Fprintf(&b, "  %-26s %s\n", left, s.Help)
 	}
 	return b.String()
 }
 
-// takeRef lets an optional-value flag take the argument after it as its
+// TakeRef lets an optional-value flag take the argument after it as its
 // value (`--affected main`) when accept says that argument is one (a git
 // ref that is not a task name); it is then no longer a positional.
-func (a *args) takeRef(name string, accept func(string) bool) {
+func (a *Args) TakeRef(name string, accept func(string) bool) {
 	i, ok := a.next[name]
-	if !ok || a.str(name) != "" || i >= len(a.pos) || !accept(a.pos[i]) {
+	if !ok || a.Str(name) != "" || i >= len(a.pos) || !accept(a.pos[i]) {
 		return
 	}
 	a.set[name][len(a.set[name])-1] = a.pos[i]

@@ -1,4 +1,4 @@
-package cli
+package vx
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"os"
 	"text/tabwriter"
 
+	"github.com/vzn/vx/cli/cmdline"
 	"github.com/vzn/vx/client"
 	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/daemon/workspace"
@@ -16,27 +17,27 @@ import (
 
 // doctorVerb is vx doctor: what stops vx working here, each with its fix;
 // exit 1 when something does.
-func doctorVerb(ctx context.Context, s *IO, argv []string) error {
-	a, err := parseArgs("doctor", argv, map[string]flagSpec{
-		"format": {kind: valueFlag, arg: "text|json", help: "output format"},
+func doctorVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
+	a, err := cmdline.Parse("doctor", argv, map[string]cmdline.Spec{
+		"format": {Kind: cmdline.Value, Arg: "text|json", Help: "output format"},
 	})
 	if err != nil {
-		return usageError{err.Error()}
+		return cmdline.UsageError(err.Error())
 	}
-	if a.bool("help") {
-		fmt.Fprint(s.Out, a.usage("doctor [flags]"))
+	if a.Bool("help") {
+		fmt.Fprint(s.Out, a.Usage("doctor [flags]"))
 		return nil
 	}
-	format, err := a.format()
+	format, err := a.Format()
 	if err != nil {
-		return usageError{err.Error()}
+		return cmdline.UsageError(err.Error())
 	}
-	root, err := workspace.FindRoot(s.dir())
+	root, err := workspace.FindRoot(s.WorkingDir())
 	if err != nil {
 		return err
 	}
 	m, loadErr := workspace.Load(root)
-	e := ops.NewEnv(root, m, loadErr, s.environ())
+	e := ops.NewEnv(root, m, loadErr, s.Environment())
 	defer e.Close()
 	self, _ := os.Executable()
 	out, err := ops.Doctor(ctx, e, ops.DoctorInput{Version: version.Version, VX: self,
@@ -48,7 +49,7 @@ func doctorVerb(ctx context.Context, s *IO, argv []string) error {
 		return err
 	}
 	if !out.OK {
-		return exitError{1}
+		return cmdline.ExitCode(1)
 	}
 	return nil
 }

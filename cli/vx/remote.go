@@ -1,4 +1,4 @@
-package cli
+package vx
 
 import (
 	"context"
@@ -7,29 +7,30 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/vzn/vx/cli/cmdline"
 	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/protocol/wire"
 )
 
 // cacheStatusVerb is `vx cache status`: a live check of the remote cache.
 // It exits 1 when a configured remote is not usable.
-func cacheStatusVerb(ctx context.Context, s *IO, argv []string) error {
-	a, err := parseArgs("cache status", argv, map[string]flagSpec{
-		"format": {kind: valueFlag, arg: "text|json", help: "output format"},
+func cacheStatusVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
+	a, err := cmdline.Parse("cache status", argv, map[string]cmdline.Spec{
+		"format": {Kind: cmdline.Value, Arg: "text|json", Help: "output format"},
 	})
 	if err != nil {
-		return usageError{err.Error()}
+		return cmdline.UsageError(err.Error())
 	}
-	if a.bool("help") {
-		fmt.Fprint(s.Out, a.usage("cache status [flags]"))
+	if a.Bool("help") {
+		fmt.Fprint(s.Out, a.Usage("cache status [flags]"))
 		return nil
 	}
-	if len(a.pos) > 0 {
-		return usageError{fmt.Sprintf("vx cache status takes no arguments (got %q)", a.pos[0])}
+	if len(a.Pos()) > 0 {
+		return cmdline.UsageError(fmt.Sprintf("vx cache status takes no arguments (got %q)", a.Pos()[0]))
 	}
-	format, err := a.format()
+	format, err := a.Format()
 	if err != nil {
-		return usageError{err.Error()}
+		return cmdline.UsageError(err.Error())
 	}
 	e, err := opEnv(s)
 	if err != nil {
@@ -41,7 +42,7 @@ func cacheStatusVerb(ctx context.Context, s *IO, argv []string) error {
 		return err
 	}
 	if out.Configured && !(out.Reachable && out.Authorized && out.Enabled && out.Error == "") {
-		return exitError{1}
+		return cmdline.ExitCode(1)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package cli
+package vx
 
 import (
 	"context"
@@ -7,15 +7,15 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
-	"time"
 
+	"github.com/vzn/vx/cli/cmdline"
 	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/daemon/taskkey"
 	"github.com/vzn/vx/daemon/workspace"
 )
 
 // answer runs an operation and renders its output as JSON or for people.
-func answer[T any](s *IO, format string, out T, err error, human func(io.Writer, T)) error {
+func answer[T any](s *cmdline.IO, format string, out T, err error, human func(io.Writer, T)) error {
 	if err != nil {
 		var ae *ops.ArgError
 		if errors.As(err, &ae) {
@@ -24,55 +24,55 @@ func answer[T any](s *IO, format string, out T, err error, human func(io.Writer,
 			if name == "" {
 				name = ae.Arg
 			}
-			return usageError{name + ": " + ae.Msg}
+			return cmdline.UsageError(name + ": " + ae.Msg)
 		}
 		return err
 	}
 	if format == "json" {
-		return writeJSON(s.Out, out)
+		return cmdline.WriteJSON(s.Out, out)
 	}
 	human(s.Out, out)
 	return nil
 }
 
 // opEnv loads the workspace for a question verb.
-func opEnv(s *IO) (*ops.Env, error) {
+func opEnv(s *cmdline.IO) (*ops.Env, error) {
 	m, err := loadModel(s)
 	if err != nil {
 		return nil, err
 	}
-	return ops.NewEnv(m.Root, m, nil, s.environ()), nil
+	return ops.NewEnv(m.Root, m, nil, s.Environment()), nil
 }
 
-func showVerb(ctx context.Context, s *IO, argv []string) error {
-	a, err := parseArgs("show", argv, map[string]flagSpec{
-		"filter":   {kind: multiFlag, arg: "SEL", help: "only projects matching SEL (as vx run --filter)"},
-		"affected": {kind: optionalFlag, arg: "REF", help: "only affected projects (as vx run --affected)"},
-		"format":   {kind: valueFlag, arg: "text|json", help: "output format"},
+func showVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
+	a, err := cmdline.Parse("show", argv, map[string]cmdline.Spec{
+		"filter":   {Kind: cmdline.Multi, Arg: "SEL", Help: "only projects matching SEL (as vx run --filter)"},
+		"affected": {Kind: cmdline.Optional, Arg: "REF", Help: "only affected projects (as vx run --affected)"},
+		"format":   {Kind: cmdline.Value, Arg: "text|json", Help: "output format"},
 	})
 	if err != nil {
-		return usageError{err.Error()}
+		return cmdline.UsageError(err.Error())
 	}
-	if a.bool("help") {
-		fmt.Fprint(s.Out, a.usage("show [PROJECT | PROJECT#TASK | TASK] [flags]"))
+	if a.Bool("help") {
+		fmt.Fprint(s.Out, a.Usage("show [PROJECT | PROJECT#TASK | TASK] [flags]"))
 		return nil
 	}
-	format, err := a.format()
+	format, err := a.Format()
 	if err != nil {
-		return usageError{err.Error()}
+		return cmdline.UsageError(err.Error())
 	}
 	e, err := opEnv(s)
 	if err != nil {
 		return err
 	}
 	defer e.Close()
-	a.takeRef("affected", refNotTask(e.Model))
-	if len(a.pos) > 1 {
-		return usageError{fmt.Sprintf("vx show takes one target, got %d: %s", len(a.pos), strings.Join(a.pos, " "))}
+	a.TakeRef("affected", refNotTask(e.Model))
+	if len(a.Pos()) > 1 {
+		return cmdline.UsageError(fmt.Sprintf("vx show takes one target, got %d: %s", len(a.Pos()), strings.Join(a.Pos(), " ")))
 	}
-	in := ops.ShowInput{Filters: a.list("filter"), Affected: a.has("affected"), AffectedRef: a.str("affected")}
-	if len(a.pos) == 1 {
-		in.Target = a.pos[0]
+	in := ops.ShowInput{Filters: a.List("filter"), Affected: a.Has("affected"), AffectedRef: a.Str("affected")}
+	if len(a.Pos()) == 1 {
+		in.Target = a.Pos()[0]
 	}
 	out, err := ops.Show(ctx, e, in)
 	return answer(s, format, out, err, renderShow)
@@ -159,31 +159,31 @@ func renderOverlaps(w io.Writer, overlaps []workspace.OutputOverlap) {
 	}
 }
 
-func whyVerb(ctx context.Context, s *IO, argv []string) error {
-	a, err := parseArgs("why", argv, map[string]flagSpec{
-		"run":    {kind: valueFlag, arg: "ID", help: "the run to explain (whole id or unique prefix; default: the task's latest)"},
-		"format": {kind: valueFlag, arg: "text|json", help: "output format"},
+func whyVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
+	a, err := cmdline.Parse("why", argv, map[string]cmdline.Spec{
+		"run":    {Kind: cmdline.Value, Arg: "ID", Help: "the run to explain (whole id or unique prefix; default: the task's latest)"},
+		"format": {Kind: cmdline.Value, Arg: "text|json", Help: "output format"},
 	})
 	if err != nil {
-		return usageError{err.Error()}
+		return cmdline.UsageError(err.Error())
 	}
-	if a.bool("help") {
-		fmt.Fprint(s.Out, a.usage("why PROJECT#TASK [--run ID] [flags]"))
+	if a.Bool("help") {
+		fmt.Fprint(s.Out, a.Usage("why PROJECT#TASK [--run ID] [flags]"))
 		return nil
 	}
-	format, err := a.format()
+	format, err := a.Format()
 	if err != nil {
-		return usageError{err.Error()}
+		return cmdline.UsageError(err.Error())
 	}
-	if len(a.pos) != 1 {
-		return usageError{"vx why takes one task id, e.g. `vx why web#build`"}
+	if len(a.Pos()) != 1 {
+		return cmdline.UsageError("vx why takes one task id, e.g. `vx why web#build`")
 	}
 	e, err := opEnv(s)
 	if err != nil {
 		return err
 	}
 	defer e.Close()
-	out, err := ops.Why(ctx, e, ops.WhyInput{TaskID: a.pos[0], RunID: a.str("run"), RunSet: a.has("run")})
+	out, err := ops.Why(ctx, e, ops.WhyInput{TaskID: a.Pos()[0], RunID: a.Str("run"), RunSet: a.Has("run")})
 	return answer(s, format, out, err, renderWhy)
 }
 
@@ -228,5 +228,3 @@ func renderDiff(w io.Writer, indent string, d *taskkey.Diff) {
 	}
 	set("upstream", d.Upstream)
 }
-
-func fmtTime(t time.Time) string { return t.Local().Format("2006-01-02 15:04:05") }

@@ -1,4 +1,4 @@
-package cli
+package vx
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/vzn/vx/cli/cmdline"
 	"github.com/vzn/vx/client"
 	"github.com/vzn/vx/client/shim"
 	"github.com/vzn/vx/daemon/workspace"
@@ -17,21 +18,21 @@ import (
 // directory, starts the vxd beside this executable if needed, and bridges
 // newline-delimited JSON-RPC between stdin/stdout and the daemon. Nothing
 // but JSON-RPC ever goes to stdout.
-func mcpVerb(ctx context.Context, s *IO, argv []string) error {
-	a, err := parseArgs("mcp", argv, map[string]flagSpec{
-		"stdio": {kind: boolFlag, help: "speak newline-delimited JSON-RPC on stdin/stdout (the default, and the only transport)"},
+func mcpVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
+	a, err := cmdline.Parse("mcp", argv, map[string]cmdline.Spec{
+		"stdio": {Kind: cmdline.Bool, Help: "speak newline-delimited JSON-RPC on stdin/stdout (the default, and the only transport)"},
 	})
 	if err != nil {
-		return usageError{err.Error()}
+		return cmdline.UsageError(err.Error())
 	}
-	if a.bool("help") {
+	if a.Bool("help") {
 		fmt.Fprint(s.Out, "usage: vx mcp [--stdio]\n\nThe MCP server for agents, over stdio. Configure a client with\n  { \"mcpServers\": { \"vx\": { \"command\": \"vx\", \"args\": [\"mcp\"] } } }\nand run it from inside a vx workspace. The shim starts the workspace's vxd\n(the one beside this vx) when none runs and bridges every message to it.\n\nflags:\n  --stdio   newline-delimited JSON-RPC on stdin/stdout (default)\n")
 		return nil
 	}
-	if len(a.pos) > 0 {
-		return usageError{fmt.Sprintf("vx mcp takes no arguments (got %q); its one flag is --stdio", a.pos[0])}
+	if len(a.Pos()) > 0 {
+		return cmdline.UsageError(fmt.Sprintf("vx mcp takes no arguments (got %q); its one flag is --stdio", a.Pos()[0]))
 	}
-	root, err := workspace.FindRoot(s.dir())
+	root, err := workspace.FindRoot(s.WorkingDir())
 	if err != nil {
 		return fmt.Errorf("vx mcp: %w", err)
 	}

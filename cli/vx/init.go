@@ -1,41 +1,42 @@
-package cli
+package vx
 
 import (
 	"context"
 	"fmt"
 	"io"
 
+	"github.com/vzn/vx/cli/cmdline"
 	"github.com/vzn/vx/daemon/migrate"
 	"github.com/vzn/vx/daemon/ops"
 )
 
-func initVerb(ctx context.Context, s *IO, argv []string) error {
-	a, err := parseArgs("init", argv, map[string]flagSpec{
-		"dry":    {kind: boolFlag, help: "print the plan, write nothing"},
-		"force":  {kind: boolFlag, help: "replace an existing vx.workspace.json"},
-		"format": {kind: valueFlag, arg: "text|json", help: "output format"},
+func initVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
+	a, err := cmdline.Parse("init", argv, map[string]cmdline.Spec{
+		"dry":    {Kind: cmdline.Bool, Help: "print the plan, write nothing"},
+		"force":  {Kind: cmdline.Bool, Help: "replace an existing vx.workspace.json"},
+		"format": {Kind: cmdline.Value, Arg: "text|json", Help: "output format"},
 	})
 	if err != nil {
-		return usageError{err.Error()}
+		return cmdline.UsageError(err.Error())
 	}
-	if a.bool("help") {
-		fmt.Fprint(s.Out, a.usage("init [--dry] [--force] [flags]")+"\nDetects turbo.json, nx.json/project.json or package.json workspaces and proposes vx.workspace.json (and vx.project.json files).\n")
+	if a.Bool("help") {
+		fmt.Fprint(s.Out, a.Usage("init [--dry] [--force] [flags]")+"\nDetects turbo.json, nx.json/project.json or package.json workspaces and proposes vx.workspace.json (and vx.project.json files).\n")
 		return nil
 	}
-	format, err := a.format()
+	format, err := a.Format()
 	if err != nil {
-		return usageError{err.Error()}
+		return cmdline.UsageError(err.Error())
 	}
-	if len(a.pos) > 0 {
-		return usageError{fmt.Sprintf("vx init takes no arguments (got %q)", a.pos[0])}
+	if len(a.Pos()) > 0 {
+		return cmdline.UsageError(fmt.Sprintf("vx init takes no arguments (got %q)", a.Pos()[0]))
 	}
-	in := ops.InitInput{Dir: s.dir(), Environ: s.environ()}
-	if a.bool("force") {
+	in := ops.InitInput{Dir: s.WorkingDir(), Environ: s.Environment()}
+	if a.Bool("force") {
 		in.Mode = ops.InitForce
 	}
 	var plan *migrate.Plan
 	var written []string
-	if a.bool("dry") {
+	if a.Bool("dry") {
 		plan, err = ops.PlanInit(ctx, in)
 	} else {
 		var out *ops.InitOutput
@@ -47,9 +48,9 @@ func initVerb(ctx context.Context, s *IO, argv []string) error {
 		return err
 	}
 	if format == "json" {
-		return writeJSON(s.Out, plan)
+		return cmdline.WriteJSON(s.Out, plan)
 	}
-	renderInitPlan(s.Out, plan, a.bool("dry"), written)
+	renderInitPlan(s.Out, plan, a.Bool("dry"), written)
 	return nil
 }
 

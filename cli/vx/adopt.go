@@ -1,4 +1,4 @@
-package cli
+package vx
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/vzn/vx/cli/cmdline"
 	"github.com/vzn/vx/client"
 	"github.com/vzn/vx/daemon/cache"
 	"github.com/vzn/vx/daemon/lockfile"
@@ -16,7 +17,7 @@ import (
 	"github.com/vzn/vx/protocol/wire"
 )
 
-func cacheVerb(ctx context.Context, s *IO, argv []string) error {
+func cacheVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	if len(argv) > 0 && argv[0] == "status" {
 		return cacheStatusVerb(ctx, s, argv[1:])
 	}
@@ -25,31 +26,31 @@ func cacheVerb(ctx context.Context, s *IO, argv []string) error {
 			fmt.Fprintln(s.Out, "usage: vx cache prune [--older-than AGE] [--max-size SIZE] [--dry-run] [--format json]\n       vx cache status [--format json]")
 			return nil
 		}
-		return usageError{"vx cache takes a subcommand: `vx cache prune [--older-than 7d] [--max-size 2GiB] [--dry-run]` or `vx cache status`"}
+		return cmdline.UsageError("vx cache takes a subcommand: `vx cache prune [--older-than 7d] [--max-size 2GiB] [--dry-run]` or `vx cache status`")
 	}
-	a, err := parseArgs("cache prune", argv[1:], map[string]flagSpec{
-		"older-than": {kind: valueFlag, arg: "AGE", help: "evict entries older than AGE: 30m, 12h, 7d, 2w"},
-		"max-size":   {kind: valueFlag, arg: "SIZE", help: "then evict oldest first down to SIZE: 500MB, 2GiB"},
-		"dry-run":    {kind: boolFlag, help: "report what would be evicted, delete nothing"},
-		"format":     {kind: valueFlag, arg: "text|json", help: "output format"},
+	a, err := cmdline.Parse("cache prune", argv[1:], map[string]cmdline.Spec{
+		"older-than": {Kind: cmdline.Value, Arg: "AGE", Help: "evict entries older than AGE: 30m, 12h, 7d, 2w"},
+		"max-size":   {Kind: cmdline.Value, Arg: "SIZE", Help: "then evict oldest first down to SIZE: 500MB, 2GiB"},
+		"dry-run":    {Kind: cmdline.Bool, Help: "report what would be evicted, delete nothing"},
+		"format":     {Kind: cmdline.Value, Arg: "text|json", Help: "output format"},
 	})
 	if err != nil {
-		return usageError{err.Error()}
+		return cmdline.UsageError(err.Error())
 	}
-	if a.bool("help") {
-		fmt.Fprint(s.Out, a.usage("cache prune [flags]"))
+	if a.Bool("help") {
+		fmt.Fprint(s.Out, a.Usage("cache prune [flags]"))
 		return nil
 	}
-	format, err := a.format()
+	format, err := a.Format()
 	if err != nil {
-		return usageError{err.Error()}
+		return cmdline.UsageError(err.Error())
 	}
-	root, err := workspace.FindRoot(s.dir())
+	root, err := workspace.FindRoot(s.WorkingDir())
 	if err != nil {
 		return err
 	}
-	e := ops.NewEnv(root, nil, nil, s.environ())
-	out, err := ops.Prune(ctx, e, ops.PruneInput{OlderThan: a.str("older-than"), MaxSize: a.str("max-size"), DryRun: a.bool("dry-run")})
+	e := ops.NewEnv(root, nil, nil, s.Environment())
+	out, err := ops.Prune(ctx, e, ops.PruneInput{OlderThan: a.Str("older-than"), MaxSize: a.Str("max-size"), DryRun: a.Bool("dry-run")})
 	return answer(s, format, out, err, func(w io.Writer, r *cache.PruneResult) {
 		verb := "evicted"
 		if r.DryRun {
@@ -74,34 +75,34 @@ func bytesText(n int64) string {
 	return fmt.Sprintf("%d B", n)
 }
 
-func lockVerb(ctx context.Context, s *IO, argv []string) error {
-	a, err := parseArgs("lock", argv, map[string]flagSpec{
-		"check":  {kind: boolFlag, help: "compare the configuration with vx.lock; exit 1 on drift"},
-		"format": {kind: valueFlag, arg: "text|json", help: "output format"},
+func lockVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
+	a, err := cmdline.Parse("lock", argv, map[string]cmdline.Spec{
+		"check":  {Kind: cmdline.Bool, Help: "compare the configuration with vx.lock; exit 1 on drift"},
+		"format": {Kind: cmdline.Value, Arg: "text|json", Help: "output format"},
 	})
 	if err != nil {
-		return usageError{err.Error()}
+		return cmdline.UsageError(err.Error())
 	}
-	if a.bool("help") {
-		fmt.Fprint(s.Out, a.usage("lock [--check] [flags]"))
+	if a.Bool("help") {
+		fmt.Fprint(s.Out, a.Usage("lock [--check] [flags]"))
 		return nil
 	}
-	format, err := a.format()
+	format, err := a.Format()
 	if err != nil {
-		return usageError{err.Error()}
+		return cmdline.UsageError(err.Error())
 	}
 	e, err := opEnv(s)
 	if err != nil {
 		return err
 	}
 	defer e.Close()
-	if !a.bool("check") {
+	if !a.Bool("check") {
 		out, err := ops.Lock(ctx, e)
 		if err != nil {
 			return err
 		}
 		if format == "json" {
-			return writeJSON(s.Out, out)
+			return cmdline.WriteJSON(s.Out, out)
 		}
 		state := "unchanged"
 		if out.Changed {
@@ -115,14 +116,14 @@ func lockVerb(ctx context.Context, s *IO, argv []string) error {
 		return err
 	}
 	if format == "json" {
-		if err := writeJSON(s.Out, res); err != nil {
+		if err := cmdline.WriteJSON(s.Out, res); err != nil {
 			return err
 		}
 	} else {
 		renderLockCheck(s.Out, res)
 	}
 	if res.ExitCode != 0 {
-		return exitError{res.ExitCode}
+		return cmdline.ExitCode(res.ExitCode)
 	}
 	return nil
 }
@@ -144,32 +145,32 @@ func renderLockCheck(w io.Writer, r *lockfile.CheckResult) {
 	fmt.Fprintln(w, "review the change, then run `vx lock` to record it")
 }
 
-func infoVerb(ctx context.Context, s *IO, argv []string) error {
-	a, err := parseArgs("info", argv, map[string]flagSpec{
-		"concurrency": {kind: valueFlag, arg: "N", help: "show the worker count a run with --concurrency N would use"},
-		"format":      {kind: valueFlag, arg: "text|json", help: "output format"},
+func infoVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
+	a, err := cmdline.Parse("info", argv, map[string]cmdline.Spec{
+		"concurrency": {Kind: cmdline.Value, Arg: "N", Help: "show the worker count a run with --concurrency N would use"},
+		"format":      {Kind: cmdline.Value, Arg: "text|json", Help: "output format"},
 	})
 	if err != nil {
-		return usageError{err.Error()}
+		return cmdline.UsageError(err.Error())
 	}
-	if a.bool("help") {
-		fmt.Fprint(s.Out, a.usage("info [flags]"))
+	if a.Bool("help") {
+		fmt.Fprint(s.Out, a.Usage("info [flags]"))
 		return nil
 	}
-	format, err := a.format()
+	format, err := a.Format()
 	if err != nil {
-		return usageError{err.Error()}
+		return cmdline.UsageError(err.Error())
 	}
-	conc, err := a.int("concurrency", 0)
+	conc, err := a.Int("concurrency", 0)
 	if err != nil {
-		return usageError{err.Error()}
+		return cmdline.UsageError(err.Error())
 	}
-	root, err := workspace.FindRoot(s.dir())
+	root, err := workspace.FindRoot(s.WorkingDir())
 	if err != nil {
 		return err
 	}
 	m, loadErr := workspace.Load(root)
-	e := ops.NewEnv(root, m, loadErr, s.environ())
+	e := ops.NewEnv(root, m, loadErr, s.Environment())
 	defer e.Close()
 	in := ops.InfoInput{Concurrency: conc}
 	if st, _, err := (&client.Client{Root: root}).Status(ctx); err == nil {

@@ -1,4 +1,4 @@
-package cli
+package vx
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/vzn/vx/cli/cmdline"
 	"github.com/vzn/vx/daemon/docsearch"
 	"github.com/vzn/vx/daemon/ops"
 )
@@ -19,27 +20,27 @@ func searchDocs(query string, limit int, given bool) (*docsearch.Result, error) 
 	return ops.SearchDocs(context.Background(), in)
 }
 
-func docsVerb(ctx context.Context, s *IO, argv []string) error {
-	a, err := parseArgs("docs", argv, map[string]flagSpec{
-		"limit":  {kind: valueFlag, arg: "N", help: "how many sections (1..50, default 5)"},
-		"format": {kind: valueFlag, arg: "text|json", help: "output format"},
+func docsVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
+	a, err := cmdline.Parse("docs", argv, map[string]cmdline.Spec{
+		"limit":  {Kind: cmdline.Value, Arg: "N", Help: "how many sections (1..50, default 5)"},
+		"format": {Kind: cmdline.Value, Arg: "text|json", Help: "output format"},
 	})
 	if err != nil {
-		return usageError{err.Error()}
+		return cmdline.UsageError(err.Error())
 	}
-	if a.bool("help") {
-		fmt.Fprint(s.Out, a.usage("docs QUERY... [flags]")+"\nSearches the reference embedded in vx (no network): the sections holding every word, best first.\n")
+	if a.Bool("help") {
+		fmt.Fprint(s.Out, a.Usage("docs QUERY... [flags]")+"\nSearches the reference embedded in vx (no network): the sections holding every word, best first.\n")
 		return nil
 	}
-	format, err := a.format()
+	format, err := a.Format()
 	if err != nil {
-		return usageError{err.Error()}
+		return cmdline.UsageError(err.Error())
 	}
-	limit, err := a.int("limit", 0)
+	limit, err := a.Int("limit", 0)
 	if err != nil {
-		return usageError{err.Error()}
+		return cmdline.UsageError(err.Error())
 	}
-	out, err := searchDocs(strings.Join(a.pos, " "), limit, a.has("limit"))
+	out, err := searchDocs(strings.Join(a.Pos(), " "), limit, a.Has("limit"))
 	return answer(s, format, out, err, func(w io.Writer, r *docsearch.Result) {
 		if len(r.Sections) == 0 {
 			fmt.Fprintf(w, "no section holds every word of %q\n", r.Query)

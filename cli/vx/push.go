@@ -1,9 +1,10 @@
-package cli
+package vx
 
 import (
 	"context"
 	"fmt"
 
+	"github.com/vzn/vx/cli/cmdline"
 	"github.com/vzn/vx/client/platformpush"
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/protocol/wire"
@@ -11,8 +12,8 @@ import (
 
 // pushRun is the end-of-run hook: when the workspace opted into a
 // platform, the run just ended is pushed (bounded; warnings only).
-func pushRun(ctx context.Context, s *IO, m *workspace.Model, sum *wire.RunSummary, mask func(string) string) {
-	t, ok, err := platformpush.Resolve(m.Config.Platform, s.environ())
+func pushRun(ctx context.Context, s *cmdline.IO, m *workspace.Model, sum *wire.RunSummary, mask func(string) string) {
+	t, ok, err := platformpush.Resolve(m.Config.Platform, s.Environment())
 	if !ok {
 		return
 	}
@@ -23,26 +24,26 @@ func pushRun(ctx context.Context, s *IO, m *workspace.Model, sum *wire.RunSummar
 	platformpush.AfterRun(ctx, m.Root, t, sum, mask, s.Err)
 }
 
-func pushVerb(ctx context.Context, s *IO, argv []string) error {
-	a, err := parseArgs("push", argv, map[string]flagSpec{
-		"all": {kind: boolFlag, help: "also send every run of the local history the platform has not stored"},
+func pushVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
+	a, err := cmdline.Parse("push", argv, map[string]cmdline.Spec{
+		"all": {Kind: cmdline.Bool, Help: "also send every run of the local history the platform has not stored"},
 	})
 	if err != nil {
-		return usageError{err.Error()}
+		return cmdline.UsageError(err.Error())
 	}
-	if a.bool("help") {
-		fmt.Fprint(s.Out, a.usage("push [--all]"))
+	if a.Bool("help") {
+		fmt.Fprint(s.Out, a.Usage("push [--all]"))
 		return nil
 	}
-	if len(a.pos) > 0 {
-		return usageError{fmt.Sprintf("vx push takes no arguments (got %q)", a.pos[0])}
+	if len(a.Pos()) > 0 {
+		return cmdline.UsageError(fmt.Sprintf("vx push takes no arguments (got %q)", a.Pos()[0]))
 	}
 	m, err := loadModel(s)
 	if err != nil {
 		return err
 	}
 	mask := maskerFor(m, s).String
-	t, ok, err := platformpush.Resolve(m.Config.Platform, s.environ())
+	t, ok, err := platformpush.Resolve(m.Config.Platform, s.Environment())
 	if !ok {
 		return fmt.Errorf("this workspace does not push to a platform: set platform.url and platform.workspace in %s (or %s and %s)",
 			workspace.ConfigFile, platformpush.EnvURL, platformpush.EnvWorkspace)
@@ -51,7 +52,7 @@ func pushVerb(ctx context.Context, s *IO, argv []string) error {
 		return fmt.Errorf("%s", mask(err.Error()))
 	}
 	var rep platformpush.Report
-	if a.bool("all") {
+	if a.Bool("all") {
 		rep, err = platformpush.All(ctx, m.Root, t, mask, s.Err)
 	} else {
 		rep, err = platformpush.Flush(ctx, m.Root, t, s.Err)

@@ -1,0 +1,102 @@
+package vx
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/vzn/vx/cli/cmdline"
+	"github.com/vzn/vx/daemon/ops"
+)
+
+func lastVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
+	a, err := cmdline.Parse("last", argv, map[string]cmdline.Spec{
+		"list":   {Kind: cmdline.Bool, Help: "list the latest runs"},
+		"limit":  {Kind: cmdline.Value, Arg: "N", Help: "with --list: how many runs (1..500, default 20)"},
+		"run":    {Kind: cmdline.Value, Arg: "ID", Help: "a run id or unique prefix (default: the latest run)"},
+		"log":    {Kind: cmdline.Value, Arg: "TASK", Help: "print a task's log (project#task)"},
+		"format": {Kind: cmdline.Value, Arg: "text|json", Help: "output format"},
+	})
+	if err != nil {
+		return cmdline.UsageError(err.Error())
+	}
+	if a.Bool("help") {
+		fmt.Fprint(s.Out, a.Usage("last [--list] [--run ID] [--log PROJECT#TASK] [flags]"))
+		return nil
+	}
+	format, err := a.Format()
+	if err != nil {
+		return cmdline.UsageError(err.Error())
+	}
+	if len(a.Pos()) > 0 {
+		return cmdline.UsageError(fmt.Sprintf("vx last takes no arguments (got %q); use --run ID or --log PROJECT#TASK", a.Pos()[0]))
+	}
+	e, err := opEnv(s)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	switch {
+	case a.Bool("list"):
+		limit, err := a.Int("limit", 0)
+		if err != nil {
+			return cmdline.UsageError(err.Error())
+		}
+		out, err := ops.Runs(ctx, e, ops.RunsInput{Limit: limit, LimitSet: a.Has("limit")})
+		return answer(s, format, out, err, renderRuns)
+	case a.Has("log"):
+		out, err := ops.TaskLog(ctx, e, ops.TaskLogInput{TaskID: a.Str("log"), RunID: a.Str("run"), RunSet: a.Has("run")})
+		return answer(s, format, out, err, func(w io.Writer, o *ops.TaskLogOutput) {
+			src := "none"
+			if o.Source != nil {
+				src = *o.Source
+			}
+			fmt.Fprintf(w, "%s in run %s: %s (cache %s), log from %s\n", o.TaskID, o.RunID, o.Status, o.Cache, src)
+			if o.Note != "" {
+				fmt.Fprintln(w, o.Note)
+			}
+			fmt.Fprint(w, o.Output)
+		})
+	default:
+		out, err := ops.Run(ctx, e, ops.RunInput{RunID: a.Str("run"), IDSet: a.Has("run")})
+		return answer(s, format, out, err, renderRun)
+	}
+}
+
+func renderRuns(w io.Writer, o *ops.RunsOutput) {
+	if len(o.Runs) == 0 {
+		fmt.Fprintln(w, "no run recorded in this workspace yet")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUN\tSTARTED\tSTATUS\tTASKS\tCACHED\tFAILED\tTIME\tCOMMAND")
+	for _, r := range o.Runs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", r.ID, cmdline.Time(r.StartedAt), r.Status, r.Tasks, r.Cached, r.Failed, cmdline.Ms(r.DurationMs), r.Command)
+	}
+	tw.Flush()
+}
+
+func renderRun(w io.Writer, o *ops.RunOutput) {
+	if !o.Found {
+		fmt.Fprintln(w, o.Note)
+		return
+	}
+	r := o.Run
+	fmt.Fprintf(w, "run %s  %s  %s  %s\n  %s\n\n", r.ID, cmdline.Time(r.StartedAt), r.Status, cmdline.Ms(r.DurationMs), r.Command)
+	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+	fmt.Fprintln(tw, "TASK\tSTATUS\tCACHE\tTIME\tEXIT\tREASON")
+	for _, t := range o.Tasks {
+		code := "-"
+		if t.ExitCode != nil {
+			code = fmt.Sprint(*t.ExitCode)
+		}
+		cacheCol := t.Cache
+		if t.CacheSource != "" {
+			cacheCol += " (" + t.CacheSource + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.TaskID, t.Status, cacheCol, cmdline.Ms(t.DurationMs), code, t.Reason)
+	}
+	tw.Flush()
+	printViolations(w, o.Tasks)
+}

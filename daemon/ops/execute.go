@@ -1,0 +1,88 @@
+package ops
+
+import (
+	"context"
+	"errors"
+
+	"github.com/rs/zerolog"
+
+	"github.com/vzn/vx/daemon/remotecache"
+	"github.com/vzn/vx/daemon/runner"
+	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/protocol/wire"
+)
+
+// ExecuteInput is one run of tasks: what vx run's flags (or the typed
+// request of vx run --input -) select, and how to run it.
+type ExecuteInput struct {
+	Tasks     []string            // task names or ids; at least one
+	Selection workspace.Selection // --filter and --affected; empty: every project
+	Force     bool                // ignore cache hits: execute every task
+	Continue  bool                // keep running independent tasks after a failure
+	// Concurrency is the worker count; 0 takes the configured workers,
+	// else one per CPU.
+	Concurrency int
+	// Cache says which caches the run reads and writes; nil: both, as
+	// configured.
+	Cache *remotecache.Mode
+	// Command is the command line recorded as the run's (the words after
+	// "vx"); it is recorded, never parsed.
+	Command []string
+	// Environ is the environment the tasks inherit; nil: this process's.
+	Environ []string
+	Logger  zerolog.Logger
+	// Output is where Execute prints task lines, warnings and events
+	// (Plan prints nothing).
+	Output runner.Output
+}
+
+// options is the input as the runner's options over the model m.
+func (in *ExecuteInput) options(m *workspace.Model) *runner.Options {
+	return &runner.Options{
+		Model: m, Tasks: in.Tasks, Selection: in.Selection, Force: in.Force, Continue: in.Continue,
+		Concurrency: in.Concurrency, Args: in.Command, Environ: in.Environ, Logger: in.Logger, Cache: in.Cache,
+	}
+}
+
+// prepare resolves the selection over the Env's model and computes every
+// task's key. A selection that cannot run (an unknown task, a bad filter,
+// a cycle) is a *RefusalError with exit code 2: nothing ran.
+func (e *Env) prepare(ctx context.Context, in *ExecuteInput) (*runner.Prepared, *runner.Options, error) {
+	m, err := e.CurrentModel()
+	if err != nil {
+		return nil, nil, &RefusalError{ExitCode: 2, Msg: e.Masker.String(err.Error())}
+	}
+	opts := in.options(m)
+	p, err := runner.Prepare(ctx, opts)
+	if err != nil {
+		return nil, nil, &RefusalError{ExitCode: 2, Msg: e.Masker.String(err.Error())}
+	}
+	return p, opts, nil
+}
+
+// Plan is vx run --dry and planTasks: what the run would do, each task's
+// cache verdict and the predicted times, executing nothing and recording
+// nothing.
+func Plan(ctx context.Context, e *Env, in ExecuteInput) (*wire.Plan, error) {
+	p, _, err := e.prepare(ctx, &in)
+	if err != nil {
+		return nil, err
+	}
+	return runner.Plan(ctx, p, in.Force)
+}
+
+// Execute is vx run: it runs the selection in this process with the cache
+// and records the run in the history. The summary is returned even when
+// tasks fail (its ExitCode says so); an error is a refusal before anything
+// ran (*RefusalError) or a failure of vx itself, masked.
+func Execute(ctx context.Context, e *Env, in ExecuteInput) (*wire.RunSummary, error) {
+	p, opts, err := e.prepare(ctx, &in)
+	if err != nil {
+		return nil, err
+	}
+	sum, err := runner.Execute(ctx, p, opts, in.Output)
+	if err != nil {
+		return nil, errors.New(e.Masker.String(err.Error()))
+	}
+	return sum, nil
+}

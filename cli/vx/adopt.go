@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"reflect"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -17,6 +18,8 @@ import (
 	"github.com/vzn/vx/protocol/wire"
 )
 
+var pruneBinding = bind("cache prune", reflect.TypeFor[ops.PruneInput]())
+
 func cacheVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	if len(argv) > 0 && argv[0] == "status" {
 		return cacheStatusVerb(ctx, s, argv[1:])
@@ -28,14 +31,10 @@ func cacheVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 		}
 		return cmdline.UsageError("vx cache takes a subcommand: `vx cache prune [--older-than 7d] [--max-size 2GiB] [--dry-run]` or `vx cache status`")
 	}
-	a, err := cmdline.Parse("cache prune", argv[1:], map[string]cmdline.Spec{
-		"older-than": {Kind: cmdline.Value, Arg: "AGE", Help: "evict entries older than AGE: 30m, 12h, 7d, 2w"},
-		"max-size":   {Kind: cmdline.Value, Arg: "SIZE", Help: "then evict oldest first down to SIZE: 500MB, 2GiB"},
-		"dry-run":    {Kind: cmdline.Bool, Help: "report what would be evicted, delete nothing"},
-		"format":     {Kind: cmdline.Value, Arg: "text|json", Help: "output format"},
-	})
+	b := pruneBinding
+	a, err := b.parse(argv[1:], formatFlag)
 	if err != nil {
-		return cmdline.UsageError(err.Error())
+		return err
 	}
 	if a.Bool("help") {
 		fmt.Fprint(s.Out, a.Usage("cache prune [flags]"))
@@ -50,8 +49,12 @@ func cacheVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 		return err
 	}
 	e := ops.NewEnv(root, nil, nil, s.Environment())
-	out, err := ops.Prune(ctx, e, ops.PruneInput{OlderThan: a.Str("older-than"), MaxSize: a.Str("max-size"), DryRun: a.Bool("dry-run")})
-	return answer(s, format, out, err, func(w io.Writer, r *cache.PruneResult) {
+	var in ops.PruneInput
+	if err := b.fill(a, &in); err != nil {
+		return err
+	}
+	out, err := ops.Prune(ctx, e, in)
+	return answer(s, b, format, out, err, func(w io.Writer, r *cache.PruneResult) {
 		verb := "evicted"
 		if r.DryRun {
 			verb = "would evict"
@@ -179,7 +182,7 @@ func infoVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 		in.DaemonNote = "not running (vx mcp or vxd start starts it)"
 	}
 	out, err := ops.Info(ctx, e, in)
-	return answer(s, format, out, err, renderInfo)
+	return answer(s, nil, format, out, err, renderInfo)
 }
 
 func renderInfo(w io.Writer, o *ops.InfoOutput) {

@@ -214,10 +214,11 @@ func ExplainCacheKey(ctx context.Context, e *Env, in ExplainInput) (*ExplainOutp
 
 // PruneInput bounds the cache.
 type PruneInput struct {
-	OlderThan string `json:"olderThan,omitempty" jsonschema:"evict entries older than this age: 30m, 12h, 7d, 2w"`
-	MaxSize   string `json:"maxSize,omitempty" jsonschema:"then evict oldest first down to this size: 500MB, 2GiB"`
-	// DryRun nil is a dry run: deleting is asked for explicitly.
-	DryRun *bool `json:"dryRun,omitempty" jsonschema:"default true: report without deleting; false deletes"`
+	OlderThan string `json:"olderThan,omitempty" jsonschema:"evict entries older than this age: 30m, 12h, 7d, 2w" flag:"older-than" arg:"AGE" help:"evict entries older than AGE: 30m, 12h, 7d, 2w"`
+	MaxSize   string `json:"maxSize,omitempty" jsonschema:"then evict oldest first down to this size: 500MB, 2GiB" flag:"max-size" arg:"SIZE" help:"then evict oldest first down to SIZE: 500MB, 2GiB"`
+	// DryRun nil is a dry run: an agent asks for deleting explicitly (the
+	// command line always says, --dry-run or not).
+	DryRun *bool `json:"dryRun,omitempty" jsonschema:"default true: report without deleting; false deletes" flag:"dry-run" help:"report what would be evicted, delete nothing"`
 }
 
 func (in PruneInput) dryRun() bool { return in.DryRun == nil || *in.DryRun }

@@ -12,7 +12,7 @@ import (
 
 // RunsInput narrows Runs.
 type RunsInput struct {
-	Limit *Limit `json:"limit,omitempty" jsonschema:"runs, 1..500 (default 20), clamped"`
+	Limit *Limit `json:"limit,omitempty" jsonschema:"runs, 1..500 (default 20), clamped" flag:"limit" arg:"N" help:"with --list: how many runs (1..500, default 20)"`
 }
 
 // RunsOutput lists recent runs, newest first.
@@ -41,7 +41,7 @@ func Runs(ctx context.Context, e *Env, in RunsInput) (*RunsOutput, error) {
 
 // RunInput selects one run ("" = the latest).
 type RunInput struct {
-	RunID *RunID `json:"runId,omitempty" jsonschema:"a run id or a unique prefix (vx last --list prints them)"`
+	RunID *RunID `json:"runId,omitempty" jsonschema:"a run id or a unique prefix (vx last --list prints them)" flag:"run" arg:"ID" help:"a run id or unique prefix (default: the latest run)"`
 }
 
 // RunOutput is one run with every task's outcome.
@@ -77,8 +77,8 @@ func Run(ctx context.Context, e *Env, in RunInput) (*RunOutput, error) {
 
 // TaskLogInput selects a task's log.
 type TaskLogInput struct {
-	TaskID TaskID `json:"taskId" jsonschema:"a task id, project#task (e.g. web#build)"`
-	RunID  *RunID `json:"runId,omitempty" jsonschema:"a run id or a unique prefix (vx last --list prints them)"`
+	TaskID TaskID `json:"taskId" jsonschema:"a task id, project#task (e.g. web#build)" flag:"log" arg:"TASK" help:"print a task's log (project#task)"`
+	RunID  *RunID `json:"runId,omitempty" jsonschema:"a run id or a unique prefix (vx last --list prints them)" flag:"run" arg:"ID" help:"a run id or unique prefix (default: the latest run)"`
 }
 
 func (in TaskLogInput) Validate() error { return in.TaskID.Check("taskId") }

@@ -42,10 +42,10 @@ type ProjectInfo struct {
 
 // ShowInput narrows Show.
 type ShowInput struct {
-	Target   string   `json:"target,omitempty" jsonschema:"a project, project#task, or a task name"`
+	Target   string   `json:"target,omitempty" jsonschema:"a project, project#task, or a task name" pos:"target"`
 	Project  string   `json:"project,omitempty" jsonschema:"one project's name"`
-	Filters  Filter   `json:"filter,omitempty" jsonschema:"projects to include, as vx run --filter: a name or glob, tag:NAME, or ./path/glob (a string or an array)"`
-	Affected Affected `json:"affected,omitzero" jsonschema:"true: only projects changed against the default branch's merge base, plus dependents; or a git ref to compare against"`
+	Filters  Filter   `json:"filter,omitempty" jsonschema:"projects to include, as vx run --filter: a name or glob, tag:NAME, or ./path/glob (a string or an array)" flag:"filter" arg:"SEL" help:"only projects matching SEL (as vx run --filter)"`
+	Affected Affected `json:"affected,omitzero" jsonschema:"true: only projects changed against the default branch's merge base, plus dependents; or a git ref to compare against" flag:"affected" arg:"REF" help:"only affected projects (as vx run --affected)"`
 }
 
 // Validate checks what the schema cannot: blank selectors, a ref git

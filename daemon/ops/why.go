@@ -14,8 +14,8 @@ import (
 
 // WhyInput names the execution to explain.
 type WhyInput struct {
-	TaskID TaskID `json:"taskId" jsonschema:"a task id, project#task (e.g. web#build)"`
-	RunID  *RunID `json:"runId,omitempty" jsonschema:"a run id or a unique prefix (vx last --list prints them)"`
+	TaskID TaskID `json:"taskId" jsonschema:"a task id, project#task (e.g. web#build)" pos:"task"`
+	RunID  *RunID `json:"runId,omitempty" jsonschema:"a run id or a unique prefix (vx last --list prints them)" flag:"run" arg:"ID" help:"the run to explain (whole id or unique prefix; default: the task's latest)"`
 }
 
 func (in WhyInput) Validate() error { return in.TaskID.Check("taskId") }

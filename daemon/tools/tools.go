@@ -77,7 +77,7 @@ func Tool(op *ops.Operation, e *ops.Env, spec Spec) mcpserver.Tool {
 	return mcpserver.Tool{Def: def, Handler: func(ctx context.Context, call *mcpserver.Call) (any, error) {
 		v := reflect.New(in).Interface()
 		if err := decode(call.Arguments, v, resolved); err != nil {
-			return nil, err
+			return nil, refusal(err)
 		}
 		keep := memo != nil && op.ModelOnly(v)
 		if keep {

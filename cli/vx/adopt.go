@@ -148,13 +148,13 @@ func renderLockCheck(w io.Writer, r *lockfile.CheckResult) {
 	fmt.Fprintln(w, "review the change, then run `vx lock` to record it")
 }
 
+var infoBinding = bind("info", reflect.TypeFor[ops.InfoInput]())
+
 func infoVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
-	a, err := cmdline.Parse("info", argv, map[string]cmdline.Spec{
-		"concurrency": {Kind: cmdline.Value, Arg: "N", Help: "show the worker count a run with --concurrency N would use"},
-		"format":      {Kind: cmdline.Value, Arg: "text|json", Help: "output format"},
-	})
+	b := infoBinding
+	a, err := b.parse(argv, formatFlag)
 	if err != nil {
-		return cmdline.UsageError(err.Error())
+		return err
 	}
 	if a.Bool("help") {
 		fmt.Fprint(s.Out, a.Usage("info [flags]"))
@@ -164,9 +164,9 @@ func infoVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	if err != nil {
 		return cmdline.UsageError(err.Error())
 	}
-	conc, err := a.Int("concurrency", 0)
-	if err != nil {
-		return cmdline.UsageError(err.Error())
+	var in ops.InfoInput
+	if err := b.fill(a, &in); err != nil {
+		return err
 	}
 	root, err := workspace.FindRoot(s.WorkingDir())
 	if err != nil {
@@ -175,14 +175,13 @@ func infoVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	m, loadErr := workspace.Load(root)
 	e := ops.NewEnv(root, m, loadErr, s.Environment())
 	defer e.Close()
-	in := ops.InfoInput{Concurrency: conc}
 	if st, _, err := (&client.Client{Root: root}).Status(ctx); err == nil {
 		in.Daemon = func() *wire.Status { return st }
 	} else {
 		in.DaemonNote = "not running (vx mcp or vxd start starts it)"
 	}
 	out, err := ops.Info(ctx, e, in)
-	return answer(s, nil, format, out, err, renderInfo)
+	return answer(s, b, format, out, err, renderInfo)
 }
 
 func renderInfo(w io.Writer, o *ops.InfoOutput) {

@@ -139,6 +139,12 @@ func fillFlag(a *cmdline.Args, f boundField, fv reflect.Value) error {
 			fv.Set(reflect.ValueOf(list).Convert(t))
 		}
 	case !a.Has(f.flag):
+	case t.Kind() == reflect.Int:
+		n, err := a.Int(f.flag, 0)
+		if err != nil {
+			return cmdline.UsageError(err.Error())
+		}
+		fv.SetInt(int64(n))
 	case t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Int:
 		n, err := a.Int(f.flag, 0)
 		if err != nil {

@@ -176,6 +176,15 @@ func (f *Filter) DecodeArg(name string, v any) error {
 	return err
 }
 
+// stringArray reads an array of non-empty strings.
+func stringArray(name string, v any) ([]string, error) {
+	list, ok := v.([]any)
+	if !ok {
+		return nil, refuse(name, "argument %q must be an array of non-empty strings, not %s", name, typeName(v))
+	}
+	return decodeStrings(name, list)
+}
+
 func decodeStrings(name string, list []any) ([]string, error) {
 	out := make([]string, 0, len(list))
 	for i, e := range list {
@@ -206,11 +215,7 @@ func (Tasks) JSONSchema() *jsonschema.Schema {
 }
 
 func (t *Tasks) DecodeArg(name string, v any) error {
-	list, ok := v.([]any)
-	if !ok {
-		return refuse(name, "argument %q must be an array of non-empty strings, not %s", name, typeName(v))
-	}
-	out, err := decodeStrings(name, list)
+	out, err := stringArray(name, v)
 	if err != nil {
 		return err
 	}
@@ -256,6 +261,15 @@ func (a *Affected) DecodeArg(name string, v any) error {
 func (Affected) refuseDash(arg, ref string) error {
 	// It reaches git: never let it read as an option.
 	return &ArgError{Arg: arg, Msg: fmt.Sprintf("%q starts with \"-\": a git ref never does (use a branch, tag or commit)", ref)}
+}
+
+// checkSelection refuses what a project selection's schema cannot say:
+// a blank selector, a ref git would read as an option.
+func checkSelection(f Filter, a Affected) error {
+	if err := f.Check("filter"); err != nil {
+		return err
+	}
+	return a.Check("affected")
 }
 
 // Check refuses a ref that git would read as an option.

@@ -136,11 +136,7 @@ func decodeValue(name string, v any, fv reflect.Value) error {
 		if fv.Type().Elem().Kind() != reflect.String {
 			break
 		}
-		list, ok := v.([]any)
-		if !ok {
-			return refuse(name, "argument %q must be an array of non-empty strings, not %s", name, typeName(v))
-		}
-		out, err := decodeStrings(name, list)
+		out, err := stringArray(name, v)
 		if err != nil {
 			return err
 		}

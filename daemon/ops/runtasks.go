@@ -40,10 +40,7 @@ type RunTasksInput struct {
 // Validate checks what the schema cannot: blank selectors, a ref git
 // would read as an option.
 func (in RunTasksInput) Validate() error {
-	if err := in.Filters.Check("filter"); err != nil {
-		return err
-	}
-	return in.Affected.Check("affected")
+	return checkSelection(in.Filters, in.Affected)
 }
 
 // PlanTasksInput is what planTasks plans: runTasks' selection, without

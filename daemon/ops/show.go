@@ -51,10 +51,7 @@ type ShowInput struct {
 // Validate checks what the schema cannot: blank selectors, a ref git
 // would read as an option.
 func (in ShowInput) Validate() error {
-	if err := in.Filters.Check("filter"); err != nil {
-		return err
-	}
-	return in.Affected.Check("affected")
+	return checkSelection(in.Filters, in.Affected)
 }
 
 // ListTasksInput is listTasks': the workspace's tasks, narrowed.

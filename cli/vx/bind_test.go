@@ -63,7 +63,9 @@ func TestBindingNamesFlags(t *testing.T) {
 			t.Errorf("usage lacks %q:\n%s", want, usage)
 		}
 	}
-	isUsage := func(err error) bool { return err != nil && reflect.TypeOf(err) == reflect.TypeOf(cmdline.UsageError("")) }
+	isUsage := func(err error) bool {
+		return err != nil && reflect.TypeOf(err) == reflect.TypeOf(cmdline.UsageError(""))
+	}
 	a, _ = lastBinding.parse([]string{"--limit", "lots"}, formatFlag)
 	if err := lastBinding.fill(a, &ops.RunsInput{}); !isUsage(err) || !strings.Contains(err.Error(), "--limit") {
 		t.Errorf("--limit lots: %v; want a usage error naming --limit", err)

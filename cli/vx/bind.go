@@ -126,7 +126,7 @@ func fillFlag(a *cmdline.Args, f boundField, fv reflect.Value) error {
 	switch {
 	case t == affectedType:
 		if a.Has(f.flag) {
-			fv.Set(reflect.ValueOf(ops.AffectedOf(true, a.Str(f.flag))))
+			fv.Set(reflect.ValueOf(ops.AffectedOn(a.Str(f.flag))))
 		}
 	case t.Kind() == reflect.Bool:
 		fv.SetBool(a.Bool(f.flag))

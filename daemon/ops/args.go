@@ -53,9 +53,9 @@ func describe(v any) string {
 	return typeName(v)
 }
 
-// NonEmpty is what a string argument must be: a string with something
+// nonEmpty is what a string argument must be: a string with something
 // other than blanks. what says what the argument is, for the refusal.
-func NonEmpty(name string, v any, what string) (string, error) {
+func nonEmpty(name string, v any, what string) (string, error) {
 	str, ok := v.(string)
 	if !ok {
 		return "", refuse(name, "argument %q must be %s, not %s", name, what, typeName(v))
@@ -78,7 +78,7 @@ func (TaskID) JSONSchema() *jsonschema.Schema {
 }
 
 func (t *TaskID) DecodeArg(name string, v any) error {
-	s, err := NonEmpty(name, v, "a task id project#task (e.g. web#build)")
+	s, err := nonEmpty(name, v, "a task id project#task (e.g. web#build)")
 	if err != nil {
 		return err
 	}
@@ -98,7 +98,7 @@ type RunID string
 func (RunID) JSONSchema() *jsonschema.Schema { return nonEmptySchema() }
 
 func (r *RunID) DecodeArg(name string, v any) error {
-	s, err := NonEmpty(name, v, "a run id or a unique prefix of one")
+	s, err := nonEmpty(name, v, "a run id or a unique prefix of one")
 	*r = RunID(s)
 	return err
 }
@@ -158,7 +158,7 @@ func (Filter) JSONSchema() *jsonschema.Schema {
 func (f *Filter) DecodeArg(name string, v any) error {
 	const what = "a non-empty string or an array of them"
 	if s, ok := v.(string); ok {
-		s, err := NonEmpty(name, s, what)
+		s, err := nonEmpty(name, s, what)
 		*f = Filter{s}
 		return err
 	}
@@ -235,8 +235,9 @@ type Affected struct {
 	Ref string
 }
 
-// AffectedOf is what a command line's --affected[=REF] means.
-func AffectedOf(given bool, ref string) Affected { return Affected{On: given || ref != "", Ref: ref} }
+// AffectedOn is a command line's --affected[=REF]: on, against ref when
+// one is given.
+func AffectedOn(ref string) Affected { return Affected{On: true, Ref: ref} }
 
 func (Affected) JSONSchema() *jsonschema.Schema {
 	return &jsonschema.Schema{AnyOf: []*jsonschema.Schema{{Type: "boolean"}, {Type: "string", MinLength: jsonschema.Ptr(1), Pattern: "^[^-]"}}}
@@ -251,7 +252,7 @@ func (a *Affected) DecodeArg(name string, v any) error {
 		if strings.HasPrefix(x, "-") {
 			return a.refuseDash(name, x)
 		}
-		s, err := NonEmpty(name, x, "true, false or a git ref")
+		s, err := nonEmpty(name, x, "true, false or a git ref")
 		*a = Affected{On: true, Ref: s}
 		return err
 	}

@@ -18,8 +18,8 @@ type argDecoder interface {
 	DecodeArg(name string, v any) error
 }
 
-// Field is one JSON argument of an input struct.
-type Field struct {
+// inputField is one JSON argument of an input struct.
+type inputField struct {
 	Name     string // the JSON name
 	Desc     string // the jsonschema tag: the argument's description
 	Required bool   // no omitempty / omitzero
@@ -27,16 +27,16 @@ type Field struct {
 	Type     reflect.Type
 }
 
-var fieldCache sync.Map // reflect.Type → []Field
+var fieldCache sync.Map // reflect.Type → []inputField
 
-// Fields lists the JSON arguments of the input struct type t, as
+// inputFields lists the JSON arguments of the input struct type t, as
 // encoding/json and the schema see them: exported, not "-", embedded
 // structs flattened (reflect.VisibleFields' rules).
-func Fields(t reflect.Type) []Field {
+func inputFields(t reflect.Type) []inputField {
 	if f, ok := fieldCache.Load(t); ok {
-		return f.([]Field)
+		return f.([]inputField)
 	}
-	var out []Field
+	var out []inputField
 	for _, f := range reflect.VisibleFields(t) {
 		if !f.IsExported() || f.Anonymous {
 			continue
@@ -50,7 +50,7 @@ func Fields(t reflect.Type) []Field {
 			name = f.Name
 		}
 		opts = "," + opts + ","
-		out = append(out, Field{Name: name, Desc: f.Tag.Get("jsonschema"), Index: f.Index, Type: f.Type,
+		out = append(out, inputField{Name: name, Desc: f.Tag.Get("jsonschema"), Index: f.Index, Type: f.Type,
 			Required: !strings.Contains(opts, ",omitempty,") && !strings.Contains(opts, ",omitzero,")})
 	}
 	fieldCache.Store(t, out)
@@ -74,8 +74,8 @@ func DecodeInput(raw json.RawMessage, dst any) error {
 }
 
 func decodeObject(prefix string, obj map[string]any, v reflect.Value) error {
-	fields := Fields(v.Type())
-	byName := map[string]Field{}
+	fields := inputFields(v.Type())
+	byName := map[string]inputField{}
 	names := make([]string, 0, len(fields))
 	for _, f := range fields {
 		byName[f.Name] = f
@@ -122,7 +122,7 @@ func decodeValue(name string, v any, fv reflect.Value) error {
 	}
 	switch fv.Kind() {
 	case reflect.String:
-		s, err := NonEmpty(name, v, "a non-empty string")
+		s, err := nonEmpty(name, v, "a non-empty string")
 		fv.SetString(s)
 		return err
 	case reflect.Bool:

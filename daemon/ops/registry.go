@@ -58,26 +58,13 @@ func Define[In, Out any](s Spec[In, Out], do func(ctx context.Context, e *Env, i
 	return op
 }
 
-// NewInput is a pointer to a zero input, for decoding into.
-func (o *Operation) NewInput() any { return reflect.New(o.Input).Interface() }
-
-// Call answers in, a pointer from NewInput.
+// Call answers in, a pointer to a value of the Input type.
 func (o *Operation) Call(ctx context.Context, e *Env, in any) (any, error) {
 	return o.do(ctx, e, in)
 }
 
 // ModelOnly reports whether the answer to in depends only on the model.
 func (o *Operation) ModelOnly(in any) bool { return o.modelOnly != nil && o.modelOnly(in) }
-
-// Lookup finds an operation of Operations by name.
-func Lookup(name string) *Operation {
-	for _, op := range Operations() {
-		if op.Name == name {
-			return op
-		}
-	}
-	return nil
-}
 
 // Declare makes the declaration of an operation answered elsewhere (the
 // team platform's, which run as a request's principal over another

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -176,6 +177,9 @@ func (f *Filter) DecodeArg(name string, v any) error {
 	return err
 }
 
+// UnmarshalJSON reads a filter as an agent gives it: a string or an array.
+func (f *Filter) UnmarshalJSON(b []byte) error { return unmarshalArg(b, "filter", f) }
+
 // stringArray reads an array of non-empty strings.
 func stringArray(name string, v any) ([]string, error) {
 	list, ok := v.([]any)
@@ -288,12 +292,18 @@ func (a Affected) MarshalJSON() ([]byte, error) {
 	return json.Marshal(a.On)
 }
 
-func (a *Affected) UnmarshalJSON(b []byte) error {
+func (a *Affected) UnmarshalJSON(b []byte) error { return unmarshalArg(b, "affected", a) }
+
+// unmarshalArg is an argument type's UnmarshalJSON: its DecodeArg over
+// the JSON value, numbers kept exact.
+func unmarshalArg(b []byte, name string, d argDecoder) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
 	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
+	if err := dec.Decode(&v); err != nil {
 		return err
 	}
-	return a.DecodeArg("affected", v)
+	return d.DecodeArg(name, v)
 }
 
 // EnumSchema is the schema of a string argument with a fixed set of

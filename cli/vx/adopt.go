@@ -81,7 +81,7 @@ func bytesText(n int64) string {
 func lockVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	a, err := cmdline.Parse("lock", argv, map[string]cmdline.Spec{
 		"check":  {Kind: cmdline.Bool, Help: "compare the configuration with vx.lock; exit 1 on drift"},
-		"format": {Kind: cmdline.Value, Arg: "text|json", Help: "output format"},
+		"format": formatFlag["format"],
 	})
 	if err != nil {
 		return cmdline.UsageError(err.Error())

@@ -17,7 +17,13 @@ import (
 // joins the rest). A refusal of a field (ops.ArgError) names it as the
 // command line spells it: --run, task.
 
-var affectedType = reflect.TypeFor[ops.Affected]()
+var (
+	affectedType = reflect.TypeFor[ops.Affected]()
+	switchType   = reflect.TypeFor[flagSwitch]()
+)
+
+// flagSwitch is a field a boolean flag sets (init's --force sets the mode).
+type flagSwitch interface{ FlagOn(on bool) }
 
 // boundField is one input field the command line fills.
 type boundField struct {
@@ -61,7 +67,7 @@ func flagKind(t reflect.Type) cmdline.Kind {
 	switch {
 	case t == affectedType:
 		return cmdline.Optional
-	case t.Kind() == reflect.Bool || t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Bool:
+	case reflect.PointerTo(t).Implements(switchType), t.Kind() == reflect.Bool || t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Bool:
 		return cmdline.Bool
 	case t.Kind() == reflect.Slice:
 		return cmdline.Multi
@@ -128,6 +134,8 @@ func fillFlag(a *cmdline.Args, f boundField, fv reflect.Value) error {
 		if a.Has(f.flag) {
 			fv.Set(reflect.ValueOf(ops.AffectedOn(a.Str(f.flag))))
 		}
+	case reflect.PointerTo(t).Implements(switchType):
+		fv.Addr().Interface().(flagSwitch).FlagOn(a.Bool(f.flag))
 	case t.Kind() == reflect.Bool:
 		fv.SetBool(a.Bool(f.flag))
 	case t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Bool:

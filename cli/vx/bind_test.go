@@ -31,6 +31,8 @@ func TestBindingFillsTheInput(t *testing.T) {
 		{"prune deletes unless --dry-run", pruneBinding, []string{"--max-size", "2GiB"}, &ops.PruneInput{}, &ops.PruneInput{MaxSize: "2GiB", DryRun: new(false)}},
 		{"prune --dry-run", pruneBinding, []string{"--dry-run", "--older-than=7d"}, &ops.PruneInput{}, &ops.PruneInput{OlderThan: "7d", DryRun: new(true)}},
 		{"docs", docsBinding, []string{"cache", "key", "--limit=3"}, &ops.SearchDocsInput{}, &ops.SearchDocsInput{Query: "cache key", Limit: ops.LimitOf(3)}},
+		{"init --force", initBinding, []string{"--force"}, &ops.InitInput{}, &ops.InitInput{Mode: ops.InitForce}},
+		{"init", initBinding, nil, &ops.InitInput{}, &ops.InitInput{}},
 		{"info", infoBinding, []string{"--concurrency", "3"}, &ops.InfoInput{}, &ops.InfoInput{Concurrency: 3}},
 	}
 	for _, tc := range tests {

@@ -19,7 +19,7 @@ import (
 // exit 1 when something does.
 func doctorVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	a, err := cmdline.Parse("doctor", argv, map[string]cmdline.Spec{
-		"format": {Kind: cmdline.Value, Arg: "text|json", Help: "output format"},
+		"format": formatFlag["format"],
 	})
 	if err != nil {
 		return cmdline.UsageError(err.Error())

@@ -4,20 +4,23 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"reflect"
 
 	"github.com/vzn/vx/cli/cmdline"
 	"github.com/vzn/vx/daemon/migrate"
 	"github.com/vzn/vx/daemon/ops"
 )
 
+var initBinding = bind("init", reflect.TypeFor[ops.InitInput]())
+
 func initVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
-	a, err := cmdline.Parse("init", argv, map[string]cmdline.Spec{
+	b := initBinding
+	a, err := b.parse(argv, map[string]cmdline.Spec{
 		"dry":    {Kind: cmdline.Bool, Help: "print the plan, write nothing"},
-		"force":  {Kind: cmdline.Bool, Help: "replace an existing vx.workspace.json"},
-		"format": {Kind: cmdline.Value, Arg: "text|json", Help: "output format"},
+		"format": formatFlag["format"],
 	})
 	if err != nil {
-		return cmdline.UsageError(err.Error())
+		return err
 	}
 	if a.Bool("help") {
 		fmt.Fprint(s.Out, a.Usage("init [--dry] [--force] [flags]")+"\nDetects turbo.json, nx.json/project.json or package.json workspaces and proposes vx.workspace.json (and vx.project.json files).\n")
@@ -31,8 +34,8 @@ func initVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 		return cmdline.UsageError(fmt.Sprintf("vx init takes no arguments (got %q)", a.Pos()[0]))
 	}
 	in := ops.InitInput{Dir: s.WorkingDir(), Environ: s.Environment()}
-	if a.Bool("force") {
-		in.Mode = ops.InitForce
+	if err := b.fill(a, &in); err != nil {
+		return err
 	}
 	var plan *migrate.Plan
 	var written []string

@@ -16,7 +16,7 @@ import (
 // It exits 1 when a configured remote is not usable.
 func cacheStatusVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	a, err := cmdline.Parse("cache status", argv, map[string]cmdline.Spec{
-		"format": {Kind: cmdline.Value, Arg: "text|json", Help: "output format"},
+		"format": formatFlag["format"],
 	})
 	if err != nil {
 		return cmdline.UsageError(err.Error())

@@ -52,7 +52,7 @@ const (
 type InitInput struct {
 	// Mode is InitKeep (the default, "") to keep an existing
 	// vx.workspace.json, or InitForce to replace it.
-	Mode InitMode `json:"mode,omitempty" jsonschema:"keep (default): an existing vx.workspace.json is kept; force: plan replacing it"`
+	Mode InitMode `json:"mode,omitempty" jsonschema:"keep (default): an existing vx.workspace.json is kept; force: plan replacing it" flag:"force" help:"replace an existing vx.workspace.json"`
 	// Dir is where vx is adopted: the command line's directory, vxd's
 	// workspace root.
 	Dir string `json:"-"`

@@ -350,6 +350,14 @@ type InitMode string
 
 func (InitMode) Values() []string                 { return []string{InitKeep, InitForce} }
 func (m InitMode) JSONSchema() *jsonschema.Schema { return EnumSchema(m.Values()) }
+
+// FlagOn is vx init's --force.
+func (m *InitMode) FlagOn(force bool) {
+	if force {
+		*m = InitForce
+	}
+}
+
 func (m *InitMode) DecodeArg(name string, v any) error {
 	s, err := DecodeEnum(name, v, m.Values())
 	*m = InitMode(s)

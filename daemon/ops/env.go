@@ -162,7 +162,7 @@ func checkTaskID(arg, id string) (project, task string, err error) {
 	}
 	p, t, ok := workspace.SplitTaskID(id)
 	if !ok || strings.TrimSpace(p) == "" || strings.TrimSpace(t) == "" {
-		return "", "", argErr(arg, "%q is missing a half: use project#task, e.g. web#build", id)
+		return "", "", argErr(arg, "%q is missing a half; use project#task, e.g. web#build", id)
 	}
 	return p, t, nil
 }

@@ -40,7 +40,7 @@ type Handler func(ctx context.Context, call *mcpserver.Call, in any) (any, error
 // planId), a handler in place of the operation's function.
 type Spec struct {
 	MoreDescription string
-	Input           reflect.Type
+	Input           reflect.Type // with Run: its handler gets a pointer to this type
 	Run             Handler
 }
 
@@ -53,11 +53,14 @@ type Spec struct {
 func Tool(op *ops.Operation, e *ops.Env, spec Spec) mcpserver.Tool {
 	in := op.Input
 	if spec.Input != nil {
+		if spec.Run == nil {
+			panic(fmt.Sprintf("tools: %s: a replaced input needs its own Run", op.Name))
+		}
 		in = spec.Input
 	}
 	inSchema, resolved, err := inputSchema(in)
 	if err != nil {
-		panic(fmt.Sprintf("tools: %s: %v", op.Name, err)) // a declaration bug; TestCatalogSchemas builds every one
+		panic(fmt.Sprintf("tools: %s: %v", op.Name, err)) // a declaration bug; TestCatalogIsTheOperations builds every one
 	}
 	ann := &mcp.ToolAnnotations{Title: op.Title, ReadOnlyHint: mcp.Bool(op.ReadOnly), OpenWorldHint: mcp.Bool(false)}
 	if !op.ReadOnly {
@@ -71,7 +74,7 @@ func Tool(op *ops.Operation, e *ops.Env, spec Spec) mcpserver.Tool {
 		run = func(ctx context.Context, _ *mcpserver.Call, in any) (any, error) { return op.Call(ctx, e, in) }
 	}
 	var memo *answerMemo
-	if e != nil {
+	if e != nil && spec.Input == nil {
 		memo = &answerMemo{env: e}
 	}
 	return mcpserver.Tool{Def: def, Handler: func(ctx context.Context, call *mcpserver.Call) (any, error) {

@@ -197,12 +197,10 @@ func pickRun(ctx context.Context, h *history.Store, ref *RunID, latest func(cont
 	return run, err == nil, err
 }
 
-// taskExecution finds a task's execution in a given run, or its latest.
+// taskExecution finds a task's execution in a given run, or its latest;
+// the caller has validated id.
 func (e *Env) taskExecution(ctx context.Context, id TaskID, ref *RunID) (*history.Store, *history.Execution, error) {
 	taskID := string(id)
-	if err := id.Check("taskId"); err != nil {
-		return nil, nil, err
-	}
 	h, err := e.History(ctx)
 	if err != nil {
 		return nil, nil, err

@@ -97,6 +97,9 @@ type TaskLogOutput struct {
 
 // TaskLog answers `vx last --log TASK` and getTaskLog.
 func TaskLog(ctx context.Context, e *Env, in TaskLogInput) (*TaskLogOutput, error) {
+	if err := in.Validate(); err != nil {
+		return nil, err
+	}
 	_, ex, err := e.taskExecution(ctx, in.TaskID, in.RunID)
 	if err != nil {
 		return nil, err

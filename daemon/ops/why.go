@@ -54,6 +54,9 @@ func Why(ctx context.Context, e *Env, in WhyInput) (*WhyOutput, error) {
 }
 
 func why(ctx context.Context, e *Env, in WhyInput) (*WhyOutput, error) {
+	if err := in.Validate(); err != nil {
+		return nil, err
+	}
 	h, ex, err := e.taskExecution(ctx, in.TaskID, in.RunID)
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -292,12 +293,31 @@ func collectFields(t reflect.Type, depth int, visiting map[reflect.Type]bool, ou
 	}
 }
 
+// The schemas of a type never change: the catalog, rebuilt on every
+// configuration reload, derives each once.
+var outputSchemas, inputSchemas sync.Map // reflect.Type → json.RawMessage, *inputSchemaOf
+
+type inputSchemaOf struct {
+	raw      json.RawMessage
+	resolved *jsonschema.Resolved
+	err      error
+}
+
 // outputSchema is the JSON Schema of an answer of v's type.
 func outputSchema(v any) json.RawMessage {
 	t := reflect.TypeOf(v)
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
+	if raw, ok := outputSchemas.Load(t); ok {
+		return raw.(json.RawMessage)
+	}
+	raw := deriveOutputSchema(t)
+	outputSchemas.Store(t, raw)
+	return raw
+}
+
+func deriveOutputSchema(t reflect.Type) json.RawMessage {
 	raw, err := schemaJSON(newSchemaGen(true), t)
 	if err != nil {
 		// A type no schema describes is a declaration bug the catalog's
@@ -310,6 +330,16 @@ func outputSchema(v any) json.RawMessage {
 // inputSchema is the JSON Schema of an input struct type, resolved for
 // validating arguments.
 func inputSchema(t reflect.Type) (json.RawMessage, *jsonschema.Resolved, error) {
+	if s, ok := inputSchemas.Load(t); ok {
+		s := s.(*inputSchemaOf)
+		return s.raw, s.resolved, s.err
+	}
+	raw, rs, err := deriveInputSchema(t)
+	inputSchemas.Store(t, &inputSchemaOf{raw, rs, err})
+	return raw, rs, err
+}
+
+func deriveInputSchema(t reflect.Type) (json.RawMessage, *jsonschema.Resolved, error) {
 	raw, err := schemaJSON(newSchemaGen(false), t)
 	if err != nil {
 		return nil, nil, err

@@ -17,7 +17,7 @@ import (
 
 // catalogEnv is a small workspace whose catalog holds every tool: agents
 // may run tasks, and vxd keeps plans.
-func catalogEnv(t *testing.T) *ops.Env {
+func catalogEnv(t testing.TB) *ops.Env {
 	t.Helper()
 	root := t.TempDir()
 	files := map[string]string{

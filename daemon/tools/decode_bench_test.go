@@ -32,3 +32,13 @@ func BenchmarkArgumentsDecodeOnly(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCatalog is what a configuration reload spends rebuilding the
+// tool catalog.
+func BenchmarkCatalog(b *testing.B) {
+	e := catalogEnv(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		Catalog(e, Config{VX: "vx"})
+	}
+}

@@ -210,7 +210,7 @@ func checkDaemon(ctx context.Context, in DoctorInput) DoctorCheck {
 		c.Status, c.Detail = CheckProblem, fmt.Sprintf("vxd %s runs (pid %d), this vx is %s", st.Version, st.PID, in.Version)
 		c.Fix = "vxd stop; the next vx mcp starts the vxd beside this vx"
 	default:
-		c.Status, c.Detail = CheckOK, fmt.Sprintf("vxd %s answers on port %d (pid %d)", st.Version, st.Port, st.PID)
+		c.Status, c.Detail = CheckOK, fmt.Sprintf("this vxd %s, pid %d, port %d", st.Version, st.PID, st.Port) // as diagnose says it (tests/parity)
 	}
 	return c
 }

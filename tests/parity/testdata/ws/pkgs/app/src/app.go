@@ -1,0 +1,3 @@
+package app
+
+var _ = frobnicate

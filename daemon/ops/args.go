@@ -334,6 +334,23 @@ func DecodeEnum(name string, v any, values []string) (string, error) {
 	return "", refuse(name, "argument %q: %q is not one of %s", name, s, strings.Join(quoted, ", "))
 }
 
+// Words is a search query: any string, for the operation to say what a
+// query without words is (the same refusal through a tool and a verb).
+type Words string
+
+func (Words) JSONSchema() *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "string", MinLength: jsonschema.Ptr(0)}
+}
+
+func (w *Words) DecodeArg(name string, v any) error {
+	s, ok := v.(string)
+	if !ok {
+		return refuse(name, "argument %q must be a non-empty string, not %s", name, typeName(v))
+	}
+	*w = Words(s)
+	return nil
+}
+
 // Bucket is a trend's bucket size: hour (the default, "") or day.
 type Bucket string
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"reflect"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -17,6 +18,8 @@ import (
 	"github.com/vzn/vx/protocol/wire"
 )
 
+var pruneBinding = bind("cache prune", reflect.TypeFor[ops.PruneInput]())
+
 func cacheVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	if len(argv) > 0 && argv[0] == "status" {
 		return cacheStatusVerb(ctx, s, argv[1:])
@@ -28,12 +31,9 @@ func cacheVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 		}
 		return cmdline.UsageError("vx cache takes a subcommand: `vx cache prune [--older-than 7d] [--max-size 2GiB] [--dry-run]` or `vx cache status`")
 	}
+	b := pruneBinding
 	a, format, help, err := cmdline.Command(s, cmdline.Verb{Name: "cache prune", Synopsis: "cache prune [flags]", Answers: true,
-		Flags: map[string]cmdline.Spec{
-			"older-than": {Kind: cmdline.Value, Arg: "AGE", Help: "evict entries older than AGE: 30m, 12h, 7d, 2w"},
-			"max-size":   {Kind: cmdline.Value, Arg: "SIZE", Help: "then evict oldest first down to SIZE: 500MB, 2GiB"},
-			"dry-run":    {Kind: cmdline.Bool, Help: "report what would be evicted, delete nothing"},
-		}}, argv[1:])
+		Flags: b.specs(nil)}, argv[1:])
 	if help || err != nil {
 		return err
 	}
@@ -42,8 +42,12 @@ func cacheVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 		return err
 	}
 	e := ops.NewEnv(root, nil, nil, s.Environment())
-	out, err := ops.Prune(ctx, e, ops.PruneInput{OlderThan: a.Str("older-than"), MaxSize: a.Str("max-size"), DryRun: a.Bool("dry-run")})
-	return answer(s, format, out, err, func(w io.Writer, r *cache.PruneResult) {
+	var in ops.PruneInput
+	if err := b.fill(a, &in); err != nil {
+		return err
+	}
+	out, err := ops.Prune(ctx, e, in)
+	return answer(s, b, format, out, err, func(w io.Writer, r *cache.PruneResult) {
 		verb := "evicted"
 		if r.DryRun {
 			verb = "would evict"
@@ -125,28 +129,28 @@ func renderLockCheck(w io.Writer, r *lockfile.CheckResult) {
 	fmt.Fprintln(w, "review the change, then run `vx lock` to record it")
 }
 
+var infoBinding = bind("info", reflect.TypeFor[ops.InfoInput]())
+
 func infoVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
+	b := infoBinding
 	a, format, e, err := question(s, cmdline.Verb{Name: "info", Synopsis: "info [flags]", Answers: true,
-		Flags: map[string]cmdline.Spec{
-			"concurrency": {Kind: cmdline.Value, Arg: "N", Help: "show the worker count a run with --concurrency N would use"},
-		}}, argv, anyEnv)
+		Flags: b.specs(nil)}, argv, anyEnv)
 	if e == nil {
 		return err
 	}
 	defer e.Close()
-	conc, err := a.Int("concurrency", 0)
-	if err != nil {
-		return cmdline.UsageError(err.Error())
+	var in ops.InfoInput
+	if err := b.fill(a, &in); err != nil {
+		return err
 	}
 	root := e.Root
-	in := ops.InfoInput{Concurrency: conc}
 	if st, _, err := (&client.Client{Root: root}).Status(ctx); err == nil {
 		in.Daemon = func() *wire.Status { return st }
 	} else {
 		in.DaemonNote = "not running (vx mcp or vxd start starts it)"
 	}
 	out, err := ops.Info(ctx, e, in)
-	return answer(s, format, out, err, renderInfo)
+	return answer(s, b, format, out, err, renderInfo)
 }
 
 func renderInfo(w io.Writer, o *ops.InfoOutput) {

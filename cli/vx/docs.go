@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 
 	"github.com/vzn/vx/cli/cmdline"
@@ -11,30 +12,22 @@ import (
 	"github.com/vzn/vx/daemon/ops"
 )
 
-// searchDocs is vx docs' call of ops.SearchDocs (the searchDocs tool's too).
-func searchDocs(query string, limit int, given bool) (*docsearch.Result, error) {
-	in := ops.SearchDocsInput{Query: query}
-	if given {
-		in.Limit = &limit
-	}
-	return ops.SearchDocs(context.Background(), in)
-}
+var docsBinding = bind("docs", reflect.TypeFor[ops.SearchDocsInput]())
 
 func docsVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
+	b := docsBinding
 	a, format, help, err := cmdline.Command(s, cmdline.Verb{Name: "docs", Synopsis: "docs QUERY... [flags]", Answers: true,
 		About: "\nSearches the reference embedded in vx (no network): the sections holding every word, best first.\n",
-		Flags: map[string]cmdline.Spec{
-			"limit": {Kind: cmdline.Value, Arg: "N", Help: "how many sections (1..50, default 5)"},
-		}}, argv)
+		Flags: b.specs(nil)}, argv)
 	if help || err != nil {
 		return err
 	}
-	limit, err := a.Int("limit", 0)
-	if err != nil {
-		return cmdline.UsageError(err.Error())
+	var in ops.SearchDocsInput
+	if err := b.fill(a, &in); err != nil {
+		return err
 	}
-	out, err := searchDocs(strings.Join(a.Pos(), " "), limit, a.Has("limit"))
-	return answer(s, format, out, err, func(w io.Writer, r *docsearch.Result) {
+	out, err := ops.SearchDocs(ctx, in)
+	return answer(s, b, format, out, err, func(w io.Writer, r *docsearch.Result) {
 		if len(r.Sections) == 0 {
 			fmt.Fprintf(w, "no section holds every word of %q\n", r.Query)
 		}

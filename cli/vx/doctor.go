@@ -29,7 +29,7 @@ func doctorVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 			st, _, err := (&client.Client{Root: root}).Status(ctx)
 			return st, client.IsNotRunning(err), err
 		}})
-	if err := answer(s, format, out, err, renderDoctor); err != nil {
+	if err := answer(s, nil, format, out, err, renderDoctor); err != nil {
 		return err
 	}
 	if !out.OK {

@@ -4,26 +4,29 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"reflect"
 
 	"github.com/vzn/vx/cli/cmdline"
 	"github.com/vzn/vx/daemon/migrate"
 	"github.com/vzn/vx/daemon/ops"
 )
 
+var initBinding = bind("init", reflect.TypeFor[ops.InitInput]())
+
 func initVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
+	b := initBinding
 	a, format, help, err := cmdline.Command(s, cmdline.Verb{Name: "init", Synopsis: "init [--dry] [--force] [flags]",
 		About:   "\nDetects turbo.json, nx.json/project.json or package.json workspaces and proposes vx.workspace.json (and vx.project.json files).\n",
 		Answers: true, NoArgs: true,
-		Flags: map[string]cmdline.Spec{
-			"dry":   {Kind: cmdline.Bool, Help: "print the plan, write nothing"},
-			"force": {Kind: cmdline.Bool, Help: "replace an existing vx.workspace.json"},
-		}}, argv)
+		Flags: b.specs(map[string]cmdline.Spec{
+			"dry": {Kind: cmdline.Bool, Help: "print the plan, write nothing"},
+		})}, argv)
 	if help || err != nil {
 		return err
 	}
 	in := ops.InitInput{Dir: s.WorkingDir(), Environ: s.Environment()}
-	if a.Bool("force") {
-		in.Mode = ops.InitForce
+	if err := b.fill(a, &in); err != nil {
+		return err
 	}
 	var plan *migrate.Plan
 	var written []string

@@ -4,36 +4,43 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"reflect"
 	"text/tabwriter"
 
 	"github.com/vzn/vx/cli/cmdline"
 	"github.com/vzn/vx/daemon/ops"
 )
 
+// vx last answers three operations: getLastRun, getTaskLog (--log) and
+// the run list (--list).
+var lastBinding = bind("last", reflect.TypeFor[ops.RunInput](), reflect.TypeFor[ops.TaskLogInput](), reflect.TypeFor[ops.RunsInput]())
+
 func lastVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
+	b := lastBinding
 	a, format, e, err := question(s, cmdline.Verb{Name: "last", Synopsis: "last [--list] [--run ID] [--log PROJECT#TASK] [flags]",
 		Answers: true, NoArgs: true, NoArgsHint: "; use --run ID or --log PROJECT#TASK",
-		Flags: map[string]cmdline.Spec{
-			"list":  {Kind: cmdline.Bool, Help: "list the latest runs"},
-			"limit": {Kind: cmdline.Value, Arg: "N", Help: "with --list: how many runs (1..500, default 20)"},
-			"run":   {Kind: cmdline.Value, Arg: "ID", Help: "a run id or unique prefix (default: the latest run)"},
-			"log":   {Kind: cmdline.Value, Arg: "TASK", Help: "print a task's log (project#task)"},
-		}}, argv, opEnv)
+		Flags: b.specs(map[string]cmdline.Spec{
+			"list": {Kind: cmdline.Bool, Help: "list the latest runs"},
+		})}, argv, opEnv)
 	if e == nil {
 		return err
 	}
 	defer e.Close()
 	switch {
 	case a.Bool("list"):
-		limit, err := a.Int("limit", 0)
-		if err != nil {
-			return cmdline.UsageError(err.Error())
+		var in ops.RunsInput
+		if err := b.fill(a, &in); err != nil {
+			return err
 		}
-		out, err := ops.Runs(ctx, e, ops.RunsInput{Limit: limit, LimitSet: a.Has("limit")})
-		return answer(s, format, out, err, renderRuns)
+		out, err := ops.Runs(ctx, e, in)
+		return answer(s, b, format, out, err, renderRuns)
 	case a.Has("log"):
-		out, err := ops.TaskLog(ctx, e, ops.TaskLogInput{TaskID: a.Str("log"), RunID: a.Str("run"), RunSet: a.Has("run")})
-		return answer(s, format, out, err, func(w io.Writer, o *ops.TaskLogOutput) {
+		var in ops.TaskLogInput
+		if err := b.fill(a, &in); err != nil {
+			return err
+		}
+		out, err := ops.TaskLog(ctx, e, in)
+		return answer(s, b, format, out, err, func(w io.Writer, o *ops.TaskLogOutput) {
 			src := "none"
 			if o.Source != nil {
 				src = *o.Source
@@ -45,8 +52,12 @@ func lastVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 			fmt.Fprint(w, o.Output)
 		})
 	default:
-		out, err := ops.Run(ctx, e, ops.RunInput{RunID: a.Str("run"), IDSet: a.Has("run")})
-		return answer(s, format, out, err, renderRun)
+		var in ops.RunInput
+		if err := b.fill(a, &in); err != nil {
+			return err
+		}
+		out, err := ops.Run(ctx, e, in)
+		return answer(s, b, format, out, err, renderRun)
 	}
 }
 

@@ -21,7 +21,7 @@ func cacheStatusVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	}
 	defer e.Close()
 	out, err := ops.CacheStatus(ctx, e)
-	if err := answer(s, format, out, err, renderRemoteStatus); err != nil {
+	if err := answer(s, nil, format, out, err, renderRemoteStatus); err != nil {
 		return err
 	}
 	if out.Configured && !(out.Reachable && out.Authorized && out.Enabled && out.Error == "") {

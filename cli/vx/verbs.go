@@ -2,9 +2,9 @@ package vx
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"text/tabwriter"
 
@@ -14,19 +14,12 @@ import (
 	"github.com/vzn/vx/daemon/workspace"
 )
 
-// answer runs an operation and renders its output as JSON or for people.
-func answer[T any](s *cmdline.IO, format string, out T, err error, human func(io.Writer, T)) error {
+// answer renders an operation's output: --format json prints exactly the
+// structured answer its MCP tool gives, text is for people. A refusal of
+// an argument names it as b binds it (b nil: as the operation names it).
+func answer[T any](s *cmdline.IO, b *binding, format string, out T, err error, human func(io.Writer, T)) error {
 	if err != nil {
-		var ae *ops.ArgError
-		if errors.As(err, &ae) {
-			// Name the flag or argument as the command line spells it.
-			name := map[string]string{"runId": "--run", "taskId": "task", "olderThan": "--older-than", "maxSize": "--max-size", "target": "target", "query": "query"}[ae.Arg]
-			if name == "" {
-				name = ae.Arg
-			}
-			return cmdline.UsageError(name + ": " + ae.Msg)
-		}
-		return err
+		return b.refusal(err)
 	}
 	if format == "json" {
 		return cmdline.WriteJSON(s.Out, out)
@@ -70,12 +63,12 @@ func anyEnv(s *cmdline.IO) (*ops.Env, error) {
 	return ops.NewEnv(root, m, loadErr, s.Environment()), nil
 }
 
+var showBinding = bind("show", reflect.TypeFor[ops.ShowInput]())
+
 func showVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
+	b := showBinding
 	a, format, e, err := question(s, cmdline.Verb{Name: "show", Synopsis: "show [PROJECT | PROJECT#TASK | TASK] [flags]", Answers: true,
-		Flags: map[string]cmdline.Spec{
-			"filter":   {Kind: cmdline.Multi, Arg: "SEL", Help: "only projects matching SEL (as vx run --filter)"},
-			"affected": {Kind: cmdline.Optional, Arg: "REF", Help: "only affected projects (as vx run --affected)"},
-		}}, argv, opEnv)
+		Flags: b.specs(nil)}, argv, opEnv)
 	if e == nil {
 		return err
 	}
@@ -84,12 +77,12 @@ func showVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	if len(a.Pos()) > 1 {
 		return cmdline.UsageError(fmt.Sprintf("vx show takes one target, got %d: %s", len(a.Pos()), strings.Join(a.Pos(), " ")))
 	}
-	in := ops.ShowInput{Filters: a.List("filter"), Affected: a.Has("affected"), AffectedRef: a.Str("affected")}
-	if len(a.Pos()) == 1 {
-		in.Target = a.Pos()[0]
+	var in ops.ShowInput
+	if err := b.fill(a, &in); err != nil {
+		return err
 	}
 	out, err := ops.Show(ctx, e, in)
-	return answer(s, format, out, err, renderShow)
+	return answer(s, b, format, out, err, renderShow)
 }
 
 func renderShow(w io.Writer, o *ops.ShowOutput) {
@@ -173,11 +166,12 @@ func renderOverlaps(w io.Writer, overlaps []workspace.OutputOverlap) {
 	}
 }
 
+var whyBinding = bind("why", reflect.TypeFor[ops.WhyInput]())
+
 func whyVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
+	b := whyBinding
 	a, format, e, err := question(s, cmdline.Verb{Name: "why", Synopsis: "why PROJECT#TASK [--run ID] [flags]", Answers: true,
-		Flags: map[string]cmdline.Spec{
-			"run": {Kind: cmdline.Value, Arg: "ID", Help: "the run to explain (whole id or unique prefix; default: the task's latest)"},
-		},
+		Flags: b.specs(nil),
 		Check: func(a *cmdline.Args) error {
 			if len(a.Pos()) != 1 {
 				return cmdline.UsageError("vx why takes one task id, e.g. `vx why web#build`")
@@ -188,8 +182,12 @@ func whyVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 		return err
 	}
 	defer e.Close()
-	out, err := ops.Why(ctx, e, ops.WhyInput{TaskID: a.Pos()[0], RunID: a.Str("run"), RunSet: a.Has("run")})
-	return answer(s, format, out, err, renderWhy)
+	var in ops.WhyInput
+	if err := b.fill(a, &in); err != nil {
+		return err
+	}
+	out, err := ops.Why(ctx, e, in)
+	return answer(s, b, format, out, err, renderWhy)
 }
 
 func renderWhy(w io.Writer, o *ops.WhyOutput) {

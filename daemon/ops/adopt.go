@@ -52,7 +52,7 @@ const (
 type InitInput struct {
 	// Mode is InitKeep (the default, "") to keep an existing
 	// vx.workspace.json, or InitForce to replace it.
-	Mode string `json:"mode,omitempty"`
+	Mode InitMode `json:"mode,omitempty" jsonschema:"keep (default): an existing vx.workspace.json is kept; force: plan replacing it" flag:"force" help:"replace an existing vx.workspace.json"`
 	// Dir is where vx is adopted: the command line's directory, vxd's
 	// workspace root.
 	Dir string `json:"-"`
@@ -67,7 +67,7 @@ func (in InitInput) options() (*migrate.Options, error) {
 	default:
 		return nil, argErr("mode", "%q is not a mode (use %q to keep an existing vx.workspace.json or %q to replace it)", in.Mode, InitKeep, InitForce)
 	}
-	return &migrate.Options{Force: in.Mode == InitForce, Environ: in.Environ}, nil
+	return &migrate.Options{Force: string(in.Mode) == InitForce, Environ: in.Environ}, nil
 }
 
 // PlanInit proposes vx.workspace.json (and vx.project.json files) from

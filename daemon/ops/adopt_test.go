@@ -121,7 +121,7 @@ func TestSearchDocs(t *testing.T) {
 		t.Fatalf("SearchDocs(cache key) = %+v, %v; want 5 sections (the default limit)", res, err)
 	}
 	big := 500
-	if res, err := SearchDocs(ctx, SearchDocsInput{Query: "cache key", Limit: &big}); err != nil || res.Limit != 50 || !strings.Contains(res.Note, "500") {
+	if res, err := SearchDocs(ctx, SearchDocsInput{Query: "cache key", Limit: LimitOf(big)}); err != nil || res.Limit != 50 || !strings.Contains(res.Note, "500") {
 		t.Errorf("limit 500: %+v, %v; want clamped to 50 with a note", res, err)
 	}
 	_, err = SearchDocs(ctx, SearchDocsInput{Query: "  ?? "})

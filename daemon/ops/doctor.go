@@ -19,14 +19,14 @@ import (
 // DoctorInput is what vx doctor and the diagnose tool know beyond the Env.
 type DoctorInput struct {
 	// Version is this vx's version; the daemon must be the same.
-	Version string
+	Version string `json:"-"`
 	// VX is this vx executable (for the MCP client configuration).
-	VX string
+	VX string `json:"-"`
 	// Self is set inside vxd: the daemon's own status.
-	Self func() *wire.Status
+	Self func() *wire.Status `json:"-"`
 	// Probe is set by vx doctor: the workspace's daemon's status, or an
 	// error when none answers (notRunning true when that is all it is).
-	Probe func(ctx context.Context) (st *wire.Status, notRunning bool, err error)
+	Probe func(ctx context.Context) (st *wire.Status, notRunning bool, err error) `json:"-"`
 }
 
 // Doctor check outcomes.

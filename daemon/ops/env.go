@@ -17,6 +17,7 @@ import (
 	"github.com/vzn/vx/daemon/secret"
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/protocol/layout"
+	"github.com/vzn/vx/protocol/wire"
 )
 
 // Env is what operations read: the workspace model and its stores. The
@@ -29,6 +30,12 @@ type Env struct {
 	ModelErr error            // the current configuration's load error, if any
 	Environ  map[string]string
 	Masker   *secret.Masker
+	// VX is the vx executable runTasks and planTasks start ("" for the
+	// CLI, which hands its own in the input).
+	VX string
+	// Daemon, inside vxd, is the daemon's own status (getWorkspaceInfo,
+	// diagnose); nil elsewhere.
+	Daemon func() *wire.Status
 
 	mu    sync.Mutex
 	hist  *history.Store
@@ -65,6 +72,13 @@ func (e *Env) SetModel(m *workspace.Model, err error) {
 		e.Masker.Add(workspace.SecretValues(e.Root, nil, e.Environ)...)
 	}
 	e.ModelErr = err
+}
+
+func (e *Env) vx(given string) string {
+	if given != "" {
+		return given
+	}
+	return e.VX
 }
 
 // LoadError is the current configuration's load error, if any.
@@ -147,8 +161,8 @@ func checkTaskID(arg, id string) (project, task string, err error) {
 		return "", "", argErr(arg, "must be a task id project#task, e.g. web#build (got an empty string)")
 	}
 	p, t, ok := workspace.SplitTaskID(id)
-	if !ok {
-		return "", "", argErr(arg, "%q is missing a half: use project#task, e.g. web#build", id)
+	if !ok || strings.TrimSpace(p) == "" || strings.TrimSpace(t) == "" {
+		return "", "", argErr(arg, "%q is missing a half; use project#task, e.g. web#build", id)
 	}
 	return p, t, nil
 }
@@ -171,8 +185,8 @@ func resolveRun(ctx context.Context, h *history.Store, arg, id string) (*history
 
 // pickRun resolves a given run id (whole or prefix), or else the run
 // latest picks; found is false when there is no such latest run.
-func pickRun(ctx context.Context, h *history.Store, runID string, given bool, latest func(context.Context) (*history.Run, error)) (run *history.Run, found bool, err error) {
-	if given || runID != "" {
+func pickRun(ctx context.Context, h *history.Store, ref *RunID, latest func(context.Context) (*history.Run, error)) (run *history.Run, found bool, err error) {
+	if runID, given := runRef(ref); given {
 		run, err = resolveRun(ctx, h, "runId", runID)
 		return run, err == nil, err
 	}
@@ -183,16 +197,15 @@ func pickRun(ctx context.Context, h *history.Store, runID string, given bool, la
 	return run, err == nil, err
 }
 
-// taskExecution finds a task's execution in a given run, or its latest.
-func (e *Env) taskExecution(ctx context.Context, taskID, runID string, given bool) (*history.Store, *history.Execution, error) {
-	if _, _, err := checkTaskID("taskId", taskID); err != nil {
-		return nil, nil, err
-	}
+// taskExecution finds a task's execution in a given run, or its latest;
+// the caller has validated id.
+func (e *Env) taskExecution(ctx context.Context, id TaskID, ref *RunID) (*history.Store, *history.Execution, error) {
+	taskID := string(id)
 	h, err := e.History(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	if given || runID != "" {
+	if runID, given := runRef(ref); given {
 		r, err := resolveRun(ctx, h, "runId", runID)
 		if err != nil {
 			return nil, nil, err

@@ -20,8 +20,21 @@ import (
 
 // CacheStatsInput narrows CacheStats.
 type CacheStatsInput struct {
-	Project     string
-	CheckRemote bool // also ask the remote cache server (a network request)
+	Scope *CacheScope `json:"scope,omitempty" jsonschema:"narrow the numbers"`
+	// CheckRemote also asks the remote cache server (a network request).
+	CheckRemote bool `json:"checkRemote,omitempty" jsonschema:"also ask the remote cache server: reachable, authorized, enabled, round-trip time"`
+}
+
+// CacheScope narrows the cache statistics.
+type CacheScope struct {
+	Project string `json:"project,omitempty" jsonschema:"a project name"`
+}
+
+func (in CacheStatsInput) project() string {
+	if in.Scope == nil {
+		return ""
+	}
+	return in.Scope.Project
 }
 
 // CacheStatsOutput is the state of the cache.
@@ -45,10 +58,11 @@ type CacheStatsOutput struct {
 
 // CacheStats answers getCacheStats.
 func CacheStats(ctx context.Context, e *Env, in CacheStatsInput) (*CacheStatsOutput, error) {
-	if in.Project != "" {
+	project := in.project()
+	if project != "" {
 		if m, err := e.CurrentModel(); err == nil {
-			if _, ok := m.Project(in.Project); !ok {
-				return nil, argErr("scope.project", "no project named %q%s", in.Project, workspace.CloseHint(in.Project, projectNames(m)))
+			if _, ok := m.Project(project); !ok {
+				return nil, argErr("scope.project", "no project named %q%s", project, workspace.CloseHint(project, projectNames(m)))
 			}
 		}
 	}
@@ -56,11 +70,11 @@ func CacheStats(ctx context.Context, e *Env, in CacheStatsInput) (*CacheStatsOut
 	if err != nil {
 		return nil, err
 	}
-	st, err := c.Stats(in.Project)
+	st, err := c.Stats(project)
 	if err != nil {
 		return nil, err
 	}
-	out := &CacheStatsOutput{Project: in.Project, Entries: st.Entries, Bytes: st.Bytes, Dir: c.Dir()}
+	out := &CacheStatsOutput{Project: project, Entries: st.Entries, Bytes: st.Bytes, Dir: c.Dir()}
 	if !st.Oldest.IsZero() {
 		out.Oldest, out.Newest = &st.Oldest, &st.Newest
 	}
@@ -68,14 +82,14 @@ func CacheStats(ctx context.Context, e *Env, in CacheStatsInput) (*CacheStatsOut
 	if err != nil {
 		return nil, err
 	}
-	out.Runs24h, out.Executions24h, out.Hits24h, err = h.CacheActivity(ctx, time.Now().Add(-24*time.Hour), in.Project)
+	out.Runs24h, out.Executions24h, out.Hits24h, err = h.CacheActivity(ctx, time.Now().Add(-24*time.Hour), project)
 	if err != nil {
 		return nil, err
 	}
 	if out.Executions24h > 0 {
 		out.HitRate24h = round3(float64(out.Hits24h) / float64(out.Executions24h))
 	}
-	if err := remoteActivity24h(ctx, e, h, in.Project, in.CheckRemote, out); err != nil {
+	if err := remoteActivity24h(ctx, e, h, project, in.CheckRemote, out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -85,10 +99,9 @@ func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
 
 // RunHistoryInput narrows RunHistory.
 type RunHistoryInput struct {
-	Project  string
-	Task     string // a task name, not project#task
-	Limit    int
-	LimitSet bool
+	Project string `json:"project,omitempty" jsonschema:"a project name"`
+	Task    string `json:"task,omitempty" jsonschema:"a task name such as build (not project#task)"`
+	Limit   *Limit `json:"limit,omitempty" jsonschema:"recent rows, 1..500 (default 50), clamped"`
 }
 
 // RunHistoryOutput is recent executions plus per-task statistics.
@@ -106,7 +119,7 @@ func RunHistory(ctx context.Context, e *Env, in RunHistoryInput) (*RunHistoryOut
 			return nil, argErr("task", "%q is a task id; task takes a task name such as \"build\" (narrow the project with project)", in.Task)
 		}
 	}
-	limit, note := clamp(in.Limit, in.LimitSet, 50, 1, 500)
+	limit, note := clamp(in.Limit, 50, 1, 500)
 	if note != "" {
 		note = fmt.Sprintf("%s: %d (limit accepts 1..500)", note, limit)
 	}
@@ -156,7 +169,11 @@ func RunHistory(ctx context.Context, e *Env, in RunHistoryInput) (*RunHistoryOut
 }
 
 // ExplainInput names a task.
-type ExplainInput struct{ TaskID string }
+type ExplainInput struct {
+	TaskID TaskID `json:"taskId" jsonschema:"a task id, project#task (e.g. web#build)"`
+}
+
+func (in ExplainInput) Validate() error { return in.TaskID.Check("taskId") }
 
 // ExplainOutput is a task's latest cache entry. Without an entry
 // (found false) only taskId, found and note are present: the entry's
@@ -176,30 +193,35 @@ type ExplainOutput struct {
 
 // ExplainCacheKey answers explainCacheKey.
 func ExplainCacheKey(ctx context.Context, e *Env, in ExplainInput) (*ExplainOutput, error) {
-	if _, _, err := checkTaskID("taskId", in.TaskID); err != nil {
+	if err := in.Validate(); err != nil {
 		return nil, err
 	}
 	c, err := e.Cache()
 	if err != nil {
 		return nil, err
 	}
-	ent, err := c.Latest(in.TaskID)
+	taskID := string(in.TaskID)
+	ent, err := c.Latest(taskID)
 	if errors.Is(err, cache.ErrMiss) {
-		return &ExplainOutput{TaskID: in.TaskID, Note: "no cache entry for this task" + e.taskHint(in.TaskID)}, nil
+		return &ExplainOutput{TaskID: taskID, Note: "no cache entry for this task" + e.taskHint(taskID)}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &ExplainOutput{TaskID: in.TaskID, Found: true, Key: ent.Key, Command: e.Masker.String(ent.Command), ExitCode: &ent.ExitCode,
+	return &ExplainOutput{TaskID: taskID, Found: true, Key: ent.Key, Command: e.Masker.String(ent.Command), ExitCode: &ent.ExitCode,
 		DurationMs: &ent.DurationMs, Bytes: &ent.Size, Files: &ent.Files, Created: ent.Created}, nil
 }
 
 // PruneInput bounds the cache.
 type PruneInput struct {
-	OlderThan string
-	MaxSize   string
-	DryRun    bool
+	OlderThan string `json:"olderThan,omitempty" jsonschema:"evict entries older than this age: 30m, 12h, 7d, 2w" flag:"older-than" arg:"AGE" help:"evict entries older than AGE: 30m, 12h, 7d, 2w"`
+	MaxSize   string `json:"maxSize,omitempty" jsonschema:"then evict oldest first down to this size: 500MB, 2GiB" flag:"max-size" arg:"SIZE" help:"then evict oldest first down to SIZE: 500MB, 2GiB"`
+	// DryRun nil is a dry run: an agent asks for deleting explicitly (the
+	// command line always says, --dry-run or not).
+	DryRun *bool `json:"dryRun,omitempty" jsonschema:"default true: report without deleting; false deletes" flag:"dry-run" help:"report what would be evicted, delete nothing"`
 }
+
+func (in PruneInput) dryRun() bool { return in.DryRun == nil || *in.DryRun }
 
 // Prune answers `vx cache prune` and pruneCache. It writes (unless
 // DryRun), so it opens the cache for writing.
@@ -216,8 +238,8 @@ func Prune(ctx context.Context, e *Env, in PruneInput) (*cache.PruneResult, erro
 			return nil, argErr("maxSize", "%v", err)
 		}
 	}
-	o.DryRun, o.Now = in.DryRun, time.Now()
-	c, err := cache.Open(layout.Cache(e.Root), &cache.Options{ReadOnly: in.DryRun})
+	o.DryRun, o.Now = in.dryRun(), time.Now()
+	c, err := cache.Open(layout.Cache(e.Root), &cache.Options{ReadOnly: o.DryRun})
 	if err != nil {
 		return nil, err
 	}
@@ -230,8 +252,7 @@ func Prune(ctx context.Context, e *Env, in PruneInput) (*cache.PruneResult, erro
 
 // FailuresInput selects a run ("" = the latest failed run).
 type FailuresInput struct {
-	RunID  string
-	RunSet bool
+	RunID *RunID `json:"runId,omitempty" jsonschema:"a run id or a unique prefix (vx last --list prints them)"`
 }
 
 // Failure is one failed task of a run.
@@ -268,7 +289,7 @@ func Failures(ctx context.Context, e *Env, in FailuresInput) (*FailuresOutput, e
 	if err != nil {
 		return nil, err
 	}
-	run, found, err := pickRun(ctx, h, in.RunID, in.RunSet, h.LatestFailedRun)
+	run, found, err := pickRun(ctx, h, in.RunID, h.LatestFailedRun)
 	if err != nil {
 		return nil, err
 	}
@@ -317,8 +338,7 @@ func Failures(ctx context.Context, e *Env, in FailuresInput) (*FailuresOutput, e
 
 // CompareInput selects the run to compare with the one before it.
 type CompareInput struct {
-	RunID  string
-	RunSet bool
+	RunID *RunID `json:"runId,omitempty" jsonschema:"a run id or a unique prefix (vx last --list prints them)"`
 }
 
 // TaskDelta is one task's change between two runs.
@@ -354,7 +374,7 @@ func CompareRuns(ctx context.Context, e *Env, in CompareInput) (*CompareOutput, 
 	if err != nil {
 		return nil, err
 	}
-	run, found, err := pickRun(ctx, h, in.RunID, in.RunSet, h.LatestRun)
+	run, found, err := pickRun(ctx, h, in.RunID, h.LatestRun)
 	if err != nil {
 		return nil, err
 	}
@@ -390,9 +410,8 @@ func CompareRuns(ctx context.Context, e *Env, in CompareInput) (*CompareOutput, 
 
 // TrendsInput picks the bucket size and count.
 type TrendsInput struct {
-	Bucket   string // hour (default) or day
-	Limit    int
-	LimitSet bool
+	Bucket Bucket `json:"bucket,omitempty" jsonschema:"bucket size (default hour)"`
+	Limit  *Limit `json:"limit,omitempty" jsonschema:"buckets, 1..1000 (default 24), clamped"`
 }
 
 // TrendsOutput is activity per bucket, newest first.
@@ -405,14 +424,14 @@ type TrendsOutput struct {
 
 // RunTrends answers runTrends.
 func RunTrends(ctx context.Context, e *Env, in TrendsInput) (*TrendsOutput, error) {
-	b := in.Bucket
+	b := string(in.Bucket)
 	if b == "" {
 		b = "hour"
 	}
 	if b != "hour" && b != "day" {
 		return nil, argErr("bucket", "%q is not a bucket (use \"hour\" or \"day\")", in.Bucket)
 	}
-	limit, note := clamp(in.Limit, in.LimitSet, 24, 1, 1000)
+	limit, note := clamp(in.Limit, 24, 1, 1000)
 	h, err := e.History(ctx)
 	if err != nil {
 		return nil, err

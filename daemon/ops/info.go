@@ -114,9 +114,9 @@ func lockState(m *workspace.Model, e *Env) *LockState {
 
 // InfoInput carries what only the caller knows.
 type InfoInput struct {
-	Concurrency int                 // a --concurrency flag, 0 when absent
-	Daemon      func() *wire.Status // nil: not asked / not running
-	DaemonNote  string
+	Concurrency int                 `json:"-" flag:"concurrency" arg:"N" help:"show the worker count a run with --concurrency N would use"` // 0 when absent
+	Daemon      func() *wire.Status `json:"-"`                                                                                              // nil: not asked / not running
+	DaemonNote  string              `json:"-"`
 }
 
 // Info answers `vx info` and getWorkspaceInfo.

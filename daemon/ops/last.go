@@ -12,8 +12,7 @@ import (
 
 // RunsInput narrows Runs.
 type RunsInput struct {
-	Limit    int
-	LimitSet bool // Limit was given (0 then clamps rather than meaning the default)
+	Limit *Limit `json:"limit,omitempty" jsonschema:"runs, 1..500 (default 20), clamped" flag:"limit" arg:"N" help:"with --list: how many runs (1..500, default 20)"`
 }
 
 // RunsOutput lists recent runs, newest first.
@@ -25,7 +24,7 @@ type RunsOutput struct {
 
 // Runs answers `vx last --list`.
 func Runs(ctx context.Context, e *Env, in RunsInput) (*RunsOutput, error) {
-	limit, note := clamp(in.Limit, in.LimitSet, 20, 1, 500)
+	limit, note := clamp(in.Limit, 20, 1, 500)
 	h, err := e.History(ctx)
 	if err != nil {
 		return nil, err
@@ -42,8 +41,7 @@ func Runs(ctx context.Context, e *Env, in RunsInput) (*RunsOutput, error) {
 
 // RunInput selects one run ("" = the latest).
 type RunInput struct {
-	RunID string
-	IDSet bool // the caller gave a run id (an empty one is refused)
+	RunID *RunID `json:"runId,omitempty" jsonschema:"a run id or a unique prefix (vx last --list prints them)" flag:"run" arg:"ID" help:"a run id or unique prefix (default: the latest run)"`
 }
 
 // RunOutput is one run with every task's outcome.
@@ -60,7 +58,7 @@ func Run(ctx context.Context, e *Env, in RunInput) (*RunOutput, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, found, err := pickRun(ctx, h, in.RunID, in.IDSet, h.LatestRun)
+	r, found, err := pickRun(ctx, h, in.RunID, h.LatestRun)
 	if err != nil {
 		return nil, err
 	}
@@ -79,10 +77,11 @@ func Run(ctx context.Context, e *Env, in RunInput) (*RunOutput, error) {
 
 // TaskLogInput selects a task's log.
 type TaskLogInput struct {
-	TaskID string
-	RunID  string
-	RunSet bool
+	TaskID TaskID `json:"taskId" jsonschema:"a task id, project#task (e.g. web#build)" flag:"log" arg:"TASK" help:"print a task's log (project#task)"`
+	RunID  *RunID `json:"runId,omitempty" jsonschema:"a run id or a unique prefix (vx last --list prints them)" flag:"run" arg:"ID" help:"a run id or unique prefix (default: the latest run)"`
 }
+
+func (in TaskLogInput) Validate() error { return in.TaskID.Check("taskId") }
 
 // TaskLogOutput is what a task printed, and where vx kept it.
 type TaskLogOutput struct {
@@ -98,7 +97,10 @@ type TaskLogOutput struct {
 
 // TaskLog answers `vx last --log TASK` and getTaskLog.
 func TaskLog(ctx context.Context, e *Env, in TaskLogInput) (*TaskLogOutput, error) {
-	_, ex, err := e.taskExecution(ctx, in.TaskID, in.RunID, in.RunSet)
+	if err := in.Validate(); err != nil {
+		return nil, err
+	}
+	_, ex, err := e.taskExecution(ctx, in.TaskID, in.RunID)
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +154,8 @@ func (e *Env) taskHint(id string) string {
 }
 
 // clamp bounds n to [lo, hi] (def when not given) and says when it did.
-func clamp(n int, given bool, def, lo, hi int) (int, string) {
+func clamp(l *Limit, def, lo, hi int) (int, string) {
+	n, given := limit(l)
 	switch {
 	case !given:
 		return def, ""

@@ -239,7 +239,7 @@ func TestReadOperations(t *testing.T) {
 		}
 	})
 	t.Run("Prune dry run removes nothing", func(t *testing.T) {
-		out, err := ops.Prune(ctx, e, ops.PruneInput{MaxSize: "1", DryRun: true})
+		out, err := ops.Prune(ctx, e, ops.PruneInput{MaxSize: "1", DryRun: new(true)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -265,7 +265,7 @@ func TestReadOperationsRefuse(t *testing.T) {
 		{"why of an unknown task", func() error { _, err := ops.Why(ctx, f.env, ops.WhyInput{TaskID: "nope#build"}); return err }, "nope#build"},
 		{"show of an unknown project", func() error { _, err := ops.Show(ctx, f.env, ops.ShowInput{Target: "nope"}); return err }, "nope"},
 		{"prune with a bad size", func() error {
-			_, err := ops.Prune(ctx, f.env, ops.PruneInput{MaxSize: "lots", DryRun: true})
+			_, err := ops.Prune(ctx, f.env, ops.PruneInput{MaxSize: "lots", DryRun: new(true)})
 			return err
 		}, "lots"},
 	}

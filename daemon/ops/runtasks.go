@@ -29,13 +29,32 @@ const EventsFDEnv = "VX_EVENTS_FD"
 
 // RunTasksInput is what runTasks and planTasks ask vx run for.
 type RunTasksInput struct {
-	Tasks       []string
-	All         bool
-	Filters     []string
-	Affected    bool
-	AffectedRef string
-	Force       bool
-	VX          string // the vx executable
+	Tasks    Tasks    `json:"tasks,omitempty" jsonschema:"task names or project#task ids"`
+	All      bool     `json:"all,omitempty" jsonschema:"every task an agent may run"`
+	Filters  Filter   `json:"filter,omitempty" jsonschema:"projects to include, as vx run --filter: a name or glob, tag:NAME, or ./path/glob (a string or an array)"`
+	Affected Affected `json:"affected,omitzero" jsonschema:"true: only projects changed against the default branch's merge base, plus dependents; or a git ref to compare against"`
+	Force    bool     `json:"force,omitempty" jsonschema:"ignore cache hits"`
+	VX       string   `json:"-"` // the vx executable ("": the Env's)
+}
+
+// Validate checks what the schema cannot: blank selectors, a ref git
+// would read as an option.
+func (in RunTasksInput) Validate() error {
+	return checkSelection(in.Filters, in.Affected)
+}
+
+// PlanTasksInput is what planTasks plans: runTasks' selection, without
+// force (a plan predicts the cache; it does not skip it).
+type PlanTasksInput struct {
+	Tasks    Tasks    `json:"tasks,omitempty" jsonschema:"task names or project#task ids"`
+	All      bool     `json:"all,omitempty" jsonschema:"every task of the workspace"`
+	Filters  Filter   `json:"filter,omitempty" jsonschema:"projects to include, as vx run --filter: a name or glob, tag:NAME, or ./path/glob (a string or an array)"`
+	Affected Affected `json:"affected,omitzero" jsonschema:"true: only projects changed against the default branch's merge base, plus dependents; or a git ref to compare against"`
+}
+
+// Run is the selection as runTasks' input.
+func (in PlanTasksInput) Run() RunTasksInput {
+	return RunTasksInput{Tasks: in.Tasks, All: in.All, Filters: in.Filters, Affected: in.Affected}
 }
 
 // RunTasksOutput is the child's exit code and its summary.
@@ -74,6 +93,9 @@ func (e *RefusalError) Error() string { return e.Msg }
 // starting with "-" are refused outright (no task is named so). allowed (nil: any) is the workspace's mcp.run
 // allow-list.
 func taskArgs(e *Env, in RunTasksInput, allowed func(string) bool, extra ...string) ([]string, error) {
+	if err := in.Validate(); err != nil {
+		return nil, err
+	}
 	m, err := e.CurrentModel()
 	if err != nil {
 		return nil, err
@@ -114,9 +136,9 @@ func taskArgs(e *Env, in RunTasksInput, allowed func(string) bool, extra ...stri
 	for _, f := range in.Filters {
 		args = append(args, "--filter="+f)
 	}
-	if in.Affected {
-		if in.AffectedRef != "" {
-			args = append(args, "--affected="+in.AffectedRef)
+	if in.Affected.On {
+		if in.Affected.Ref != "" {
+			args = append(args, "--affected="+in.Affected.Ref)
 		} else {
 			args = append(args, "--affected")
 		}
@@ -145,7 +167,7 @@ func RunTasks(ctx context.Context, e *Env, in RunTasksInput, allowed func(string
 		return nil, err
 	}
 	defer release()
-	code, stdout, stderr, err := e.runChild(ctx, in.VX, childRequest(in, args), onEvent)
+	code, stdout, stderr, err := e.runChild(ctx, e.vx(in.VX), childRequest(in, args), onEvent)
 	if err != nil {
 		return nil, err
 	}
@@ -225,7 +247,7 @@ func lastLines(stderr []byte, code int) string {
 // command, never parsed.
 func childRequest(in RunTasksInput, args []string) wire.RunRequest {
 	tasks := args[slices.Index(args, "--")+1:]
-	return wire.RunRequest{Tasks: tasks, Filters: in.Filters, Affected: in.Affected, AffectedRef: in.AffectedRef, Force: in.Force, Command: args}
+	return wire.RunRequest{Tasks: tasks, Filters: in.Filters, Affected: in.Affected.On, AffectedRef: in.Affected.Ref, Force: in.Force, Command: args}
 }
 
 // runChild runs `vx run --input -` with req on its stdin.

@@ -41,7 +41,7 @@ func testEnv(t *testing.T) *Env {
 // and a task starting with "-" is refused before anything starts.
 func TestTaskArgsNeverFlags(t *testing.T) {
 	e := testEnv(t)
-	args, err := taskArgs(e, RunTasksInput{Tasks: []string{"build", "a#build"}, Filters: []string{"-x", "a"}, Affected: true}, nil, "--dry=json")
+	args, err := taskArgs(e, RunTasksInput{Tasks: []string{"build", "a#build"}, Filters: []string{"-x", "a"}, Affected: Affected{On: true}}, nil, "--dry=json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,11 +42,28 @@ type ProjectInfo struct {
 
 // ShowInput narrows Show.
 type ShowInput struct {
-	Target      string   // "", a project, project#task, or a task name
-	Project     string   // listTasks' project
-	Filters     []string // --filter
-	Affected    bool
-	AffectedRef string
+	Target   string   `json:"target,omitempty" jsonschema:"a project, project#task, or a task name" pos:"target"`
+	Project  string   `json:"project,omitempty" jsonschema:"one project's name"`
+	Filters  Filter   `json:"filter,omitempty" jsonschema:"projects to include, as vx run --filter: a name or glob, tag:NAME, or ./path/glob (a string or an array)" flag:"filter" arg:"SEL" help:"only projects matching SEL (as vx run --filter)"`
+	Affected Affected `json:"affected,omitzero" jsonschema:"true: only projects changed against the default branch's merge base, plus dependents; or a git ref to compare against" flag:"affected" arg:"REF" help:"only affected projects (as vx run --affected)"`
+}
+
+// Validate checks what the schema cannot: blank selectors, a ref git
+// would read as an option.
+func (in ShowInput) Validate() error {
+	return checkSelection(in.Filters, in.Affected)
+}
+
+// ListTasksInput is listTasks': the workspace's tasks, narrowed.
+type ListTasksInput struct {
+	Project  string   `json:"project,omitempty" jsonschema:"one project's name"`
+	Filters  Filter   `json:"filter,omitempty" jsonschema:"projects to include, as vx run --filter: a name or glob, tag:NAME, or ./path/glob (a string or an array)"`
+	Affected Affected `json:"affected,omitzero" jsonschema:"true: only projects changed against the default branch's merge base, plus dependents; or a git ref to compare against"`
+}
+
+// ConfigInput is getConfig's: one target's resolved configuration.
+type ConfigInput struct {
+	Target string `json:"target" jsonschema:"a project, project#task, or a task name"`
 }
 
 // ShowOutput is the resolved configuration.
@@ -121,14 +138,17 @@ func projectTasks(m *workspace.Model, p *workspace.Project) []string {
 
 // Show answers `vx show [TARGET]`, getConfig and listTasks.
 func Show(ctx context.Context, e *Env, in ShowInput) (*ShowOutput, error) {
+	if err := in.Validate(); err != nil {
+		return nil, err
+	}
 	m, err := e.CurrentModel()
 	if err != nil {
 		return nil, err
 	}
 	out := &ShowOutput{Root: m.Root, Target: in.Target, Kind: "workspace", Projects: []ProjectInfo{}, RootTasks: []TaskInfo{}}
 	projects := m.Projects
-	if len(in.Filters) > 0 || in.Affected {
-		sel, err := m.Select(ctx, workspace.Selection{Filters: in.Filters, Affected: in.Affected, AffectedRef: in.AffectedRef})
+	if len(in.Filters) > 0 || in.Affected.On {
+		sel, err := m.Select(ctx, workspace.Selection{Filters: in.Filters, Affected: in.Affected.On, AffectedRef: in.Affected.Ref})
 		if err != nil {
 			return nil, err
 		}
@@ -207,7 +227,7 @@ func Show(ctx context.Context, e *Env, in ShowInput) (*ShowOutput, error) {
 		out.Note = fmt.Sprintf("showing %d of %d projects: narrow with project, filter (a glob, tag:NAME, ./path) or affected", MaxProjects, out.Total)
 	}
 	if out.Kind == "workspace" || out.Kind == "taskName" {
-		if in.Project == "" && len(in.Filters) == 0 && !in.Affected {
+		if in.Project == "" && len(in.Filters) == 0 && !in.Affected.On {
 			for _, tn := range m.RootTasks() {
 				if onlyTask == "" || tn == onlyTask {
 					out.RootTasks = append(out.RootTasks, taskInfo(m, e.Masker, workspace.RootProject, tn))

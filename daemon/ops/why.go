@@ -14,10 +14,11 @@ import (
 
 // WhyInput names the execution to explain.
 type WhyInput struct {
-	TaskID string
-	RunID  string
-	RunSet bool
+	TaskID TaskID `json:"taskId" jsonschema:"a task id, project#task (e.g. web#build)" pos:"task"`
+	RunID  *RunID `json:"runId,omitempty" jsonschema:"a run id or a unique prefix (vx last --list prints them)" flag:"run" arg:"ID" help:"the run to explain (whole id or unique prefix; default: the task's latest)"`
 }
+
+func (in WhyInput) Validate() error { return in.TaskID.Check("taskId") }
 
 // WhyRoot is an upstream task whose own inputs moved.
 type WhyRoot struct {
@@ -53,7 +54,10 @@ func Why(ctx context.Context, e *Env, in WhyInput) (*WhyOutput, error) {
 }
 
 func why(ctx context.Context, e *Env, in WhyInput) (*WhyOutput, error) {
-	h, ex, err := e.taskExecution(ctx, in.TaskID, in.RunID, in.RunSet)
+	if err := in.Validate(); err != nil {
+		return nil, err
+	}
+	h, ex, err := e.taskExecution(ctx, in.TaskID, in.RunID)
 	if err != nil {
 		return nil, err
 	}

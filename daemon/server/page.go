@@ -75,11 +75,11 @@ func (d *daemon) mountPage(mux *http.ServeMux) {
 
 func (d *daemon) summary(ctx context.Context) *Summary {
 	s := &Summary{Status: d.status(ctx)}
-	s.Runs, _ = ops.Runs(ctx, d.env, ops.RunsInput{Limit: 15, LimitSet: true})
+	s.Runs, _ = ops.Runs(ctx, d.env, ops.RunsInput{Limit: ops.LimitOf(15)})
 	// Statistics cover the tasks of the recent rows: enough rows for the
 	// latest runs' tasks, so the durations chart shows them all.
-	s.History, _ = ops.RunHistory(ctx, d.env, ops.RunHistoryInput{Limit: 200, LimitSet: true})
-	s.Trends, _ = ops.RunTrends(ctx, d.env, ops.TrendsInput{Bucket: "hour", Limit: 24, LimitSet: true})
+	s.History, _ = ops.RunHistory(ctx, d.env, ops.RunHistoryInput{Limit: ops.LimitOf(200)})
+	s.Trends, _ = ops.RunTrends(ctx, d.env, ops.TrendsInput{Bucket: "hour", Limit: ops.LimitOf(24)})
 	s.Latest, _ = ops.Run(ctx, d.env, ops.RunInput{})
 	return s
 }

@@ -128,6 +128,7 @@ func Serve(ctx context.Context, o Options) error {
 	}
 	m, loadErr := workspace.Load(root)
 	d.env = ops.NewEnv(root, m, loadErr, nil)
+	d.env.VX, d.env.Daemon = o.VX, d.info
 	defer d.env.Close()
 	d.recordReload(time.Now(), loadErr, "start")
 	onSession := func(id string, opened bool) {
@@ -202,8 +203,7 @@ func Serve(ctx context.Context, o Options) error {
 // refreshCatalog rebuilds the tool, resource and prompt catalogs from the
 // current model; the MCP server announces changes to sessions.
 func (d *daemon) refreshCatalog() {
-	extra := append(tools.AdoptionTools(d.env), tools.InfoTool(d.env, d.info), tools.DiagnoseTool(d.env, d.info, d.opts.VX))
-	catalog := tools.Catalog(d.env, tools.Config{VX: d.opts.VX, Extra: extra, OnEvent: d.feed.Publish, Plans: d.plans})
+	catalog := tools.Catalog(d.env, tools.Config{VX: d.opts.VX, OnEvent: d.feed.Publish, Plans: d.plans})
 	if m, err := d.env.CurrentModel(); err == nil && m.Config.MCP.Compact() {
 		catalog = tools.Compact(catalog)
 	}

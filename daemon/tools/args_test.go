@@ -2,27 +2,69 @@ package tools
 
 import (
 	"encoding/json"
+	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/vzn/vx/daemon/ops"
 )
 
-// testArgs covers every Kind, with a nested object.
-var testArgs = []Arg{
-	{Name: "tasks", Kind: KindStrings, Required: true, Desc: "task names"},
-	{Name: "query", Kind: KindString, Desc: "words"},
-	{Name: "taskId", Kind: KindTaskID, Desc: "project#task"},
-	{Name: "runId", Kind: KindRunID, Desc: "a run"},
-	{Name: "force", Kind: KindBool, Desc: "ignore the cache"},
-	{Name: "limit", Kind: KindLimit, Desc: "how many"},
-	{Name: "filter", Kind: KindFilter, Desc: "projects"},
-	{Name: "format", Kind: KindEnum, Enum: []string{"text", "json"}, Desc: "output"},
-	{Name: "scope", Kind: KindObject, Desc: "where", Props: []Arg{
-		{Name: "project", Kind: KindString, Required: true, Desc: "a project"},
-		{Name: "task", Kind: KindString, Desc: "a task"},
-	}},
-	{Name: "affected", Kind: KindBoolOrRef, Desc: "changed projects"},
+// testInput covers every argument type, with a nested object.
+type testInput struct {
+	Tasks    ops.Tasks    `json:"tasks" jsonschema:"task names"`
+	Query    string       `json:"query,omitempty" jsonschema:"words"`
+	TaskID   ops.TaskID   `json:"taskId,omitempty" jsonschema:"project#task"`
+	RunID    *ops.RunID   `json:"runId,omitempty" jsonschema:"a run"`
+	Force    bool         `json:"force,omitempty" jsonschema:"ignore the cache"`
+	Limit    *ops.Limit   `json:"limit,omitempty" jsonschema:"how many"`
+	Filter   ops.Filter   `json:"filter,omitempty" jsonschema:"projects"`
+	Format   testFormat   `json:"format,omitempty" jsonschema:"output"`
+	Scope    *testScope   `json:"scope,omitempty" jsonschema:"where"`
+	Affected ops.Affected `json:"affected,omitzero" jsonschema:"changed projects"`
+}
+
+type testScope struct {
+	Project string `json:"project" jsonschema:"a project"`
+	Task    string `json:"task,omitempty" jsonschema:"a task"`
+}
+
+func (in testInput) Validate() error {
+	if in.TaskID != "" {
+		return in.TaskID.Check("taskId")
+	}
+	return nil
+}
+
+// testFormat is an enum argument.
+type testFormat string
+
+func (testFormat) Values() []string                 { return []string{"text", "json"} }
+func (f testFormat) JSONSchema() *jsonschema.Schema { return ops.EnumSchema(f.Values()) }
+func (f *testFormat) DecodeArg(name string, v any) error {
+	s, err := ops.DecodeEnum(name, v, f.Values())
+	*f = testFormat(s)
+	return err
+}
+
+var testSchema, testResolved, testSchemaErr = inputSchema(reflect.TypeFor[testInput]())
+
+// check is what a tool does with a call's arguments before answering:
+// decode strictly, check against the schema, then Validate.
+func check(raw json.RawMessage) (*testInput, error) {
+	if testSchemaErr != nil {
+		return nil, testSchemaErr
+	}
+	var in testInput
+	if err := decode(raw, &in, testResolved); err != nil {
+		return nil, err
+	}
+	if err := in.Validate(); err != nil {
+		return nil, err
+	}
+	return &in, nil
 }
 
 type checkCase struct {
@@ -93,22 +135,25 @@ var checkCases = []checkCase{
 func TestCheck(t *testing.T) {
 	for _, tc := range checkCases {
 		t.Run(tc.name, func(t *testing.T) {
-			v, err := check(json.RawMessage(tc.raw), testArgs)
+			v, err := check(json.RawMessage(tc.raw))
 			if tc.want == nil {
 				if err != nil {
 					t.Fatalf("refused: %v", err)
 				}
 				if v == nil {
-					t.Fatal("nil Values")
+					t.Fatal("nil input")
 				}
 				return
 			}
 			if err == nil {
 				t.Fatalf("accepted %s, want a refusal", tc.raw)
 			}
-			if _, ok := err.(*argError); !ok {
-				t.Errorf("error is %T, want *argError", err)
+			var ie *ops.InputError
+			var ae *ops.ArgError
+			if !errors.As(err, &ie) && !errors.As(err, &ae) {
+				t.Errorf("error is %T, want *ops.InputError or *ops.ArgError", err)
 			}
+			err = refusal(err)
 			if strings.Contains(err.Error(), "\n") {
 				t.Errorf("refusal spans lines: %q", err)
 			}
@@ -123,25 +168,31 @@ func TestCheck(t *testing.T) {
 
 func TestCheckValues(t *testing.T) {
 	v, err := check(json.RawMessage(`{"tasks": ["build", "test"], "query": "q", "force": true, "limit": 2.6,
-		"filter": "web", "scope": {"project": "web"}, "affected": "main"}`), testArgs)
+		"filter": "web", "scope": {"project": "web"}, "affected": "main"}`))
 	if err != nil {
 		t.Fatal(err)
+	}
+	limitOf := func(l *ops.Limit) int {
+		if l == nil {
+			return 0
+		}
+		return int(*l)
 	}
 	tests := []struct {
 		name      string
 		got, want any
 	}{
-		{"Strings of an array", strings.Join(v.Strings("tasks"), ","), "build,test"},
-		{"Strings of a string", strings.Join(v.Strings("filter"), ","), "web"},
-		{"Str", v.Str("query"), "q"},
-		{"Bool", v.Bool("force"), true},
-		{"Limit rounds", v.Limit("limit"), 3},
-		{"Has present", v.Has("scope"), true},
-		{"Has absent", v.Has("runId"), false},
-		{"Object", v.Object("scope").Str("project"), "web"},
-		{"missing Str", v.Str("runId"), ""},
-		{"missing Limit", v.Limit("nope"), 0},
-		{"affected ref kept as a string", v.Str("affected"), "main"},
+		{"Strings of an array", strings.Join(v.Tasks, ","), "build,test"},
+		{"Strings of a string", strings.Join(v.Filter, ","), "web"},
+		{"Str", v.Query, "q"},
+		{"Bool", v.Force, true},
+		{"Limit rounds", limitOf(v.Limit), 3},
+		{"Has present", v.Scope != nil, true},
+		{"Has absent", v.RunID == nil, true},
+		{"Object", v.Scope.Project, "web"},
+		{"missing Str", string(v.TaskID), ""},
+		{"missing Limit", limitOf(nil), 0},
+		{"affected ref kept as a string", v.Affected.Ref, "main"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -154,11 +205,11 @@ func TestCheckValues(t *testing.T) {
 		raw  string
 		want int
 	}{{"0.2", 0}, {"0.6", 1}, {"-0.6", -1}, {"0", 0}, {"1e300", 1e9}, {"-1e300", -1e9}, {"7", 7}} {
-		v, err := check(json.RawMessage(`{"tasks": ["b"], "limit": `+tc.raw+`}`), testArgs)
+		v, err := check(json.RawMessage(`{"tasks": ["b"], "limit": ` + tc.raw + `}`))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := v.Limit("limit"); got != tc.want {
+		if got := limitOf(v.Limit); got != tc.want {
 			t.Errorf("Limit(%s) = %d, want %d", tc.raw, got, tc.want)
 		}
 	}
@@ -177,29 +228,41 @@ func resolveSchema(t *testing.T, raw []byte) *jsonschema.Resolved {
 	return rs
 }
 
+// argOf is an input struct with one optional argument "a" of type typ and
+// a required boolean "req".
+func argOf(typ reflect.Type) reflect.Type {
+	return reflect.StructOf([]reflect.StructField{
+		{Name: "A", Type: typ, Tag: `json:"a,omitempty" jsonschema:"described"`},
+		{Name: "Req", Type: reflect.TypeFor[bool](), Tag: `json:"req"`},
+	})
+}
+
 func TestSchemaPerKind(t *testing.T) {
 	tests := []struct {
 		name      string
-		arg       Arg
+		typ       reflect.Type
 		good, bad []string // JSON values of the argument
 	}{
-		{"string", Arg{Name: "a", Kind: KindString}, []string{`"x"`}, []string{`""`, `1`, `null`}},
-		{"task id", Arg{Name: "a", Kind: KindTaskID}, []string{`"web#build"`, `"@s/web#build"`}, []string{`"#build"`, `"web#"`, `"build"`, `""`}},
-		{"run id", Arg{Name: "a", Kind: KindRunID}, []string{`"01H"`}, []string{`""`, `true`}},
-		{"bool", Arg{Name: "a", Kind: KindBool}, []string{`true`, `false`}, []string{`"true"`, `0`}},
-		{"limit", Arg{Name: "a", Kind: KindLimit}, []string{`1`, `2.5`, `-1`}, []string{`"10"`, `null`, `[1]`}},
-		{"strings", Arg{Name: "a", Kind: KindStrings}, []string{`[]`, `["x"]`}, []string{`"x"`, `[""]`, `[1]`}},
-		{"filter", Arg{Name: "a", Kind: KindFilter}, []string{`"x"`, `["x", "y"]`}, []string{`""`, `[""]`, `3`, `{}`, `[]`}},
-		{"tasks", Arg{Name: "a", Kind: KindTasks}, []string{`[]`, `["build", "web#build"]`}, []string{`"build"`, `[""]`, `["--force"]`, `["build", "-x"]`}},
-		{"enum", Arg{Name: "a", Kind: KindEnum, Enum: []string{"p", "q"}}, []string{`"p"`, `"q"`}, []string{`"r"`, `1`}},
-		{"object", Arg{Name: "a", Kind: KindObject, Props: []Arg{{Name: "b", Kind: KindString, Required: true}}},
-			[]string{`{"b": "x"}`}, []string{`{}`, `{"b": "x", "c": 1}`, `[]`}},
-		{"bool or ref", Arg{Name: "a", Kind: KindBoolOrRef}, []string{`true`, `"main"`}, []string{`""`, `1`, `null`, `"--output=x"`}},
+		{"string", reflect.TypeFor[string](), []string{`"x"`}, []string{`""`, `1`, `null`}},
+		{"task id", reflect.TypeFor[ops.TaskID](), []string{`"web#build"`, `"@s/web#build"`}, []string{`"#build"`, `"web#"`, `"build"`, `""`}},
+		{"run id", reflect.TypeFor[*ops.RunID](), []string{`"01H"`}, []string{`""`, `true`}},
+		{"bool", reflect.TypeFor[bool](), []string{`true`, `false`}, []string{`"true"`, `0`}},
+		{"limit", reflect.TypeFor[*ops.Limit](), []string{`1`, `2.5`, `-1`}, []string{`"10"`, `null`, `[1]`}},
+		{"strings", reflect.TypeFor[[]string](), []string{`[]`, `["x"]`}, []string{`"x"`, `[""]`, `[1]`}},
+		{"filter", reflect.TypeFor[ops.Filter](), []string{`"x"`, `["x", "y"]`}, []string{`""`, `[""]`, `3`, `{}`, `[]`}},
+		{"tasks", reflect.TypeFor[ops.Tasks](), []string{`[]`, `["build", "web#build"]`}, []string{`"build"`, `[""]`, `["--force"]`, `["build", "-x"]`}},
+		{"enum", reflect.TypeFor[ops.Bucket](), []string{`"hour"`, `"day"`}, []string{`"week"`, `1`}},
+		{"object", reflect.TypeFor[*struct {
+			B string `json:"b"`
+		}](), []string{`{"b": "x"}`}, []string{`{}`, `{"b": "x", "c": 1}`, `[]`}},
+		{"bool or ref", reflect.TypeFor[ops.Affected](), []string{`true`, `"main"`}, []string{`""`, `1`, `null`, `"--output=x"`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tc.arg.Desc = "described"
-			raw := schema([]Arg{tc.arg, {Name: "req", Kind: KindBool, Required: true}})
+			raw, rs, err := inputSchema(argOf(tc.typ))
+			if err != nil {
+				t.Fatal(err)
+			}
 			var top map[string]any
 			if err := json.Unmarshal(raw, &top); err != nil {
 				t.Fatal(err)
@@ -213,7 +276,6 @@ func TestSchemaPerKind(t *testing.T) {
 			if d := top["properties"].(map[string]any)["a"].(map[string]any)["description"]; d != "described" {
 				t.Errorf("description = %v", d)
 			}
-			rs := resolveSchema(t, raw)
 			validate := func(val string) error {
 				var inst any
 				if err := json.Unmarshal([]byte(`{"req": true, "a": `+val+`}`), &inst); err != nil {
@@ -233,8 +295,9 @@ func TestSchemaPerKind(t *testing.T) {
 			}
 		})
 	}
-	if got := string(schema(nil)); !strings.Contains(got, `"properties":{}`) || strings.Contains(got, "required") {
-		t.Errorf("schema(nil) = %s", got)
+	raw, _, err := inputSchema(reflect.TypeFor[struct{}]())
+	if got := string(raw); err != nil || !strings.Contains(got, `"properties":{}`) || strings.Contains(got, "required") {
+		t.Errorf("schema of no arguments = %s, %v", got, err)
 	}
 }
 
@@ -242,7 +305,7 @@ func TestSchemaPerKind(t *testing.T) {
 // accepts, and the other way round, except where check is stricter than a
 // schema can say.
 func TestSchemaAgreesWithCheck(t *testing.T) {
-	rs := resolveSchema(t, schema(testArgs))
+	rs := resolveSchema(t, testSchema)
 	for _, tc := range checkCases {
 		if tc.schemaX {
 			continue
@@ -253,7 +316,7 @@ func TestSchemaAgreesWithCheck(t *testing.T) {
 				t.Skip("not JSON")
 			}
 			schemaErr := rs.Validate(inst)
-			_, checkErr := check(json.RawMessage(tc.raw), testArgs)
+			_, checkErr := check(json.RawMessage(tc.raw))
 			if (schemaErr == nil) != (checkErr == nil) {
 				t.Errorf("schema says %v, check says %v", schemaErr, checkErr)
 			}

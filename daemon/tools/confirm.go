@@ -33,8 +33,7 @@ const maxShown = 20
 var errNoAsking = errors.New("this workspace asks a person to confirm before tasks run (mcp.confirm in vx.workspace.json), and this client cannot ask (it declared no elicitation): call planTasks, show the plan to the user, then call runTasks with {\"planId\": …} once they agree. Nothing ran")
 
 // confirmRun serves runTasks under mcp.confirm.
-func confirmRun(ctx context.Context, call *mcpserver.Call, e *ops.Env, store *plans.Store, v Values, in ops.RunTasksInput, allowed func(string) bool, onEvent func(wire.Event)) (any, error) {
-	origin := callOrigin(v)
+func confirmRun(ctx context.Context, call *mcpserver.Call, e *ops.Env, store *plans.Store, id, origin string, in ops.RunTasksInput, allowed func(string) bool, onEvent func(wire.Event)) (any, error) {
 	if call.Modern != nil && call.Modern.RequestState != "" {
 		p, err := store.Lookup(call.Modern.RequestState)
 		if err != nil {
@@ -53,7 +52,6 @@ func confirmRun(ctx context.Context, call *mcpserver.Call, e *ops.Env, store *pl
 		}
 		return decide(ctx, e, store, p, &res, allowed, onEvent)
 	}
-	id := v.Str("planId")
 	canAsk := call.Elicit != nil || (call.Modern != nil && call.Modern.CanElicit)
 	if !canAsk {
 		if id != "" {
@@ -104,9 +102,12 @@ func reissue(ctx context.Context, e *ops.Env, store *plans.Store, p *plans.Plan,
 	return store.Lookup(out.PlanID)
 }
 
-// callOrigin identifies a runTasks call by its arguments.
-func callOrigin(v Values) string {
-	b, _ := json.Marshal(map[string]any(v))
+// callOrigin identifies a runTasks call by its arguments, whatever their
+// order and spacing.
+func callOrigin(args json.RawMessage) string {
+	var v map[string]any
+	_ = json.Unmarshal(args, &v)
+	b, _ := json.Marshal(v)
 	return "runTasks " + string(b)
 }
 

@@ -13,13 +13,11 @@ import (
 // replaces them all.
 var selectionArgs = []string{"tasks", "all", "filter", "affected", "force"}
 
-func runTasksArgs(cfg Config) []Arg {
-	args := []Arg{{Name: "tasks", Kind: KindTasks, Desc: "task names or project#task ids"}, {Name: "all", Kind: KindBool, Desc: "every task an agent may run"}, filterArg, affectedArg,
-		{Name: "force", Kind: KindBool, Desc: "ignore cache hits"}}
-	if cfg.Plans != nil {
-		args = append(args, Arg{Name: "planId", Kind: KindString, Desc: "a plan from planTasks, given alone: its prerequisites are re-checked, then exactly it runs"})
-	}
-	return args
+// runTasksArgs is runTasks' input where vxd keeps plans: the selection,
+// or a plan to run.
+type runTasksArgs struct {
+	ops.RunTasksInput
+	PlanID string `json:"planId,omitempty" jsonschema:"a plan from planTasks, given alone: its prerequisites are re-checked, then exactly it runs"`
 }
 
 // planDescription is what runTasks' description adds about plans.
@@ -34,14 +32,14 @@ func planDescription(requirePlan bool) string {
 // applyPlan serves runTasks when a plan decides it: a planId is applied
 // through the store, and under mcp.requirePlan a call without one is
 // refused. handled is false when the call is an ordinary selection.
-func applyPlan(ctx context.Context, e *ops.Env, store *plans.Store, v Values, allowed func(string) bool, onEvent func(wire.Event)) (handled bool, out any, err error) {
-	if err := checkPlanArgs(e, v); err != nil {
+func applyPlan(ctx context.Context, e *ops.Env, store *plans.Store, given map[string]bool, planID string, allowed func(string) bool, onEvent func(wire.Event)) (handled bool, out any, err error) {
+	if err := checkPlanArgs(e, given); err != nil {
 		return true, nil, err
 	}
-	if !v.Has("planId") {
+	if !given["planId"] {
 		return false, nil, nil
 	}
-	res, err := store.Apply(ctx, e, v.Str("planId"), allowed, onEvent)
+	res, err := store.Apply(ctx, e, planID, allowed, onEvent)
 	if err != nil {
 		return true, nil, err
 	}
@@ -50,15 +48,15 @@ func applyPlan(ctx context.Context, e *ops.Env, store *plans.Store, v Values, al
 
 // checkPlanArgs refuses a call without planId under mcp.requirePlan, and
 // a planId with selection arguments beside it.
-func checkPlanArgs(e *ops.Env, v Values) error {
-	if !v.Has("planId") {
+func checkPlanArgs(e *ops.Env, given map[string]bool) error {
+	if !given["planId"] {
 		if m, merr := e.CurrentModel(); merr == nil && m.Config.MCP.RequirePlan {
 			return fmt.Errorf("this workspace runs only planned tasks (mcp.requirePlan in vx.workspace.json): call planTasks with the tasks, read the plan, then call runTasks with {\"planId\": …} alone; nothing ran")
 		}
 		return nil
 	}
 	for _, name := range selectionArgs {
-		if v.Has(name) {
+		if given[name] {
 			return fmt.Errorf("argument %q: runTasks {planId} runs exactly the plan's selection; give planId alone (plan other tasks with planTasks)", name)
 		}
 	}

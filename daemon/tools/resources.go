@@ -11,7 +11,6 @@ import (
 	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/protocol/jsonrpc"
 	"github.com/vzn/vx/protocol/mcp"
-	"github.com/vzn/vx/protocol/wire"
 )
 
 // Resource URIs.
@@ -61,7 +60,7 @@ func Resources(e *ops.Env) ([]mcpserver.Resource, []mcpserver.ResourceTemplate) 
 				if err != nil {
 					return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: taskId in %s is not URL-encoded text (write project#task with # as %%23)", uri)
 				}
-				out, err := ops.TaskLog(ctx, e, ops.TaskLogInput{TaskID: id})
+				out, err := ops.TaskLog(ctx, e, ops.TaskLogInput{TaskID: ops.TaskID(id)})
 				if err != nil {
 					return nil, paramError(err)
 				}
@@ -88,8 +87,7 @@ func Prompts(e *ops.Env) []mcpserver.Prompt {
 		{Def: mcp.Prompt{Name: "diagnose-failure", Title: "Diagnose a failed run", Description: "Explain why the latest failed run (or runId) failed and propose fixes, from getFailures' answer.",
 			Arguments: []mcp.PromptArgument{{Name: "runId", Description: "a run id or unique prefix; default: the latest failed run"}}},
 			Get: func(ctx context.Context, args map[string]string) (*mcp.GetPromptResult, error) {
-				id, set := args["runId"]
-				out, err := ops.Failures(ctx, e, ops.FailuresInput{RunID: id, RunSet: set})
+				out, err := ops.Failures(ctx, e, ops.FailuresInput{RunID: promptRunID(args)})
 				if err != nil {
 					return nil, paramError(err)
 				}
@@ -101,8 +99,7 @@ func Prompts(e *ops.Env) []mcpserver.Prompt {
 		{Def: mcp.Prompt{Name: "explain-rerun", Title: "Explain why a task re-ran", Description: "Explain why a task re-executed instead of hitting the cache, from whyDidThisRerun's answer.",
 			Arguments: []mcp.PromptArgument{{Name: "taskId", Description: "project#task", Required: true}, {Name: "runId", Description: "a run id or unique prefix; default: the task's latest run"}}},
 			Get: func(ctx context.Context, args map[string]string) (*mcp.GetPromptResult, error) {
-				id, set := args["runId"]
-				out, err := ops.Why(ctx, e, ops.WhyInput{TaskID: args["taskId"], RunID: id, RunSet: set})
+				out, err := ops.Why(ctx, e, ops.WhyInput{TaskID: ops.TaskID(args["taskId"]), RunID: promptRunID(args)})
 				if err != nil {
 					return nil, paramError(err)
 				}
@@ -114,21 +111,12 @@ func Prompts(e *ops.Env) []mcpserver.Prompt {
 	}
 }
 
-// InfoTool is getWorkspaceInfo, answered with the daemon's own status.
-func InfoTool(e *ops.Env, daemon func() *wire.Status) Def {
-	return Def{Name: "getWorkspaceInfo", Title: "Workspace info", ReadOnly: true, Output: &ops.InfoOutput{},
-		Description: "What is this workspace, and what will a run use? vx info --format json: versions, projects and tasks (and configs that did not load, with their errors), the worker count and memory budget with their sources, cache format and state, history state, flaky tasks, the lock's state, the daemon's state, the MCP settings.",
-		Run: func(ctx context.Context, _ *mcpserver.Call, v Values) (any, error) {
-			return ops.Info(ctx, e, ops.InfoInput{Daemon: daemon})
-		}}
-}
-
-// LastRunTool mirrors the latest-run resource.
-func LastRunTool(e *ops.Env) Def {
-	return Def{Name: "getLastRun", Title: "Latest run", ReadOnly: true, Output: &ops.RunOutput{},
-		Description: "The latest run (or runId) with every task's status, cache, duration, exit code and reason: vx last --format json. Mirrors the vx://runs/latest resource.",
-		Args:        []Arg{runIDArg},
-		Run: func(ctx context.Context, _ *mcpserver.Call, v Values) (any, error) {
-			return ops.Run(ctx, e, ops.RunInput{RunID: v.Str("runId"), IDSet: v.Has("runId")})
-		}}
+// promptRunID is a prompt's optional runId argument.
+func promptRunID(args map[string]string) *ops.RunID {
+	id, ok := args["runId"]
+	if !ok {
+		return nil
+	}
+	r := ops.RunID(id)
+	return &r
 }

@@ -8,9 +8,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 
-	"github.com/vzn/vx/daemon/cache"
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/vzn/vx/daemon/mcpserver"
 	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/daemon/plans"
@@ -22,8 +24,6 @@ import (
 // Config is what the catalog needs beyond the operations' Env.
 type Config struct {
 	VX string // the vx executable runTasks and planTasks start
-	// Extra are tools added by other packages (init, lock, docs).
-	Extra []Def
 	// Plans, when set, keeps planTasks' plans for runTasks {planId}
 	// (plan.go); without it planTasks only plans.
 	Plans *plans.Store
@@ -31,42 +31,58 @@ type Config struct {
 	OnEvent func(wire.Event)
 }
 
-// Values is a tool's checked arguments.
+// Handler answers one tool call with its decoded input (a pointer to the
+// operation's input type, or to the type a Spec replaced it with).
+type Handler func(ctx context.Context, call *mcpserver.Call, in any) (any, error)
 
-// Def is one tool: its arguments, output type and handler.
-type Def struct {
-	Name        string
-	Title       string
-	Description string
-	Args        []Arg
-	Output      any // a value of the output type, for the outputSchema
-	ReadOnly    bool
-	Destructive bool
-	// Model says when an answer depends only on the workspace model and
-	// the arguments: such answers are kept, encoded, until a reload.
-	Model func(v Values) bool
-	Run   func(ctx context.Context, call *mcpserver.Call, v Values) (any, error)
-	env   *ops.Env
+// Spec adjusts how one operation is served: a description added to the
+// declared one, an input type that extends the operation's (runTasks'
+// planId), a handler in place of the operation's function.
+type Spec struct {
+	MoreDescription string
+	Input           reflect.Type // with Run: its handler gets a pointer to this type
+	Run             Handler
 }
 
-func (d Def) tool() mcpserver.Tool {
-	ann := &mcp.ToolAnnotations{Title: d.Title, ReadOnlyHint: mcp.Bool(d.ReadOnly), OpenWorldHint: mcp.Bool(false)}
-	if !d.ReadOnly {
-		ann.DestructiveHint = mcp.Bool(d.Destructive)
+// Tool turns one operation into an MCP tool: inputSchema and outputSchema
+// from its types, its annotations, and a handler that decodes the
+// arguments into the typed input (refusing, never coercing), checks them
+// against the schema, and answers. e may be nil for an operation served
+// with its own Run (the team platform's); with e, answers that depend
+// only on the model are kept until a reload.
+func Tool(op *ops.Operation, e *ops.Env, spec Spec) mcpserver.Tool {
+	in := op.Input
+	if spec.Input != nil {
+		if spec.Run == nil {
+			panic(fmt.Sprintf("tools: %s: a replaced input needs its own Run", op.Name))
+		}
+		in = spec.Input
 	}
-	def := mcp.Tool{Name: d.Name, Title: d.Title, Description: d.Description, InputSchema: schema(d.Args), OutputSchema: outputSchema(d.Output), Annotations: ann}
-	args := d.Args
-	run := d.Run
+	inSchema, resolved, err := inputSchema(in)
+	if err != nil {
+		panic(fmt.Sprintf("tools: %s: %v", op.Name, err)) // a declaration bug; TestCatalogIsTheOperations builds every one
+	}
+	ann := &mcp.ToolAnnotations{Title: op.Title, ReadOnlyHint: mcp.Bool(op.ReadOnly), OpenWorldHint: mcp.Bool(false)}
+	if !op.ReadOnly {
+		ann.DestructiveHint = mcp.Bool(op.Destructive)
+		ann.IdempotentHint = mcp.Bool(op.Idempotent)
+	}
+	def := mcp.Tool{Name: op.Name, Title: op.Title, Description: op.Description + spec.MoreDescription,
+		InputSchema: inSchema, OutputSchema: outputSchema(reflect.New(op.Output).Interface()), Annotations: ann}
+	run := spec.Run
+	if run == nil {
+		run = func(ctx context.Context, _ *mcpserver.Call, in any) (any, error) { return op.Call(ctx, e, in) }
+	}
 	var memo *answerMemo
-	if d.Model != nil && d.env != nil {
-		memo = &answerMemo{env: d.env}
+	if e != nil && spec.Input == nil {
+		memo = &answerMemo{env: e}
 	}
 	return mcpserver.Tool{Def: def, Handler: func(ctx context.Context, call *mcpserver.Call) (any, error) {
-		v, err := check(call.Arguments, args)
-		if err != nil {
-			return nil, err
+		v := reflect.New(in).Interface()
+		if err := decode(call.Arguments, v, resolved); err != nil {
+			return nil, refusal(err)
 		}
-		keep := memo != nil && d.Model(v)
+		keep := memo != nil && op.ModelOnly(v)
 		if keep {
 			if enc, ok := memo.get(call.Arguments); ok {
 				return enc, nil
@@ -83,7 +99,22 @@ func (d Def) tool() mcpserver.Tool {
 	}}
 }
 
-func always(Values) bool { return true }
+// decode fills in from the arguments, then checks them against the
+// advertised schema: the decoder says what is wrong in vx's words, and
+// the schema check keeps the two from ever disagreeing.
+func decode(args json.RawMessage, in any, schema *jsonschema.Resolved) error {
+	if err := ops.DecodeInput(args, in); err != nil {
+		return err
+	}
+	var inst any
+	if err := json.Unmarshal(args, &inst); err != nil {
+		return err
+	}
+	if err := schema.Validate(inst); err != nil {
+		return fmt.Errorf("arguments do not match the tool's inputSchema: %v", err)
+	}
+	return nil
+}
 
 // answerMemo keeps encoded answers of one model-only tool, by arguments,
 // for as long as the model they were computed from is current.
@@ -133,169 +164,114 @@ func refusal(err error) error {
 	return err
 }
 
-var (
-	filterArg   = Arg{Name: "filter", Kind: KindFilter, Desc: "projects to include, as vx run --filter: a name or glob, tag:NAME, or ./path/glob (a string or an array)"}
-	affectedArg = Arg{Name: "affected", Kind: KindBoolOrRef, Desc: "true: only projects changed against the default branch's merge base, plus dependents; or a git ref to compare against"}
-	taskIDArg   = Arg{Name: "taskId", Kind: KindTaskID, Required: true, Desc: "a task id, project#task (e.g. web#build)"}
-	runIDArg    = Arg{Name: "runId", Kind: KindRunID, Desc: "a run id or a unique prefix (vx last --list prints them)"}
-)
-
-func affected(v Values) (bool, string) {
-	switch x := v["affected"].(type) {
-	case bool:
-		return x, ""
-	case string:
-		return true, x
-	}
-	return false, ""
-}
-
-// Catalog lists every tool for the env's current configuration: runTasks
-// is absent when mcp.run is false.
+// Catalog lists every operation as a tool for the env's current
+// configuration: runTasks is absent when mcp.run is false.
 func Catalog(e *ops.Env, cfg Config) []mcpserver.Tool {
-	var defs []Def
-	defs = append(defs,
-		Def{Name: "listTasks", Title: "List tasks", ReadOnly: true, Output: &ops.ShowOutput{},
-			Model:       func(v Values) bool { return !v.Has("affected") }, // affected reads git
-			Description: "What can I run here? Every project, its tags, and the tasks a run would see (command, dependsOn, cache), resolved as vx run resolves them; secret Values read ***. project narrows to one project; filter and affected narrow as vx show --filter / --affected.",
-			Args:        []Arg{{Name: "project", Kind: KindString, Desc: "one project's name"}, filterArg, affectedArg},
-			Run: func(ctx context.Context, _ *mcpserver.Call, v Values) (any, error) {
-				aff, ref := affected(v)
-				return ops.Show(ctx, e, ops.ShowInput{Project: v.Str("project"), Filters: v.Strings("filter"), Affected: aff, AffectedRef: ref})
-			}},
-		Def{Name: "getConfig", Title: "Get task configuration", ReadOnly: true, Model: always, Output: &ops.ShowOutput{},
-			Description: "What does this task declare? vx show TARGET --format json: resolved inputs, outputs, env, dependsOn, cache and timeout, secrets masked. target is a project, project#task, or a task name.",
-			Args:        []Arg{{Name: "target", Kind: KindString, Required: true, Desc: "a project, project#task, or a task name"}},
-			Run: func(ctx context.Context, _ *mcpserver.Call, v Values) (any, error) {
-				return ops.Show(ctx, e, ops.ShowInput{Target: v.Str("target")})
-			}},
-		Def{Name: "getCacheStats", Title: "Cache statistics", ReadOnly: true, Output: &ops.CacheStatsOutput{},
-			Description: "What's the state of my cache? Entries, total size, runs and hits in the last 24h (split local/remote), hit rate, and the remote cache if one is configured. scope.project narrows every number to one project; checkRemote also asks the remote cache server.",
-			Args: []Arg{{Name: "scope", Kind: KindObject, Desc: "narrow the numbers", Props: []Arg{{Name: "project", Kind: KindString, Desc: "a project name"}}},
-				{Name: "checkRemote", Kind: KindBool, Desc: "also ask the remote cache server: reachable, authorized, enabled, round-trip time"}},
-			Run: func(ctx context.Context, _ *mcpserver.Call, v Values) (any, error) {
-				return ops.CacheStats(ctx, e, ops.CacheStatsInput{Project: v.Object("scope").Str("project"), CheckRemote: v.Bool("checkRemote")})
-			}},
-		Def{Name: "getRunHistory", Title: "Run history", ReadOnly: true, Output: &ops.RunHistoryOutput{},
-			Description: "Which tasks have I been running, and how fast? Recent executions (exit code, blockedBy, timedOut, reason) plus per-task p50/p99, success rate, hit rate, failure mode, flaky (only when one cache key both passed and failed), maxPeakRssBytes and maxCpuParallelism. limit 1..500 is clamped and the answer says the limit applied.",
-			Args: []Arg{{Name: "project", Kind: KindString, Desc: "a project name"}, {Name: "task", Kind: KindString, Desc: "a task name such as build (not project#task)"},
-				{Name: "limit", Kind: KindLimit, Desc: "recent rows, 1..500 (default 50), clamped"}},
-			Run: func(ctx context.Context, _ *mcpserver.Call, v Values) (any, error) {
-				return ops.RunHistory(ctx, e, ops.RunHistoryInput{Project: v.Str("project"), Task: v.Str("task"), Limit: v.Limit("limit"), LimitSet: v.Has("limit")})
-			}},
-		Def{Name: "explainCacheKey", Title: "Explain a cache key", ReadOnly: true, Output: &ops.ExplainOutput{},
-			Description: "What's the cache identity of a task? The latest cache entry's key, command, exit code, duration and size.",
-			Args:        []Arg{taskIDArg},
-			Run: func(ctx context.Context, _ *mcpserver.Call, v Values) (any, error) {
-				return ops.ExplainCacheKey(ctx, e, ops.ExplainInput{TaskID: v.Str("taskId")})
-			}},
-		Def{Name: "whyDidThisRerun", Title: "Why did this re-run", ReadOnly: true, Output: &ops.WhyOutput{},
-			Description: "Why did a task re-execute? vx why --format json: the execution's key against the previous execution's, whether it changed, the diff (files added/removed/changed, env names, definition fields, upstream keys) and, under a moved upstream, the root tasks whose own inputs moved. runId defaults to the task's latest run.",
-			Args:        []Arg{taskIDArg, runIDArg},
-			Run: func(ctx context.Context, _ *mcpserver.Call, v Values) (any, error) {
-				return ops.Why(ctx, e, ops.WhyInput{TaskID: v.Str("taskId"), RunID: v.Str("runId"), RunSet: v.Has("runId")})
-			}},
-		Def{Name: "pruneCache", Title: "Prune the cache", Destructive: true, Output: &cache.PruneResult{},
-			Description: "Free cache space: vx cache prune --format json. olderThan (e.g. 7d) and maxSize (e.g. 2GiB) bound the cache; a dry run unless dryRun is false. Answers dryRun, evicted, bytesFreed, orphans, orphanBytes.",
-			Args: []Arg{{Name: "olderThan", Kind: KindString, Desc: "evict entries older than this age: 30m, 12h, 7d, 2w"},
-				{Name: "maxSize", Kind: KindString, Desc: "then evict oldest first down to this size: 500MB, 2GiB"},
-				{Name: "dryRun", Kind: KindBool, Desc: "default true: report without deleting; false deletes"}},
-			Run: func(ctx context.Context, _ *mcpserver.Call, v Values) (any, error) {
-				dry := true
-				if v.Has("dryRun") {
-					dry = v.Bool("dryRun")
-				}
-				return ops.Prune(ctx, e, ops.PruneInput{OlderThan: v.Str("olderThan"), MaxSize: v.Str("maxSize"), DryRun: dry})
-			}},
-		Def{Name: "getTaskLog", Title: "Task log", ReadOnly: true, Output: &ops.TaskLogOutput{},
-			Description: "What did a task print? runId, taskId, status, source (failure, cache, or null when vx kept nothing) and the plain-text output, masked. runId defaults to the latest run that recorded the task.",
-			Args:        []Arg{taskIDArg, runIDArg},
-			Run: func(ctx context.Context, _ *mcpserver.Call, v Values) (any, error) {
-				return ops.TaskLog(ctx, e, ops.TaskLogInput{TaskID: v.Str("taskId"), RunID: v.Str("runId"), RunSet: v.Has("runId")})
-			}},
-		Def{Name: "getFailures", Title: "Why did a run fail", ReadOnly: true, Output: &ops.FailuresOutput{},
-			Description: "Why did a run fail? Each failed task's taskId, exitCode, timedOut, output (first 8 KiB and last 56 KiB, masked) and the source locations it names {file, line, col} with absolute paths. runId defaults to the latest failed run.",
-			Args:        []Arg{runIDArg},
-			Run: func(ctx context.Context, _ *mcpserver.Call, v Values) (any, error) {
-				return ops.Failures(ctx, e, ops.FailuresInput{RunID: v.Str("runId"), RunSet: v.Has("runId")})
-			}},
-		Def{Name: "compareRuns", Title: "Compare runs", ReadOnly: true, Output: &ops.CompareOutput{},
-			Description: "How did a run differ from the one before it? Per-task status, cache, duration and key changes, and totals. runId defaults to the latest run.",
-			Args:        []Arg{runIDArg},
-			Run: func(ctx context.Context, _ *mcpserver.Call, v Values) (any, error) {
-				return ops.CompareRuns(ctx, e, ops.CompareInput{RunID: v.Str("runId"), RunSet: v.Has("runId")})
-			}},
-		Def{Name: "runTrends", Title: "Run trends", ReadOnly: true, Output: &ops.TrendsOutput{},
-			Description: "Activity over time: per hour or day bucket, runs, failed runs, task executions, cache hits and p50 run duration, newest first. limit 1..1000 is clamped.",
-			Args: []Arg{{Name: "bucket", Kind: KindEnum, Enum: []string{"hour", "day"}, Desc: "bucket size (default hour)"},
-				{Name: "limit", Kind: KindLimit, Desc: "buckets, 1..1000 (default 24), clamped"}},
-			Run: func(ctx context.Context, _ *mcpserver.Call, v Values) (any, error) {
-				return ops.RunTrends(ctx, e, ops.TrendsInput{Bucket: v.Str("bucket"), Limit: v.Limit("limit"), LimitSet: v.Has("limit")})
-			}},
-		Def{Name: "planTasks", Title: "Plan tasks", ReadOnly: true, Output: &ops.PlanTasksOutput{},
-			Description: "What would run, and why? vx run TASKS --dry=json, nothing executed: each task's predicted cache status, key, deps and p50, the affected reason under affected, and predicted wallMs, workMs and criticalPath. vxd keeps the plan: planId, expiresAt and prerequisites (config file hashes, vx.lock, git HEAD and uncommitted state, each task's key) let runTasks {planId} run exactly it.",
-			Args:        []Arg{{Name: "tasks", Kind: KindTasks, Desc: "task names or project#task ids"}, {Name: "all", Kind: KindBool, Desc: "every task of the workspace"}, filterArg, affectedArg},
-			Run: func(ctx context.Context, _ *mcpserver.Call, v Values) (any, error) {
-				aff, ref := affected(v)
-				in := ops.RunTasksInput{Tasks: v.Strings("tasks"), All: v.Bool("all"), Filters: v.Strings("filter"), Affected: aff, AffectedRef: ref, VX: cfg.VX}
-				if cfg.Plans != nil {
-					return cfg.Plans.Plan(ctx, e, in, "planTasks")
-				}
-				return ops.PlanTasks(ctx, e, in)
-			}},
-	)
-	if m, err := e.CurrentModel(); err == nil && m.Config.MCP.Run.Enabled() {
-		allow := m.Config.MCP.Run
-		var allowed func(string) bool
-		desc := "Run tasks and report how it went: vx run TASKS --format json in this workspace, as a child process; returns exitCode and the run summary (each task's status, cache, duration). Progress notifications per finished task when the request has a progress token; cancelling stops the run. A failed task's output is getFailures."
-		if !allow.All && allow.Set {
-			allowed = allow.Allows
-			desc += fmt.Sprintf(" This workspace lets agents run only: %v (their dependsOn still run).", allow.Tasks)
-		}
-		if cfg.Plans != nil {
-			desc += planDescription(m.Config.MCP.RequirePlan)
-			if m.Config.MCP.Confirm {
-				desc += " This workspace asks the user to confirm the plan (mcp.confirm) before anything runs."
+	var out []mcpserver.Tool
+	for _, op := range ops.Operations() {
+		switch op.Name {
+		case ops.OpPlanTasks:
+			out = append(out, Tool(op, e, planTasksSpec(e, cfg)))
+		case ops.OpRunTasks:
+			if spec, ok := runTasksSpec(e, cfg); ok {
+				out = append(out, Tool(op, e, spec))
 			}
+		default:
+			out = append(out, Tool(op, e, Spec{}))
 		}
-		defs = append(defs, Def{Name: "runTasks", Title: "Run tasks", Destructive: true, Output: &ops.RunTasksOutput{}, Description: desc,
-			Args: runTasksArgs(cfg),
-			Run: func(ctx context.Context, call *mcpserver.Call, v Values) (any, error) {
-				aff, ref := affected(v)
-				done, total := 0, 0
-				onEvent := func(ev wire.Event) {
-					if cfg.OnEvent != nil {
-						cfg.OnEvent(ev)
-					}
-					switch ev.Type {
-					case wire.EventRunStarted:
-						total = ev.Tasks
-					case wire.EventTaskFinished:
-						done++
-						call.Progress(float64(done), float64(total), fmt.Sprintf("%s %s (%s)", ev.TaskID, ev.Status, ev.Cache))
-					}
-				}
-				in := ops.RunTasksInput{Tasks: v.Strings("tasks"), All: v.Bool("all"), Filters: v.Strings("filter"), Affected: aff, AffectedRef: ref, Force: v.Bool("force"), VX: cfg.VX}
-				if cfg.Plans != nil {
-					if m, err := e.CurrentModel(); err == nil && m.Config.MCP.Confirm {
-						if err := checkPlanArgs(e, v); err != nil {
-							return nil, err
-						}
-						return confirmRun(ctx, call, e, cfg.Plans, v, in, allowed, onEvent)
-					}
-					if applied, out, err := applyPlan(ctx, e, cfg.Plans, v, allowed, onEvent); applied {
-						return out, err
-					}
-				}
-				out, err := ops.RunTasks(ctx, e, in, allowed, onEvent)
-				return out, err
-			}})
-	}
-	defs = append(defs, cfg.Extra...)
-	out := make([]mcpserver.Tool, 0, len(defs))
-	for _, d := range defs {
-		d.env = e
-		out = append(out, d.tool())
 	}
 	return out
+}
+
+// planTasksSpec keeps the plan when vxd has a plan store.
+func planTasksSpec(e *ops.Env, cfg Config) Spec {
+	if cfg.Plans == nil {
+		return Spec{}
+	}
+	return Spec{MoreDescription: " vxd keeps the plan: planId, expiresAt and prerequisites (config file hashes, vx.lock, git HEAD and uncommitted state, each task's key) let runTasks {planId} run exactly it.",
+		Run: func(ctx context.Context, _ *mcpserver.Call, v any) (any, error) {
+			in := v.(*ops.PlanTasksInput).Run()
+			in.VX = cfg.VX
+			return cfg.Plans.Plan(ctx, e, in, "planTasks")
+		}}
+}
+
+// runTasksSpec serves runTasks under the workspace's mcp settings: absent
+// under mcp.run false, limited to an allow-list, with planId, plans
+// required and confirmation as configured.
+func runTasksSpec(e *ops.Env, cfg Config) (Spec, bool) {
+	m, err := e.CurrentModel()
+	if err != nil || !m.Config.MCP.Run.Enabled() {
+		return Spec{}, false
+	}
+	allow := m.Config.MCP.Run
+	var allowed func(string) bool
+	var desc string
+	if !allow.All && allow.Set {
+		allowed = allow.Allows
+		desc += fmt.Sprintf(" This workspace lets agents run only: %v (their dependsOn still run).", allow.Tasks)
+	}
+	spec := Spec{}
+	if cfg.Plans != nil {
+		desc += planDescription(m.Config.MCP.RequirePlan)
+		if m.Config.MCP.Confirm {
+			desc += " This workspace asks the user to confirm the plan (mcp.confirm) before anything runs."
+		}
+		spec.Input = reflect.TypeFor[runTasksArgs]()
+	}
+	spec.MoreDescription = desc
+	spec.Run = func(ctx context.Context, call *mcpserver.Call, v any) (any, error) {
+		onEvent := progress(call, cfg.OnEvent)
+		var in ops.RunTasksInput
+		planID := ""
+		if a, ok := v.(*runTasksArgs); ok {
+			in, planID = a.RunTasksInput, a.PlanID
+		} else {
+			in = *v.(*ops.RunTasksInput)
+		}
+		in.VX = cfg.VX
+		if cfg.Plans != nil {
+			given := argKeys(call.Arguments)
+			if m, err := e.CurrentModel(); err == nil && m.Config.MCP.Confirm {
+				if err := checkPlanArgs(e, given); err != nil {
+					return nil, err
+				}
+				return confirmRun(ctx, call, e, cfg.Plans, planID, callOrigin(call.Arguments), in, allowed, onEvent)
+			}
+			if applied, out, err := applyPlan(ctx, e, cfg.Plans, given, planID, allowed, onEvent); applied {
+				return out, err
+			}
+		}
+		return ops.RunTasks(ctx, e, in, allowed, onEvent)
+	}
+	return spec, true
+}
+
+// progress reports each finished task of a run as a progress
+// notification, and passes every event on to onEvent.
+func progress(call *mcpserver.Call, onEvent func(wire.Event)) func(wire.Event) {
+	done, total := 0, 0
+	return func(ev wire.Event) {
+		if onEvent != nil {
+			onEvent(ev)
+		}
+		switch ev.Type {
+		case wire.EventRunStarted:
+			total = ev.Tasks
+		case wire.EventTaskFinished:
+			done++
+			call.Progress(float64(done), float64(total), fmt.Sprintf("%s %s (%s)", ev.TaskID, ev.Status, ev.Cache))
+		}
+	}
+}
+
+// argKeys are the argument names a call gave.
+func argKeys(args json.RawMessage) map[string]bool {
+	var obj map[string]json.RawMessage
+	_ = json.Unmarshal(args, &obj)
+	keys := make(map[string]bool, len(obj))
+	for k := range obj {
+		keys[k] = true
+	}
+	return keys
 }

@@ -34,8 +34,11 @@ func (s *Server) dashboardRoutes(m *http.ServeMux) {
 	}))
 	m.HandleFunc("GET /v1/flaky", s.reader(func(w http.ResponseWriter, r *http.Request, p *tokens.Principal) {
 		q := r.URL.Query()
-		_, set := q["workspace"]
-		out, err := s.ops.Flaky(r.Context(), p, teamops.Scope{Workspace: q.Get("workspace"), Set: set})
+		var scope teamops.Scope
+		if ws, set := q["workspace"]; set {
+			scope.Workspace = &ws[0]
+		}
+		out, err := s.ops.Flaky(r.Context(), p, scope)
 		if err != nil {
 			s.writeOpError(w, err)
 			return

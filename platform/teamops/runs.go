@@ -1,6 +1,8 @@
 package teamops
 
 import (
+	"github.com/vzn/vx/daemon/ops"
+
 	"context"
 	"errors"
 	"fmt"
@@ -44,8 +46,7 @@ func scanRun(row pgx.Row) (*Run, error) {
 // ListRunsInput selects list_runs.
 type ListRunsInput struct {
 	Scope
-	Limit    int
-	LimitSet bool
+	Limit *ops.Limit `json:"limit,omitempty" jsonschema:"runs, 1..500 (default 50), clamped"`
 }
 
 // RunsOutput answers list_runs.
@@ -62,7 +63,7 @@ func (e *Env) ListRuns(ctx context.Context, p *tokens.Principal, in ListRunsInpu
 	if err != nil {
 		return nil, err
 	}
-	limit, note := clamp(in.Limit, in.LimitSet, RunsDefault, 1, RunsMax)
+	limit, note := clamp(in.Limit, RunsDefault, 1, RunsMax)
 	rows, err := e.Pool.Query(ctx, `SELECT `+runCols+` FROM runs WHERE org_id = $1 AND workspace_id = $2
 		ORDER BY started_at DESC, id DESC LIMIT $3`, p.OrgID, ws.ID, limit)
 	if err != nil {
@@ -177,7 +178,7 @@ func (e *Env) tasks(ctx context.Context, org int64, ws, runID string) ([]Task, e
 // RunInput names a run.
 type RunInput struct {
 	Scope
-	RunID string
+	RunID ops.RunID `json:"runId" jsonschema:"a vx run id (as vx last --list prints it) or a unique prefix"`
 }
 
 // RunOutput answers get_run.
@@ -196,7 +197,7 @@ func (e *Env) GetRun(ctx context.Context, p *tokens.Principal, in RunInput) (*Ru
 		return nil, err
 	}
 	out := &RunOutput{Workspace: *ws, Tasks: []Task{}}
-	r, err := e.resolveRun(ctx, p.OrgID, ws.ID, in.RunID)
+	r, err := e.resolveRun(ctx, p.OrgID, ws.ID, string(in.RunID))
 	if err != nil || r == nil {
 		return out, err
 	}

@@ -1,6 +1,8 @@
 package teamops
 
 import (
+	"github.com/vzn/vx/daemon/ops"
+
 	"context"
 	"fmt"
 	"time"
@@ -11,9 +13,8 @@ import (
 // TrendsInput selects run_trends.
 type TrendsInput struct {
 	Scope
-	Bucket   string // hour (default) or day
-	Limit    int
-	LimitSet bool
+	Bucket ops.Bucket `json:"bucket,omitempty" jsonschema:"bucket size (default hour)"`
+	Limit  *ops.Limit `json:"limit,omitempty" jsonschema:"buckets, 1..1000 (default 24), clamped"`
 }
 
 // Bucket is one hour or day (UTC) of activity.
@@ -40,7 +41,7 @@ type TrendsOutput struct {
 // RunTrends answers run_trends: runs, failures and hits per bucket, for
 // the latest limit buckets that saw a run.
 func (e *Env) RunTrends(ctx context.Context, p *tokens.Principal, in TrendsInput) (*TrendsOutput, error) {
-	b := in.Bucket
+	b := string(in.Bucket)
 	if b == "" {
 		b = "hour"
 	}
@@ -51,7 +52,7 @@ func (e *Env) RunTrends(ctx context.Context, p *tokens.Principal, in TrendsInput
 	if err != nil {
 		return nil, err
 	}
-	limit, note := clamp(in.Limit, in.LimitSet, TrendsDefault, 1, TrendsMax)
+	limit, note := clamp(in.Limit, TrendsDefault, 1, TrendsMax)
 	rows, err := e.Pool.Query(ctx, `SELECT date_trunc($3, started_at AT TIME ZONE 'UTC') AS b, count(*),
 		count(*) FILTER (WHERE status = 'failed'), sum(executions), sum(hits), sum(local_hits), sum(remote_hits),
 		(percentile_disc(0.5) WITHIN GROUP (ORDER BY duration_ms))::bigint

@@ -29,11 +29,13 @@ const (
 )
 
 // Scope names the workspace an operation reads: Workspace is the
-// argument (an id from list_workspaces, or a slug), Set says it was given.
+// argument (an id from list_workspaces, or a slug), nil when not given.
 type Scope struct {
-	Workspace string
-	Set       bool
+	Workspace *string `json:"workspace,omitempty" jsonschema:"a workspace id from list_workspaces (or its slug); default: the org's most recently seen workspace. Ignored for a workspace-pinned token"`
 }
+
+// NoInput is list_workspaces' input: it takes no arguments.
+type NoInput struct{}
 
 // WorkspaceRef names the workspace an answer is about.
 type WorkspaceRef struct {
@@ -63,10 +65,10 @@ func (e *Env) workspace(ctx context.Context, p *tokens.Principal, s Scope) (*Wor
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil, fmt.Errorf("workspace %q, which this token is pinned to, has no runs yet", p.Workspace)
 		}
-	case s.Set:
-		err = e.Pool.QueryRow(ctx, `SELECT id, slug FROM workspaces WHERE org_id = $1 AND (id = $2 OR slug = $2) ORDER BY id = $2 DESC LIMIT 1`, p.OrgID, s.Workspace).Scan(&ref.ID, &ref.Slug)
+	case s.Workspace != nil:
+		err = e.Pool.QueryRow(ctx, `SELECT id, slug FROM workspaces WHERE org_id = $1 AND (id = $2 OR slug = $2) ORDER BY id = $2 DESC LIMIT 1`, p.OrgID, *s.Workspace).Scan(&ref.ID, &ref.Slug)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return nil, argErr("workspace", "unknown workspace %q; list_workspaces lists the workspaces", s.Workspace)
+			return nil, argErr("workspace", "unknown workspace %q; list_workspaces lists the workspaces", *s.Workspace)
 		}
 	default:
 		err = e.Pool.QueryRow(ctx, `SELECT id, slug FROM workspaces WHERE org_id = $1 ORDER BY last_seen_at DESC, id LIMIT 1`, p.OrgID).Scan(&ref.ID, &ref.Slug)
@@ -81,7 +83,12 @@ func (e *Env) workspace(ctx context.Context, p *tokens.Principal, s Scope) (*Wor
 }
 
 // clamp applies a limit's bounds and says when it moved.
-func clamp(n int, given bool, def, lo, hi int) (int, string) {
+func clamp(l *ops.Limit, def, lo, hi int) (int, string) {
+	given := l != nil
+	n := 0
+	if given {
+		n = int(*l)
+	}
 	switch {
 	case !given:
 		return def, ""

@@ -18,9 +18,12 @@ import (
 // WhyInput names the task execution to explain.
 type WhyInput struct {
 	Scope
-	RunID  string
-	TaskID string
+	RunID  ops.RunID  `json:"runId" jsonschema:"a vx run id (as vx last --list prints it) or a unique prefix"`
+	TaskID ops.TaskID `json:"taskId" jsonschema:"a task id, project#task (e.g. web#build)"`
 }
+
+// Validate checks the task id's halves.
+func (in WhyInput) Validate() error { return in.TaskID.Check("taskId") }
 
 // WhyOutput answers why_did_rerun.
 type WhyOutput struct {
@@ -44,42 +47,45 @@ type WhyOutput struct {
 // its previous execution in the workspace, and the per-component diff of
 // the two keys' components as vx pushed them.
 func (e *Env) WhyDidRerun(ctx context.Context, p *tokens.Principal, in WhyInput) (*WhyOutput, error) {
+	if err := in.Validate(); err != nil {
+		return nil, err
+	}
 	ws, err := e.workspace(ctx, p, in.Scope)
 	if err != nil {
 		return nil, err
 	}
-	out := &WhyOutput{Workspace: *ws, RunID: in.RunID, TaskID: in.TaskID}
-	run, err := e.resolveRun(ctx, p.OrgID, ws.ID, in.RunID)
+	out := &WhyOutput{Workspace: *ws, RunID: string(in.RunID), TaskID: string(in.TaskID)}
+	run, err := e.resolveRun(ctx, p.OrgID, ws.ID, string(in.RunID))
 	if err != nil {
 		return nil, err
 	}
 	if run == nil {
-		out.Summary = fmt.Sprintf("workspace %s has no run %q", ws.Slug, in.RunID)
+		out.Summary = fmt.Sprintf("workspace %s has no run %q", ws.Slug, string(in.RunID))
 		return out, nil
 	}
 	out.RunID = run.RunID
 	cur, err := scanTask(e.Pool.QueryRow(ctx, `SELECT `+taskCols+` FROM executions WHERE org_id = $1 AND workspace_id = $2 AND run_id = $3 AND task_id = $4`,
-		p.OrgID, ws.ID, run.RunID, in.TaskID))
+		p.OrgID, ws.ID, run.RunID, string(in.TaskID)))
 	if errors.Is(err, pgx.ErrNoRows) {
-		out.Summary = fmt.Sprintf("run %s did not include %s", run.RunID, in.TaskID)
+		out.Summary = fmt.Sprintf("run %s did not include %s", run.RunID, string(in.TaskID))
 		return out, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading %s in run %s: %w", in.TaskID, run.RunID, err)
+		return nil, fmt.Errorf("reading %s in run %s: %w", string(in.TaskID), run.RunID, err)
 	}
 	out.Found, out.Key, out.Status, out.Cache = true, cur.Key, cur.Status, cur.Cache
 	out.Reran = cur.Cache != "hit" && (cur.Status == "passed" || cur.Status == "failed" || cur.Status == "timedOut")
 	var prevRun, prevKey string
 	err = e.Pool.QueryRow(ctx, `SELECT run_id, key FROM executions WHERE org_id = $1 AND workspace_id = $2 AND task_id = $3
 		AND (run_started_at, run_id) < ($4, $5) AND key <> '' ORDER BY run_started_at DESC, run_id DESC LIMIT 1`,
-		p.OrgID, ws.ID, in.TaskID, run.StartedAt, run.RunID).Scan(&prevRun, &prevKey)
+		p.OrgID, ws.ID, string(in.TaskID), run.StartedAt, run.RunID).Scan(&prevRun, &prevKey)
 	if errors.Is(err, pgx.ErrNoRows) {
 		out.FirstRun = true
-		out.Summary = fmt.Sprintf("%s has no earlier execution in workspace %s: this is its first recorded run", in.TaskID, ws.Slug)
+		out.Summary = fmt.Sprintf("%s has no earlier execution in workspace %s: this is its first recorded run", string(in.TaskID), ws.Slug)
 		return out, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading the previous execution of %s: %w", in.TaskID, err)
+		return nil, fmt.Errorf("reading the previous execution of %s: %w", string(in.TaskID), err)
 	}
 	out.PreviousRunID, out.PreviousKey = prevRun, prevKey
 	out.Changed = prevKey != cur.Key
@@ -180,13 +186,13 @@ func (e *Env) CompareRuns(ctx context.Context, p *tokens.Principal, in RunInput)
 	if err != nil {
 		return nil, err
 	}
-	out := &CompareOutput{Workspace: *ws, RunID: in.RunID, Tasks: []ops.TaskDelta{}}
-	run, err := e.resolveRun(ctx, p.OrgID, ws.ID, in.RunID)
+	out := &CompareOutput{Workspace: *ws, RunID: string(in.RunID), Tasks: []ops.TaskDelta{}}
+	run, err := e.resolveRun(ctx, p.OrgID, ws.ID, string(in.RunID))
 	if err != nil {
 		return nil, err
 	}
 	if run == nil {
-		out.Note = fmt.Sprintf("workspace %s has no run %q", ws.Slug, in.RunID)
+		out.Note = fmt.Sprintf("workspace %s has no run %q", ws.Slug, string(in.RunID))
 		return out, nil
 	}
 	out.Found, out.RunID = true, run.RunID

@@ -34,15 +34,12 @@ func TestRefusalsAreTheSame(t *testing.T) {
 		{tool: "getConfig", args: map[string]any{"target": "nope"}, verb: []string{"show", "nope", "--format", "json"}, code: 2},
 		{tool: "pruneCache", args: map[string]any{"olderThan": "7 days"}, verb: []string{"cache", "prune", "--older-than", "7 days", "--dry-run", "--format", "json"}, code: 2},
 		{tool: "pruneCache", args: map[string]any{"maxSize": "lots"}, verb: []string{"cache", "prune", "--max-size", "lots", "--dry-run", "--format", "json"}, code: 2},
+		{tool: "searchDocs", args: map[string]any{"query": "  "}, verb: []string{"docs", "  ", "--format", "json"}, code: 2},
 		// Kept out, differing (reported on issue 10):
 		//  - listTasks {filter: "nope"}: workspace.Select's error is no
 		//    argument refusal, so the tool answers `--filter "nope" matches
 		//    no project`, naming the CLI's flag, not `argument "filter"`
 		//    (vx show exits 1 with the same text).
-		//  - searchDocs {query: "  "}: the tool's argument check refuses it
-		//    as `must be a non-empty string, not an empty string` before
-		//    ops.SearchDocs runs; vx docs "  " prints ops' own `query: an
-		//    empty query has no words to search for: …`.
 	} {
 		t.Run(r.tool+" "+strings.Join(r.verb, " "), func(t *testing.T) { refusedAlike(t, cs, root, r) })
 	}

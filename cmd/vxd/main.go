@@ -10,5 +10,8 @@ import (
 )
 
 func main() {
-	os.Exit(vxd.Run(context.Background(), os.Args[1:], &cli.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
+	stop := startProfiles()
+	code := vxd.Run(context.Background(), os.Args[1:], &cli.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
+	stop()
+	os.Exit(code)
 }

@@ -225,6 +225,7 @@ type replyWriter struct {
 	mu       sync.Mutex
 	started  bool
 	finished bool
+	quiet    bool // keep-alives stopped (keepAlive)
 }
 
 func writeEvent(w io.Writer, data []byte) error {

@@ -103,7 +103,9 @@ func accepts(r *http.Request) (jsonOK, sseOK, any bool) {
 		return true, false, true
 	}
 	for _, v := range vals {
-		for _, part := range strings.Split(v, ",") {
+		for more := true; more; {
+			var part string
+			part, v, more = strings.Cut(v, ",")
 			mt, _, _ := strings.Cut(part, ";")
 			switch strings.ToLower(strings.TrimSpace(mt)) {
 			case "application/json", "application/*":
@@ -118,8 +120,18 @@ func accepts(r *http.Request) (jsonOK, sseOK, any bool) {
 	return jsonOK, sseOK, jsonOK || sseOK
 }
 
+// jsonBody reports whether a Content-Type names application/json, with
+// any parameters: the usual spelling without parsing it.
+func jsonBody(ct string) bool {
+	if ct == "application/json" {
+		return true
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && mt == "application/json"
+}
+
 func (h *mcpHandler) post(w http.ResponseWriter, r *http.Request) {
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+	if !jsonBody(r.Header.Get("Content-Type")) {
 		http.Error(w, "unsupported media type: POST a JSON-RPC body with Content-Type: application/json", http.StatusUnsupportedMediaType)
 		return
 	}

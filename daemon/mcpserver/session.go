@@ -370,16 +370,12 @@ func (ss *Session) callTool(ctx context.Context, params json.RawMessage, emit fu
 	if len(params) == 0 || params[0] != '{' {
 		return nil, invalidParams("tools/call needs params {name, arguments}")
 	}
-	var p struct {
-		Name      json.RawMessage  `json:"name"`
-		Arguments json.RawMessage  `json:"arguments"`
-		Meta      *mcp.RequestMeta `json:"_meta"`
-	}
-	if err := json.Unmarshal(params, &p); err != nil {
+	p, err := readCallParams(params)
+	if err != nil {
 		return nil, invalidParams("%v", err)
 	}
 	var name string
-	if len(p.Name) == 0 || p.Name[0] != '"' || json.Unmarshal(p.Name, &name) != nil {
+	if len(p.Name) == 0 || p.Name[0] != '"' || jsonrpc.StringValue(p.Name, &name) != nil {
 		return nil, invalidParams("tools/call needs a tool name (a string)")
 	}
 	args := p.Arguments

@@ -59,48 +59,67 @@ func readMembers(data []byte) (members, error) {
 // false when it cannot (a name with an escape, or data not as expected),
 // and the caller decodes it the general way.
 func scanMembers(data []byte) (f members, ok bool) {
+	ok = ScanObject(data, func(name []byte, v json.RawMessage) bool {
+		f.set(name, v)
+		return true
+	})
+	return f, ok
+}
+
+// ScanObject calls each with the name (as spelt, without its quotes) and
+// raw value of every top-level member of data, a valid JSON object (such
+// as a message's params once Decode has taken the body), in order, in one
+// pass without reflection; the values alias data. It reports false, having
+// perhaps called each for some members, when it cannot read data so: a
+// name spelt with an escape (which only a decoder unescapes), data that is
+// not an object, or each answering false. The caller then decodes data
+// the general way.
+func ScanObject(data []byte, each func(name []byte, value json.RawMessage) bool) bool {
 	i := skipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
-		return f, false
+		return false
 	}
 	i = skipSpace(data, i+1)
 	if i < len(data) && data[i] == '}' {
-		return f, true
+		return true
 	}
 	for i < len(data) {
 		if data[i] != '"' {
-			return f, false
+			return false
 		}
 		end, escaped := quotedEnd(data, i)
 		if escaped || end < 0 {
-			return f, false
+			return false
 		}
 		name := data[i+1 : end-1]
 		i = skipSpace(data, end)
 		if i >= len(data) || data[i] != ':' {
-			return f, false
+			return false
 		}
 		i = skipSpace(data, i+1)
 		vEnd := valueEnd(data, i)
-		if vEnd < 0 {
-			return f, false
+		if vEnd < 0 || !each(name, json.RawMessage(data[i:vEnd:vEnd])) {
+			return false
 		}
-		f.set(name, json.RawMessage(data[i:vEnd:vEnd]))
 		i = skipSpace(data, vEnd)
 		if i >= len(data) {
-			return f, false
+			return false
 		}
 		switch data[i] {
 		case '}':
-			return f, true
+			return true
 		case ',':
 			i = skipSpace(data, i+1)
 		default:
-			return f, false
+			return false
 		}
 	}
-	return f, false
+	return false
 }
+
+// StringValue decodes a JSON string value as json.Unmarshal into a string
+// does, a plain one (no escape, valid UTF-8) without the decoder.
+func StringValue(raw json.RawMessage, s *string) error { return stringValue(raw, s) }
 
 func skipSpace(data []byte, i int) int {
 	for i < len(data) {

@@ -10,6 +10,7 @@ import (
 )
 
 func main() {
+	limitMemory()
 	stop := startProfiles()
 	code := vxd.Run(context.Background(), os.Args[1:], &cli.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
 	stop()

@@ -217,20 +217,13 @@ func (h *mcpHandler) post(w http.ResponseWriter, r *http.Request) {
 	}
 	rw := &replyWriter{w: w, sse: sseOK}
 	stopKeepAlive := rw.keepAlive(h.keepAlive)
-	reply := ss.Handle(r.Context(), msgs, batch, rw.notify)
+	reply := ss.Answer(r.Context(), msgs, batch, rw.notify)
 	stopKeepAlive()
-	if created && !succeeded(reply) {
+	if created && !reply.Succeeded() {
 		w.Header().Del(HeaderSessionID)
 		ss.Close()
 	}
-	rw.finish(reply)
-}
-
-func succeeded(reply []byte) bool {
-	var m struct {
-		Result json.RawMessage `json:"result"`
-	}
-	return json.Unmarshal(reply, &m) == nil && len(m.Result) > 0
+	rw.finishAnswer(reply)
 }
 
 // replyWriter answers one POST: as JSON, or as an SSE stream once the
@@ -268,11 +261,29 @@ func (rw *replyWriter) notify(m *jsonrpc.Message) {
 	_ = http.NewResponseController(rw.w).Flush()
 }
 
-func (rw *replyWriter) finish(reply []byte) {
+// finishAnswer ends the answer as finishReply does, writing the reply
+// from the results it holds rather than from one more copy of them.
+func (rw *replyWriter) finishAnswer(reply *mcpserver.Reply) {
 	rw.mu.Lock()
 	defer rw.mu.Unlock()
 	rw.finished = true
-	finishReply(rw.w, rw.started, reply, http.StatusAccepted)
+	w := rw.w
+	switch {
+	case rw.started:
+		if !reply.Empty() {
+			_, _ = io.WriteString(w, "event: message\ndata: ")
+			_, _ = reply.WriteTo(w)
+			_, _ = io.WriteString(w, "\n\n")
+		}
+	case reply.Empty():
+		w.WriteHeader(http.StatusAccepted)
+	default:
+		h := w.Header()
+		h.Set("Content-Type", "application/json")
+		h.Set("Content-Length", strconv.Itoa(reply.Len()))
+		w.WriteHeader(http.StatusOK)
+		_, _ = reply.WriteTo(w)
+	}
 }
 
 // finishReply ends an answer: the last event of a stream already started,

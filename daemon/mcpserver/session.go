@@ -103,45 +103,26 @@ func (ss *Session) HandleBody(ctx context.Context, body []byte, emit func(*jsonr
 // Batches are answered only under revision 2025-03-26; otherwise, or when
 // empty, the whole batch gets one -32600.
 func (ss *Session) Handle(ctx context.Context, msgs []*jsonrpc.Message, batch bool, emit func(*jsonrpc.Message)) []byte {
-	if emit == nil {
-		emit = func(*jsonrpc.Message) {}
-	}
-	if !batch {
-		if len(msgs) != 1 {
-			return ss.encode(jsonrpc.NewError(nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "invalid request: expected one message")))
-		}
-		budget := &answerBudget{left: ss.srv.limits.MaxAnswerBytes, max: ss.srv.limits.MaxAnswerBytes}
-		if r := ss.fit(budget, msgs[0], ss.handleOne(ctx, msgs[0], emit, false)); r != nil {
-			return ss.encode(r)
-		}
-		return nil
-	}
+	return ss.Answer(ctx, msgs, batch, emit).Bytes()
+}
+
+// batchRefusal is the error a whole batch gets: batches outside revision
+// 2025-03-26, an empty batch, one over MaxBatch; nil for a batch served.
+func (ss *Session) batchRefusal(msgs []*jsonrpc.Message) *jsonrpc.Error {
 	if rev := ss.Revision(); !mcp.BatchesAllowed(rev) {
 		if rev == "" {
 			rev = "none yet"
 		}
-		return ss.encode(jsonrpc.NewError(nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
-			"invalid request: batches are accepted only under protocol revision %s (this session: %s); send one message per request", mcp.Rev20250326, rev)))
+		return jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
+			"invalid request: batches are accepted only under protocol revision %s (this session: %s); send one message per request", mcp.Rev20250326, rev)
 	}
 	if len(msgs) == 0 {
-		return ss.encode(jsonrpc.NewError(nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "invalid request: empty batch")))
+		return jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "invalid request: empty batch")
 	}
 	if len(msgs) > ss.srv.limits.MaxBatch {
-		return ss.encode(jsonrpc.NewError(nil, batchTooLong(len(msgs), ss.srv.limits.MaxBatch)))
+		return batchTooLong(len(msgs), ss.srv.limits.MaxBatch)
 	}
-	// Requests in a batch run side by side, like separate requests would,
-	// a few at a time.
-	replies := ss.runBatch(ctx, msgs, emit, ss.srv.limits)
-	var out []*jsonrpc.Message
-	for _, r := range replies {
-		if r != nil {
-			out = append(out, r)
-		}
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	return ss.encode(out)
+	return nil
 }
 
 func (ss *Session) encode(v any) []byte {

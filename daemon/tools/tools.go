@@ -118,7 +118,16 @@ func (a *answerMemo) put(args json.RawMessage, out any) (any, error) {
 	m, _ := a.env.CurrentModel()
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.model == m && len(a.m) < memoEntries {
+	if a.model == m {
+		if len(a.m) >= memoEntries {
+			// Full: one kept answer (whichever the map yields) makes room,
+			// so that the arguments asked now, a batch repeating them
+			// included, share one copy rather than each computing its own.
+			for k := range a.m {
+				delete(a.m, k)
+				break
+			}
+		}
 		a.m[string(args)] = enc
 	}
 	return enc, nil

@@ -213,6 +213,9 @@ func (ss *Session) handleOne(ctx context.Context, m *jsonrpc.Message, emit func(
 	if raw, ok := result.(json.RawMessage); ok {
 		return &jsonrpc.Message{ID: m.ID, Result: ss.srv.maskJSON(raw)}
 	}
+	if raw, ok := result.(masked); ok {
+		return &jsonrpc.Message{ID: m.ID, Result: json.RawMessage(raw)}
+	}
 	res, encErr := jsonrpc.Encode(result)
 	if encErr != nil {
 		return ss.errorReply(m.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, "internal error: encoding the result of %s: %v", m.Method, encErr))
@@ -439,6 +442,9 @@ func (ss *Session) callTool(ctx context.Context, params json.RawMessage, emit fu
 	}
 	if enc, ok := value.(Encoded); ok {
 		return json.RawMessage(enc), nil
+	}
+	if enc, ok := value.(Masked); ok {
+		return masked(enc), nil
 	}
 	enc, err := EncodeResult(value)
 	if err != nil {

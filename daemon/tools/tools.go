@@ -86,17 +86,27 @@ func (d Def) tool() mcpserver.Tool {
 func always(Values) bool { return true }
 
 // answerMemo keeps encoded answers of one model-only tool, by arguments,
-// for as long as the model they were computed from is current.
+// for as long as the model they were computed from is current. It keeps
+// them masked (the env's masker is the one vxd's MCP server masks with),
+// and hands them to the server as mcpserver.Masked, so that a hit costs no
+// masking pass; an answer kept before the masker learnt more values is
+// masked again on its next hit.
 type answerMemo struct {
 	env   *ops.Env
 	mu    sync.Mutex
 	model *workspace.Model
-	m     map[string]mcpserver.Encoded
+	m     map[string]memoAnswer
+}
+
+// memoAnswer is a kept answer, masked at the masker's generation gen.
+type memoAnswer struct {
+	b   mcpserver.Masked
+	gen uint64
 }
 
 const memoEntries = 256
 
-func (a *answerMemo) get(args json.RawMessage) (mcpserver.Encoded, bool) {
+func (a *answerMemo) get(args json.RawMessage) (any, bool) {
 	m, err := a.env.CurrentModel()
 	if err != nil {
 		return nil, false
@@ -104,10 +114,17 @@ func (a *answerMemo) get(args json.RawMessage) (mcpserver.Encoded, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.model != m {
-		a.model, a.m = m, map[string]mcpserver.Encoded{}
+		a.model, a.m = m, map[string]memoAnswer{}
 	}
-	enc, ok := a.m[string(args)]
-	return enc, ok
+	e, ok := a.m[string(args)]
+	if !ok {
+		return nil, false
+	}
+	if g := a.env.Masker.Generation(); g != e.gen {
+		e = memoAnswer{mcpserver.Masked(a.env.Masker.JSON(e.b)), g}
+		a.m[string(args)] = e
+	}
+	return e.b, true
 }
 
 func (a *answerMemo) put(args json.RawMessage, out any) (any, error) {
@@ -115,6 +132,8 @@ func (a *answerMemo) put(args json.RawMessage, out any) (any, error) {
 	if err != nil {
 		return out, nil
 	}
+	gen := a.env.Masker.Generation() // before masking: a value added meanwhile masks it again
+	e := memoAnswer{mcpserver.Masked(a.env.Masker.JSON(enc)), gen}
 	m, _ := a.env.CurrentModel()
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -128,9 +147,9 @@ func (a *answerMemo) put(args json.RawMessage, out any) (any, error) {
 				break
 			}
 		}
-		a.m[string(args)] = enc
+		a.m[string(args)] = e
 	}
-	return enc, nil
+	return e.b, nil
 }
 
 // refusal renders an operation's error as the one line an agent reads.

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/vzn/vx/protocol/jsonrpc"
@@ -21,6 +22,7 @@ func TestReplyIsTheEncoding(t *testing.T) {
 		jsonrpc.NewError(nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "bad <thing> & more")),
 		jsonrpc.NewError(json.RawMessage(`7`), &jsonrpc.Error{Code: -32000, Message: "m", Data: json.RawMessage(`{"k":[1,2]}`)}),
 		{ID: json.RawMessage(`2`)}, // a response with no result: encoded, not joined
+		{ID: json.RawMessage(`3`), Result: json.RawMessage(`"` + strings.Repeat("x", smallReply) + `"`)}, // written in parts
 	}
 	check := func(name string, r *Reply, want []byte) {
 		t.Helper()

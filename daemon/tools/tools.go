@@ -62,16 +62,18 @@ func (d Def) tool() mcpserver.Tool {
 		memo = &answerMemo{env: d.env}
 	}
 	return mcpserver.Tool{Def: def, Handler: func(ctx context.Context, call *mcpserver.Call) (any, error) {
+		if memo != nil {
+			// Kept answers were computed from these very arguments after
+			// they passed check (with this catalog, on this model).
+			if enc, ok := memo.get(call.Arguments); ok {
+				return enc, nil
+			}
+		}
 		v, err := check(call.Arguments, args)
 		if err != nil {
 			return nil, err
 		}
 		keep := memo != nil && d.Model(v)
-		if keep {
-			if enc, ok := memo.get(call.Arguments); ok {
-				return enc, nil
-			}
-		}
 		out, err := run(ctx, call, v)
 		if err != nil {
 			return nil, refusal(err)

@@ -98,6 +98,7 @@ type answerMemo struct {
 	mu    sync.Mutex
 	model *workspace.Model
 	m     map[string]memoAnswer
+	bytes int // of the kept answers and their keys
 }
 
 // memoAnswer is a kept answer, masked at the masker's generation gen.
@@ -106,7 +107,14 @@ type memoAnswer struct {
 	gen uint64
 }
 
-const memoEntries = 256
+// A memo keeps at most memoEntries answers and memoBytes of them, so that
+// however many different arguments a client sends (a thousand filters
+// each naming most of a 1,000-project workspace: 180 KB answers) the memo
+// stays a few MiB of vxd's RSS.
+const (
+	memoEntries = 256
+	memoBytes   = 4 << 20
+)
 
 func (a *answerMemo) get(args json.RawMessage) (any, bool) {
 	m, err := a.env.CurrentModel()
@@ -116,15 +124,17 @@ func (a *answerMemo) get(args json.RawMessage) (any, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.model != m {
-		a.model, a.m = m, map[string]memoAnswer{}
+		a.model, a.m, a.bytes = m, map[string]memoAnswer{}, 0
 	}
 	e, ok := a.m[string(args)]
 	if !ok {
 		return nil, false
 	}
 	if g := a.env.Masker.Generation(); g != e.gen {
+		old := len(e.b)
 		e = memoAnswer{mcpserver.Masked(a.env.Masker.JSON(e.b)), g}
 		a.m[string(args)] = e
+		a.bytes += len(e.b) - old
 	}
 	return e.b, true
 }
@@ -139,17 +149,20 @@ func (a *answerMemo) put(args json.RawMessage, out any) (any, error) {
 	m, _ := a.env.CurrentModel()
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.model == m {
-		if len(a.m) >= memoEntries {
-			// Full: one kept answer (whichever the map yields) makes room,
-			// so that the arguments asked now, a batch repeating them
-			// included, share one copy rather than each computing its own.
-			for k := range a.m {
-				delete(a.m, k)
+	size := len(args) + len(e.b)
+	if _, kept := a.m[string(args)]; a.model == m && !kept && size <= memoBytes {
+		// Full: kept answers (whichever the map yields) make room, so
+		// that the arguments asked now, a batch repeating them included,
+		// share one copy rather than each computing its own.
+		for k, old := range a.m {
+			if len(a.m) < memoEntries && a.bytes+size <= memoBytes {
 				break
 			}
+			delete(a.m, k)
+			a.bytes -= len(k) + len(old.b)
 		}
 		a.m[string(args)] = e
+		a.bytes += size
 	}
 	return e.b, nil
 }

@@ -11,7 +11,8 @@ import (
 
 // flood reads vxd's memory while it is fed what a client may send (the
 // bounds of docs/mcp.md and docs/vxd.md): a listTasks for every project
-// (more distinct answers than the memo keeps), a 10,000-entry batch
+// and 300 naming all projects but one (more distinct answers, and more
+// bytes of them, than the memo keeps), a 10,000-entry batch
 // (refused whole), batches of 100 whole-workspace listTasks eight at once
 // on sessions of their own, and 300 idle connections (128 served at once).
 // Each row is VmRSS after the phase and VmHWM, the peak so far.
@@ -30,6 +31,18 @@ func (b *bench) flood() error {
 		}
 	}
 	phase(fmt.Sprintf("after %d listTasks, one per project", b.o.projects))
+	names := make([]string, b.o.projects)
+	for i := range names {
+		names[i] = projectName(i)
+	}
+	const distinct = 300
+	for i := 0; i < distinct; i++ { // large answers, all different: more than the memo keeps
+		filter := append(append([]string{}, names[:i%len(names)]...), names[i%len(names)+1:]...)
+		if _, _, _, err := b.vxd.tool("listTasks", map[string]any{"filter": filter}); err != nil {
+			return err
+		}
+	}
+	phase(fmt.Sprintf("after %d listTasks, each filtering all projects but one", distinct))
 	c := newMCPClient(b.d.url, b.d.token)
 	if err := c.initializeAt("2025-03-26"); err != nil { // the revision with batches
 		return err

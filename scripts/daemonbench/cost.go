@@ -37,11 +37,9 @@ func procCost(pid int) (cpu time.Duration, slices int64, err error) {
 
 // cost is what n calls of a target cost the server process serving it.
 type cost struct {
-	name        string
-	cpu         time.Duration // per call
-	slicesPer   float64
-	calls       int
-	servedByPID int
+	cpu       time.Duration // per call
+	slicesPer float64
+	calls     int
 }
 
 // serverCost runs n calls of each target in five interleaved rounds and
@@ -65,7 +63,6 @@ func serverCost(ts []*target, n int) ([]cost, error) {
 			if err != nil {
 				return nil, err
 			}
-			out[i].name, out[i].servedByPID = t.name, t.pid
 			out[i].calls += n / k
 			out[i].cpu += cpu1 - cpu0
 			out[i].slicesPer += float64(sl1 - sl0)

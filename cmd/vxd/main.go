@@ -10,5 +10,9 @@ import (
 )
 
 func main() {
-	os.Exit(vxd.Run(context.Background(), os.Args[1:], &cmdline.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
+	limitMemory()
+	stop := startProfiles()
+	code := vxd.Run(context.Background(), os.Args[1:], &cmdline.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
+	stop()
+	os.Exit(code)
 }

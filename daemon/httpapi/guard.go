@@ -63,10 +63,14 @@ func Guard(next http.Handler, opts GuardOptions) http.Handler {
 		return subtle.ConstantTimeCompare(sum[:], want[:]) == 1
 	}
 	refusals := &refusalLog{log: opts.Logger}
+	hosts := ownHosts(opts.Port)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		log := opts.Logger.With().Str("method", clip(r.Method)).Str("path", clip(r.URL.Path)).Logger()
-		if !loopbackHost(r.Host, opts.Port) {
-			refusals.warn(log).Str("host", clip(r.Host)).Msg("refused: host is not this daemon's loopback address")
+		// The request's logger is built only for a refusal.
+		log := func() zerolog.Logger {
+			return opts.Logger.With().Str("method", clip(r.Method)).Str("path", clip(r.URL.Path)).Logger()
+		}
+		if !hosts[r.Host] && !loopbackHost(r.Host, opts.Port) {
+			refusals.warn(log()).Str("host", clip(r.Host)).Msg("refused: host is not this daemon's loopback address")
 			http.Error(w, "forbidden: the Host header must be 127.0.0.1, localhost or [::1] with this daemon's port", http.StatusForbidden)
 			return
 		}
@@ -75,7 +79,7 @@ func Guard(next http.Handler, opts GuardOptions) http.Handler {
 		if hasOrigin {
 			origin = strings.Join(origins, ",")
 			if !loopbackOrigin(origin) {
-				refusals.warn(log).Str("origin", clip(origin)).Msg("refused: origin is not a loopback origin")
+				refusals.warn(log()).Str("origin", clip(origin)).Msg("refused: origin is not a loopback origin")
 				http.Error(w, "forbidden: requests from origin "+strconv.Quote(clip(origin))+" are not allowed; only pages on localhost may call this daemon", http.StatusForbidden)
 				return
 			}
@@ -92,13 +96,20 @@ func Guard(next http.Handler, opts GuardOptions) http.Handler {
 			}
 		}
 		if !authorized(r) {
-			refusals.warn(log).Msg("refused: missing or wrong bearer token")
+			refusals.warn(log()).Msg("refused: missing or wrong bearer token")
 			w.Header().Set("WWW-Authenticate", `Bearer realm="vxd"`)
 			http.Error(w, "unauthorized: send Authorization: Bearer <token>, the token from the daemon's discovery file", http.StatusUnauthorized)
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// ownHosts are the Host headers naming the daemon as its clients write
+// them; loopbackHost decides every other spelling.
+func ownHosts(port int) map[string]bool {
+	p := strconv.Itoa(port)
+	return map[string]bool{"127.0.0.1:" + p: true, "localhost:" + p: true, "[::1]:" + p: true}
 }
 
 func isLoopbackName(host string) bool {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -90,7 +91,11 @@ func writeError(w http.ResponseWriter, status int, id json.RawMessage, code int,
 }
 
 func writeJSON(w http.ResponseWriter, status int, body []byte) {
-	w.Header().Set("Content-Type", "application/json")
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	// Declared, so that an answer over net/http's 2 KiB buffer goes out
+	// length-delimited rather than chunked.
+	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }
@@ -103,7 +108,9 @@ func accepts(r *http.Request) (jsonOK, sseOK, any bool) {
 		return true, false, true
 	}
 	for _, v := range vals {
-		for _, part := range strings.Split(v, ",") {
+		for more := true; more; {
+			var part string
+			part, v, more = strings.Cut(v, ",")
 			mt, _, _ := strings.Cut(part, ";")
 			switch strings.ToLower(strings.TrimSpace(mt)) {
 			case "application/json", "application/*":
@@ -118,8 +125,18 @@ func accepts(r *http.Request) (jsonOK, sseOK, any bool) {
 	return jsonOK, sseOK, jsonOK || sseOK
 }
 
+// jsonBody reports whether a Content-Type names application/json, with
+// any parameters: the usual spelling without parsing it.
+func jsonBody(ct string) bool {
+	if ct == "application/json" {
+		return true
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && mt == "application/json"
+}
+
 func (h *mcpHandler) post(w http.ResponseWriter, r *http.Request) {
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+	if !jsonBody(r.Header.Get("Content-Type")) {
 		http.Error(w, "unsupported media type: POST a JSON-RPC body with Content-Type: application/json", http.StatusUnsupportedMediaType)
 		return
 	}
@@ -200,20 +217,13 @@ func (h *mcpHandler) post(w http.ResponseWriter, r *http.Request) {
 	}
 	rw := &replyWriter{w: w, sse: sseOK}
 	stopKeepAlive := rw.keepAlive(h.keepAlive)
-	reply := ss.Handle(r.Context(), msgs, batch, rw.notify)
+	reply := ss.Answer(r.Context(), msgs, batch, rw.notify)
 	stopKeepAlive()
-	if created && !succeeded(reply) {
+	if created && !reply.Succeeded() {
 		w.Header().Del(HeaderSessionID)
 		ss.Close()
 	}
-	rw.finish(reply)
-}
-
-func succeeded(reply []byte) bool {
-	var m struct {
-		Result json.RawMessage `json:"result"`
-	}
-	return json.Unmarshal(reply, &m) == nil && len(m.Result) > 0
+	rw.finishAnswer(reply)
 }
 
 // replyWriter answers one POST: as JSON, or as an SSE stream once the
@@ -225,6 +235,7 @@ type replyWriter struct {
 	mu       sync.Mutex
 	started  bool
 	finished bool
+	quiet    bool // keep-alives stopped (keepAlive)
 }
 
 func writeEvent(w io.Writer, data []byte) error {
@@ -250,11 +261,29 @@ func (rw *replyWriter) notify(m *jsonrpc.Message) {
 	_ = http.NewResponseController(rw.w).Flush()
 }
 
-func (rw *replyWriter) finish(reply []byte) {
+// finishAnswer ends the answer as finishReply does, writing the reply
+// from the results it holds rather than from one more copy of them.
+func (rw *replyWriter) finishAnswer(reply *mcpserver.Reply) {
 	rw.mu.Lock()
 	defer rw.mu.Unlock()
 	rw.finished = true
-	finishReply(rw.w, rw.started, reply, http.StatusAccepted)
+	w := rw.w
+	switch {
+	case rw.started:
+		if !reply.Empty() {
+			_, _ = io.WriteString(w, "event: message\ndata: ")
+			_, _ = reply.WriteTo(w)
+			_, _ = io.WriteString(w, "\n\n")
+		}
+	case reply.Empty():
+		w.WriteHeader(http.StatusAccepted)
+	default:
+		h := w.Header()
+		h.Set("Content-Type", "application/json")
+		h.Set("Content-Length", strconv.Itoa(reply.Len()))
+		w.WriteHeader(http.StatusOK)
+		_, _ = reply.WriteTo(w)
+	}
 }
 
 // finishReply ends an answer: the last event of a stream already started,

@@ -103,45 +103,26 @@ func (ss *Session) HandleBody(ctx context.Context, body []byte, emit func(*jsonr
 // Batches are answered only under revision 2025-03-26; otherwise, or when
 // empty, the whole batch gets one -32600.
 func (ss *Session) Handle(ctx context.Context, msgs []*jsonrpc.Message, batch bool, emit func(*jsonrpc.Message)) []byte {
-	if emit == nil {
-		emit = func(*jsonrpc.Message) {}
-	}
-	if !batch {
-		if len(msgs) != 1 {
-			return ss.encode(jsonrpc.NewError(nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "invalid request: expected one message")))
-		}
-		budget := &answerBudget{left: ss.srv.limits.MaxAnswerBytes, max: ss.srv.limits.MaxAnswerBytes}
-		if r := ss.fit(budget, msgs[0], ss.handleOne(ctx, msgs[0], emit, false)); r != nil {
-			return ss.encode(r)
-		}
-		return nil
-	}
+	return ss.Answer(ctx, msgs, batch, emit).Bytes()
+}
+
+// batchRefusal is the error a whole batch gets: batches outside revision
+// 2025-03-26, an empty batch, one over MaxBatch; nil for a batch served.
+func (ss *Session) batchRefusal(msgs []*jsonrpc.Message) *jsonrpc.Error {
 	if rev := ss.Revision(); !mcp.BatchesAllowed(rev) {
 		if rev == "" {
 			rev = "none yet"
 		}
-		return ss.encode(jsonrpc.NewError(nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
-			"invalid request: batches are accepted only under protocol revision %s (this session: %s); send one message per request", mcp.Rev20250326, rev)))
+		return jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
+			"invalid request: batches are accepted only under protocol revision %s (this session: %s); send one message per request", mcp.Rev20250326, rev)
 	}
 	if len(msgs) == 0 {
-		return ss.encode(jsonrpc.NewError(nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "invalid request: empty batch")))
+		return jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "invalid request: empty batch")
 	}
 	if len(msgs) > ss.srv.limits.MaxBatch {
-		return ss.encode(jsonrpc.NewError(nil, batchTooLong(len(msgs), ss.srv.limits.MaxBatch)))
+		return batchTooLong(len(msgs), ss.srv.limits.MaxBatch)
 	}
-	// Requests in a batch run side by side, like separate requests would,
-	// a few at a time.
-	replies := ss.runBatch(ctx, msgs, emit, ss.srv.limits)
-	var out []*jsonrpc.Message
-	for _, r := range replies {
-		if r != nil {
-			out = append(out, r)
-		}
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	return ss.encode(out)
+	return nil
 }
 
 func (ss *Session) encode(v any) []byte {
@@ -231,6 +212,9 @@ func (ss *Session) handleOne(ctx context.Context, m *jsonrpc.Message, emit func(
 	}
 	if raw, ok := result.(json.RawMessage); ok {
 		return &jsonrpc.Message{ID: m.ID, Result: ss.srv.maskJSON(raw)}
+	}
+	if raw, ok := result.(masked); ok {
+		return &jsonrpc.Message{ID: m.ID, Result: json.RawMessage(raw)}
 	}
 	res, encErr := jsonrpc.Encode(result)
 	if encErr != nil {
@@ -370,16 +354,12 @@ func (ss *Session) callTool(ctx context.Context, params json.RawMessage, emit fu
 	if len(params) == 0 || params[0] != '{' {
 		return nil, invalidParams("tools/call needs params {name, arguments}")
 	}
-	var p struct {
-		Name      json.RawMessage  `json:"name"`
-		Arguments json.RawMessage  `json:"arguments"`
-		Meta      *mcp.RequestMeta `json:"_meta"`
-	}
-	if err := json.Unmarshal(params, &p); err != nil {
+	p, err := readCallParams(params)
+	if err != nil {
 		return nil, invalidParams("%v", err)
 	}
 	var name string
-	if len(p.Name) == 0 || p.Name[0] != '"' || json.Unmarshal(p.Name, &name) != nil {
+	if len(p.Name) == 0 || p.Name[0] != '"' || jsonrpc.StringValue(p.Name, &name) != nil {
 		return nil, invalidParams("tools/call needs a tool name (a string)")
 	}
 	args := p.Arguments
@@ -462,6 +442,9 @@ func (ss *Session) callTool(ctx context.Context, params json.RawMessage, emit fu
 	}
 	if enc, ok := value.(Encoded); ok {
 		return json.RawMessage(enc), nil
+	}
+	if enc, ok := value.(Masked); ok {
+		return masked(enc), nil
 	}
 	enc, err := EncodeResult(value)
 	if err != nil {

@@ -154,6 +154,9 @@ func (ss *Session) dispatchModern(ctx context.Context, m *jsonrpc.Message, emit 
 		}
 	case mcp.MethodToolsCall:
 		v, err = ss.callTool(ctx, m.Params, emit)
+		if mv, ok := v.(masked); ok {
+			v = json.RawMessage(mv) // joined with the era's fields, then masked whole
+		}
 		if ir, ok := v.(*InputRequired); ok && err == nil {
 			return s.inputRequiredResult(ir)
 		}

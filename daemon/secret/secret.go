@@ -17,6 +17,7 @@ type Masker struct {
 	mu     sync.RWMutex
 	values []string
 	r      *strings.Replacer
+	gen    uint64 // counts Add calls (Generation)
 }
 
 // NewMasker masks the given values; empty ones are ignored.
@@ -30,6 +31,7 @@ func NewMasker(values ...string) *Masker {
 func (m *Masker) Add(values ...string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.gen++
 	seen := map[string]bool{}
 	for _, v := range m.values {
 		seen[v] = true

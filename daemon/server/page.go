@@ -37,8 +37,11 @@ var pageRoutes = []string{"GET /", "GET " + pagekit.ScriptPath, "GET " + pagekit
 // history. Everything else goes through the guard.
 func (d *daemon) tokenLogin(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		tok := r.URL.Query().Get("token")
-		if r.Method == http.MethodGet && r.URL.Path == "/" && tok != "" && r.Header.Get("Origin") == "" && loopbackHostPort(r.Host, d.port) {
+		var tok string
+		if r.Method == http.MethodGet && r.URL.Path == "/" {
+			tok = r.URL.Query().Get("token") // (parsed only for the page)
+		}
+		if tok != "" && r.Header.Get("Origin") == "" && loopbackHostPort(r.Host, d.port) {
 			// (A foreign Host falls through to the guard, which refuses it.)
 			if subtle.ConstantTimeCompare([]byte(tok), []byte(d.token)) == 1 {
 				v, err := d.pages.mint()

@@ -78,16 +78,19 @@ func Tool(op *ops.Operation, e *ops.Env, spec Spec) mcpserver.Tool {
 		memo = &answerMemo{env: e}
 	}
 	return mcpserver.Tool{Def: def, Handler: func(ctx context.Context, call *mcpserver.Call) (any, error) {
+		if memo != nil {
+			// Kept answers were computed from these very arguments after
+			// they decoded and passed the schema (with this catalog, on
+			// this model).
+			if enc, ok := memo.get(call.Arguments); ok {
+				return enc, nil
+			}
+		}
 		v := reflect.New(in).Interface()
 		if err := decode(call.Arguments, v, resolved); err != nil {
 			return nil, refusal(err)
 		}
 		keep := memo != nil && op.ModelOnly(v)
-		if keep {
-			if enc, ok := memo.get(call.Arguments); ok {
-				return enc, nil
-			}
-		}
 		out, err := run(ctx, call, v)
 		if err != nil {
 			return nil, refusal(err)
@@ -117,17 +120,35 @@ func decode(args json.RawMessage, in any, schema *jsonschema.Resolved) error {
 }
 
 // answerMemo keeps encoded answers of one model-only tool, by arguments,
-// for as long as the model they were computed from is current.
+// for as long as the model they were computed from is current. It keeps
+// them masked (the env's masker is the one vxd's MCP server masks with),
+// and hands them to the server as mcpserver.Masked, so that a hit costs no
+// masking pass; an answer kept before the masker learnt more values is
+// masked again on its next hit.
 type answerMemo struct {
 	env   *ops.Env
 	mu    sync.Mutex
 	model *workspace.Model
-	m     map[string]mcpserver.Encoded
+	m     map[string]memoAnswer
+	bytes int // of the kept answers and their keys
 }
 
-const memoEntries = 256
+// memoAnswer is a kept answer, masked at the masker's generation gen.
+type memoAnswer struct {
+	b   mcpserver.Masked
+	gen uint64
+}
 
-func (a *answerMemo) get(args json.RawMessage) (mcpserver.Encoded, bool) {
+// A memo keeps at most memoEntries answers and memoBytes of them, so that
+// however many different arguments a client sends (a thousand filters
+// each naming most of a 1,000-project workspace: 180 KB answers) the memo
+// stays a few MiB of vxd's RSS.
+const (
+	memoEntries = 256
+	memoBytes   = 4 << 20
+)
+
+func (a *answerMemo) get(args json.RawMessage) (any, bool) {
 	m, err := a.env.CurrentModel()
 	if err != nil {
 		return nil, false
@@ -135,10 +156,19 @@ func (a *answerMemo) get(args json.RawMessage) (mcpserver.Encoded, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.model != m {
-		a.model, a.m = m, map[string]mcpserver.Encoded{}
+		a.model, a.m, a.bytes = m, map[string]memoAnswer{}, 0
 	}
-	enc, ok := a.m[string(args)]
-	return enc, ok
+	e, ok := a.m[string(args)]
+	if !ok {
+		return nil, false
+	}
+	if g := a.env.Masker.Generation(); g != e.gen {
+		old := len(e.b)
+		e = memoAnswer{mcpserver.Masked(a.env.Masker.JSON(e.b)), g}
+		a.m[string(args)] = e
+		a.bytes += len(e.b) - old
+	}
+	return e.b, true
 }
 
 func (a *answerMemo) put(args json.RawMessage, out any) (any, error) {
@@ -146,13 +176,27 @@ func (a *answerMemo) put(args json.RawMessage, out any) (any, error) {
 	if err != nil {
 		return out, nil
 	}
+	gen := a.env.Masker.Generation() // before masking: a value added meanwhile masks it again
+	e := memoAnswer{mcpserver.Masked(a.env.Masker.JSON(enc)), gen}
 	m, _ := a.env.CurrentModel()
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.model == m && len(a.m) < memoEntries {
-		a.m[string(args)] = enc
+	size := len(args) + len(e.b)
+	if _, kept := a.m[string(args)]; a.model == m && !kept && size <= memoBytes {
+		// Full: kept answers (whichever the map yields) make room, so
+		// that the arguments asked now, a batch repeating them included,
+		// share one copy rather than each computing its own.
+		for k, old := range a.m {
+			if len(a.m) < memoEntries && a.bytes+size <= memoBytes {
+				break
+			}
+			delete(a.m, k)
+			a.bytes -= len(k) + len(old.b)
+		}
+		a.m[string(args)] = e
+		a.bytes += size
 	}
-	return enc, nil
+	return e.b, nil
 }
 
 // refusal renders an operation's error as the one line an agent reads.

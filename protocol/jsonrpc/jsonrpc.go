@@ -243,13 +243,13 @@ func decodeOne(data json.RawMessage) *Message {
 	if jsonType(data) != '{' {
 		return invalid(nil, "a message must be a JSON object")
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(data, &fields); err != nil {
+	fields, err := readMembers(data)
+	if err != nil {
 		return invalid(nil, "%v", err)
 	}
 	m := &Message{}
 	// Read the id first so that every later refusal can echo it.
-	idRaw, hasID := fields["id"]
+	idRaw, hasID := fields.get("id")
 	var id json.RawMessage
 	switch t := jsonType(idRaw); {
 	case !hasID:
@@ -261,14 +261,14 @@ func decodeOne(data json.RawMessage) *Message {
 		return invalid(nil, "id must be a string or a number")
 	}
 	var ver string
-	if v, ok := fields["jsonrpc"]; !ok || json.Unmarshal(v, &ver) != nil || ver != Version {
+	if v, ok := fields.get("jsonrpc"); !ok || stringValue(v, &ver) != nil || ver != Version {
 		return invalid(id, `"jsonrpc" must be "2.0"`)
 	}
-	if methodRaw, ok := fields["method"]; ok {
+	if methodRaw, ok := fields.get("method"); ok {
 		if jsonType(methodRaw) != '"' {
 			return invalid(id, "method must be a string")
 		}
-		if err := json.Unmarshal(methodRaw, &m.Method); err != nil {
+		if err := stringValue(methodRaw, &m.Method); err != nil {
 			return invalid(id, "method: %v", err)
 		}
 		if m.Method == "" {
@@ -277,7 +277,7 @@ func decodeOne(data json.RawMessage) *Message {
 		if hasID && id == nil {
 			return invalid(nil, "id must be a string or a number")
 		}
-		if p, ok := fields["params"]; ok {
+		if p, ok := fields.get("params"); ok {
 			if t := jsonType(p); t != '{' && t != '[' {
 				return invalid(id, "params must be an object or an array")
 			}
@@ -287,8 +287,8 @@ func decodeOne(data json.RawMessage) *Message {
 		return m
 	}
 	// A response: exactly one of result and error, and an id.
-	res, hasResult := fields["result"]
-	errRaw, hasError := fields["error"]
+	res, hasResult := fields.get("result")
+	errRaw, hasError := fields.get("error")
 	switch {
 	case hasResult == hasError:
 		return invalid(id, "a message needs a method, or exactly one of result and error")

@@ -93,11 +93,29 @@ func HasModernMeta(params json.RawMessage) bool {
 	var p struct {
 		Meta map[string]json.RawMessage `json:"_meta"`
 	}
-	if len(params) == 0 || params[0] != '{' || json.Unmarshal(params, &p) != nil {
+	if len(params) == 0 || params[0] != '{' || cannotHoldMeta(params) || json.Unmarshal(params, &p) != nil {
 		return false
 	}
 	_, ok := p.Meta[MetaProtocolVersion]
 	return ok
+}
+
+// cannotHoldMeta reports, without decoding, that params have no _meta
+// member: plain ASCII with no escape and no "_meta" in any case (the
+// decoder matches member names without regard to case). Most requests of
+// a session are such.
+func cannotHoldMeta(params []byte) bool {
+	for _, c := range params {
+		if c >= 0x80 || c == '\\' {
+			return false
+		}
+	}
+	for i := 0; i+5 <= len(params); i++ {
+		if params[i] == '_' && strings.EqualFold(string(params[i+1:i+5]), "meta") {
+			return false
+		}
+	}
+	return true
 }
 
 // ParseModernMeta reads the per-request fields of params._meta. It fails,

@@ -136,9 +136,12 @@ func (c *mcpClient) call(method string, params any) (json.RawMessage, time.Durat
 	return r.Result, took, len(body), nil
 }
 
-func (c *mcpClient) initialize() error {
+func (c *mcpClient) initialize() error { return c.initializeAt("2025-06-18") }
+
+// initializeAt starts a session asking for revision rev.
+func (c *mcpClient) initializeAt(rev string) error {
 	req, id, err := c.request("initialize", map[string]any{
-		"protocolVersion": "2025-06-18",
+		"protocolVersion": rev,
 		"capabilities":    map[string]any{},
 		"clientInfo":      map[string]any{"name": "daemonbench", "version": "1"},
 	})

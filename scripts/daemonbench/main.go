@@ -6,7 +6,8 @@
 //     (both in child processes, like vxd), and against a cold
 //     `vx show --filter PROJECT --format json` process;
 //  2. how long a vx.workspace.json edit takes to show in getConfig;
-//  3. vxd's RSS after all of it, and its CPU over an idle spell;
+//  3. vxd's RSS after all of it, then under hostile input (flood.go), and
+//     its CPU over an idle spell;
 //  4. getRunHistory, getFailures and whyDidThisRerun on a history of
 //     -executions task executions.
 //
@@ -146,6 +147,7 @@ type report struct {
 	rows      []row
 	missed    int
 	notes     []string
+	summary   []string // the headline figures, repeated under the table
 }
 
 func (r *report) add(x row) { r.rows = append(r.rows, x) }
@@ -249,7 +251,7 @@ func run(ctx context.Context, o options) (int, error) {
 
 	rep := &report{loadStart: loadavg()}
 	b := &bench{o: o, ws: ws, d: d, rep: rep, project: projectName(o.projects / 2)}
-	for _, step := range []func() error{b.listTasks, b.coldShow, b.history(seeded.Target), b.configEdits, b.memory, b.idleCPU} {
+	for _, step := range []func() error{b.listTasks, b.coldShow, b.history(seeded.Target), b.configEdits, b.memory, b.flood, b.idleCPU} {
 		if err := step(); err != nil {
 			return 0, err
 		}
@@ -269,6 +271,12 @@ func printReport(o options, rep *report, st seedStats, took time.Duration) {
 	fmt.Println("|---|---:|---:|---:|---|---|---|")
 	for _, r := range rep.rows {
 		fmt.Printf("| %s | %s | %s | %s | %s | %s | %s |\n", r.name, r.n, r.p50, r.p99, r.note, r.target, r.verdict)
+	}
+	if len(rep.summary) > 0 {
+		fmt.Println()
+		for _, l := range rep.summary {
+			fmt.Println(l + "  ")
+		}
 	}
 	if len(rep.notes) > 0 {
 		fmt.Println()

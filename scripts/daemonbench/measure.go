@@ -29,6 +29,7 @@ type target struct {
 	name string
 	call func() (time.Duration, int, error)
 	s    samples
+	pid  int // the server process, for serverCost
 }
 
 // rounds warms every target up, then measures n calls of each, in five
@@ -95,7 +96,7 @@ func (b *bench) listTasks() error {
 	}}
 	tSDK := toolTarget("sdk", sdk, "ok", map[string]any{}, nil)
 	tSDKJSON := toolTarget("sdk-json", sdkJSON, "ok", map[string]any{}, nil)
-	tPing := &target{name: "vxd ping", call: func() (time.Duration, int, error) {
+	tPing := &target{name: "vxd ping", pid: b.d.pid, call: func() (time.Duration, int, error) {
 		_, d, size, err := b.vxd.call("ping", map[string]any{})
 		return d, size, err
 	}}
@@ -115,6 +116,7 @@ func (b *bench) listTasks() error {
 		}
 		return nil
 	})
+	tList.pid = b.d.pid
 	tSame, stopSame, err := b.sameBytesFloor(project)
 	if err != nil {
 		return err
@@ -138,7 +140,18 @@ func (b *bench) listTasks() error {
 		fmt.Sprintf("%d B answer; p50 = %.2f× floor, %.2f× vxd ping", tList.s.bytes, float64(listP50)/float64(tFloor.s.pct(50)), float64(listP50)/float64(tPing.s.pct(50))), "", ""})
 	sameRatio := float64(listP50) / float64(tSame.s.pct(50))
 	r.add(row{"bare net/http handler answering listTasks' bytes", n, ms(tSame.s.pct(50)), ms(tSame.s.pct(99)), fmt.Sprintf("%d B answer (vxd's listTasks body, recorded)", tSame.s.bytes), "", ""})
-	r.add(row{"↳ listTasks p50 ÷ that handler's p50 (tool-call ratio)", "", fmt.Sprintf("%.2f×", sameRatio), "", "what vxd adds to answering the same bytes over HTTP", "≤ 1.3×", r.check(sameRatio <= 1.3)})
+	verdict := r.check(sameRatio <= 1.3)
+	r.add(row{"↳ listTasks p50 ÷ that handler's p50 (tool-call ratio)", "", fmt.Sprintf("%.2f×", sameRatio), "", "what vxd adds to answering the same bytes over HTTP", "≤ 1.3×", verdict})
+	r.summary = append(r.summary, fmt.Sprintf("Tool-call ratio: warm listTasks p50 %s ÷ a bare net/http handler answering the same bytes %s = %.2f× (target ≤ 1.3×: %s; load %s).",
+		ms(listP50), ms(tSame.s.pct(50)), sameRatio, verdict, loadavg()))
+	if costs, err := serverCost([]*target{tSame, tList, tPing}, 1000); err != nil {
+		r.notes = append(r.notes, "reading the servers' CPU per call failed: "+err.Error())
+	} else {
+		same, list, ping := costs[0], costs[1], costs[2]
+		r.add(row{"↳ server CPU per call: listTasks ÷ that handler", fmt.Sprint(list.calls), fmt.Sprintf("%.2f×", float64(list.cpu)/float64(same.cpu)), "",
+			fmt.Sprintf("/proc/PID/task/*/schedstat around the calls: vxd listTasks %s and %.2f times on a CPU per call, vxd ping %s and %.2f, the handler %s and %.2f",
+				us(list.cpu), list.slicesPer, us(ping.cpu), ping.slicesPer, us(same.cpu), same.slicesPer), "", ""})
+	}
 	r.add(row{"↳ listTasks p50 ÷ SDK trivial tool p50 (SDK default)", "", fmt.Sprintf("%.2f×", ratio), "", "", "≤ 0.6×", r.check(ratio <= 0.6)})
 	r.add(row{"↳ listTasks p50 ÷ SDK trivial tool p50 (SDK with JSONResponse)", "", fmt.Sprintf("%.2f×", ratioJSON), "", "the stricter reading", "≤ 0.6×", r.check(ratioJSON <= 0.6)})
 	return nil
@@ -369,7 +382,7 @@ func (b *bench) sameBytesFloor(project string) (*target, func(), error) {
 		return nil, nil, err
 	}
 	cl := newMCPClient(c.url, "")
-	t := &target{name: "floor, same bytes", call: func() (time.Duration, int, error) {
+	t := &target{name: "floor, same bytes", pid: c.cmd.Process.Pid, call: func() (time.Duration, int, error) {
 		_, got, d, err := cl.do(cl.post(req))
 		return d, len(got), err
 	}}

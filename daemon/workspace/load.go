@@ -106,8 +106,12 @@ func (p *packageJSON) workspaceGlobs() []string {
 	return nil
 }
 
-func readPackageJSON(path string) (*packageJSON, error) {
-	return readCached(path, func(b []byte) (*packageJSON, error) {
+func readPackageJSON(path string) (*packageJSON, error) { return readPackageJSONAt(path, nil) }
+
+// readPackageJSONAt is readPackageJSON with the file's stamp when the
+// caller just took it (nil: stat it).
+func readPackageJSONAt(path string, stamp *fileStamp) (*packageJSON, error) {
+	return readCachedAt(path, stamp, func(b []byte) (*packageJSON, error) {
 		var p packageJSON
 		if err := decodeJSONC(path, b, &p, false); err != nil {
 			return nil, err
@@ -156,7 +160,7 @@ func Load(root string) (*Model, error) {
 		}
 	}
 
-	dirs, err := expandProjectGlobs(root, globs)
+	dirs, stamps, err := expandProjectGlobs(root, globs)
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +182,7 @@ func Load(root string) (*Model, error) {
 			defer wg.Done()
 			defer func() { <-sem }()
 			r := &results[i]
-			r.p, r.pkg, r.files, r.err = m.loadProject(dir)
+			r.p, r.pkg, r.files, r.err = m.loadProject(dir, stamps)
 		}()
 	}
 	wg.Wait()
@@ -270,12 +274,18 @@ func parseTimeout(s string) (time.Duration, error) {
 	return d, nil
 }
 
-func (m *Model) loadProject(dir string) (*Project, *packageJSON, []string, error) {
+func (m *Model) loadProject(dir string, stamps map[string]fileStamp) (*Project, *packageJSON, []string, error) {
 	var files []string
 	abs := filepath.Join(m.Root, filepath.FromSlash(dir))
 	p := &Project{Dir: dir, Name: filepath.Base(abs)}
 	pkgPath := filepath.Join(abs, "package.json")
-	pkg, err := readPackageJSON(pkgPath)
+	var pkg *packageJSON
+	var err error
+	if st, ok := stamps[pkgPath]; ok {
+		pkg, err = readPackageJSONAt(pkgPath, &st)
+	} else {
+		pkg, err = readPackageJSON(pkgPath)
+	}
 	switch {
 	case err == nil:
 		files = append(files, pkgPath)
@@ -329,29 +339,30 @@ func (m *Model) loadProject(dir string) (*Project, *packageJSON, []string, error
 
 // expandProjectGlobs returns the slash-separated relative dirs matched by
 // globs ("!" excludes), skipping node_modules and dirs without a manifest.
-func expandProjectGlobs(root string, globs []string) ([]string, error) {
+// It also answers the stamp of each package.json it found, which the load
+// reuses rather than stat it again.
+func expandProjectGlobs(root string, globs []string) ([]string, map[string]fileStamp, error) {
 	fsys := os.DirFS(root)
 	set := map[string]bool{}
+	stamps := map[string]fileStamp{}
 	for _, g := range globs {
 		neg := strings.HasPrefix(g, "!")
 		pat := strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(g, "!"), "./"), "/")
 		pat = strings.TrimSuffix(pat, "/")
 		if !doublestar.ValidatePattern(pat) {
-			return nil, fmt.Errorf("%s: projects: %q is not a valid glob", ConfigFile, g)
+			return nil, nil, fmt.Errorf("%s: projects: %q is not a valid glob", ConfigFile, g)
 		}
 		dirs, err := doublestar.Glob(fsys, pat)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, d := range dirs {
 			if strings.Contains("/"+d+"/", "/node_modules/") || strings.HasPrefix(d, ".") {
 				continue
 			}
-			st, err := os.Stat(filepath.Join(root, d))
-			if err != nil || !st.IsDir() {
-				continue
-			}
-			if !hasManifest(filepath.Join(root, d)) {
+			// A manifest found inside d makes d a directory (or a link to
+			// one): no stat of d itself is needed.
+			if !hasManifest(filepath.Join(root, d), stamps) {
 				continue
 			}
 			if neg {
@@ -361,16 +372,19 @@ func expandProjectGlobs(root string, globs []string) ([]string, error) {
 			}
 		}
 	}
-	return sortedKeys(set), nil
+	return sortedKeys(set), stamps, nil
 }
 
-func hasManifest(dir string) bool {
-	for _, f := range []string{"package.json", ProjectFile} {
-		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
-			return true
-		}
+// hasManifest reports whether dir holds package.json or vx.project.json,
+// noting the stamp of the package.json it found in stamps.
+func hasManifest(dir string, stamps map[string]fileStamp) bool {
+	pkg := filepath.Join(dir, "package.json")
+	if st, err := stampOf(pkg); err == nil {
+		stamps[pkg] = st
+		return true
 	}
-	return false
+	_, err := os.Stat(filepath.Join(dir, ProjectFile))
+	return err == nil
 }
 
 // parsePnpmPackages reads the "packages:" list of pnpm-workspace.yaml.

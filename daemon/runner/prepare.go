@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/rs/zerolog"
@@ -165,23 +166,28 @@ func (p *Prepared) computeKeys(ctx context.Context) error {
 	}
 	files := make([]map[string]string, len(p.Graph.Nodes))
 	errs := make([]error, len(p.Graph.Nodes))
+	// One worker per CPU takes the next node from a shared counter: a
+	// goroutine per node handed through a semaphore cost the runtime a
+	// wake-up (and a spinning thread's sleep) per node.
 	var wg sync.WaitGroup
-	sem := make(chan struct{}, max(4, 2*runtime.NumCPU()))
-	for i, n := range p.Graph.Nodes {
-		if n.Def.NoOp() {
-			continue
-		}
+	var next atomic.Int64
+	nodes := p.Graph.Nodes
+	for w := 0; w < min(runtime.NumCPU(), len(nodes)); w++ {
 		wg.Add(1)
-		sem <- struct{}{}
-		go func(i int, n *workspace.Node) {
+		go func() {
 			defer wg.Done()
-			defer func() { <-sem }()
-			list := byDir[n.Dir]
-			if n.Project == workspace.RootProject {
-				list = rootFiles(m, all, n.Def)
+			for i := int(next.Add(1) - 1); i < len(nodes); i = int(next.Add(1) - 1) {
+				n := nodes[i]
+				if n.Def.NoOp() {
+					continue
+				}
+				list := byDir[n.Dir]
+				if n.Project == workspace.RootProject {
+					list = rootFiles(m, all, n.Def)
+				}
+				files[i], errs[i] = p.hashInputs(n, list, outputsOf[n.Project])
 			}
-			files[i], errs[i] = p.hashInputs(n, list, outputsOf[n.Project])
-		}(i, n)
+		}()
 	}
 	wg.Wait()
 	for _, err := range errs {

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -172,17 +174,19 @@ func Load(root string) (*Model, error) {
 		files []string
 		err   error
 	}
+	// A few workers take the next directory from a shared counter (a
+	// goroutine per project cost the runtime a wake-up each).
 	results := make([]loaded, len(dirs))
 	var wg sync.WaitGroup
-	sem := make(chan struct{}, 8)
-	for i, dir := range dirs {
+	var next atomic.Int64
+	for w := 0; w < min(max(2, runtime.NumCPU()), len(dirs)); w++ {
 		wg.Add(1)
-		sem <- struct{}{}
 		go func() {
 			defer wg.Done()
-			defer func() { <-sem }()
-			r := &results[i]
-			r.p, r.pkg, r.files, r.err = m.loadProject(dir, stamps)
+			for i := int(next.Add(1) - 1); i < len(dirs); i = int(next.Add(1) - 1) {
+				r := &results[i]
+				r.p, r.pkg, r.files, r.err = m.loadProject(dirs[i], stamps)
+			}
 		}()
 	}
 	wg.Wait()

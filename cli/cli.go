@@ -235,13 +235,20 @@ func runVerb(ctx context.Context, s *IO, argv []string) error {
 		}
 		cacheMode = &mode
 	}
+	// The listing, the stat cache and the history need only the root:
+	// they get going while the workspace loads.
+	var early *runner.Early
+	if root, err := workspace.FindRoot(s.dir()); err == nil {
+		early = runner.StartEarly(ctx, root, logger(s), !dry)
+		defer early.Close()
+	}
 	m, err := loadModel(s)
 	if err != nil {
 		return err
 	}
 	a.takeRef("affected", refNotTask(m))
 	mask := maskerFor(m, s)
-	opts := &runner.Options{
+	opts := &runner.Options{Early: early,
 		Model: m, Tasks: a.pos, Force: a.bool("force"), Continue: a.bool("continue"), Concurrency: conc,
 		Selection: workspace.Selection{Filters: a.list("filter"), Affected: a.has("affected"), AffectedRef: a.str("affected")},
 		Args:      append([]string{"run"}, argv...), Environ: s.environ(), Logger: logger(s), Cache: cacheMode,

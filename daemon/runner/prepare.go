@@ -42,6 +42,9 @@ type Options struct {
 	Environ     []string // vx's own environment; nil = os.Environ()
 	Logger      zerolog.Logger
 	Cache       *remotecache.Mode // --cache; nil reads and writes both caches
+	// Early, when set, is the listing, stat cache and history started
+	// before the model loaded (StartEarly); nil does it all here.
+	Early *Early
 }
 
 // Prepared is a run's graph with every task's key computed.
@@ -61,6 +64,7 @@ type Prepared struct {
 	PeakRSS      map[string]int64
 	hasher       *hashing.Hasher
 	encoded      map[string][]byte // task id → its components as the history stores them
+	early        *Early
 }
 
 // VXDir is the workspace's state directory.
@@ -115,11 +119,23 @@ func Prepare(ctx context.Context, o *Options) (*Prepared, error) {
 		return nil, err
 	}
 	p.Graph = g
+	if e := o.Early.wait(m.Root); e != nil {
+		p.early, p.hasher = e, e.hasher
+		if err := p.computeKeys(ctx, e.files, e.listed); err != nil {
+			return nil, err
+		}
+		p.PeakRSS = e.peaks
+		if p.PeakRSS == nil {
+			p.PeakRSS = peakRSS(ctx, m.Root)
+		}
+		return p, nil
+	}
 	p.hasher = hashing.NewHasher(layout.StatCache(m.Root))
 	// The history's peaks are read while the keys are computed.
 	peaks := make(chan map[string]int64, 1)
 	go func() { peaks <- peakRSS(ctx, m.Root) }()
-	if err := p.computeKeys(ctx); err != nil {
+	all, _, err := hashing.ListFilesCached(ctx, m.Root, layout.FileList(m.Root))
+	if err := p.computeKeys(ctx, all, err); err != nil {
 		<-peaks
 		return nil, err
 	}
@@ -129,9 +145,8 @@ func Prepare(ctx context.Context, o *Options) (*Prepared, error) {
 
 // computeKeys hashes every node's inputs (in parallel) and then folds the
 // keys in topological order.
-func (p *Prepared) computeKeys(ctx context.Context) error {
+func (p *Prepared) computeKeys(ctx context.Context, all []string, err error) error {
 	m := p.Model
-	all, _, err := hashing.ListFilesCached(ctx, m.Root, layout.FileList(m.Root))
 	if err != nil {
 		return fmt.Errorf("listing workspace files: %w", err)
 	}
@@ -393,6 +408,12 @@ func peakRSS(ctx context.Context, root string) map[string]int64 {
 		return out
 	}
 	defer h.Close()
+	return peaksFrom(ctx, h)
+}
+
+// peaksFrom reads each task's largest recorded peak RSS from h.
+func peaksFrom(ctx context.Context, h *history.Store) map[string]int64 {
+	out := map[string]int64{}
 	stats, err := h.TaskStats(ctx, history.Filter{})
 	if err != nil {
 		return out

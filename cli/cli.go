@@ -131,7 +131,7 @@ func loadModel(s *IO) (*workspace.Model, error) {
 	if err != nil {
 		return nil, usageError{err.Error()}
 	}
-	m, err := workspace.Load(root)
+	m, err := workspace.LoadReusing(root)
 	if err != nil {
 		// The error may quote the file; what it declares secret is masked
 		// even though it did not load.

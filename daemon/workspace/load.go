@@ -110,6 +110,31 @@ func (p *packageJSON) workspaceGlobs() []string {
 
 func readPackageJSON(path string) (*packageJSON, error) { return readPackageJSONAt(path, nil) }
 
+// readPackageJSONVia is readPackageJSONAt answered from the saved
+// decodings ms when they hold the file as it stats (ms nil: not).
+func readPackageJSONVia(path string, stamp *fileStamp, ms *manifestStore) (*packageJSON, error) {
+	if ms == nil {
+		return readPackageJSONAt(path, stamp)
+	}
+	var st fileStamp
+	if stamp != nil {
+		st = *stamp
+	} else {
+		var err error
+		if st, err = stampOf(path); err != nil {
+			return nil, err
+		}
+	}
+	if p, ok := ms.get(path, st); ok {
+		return p, nil
+	}
+	p, err := readPackageJSONAt(path, &st)
+	if err == nil {
+		ms.put(path, st, p)
+	}
+	return p, err
+}
+
 // readPackageJSONAt is readPackageJSON with the file's stamp when the
 // caller just took it (nil: stat it).
 func readPackageJSONAt(path string, stamp *fileStamp) (*packageJSON, error) {
@@ -129,6 +154,27 @@ func Load(root string) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	return load(root, nil)
+}
+
+// LoadReusing is Load for a short-lived process: where the workspace has
+// a .vx/ directory, it reuses the decodings of package.json files saved
+// there by an earlier load when they stat the same (manifests.go), and
+// saves what it decoded anew.
+func LoadReusing(root string) (*Model, error) {
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	ms := openManifests(root)
+	m, err := load(root, ms)
+	if err == nil {
+		ms.save()
+	}
+	return m, err
+}
+
+func load(root string, ms *manifestStore) (*Model, error) {
 	m := &Model{Root: root, ConfigPath: filepath.Join(root, ConfigFile), byName: map[string]*Project{}, LoadedAt: time.Now()}
 	src, err := os.ReadFile(m.ConfigPath)
 	if err != nil {
@@ -144,7 +190,7 @@ func Load(root string) (*Model, error) {
 
 	globs := m.Config.Projects
 	rootPkgPath := filepath.Join(root, "package.json")
-	if rp, err := readPackageJSON(rootPkgPath); err == nil {
+	if rp, err := readPackageJSONVia(rootPkgPath, nil, ms); err == nil {
 		m.Files = append(m.Files, rootPkgPath)
 		m.RootScripts = rp.Scripts
 		m.RootName = rp.Name
@@ -185,7 +231,7 @@ func Load(root string) (*Model, error) {
 			defer wg.Done()
 			for i := int(next.Add(1) - 1); i < len(dirs); i = int(next.Add(1) - 1) {
 				r := &results[i]
-				r.p, r.pkg, r.files, r.err = m.loadProject(dirs[i], stamps)
+				r.p, r.pkg, r.files, r.err = m.loadProject(dirs[i], stamps, ms)
 			}
 		}()
 	}
@@ -278,18 +324,16 @@ func parseTimeout(s string) (time.Duration, error) {
 	return d, nil
 }
 
-func (m *Model) loadProject(dir string, stamps map[string]fileStamp) (*Project, *packageJSON, []string, error) {
+func (m *Model) loadProject(dir string, stamps map[string]fileStamp, ms *manifestStore) (*Project, *packageJSON, []string, error) {
 	var files []string
 	abs := filepath.Join(m.Root, filepath.FromSlash(dir))
 	p := &Project{Dir: dir, Name: filepath.Base(abs)}
 	pkgPath := filepath.Join(abs, "package.json")
-	var pkg *packageJSON
-	var err error
+	var known *fileStamp
 	if st, ok := stamps[pkgPath]; ok {
-		pkg, err = readPackageJSONAt(pkgPath, &st)
-	} else {
-		pkg, err = readPackageJSON(pkgPath)
+		known = &st
 	}
+	pkg, err := readPackageJSONVia(pkgPath, known, ms)
 	switch {
 	case err == nil:
 		files = append(files, pkgPath)

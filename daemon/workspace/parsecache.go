@@ -17,6 +17,7 @@ type fileStamp struct {
 	size  int64
 	mtime int64
 	ino   uint64
+	ctime int64 // an edit that puts the mtime back still moves it
 }
 
 type cachedParse struct {
@@ -32,6 +33,7 @@ func stampOf(path string) (fileStamp, error) {
 	s := fileStamp{size: st.Size(), mtime: st.ModTime().UnixNano()}
 	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
 		s.ino = sys.Ino
+		s.ctime = sys.Ctim.Nano()
 	}
 	return s, nil
 }

@@ -181,6 +181,8 @@ func (p *Prepared) computeKeys(ctx context.Context, all []string, err error) err
 	}
 	files := make([]map[string]string, len(p.Graph.Nodes))
 	errs := make([]error, len(p.Graph.Nodes))
+	comps := make([]*taskkey.Components, len(p.Graph.Nodes))
+	before := make([][]byte, len(p.Graph.Nodes))
 	// One worker per CPU takes the next node from a shared counter: a
 	// goroutine per node handed through a semaphore cost the runtime a
 	// wake-up (and a spinning thread's sleep) per node.
@@ -201,6 +203,12 @@ func (p *Prepared) computeKeys(ctx context.Context, all []string, err error) err
 					list = rootFiles(m, all, n.Def)
 				}
 				files[i], errs[i] = p.hashInputs(n, list, outputsOf[n.Project])
+				if errs[i] == nil {
+					// All but the upstream keys, encoded here in
+					// parallel; the keys fold in graph order below.
+					comps[i] = p.components(n, global, files[i])
+					before[i] = comps[i].EncodeBeforeDeps()
+				}
 			}
 		}()
 	}
@@ -212,33 +220,45 @@ func (p *Prepared) computeKeys(ctx context.Context, all []string, err error) err
 	}
 	_ = p.hasher.Save()
 	for i, n := range p.Graph.Nodes {
-		c := &taskkey.Components{Runner: taskkey.Version + " vx/" + version.Version, Global: global, Files: files[i], Env: map[string]string{}, Deps: map[string]string{}}
-		if c.Files == nil {
-			c.Files = map[string]string{}
-		}
-		c.Definition = definitionOf(n)
-		// Masked before the key is hashed and the components stored: a
-		// secret's value never joins the key, and no reader of the
-		// history (why, whyDidThisRerun, explain-rerun) can see it.
-		for field, v := range c.Definition {
-			c.Definition[field] = p.Masker.String(v)
-		}
-		for _, name := range append(append([]string{}, m.Config.Env...), n.Def.Env...) {
-			if v, ok := p.Env[name]; ok {
-				// Masked first: a secret listed in env too joins neither
-				// the key nor the stored components, not even as a hash.
-				c.Env[name] = hashing.SumString(p.Masker.String(v))[:16]
-			} else {
-				c.Env[name] = ""
-			}
+		c := comps[i]
+		if c == nil {
+			c = p.components(n, global, nil)
+			before[i] = c.EncodeBeforeDeps()
 		}
 		for _, d := range n.Deps {
 			c.Deps[d.ID] = p.Keys[d.ID]
 		}
 		p.Components[n.ID] = c
-		p.Keys[n.ID], p.encoded[n.ID] = c.KeyAndEncode()
+		p.Keys[n.ID], p.encoded[n.ID] = c.KeyAndEncodeWith(before[i])
 	}
 	return nil
+}
+
+// components are a node's key components but its upstream keys (Deps,
+// empty).
+func (p *Prepared) components(n *workspace.Node, global, files map[string]string) *taskkey.Components {
+	m := p.Model
+	c := &taskkey.Components{Runner: taskkey.Version + " vx/" + version.Version, Global: global, Files: files, Env: map[string]string{}, Deps: map[string]string{}}
+	if c.Files == nil {
+		c.Files = map[string]string{}
+	}
+	c.Definition = definitionOf(n)
+	// Masked before the key is hashed and the components stored: a
+	// secret's value never joins the key, and no reader of the
+	// history (why, whyDidThisRerun, explain-rerun) can see it.
+	for field, v := range c.Definition {
+		c.Definition[field] = p.Masker.String(v)
+	}
+	for _, name := range append(append([]string{}, m.Config.Env...), n.Def.Env...) {
+		if v, ok := p.Env[name]; ok {
+			// Masked first: a secret listed in env too joins neither
+			// the key nor the stored components, not even as a hash.
+			c.Env[name] = hashing.SumString(p.Masker.String(v))[:16]
+		} else {
+			c.Env[name] = ""
+		}
+	}
+	return c
 }
 
 func definitionOf(n *workspace.Node) map[string]string {

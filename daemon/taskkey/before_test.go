@@ -2,6 +2,7 @@ package taskkey
 
 import (
 	"bytes"
+	"encoding/json"
 	"testing"
 )
 
@@ -32,5 +33,25 @@ func TestKeyAndEncodeWithIsKeyAndEncode(t *testing.T) {
 	c := cases[1]
 	if k, _ := c.KeyAndEncodeWith([]byte(`{"runner":"other"}`)); k != c.Key() {
 		t.Errorf("a foreign encoding changed the key")
+	}
+}
+
+// TestEncodeIsJSONMarshal: the direct encoding is encoding/json's, byte
+// for byte, whatever the strings hold.
+func TestEncodeIsJSONMarshal(t *testing.T) {
+	odd := []string{"", "plain", `quo"te`, `back\slash`, "<html>&amp;", "tab\there", "nl\n", "\x00\x1f", "é ü 日本", "\u2028\u2029", "bad\xffutf8", "emoji 🎉", "\x7f"}
+	for i, s := range odd {
+		c := &Components{Runner: s, Global: map[string]string{s: s, "a": s}, Definition: map[string]string{"command": s},
+			Env: map[string]string{}, Files: map[string]string{s + "/f": "h", "z": s}, Deps: map[string]string{s: "k"}}
+		want, _ := json.Marshal(c)
+		_, got := c.KeyAndEncodeWith(c.EncodeBeforeDeps())
+		if !bytes.Equal(got, want) {
+			t.Errorf("case %d (%q):\n got %s\nwant %s", i, s, got, want)
+		}
+	}
+	nilMaps := &Components{Runner: "r"}
+	want, _ := json.Marshal(nilMaps)
+	if _, got := nilMaps.KeyAndEncodeWith(nilMaps.EncodeBeforeDeps()); !bytes.Equal(got, want) {
+		t.Errorf("nil maps:\n got %s\nwant %s", got, want)
 	}
 }

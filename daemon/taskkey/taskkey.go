@@ -41,10 +41,7 @@ func (c *Components) KeyAndEncode() (string, []byte) {
 // empty), which KeyAndEncodeWith completes: the part of a key that does
 // not wait for the upstream keys, so callers can encode it in parallel.
 func (c *Components) EncodeBeforeDeps() []byte {
-	d := *c
-	d.Deps = nil
-	b, _ := json.Marshal(&d)
-	return b
+	return c.appendBeforeDeps(make([]byte, 0, 256+64*(len(c.Files)+len(c.Global))))
 }
 
 // depsNull ends EncodeBeforeDeps: Deps is the last field.
@@ -56,10 +53,9 @@ func (c *Components) KeyAndEncodeWith(before []byte) (string, []byte) {
 	if !bytes.HasSuffix(before, []byte(depsNull)) {
 		return c.KeyAndEncode()
 	}
-	deps, _ := json.Marshal(c.Deps)
 	head := len(before) - len("null}")
-	b := make([]byte, 0, head+len(deps)+1)
-	b = append(append(append(b, before[:head]...), deps...), '}')
+	b := make([]byte, 0, head+2+64*len(c.Deps))
+	b = append(appendMap(append(b, before[:head]...), c.Deps), '}')
 	return hashing.Sum(b)[:32], b
 }
 

@@ -431,15 +431,12 @@ func peakRSS(ctx context.Context, root string) map[string]int64 {
 	return peaksFrom(ctx, h)
 }
 
-// peaksFrom reads each task's largest recorded peak RSS from h.
+// peaksFrom reads each task's largest recorded peak RSS from h (none on
+// an error: the run plans without them).
 func peaksFrom(ctx context.Context, h *history.Store) map[string]int64 {
-	out := map[string]int64{}
-	stats, err := h.TaskStats(ctx, history.Filter{})
+	out, err := h.PeakRSS(ctx)
 	if err != nil {
-		return out
-	}
-	for _, st := range stats {
-		out[st.TaskID] = st.MaxPeakRSSBytes
+		return map[string]int64{}
 	}
 	return out
 }

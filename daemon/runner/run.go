@@ -45,15 +45,12 @@ type run struct {
 	rowsMu  sync.Mutex
 	pending []history.Execution
 	pendMu  sync.Mutex
-	// flushNow asks the history writer to record what is pending now
-	// (flushRows of it), before its next tick.
-	flushNow chan struct{}
-	warnMu   sync.Mutex
-	warns    []string
-	stamps   *outputStamps
-	stopped  bool // a failure stopped scheduling (no --continue)
-	stopBy   string
-	rc       remote
+	warnMu  sync.Mutex
+	warns   []string
+	stamps  *outputStamps
+	stopped bool // a failure stopped scheduling (no --continue)
+	stopBy  string
+	rc      remote
 
 	// overlaps are the run's tasks whose outputs may collide; guard keeps
 	// them apart (overlap.go).
@@ -161,7 +158,6 @@ func Execute(ctx context.Context, p *Prepared, o *Options, out Output) (*wire.Ru
 
 	flushDone := make(chan struct{})
 	stopFlush := make(chan struct{})
-	r.flushNow = make(chan struct{}, 1)
 	go func() {
 		defer close(flushDone)
 		t := time.NewTicker(150 * time.Millisecond)
@@ -169,8 +165,6 @@ func Execute(ctx context.Context, p *Prepared, o *Options, out Output) (*wire.Ru
 		for {
 			select {
 			case <-t.C:
-				r.flush(context.WithoutCancel(ctx))
-			case <-r.flushNow:
 				r.flush(context.WithoutCancel(ctx))
 			case <-stopFlush:
 				return
@@ -698,24 +692,9 @@ func (r *run) record(n *workspace.Node, row *wire.TaskRow, output []byte) {
 	}
 	r.pendMu.Lock()
 	r.pending = append(r.pending, ex)
-	full := len(r.pending) >= flushRows
 	r.pendMu.Unlock()
-	if full && r.flushNow != nil {
-		// Hits finish faster than the ticker: the history writes what
-		// is pending while the run goes on, not all at its end.
-		select {
-		case r.flushNow <- struct{}{}:
-		default:
-		}
-	}
 	r.event(wire.Event{Type: wire.EventTaskFinished, TaskID: n.ID, Status: row.Status, Cache: row.Cache, DurationMs: row.DurationMs})
 }
-
-// flushRows is how many finished executions make the history writer
-// record them before its next tick: a fully cached run of 1,000 tasks
-// finishes in a few tens of milliseconds, and its history write, one
-// transaction of a few hundred rows at a time, overlaps the rest.
-const flushRows = 250
 
 func (r *run) flush(ctx context.Context) {
 	r.pendMu.Lock()

@@ -159,8 +159,9 @@ func TestEarlyStartLeavesNoHistory(t *testing.T) {
 }
 
 // TestManyHitsAllRecorded: the history writer records executions in
-// batches as they finish (not only at the end of the run); every one of
-// a run of more tasks than a batch is recorded, once.
+// batches (what its periodic tick finds pending, then the rest at the
+// end; 200 rows a statement); every one of a run of more tasks than a
+// statement holds, cold or fully cached, is recorded once.
 func TestManyHitsAllRecorded(t *testing.T) {
 	t.Parallel()
 	ws := t.TempDir()

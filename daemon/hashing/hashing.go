@@ -68,7 +68,10 @@ func NewHasher(path string) *Hasher {
 		return h
 	}
 	b = b[len(statCacheMagic):]
-	for len(b) > 0 {
+	// One string for the whole file: the names below share it rather
+	// than allocate one each.
+	all := string(b)
+	for off := 0; len(b) > 0; {
 		if len(b) < 2 {
 			break
 		}
@@ -76,7 +79,8 @@ func NewHasher(path string) *Hasher {
 		if len(b) < 2+n+40 {
 			break
 		}
-		name := string(b[2 : 2+n])
+		name := all[off+2 : off+2+n]
+		off += 2 + n + 40
 		r := b[2+n:]
 		var e statEntry
 		e.key.size = int64(binary.LittleEndian.Uint64(r))

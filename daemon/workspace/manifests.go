@@ -24,8 +24,12 @@ import (
 
 const manifestsMagic = "vxmanifests1\n"
 
-// maxManifests bounds the entries read from the saved file.
-const maxManifests = 1 << 20
+// maxManifests bounds the entries read from the saved file, and
+// maxManifestsBytes its size.
+const (
+	maxManifests      = 1 << 20
+	maxManifestsBytes = 256 << 20
+)
 
 // manifestStore is one load's view of the saved decodings.
 type manifestStore struct {
@@ -44,6 +48,11 @@ func openManifests(root string) *manifestStore {
 		return nil
 	}
 	s := &manifestStore{path: layout.Manifests(root), saved: map[string]string{}, keep: map[string]string{}}
+	if st, err := os.Stat(s.path); err == nil && st.Size() > maxManifestsBytes {
+		// Not something a load wrote: replaced by a whole one.
+		s.changed = true
+		return s
+	}
 	raw, err := os.ReadFile(s.path)
 	if err != nil || !bytes.HasPrefix(raw, []byte(manifestsMagic)) {
 		// Missing: saved once the load decodes something. Foreign:

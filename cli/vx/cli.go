@@ -63,7 +63,7 @@ func loadModel(s *cmdline.IO) (*workspace.Model, error) {
 	if err != nil {
 		return nil, cmdline.UsageError(err.Error())
 	}
-	m, err := workspace.Load(root)
+	m, err := workspace.LoadReusing(root)
 	if err != nil {
 		// The error may quote the file; what it declares secret is masked
 		// even though it did not load.
@@ -140,7 +140,16 @@ func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	}
 	// A run is a short-lived process that allocates little it keeps:
 	// collect less often, from the start (loading and keys allocate most).
-	debug.SetGCPercent(400)
+	// At 1000 the first collection waits for a 40 MB heap: a fully cached
+	// run of 1,000 packages (about 15 MB) never collects, where at 400 it
+	// collected once at 16 MB; a long run holds at most 11× its ~6 MB live.
+	debug.SetGCPercent(1000)
+	// The listing, the stat cache and the history need only the root:
+	// they get going while the workspace loads.
+	if root, err := workspace.FindRoot(s.WorkingDir()); err == nil {
+		in.Early = runner.StartEarly(ctx, root, logger(s), !a.Has("dry"))
+		defer in.Early.Close()
+	}
 	m, err := loadModel(s)
 	if err != nil {
 		return err

@@ -68,7 +68,10 @@ func NewHasher(path string) *Hasher {
 		return h
 	}
 	b = b[len(statCacheMagic):]
-	for len(b) > 0 {
+	// One string for the whole file: the names below share it rather
+	// than allocate one each.
+	all := string(b)
+	for off := 0; len(b) > 0; {
 		if len(b) < 2 {
 			break
 		}
@@ -76,7 +79,8 @@ func NewHasher(path string) *Hasher {
 		if len(b) < 2+n+40 {
 			break
 		}
-		name := string(b[2 : 2+n])
+		name := all[off+2 : off+2+n]
+		off += 2 + n + 40
 		r := b[2+n:]
 		var e statEntry
 		e.key.size = int64(binary.LittleEndian.Uint64(r))
@@ -129,24 +133,31 @@ func (h *Hasher) Save() error {
 // HashFile returns the content hash of the file at abs. Symlinks hash their
 // target path, so a link's identity is where it points.
 func (h *Hasher) HashFile(abs string) (string, error) {
-	st, err := os.Lstat(abs)
-	if err != nil {
-		return "", err
+	// A bare lstat into a Stat_t on the stack: os.Lstat would allocate a
+	// FileInfo for each of a run's (often 10,000 and more) inputs.
+	var st syscall.Stat_t
+	for {
+		err := syscall.Lstat(abs, &st)
+		if err == nil {
+			break
+		}
+		if err != syscall.EINTR {
+			return "", &fs.PathError{Op: "lstat", Path: abs, Err: err}
+		}
 	}
-	if st.Mode()&fs.ModeSymlink != 0 {
+	switch st.Mode & syscall.S_IFMT {
+	case syscall.S_IFLNK:
 		target, err := os.Readlink(abs)
 		if err != nil {
 			return "", err
 		}
 		return "link:" + SumString(target), nil
-	}
-	if !st.Mode().IsRegular() {
+	case syscall.S_IFREG:
+	default:
 		return "", errors.New("not a regular file")
 	}
-	k := statKey{size: st.Size(), mtime: st.ModTime().UnixNano()}
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
-		k.ino = sys.Ino
-	}
+	mtime := time.Unix(st.Mtim.Sec, st.Mtim.Nsec)
+	k := statKey{size: st.Size, mtime: mtime.UnixNano(), ino: st.Ino}
 	h.mu.Lock()
 	e, ok := h.m[abs]
 	h.mu.Unlock()
@@ -165,7 +176,7 @@ func (h *Hasher) HashFile(abs string) (string, error) {
 	sum := hasher.Sum128().Bytes()
 	// A file modified within the last two seconds may change again within
 	// the mtime's resolution without its stat changing: do not remember it.
-	if time.Since(st.ModTime()) > 2*time.Second {
+	if time.Since(mtime) > 2*time.Second {
 		h.mu.Lock()
 		h.m[abs] = statEntry{key: k, hash: sum}
 		h.dirty = true

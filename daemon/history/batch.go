@@ -68,16 +68,18 @@ func (s *Store) recordBatch(ctx context.Context, tx *sql.Tx, execs []Execution) 
 		r.id = last
 		r.attempt = e.Status == StatusPassed || e.Status == StatusFailed || e.Status == StatusTimedOut
 		r.ran = r.attempt && !hit
-		r.recent = windows[e.TaskID]
-		d := decodeWindow(r.recent)
-		if r.ran {
-			d = append(d, max(e.DurationMs, 0))
-			if len(d) > PercentileWindow {
-				d = d[len(d)-PercentileWindow:]
-			}
-			r.recent = encodeWindow(d)
-			windows[e.TaskID] = r.recent
+		if !r.ran {
+			// The window and its percentiles stay as stored (upsertStats
+			// keeps them): a fully cached run reads and writes none.
+			continue
 		}
+		d := decodeWindow(windows[e.TaskID])
+		d = append(d, max(e.DurationMs, 0))
+		if len(d) > PercentileWindow {
+			d = d[len(d)-PercentileWindow:]
+		}
+		r.recent = encodeWindow(d)
+		windows[e.TaskID] = r.recent
 		slices.Sort(d)
 		r.p50, r.p99 = percentile(d, 50), percentile(d, 99)
 	}
@@ -150,9 +152,12 @@ func distinct(execs []Execution, pick func(e *Execution) (string, bool)) []strin
 	return out
 }
 
-// batchWindows reads the recent-durations window of every task involved.
+// batchWindows reads the recent-durations window of every task the batch
+// has an execution of that ran (the only ones that move a window).
 func batchWindows(ctx context.Context, tx *sql.Tx, execs []Execution) (map[string][]byte, error) {
-	ids := distinct(execs, func(e *Execution) (string, bool) { return e.TaskID, true })
+	ids := distinct(execs, func(e *Execution) (string, bool) {
+		return e.TaskID, isAttempt(e.Status) && e.Cache != CacheHit
+	})
 	out := make(map[string][]byte, len(ids))
 	err := inChunks(ids, func(ph string, args []any) error {
 		rows, err := tx.QueryContext(ctx, `SELECT task_id, recent FROM task_stats WHERE task_id IN (`+ph+`)`, args...)
@@ -245,9 +250,9 @@ func upsertStats(ctx context.Context, tx *sql.Tx, chunk []execRow) error {
 			last_run_id = CASE WHEN (excluded.last_seq, excluded.last_id) > (last_seq, last_id) THEN excluded.last_run_id ELSE last_run_id END,
 			last_id = CASE WHEN (excluded.last_seq, excluded.last_id) > (last_seq, last_id) THEN excluded.last_id ELSE last_id END,
 			last_seq = max(last_seq, excluded.last_seq),
-			p50_ms = excluded.p50_ms,
-			p99_ms = excluded.p99_ms,
-			recent = excluded.recent`
+			p50_ms = CASE WHEN excluded.ran = 1 THEN excluded.p50_ms ELSE p50_ms END,
+			p99_ms = CASE WHEN excluded.ran = 1 THEN excluded.p99_ms ELSE p99_ms END,
+			recent = CASE WHEN excluded.ran = 1 THEN excluded.recent ELSE recent END`
 	if _, err := tx.ExecContext(ctx, q, args...); err != nil {
 		return fmt.Errorf("recording stats of %s…: %w", chunk[0].e.TaskID, err)
 	}

@@ -34,6 +34,9 @@ type ExecuteInput struct {
 	// Output is where Execute prints task lines, warnings and events
 	// (Plan prints nothing).
 	Output runner.Output
+	// Early, when set, is the listing, stat cache and history the run
+	// started before the workspace loaded (runner.StartEarly).
+	Early *runner.Early
 }
 
 // options is the input as the runner's options over the model m.
@@ -41,6 +44,7 @@ func (in *ExecuteInput) options(m *workspace.Model) *runner.Options {
 	return &runner.Options{
 		Model: m, Tasks: in.Tasks, Selection: in.Selection, Force: in.Force, Continue: in.Continue,
 		Concurrency: in.Concurrency, Args: in.Command, Environ: in.Environ, Logger: in.Logger, Cache: in.Cache,
+		Early: in.Early,
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/rs/zerolog"
@@ -41,6 +42,9 @@ type Options struct {
 	Environ     []string // vx's own environment; nil = os.Environ()
 	Logger      zerolog.Logger
 	Cache       *remotecache.Mode // --cache; nil reads and writes both caches
+	// Early, when set, is the listing, stat cache and history started
+	// before the model loaded (StartEarly); nil does it all here.
+	Early *Early
 }
 
 // Prepared is a run's graph with every task's key computed.
@@ -60,6 +64,7 @@ type Prepared struct {
 	PeakRSS      map[string]int64
 	hasher       *hashing.Hasher
 	encoded      map[string][]byte // task id → its components as the history stores them
+	early        *Early
 }
 
 // VXDir is the workspace's state directory.
@@ -114,11 +119,23 @@ func Prepare(ctx context.Context, o *Options) (*Prepared, error) {
 		return nil, err
 	}
 	p.Graph = g
+	if e := o.Early.wait(m.Root); e != nil {
+		p.early, p.hasher = e, e.hasher
+		if err := p.computeKeys(ctx, e.files, e.listed); err != nil {
+			return nil, err
+		}
+		p.PeakRSS = e.peaks
+		if p.PeakRSS == nil {
+			p.PeakRSS = peakRSS(ctx, m.Root)
+		}
+		return p, nil
+	}
 	p.hasher = hashing.NewHasher(layout.StatCache(m.Root))
 	// The history's peaks are read while the keys are computed.
 	peaks := make(chan map[string]int64, 1)
 	go func() { peaks <- peakRSS(ctx, m.Root) }()
-	if err := p.computeKeys(ctx); err != nil {
+	all, _, err := hashing.ListFilesCached(ctx, m.Root, layout.FileList(m.Root))
+	if err := p.computeKeys(ctx, all, err); err != nil {
 		<-peaks
 		return nil, err
 	}
@@ -128,9 +145,8 @@ func Prepare(ctx context.Context, o *Options) (*Prepared, error) {
 
 // computeKeys hashes every node's inputs (in parallel) and then folds the
 // keys in topological order.
-func (p *Prepared) computeKeys(ctx context.Context) error {
+func (p *Prepared) computeKeys(ctx context.Context, all []string, err error) error {
 	m := p.Model
-	all, _, err := hashing.ListFilesCached(ctx, m.Root, layout.FileList(m.Root))
 	if err != nil {
 		return fmt.Errorf("listing workspace files: %w", err)
 	}
@@ -165,23 +181,36 @@ func (p *Prepared) computeKeys(ctx context.Context) error {
 	}
 	files := make([]map[string]string, len(p.Graph.Nodes))
 	errs := make([]error, len(p.Graph.Nodes))
+	comps := make([]*taskkey.Components, len(p.Graph.Nodes))
+	before := make([][]byte, len(p.Graph.Nodes))
+	// One worker per CPU takes the next node from a shared counter: a
+	// goroutine per node handed through a semaphore cost the runtime a
+	// wake-up (and a spinning thread's sleep) per node.
 	var wg sync.WaitGroup
-	sem := make(chan struct{}, max(4, 2*runtime.NumCPU()))
-	for i, n := range p.Graph.Nodes {
-		if n.Def.NoOp() {
-			continue
-		}
+	var next atomic.Int64
+	nodes := p.Graph.Nodes
+	for w := 0; w < min(runtime.NumCPU(), len(nodes)); w++ {
 		wg.Add(1)
-		sem <- struct{}{}
-		go func(i int, n *workspace.Node) {
+		go func() {
 			defer wg.Done()
-			defer func() { <-sem }()
-			list := byDir[n.Dir]
-			if n.Project == workspace.RootProject {
-				list = rootFiles(m, all, n.Def)
+			for i := int(next.Add(1) - 1); i < len(nodes); i = int(next.Add(1) - 1) {
+				n := nodes[i]
+				if n.Def.NoOp() {
+					continue
+				}
+				list := byDir[n.Dir]
+				if n.Project == workspace.RootProject {
+					list = rootFiles(m, all, n.Def)
+				}
+				files[i], errs[i] = p.hashInputs(n, list, outputsOf[n.Project])
+				if errs[i] == nil {
+					// All but the upstream keys, encoded here in
+					// parallel; the keys fold in graph order below.
+					comps[i] = p.components(n, global, files[i])
+					before[i] = comps[i].EncodeBeforeDeps()
+				}
 			}
-			files[i], errs[i] = p.hashInputs(n, list, outputsOf[n.Project])
-		}(i, n)
+		}()
 	}
 	wg.Wait()
 	for _, err := range errs {
@@ -191,33 +220,45 @@ func (p *Prepared) computeKeys(ctx context.Context) error {
 	}
 	_ = p.hasher.Save()
 	for i, n := range p.Graph.Nodes {
-		c := &taskkey.Components{Runner: taskkey.Version + " vx/" + version.Version, Global: global, Files: files[i], Env: map[string]string{}, Deps: map[string]string{}}
-		if c.Files == nil {
-			c.Files = map[string]string{}
-		}
-		c.Definition = definitionOf(n)
-		// Masked before the key is hashed and the components stored: a
-		// secret's value never joins the key, and no reader of the
-		// history (why, whyDidThisRerun, explain-rerun) can see it.
-		for field, v := range c.Definition {
-			c.Definition[field] = p.Masker.String(v)
-		}
-		for _, name := range append(append([]string{}, m.Config.Env...), n.Def.Env...) {
-			if v, ok := p.Env[name]; ok {
-				// Masked first: a secret listed in env too joins neither
-				// the key nor the stored components, not even as a hash.
-				c.Env[name] = hashing.SumString(p.Masker.String(v))[:16]
-			} else {
-				c.Env[name] = ""
-			}
+		c := comps[i]
+		if c == nil {
+			c = p.components(n, global, nil)
+			before[i] = c.EncodeBeforeDeps()
 		}
 		for _, d := range n.Deps {
 			c.Deps[d.ID] = p.Keys[d.ID]
 		}
 		p.Components[n.ID] = c
-		p.Keys[n.ID], p.encoded[n.ID] = c.KeyAndEncode()
+		p.Keys[n.ID], p.encoded[n.ID] = c.KeyAndEncodeWith(before[i])
 	}
 	return nil
+}
+
+// components are a node's key components but its upstream keys (Deps,
+// empty).
+func (p *Prepared) components(n *workspace.Node, global, files map[string]string) *taskkey.Components {
+	m := p.Model
+	c := &taskkey.Components{Runner: taskkey.Version + " vx/" + version.Version, Global: global, Files: files, Env: map[string]string{}, Deps: map[string]string{}}
+	if c.Files == nil {
+		c.Files = map[string]string{}
+	}
+	c.Definition = definitionOf(n)
+	// Masked before the key is hashed and the components stored: a
+	// secret's value never joins the key, and no reader of the
+	// history (why, whyDidThisRerun, explain-rerun) can see it.
+	for field, v := range c.Definition {
+		c.Definition[field] = p.Masker.String(v)
+	}
+	for _, name := range append(append([]string{}, m.Config.Env...), n.Def.Env...) {
+		if v, ok := p.Env[name]; ok {
+			// Masked first: a secret listed in env too joins neither
+			// the key nor the stored components, not even as a hash.
+			c.Env[name] = hashing.SumString(p.Masker.String(v))[:16]
+		} else {
+			c.Env[name] = ""
+		}
+	}
+	return c
 }
 
 func definitionOf(n *workspace.Node) map[string]string {
@@ -387,12 +428,15 @@ func peakRSS(ctx context.Context, root string) map[string]int64 {
 		return out
 	}
 	defer h.Close()
-	stats, err := h.TaskStats(ctx, history.Filter{})
+	return peaksFrom(ctx, h)
+}
+
+// peaksFrom reads each task's largest recorded peak RSS from h (none on
+// an error: the run plans without them).
+func peaksFrom(ctx context.Context, h *history.Store) map[string]int64 {
+	out, err := h.PeakRSS(ctx)
 	if err != nil {
-		return out
-	}
-	for _, st := range stats {
-		out[st.TaskID] = st.MaxPeakRSSBytes
+		return map[string]int64{}
 	}
 	return out
 }

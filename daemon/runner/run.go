@@ -111,7 +111,10 @@ func Execute(ctx context.Context, p *Prepared, o *Options, out Output) (*wire.Ru
 	if err != nil {
 		return nil, fmt.Errorf("opening cache: %w", err)
 	}
-	hist, err := history.Open(ctx, history.Path(root), &history.Options{Logger: o.Logger})
+	hist, early, err := p.early.takeHistory(root)
+	if !early {
+		hist, err = history.Open(ctx, history.Path(root), &history.Options{Logger: o.Logger})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("opening history: %w", err)
 	}

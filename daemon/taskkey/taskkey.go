@@ -4,6 +4,7 @@
 package taskkey
 
 import (
+	"bytes"
 	"encoding/json"
 	"sort"
 
@@ -33,6 +34,28 @@ func (c *Components) Key() string {
 // one serialisation (maps marshal with sorted keys).
 func (c *Components) KeyAndEncode() (string, []byte) {
 	b, _ := json.Marshal(c)
+	return hashing.Sum(b)[:32], b
+}
+
+// EncodeBeforeDeps is the encoding of every component but Deps (as if
+// empty), which KeyAndEncodeWith completes: the part of a key that does
+// not wait for the upstream keys, so callers can encode it in parallel.
+func (c *Components) EncodeBeforeDeps() []byte {
+	return c.appendBeforeDeps(make([]byte, 0, 256+64*(len(c.Files)+len(c.Global))))
+}
+
+// depsNull ends EncodeBeforeDeps: Deps is the last field.
+const depsNull = `"deps":null}`
+
+// KeyAndEncodeWith is KeyAndEncode from before, c's EncodeBeforeDeps
+// (taken before c.Deps was filled in): the same key and encoding.
+func (c *Components) KeyAndEncodeWith(before []byte) (string, []byte) {
+	if !bytes.HasSuffix(before, []byte(depsNull)) {
+		return c.KeyAndEncode()
+	}
+	head := len(before) - len("null}")
+	b := make([]byte, 0, head+2+64*len(c.Deps))
+	b = append(appendMap(append(b, before[:head]...), c.Deps), '}')
 	return hashing.Sum(b)[:32], b
 }
 

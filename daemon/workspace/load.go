@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -106,8 +108,37 @@ func (p *packageJSON) workspaceGlobs() []string {
 	return nil
 }
 
-func readPackageJSON(path string) (*packageJSON, error) {
-	return readCached(path, func(b []byte) (*packageJSON, error) {
+func readPackageJSON(path string) (*packageJSON, error) { return readPackageJSONAt(path, nil) }
+
+// readPackageJSONVia is readPackageJSONAt answered from the saved
+// decodings ms when they hold the file as it stats (ms nil: not).
+func readPackageJSONVia(path string, stamp *fileStamp, ms *manifestStore) (*packageJSON, error) {
+	if ms == nil {
+		return readPackageJSONAt(path, stamp)
+	}
+	var st fileStamp
+	if stamp != nil {
+		st = *stamp
+	} else {
+		var err error
+		if st, err = stampOf(path); err != nil {
+			return nil, err
+		}
+	}
+	if p, ok := ms.get(path, st); ok {
+		return p, nil
+	}
+	p, err := readPackageJSONAt(path, &st)
+	if err == nil {
+		ms.put(path, st, p)
+	}
+	return p, err
+}
+
+// readPackageJSONAt is readPackageJSON with the file's stamp when the
+// caller just took it (nil: stat it).
+func readPackageJSONAt(path string, stamp *fileStamp) (*packageJSON, error) {
+	return readCachedAt(path, stamp, func(b []byte) (*packageJSON, error) {
 		var p packageJSON
 		if err := decodeJSONC(path, b, &p, false); err != nil {
 			return nil, err
@@ -123,6 +154,27 @@ func Load(root string) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	return load(root, nil)
+}
+
+// LoadReusing is Load for a short-lived process: where the workspace has
+// a .vx/ directory, it reuses the decodings of package.json files saved
+// there by an earlier load when they stat the same (manifests.go), and
+// saves what it decoded anew.
+func LoadReusing(root string) (*Model, error) {
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	ms := openManifests(root)
+	m, err := load(root, ms)
+	if err == nil {
+		ms.save()
+	}
+	return m, err
+}
+
+func load(root string, ms *manifestStore) (*Model, error) {
 	m := &Model{Root: root, ConfigPath: filepath.Join(root, ConfigFile), byName: map[string]*Project{}, LoadedAt: time.Now()}
 	src, err := os.ReadFile(m.ConfigPath)
 	if err != nil {
@@ -138,7 +190,7 @@ func Load(root string) (*Model, error) {
 
 	globs := m.Config.Projects
 	rootPkgPath := filepath.Join(root, "package.json")
-	if rp, err := readPackageJSON(rootPkgPath); err == nil {
+	if rp, err := readPackageJSONVia(rootPkgPath, nil, ms); err == nil {
 		m.Files = append(m.Files, rootPkgPath)
 		m.RootScripts = rp.Scripts
 		m.RootName = rp.Name
@@ -156,7 +208,7 @@ func Load(root string) (*Model, error) {
 		}
 	}
 
-	dirs, err := expandProjectGlobs(root, globs)
+	dirs, stamps, err := expandProjectGlobs(root, globs)
 	if err != nil {
 		return nil, err
 	}
@@ -168,17 +220,19 @@ func Load(root string) (*Model, error) {
 		files []string
 		err   error
 	}
+	// A few workers take the next directory from a shared counter (a
+	// goroutine per project cost the runtime a wake-up each).
 	results := make([]loaded, len(dirs))
 	var wg sync.WaitGroup
-	sem := make(chan struct{}, 8)
-	for i, dir := range dirs {
+	var next atomic.Int64
+	for w := 0; w < min(max(2, runtime.NumCPU()), len(dirs)); w++ {
 		wg.Add(1)
-		sem <- struct{}{}
 		go func() {
 			defer wg.Done()
-			defer func() { <-sem }()
-			r := &results[i]
-			r.p, r.pkg, r.files, r.err = m.loadProject(dir)
+			for i := int(next.Add(1) - 1); i < len(dirs); i = int(next.Add(1) - 1) {
+				r := &results[i]
+				r.p, r.pkg, r.files, r.err = m.loadProject(dirs[i], stamps, ms)
+			}
 		}()
 	}
 	wg.Wait()
@@ -270,12 +324,16 @@ func parseTimeout(s string) (time.Duration, error) {
 	return d, nil
 }
 
-func (m *Model) loadProject(dir string) (*Project, *packageJSON, []string, error) {
+func (m *Model) loadProject(dir string, stamps map[string]fileStamp, ms *manifestStore) (*Project, *packageJSON, []string, error) {
 	var files []string
 	abs := filepath.Join(m.Root, filepath.FromSlash(dir))
 	p := &Project{Dir: dir, Name: filepath.Base(abs)}
 	pkgPath := filepath.Join(abs, "package.json")
-	pkg, err := readPackageJSON(pkgPath)
+	var known *fileStamp
+	if st, ok := stamps[pkgPath]; ok {
+		known = &st
+	}
+	pkg, err := readPackageJSONVia(pkgPath, known, ms)
 	switch {
 	case err == nil:
 		files = append(files, pkgPath)
@@ -329,29 +387,30 @@ func (m *Model) loadProject(dir string) (*Project, *packageJSON, []string, error
 
 // expandProjectGlobs returns the slash-separated relative dirs matched by
 // globs ("!" excludes), skipping node_modules and dirs without a manifest.
-func expandProjectGlobs(root string, globs []string) ([]string, error) {
+// It also answers the stamp of each package.json it found, which the load
+// reuses rather than stat it again.
+func expandProjectGlobs(root string, globs []string) ([]string, map[string]fileStamp, error) {
 	fsys := os.DirFS(root)
 	set := map[string]bool{}
+	stamps := map[string]fileStamp{}
 	for _, g := range globs {
 		neg := strings.HasPrefix(g, "!")
 		pat := strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(g, "!"), "./"), "/")
 		pat = strings.TrimSuffix(pat, "/")
 		if !doublestar.ValidatePattern(pat) {
-			return nil, fmt.Errorf("%s: projects: %q is not a valid glob", ConfigFile, g)
+			return nil, nil, fmt.Errorf("%s: projects: %q is not a valid glob", ConfigFile, g)
 		}
 		dirs, err := doublestar.Glob(fsys, pat)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, d := range dirs {
 			if strings.Contains("/"+d+"/", "/node_modules/") || strings.HasPrefix(d, ".") {
 				continue
 			}
-			st, err := os.Stat(filepath.Join(root, d))
-			if err != nil || !st.IsDir() {
-				continue
-			}
-			if !hasManifest(filepath.Join(root, d)) {
+			// A manifest found inside d makes d a directory (or a link to
+			// one): no stat of d itself is needed.
+			if !hasManifest(filepath.Join(root, d), stamps) {
 				continue
 			}
 			if neg {
@@ -361,16 +420,19 @@ func expandProjectGlobs(root string, globs []string) ([]string, error) {
 			}
 		}
 	}
-	return sortedKeys(set), nil
+	return sortedKeys(set), stamps, nil
 }
 
-func hasManifest(dir string) bool {
-	for _, f := range []string{"package.json", ProjectFile} {
-		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
-			return true
-		}
+// hasManifest reports whether dir holds package.json or vx.project.json,
+// noting the stamp of the package.json it found in stamps.
+func hasManifest(dir string, stamps map[string]fileStamp) bool {
+	pkg := filepath.Join(dir, "package.json")
+	if st, err := stampOf(pkg); err == nil {
+		stamps[pkg] = st
+		return true
 	}
-	return false
+	_, err := os.Stat(filepath.Join(dir, ProjectFile))
+	return err == nil
 }
 
 // parsePnpmPackages reads the "packages:" list of pnpm-workspace.yaml.

@@ -86,7 +86,7 @@ func ScanSecrets(root string) []DeclaredSecret {
 			globs = parsePnpmPackages(b)
 		}
 	}
-	dirs, _ := expandProjectGlobs(root, globs)
+	dirs, _, _ := expandProjectGlobs(root, globs)
 	for _, dir := range dirs {
 		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(dir), ProjectFile))
 		if err == nil {

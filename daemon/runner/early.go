@@ -1,0 +1,104 @@
+package runner
+
+import (
+	"context"
+	"os"
+	"sync"
+
+	"github.com/rs/zerolog"
+
+	"github.com/vzn/vx/daemon/hashing"
+	"github.com/vzn/vx/daemon/history"
+	"github.com/vzn/vx/protocol/layout"
+)
+
+// Early is the part of a run's preparation that needs nothing but the
+// workspace root: the file listing, the stat cache and the history. The
+// command line starts it as soon as it has found the root, so that these
+// go on while the workspace loads (a fully cached run of 1,000 packages
+// spends a third of its time loading manifests, on both cores at most
+// half the time). Prepare and Execute take what it made when its root is
+// the model's; what they never take, Close releases.
+type Early struct {
+	root string
+	wg   sync.WaitGroup
+
+	files  []string // ListFilesCached
+	listed error
+
+	hasher *hashing.Hasher
+
+	hist    *history.Store // nil when not asked for, failed, or taken
+	histErr error
+	peaks   map[string]int64
+}
+
+// StartEarly starts listing root's files and loading its stat cache, and,
+// with openHistory, opening its history for writing and reading each
+// task's peak RSS from it. It starts nothing (nil) in a workspace where
+// vx never ran, and opens no history that does not exist yet: a command
+// line refused once the workspace loads (an unknown task, a cycle) leaves
+// no trace, and a dry run asks for no history at all.
+func StartEarly(ctx context.Context, root string, logger zerolog.Logger, openHistory bool) *Early {
+	if st, err := os.Stat(layout.Dir(root)); err != nil || !st.IsDir() {
+		return nil
+	}
+	if _, err := os.Stat(history.Path(root)); err != nil {
+		openHistory = false
+	}
+	e := &Early{root: root}
+	e.wg.Add(2)
+	go func() {
+		defer e.wg.Done()
+		e.files, _, e.listed = hashing.ListFilesCached(ctx, root, layout.FileList(root))
+	}()
+	go func() {
+		defer e.wg.Done()
+		e.hasher = hashing.NewHasher(layout.StatCache(root))
+	}()
+	if openHistory {
+		e.wg.Add(1)
+		go func() {
+			defer e.wg.Done()
+			e.hist, e.histErr = history.Open(ctx, history.Path(root), &history.Options{Logger: logger})
+			if e.histErr == nil {
+				e.peaks = peaksFrom(ctx, e.hist)
+			}
+		}()
+	}
+	return e
+}
+
+// wait is the early work once done, or nil when there is none for root.
+func (e *Early) wait(root string) *Early {
+	if e == nil || e.root != root {
+		return nil
+	}
+	e.wg.Wait()
+	return e
+}
+
+// takeHistory hands the opened history (or why it did not open) to
+// Execute, which closes it; ok is false when none was opened early.
+func (e *Early) takeHistory(root string) (h *history.Store, ok bool, err error) {
+	e = e.wait(root)
+	if e == nil || (e.hist == nil && e.histErr == nil) {
+		return nil, false, nil
+	}
+	h, err = e.hist, e.histErr
+	e.hist, e.histErr = nil, nil
+	return h, true, err
+}
+
+// Close waits for the early work and closes the history if Execute did
+// not take it.
+func (e *Early) Close() {
+	if e == nil {
+		return
+	}
+	e.wg.Wait()
+	if e.hist != nil {
+		e.hist.Close()
+		e.hist = nil
+	}
+}

@@ -5,24 +5,28 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 )
 
 // Profiling for the benchmarks (docs/benchmarks.md): VX_CPUPROFILE=FILE
 // writes a CPU profile of the whole command to FILE, VX_MEMPROFILE=FILE an
-// allocation profile (every allocation sampled) when it ends. Neither is
-// read unless set.
+// allocation profile (every allocation sampled) when it ends, and
+// VX_TRACE=FILE an execution trace (`go tool trace FILE`: which goroutines
+// ran, blocked or waited, in wall time). None is read unless set.
 const (
 	cpuProfileEnv = "VX_CPUPROFILE"
 	memProfileEnv = "VX_MEMPROFILE"
+	traceEnv      = "VX_TRACE"
 )
 
 // startProfiles starts what the environment asks for and returns the
 // function that finishes and writes the profiles.
 func startProfiles() func() {
-	cpu, mem := os.Getenv(cpuProfileEnv), os.Getenv(memProfileEnv)
-	if cpu == "" && mem == "" {
+	cpu, mem, tr := os.Getenv(cpuProfileEnv), os.Getenv(memProfileEnv), os.Getenv(traceEnv)
+	if cpu == "" && mem == "" && tr == "" {
 		return func() {}
 	}
+	traceFile := startTrace(tr)
 	var cpuFile *os.File
 	if cpu != "" {
 		f, err := os.Create(cpu)
@@ -39,6 +43,10 @@ func startProfiles() func() {
 		runtime.MemProfileRate = 1
 	}
 	return func() {
+		if traceFile != nil {
+			trace.Stop()
+			traceFile.Close()
+		}
 		if cpuFile != nil {
 			pprof.StopCPUProfile()
 			cpuFile.Close()
@@ -56,4 +64,23 @@ func startProfiles() func() {
 			fmt.Fprintf(os.Stderr, "vx: %s: %v\n", memProfileEnv, err)
 		}
 	}
+}
+
+// startTrace starts an execution trace into the file named, or returns nil
+// (saying why on stderr) when name is empty or the trace cannot start.
+func startTrace(name string) *os.File {
+	if name == "" {
+		return nil
+	}
+	f, err := os.Create(name)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "vx: %s=%s: %v\n", traceEnv, name, err)
+		return nil
+	}
+	if err := trace.Start(f); err != nil {
+		fmt.Fprintf(os.Stderr, "vx: %s: %v\n", traceEnv, err)
+		f.Close()
+		return nil
+	}
+	return f
 }

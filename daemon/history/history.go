@@ -252,6 +252,8 @@ type Store struct {
 	r  *sql.DB // reader pool; nil while a read-only store has no database
 
 	movedAside *MovedAside // what Open moved aside, if anything (corrupt.go)
+
+	keepWAL bool // the schema was current at open: Close leaves the WAL to the next open (checkpoint.go)
 }
 
 // Path is where a workspace keeps its history.
@@ -319,6 +321,12 @@ func openWriter(ctx context.Context, path string, opts *Options) (*Store, error)
 	if s.r, err = openReader(abs); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("opening run history %s: %w", abs, err)
+	}
+	if s.keepWAL {
+		if err := s.settleWAL(ctx); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("opening run history %s: %w", abs, err)
+		}
 	}
 	return s, nil
 }
@@ -431,7 +439,14 @@ func schemaState(ctx context.Context, q querier) (version, tables int, err error
 func (s *Store) Close() error {
 	var errs []error
 	if s.w != nil {
+		var held *sql.Conn
+		if s.keepWAL {
+			held = s.holdSnapshot(context.Background())
+		}
 		errs = append(errs, s.w.Close())
+		if held != nil {
+			held.Close()
+		}
 	}
 	s.mu.Lock()
 	if s.r != nil {

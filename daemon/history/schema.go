@@ -141,6 +141,7 @@ func (s *Store) prepareSchema(ctx context.Context) error {
 	}
 	switch {
 	case v == SchemaVersion:
+		s.keepWAL = true
 		return tx.Commit()
 	case v == 0 && tables == 0:
 		if err := createSchema(ctx, tx); err != nil {

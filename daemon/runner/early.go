@@ -21,7 +21,8 @@ import (
 // the model's; what they never take, Close releases.
 type Early struct {
 	root string
-	wg   sync.WaitGroup
+	wg   sync.WaitGroup // the listing and the stat cache
+	hwg  sync.WaitGroup // the history: the keys need not wait for it
 
 	files  []string // ListFilesCached
 	listed error
@@ -57,9 +58,9 @@ func StartEarly(ctx context.Context, root string, logger zerolog.Logger, openHis
 		e.hasher = hashing.NewHasher(layout.StatCache(root))
 	}()
 	if openHistory {
-		e.wg.Add(1)
+		e.hwg.Add(1)
 		go func() {
-			defer e.wg.Done()
+			defer e.hwg.Done()
 			e.hist, e.histErr = history.Open(ctx, history.Path(root), &history.Options{Logger: logger})
 			if e.histErr == nil {
 				e.peaks = peaksFrom(ctx, e.hist)
@@ -69,7 +70,10 @@ func StartEarly(ctx context.Context, root string, logger zerolog.Logger, openHis
 	return e
 }
 
-// wait is the early work once done, or nil when there is none for root.
+// wait is the early work once the listing and the stat cache are done, or
+// nil when there is none for root. The history may still be opening
+// (opening checkpoints what the last run left in its WAL): waitHistory
+// waits for it too.
 func (e *Early) wait(root string) *Early {
 	if e == nil || e.root != root {
 		return nil
@@ -78,10 +82,18 @@ func (e *Early) wait(root string) *Early {
 	return e
 }
 
+// waitHistory is wait, the history's opening and its peaks included.
+func (e *Early) waitHistory(root string) *Early {
+	if e = e.wait(root); e != nil {
+		e.hwg.Wait()
+	}
+	return e
+}
+
 // takeHistory hands the opened history (or why it did not open) to
 // Execute, which closes it; ok is false when none was opened early.
 func (e *Early) takeHistory(root string) (h *history.Store, ok bool, err error) {
-	e = e.wait(root)
+	e = e.waitHistory(root)
 	if e == nil || (e.hist == nil && e.histErr == nil) {
 		return nil, false, nil
 	}
@@ -97,6 +109,7 @@ func (e *Early) Close() {
 		return
 	}
 	e.wg.Wait()
+	e.hwg.Wait()
 	if e.hist != nil {
 		e.hist.Close()
 		e.hist = nil

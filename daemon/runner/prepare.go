@@ -124,7 +124,7 @@ func Prepare(ctx context.Context, o *Options) (*Prepared, error) {
 		if err := p.computeKeys(ctx, e.files, e.listed); err != nil {
 			return nil, err
 		}
-		p.PeakRSS = e.peaks
+		p.PeakRSS = e.waitHistory(m.Root).peaks
 		if p.PeakRSS == nil {
 			p.PeakRSS = peakRSS(ctx, m.Root)
 		}

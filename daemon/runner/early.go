@@ -28,6 +28,7 @@ type Early struct {
 	listed error
 
 	hasher *hashing.Hasher
+	stamps *outputStamps // the output stamps file, decoded; nil once taken
 
 	hist    *history.Store // nil when not asked for, failed, or taken
 	histErr error
@@ -56,6 +57,9 @@ func StartEarly(ctx context.Context, root string, logger zerolog.Logger, openHis
 	go func() {
 		defer e.wg.Done()
 		e.hasher = hashing.NewHasher(layout.StatCache(root))
+		// Decoding 1,000 tasks' stamps is a few ms Execute no longer
+		// waits for.
+		e.stamps = loadStamps(layout.OutputStamps(root))
 	}()
 	if openHistory {
 		e.hwg.Add(1)
@@ -100,6 +104,18 @@ func (e *Early) takeHistory(root string) (h *history.Store, ok bool, err error) 
 	h, err = e.hist, e.histErr
 	e.hist, e.histErr = nil, nil
 	return h, true, err
+}
+
+// takeStamps hands the decoded output stamps to Execute, or nil when none
+// were loaded early for root (Execute then loads them itself).
+func (e *Early) takeStamps(root string) *outputStamps {
+	e = e.wait(root)
+	if e == nil {
+		return nil
+	}
+	s := e.stamps
+	e.stamps = nil
+	return s
 }
 
 // Close waits for the early work and closes the history if Execute did

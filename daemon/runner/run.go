@@ -119,7 +119,10 @@ func Execute(ctx context.Context, p *Prepared, o *Options, out Output) (*wire.Ru
 		return nil, fmt.Errorf("opening history: %w", err)
 	}
 	defer hist.Close()
-	r := &run{p: p, o: o, out: out, store: store, hist: hist, log: o.Logger, rows: map[string]*wire.TaskRow{}, stamps: loadStamps(layout.OutputStamps(root))}
+	r := &run{p: p, o: o, out: out, store: store, hist: hist, log: o.Logger, rows: map[string]*wire.TaskRow{}, stamps: p.early.takeStamps(root)}
+	if r.stamps == nil {
+		r.stamps = loadStamps(layout.OutputStamps(root))
+	}
 	if m := hist.MovedAside(); m != nil {
 		r.warn("%s", m)
 	}

@@ -151,14 +151,17 @@ func Execute(ctx context.Context, p *Prepared, o *Options, out Output) (*wire.Ru
 	}
 	r.event(wire.Event{Type: wire.EventRunStarted, Command: command, Tasks: len(p.Graph.Executable())})
 
-	// Components for every key, so why can diff any two executions.
-	blobs := make(map[string][]byte, len(p.encoded))
-	for id, b := range p.encoded {
-		blobs[p.Keys[id]] = b
-	}
-	if err := hist.PutComponentsBatch(ctx, blobs); err != nil {
-		r.warn("recording key components: %v", err)
-	}
+	// Components for every key, so why can diff any two executions:
+	// written while the first tasks resolve (a fully cached run's hits
+	// need nothing of them), done before the run's last write.
+	compsDone := make(chan error, 1)
+	go func() {
+		blobs := make(map[string][]byte, len(p.encoded))
+		for id, b := range p.encoded {
+			blobs[p.Keys[id]] = b
+		}
+		compsDone <- hist.PutComponentsBatch(ctx, blobs)
+	}()
 
 	flushDone := make(chan struct{})
 	stopFlush := make(chan struct{})
@@ -182,6 +185,9 @@ func Execute(ctx context.Context, p *Prepared, o *Options, out Output) (*wire.Ru
 		r.warn("saving output stamps: %v", err)
 	}
 
+	if err := <-compsDone; err != nil {
+		r.warn("recording key components: %v", err)
+	}
 	remoteRun := r.finishRemote()
 	close(stopFlush)
 	<-flushDone

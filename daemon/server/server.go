@@ -160,6 +160,11 @@ func Serve(ctx context.Context, o Options) error {
 	})
 	d.mountLive(mux)
 	d.mountPage(mux)
+	if jr, err := d.mountJournal(ctx, mux); err != nil {
+		return err
+	} else if jr != nil {
+		defer jr.Close()
+	}
 	srv := newHTTPServer(ctx, d.tokenLogin(httpapi.Guard(liftReadDeadline(mux), httpapi.GuardOptions{Port: d.port, Token: d.token, Page: &httpapi.PageAuth{Cookie: wire.PageCookieName(d.port), Routes: pageRoutes, Valid: d.pages.valid}, Logger: d.log})), d.log)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()

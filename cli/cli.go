@@ -245,6 +245,7 @@ func runVerb(ctx context.Context, s *IO, argv []string) error {
 		Model: m, Tasks: a.pos, Force: a.bool("force"), Continue: a.bool("continue"), Concurrency: conc,
 		Selection: workspace.Selection{Filters: a.list("filter"), Affected: a.has("affected"), AffectedRef: a.str("affected")},
 		Args:      append([]string{"run"}, argv...), Environ: s.environ(), Logger: logger(s), Cache: cacheMode,
+		Changes: changeSource(m.Root),
 	}
 	if req != nil {
 		req.Apply(opts)

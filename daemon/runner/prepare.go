@@ -41,6 +41,9 @@ type Options struct {
 	Environ     []string // vx's own environment; nil = os.Environ()
 	Logger      zerolog.Logger
 	Cache       *remotecache.Mode // --cache; nil reads and writes both caches
+	// Changes asks vxd what changed since the last run (nil: stat every
+	// input, as without a daemon).
+	Changes hashing.ChangeSource
 }
 
 // Prepared is a run's graph with every task's key computed.
@@ -60,6 +63,8 @@ type Prepared struct {
 	PeakRSS      map[string]int64
 	hasher       *hashing.Hasher
 	encoded      map[string][]byte // task id → its components as the history stores them
+
+	changes chan *hashing.Changes // vxd's answer, asked while the graph is built
 }
 
 // VXDir is the workspace's state directory.
@@ -103,6 +108,8 @@ func Prepare(ctx context.Context, o *Options) (*Prepared, error) {
 	p := &Prepared{Model: m, Env: environMap(env), Keys: map[string]string{}, Components: map[string]*taskkey.Components{}, encoded: map[string][]byte{}}
 	p.Masker = secret.NewMasker(SecretValues(m, p.Env)...)
 	p.Workers, _ = Workers(o.Concurrency, m)
+	p.changes = make(chan *hashing.Changes, 1)
+	go func() { p.changes <- hashing.OpenChanges(ctx, m.Root, o.Changes) }()
 	p.MemoryBudget, _ = MemoryBudget(p.Env)
 	sel, err := m.Select(ctx, o.Selection)
 	if err != nil {
@@ -130,7 +137,9 @@ func Prepare(ctx context.Context, o *Options) (*Prepared, error) {
 // keys in topological order.
 func (p *Prepared) computeKeys(ctx context.Context) error {
 	m := p.Model
-	all, _, err := hashing.ListFilesCached(ctx, m.Root, layout.FileList(m.Root))
+	changes := <-p.changes
+	p.hasher.UseChanges(changes)
+	all, err := changes.ListFiles(ctx, m.Root)
 	if err != nil {
 		return fmt.Errorf("listing workspace files: %w", err)
 	}
@@ -190,6 +199,7 @@ func (p *Prepared) computeKeys(ctx context.Context) error {
 		}
 	}
 	_ = p.hasher.Save()
+	_ = changes.Save()
 	for i, n := range p.Graph.Nodes {
 		c := &taskkey.Components{Runner: taskkey.Version + " vx/" + version.Version, Global: global, Files: files[i], Env: map[string]string{}, Deps: map[string]string{}}
 		if c.Files == nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,10 +83,11 @@ type Changes struct {
 }
 
 // OpenChanges loads the saved state and asks src what changed since it;
-// nil when src is nil or no journal answers with a token.
-func OpenChanges(ctx context.Context, root string, src ChangeSource) *Changes {
+// nil when src is nil or no journal answers with a token. The string says
+// which way the run goes and why (for the debug log).
+func OpenChanges(ctx context.Context, root string, src ChangeSource) (*Changes, string) {
 	if src == nil {
-		return nil
+		return nil, "no change journal asked"
 	}
 	path := layout.JournalState(root)
 	prior := loadJournal(path, root)
@@ -96,14 +98,24 @@ func OpenChanges(ctx context.Context, root string, src ChangeSource) *Changes {
 	ctx, cancel := context.WithTimeout(ctx, changesWait)
 	defer cancel()
 	ans, err := src(ctx, epoch, seq)
-	if err != nil || ans == nil || ans.Epoch == "" || ans.Version != version.Version || filepath.Clean(ans.Root) != filepath.Clean(root) {
-		return nil
+	switch {
+	case err != nil:
+		return nil, "stat every file: " + err.Error()
+	case ans.Version != version.Version:
+		return nil, "stat every file: vxd is version " + ans.Version + ", this vx " + version.Version
+	case filepath.Clean(ans.Root) != filepath.Clean(root):
+		return nil, "stat every file: vxd serves " + ans.Root
+	case ans.Epoch == "":
+		return nil, "stat every file: " + ans.Reason
 	}
 	c := &Changes{root: root, path: path, token: *ans, prior: prior, trusted: map[string]string{}, verified: map[string]string{}}
 	c.complete = prior != nil && ans.Complete && ans.Epoch == prior.epoch
 	if !c.complete {
 		c.dirty = true
-		return c
+		if prior == nil {
+			return c, "stat every file: no saved journal state"
+		}
+		return c, "stat every file: " + ans.Reason
 	}
 	c.changed = make(map[string]bool, len(ans.Changed))
 	for _, p := range ans.Changed {
@@ -119,7 +131,7 @@ func OpenChanges(ctx context.Context, root string, src ChangeSource) *Changes {
 		}
 		c.trusted[root+string(filepath.Separator)+filepath.FromSlash(rel)] = h
 	}
-	return c
+	return c, fmt.Sprintf("journal: %d paths changed, %d files proven unchanged", len(ans.Changed), len(c.trusted))
 }
 
 // Trusted reports how many files the journal proved unchanged (0 on the

@@ -109,7 +109,11 @@ func Prepare(ctx context.Context, o *Options) (*Prepared, error) {
 	p.Masker = secret.NewMasker(SecretValues(m, p.Env)...)
 	p.Workers, _ = Workers(o.Concurrency, m)
 	p.changes = make(chan *hashing.Changes, 1)
-	go func() { p.changes <- hashing.OpenChanges(ctx, m.Root, o.Changes) }()
+	go func() {
+		c, how := hashing.OpenChanges(ctx, m.Root, o.Changes)
+		o.Logger.Debug().Str("files", how).Msg("change journal")
+		p.changes <- c
+	}()
 	p.MemoryBudget, _ = MemoryBudget(p.Env)
 	sel, err := m.Select(ctx, o.Selection)
 	if err != nil {

@@ -75,7 +75,7 @@ type Changes struct {
 	changed  map[string]bool
 
 	mu       sync.Mutex
-	trusted  map[string]string // absolute path → hash proven unchanged
+	trusted  map[string]string // slash path relative to root → hash proven unchanged
 	verified map[string]string // absolute path → hash read this run
 	dirty    bool
 	listing  fileID
@@ -124,13 +124,15 @@ func OpenChanges(ctx context.Context, root string, src ChangeSource) (*Changes, 
 	if ans.Epoch != prior.epoch || ans.Seq != prior.seq {
 		c.dirty = true
 	}
-	for rel, h := range prior.hashes {
-		if c.changed[rel] {
+	// The saved hashes, less what changed, are the proven ones (keyed by
+	// relative path: no second map of absolute paths to build).
+	for _, rel := range ans.Changed {
+		if _, ok := prior.hashes[rel]; ok {
+			delete(prior.hashes, rel)
 			c.dirty = true
-			continue
 		}
-		c.trusted[root+string(filepath.Separator)+filepath.FromSlash(rel)] = h
 	}
+	c.trusted = prior.hashes
 	return c, fmt.Sprintf("journal: %d paths changed, %d files proven unchanged", len(ans.Changed), len(c.trusted))
 }
 
@@ -151,7 +153,11 @@ func (c *Changes) trustedHash(abs string) (string, bool) {
 	if c == nil {
 		return "", false
 	}
-	h, ok := c.trusted[abs]
+	rel, ok := strings.CutPrefix(abs, c.root)
+	if !ok || len(rel) < 2 || rel[0] != filepath.Separator {
+		return "", false
+	}
+	h, ok := c.trusted[filepath.ToSlash(rel[1:])]
 	return h, ok
 }
 
@@ -264,8 +270,11 @@ func (c *Changes) Save() error {
 			st.hashes[filepath.ToSlash(rel)] = h
 		}
 	}
-	for abs, h := range c.trusted {
-		add(abs, h)
+	// A proven path is never read again: the two sets do not meet.
+	for rel, h := range c.trusted {
+		if len(st.hashes) < maxJournalEntries {
+			st.hashes[rel] = h
+		}
 	}
 	for abs, h := range c.verified {
 		add(abs, h)

@@ -341,6 +341,14 @@ func (j *journal) barrier(ctx context.Context) error {
 		_ = os.Remove(name)
 	}()
 	f, err := os.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if errors.Is(err, fs.ErrNotExist) {
+		// Someone removed the markers' directory: make and watch it again.
+		if err = os.MkdirAll(j.barDir, 0o700); err == nil {
+			if err = j.w.Add(j.barDir); err == nil {
+				f, err = os.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+			}
+		}
+	}
 	if err != nil {
 		return err
 	}

@@ -415,6 +415,9 @@ func (d *daemon) mountJournal(ctx context.Context, mux *http.ServeMux) (*journal
 	if startErr != nil {
 		d.log.Warn().Err(startErr).Msg("change journal not started: vx runs stat every file")
 	}
+	d.mu.Lock()
+	d.journal = j
+	d.mu.Unlock()
 	mux.HandleFunc("GET "+wire.ChangesPath, func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		epoch, seqText := q.Get("epoch"), q.Get("seq")
@@ -442,4 +445,17 @@ func (d *daemon) mountJournal(ctx context.Context, mux *http.ServeMux) (*journal
 		_ = json.NewEncoder(w).Encode(&ans)
 	})
 	return j, nil
+}
+
+// describe is the journal's state for vxd status.
+func (j *journal) describe() string {
+	if j == nil {
+		return "not started: vx runs stat every file"
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.epoch == "" {
+		return "not proving (" + j.reason + "): vx runs stat every file"
+	}
+	return fmt.Sprintf("watching %d directories; %d paths changed in this epoch (began: %s)", len(j.dirs), len(j.changed), j.reason)
 }

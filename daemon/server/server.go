@@ -72,6 +72,7 @@ type daemon struct {
 	mu         sync.Mutex
 	lastReload *wire.Reload
 	feed       *Feed
+	journal    *journal // nil until mounted, or when it did not start
 }
 
 // Lock takes the workspace's daemon lock without blocking; the returned
@@ -300,6 +301,7 @@ func (d *daemon) status(ctx context.Context) *wire.Status {
 	d.mu.Lock()
 	s.LastReload = d.lastReload
 	d.mu.Unlock()
+	s.Journal = d.journal.describe()
 	if h, err := d.env.History(ctx); err == nil {
 		if r, err := h.LatestRun(ctx); err == nil {
 			s.LastRun = &wire.RunBrief{RunID: r.ID, Status: r.Status, StartedAt: r.StartedAt, DurationMs: r.DurationMs, Tasks: r.Tasks, Cached: r.Cached, Failed: r.Failed, Command: r.Command}

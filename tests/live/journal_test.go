@@ -280,6 +280,11 @@ func TestJournalEndpoint(t *testing.T) {
 		t.Fatalf("another epoch's token: %+v, want incomplete with a reason and the current epoch %s", other, cur.Epoch)
 	}
 	harness.WriteFile(t, filepath.Join(root, "packages/a/src/f0.js"), "changed\n")
+	r := run(t, root, vxdBin, "status", "--json")
+	var st wire.Status
+	if err := json.Unmarshal([]byte(r.Stdout), &st); err != nil || !strings.HasPrefix(st.Journal, "watching ") {
+		t.Fatalf("vxd status --json: want the journal watching (%v)\n%s", err, r)
+	}
 	since, _ := askChanges(t, d, d.token, fmt.Sprintf("?epoch=%s&seq=%d", cur.Epoch, cur.Seq))
 	if !since.Complete || strings.Join(since.Changed, " ") != "packages/a/src/f0.js" {
 		t.Fatalf("since the current token, after one edit: %+v", since)

@@ -290,3 +290,32 @@ func TestJournalEndpoint(t *testing.T) {
 		t.Fatalf("since the current token, after one edit: %+v", since)
 	}
 }
+
+// TestJournalSeesWritesDuringARun: a file written while a run is under way
+// (here by a task, into another package's inputs, after that package's key
+// was computed) is seen by the next run: the token a run saves is the one
+// it asked before looking at any file, not one of the run's end.
+func TestJournalSeesWritesDuringARun(t *testing.T) {
+	root := journalWorkspace(t)
+	harness.WriteFile(t, filepath.Join(root, "packages/a/package.json"),
+		`{"name": "a", "scripts": {"build": "mkdir -p dist && cat src/*.js > dist/out.txt && date +%s%N >> ../c/src/late.js"}}`)
+	journalRun(t, root)
+	settle()
+	d := startDaemon(t, root)
+	waitJournal(t, d)
+	if s, how := journalRun(t, root); executed(s) != "c#build" {
+		// a's first run wrote late.js after c's key: c runs once more.
+		t.Fatalf("want c#build to see late.js from a's first run; executed %q (%s)", executed(s), how)
+	}
+	if s, how := journalRun(t, root); executed(s) != "" || !strings.HasPrefix(how, "journal:") {
+		t.Fatalf("a no-op with the journal: executed %q (%s)", executed(s), how)
+	}
+	harness.WriteFile(t, filepath.Join(root, "packages/a/src/f0.js"), "edited\n")
+	if s, how := journalRun(t, root); executed(s) != "a#build b#build c#build" || !strings.HasPrefix(how, "journal:") {
+		t.Fatalf("after editing a: executed %q (%s)", executed(s), how)
+	}
+	s, how := journalRun(t, root)
+	if executed(s) != "c#build" || !strings.HasPrefix(how, "journal:") {
+		t.Fatalf("a's run appended to c's late.js after c's key was computed: want c#build again, executed %q (%s)", executed(s), how)
+	}
+}

@@ -4,9 +4,10 @@
 #
 #   cached: `run build` on BENCH_CACHED_N packages (default 1000), every task
 #           a hit; median of BENCH_CACHED_RUNS (default 5) after a warm-up.
-#   cached with vxd: the same, with vxd up in the vx workspace (vx asks its
-#           change journal what changed instead of statting every input);
-#           median of BENCH_CACHED_RUNS, alternating with turbo again.
+#           In each round vx runs twice: without a daemon, and (after turbo)
+#           with vxd up in its workspace (vx asks vxd's change journal what
+#           changed instead of statting every input; vxd is started, warmed
+#           up until a run takes the journal, and stopped each round).
 #   cold:   `run build` on BENCH_COLD_N packages (default 200), caches and
 #           outputs wiped before each run; median of BENCH_COLD_RUNS (3).
 #
@@ -131,44 +132,40 @@ run_vx "$VXC" >/dev/null 2>&1 || die "vx run build failed in $VXC"
 run_turbo "$TUC" >/dev/null 2>&1 || die "turbo run build failed in $TUC"
 ms run_vx "$VXC" >/dev/null
 ms run_turbo "$TUC" >/dev/null
-vx_cached=() turbo_cached=()
+# vxd_up: start vxd in the vx workspace and warm up until a run takes its
+# files from the change journal (the first run of a new vxd has no token of
+# its epoch and stats everything).
+vxd_up() {
+  (cd "$VXC" && "$VXDBIN" start >/dev/null) || die "vxd start failed in $VXC"
+  local how
+  for _ in $(seq 20); do
+    how=$(cd "$VXC" && VX_LOG=debug "$VX" run build 2>&1 >/dev/null) || die "vx run build failed in $VXC with vxd up"
+    grep -q '"files":"journal:' <<<"$how" && return
+    sleep 0.2
+  done
+  die "vx never took its files from vxd's change journal in $VXC"
+}
+vxd_down() { (cd "$VXC" && "$VXDBIN" stop >/dev/null) || die "vxd stop failed in $VXC"; }
+trap '(cd "$VXC" && "$VXDBIN" stop >/dev/null 2>&1) || true' EXIT
+# Each round: vx without a daemon, turbo, vx with vxd up (its journal).
+vx_cached=() turbo_cached=() vxd_cached=()
 for i in $(seq "$RUNS_CACHED"); do
   vx_cached+=("$(ms run_vx "$VXC")")
   turbo_cached+=("$(ms run_turbo "$TUC")")
-  log "cached run $i: vx ${vx_cached[-1]} ms, turbo ${turbo_cached[-1]} ms"
+  vxd_up
+  vxd_cached+=("$(ms run_vx "$VXC")")
+  vxd_down
+  log "cached run $i: vx ${vx_cached[-1]} ms, turbo ${turbo_cached[-1]} ms, vx with vxd up ${vxd_cached[-1]} ms"
 done
-# Both really were fully cached.
+trap - EXIT
+# Both really were fully cached, vx with and without vxd.
 hits=$(cd "$VXC" && "$VX" run build --format json 2>/dev/null | grep -c '"cache": "hit"' || true)
 [[ $hits == "$N_CACHED" ]] || die "vx: $hits of $N_CACHED tasks were hits in the cached scenario"
-run_turbo "$TUC" 2>&1 | grep -Eq "Cached: +$N_CACHED cached, $N_CACHED total" || die "turbo: the cached scenario was not fully cached"
-
-# --- cached with vxd up ----------------------------------------------------
-log "starting vxd in $VXC"
-(cd "$VXC" && "$VXDBIN" start >/dev/null) || die "vxd start failed in $VXC"
-trap '(cd "$VXC" && "$VXDBIN" stop >/dev/null 2>&1) || true' EXIT
-# Warm up until a run takes its files from the journal (the first run of a
-# new vxd has no token of its epoch and stats everything).
-journal=no
-for _ in $(seq 20); do
-  how=$(cd "$VXC" && VX_LOG=debug "$VX" run build 2>&1 >/dev/null) || die "vx run build failed in $VXC with vxd up"
-  if grep -q '"files":"journal:' <<<"$how"; then
-    journal=yes
-    break
-  fi
-  sleep 0.2
-done
-[[ $journal == yes ]] || die "vx never took its files from vxd's change journal in $VXC"
-ms run_turbo "$TUC" >/dev/null
-vxd_cached=() turbo_vxd=()
-for i in $(seq "$RUNS_CACHED"); do
-  vxd_cached+=("$(ms run_vx "$VXC")")
-  turbo_vxd+=("$(ms run_turbo "$TUC")")
-  log "cached run $i with vxd up: vx ${vxd_cached[-1]} ms, turbo ${turbo_vxd[-1]} ms"
-done
+vxd_up
 hits=$(cd "$VXC" && "$VX" run build --format json 2>/dev/null | grep -c '"cache": "hit"' || true)
+vxd_down
 [[ $hits == "$N_CACHED" ]] || die "vx with vxd: $hits of $N_CACHED tasks were hits in the cached scenario"
-(cd "$VXC" && "$VXDBIN" stop >/dev/null) || die "vxd stop failed in $VXC"
-trap - EXIT
+run_turbo "$TUC" 2>&1 | grep -Eq "Cached: +$N_CACHED cached, $N_CACHED total" || die "turbo: the cached scenario was not fully cached"
 
 # --- cold, N_COLD packages -------------------------------------------------
 log "generating $N_COLD packages"
@@ -212,8 +209,8 @@ vc=$(median "${vx_cached[@]}") tc=$(median "${turbo_cached[@]}")
 vd=$(median "${vx_cold[@]}") td=$(median "${turbo_cold[@]}")
 rc=$(ratio "$vc" "$tc") rd=$(ratio "$vd" "$td")
 mc=$(met "$rc" 0.5) md=$(met "$rd" 0.2) mn=$(met "$rc" 0.1)
-vj=$(median "${vxd_cached[@]}") tj=$(median "${turbo_vxd[@]}")
-rj=$(ratio "$vj" "$tj")
+vj=$(median "${vxd_cached[@]}")
+rj=$(ratio "$vj" "$tc")
 cpus=$(nproc 2>/dev/null || echo "?")
 
 cat <<EOF
@@ -226,10 +223,10 @@ vx $("$VX" version | awk '{print $2}') (default workers: one per CPU), turbo $("
 |---|---:|---:|---:|---:|:-:|
 | fully cached \`run build\`, $N_CACHED packages (median of $RUNS_CACHED after a warm-up) | $vc | $tc | $rc | ≤ 0.50 | $mc |
 | ↳ the same no-op run against the issue-15 goal (no daemon) | $vc | $tc | $rc | ≤ 0.10 | $mn |
-| the same no-op run with vxd up (its change journal; turbo alternating again, median of $RUNS_CACHED) | $vj | $tj | $rj | | |
+| the same no-op run with vxd up (its change journal; in the same rounds, median of $RUNS_CACHED) | $vj | $tc | $rj | | |
 | cold \`run build\`, $N_COLD packages (median of $RUNS_COLD, caches and dist/ wiped) | $vd | $td | $rd | ≤ 0.20 | $md |
 
-Samples (ms): cached vx ${vx_cached[*]}; turbo ${turbo_cached[*]}. With vxd up: vx ${vxd_cached[*]}; turbo ${turbo_vxd[*]}. Cold vx ${vx_cold[*]}; turbo ${turbo_cold[*]}.
+Samples (ms): cached vx ${vx_cached[*]}; turbo ${turbo_cached[*]}; vx with vxd up ${vxd_cached[*]}. Cold vx ${vx_cold[*]}; turbo ${turbo_cold[*]}.
 Network during \`vx run\`: $network.
 Daemon: $daemon.
 EOF

@@ -319,3 +319,34 @@ func TestJournalSeesWritesDuringARun(t *testing.T) {
 		t.Fatalf("a's run appended to c's late.js after c's key was computed: want c#build again, executed %q (%s)", executed(s), how)
 	}
 }
+
+// TestJournalSeesIndexChanges: a git operation that changes only the index
+// (outside the watched tree) still changes what the next run lists: a
+// tracked file that .gitignore matches is an input until `git rm --cached`.
+func TestJournalSeesIndexChanges(t *testing.T) {
+	root := journalWorkspace(t)
+	harness.WriteFile(t, filepath.Join(root, ".gitignore"), "dist/\n.vx/\nscratch/\n*.gen.js\n")
+	harness.WriteFile(t, filepath.Join(root, "packages/a/src/x.gen.js"), "generated\n")
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("add", "-f", ".gitignore", "packages/a/src/x.gen.js")
+	git("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "tracked though ignored")
+	journalRun(t, root)
+	settle()
+	d := startDaemon(t, root)
+	waitJournal(t, d)
+	journalRun(t, root)
+	if s, how := journalRun(t, root); executed(s) != "" || !strings.HasPrefix(how, "journal:") {
+		t.Fatalf("a no-op with the journal: executed %q (%s)", executed(s), how)
+	}
+	git("rm", "-q", "--cached", "packages/a/src/x.gen.js")
+	if s, how := journalRun(t, root); executed(s) != "a#build b#build c#build" || !strings.HasPrefix(how, "journal:") {
+		t.Fatalf("after git rm --cached of an ignored input: executed %q, want a, b and c (%s)", executed(s), how)
+	}
+}

@@ -88,6 +88,16 @@ func journalLimit() (int, error) {
 // startJournal watches the workspace; it is ready once every directory is
 // watched (its loop does that first), answering "cannot prove" until then.
 func startJournal(ctx context.Context, root string, limit int, log zerolog.Logger) (*journal, error) {
+	j, err := newJournal(root, limit, log)
+	if err != nil {
+		return nil, err
+	}
+	go j.loop(ctx)
+	return j, nil
+}
+
+// newJournal sets the journal up without starting its loop.
+func newJournal(root string, limit int, log zerolog.Logger) (*journal, error) {
 	fw, err := fsnotify.NewWatcher()
 	if err != nil {
 		return nil, err
@@ -104,7 +114,6 @@ func startJournal(ctx context.Context, root string, limit int, log zerolog.Logge
 		fw.Close()
 		return nil, err
 	}
-	go j.loop(ctx)
 	return j, nil
 }
 
@@ -123,16 +132,21 @@ func randomID() string {
 
 func (j *journal) loop(ctx context.Context) {
 	j.begin("vxd started")
+	j.follow(ctx, j.w.Events, j.w.Errors)
+}
+
+// follow handles the watch's events and errors until ctx ends or they close.
+func (j *journal) follow(ctx context.Context, events <-chan fsnotify.Event, errs <-chan error) {
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case ev, ok := <-j.w.Events:
+		case ev, ok := <-events:
 			if !ok {
 				return
 			}
 			j.handle(ev)
-		case err, ok := <-j.w.Errors:
+		case err, ok := <-errs:
 			if !ok {
 				return
 			}

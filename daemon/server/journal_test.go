@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fsnotify/fsnotify"
 	"github.com/rs/zerolog"
 
 	"github.com/vzn/vx/protocol/wire"
@@ -105,5 +106,45 @@ func TestJournalLimit(t *testing.T) {
 	}
 	if ans := j.ask(t, tok); ans.Complete || ans.Epoch == tok.Epoch {
 		t.Fatalf("past the limit: %+v, want another epoch", ans)
+	}
+}
+
+// An overflowed watch queue (as fsnotify reports it) ends the epoch: a
+// token of before proves nothing, and the new epoch sees new changes.
+func TestJournalOverflow(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "pkg/src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	j, err := newJournal(root, 1000, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	errs := make(chan error)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		j.begin("test")
+		j.follow(ctx, j.w.Events, errs)
+	}()
+	t.Cleanup(func() { cancel(); <-done; j.Close() })
+	deadline := time.Now().Add(10 * time.Second)
+	for j.token(t).Epoch == "" {
+		if time.Now().After(deadline) {
+			t.Fatal("the journal never became ready")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	tok := j.token(t)
+	errs <- fsnotify.ErrEventOverflow
+	ans := j.ask(t, tok)
+	if ans.Complete || ans.Epoch == tok.Epoch || !strings.Contains(ans.Reason, "overflowed") {
+		t.Fatalf("after an overflow: %+v, want another epoch and the overflow as reason", ans)
+	}
+	tok = j.token(t)
+	write(t, filepath.Join(root, "pkg/src/a.js"), "a")
+	if ans := j.ask(t, tok); !ans.Complete || strings.Join(ans.Changed, " ") != "pkg/src pkg/src/a.js" {
+		t.Fatalf("in the new epoch: %+v", ans)
 	}
 }

@@ -136,15 +136,6 @@ func OpenChanges(ctx context.Context, root string, src ChangeSource) (*Changes, 
 	return c, fmt.Sprintf("journal: %d paths changed, %d files proven unchanged", len(ans.Changed), len(c.trusted))
 }
 
-// Trusted reports how many files the journal proved unchanged (0 on the
-// plain path).
-func (c *Changes) Trusted() int {
-	if c == nil {
-		return 0
-	}
-	return len(c.trusted)
-}
-
 // UseChanges makes h answer proven-unchanged files from c without a stat,
 // and tell c what it read.
 func (h *Hasher) UseChanges(c *Changes) { h.changes = c }

@@ -4,6 +4,10 @@
 #
 #   cached: `run build` on BENCH_CACHED_N packages (default 1000), every task
 #           a hit; median of BENCH_CACHED_RUNS (default 5) after a warm-up.
+#           In each round vx runs twice: without a daemon, and (after turbo)
+#           with vxd up in its workspace (vx asks vxd's change journal what
+#           changed instead of statting every input; vxd is started, warmed
+#           up until a run takes the journal, and stopped each round).
 #   cold:   `run build` on BENCH_COLD_N packages (default 200), caches and
 #           outputs wiped before each run; median of BENCH_COLD_RUNS (3).
 #
@@ -60,6 +64,12 @@ if [[ -n ${BENCH_VX_BIN:-} ]]; then
 else
   (cd "$ROOT" && CGO_ENABLED=1 go build -o "$WORK/bin/vx" ./cmd/vx)
   VX=$WORK/bin/vx
+fi
+# vxd beside vx (as installed); built when BENCH_VX_BIN has none beside it.
+VXDBIN=$(dirname "$VX")/vxd
+if [[ -z ${BENCH_VX_BIN:-} || ! -x $VXDBIN ]]; then
+  (cd "$ROOT" && CGO_ENABLED=1 go build -o "$WORK/bin/vxd" ./cmd/vxd)
+  VXDBIN=$WORK/bin/vxd
 fi
 
 TURBO=$WORK/tools/node_modules/.bin/turbo
@@ -122,15 +132,39 @@ run_vx "$VXC" >/dev/null 2>&1 || die "vx run build failed in $VXC"
 run_turbo "$TUC" >/dev/null 2>&1 || die "turbo run build failed in $TUC"
 ms run_vx "$VXC" >/dev/null
 ms run_turbo "$TUC" >/dev/null
-vx_cached=() turbo_cached=()
+# vxd_up: start vxd in the vx workspace and warm up until a run takes its
+# files from the change journal (the first run of a new vxd has no token of
+# its epoch and stats everything).
+vxd_up() {
+  (cd "$VXC" && "$VXDBIN" start >/dev/null) || die "vxd start failed in $VXC"
+  local how
+  for _ in $(seq 20); do
+    how=$(cd "$VXC" && VX_LOG=debug "$VX" run build 2>&1 >/dev/null) || die "vx run build failed in $VXC with vxd up"
+    grep -q '"files":"journal:' <<<"$how" && return
+    sleep 0.2
+  done
+  die "vx never took its files from vxd's change journal in $VXC"
+}
+vxd_down() { (cd "$VXC" && "$VXDBIN" stop >/dev/null) || die "vxd stop failed in $VXC"; }
+trap '(cd "$VXC" && "$VXDBIN" stop >/dev/null 2>&1) || true' EXIT
+# Each round: vx without a daemon, turbo, vx with vxd up (its journal).
+vx_cached=() turbo_cached=() vxd_cached=()
 for i in $(seq "$RUNS_CACHED"); do
   vx_cached+=("$(ms run_vx "$VXC")")
   turbo_cached+=("$(ms run_turbo "$TUC")")
-  log "cached run $i: vx ${vx_cached[-1]} ms, turbo ${turbo_cached[-1]} ms"
+  vxd_up
+  vxd_cached+=("$(ms run_vx "$VXC")")
+  vxd_down
+  log "cached run $i: vx ${vx_cached[-1]} ms, turbo ${turbo_cached[-1]} ms, vx with vxd up ${vxd_cached[-1]} ms"
 done
-# Both really were fully cached.
+trap - EXIT
+# Both really were fully cached, vx with and without vxd.
 hits=$(cd "$VXC" && "$VX" run build --format json 2>/dev/null | grep -c '"cache": "hit"' || true)
 [[ $hits == "$N_CACHED" ]] || die "vx: $hits of $N_CACHED tasks were hits in the cached scenario"
+vxd_up
+hits=$(cd "$VXC" && "$VX" run build --format json 2>/dev/null | grep -c '"cache": "hit"' || true)
+vxd_down
+[[ $hits == "$N_CACHED" ]] || die "vx with vxd: $hits of $N_CACHED tasks were hits in the cached scenario"
 run_turbo "$TUC" 2>&1 | grep -Eq "Cached: +$N_CACHED cached, $N_CACHED total" || die "turbo: the cached scenario was not fully cached"
 
 # --- cold, N_COLD packages -------------------------------------------------
@@ -175,6 +209,8 @@ vc=$(median "${vx_cached[@]}") tc=$(median "${turbo_cached[@]}")
 vd=$(median "${vx_cold[@]}") td=$(median "${turbo_cold[@]}")
 rc=$(ratio "$vc" "$tc") rd=$(ratio "$vd" "$td")
 mc=$(met "$rc" 0.5) md=$(met "$rd" 0.2) mn=$(met "$rc" 0.1)
+vj=$(median "${vxd_cached[@]}")
+rj=$(ratio "$vj" "$tc")
 cpus=$(nproc 2>/dev/null || echo "?")
 
 cat <<EOF
@@ -187,9 +223,10 @@ vx $("$VX" version | awk '{print $2}') (default workers: one per CPU), turbo $("
 |---|---:|---:|---:|---:|:-:|
 | fully cached \`run build\`, $N_CACHED packages (median of $RUNS_CACHED after a warm-up) | $vc | $tc | $rc | ≤ 0.50 | $mc |
 | ↳ the same no-op run against the issue-15 goal (no daemon) | $vc | $tc | $rc | ≤ 0.10 | $mn |
+| the same no-op run with vxd up (its change journal; in the same rounds, median of $RUNS_CACHED) | $vj | $tc | $rj | | |
 | cold \`run build\`, $N_COLD packages (median of $RUNS_COLD, caches and dist/ wiped) | $vd | $td | $rd | ≤ 0.20 | $md |
 
-Samples (ms): cached vx ${vx_cached[*]}; turbo ${turbo_cached[*]}. Cold vx ${vx_cold[*]}; turbo ${turbo_cold[*]}.
+Samples (ms): cached vx ${vx_cached[*]}; turbo ${turbo_cached[*]}; vx with vxd up ${vxd_cached[*]}. Cold vx ${vx_cold[*]}; turbo ${turbo_cold[*]}.
 Network during \`vx run\`: $network.
 Daemon: $daemon.
 EOF

@@ -158,6 +158,7 @@ func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	in.Tasks, in.Force, in.Continue = a.Pos(), a.Bool("force"), a.Bool("continue")
 	in.Selection = workspace.Selection{Filters: a.List("filter"), Affected: a.Has("affected"), AffectedRef: a.Str("affected")}
 	in.Command, in.Environ, in.Logger = append([]string{"run"}, argv...), s.Environment(), logger(s)
+	in.Changes = changeSource(m.Root)
 	if req != nil {
 		req.apply(&in)
 	}

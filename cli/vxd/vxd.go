@@ -257,6 +257,9 @@ func renderStatus(w io.Writer, st *wire.Status) {
 		row("last run", "none recorded")
 	}
 	row("idle timeout", st.IdleTimeout)
+	if st.Journal != "" {
+		row("change journal", st.Journal)
+	}
 	tw.Flush()
 }
 

@@ -24,9 +24,6 @@ type exchangeError struct {
 	final bool
 }
 
-func (e *exchangeError) Error() string { return e.err.Error() }
-func (e *exchangeError) Unwrap() error { return e.err }
-
 // errStalled cancels a request whose daemon sent nothing for too long.
 var errStalled = errors.New("vxd stalled")
 

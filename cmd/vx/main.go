@@ -10,7 +10,7 @@ import (
 )
 
 func main() {
-	stop := startProfiles()
+	stop := cmdline.StartProfiles("vx")
 	code := vx.Run(context.Background(), os.Args[1:], &cmdline.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
 	stop()
 	os.Exit(code)

@@ -11,7 +11,7 @@ import (
 
 func main() {
 	limitMemory()
-	stop := startProfiles()
+	stop := cmdline.StartProfiles("vxd")
 	code := vxd.Run(context.Background(), os.Args[1:], &cmdline.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
 	stop()
 	os.Exit(code)

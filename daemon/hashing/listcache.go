@@ -267,7 +267,16 @@ var errBadListing = errors.New("bad listing")
 // unchanged and it was saved under the same environment.
 func loadListing(path, env string) ([]string, bool) {
 	raw, err := os.ReadFile(path)
-	if err != nil || !bytes.HasPrefix(raw, []byte(listCacheMagic)) {
+	if err != nil {
+		return nil, false
+	}
+	return parseListing(raw, env, nil)
+}
+
+// parseListing is loadListing of the file's bytes; the stats of the paths
+// skip reports are taken as unchanged (vxd's journal proved them).
+func parseListing(raw []byte, env string, skip func(string) bool) ([]string, bool) {
+	if !bytes.HasPrefix(raw, []byte(listCacheMagic)) {
 		return nil, false
 	}
 	// One string for the whole file: the paths below share it.
@@ -305,7 +314,7 @@ func loadListing(path, env string) ([]string, bool) {
 			size: int64(binary.LittleEndian.Uint64([]byte(s[16:24]))), ino: binary.LittleEndian.Uint64([]byte(s[24:32])),
 			mode: binary.LittleEndian.Uint32([]byte(s[32:36])), exists: s[36] == 1}
 		s = s[37:]
-		if statPath(p) != want {
+		if (skip == nil || !skip(p)) && statPath(p) != want {
 			return nil, false
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/vzn/vx/daemon/hashing"
 	"github.com/vzn/vx/daemon/remotecache"
 	"github.com/vzn/vx/daemon/runner"
 	"github.com/vzn/vx/daemon/workspace"
@@ -37,6 +38,9 @@ type ExecuteInput struct {
 	// Early, when set, is the listing, stat cache and history the run
 	// started before the workspace loaded (runner.StartEarly).
 	Early *runner.Early
+	// Changes, when set, asks the workspace's vxd what changed since the
+	// last run in place of statting every input (hashing.ChangeSource).
+	Changes hashing.ChangeSource
 }
 
 // options is the input as the runner's options over the model m.
@@ -44,7 +48,7 @@ func (in *ExecuteInput) options(m *workspace.Model) *runner.Options {
 	return &runner.Options{
 		Model: m, Tasks: in.Tasks, Selection: in.Selection, Force: in.Force, Continue: in.Continue,
 		Concurrency: in.Concurrency, Args: in.Command, Environ: in.Environ, Logger: in.Logger, Cache: in.Cache,
-		Early: in.Early,
+		Early: in.Early, Changes: in.Changes,
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/vzn/vx/protocol/layout"
 	"github.com/vzn/vx/protocol/wire"
@@ -25,32 +26,74 @@ func Open(root string) (func(wire.Event), func()) {
 	if _, err := os.Stat(layout.Discovery(root)); err != nil {
 		return nil, nil
 	}
-	var (
-		mu sync.Mutex
-		f  *os.File
-	)
-	write := func(e wire.Event) {
-		mu.Lock()
-		defer mu.Unlock()
-		if f == nil {
-			if e.RunID == "" {
-				return
-			}
-			var err error
-			f, err = os.OpenFile(filepath.Join(dir, e.RunID+".jsonl"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-			if err != nil {
-				return
-			}
-		}
-		b, _ := json.Marshal(e)
-		_, _ = f.Write(append(b, '\n'))
+	w := &writer{dir: dir}
+	return w.write, w.close
+}
+
+// flushEvery bounds how long an event waits in the buffer: a run of 1,000
+// cache hits makes 2,000 events within a few milliseconds, and one write
+// per event was a system call for vx and a wake-up for vxd each.
+const flushEvery = 20 * time.Millisecond
+
+// maxBuffered flushes a buffer this large at once.
+const maxBuffered = 64 << 10
+
+type writer struct {
+	dir    string
+	mu     sync.Mutex
+	f      *os.File
+	buf    []byte
+	armed  bool // a flush is scheduled
+	closed bool
+}
+
+func (w *writer) write(e wire.Event) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return
 	}
-	closeFn := func() {
-		mu.Lock()
-		defer mu.Unlock()
-		if f != nil {
-			f.Close()
+	if w.f == nil {
+		if e.RunID == "" {
+			return
+		}
+		var err error
+		w.f, err = os.OpenFile(filepath.Join(w.dir, e.RunID+".jsonl"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			return
 		}
 	}
-	return write, closeFn
+	b, _ := json.Marshal(e)
+	w.buf = append(append(w.buf, b...), '\n')
+	switch {
+	case e.Type == wire.EventRunStarted || e.Type == wire.EventRunFinished || len(w.buf) >= maxBuffered:
+		// A run's start and end reach the feed at once.
+		w.flushLocked()
+	case !w.armed:
+		w.armed = true
+		time.AfterFunc(flushEvery, func() {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			w.armed = false
+			w.flushLocked()
+		})
+	}
+}
+
+// flushLocked writes the buffered lines in one write: whole lines only.
+func (w *writer) flushLocked() {
+	if w.f != nil && !w.closed && len(w.buf) > 0 {
+		_, _ = w.f.Write(w.buf)
+	}
+	w.buf = w.buf[:0]
+}
+
+func (w *writer) close() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.flushLocked()
+	w.closed = true
+	if w.f != nil {
+		w.f.Close()
+	}
 }

@@ -24,7 +24,7 @@ type Early struct {
 	wg   sync.WaitGroup // the listing and the stat cache
 	hwg  sync.WaitGroup // the history: the keys need not wait for it
 
-	files  []string // ListFilesCached
+	files  []string // ListFilesCached; nil where a daemon is up
 	listed error
 
 	hasher *hashing.Hasher
@@ -49,11 +49,16 @@ func StartEarly(ctx context.Context, root string, logger zerolog.Logger, openHis
 		openHistory = false
 	}
 	e := &Early{root: root}
-	e.wg.Add(2)
-	go func() {
-		defer e.wg.Done()
-		e.files, _, e.listed = hashing.ListFilesCached(ctx, root, layout.FileList(root))
-	}()
+	// Where a daemon is up, the run asks it what changed and the listing
+	// is checked against its answer (Prepare): none is made here.
+	if _, err := os.Stat(layout.Discovery(root)); err != nil {
+		e.wg.Add(1)
+		go func() {
+			defer e.wg.Done()
+			e.files, _, e.listed = hashing.ListFilesCached(ctx, root, layout.FileList(root))
+		}()
+	}
+	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
 		e.hasher = hashing.NewHasher(layout.StatCache(root))

@@ -45,6 +45,9 @@ type Options struct {
 	// Early, when set, is the listing, stat cache and history started
 	// before the model loaded (StartEarly); nil does it all here.
 	Early *Early
+	// Changes asks vxd what changed since the last run (nil: stat every
+	// input, as without a daemon).
+	Changes hashing.ChangeSource
 }
 
 // Prepared is a run's graph with every task's key computed.
@@ -65,6 +68,7 @@ type Prepared struct {
 	hasher       *hashing.Hasher
 	encoded      map[string][]byte // task id → its components as the history stores them
 	early        *Early
+	changes      chan *hashing.Changes // vxd's answer, asked while the graph is built
 }
 
 // VXDir is the workspace's state directory.
@@ -108,6 +112,12 @@ func Prepare(ctx context.Context, o *Options) (*Prepared, error) {
 	p := &Prepared{Model: m, Env: environMap(env), Keys: map[string]string{}, Components: map[string]*taskkey.Components{}, encoded: map[string][]byte{}}
 	p.Masker = secret.NewMasker(SecretValues(m, p.Env)...)
 	p.Workers, _ = Workers(o.Concurrency, m)
+	p.changes = make(chan *hashing.Changes, 1)
+	go func() {
+		c, how := hashing.OpenChanges(ctx, m.Root, o.Changes)
+		o.Logger.Debug().Str("files", how).Msg("change journal")
+		p.changes <- c
+	}()
 	p.MemoryBudget, _ = MemoryBudget(p.Env)
 	sel, err := m.Select(ctx, o.Selection)
 	if err != nil {
@@ -134,8 +144,7 @@ func Prepare(ctx context.Context, o *Options) (*Prepared, error) {
 	// The history's peaks are read while the keys are computed.
 	peaks := make(chan map[string]int64, 1)
 	go func() { peaks <- peakRSS(ctx, m.Root) }()
-	all, _, err := hashing.ListFilesCached(ctx, m.Root, layout.FileList(m.Root))
-	if err := p.computeKeys(ctx, all, err); err != nil {
+	if err := p.computeKeys(ctx, nil, nil); err != nil {
 		<-peaks
 		return nil, err
 	}
@@ -147,6 +156,13 @@ func Prepare(ctx context.Context, o *Options) (*Prepared, error) {
 // keys in topological order.
 func (p *Prepared) computeKeys(ctx context.Context, all []string, err error) error {
 	m := p.Model
+	changes := <-p.changes
+	p.hasher.UseChanges(changes)
+	// With vxd's answer the listing is the journal's to check; without
+	// a listing made early (none is, where a daemon is up), list here.
+	if changes != nil || (all == nil && err == nil) {
+		all, err = changes.ListFiles(ctx, m.Root)
+	}
 	if err != nil {
 		return fmt.Errorf("listing workspace files: %w", err)
 	}
@@ -219,6 +235,7 @@ func (p *Prepared) computeKeys(ctx context.Context, all []string, err error) err
 		}
 	}
 	_ = p.hasher.Save()
+	_ = changes.Save()
 	for i, n := range p.Graph.Nodes {
 		c := comps[i]
 		if c == nil {

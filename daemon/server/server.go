@@ -72,6 +72,7 @@ type daemon struct {
 	mu         sync.Mutex
 	lastReload *wire.Reload
 	feed       *Feed
+	journal    *journal // nil until mounted, or when it did not start
 }
 
 // Lock takes the workspace's daemon lock without blocking; the returned
@@ -161,6 +162,11 @@ func Serve(ctx context.Context, o Options) error {
 	})
 	d.mountLive(mux)
 	d.mountPage(mux)
+	if jr, err := d.mountJournal(ctx, mux); err != nil {
+		return err
+	} else if jr != nil {
+		defer jr.Close()
+	}
 	srv := newHTTPServer(ctx, d.tokenLogin(httpapi.Guard(liftReadDeadline(mux), httpapi.GuardOptions{Port: d.port, Token: d.token, Page: &httpapi.PageAuth{Cookie: wire.PageCookieName(d.port), Routes: pageRoutes, Valid: d.pages.valid}, Logger: d.log})), d.log)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
@@ -295,6 +301,7 @@ func (d *daemon) status(ctx context.Context) *wire.Status {
 	d.mu.Lock()
 	s.LastReload = d.lastReload
 	d.mu.Unlock()
+	s.Journal = d.journal.describe()
 	if h, err := d.env.History(ctx); err == nil {
 		if r, err := h.LatestRun(ctx); err == nil {
 			s.LastRun = &wire.RunBrief{RunID: r.ID, Status: r.Status, StartedAt: r.StartedAt, DurationMs: r.DurationMs, Tasks: r.Tasks, Cached: r.Cached, Failed: r.Failed, Command: r.Command}

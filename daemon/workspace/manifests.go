@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"encoding/binary"
 	"os"
-	"path/filepath"
 	"sort"
 	"sync"
 	"time"
 
+	"github.com/vzn/vx/daemon/hashing"
 	"github.com/vzn/vx/protocol/layout"
 )
 
@@ -142,33 +142,7 @@ func (s *manifestStore) save() {
 		w.str(p)
 		w.str(s.keep[p])
 	}
-	_ = writeFileAtomic(s.path, w.b.Bytes())
-}
-
-// writeFileAtomic writes data to path through a temp file and a rename.
-func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
+	_ = hashing.WriteFileAtomic(s.path, w.b.Bytes(), 0o644)
 }
 
 type recordWriter struct{ b bytes.Buffer }

@@ -35,6 +35,8 @@ type Status struct {
 	LastRun      *RunBrief `json:"lastRun"`
 	IdleTimeout  string    `json:"idleTimeout"`
 	LastActivity time.Time `json:"lastActivity"`
+	// Journal is the change journal's state in a sentence (see Changes).
+	Journal string `json:"journal,omitempty"`
 }
 
 // Reload is one rebuild of the workspace model.

@@ -1,0 +1,475 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+	"github.com/rs/zerolog"
+
+	"github.com/vzn/vx/protocol/layout"
+	"github.com/vzn/vx/protocol/version"
+	"github.com/vzn/vx/protocol/wire"
+)
+
+// The change journal lets `vx run` skip statting files vxd can prove
+// unchanged. It watches every directory wire.JournalCovers (one inotify
+// instance of its own) and numbers each event: a token is an epoch (a
+// random id) and the sequence number of the last event counted. An epoch
+// ends, and the journal proves nothing about earlier tokens, on every
+// start, overflowed watch queue, watch error, watched directory renamed
+// (inotify keeps reporting its children under the old names) and when
+// more than journalLimit paths changed; a directory that cannot be
+// watched stops the journal until vxd restarts. Before an answer a
+// barrier creates a marker file and waits for its event: inotify queues
+// events in order, so every change made before the question was asked has
+// been counted.
+//
+// What inotify does not report, and so the journal cannot see: a write
+// through a second hard link outside the watched tree (vx never takes a
+// file with more than one link as unchanged, but a link made later is not
+// reported either), writes through a shared mmap, changes on a network
+// file system made by another machine.
+
+// defaultJournalLimit bounds the paths one epoch remembers.
+const defaultJournalLimit = 50000
+
+// maxJournalDirs bounds the directories the journal watches.
+const maxJournalDirs = 100000
+
+// journalLimitEnv sets journalLimit (1 to 10,000,000).
+const journalLimitEnv = "VXD_JOURNAL_LIMIT"
+
+type journal struct {
+	root   string
+	barDir string
+	w      *fsnotify.Watcher
+	limit  int
+	log    zerolog.Logger
+	inst   string // this process's marker-name prefix
+
+	mu      sync.Mutex
+	epoch   string // "" while not ready or stopped
+	reason  string // why epoch is "", or why the last epoch ended
+	broken  bool   // a directory could not be watched: no epoch until restart
+	over    bool   // more than limit paths changed: the epoch ends after this event
+	seq     uint64
+	changed map[string]uint64 // slash path relative to root → seq of its last event
+	dirs    map[string]bool   // watched directories (absolute)
+	waiters map[string]chan struct{}
+	nextBar uint64
+}
+
+func journalLimit() (int, error) {
+	v := os.Getenv(journalLimitEnv)
+	if v == "" {
+		return defaultJournalLimit, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > 10_000_000 {
+		return 0, fmt.Errorf("%s=%q is not a number of paths (use 1 to 10000000, or unset it for %d)", journalLimitEnv, v, defaultJournalLimit)
+	}
+	return n, nil
+}
+
+// startJournal watches the workspace; it is ready once every directory is
+// watched (its loop does that first), answering "cannot prove" until then.
+func startJournal(ctx context.Context, root string, limit int, log zerolog.Logger) (*journal, error) {
+	j, err := newJournal(root, limit, log)
+	if err != nil {
+		return nil, err
+	}
+	go j.loop(ctx)
+	return j, nil
+}
+
+// newJournal sets the journal up without starting its loop.
+func newJournal(root string, limit int, log zerolog.Logger) (*journal, error) {
+	fw, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, err
+	}
+	j := &journal{root: root, barDir: layout.JournalBarriers(root), w: fw, limit: limit, log: log, inst: randomID()[:8],
+		reason: "the journal is still adding its watches", changed: map[string]uint64{}, dirs: map[string]bool{}, waiters: map[string]chan struct{}{}}
+	// Leftover markers of an earlier vxd go; ours are new names.
+	_ = os.RemoveAll(j.barDir)
+	if err := os.MkdirAll(j.barDir, 0o700); err != nil {
+		fw.Close()
+		return nil, err
+	}
+	if err := fw.Add(j.barDir); err != nil {
+		fw.Close()
+		return nil, err
+	}
+	return j, nil
+}
+
+func (j *journal) Close() error {
+	j.mu.Lock()
+	j.epoch, j.reason = "", "vxd is stopping"
+	j.mu.Unlock()
+	return j.w.Close()
+}
+
+func randomID() string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func (j *journal) loop(ctx context.Context) {
+	j.begin("vxd started")
+	j.follow(ctx, j.w.Events, j.w.Errors)
+}
+
+// follow handles the watch's events and errors until ctx ends or they close.
+func (j *journal) follow(ctx context.Context, events <-chan fsnotify.Event, errs <-chan error) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-events:
+			if !ok {
+				return
+			}
+			j.handle(ev)
+		case err, ok := <-errs:
+			if !ok {
+				return
+			}
+			reason := "the file watch failed: " + err.Error()
+			if errors.Is(err, fsnotify.ErrEventOverflow) {
+				reason = "the file watch queue overflowed"
+			}
+			j.log.Warn().Str("reason", reason).Msg("change journal: starting a new epoch")
+			j.begin(reason)
+		}
+	}
+}
+
+// begin ends the current epoch, watches every directory again (missed
+// events may have created some) and starts a new epoch. Waiting barriers
+// are released: their answer says the epoch changed.
+func (j *journal) begin(reason string) {
+	j.mu.Lock()
+	j.epoch, j.reason = "", reason
+	for name, ch := range j.waiters {
+		close(ch)
+		delete(j.waiters, name)
+	}
+	// Every old watch goes first: a renamed directory's children are
+	// watched under their old names, and adding the new name of the same
+	// inode would share the watch that removing the old name ends.
+	for d := range j.dirs {
+		_ = j.w.Remove(d)
+	}
+	j.dirs = map[string]bool{}
+	j.mu.Unlock()
+	if err := j.addTree(j.root, false); err != nil {
+		j.stop(err)
+		return
+	}
+	j.mu.Lock()
+	j.seq, j.changed, j.over = 0, map[string]uint64{}, false
+	j.epoch = randomID()
+	j.mu.Unlock()
+}
+
+// stop gives up until vxd restarts: some directory is not watched.
+func (j *journal) stop(err error) {
+	j.log.Warn().Err(err).Msg("change journal stopped: vx runs stat every file")
+	j.mu.Lock()
+	j.epoch, j.reason, j.broken = "", "a directory could not be watched: "+err.Error(), true
+	j.mu.Unlock()
+}
+
+func (j *journal) rel(abs string) (string, bool) {
+	if abs == j.root {
+		return ".", true
+	}
+	rest, ok := strings.CutPrefix(abs, j.root+string(filepath.Separator))
+	if !ok {
+		return "", false
+	}
+	return filepath.ToSlash(rest), true
+}
+
+// addTree watches dir and every covered directory under it; with record,
+// every path found is counted as changed (it may have been created before
+// its directory was watched).
+func (j *journal) addTree(dir string, record bool) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == dir || errors.Is(err, fs.ErrNotExist) {
+				return nil // gone again: its removal is an event of its parent
+			}
+			return err
+		}
+		rel, ok := j.rel(p)
+		if !ok || !wire.JournalCovers(rel) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if record {
+			j.record(rel)
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		j.mu.Lock()
+		n := len(j.dirs)
+		j.mu.Unlock()
+		if n >= maxJournalDirs {
+			return fmt.Errorf("more than %d directories", maxJournalDirs)
+		}
+		// Watched before WalkDir reads it: an entry made after this is an
+		// event, one made before is read.
+		if err := j.w.Add(p); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return filepath.SkipDir
+			}
+			return fmt.Errorf("%s: %w", rel, err)
+		}
+		j.mu.Lock()
+		j.dirs[p] = true
+		j.mu.Unlock()
+		return nil
+	})
+}
+
+// record counts a change of rel; past the limit the epoch ends.
+func (j *journal) record(rel string) {
+	j.mu.Lock()
+	if j.epoch == "" && j.broken {
+		j.mu.Unlock()
+		return
+	}
+	j.seq++
+	j.changed[rel] = j.seq
+	if len(j.changed) > j.limit {
+		j.over = true
+	}
+	j.mu.Unlock()
+}
+
+func (j *journal) handle(ev fsnotify.Event) {
+	if filepath.Dir(ev.Name) == j.barDir {
+		if ev.Has(fsnotify.Create) {
+			j.mu.Lock()
+			if ch, ok := j.waiters[ev.Name]; ok {
+				close(ch)
+				delete(j.waiters, ev.Name)
+			}
+			j.mu.Unlock()
+		}
+		return
+	}
+	rel, ok := j.rel(ev.Name)
+	if !ok || !wire.JournalCovers(rel) {
+		return
+	}
+	j.mu.Lock()
+	watched := j.dirs[ev.Name]
+	broken := j.broken
+	j.mu.Unlock()
+	if broken {
+		return
+	}
+	if watched && ev.Has(fsnotify.Rename) {
+		j.unwatch(ev.Name)
+		j.begin("the directory " + rel + " was renamed")
+		return
+	}
+	if watched && ev.Has(fsnotify.Remove) {
+		j.unwatch(ev.Name)
+	}
+	j.record(rel)
+	if ev.Has(fsnotify.Create) || ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+		// A name came or went: its directory's listing changed.
+		j.record(parentRel(rel))
+	}
+	if ev.Has(fsnotify.Create) {
+		if st, err := os.Lstat(ev.Name); err == nil && st.IsDir() {
+			if err := j.addTree(ev.Name, true); err != nil {
+				j.stop(err)
+				return
+			}
+		}
+	}
+	j.mu.Lock()
+	over := j.over
+	j.mu.Unlock()
+	if over {
+		j.begin(fmt.Sprintf("more than %d paths changed", j.limit))
+	}
+}
+
+func parentRel(rel string) string {
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		return rel[:i]
+	}
+	return "."
+}
+
+// unwatch forgets dir and the directories under it.
+func (j *journal) unwatch(dir string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	prefix := dir + string(filepath.Separator)
+	for d := range j.dirs {
+		if d == dir || strings.HasPrefix(d, prefix) {
+			delete(j.dirs, d)
+			_ = j.w.Remove(d)
+		}
+	}
+}
+
+// barrier returns once every event queued before it was called has been
+// handled (or the epoch ended meanwhile).
+func (j *journal) barrier(ctx context.Context) error {
+	j.mu.Lock()
+	j.nextBar++
+	name := filepath.Join(j.barDir, j.inst+"-"+strconv.FormatUint(j.nextBar, 10))
+	ch := make(chan struct{})
+	j.waiters[name] = ch
+	j.mu.Unlock()
+	defer func() {
+		j.mu.Lock()
+		delete(j.waiters, name)
+		j.mu.Unlock()
+		_ = os.Remove(name)
+	}()
+	f, err := os.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if errors.Is(err, fs.ErrNotExist) {
+		// Someone removed the markers' directory: make and watch it again.
+		if err = os.MkdirAll(j.barDir, 0o700); err == nil {
+			if err = j.w.Add(j.barDir); err == nil {
+				f, err = os.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+			}
+		}
+	}
+	if err != nil {
+		return err
+	}
+	f.Close()
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// since answers what changed after the token (epoch, seq); ask false
+// answers only the current token.
+func (j *journal) since(ctx context.Context, epoch string, seq uint64, ask bool) wire.Changes {
+	ans := wire.Changes{Root: j.root}
+	if err := j.barrier(ctx); err != nil {
+		ans.Reason = "the file watch did not catch up: " + err.Error()
+		return ans
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.epoch == "" {
+		ans.Reason = j.reason
+		return ans
+	}
+	ans.Epoch, ans.Seq = j.epoch, j.seq
+	switch {
+	case !ask:
+		ans.Reason = "no token was given"
+	case epoch != j.epoch:
+		ans.Reason = "the journal began a new epoch since that token (latest: " + j.reason + ")"
+	case seq > j.seq:
+		ans.Reason = "the token is ahead of the journal"
+	default:
+		var out []string
+		for p, s := range j.changed {
+			if s > seq {
+				out = append(out, p)
+			}
+		}
+		if len(out) > wire.MaxChangedPaths {
+			ans.Reason = fmt.Sprintf("%d paths changed (more than %d)", len(out), wire.MaxChangedPaths)
+			return ans
+		}
+		sort.Strings(out)
+		ans.Complete, ans.Changed = true, out
+	}
+	return ans
+}
+
+// journalWait bounds a barrier: past it the answer is "cannot prove".
+const journalWait = 2 * time.Second
+
+// mountJournal starts the change journal and serves GET wire.ChangesPath.
+// A bad VXD_JOURNAL_LIMIT is an error; a journal that cannot start
+// answers why on every question (vx then stats every file).
+func (d *daemon) mountJournal(ctx context.Context, mux *http.ServeMux) (*journal, error) {
+	limit, err := journalLimit()
+	if err != nil {
+		return nil, err
+	}
+	j, startErr := startJournal(ctx, d.root, limit, d.log)
+	if startErr != nil {
+		d.log.Warn().Err(startErr).Msg("change journal not started: vx runs stat every file")
+	}
+	d.mu.Lock()
+	d.journal = j
+	d.mu.Unlock()
+	mux.HandleFunc("GET "+wire.ChangesPath, func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		epoch, seqText := q.Get("epoch"), q.Get("seq")
+		var seq uint64
+		if epoch != "" {
+			if len(epoch) > 64 || strings.Trim(epoch, "0123456789abcdef") != "" {
+				http.Error(w, "epoch: want the hex id of an earlier answer", http.StatusBadRequest)
+				return
+			}
+			if seq, err = strconv.ParseUint(seqText, 10, 64); err != nil {
+				http.Error(w, fmt.Sprintf("seq %q: want the sequence number of an earlier answer", seqText), http.StatusBadRequest)
+				return
+			}
+		}
+		var ans wire.Changes
+		if j == nil {
+			ans = wire.Changes{Root: d.root, Reason: "the change journal did not start: " + startErr.Error()}
+		} else {
+			c, cancel := context.WithTimeout(r.Context(), journalWait)
+			ans = j.since(c, epoch, seq, epoch != "")
+			cancel()
+		}
+		ans.Version = version.Version
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(&ans)
+	})
+	return j, nil
+}
+
+// describe is the journal's state for vxd status.
+func (j *journal) describe() string {
+	if j == nil {
+		return "not started: vx runs stat every file"
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.epoch == "" {
+		return "not proving (" + j.reason + "): vx runs stat every file"
+	}
+	return fmt.Sprintf("watching %d directories; %d paths changed in this epoch (began: %s)", len(j.dirs), len(j.changed), j.reason)
+}

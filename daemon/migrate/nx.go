@@ -308,9 +308,32 @@ func (tr *nxTr) project(np *nxProject) {
 // target translates a target of targetDefaults (np nil) or of a project.
 func (tr *nxTr) target(f *srcFile, item, name string, n *jsonc.Node, np *nxProject) workspace.TaskConfig {
 	b := tr.b
+	opts := n.Get("options")
+	tc := tr.targetKeys(f, item, n, np, opts)
+	if np == nil {
+		if ex := n.Get("executor"); ex != nil {
+			b.todo(f, ex.Off, item+".executor", fmt.Sprintf("targetDefaults set executor %q for every %s target; vx takes a task's command from the project (package.json script or vx.project.json)", ex.Str, name))
+		}
+		return tc
+	}
+	executor, opts := tr.targetExecutor(name, n, opts)
+	tr.targetCommand(f, item, name, n, np, executor, opts, &tc)
+	// Outputs that targetDefaults leave to each project ({options.outputPath},
+	// {workspaceRoot}/dist/{projectRoot}) are resolved with this target's options.
+	if tc.Outputs == nil {
+		if d := tr.defaults[name].Get("outputs"); d != nil && needsProject(d) {
+			tc.Outputs = tr.outputs(f, item+".outputs (from targetDefaults)", d, np, opts)
+		}
+	}
+	return tc
+}
+
+// targetKeys translates a target's keys other than its command (executor,
+// command and options are read by targetExecutor and targetCommand).
+func (tr *nxTr) targetKeys(f *srcFile, item string, n *jsonc.Node, np *nxProject, opts *jsonc.Node) workspace.TaskConfig {
+	b := tr.b
 	var tc workspace.TaskConfig
 	var env []string
-	opts := n.Get("options")
 	for _, m := range n.Members {
 		sub := item + "." + m.Key
 		switch m.Key {
@@ -349,13 +372,13 @@ func (tr *nxTr) target(f *srcFile, item, name string, n *jsonc.Node, np *nxProje
 	if len(env) > 0 {
 		tc.Env = &env
 	}
-	if np == nil {
-		if ex := n.Get("executor"); ex != nil {
-			b.todo(f, ex.Off, item+".executor", fmt.Sprintf("targetDefaults set executor %q for every %s target; vx takes a task's command from the project (package.json script or vx.project.json)", ex.Str, name))
-		}
-		return tc
-	}
-	// The command: the executor of the target, else of targetDefaults.
+	return tc
+}
+
+// targetExecutor names a project target's executor: its own, else
+// run-commands when it has a command (a top-level command is folded into
+// the options returned), else targetDefaults'.
+func (tr *nxTr) targetExecutor(name string, n, opts *jsonc.Node) (string, *jsonc.Node) {
 	executor := ""
 	if ex := n.Get("executor"); ex != nil && ex.Kind == jsonc.String {
 		executor = ex.Str
@@ -367,6 +390,13 @@ func (tr *nxTr) target(f *srcFile, item, name string, n *jsonc.Node, np *nxProje
 	} else if ex := tr.defaults[name].Get("executor"); ex != nil && ex.Kind == jsonc.String {
 		executor = ex.Str
 	}
+	return executor, opts
+}
+
+// targetCommand sets tc's command from a project target's executor, or
+// notes and todos why it has none.
+func (tr *nxTr) targetCommand(f *srcFile, item, name string, n *jsonc.Node, np *nxProject, executor string, opts *jsonc.Node, tc *workspace.TaskConfig) {
+	b := tr.b
 	p := np.p
 	switch {
 	case executor == "":
@@ -404,14 +434,6 @@ func (tr *nxTr) target(f *srcFile, item, name string, n *jsonc.Node, np *nxProje
 		tc.Command = &cmd
 		b.todo(f, off, item+".executor", fmt.Sprintf("executor %q has no vx equivalent: write the shell command it runs as this task's command (the proposal fails with a message until then)", executor))
 	}
-	// Outputs that targetDefaults leave to each project ({options.outputPath},
-	// {workspaceRoot}/dist/{projectRoot}) are resolved with this target's options.
-	if tc.Outputs == nil {
-		if d := tr.defaults[name].Get("outputs"); d != nil && needsProject(d) {
-			tc.Outputs = tr.outputs(f, item+".outputs (from targetDefaults)", d, np, opts)
-		}
-	}
-	return tc
 }
 
 func membersOf(n *jsonc.Node) []jsonc.Member {

@@ -665,95 +665,10 @@ func (tr *nxTr) dependsOn(f *srcFile, item string, m jsonc.Member) *[]string {
 // covering every project file is vx's default and is left out.
 func (tr *nxTr) inputs(f *srcFile, item string, list *jsonc.Node, named map[string]*jsonc.Node) (*[]string, []string) {
 	b := tr.b
-	var globs, negs, env []string
-	all := false
-	var walk func(f *srcFile, item string, list *jsonc.Node, depth int)
-	expandName := func(f *srcFile, item string, off int, name string, depth int) {
-		ni := named[name]
-		if ni == nil {
-			b.todo(f, off, item, fmt.Sprintf("input %q is not a named input of nx.json or project.json; dropped", name))
-			return
-		}
-		if depth > 20 {
-			b.todo(f, off, item, fmt.Sprintf("named input %q refers to itself; dropped", name))
-			return
-		}
-		walk(tr.f, "namedInputs."+name, ni, depth+1)
-	}
-	path1 := func(f *srcFile, item string, off int, s string) {
-		neg := strings.HasPrefix(s, "!")
-		p := strings.TrimPrefix(s, "!")
-		switch {
-		case p == "{projectRoot}/**/*" || p == "{projectRoot}/**" || p == "{projectRoot}":
-			if neg {
-				b.todo(f, off, item, fmt.Sprintf("input %q excludes every file; dropped", s))
-				return
-			}
-			all = true
-		case simpleProjectPath(p):
-			g := strings.TrimPrefix(p, "{projectRoot}/")
-			if neg {
-				negs = appendNew(negs, "!"+g)
-			} else {
-				globs = appendNew(globs, g)
-			}
-		case strings.HasPrefix(p, "{workspaceRoot}/"):
-			rel := strings.TrimPrefix(p, "{workspaceRoot}/")
-			if !neg && b.inGlobalInputs(rel) {
-				return
-			}
-			b.todo(f, off, item, fmt.Sprintf("input %q: a vx task's inputs are files of its project; add %q to globalInputs if every task should re-run when it changes, else drop it", s, rel))
-		default:
-			b.todo(f, off, item, fmt.Sprintf("input %q: expected {projectRoot}/… or {workspaceRoot}/…; dropped", s))
-		}
-	}
-	walk = func(f *srcFile, item string, list *jsonc.Node, depth int) {
-		if list.Kind != jsonc.Array {
-			b.todo(f, list.Off, item, fmt.Sprintf("inputs: expected a list, found %s", list.Kind))
-			return
-		}
-		for _, it := range list.Items {
-			switch it.Kind {
-			case jsonc.String:
-				s := it.Str
-				switch {
-				case strings.HasPrefix(s, "^"):
-					b.note("%s %q: vx does not hash dependencies' files directly; a task's key includes the keys of the tasks it depends on (^build)", where(f, item), s)
-				case strings.Contains(s, "{") || strings.Contains(s, "/"):
-					path1(f, item, it.Off, s)
-				default:
-					expandName(f, item, it.Off, s, depth)
-				}
-			case jsonc.Object:
-				switch {
-				case it.Get("env") != nil:
-					if e := it.Get("env"); e.Kind == jsonc.String {
-						env = appendNew(env, e.Str)
-					}
-				case it.Get("fileset") != nil:
-					path1(f, item, it.Off, it.Get("fileset").Str)
-				case it.Get("input") != nil:
-					if it.Get("projects") != nil || it.Get("dependencies") != nil {
-						b.note("%s: the %q input of other projects dropped; a task's key includes the keys of the tasks it depends on", where(f, item), it.Get("input").Str)
-						continue
-					}
-					expandName(f, item, it.Off, it.Get("input").Str, depth)
-				case it.Get("runtime") != nil:
-					b.todo(f, it.Off, item, fmt.Sprintf("runtime input %q: vx does not run commands to compute keys; declare what it reads as env or globalInputs", it.Get("runtime").Str))
-				case it.Get("externalDependencies") != nil:
-					b.todo(f, it.Off, item, "externalDependencies: vx does not hash installed package versions; add the lockfile to globalInputs if these tasks must re-run when it changes")
-				case it.Get("dependentTasksOutputFiles") != nil:
-					b.note("%s dependentTasksOutputFiles dropped: a task's key includes the keys of the tasks it depends on", where(f, item))
-				default:
-					b.todo(f, it.Off, item, "an input object vx does not know; dropped")
-				}
-			default:
-				b.todo(f, it.Off, item, fmt.Sprintf("input: expected a string or an object, found %s", it.Kind))
-			}
-		}
-	}
-	walk(f, item, list, 0)
-	if all {
+	in := &nxInputs{tr: tr, named: named}
+	in.walk(f, item, list, 0)
+	globs, negs, env := in.globs, in.negs, in.env
+	if in.all {
 		if len(negs) == 0 {
 			b.note("%s cover every file of the project, vx's default (every file git does not ignore); inputs left out", where(f, item))
 			return nil, env
@@ -766,6 +681,115 @@ func (tr *nxTr) inputs(f *srcFile, item string, list *jsonc.Node, named map[stri
 		b.todo(f, list.Off, item, "these inputs name no file of the project, and vx reads an empty list as every file; list the files the task reads")
 	}
 	return &out, env
+}
+
+// nxInputs collects one target's inputs as inputs walks them.
+type nxInputs struct {
+	tr               *nxTr
+	named            map[string]*jsonc.Node
+	globs, negs, env []string
+	all              bool // an input covers every file of the project
+}
+
+// walk reads a list of inputs, expanding named inputs up to 20 deep.
+func (in *nxInputs) walk(f *srcFile, item string, list *jsonc.Node, depth int) {
+	b := in.tr.b
+	if list.Kind != jsonc.Array {
+		b.todo(f, list.Off, item, fmt.Sprintf("inputs: expected a list, found %s", list.Kind))
+		return
+	}
+	for _, it := range list.Items {
+		switch it.Kind {
+		case jsonc.String:
+			s := it.Str
+			switch {
+			case strings.HasPrefix(s, "^"):
+				b.note("%s %q: vx does not hash dependencies' files directly; a task's key includes the keys of the tasks it depends on (^build)", where(f, item), s)
+			case strings.Contains(s, "{") || strings.Contains(s, "/"):
+				in.path(f, item, it.Off, s)
+			default:
+				in.expandName(f, item, it.Off, s, depth)
+			}
+		case jsonc.Object:
+			in.object(f, item, it, depth)
+		default:
+			b.todo(f, it.Off, item, fmt.Sprintf("input: expected a string or an object, found %s", it.Kind))
+		}
+	}
+}
+
+// object reads one input object: env, fileset, input and the kinds vx
+// does not hash.
+func (in *nxInputs) object(f *srcFile, item string, it *jsonc.Node, depth int) {
+	b := in.tr.b
+	switch {
+	case it.Get("env") != nil:
+		if e := it.Get("env"); e.Kind == jsonc.String {
+			in.env = appendNew(in.env, e.Str)
+		}
+	case it.Get("fileset") != nil:
+		in.path(f, item, it.Off, it.Get("fileset").Str)
+	case it.Get("input") != nil:
+		if it.Get("projects") != nil || it.Get("dependencies") != nil {
+			b.note("%s: the %q input of other projects dropped; a task's key includes the keys of the tasks it depends on", where(f, item), it.Get("input").Str)
+			return
+		}
+		in.expandName(f, item, it.Off, it.Get("input").Str, depth)
+	case it.Get("runtime") != nil:
+		b.todo(f, it.Off, item, fmt.Sprintf("runtime input %q: vx does not run commands to compute keys; declare what it reads as env or globalInputs", it.Get("runtime").Str))
+	case it.Get("externalDependencies") != nil:
+		b.todo(f, it.Off, item, "externalDependencies: vx does not hash installed package versions; add the lockfile to globalInputs if these tasks must re-run when it changes")
+	case it.Get("dependentTasksOutputFiles") != nil:
+		b.note("%s dependentTasksOutputFiles dropped: a task's key includes the keys of the tasks it depends on", where(f, item))
+	default:
+		b.todo(f, it.Off, item, "an input object vx does not know; dropped")
+	}
+}
+
+// expandName walks the named input name (from nx.json or project.json).
+func (in *nxInputs) expandName(f *srcFile, item string, off int, name string, depth int) {
+	b := in.tr.b
+	ni := in.named[name]
+	if ni == nil {
+		b.todo(f, off, item, fmt.Sprintf("input %q is not a named input of nx.json or project.json; dropped", name))
+		return
+	}
+	if depth > 20 {
+		b.todo(f, off, item, fmt.Sprintf("named input %q refers to itself; dropped", name))
+		return
+	}
+	in.walk(in.tr.f, "namedInputs."+name, ni, depth+1)
+}
+
+// path reads one path input: {projectRoot} globs become vx inputs,
+// {workspaceRoot} ones are checked against globalInputs.
+func (in *nxInputs) path(f *srcFile, item string, off int, s string) {
+	b := in.tr.b
+	neg := strings.HasPrefix(s, "!")
+	p := strings.TrimPrefix(s, "!")
+	switch {
+	case p == "{projectRoot}/**/*" || p == "{projectRoot}/**" || p == "{projectRoot}":
+		if neg {
+			b.todo(f, off, item, fmt.Sprintf("input %q excludes every file; dropped", s))
+			return
+		}
+		in.all = true
+	case simpleProjectPath(p):
+		g := strings.TrimPrefix(p, "{projectRoot}/")
+		if neg {
+			in.negs = appendNew(in.negs, "!"+g)
+		} else {
+			in.globs = appendNew(in.globs, g)
+		}
+	case strings.HasPrefix(p, "{workspaceRoot}/"):
+		rel := strings.TrimPrefix(p, "{workspaceRoot}/")
+		if !neg && b.inGlobalInputs(rel) {
+			return
+		}
+		b.todo(f, off, item, fmt.Sprintf("input %q: a vx task's inputs are files of its project; add %q to globalInputs if every task should re-run when it changes, else drop it", s, rel))
+	default:
+		b.todo(f, off, item, fmt.Sprintf("input %q: expected {projectRoot}/… or {workspaceRoot}/…; dropped", s))
+	}
 }
 
 // outputs translates Nx outputs into globs relative to the project. Paths

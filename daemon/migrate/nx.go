@@ -74,6 +74,31 @@ func (tr *nxTr) lookup(name string) *pkg {
 // project.json's targets, name, tags and implicitDependencies.
 func (b *builder) nx(f *srcFile) bool {
 	tr := &nxTr{b: b, f: f, named: map[string]*jsonc.Node{}, defaults: map[string]*jsonc.Node{}, cacheable: map[string]bool{}, known: map[string]bool{}, byNx: map[string]*pkg{}}
+	targetDefaults := tr.nxGlobals(f)
+	projects := b.nxProjects(tr)
+	for _, np := range projects {
+		if np.tgts != nil {
+			for _, t := range np.tgts.Members {
+				tr.known[t.Key] = true
+			}
+		}
+	}
+	if targetDefaults != nil {
+		tr.targetDefaults(targetDefaults)
+	}
+	for _, np := range projects {
+		tr.project(np)
+	}
+	b.note("Nx infers project dependencies from imports too; vx reads package.json dependencies and vx.project.json dependsOn, so check the ^build order with vx run build --dry")
+	b.note("vx caches every task unless it says cache: false; Nx cached only targets marked cache: true")
+	return true
+}
+
+// nxGlobals reads nx.json's keys: named inputs, target defaults (returned,
+// nil when there are none) and cacheable operations into tr, and notes or
+// todos for the rest.
+func (tr *nxTr) nxGlobals(f *srcFile) *jsonc.Node {
+	b := tr.b
 	var targetDefaults *jsonc.Node
 	for _, m := range f.root.Members {
 		switch m.Key {
@@ -126,43 +151,32 @@ func (b *builder) nx(f *srcFile) bool {
 			b.todo(f, m.KeyOff, m.Key, fmt.Sprintf("unknown nx.json key %q was not translated", m.Key))
 		}
 	}
+	return targetDefaults
+}
 
-	projects := b.nxProjects(tr)
-	for _, np := range projects {
-		if np.tgts != nil {
-			for _, t := range np.tgts.Members {
-				tr.known[t.Key] = true
-			}
+// targetDefaults translates nx.json's targetDefaults into the workspace's
+// tasks.
+func (tr *nxTr) targetDefaults(targetDefaults *jsonc.Node) {
+	b, f := tr.b, tr.f
+	for _, m := range targetDefaults.Members {
+		item := "targetDefaults." + m.Key
+		if strings.Contains(m.Key, ":") {
+			b.todo(f, m.KeyOff, item, fmt.Sprintf("targetDefaults keyed by executor %q: vx configures tasks by name; copy these settings to the tasks that use this executor", m.Key))
+			continue
 		}
-	}
-
-	if targetDefaults != nil {
-		for _, m := range targetDefaults.Members {
-			item := "targetDefaults." + m.Key
-			if strings.Contains(m.Key, ":") {
-				b.todo(f, m.KeyOff, item, fmt.Sprintf("targetDefaults keyed by executor %q: vx configures tasks by name; copy these settings to the tasks that use this executor", m.Key))
-				continue
-			}
-			if m.Val.Kind != jsonc.Object {
-				b.todo(f, m.Val.Off, item, fmt.Sprintf("expected an object, found %s; not translated", m.Val.Kind))
-				continue
-			}
-			tc := tr.target(f, item, m.Key, m.Val, nil)
-			if tc.Cache != nil && *tc.Cache {
-				tc.Cache = nil // vx's default
-			} else if tc.Cache == nil && !tr.cacheable[m.Key] {
-				tc.Cache = ptr(false)
-				b.note("%s: Nx caches only targets marked cache: true, so this task has cache: false; remove it to cache %s", where(f, item), m.Key)
-			}
-			b.ws.Tasks[m.Key] = tc
+		if m.Val.Kind != jsonc.Object {
+			b.todo(f, m.Val.Off, item, fmt.Sprintf("expected an object, found %s; not translated", m.Val.Kind))
+			continue
 		}
+		tc := tr.target(f, item, m.Key, m.Val, nil)
+		if tc.Cache != nil && *tc.Cache {
+			tc.Cache = nil // vx's default
+		} else if tc.Cache == nil && !tr.cacheable[m.Key] {
+			tc.Cache = ptr(false)
+			b.note("%s: Nx caches only targets marked cache: true, so this task has cache: false; remove it to cache %s", where(f, item), m.Key)
+		}
+		b.ws.Tasks[m.Key] = tc
 	}
-	for _, np := range projects {
-		tr.project(np)
-	}
-	b.note("Nx infers project dependencies from imports too; vx reads package.json dependencies and vx.project.json dependsOn, so check the ^build order with vx run build --dry")
-	b.note("vx caches every task unless it says cache: false; Nx cached only targets marked cache: true")
-	return true
 }
 
 // nxProjects finds each project.json (outside node_modules and dot

@@ -477,67 +477,8 @@ func simpleProjectPath(s string) bool {
 // root, so the command starts with a cd there.
 func (tr *nxTr) runCommands(f *srcFile, item string, opts *jsonc.Node, np *nxProject) (string, map[string]workspace.EnvVar, bool) {
 	b := tr.b
-	var cmds []string
-	parallel := true
-	cwd := "."
-	var args string
-	var execEnv map[string]workspace.EnvVar
-	for _, m := range membersOf(opts) {
-		sub := item + ".options." + m.Key
-		switch m.Key {
-		case "command":
-			if m.Val.Kind == jsonc.String {
-				cmds = append(cmds, m.Val.Str)
-			}
-		case "commands":
-			for _, it := range m.Val.Items {
-				switch {
-				case it.Kind == jsonc.String:
-					cmds = append(cmds, it.Str)
-				case it.Get("command") != nil && it.Get("command").Kind == jsonc.String:
-					cmds = append(cmds, it.Get("command").Str)
-				default:
-					b.todo(f, it.Off, sub, "a command that is neither a string nor {\"command\": string}; not translated")
-				}
-			}
-		case "parallel":
-			parallel = m.Val.Kind == jsonc.Bool && m.Val.Bool
-		case "cwd":
-			if m.Val.Kind == jsonc.String {
-				c := strings.ReplaceAll(m.Val.Str, "{projectRoot}", np.p.dir)
-				c = strings.TrimPrefix(strings.ReplaceAll(c, "{workspaceRoot}", ""), "/")
-				if c == "" {
-					c = "."
-				}
-				if filepath.IsAbs(m.Val.Str) || strings.Contains(c, "{") {
-					b.todo(f, m.Val.Off, sub, fmt.Sprintf("cwd %q is not a workspace-relative directory; set the command's directory by hand", m.Val.Str))
-				}
-				cwd = path.Clean(c)
-			}
-		case "args":
-			if m.Val.Kind == jsonc.String {
-				args = m.Val.Str
-			}
-		case "env":
-			if m.Val.Kind == jsonc.Object {
-				execEnv = map[string]workspace.EnvVar{}
-				for _, e := range m.Val.Members {
-					v := e.Val.Str
-					if e.Val.Kind != jsonc.String {
-						v = fmt.Sprint(e.Val.Value())
-					}
-					execEnv[e.Key] = workspace.EnvVar{Value: ptr(v)}
-				}
-			}
-		case "envFile":
-			b.todo(f, m.KeyOff, sub, "envFile: vx does not load .env files into tasks; declare the variables in exec.env, env or passEnv")
-		case "readyWhen":
-			b.todo(f, m.KeyOff, sub, "readyWhen: the command is a long-running process; vx waits for a task to exit, so run it on its own")
-		case "forwardAllArgs", "color", "tty", "__unparsed__", "description", "outputPath", "script":
-		default:
-			b.todo(f, m.KeyOff, sub, fmt.Sprintf("run-commands option %q was not translated", m.Key))
-		}
-	}
+	rc := tr.runCommandsOptions(f, item, opts, np)
+	cmds, parallel, cwd, args, execEnv := rc.cmds, rc.parallel, rc.cwd, rc.args, rc.execEnv
 	if len(cmds) == 0 {
 		b.todo(f, offOr(opts, 0), item+".options", "nx:run-commands without a command; not translated")
 		return "", nil, false
@@ -564,6 +505,79 @@ func (tr *nxTr) runCommands(f *srcFile, item string, opts *jsonc.Node, np *nxPro
 		cmd = "cd " + shellQuote(dir) + " && " + cmd
 	}
 	return cmd, execEnv, true
+}
+
+// runCommandsOpts are the nx:run-commands options runCommands reads.
+type runCommandsOpts struct {
+	cmds     []string
+	parallel bool
+	cwd      string // workspace-relative
+	args     string
+	execEnv  map[string]workspace.EnvVar
+}
+
+// runCommandsOptions reads nx:run-commands options, with todos for those
+// vx cannot translate.
+func (tr *nxTr) runCommandsOptions(f *srcFile, item string, opts *jsonc.Node, np *nxProject) runCommandsOpts {
+	b := tr.b
+	rc := runCommandsOpts{parallel: true, cwd: "."}
+	for _, m := range membersOf(opts) {
+		sub := item + ".options." + m.Key
+		switch m.Key {
+		case "command":
+			if m.Val.Kind == jsonc.String {
+				rc.cmds = append(rc.cmds, m.Val.Str)
+			}
+		case "commands":
+			for _, it := range m.Val.Items {
+				switch {
+				case it.Kind == jsonc.String:
+					rc.cmds = append(rc.cmds, it.Str)
+				case it.Get("command") != nil && it.Get("command").Kind == jsonc.String:
+					rc.cmds = append(rc.cmds, it.Get("command").Str)
+				default:
+					b.todo(f, it.Off, sub, "a command that is neither a string nor {\"command\": string}; not translated")
+				}
+			}
+		case "parallel":
+			rc.parallel = m.Val.Kind == jsonc.Bool && m.Val.Bool
+		case "cwd":
+			if m.Val.Kind == jsonc.String {
+				c := strings.ReplaceAll(m.Val.Str, "{projectRoot}", np.p.dir)
+				c = strings.TrimPrefix(strings.ReplaceAll(c, "{workspaceRoot}", ""), "/")
+				if c == "" {
+					c = "."
+				}
+				if filepath.IsAbs(m.Val.Str) || strings.Contains(c, "{") {
+					b.todo(f, m.Val.Off, sub, fmt.Sprintf("cwd %q is not a workspace-relative directory; set the command's directory by hand", m.Val.Str))
+				}
+				rc.cwd = path.Clean(c)
+			}
+		case "args":
+			if m.Val.Kind == jsonc.String {
+				rc.args = m.Val.Str
+			}
+		case "env":
+			if m.Val.Kind == jsonc.Object {
+				rc.execEnv = map[string]workspace.EnvVar{}
+				for _, e := range m.Val.Members {
+					v := e.Val.Str
+					if e.Val.Kind != jsonc.String {
+						v = fmt.Sprint(e.Val.Value())
+					}
+					rc.execEnv[e.Key] = workspace.EnvVar{Value: ptr(v)}
+				}
+			}
+		case "envFile":
+			b.todo(f, m.KeyOff, sub, "envFile: vx does not load .env files into tasks; declare the variables in exec.env, env or passEnv")
+		case "readyWhen":
+			b.todo(f, m.KeyOff, sub, "readyWhen: the command is a long-running process; vx waits for a task to exit, so run it on its own")
+		case "forwardAllArgs", "color", "tty", "__unparsed__", "description", "outputPath", "script":
+		default:
+			b.todo(f, m.KeyOff, sub, fmt.Sprintf("run-commands option %q was not translated", m.Key))
+		}
+	}
+	return rc
 }
 
 func offOr(n *jsonc.Node, def int) int {

@@ -166,7 +166,12 @@ func Serve(ctx context.Context, o Options) error {
 	}
 
 	go d.idle(ctx)
+	return d.serveUntilDone(ctx, srv, serveErr)
+}
 
+// serveUntilDone waits for ctx to end or the server to fail (its error
+// from serveErr), then shuts the server down, giving requests 3s to finish.
+func (d *daemon) serveUntilDone(ctx context.Context, srv *http.Server, serveErr <-chan error) error {
 	select {
 	case <-ctx.Done():
 	case err := <-serveErr:

@@ -244,22 +244,7 @@ func (w *hashWriter) Write(p []byte) (int, error) {
 
 // write stores an entry for manifest man, reading file contents from open.
 func (s *Store) write(ctx context.Context, m Meta, man []fileEntry, log []byte, open func(fileEntry) (io.ReadCloser, error)) (_ Entry, err error) {
-	if m.Created.IsZero() {
-		m.Created = time.Now()
-	}
-	m.Created = m.Created.UTC()
-	h := header{Meta: m, Files: len(man), LogBytes: len(log)}
-	for _, f := range man {
-		h.OutputBytes += f.Size
-	}
-	meta, err := json.Marshal(h)
-	if err != nil {
-		return Entry{}, err
-	}
-	if len(meta) > maxMetaSize {
-		return Entry{}, fmt.Errorf("entry header is %d bytes, over the %d-byte limit (is the command that long?)", len(meta), maxMetaSize)
-	}
-	manJSON, err := json.Marshal(manifest{Files: man})
+	m, meta, manJSON, err := encodeHeader(m, man, log)
 	if err != nil {
 		return Entry{}, err
 	}
@@ -302,41 +287,9 @@ func (s *Store) write(ctx context.Context, m Meta, man []fileEntry, log []byte, 
 	}
 
 	start := hw.n
-	enc := encPool.Get().(*zstd.Encoder)
-	enc.Reset(hw)
-	var lb [4]byte
-	binary.LittleEndian.PutUint32(lb[:], uint32(len(manJSON)))
-	if _, err := enc.Write(lb[:]); err != nil {
+	if err := writeArchive(ctx, hw, manJSON, man, open); err != nil {
 		return Entry{}, err
 	}
-	if _, err := enc.Write(manJSON); err != nil {
-		return Entry{}, err
-	}
-	for _, f := range man {
-		if f.Type != typeFile {
-			continue
-		}
-		if err := ctx.Err(); err != nil {
-			return Entry{}, err
-		}
-		rc, err := open(f)
-		if err != nil {
-			return Entry{}, err
-		}
-		_, err = io.CopyN(enc, rc, f.Size)
-		rc.Close()
-		if errors.Is(err, io.EOF) {
-			err = fmt.Errorf("output %s shrank while it was being cached", f.Path)
-		}
-		if err != nil {
-			return Entry{}, err
-		}
-	}
-	if err := enc.Close(); err != nil {
-		return Entry{}, err
-	}
-	enc.Reset(io.Discard) // drop the reference to the temp file
-	encPool.Put(enc)
 	p.archiveLen = uint64(hw.n - start)
 	if err := bw.Flush(); err != nil {
 		return Entry{}, err
@@ -366,6 +319,73 @@ func (s *Store) write(ctx context.Context, m Meta, man []fileEntry, log []byte, 
 		syncDir(shard)
 	}
 	return Entry{Meta: m, Size: p.size(), Files: len(man), Path: final}, nil
+}
+
+// encodeHeader stamps m's creation time and encodes the entry's header
+// and manifest, refusing a header over maxMetaSize.
+func encodeHeader(m Meta, man []fileEntry, log []byte) (_ Meta, meta, manJSON []byte, err error) {
+	if m.Created.IsZero() {
+		m.Created = time.Now()
+	}
+	m.Created = m.Created.UTC()
+	h := header{Meta: m, Files: len(man), LogBytes: len(log)}
+	for _, f := range man {
+		h.OutputBytes += f.Size
+	}
+	meta, err = json.Marshal(h)
+	if err != nil {
+		return m, nil, nil, err
+	}
+	if len(meta) > maxMetaSize {
+		return m, nil, nil, fmt.Errorf("entry header is %d bytes, over the %d-byte limit (is the command that long?)", len(meta), maxMetaSize)
+	}
+	manJSON, err = json.Marshal(manifest{Files: man})
+	if err != nil {
+		return m, nil, nil, err
+	}
+	return m, meta, manJSON, nil
+}
+
+// writeArchive writes the zstd archive to w: the manifest's length and
+// JSON, then each regular file's contents read from open, stopping when
+// ctx ends or a file shrank.
+func writeArchive(ctx context.Context, w io.Writer, manJSON []byte, man []fileEntry, open func(fileEntry) (io.ReadCloser, error)) error {
+	enc := encPool.Get().(*zstd.Encoder)
+	enc.Reset(w)
+	var lb [4]byte
+	binary.LittleEndian.PutUint32(lb[:], uint32(len(manJSON)))
+	if _, err := enc.Write(lb[:]); err != nil {
+		return err
+	}
+	if _, err := enc.Write(manJSON); err != nil {
+		return err
+	}
+	for _, f := range man {
+		if f.Type != typeFile {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rc, err := open(f)
+		if err != nil {
+			return err
+		}
+		_, err = io.CopyN(enc, rc, f.Size)
+		rc.Close()
+		if errors.Is(err, io.EOF) {
+			err = fmt.Errorf("output %s shrank while it was being cached", f.Path)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := enc.Close(); err != nil {
+		return err
+	}
+	enc.Reset(io.Discard) // drop the reference to the temp file
+	encPool.Put(enc)
+	return nil
 }
 
 // syncDir makes a rename durable. Failure only risks losing the entry on a

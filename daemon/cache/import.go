@@ -47,12 +47,41 @@ func (s *Store) Import(ctx context.Context, key string, body io.Reader, limit in
 			}
 		}
 	}()
-	// A small entry (most are) is received into memory, checked there and
-	// served from there; a large one streams through the temp file.
-	src := io.LimitReader(ctxReader{ctx, body}, limit+1)
-	head, err := io.ReadAll(io.LimitReader(src, smallEntry+1))
-	var n int64
-	var ra io.ReaderAt
+	head, n, ra, err := receive(tmp, io.LimitReader(ctxReader{ctx, body}, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: receiving entry %s: %w", ErrCorrupt, key, err)
+	}
+	if n > limit {
+		return nil, fmt.Errorf("%w: entry %s is over the %d-byte limit", ErrCorrupt, key, limit)
+	}
+	if accept != nil {
+		if err := accept(); err != nil {
+			return nil, err
+		}
+	}
+	pre, hdr, err := checkReceived(ra, n, key)
+	if err != nil {
+		return nil, err
+	}
+	if err := tmp.Close(); err != nil {
+		return nil, err
+	}
+	final := s.entryPath(key)
+	if err := os.Rename(tmp.Name(), final); err != nil {
+		return nil, err
+	}
+	keep = true
+	if head == nil {
+		return openHit(final, key)
+	}
+	return memoryHit(final, head, n, pre, hdr)
+}
+
+// receive copies src into tmp. A small entry (most are) is received into
+// memory, checked there and served from there: head holds it and ra reads
+// it. A large one streams through the temp file: head is nil and ra is tmp.
+func receive(tmp *os.File, src io.Reader) (head []byte, n int64, ra io.ReaderAt, err error) {
+	head, err = io.ReadAll(io.LimitReader(src, smallEntry+1))
 	if err == nil && len(head) <= smallEntry {
 		n, ra = int64(len(head)), bytes.NewReader(head)
 		_, err = tmp.Write(head)
@@ -66,17 +95,12 @@ func (s *Store) Import(ctx context.Context, key string, body io.Reader, limit in
 		}
 		ra, head = tmp, nil
 	}
-	if err != nil {
-		return nil, fmt.Errorf("%w: receiving entry %s: %w", ErrCorrupt, key, err)
-	}
-	if n > limit {
-		return nil, fmt.Errorf("%w: entry %s is over the %d-byte limit", ErrCorrupt, key, limit)
-	}
-	if accept != nil {
-		if err := accept(); err != nil {
-			return nil, err
-		}
-	}
+	return head, n, ra, err
+}
+
+// checkReceived checks a received entry of n bytes: its header names key,
+// its checksum holds, and its links stay inside the workspace.
+func checkReceived(ra io.ReaderAt, n int64, key string) (prefix, header, error) {
 	pre, hdr, err := readHeader(ra, n)
 	if err == nil && hdr.Key != key {
 		err = fmt.Errorf("holds key %q", hdr.Key)
@@ -85,24 +109,19 @@ func (s *Store) Import(ctx context.Context, key string, body io.Reader, limit in
 		err = verify(ra, pre)
 	}
 	if err != nil {
-		return nil, corrupt("received entry "+key, err)
+		return pre, hdr, corrupt("received entry "+key, err)
 	}
 	if err := checkReceivedLinks(ra, pre); errors.Is(err, ErrOutsideLink) {
-		return nil, fmt.Errorf("received entry %s: %w", key, err)
+		return pre, hdr, fmt.Errorf("received entry %s: %w", key, err)
 	} else if err != nil {
-		return nil, corrupt("received entry "+key, err)
+		return pre, hdr, corrupt("received entry "+key, err)
 	}
-	if err := tmp.Close(); err != nil {
-		return nil, err
-	}
-	final := s.entryPath(key)
-	if err := os.Rename(tmp.Name(), final); err != nil {
-		return nil, err
-	}
-	keep = true
-	if head == nil {
-		return openHit(final, key)
-	}
+	return pre, hdr, nil
+}
+
+// memoryHit serves the n-byte entry just stored at final from head, its bytes
+// already in memory.
+func memoryHit(final string, head []byte, n int64, pre prefix, hdr header) (*Hit, error) {
 	fi, err := os.Stat(final)
 	if err != nil {
 		return nil, fmt.Errorf("reading cache entry: %w", err)

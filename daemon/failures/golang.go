@@ -33,101 +33,129 @@ var (
 // only the panicking goroutine's frames in user code are kept; for "test
 // timed out", the frames of the tests it lists as running.
 func parseGo(s *scan) {
-	type pending struct {
-		h    hit
-		test string
-	}
-	var (
-		waiting []pending
-		passed  = map[string]bool{}
-		current string
-
-		panicMsg string
-		running  []string // tests a "test timed out" panic lists
-		state    int      // 0 none, 1 after panic:, 2 in first goroutine, 3 in a later one
-		fn       string   // function line before a frame
-	)
-	flush := func(base string, ok bool) {
-		for _, p := range waiting {
-			if ok || passed[p.test] {
-				continue
-			}
-			p.h.base = base
-			s.add(p.h.pos, p.h)
-		}
-		waiting = nil
-		passed = map[string]bool{}
-		current = ""
-	}
+	g := &goParser{s: s, passed: map[string]bool{}}
 	for i, line := range s.lines {
-		if m := find(goDiag, line, ".go:"); m != nil {
-			s.add(i, hit{loc: Location{File: m[1], Line: atoi(m[2]), Col: atoi(m[3]), Message: m[4], Tool: "go"}})
-			continue
-		}
-		if m := find(goTestLog, line, ".go:"); m != nil {
-			h := hit{pos: i, loc: Location{File: m[2], Line: atoi(m[3]), Message: m[4], Tool: "go"}}
-			s.claimed[i] = true
-			waiting = append(waiting, pending{h, current})
-			continue
-		}
-		if m := goTestState.FindStringSubmatch(line); m != nil {
-			current = m[1]
-			continue
-		}
-		if m := goTestResult.FindStringSubmatch(line); m != nil {
-			if m[1] == "FAIL" {
-				current = m[2]
-			} else {
-				passed[m[2]] = true
-			}
-			continue
-		}
-		if m := goPkgResult.FindStringSubmatch(line); m != nil {
-			base, _ := s.goPackageDir(m[2])
-			flush(base, m[1] == "ok")
-			state = 0
-			continue
-		}
-		if m := goPanic.FindStringSubmatch(line); m != nil {
-			panicMsg, running, state, fn = m[1]+m[2], nil, 1, ""
-			continue
-		}
-		if state == 0 {
-			continue
-		}
-		if m := goRunning.FindStringSubmatch(line); m != nil && state == 1 {
-			running = append(running, m[1])
-			continue
-		}
-		if goGoroutine.MatchString(line) {
-			if state == 1 {
-				state = 2
-			} else {
-				state = 3
-			}
-			fn = ""
-			continue
-		}
-		if m := find(goFrame, line, ".go:"); m != nil {
-			f := fn
-			fn = ""
-			if f == "" || strings.HasPrefix(f, "created by ") {
-				continue
-			}
-			keep := state == 2 && s.goUserFrame(f, m[1])
-			if state == 3 && len(running) > 0 {
-				keep = goRunsTest(f, running) && s.goUserFrame(f, m[1])
-			}
-			if keep {
-				s.add(i, hit{loc: Location{File: s.goFramePath(m[1]), Line: atoi(m[2]), Message: panicMsg, Tool: "go"}})
-			}
-			continue
-		}
-		if line != "" && !strings.HasPrefix(line, "\t") {
-			fn = line
+		if !g.testLine(i, line) {
+			g.panicLine(i, line)
 		}
 	}
-	flush("", false)
+	g.flush("", false)
+}
+
+// goParser is parseGo's state between lines.
+type goParser struct {
+	s       *scan
+	waiting []goPending
+	passed  map[string]bool
+	current string
+
+	panicMsg string
+	running  []string // tests a "test timed out" panic lists
+	state    int      // 0 none, 1 after panic:, 2 in first goroutine, 3 in a later one
+	fn       string   // function line before a frame
+}
+
+// goPending is a test's log line, reported once its package fails unless
+// the test passed.
+type goPending struct {
+	h    hit
+	test string
+}
+
+// flush reports the waiting test log lines of a package that ended (in
+// base; ok when it passed) and forgets its tests.
+func (g *goParser) flush(base string, ok bool) {
+	for _, p := range g.waiting {
+		if ok || g.passed[p.test] {
+			continue
+		}
+		p.h.base = base
+		g.s.add(p.h.pos, p.h)
+	}
+	g.waiting = nil
+	g.passed = map[string]bool{}
+	g.current = ""
+}
+
+// testLine reads line i when it is a compiler diagnostic, a test's log
+// line, a test's state or result, a package's result or the start of a
+// panic, and reports whether it was.
+func (g *goParser) testLine(i int, line string) bool {
+	s := g.s
+	if m := find(goDiag, line, ".go:"); m != nil {
+		s.add(i, hit{loc: Location{File: m[1], Line: atoi(m[2]), Col: atoi(m[3]), Message: m[4], Tool: "go"}})
+		return true
+	}
+	if m := find(goTestLog, line, ".go:"); m != nil {
+		h := hit{pos: i, loc: Location{File: m[2], Line: atoi(m[3]), Message: m[4], Tool: "go"}}
+		s.claimed[i] = true
+		g.waiting = append(g.waiting, goPending{h, g.current})
+		return true
+	}
+	if m := goTestState.FindStringSubmatch(line); m != nil {
+		g.current = m[1]
+		return true
+	}
+	if m := goTestResult.FindStringSubmatch(line); m != nil {
+		if m[1] == "FAIL" {
+			g.current = m[2]
+		} else {
+			g.passed[m[2]] = true
+		}
+		return true
+	}
+	if m := goPkgResult.FindStringSubmatch(line); m != nil {
+		base, _ := s.goPackageDir(m[2])
+		g.flush(base, m[1] == "ok")
+		g.state = 0
+		return true
+	}
+	if m := goPanic.FindStringSubmatch(line); m != nil {
+		g.panicMsg, g.running, g.state, g.fn = m[1]+m[2], nil, 1, ""
+		return true
+	}
+	return false
+}
+
+// panicLine reads line i of a panic's trace: the tests a timeout lists,
+// goroutine headers, and frames, reporting the user's frames of the
+// panicking goroutine (or of the timed-out tests).
+func (g *goParser) panicLine(i int, line string) {
+	s := g.s
+	if g.state == 0 {
+		return
+	}
+	if m := goRunning.FindStringSubmatch(line); m != nil && g.state == 1 {
+		g.running = append(g.running, m[1])
+		return
+	}
+	if goGoroutine.MatchString(line) {
+		if g.state == 1 {
+			g.state = 2
+		} else {
+			g.state = 3
+		}
+		g.fn = ""
+		return
+	}
+	if m := find(goFrame, line, ".go:"); m != nil {
+		f := g.fn
+		g.fn = ""
+		if f == "" || strings.HasPrefix(f, "created by ") {
+			return
+		}
+		keep := g.state == 2 && s.goUserFrame(f, m[1])
+		if g.state == 3 && len(g.running) > 0 {
+			keep = goRunsTest(f, g.running) && s.goUserFrame(f, m[1])
+		}
+		if keep {
+			s.add(i, hit{loc: Location{File: s.goFramePath(m[1]), Line: atoi(m[2]), Message: g.panicMsg, Tool: "go"}})
+		}
+		return
+	}
+	if line != "" && !strings.HasPrefix(line, "\t") {
+		g.fn = line
+	}
 }
 
 // goFuncName returns a trace line's function without its arguments.

@@ -369,15 +369,7 @@ func (ss *Session) callTool(ctx context.Context, params json.RawMessage, emit fu
 		return nil, invalidParams("arguments of %s must be a JSON object, got %s", name, jsonKind(args))
 	}
 	s := ss.srv
-	s.mu.Lock()
-	var tool *Tool
-	for i := range s.tools {
-		if s.tools[i].Def.Name == name {
-			tool = &s.tools[i]
-			break
-		}
-	}
-	s.mu.Unlock()
+	tool := s.findTool(name)
 	if tool == nil {
 		return nil, invalidParams("unknown tool %q; tools/list names the tools", name)
 	}
@@ -387,18 +379,48 @@ func (ss *Session) callTool(ctx context.Context, params json.RawMessage, emit fu
 		return nil, err
 	}
 	if p.Meta != nil && len(p.Meta.ProgressToken) > 0 && (p.Meta.ProgressToken[0] == '"' || jsonKind(p.Meta.ProgressToken) == "a number") {
-		token := p.Meta.ProgressToken
-		call.Progress = func(progress, total float64, message string) {
-			if ctx.Err() != nil {
-				return
-			}
-			n, err := jsonrpc.NewNotification(mcp.NotifyProgress, mcp.ProgressParams{ProgressToken: token, Progress: progress, Total: total, Message: message})
-			if err == nil {
-				emit(n)
-			}
+		call.Progress = progressFunc(ctx, p.Meta.ProgressToken, emit)
+	}
+	call.Log = ss.logFunc(ctx, emit)
+
+	value, err := runHandler(ctx, tool.Handler, call)
+	if ctx.Err() != nil && errors.Is(context.Cause(ctx), context.Canceled) {
+		return nil, errCancelled
+	}
+	return s.toolResult(name, call, value, err)
+}
+
+// findTool returns the tool named name, nil when there is none.
+func (s *Server) findTool(name string) *Tool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range s.tools {
+		if s.tools[i].Def.Name == name {
+			return &s.tools[i]
 		}
 	}
-	call.Log = func(level mcp.LoggingLevel, data any) {
+	return nil
+}
+
+// progressFunc reports a call's progress as notifications for token,
+// until ctx ends.
+func progressFunc(ctx context.Context, token json.RawMessage, emit func(*jsonrpc.Message)) func(progress, total float64, message string) {
+	return func(progress, total float64, message string) {
+		if ctx.Err() != nil {
+			return
+		}
+		n, err := jsonrpc.NewNotification(mcp.NotifyProgress, mcp.ProgressParams{ProgressToken: token, Progress: progress, Total: total, Message: message})
+		if err == nil {
+			emit(n)
+		}
+	}
+}
+
+// logFunc sends a call's log messages, masked, as notifications at the
+// session's logging level or above, until ctx ends.
+func (ss *Session) logFunc(ctx context.Context, emit func(*jsonrpc.Message)) func(level mcp.LoggingLevel, data any) {
+	s := ss.srv
+	return func(level mcp.LoggingLevel, data any) {
 		ss.mu.Lock()
 		min := ss.level
 		ss.mu.Unlock()
@@ -413,11 +435,12 @@ func (ss *Session) callTool(ctx context.Context, params json.RawMessage, emit fu
 			emit(n)
 		}
 	}
+}
 
-	value, err := runHandler(ctx, tool.Handler, call)
-	if ctx.Err() != nil && errors.Is(context.Cause(ctx), context.Canceled) {
-		return nil, errCancelled
-	}
+// toolResult turns what tool name's handler returned into the answer: a
+// handler's error is a masked error result unless it is a JSON-RPC error,
+// error results are masked, and other values are encoded.
+func (s *Server) toolResult(name string, call *Call, value any, err error) (any, error) {
 	if err != nil {
 		var rpcErr *jsonrpc.Error
 		if errors.As(err, &rpcErr) {

@@ -74,6 +74,31 @@ func (tr *nxTr) lookup(name string) *pkg {
 // project.json's targets, name, tags and implicitDependencies.
 func (b *builder) nx(f *srcFile) bool {
 	tr := &nxTr{b: b, f: f, named: map[string]*jsonc.Node{}, defaults: map[string]*jsonc.Node{}, cacheable: map[string]bool{}, known: map[string]bool{}, byNx: map[string]*pkg{}}
+	targetDefaults := tr.nxGlobals(f)
+	projects := b.nxProjects(tr)
+	for _, np := range projects {
+		if np.tgts != nil {
+			for _, t := range np.tgts.Members {
+				tr.known[t.Key] = true
+			}
+		}
+	}
+	if targetDefaults != nil {
+		tr.targetDefaults(targetDefaults)
+	}
+	for _, np := range projects {
+		tr.project(np)
+	}
+	b.note("Nx infers project dependencies from imports too; vx reads package.json dependencies and vx.project.json dependsOn, so check the ^build order with vx run build --dry")
+	b.note("vx caches every task unless it says cache: false; Nx cached only targets marked cache: true")
+	return true
+}
+
+// nxGlobals reads nx.json's keys: named inputs, target defaults (returned,
+// nil when there are none) and cacheable operations into tr, and notes or
+// todos for the rest.
+func (tr *nxTr) nxGlobals(f *srcFile) *jsonc.Node {
+	b := tr.b
 	var targetDefaults *jsonc.Node
 	for _, m := range f.root.Members {
 		switch m.Key {
@@ -126,43 +151,32 @@ func (b *builder) nx(f *srcFile) bool {
 			b.todo(f, m.KeyOff, m.Key, fmt.Sprintf("unknown nx.json key %q was not translated", m.Key))
 		}
 	}
+	return targetDefaults
+}
 
-	projects := b.nxProjects(tr)
-	for _, np := range projects {
-		if np.tgts != nil {
-			for _, t := range np.tgts.Members {
-				tr.known[t.Key] = true
-			}
+// targetDefaults translates nx.json's targetDefaults into the workspace's
+// tasks.
+func (tr *nxTr) targetDefaults(targetDefaults *jsonc.Node) {
+	b, f := tr.b, tr.f
+	for _, m := range targetDefaults.Members {
+		item := "targetDefaults." + m.Key
+		if strings.Contains(m.Key, ":") {
+			b.todo(f, m.KeyOff, item, fmt.Sprintf("targetDefaults keyed by executor %q: vx configures tasks by name; copy these settings to the tasks that use this executor", m.Key))
+			continue
 		}
-	}
-
-	if targetDefaults != nil {
-		for _, m := range targetDefaults.Members {
-			item := "targetDefaults." + m.Key
-			if strings.Contains(m.Key, ":") {
-				b.todo(f, m.KeyOff, item, fmt.Sprintf("targetDefaults keyed by executor %q: vx configures tasks by name; copy these settings to the tasks that use this executor", m.Key))
-				continue
-			}
-			if m.Val.Kind != jsonc.Object {
-				b.todo(f, m.Val.Off, item, fmt.Sprintf("expected an object, found %s; not translated", m.Val.Kind))
-				continue
-			}
-			tc := tr.target(f, item, m.Key, m.Val, nil)
-			if tc.Cache != nil && *tc.Cache {
-				tc.Cache = nil // vx's default
-			} else if tc.Cache == nil && !tr.cacheable[m.Key] {
-				tc.Cache = ptr(false)
-				b.note("%s: Nx caches only targets marked cache: true, so this task has cache: false; remove it to cache %s", where(f, item), m.Key)
-			}
-			b.ws.Tasks[m.Key] = tc
+		if m.Val.Kind != jsonc.Object {
+			b.todo(f, m.Val.Off, item, fmt.Sprintf("expected an object, found %s; not translated", m.Val.Kind))
+			continue
 		}
+		tc := tr.target(f, item, m.Key, m.Val, nil)
+		if tc.Cache != nil && *tc.Cache {
+			tc.Cache = nil // vx's default
+		} else if tc.Cache == nil && !tr.cacheable[m.Key] {
+			tc.Cache = ptr(false)
+			b.note("%s: Nx caches only targets marked cache: true, so this task has cache: false; remove it to cache %s", where(f, item), m.Key)
+		}
+		b.ws.Tasks[m.Key] = tc
 	}
-	for _, np := range projects {
-		tr.project(np)
-	}
-	b.note("Nx infers project dependencies from imports too; vx reads package.json dependencies and vx.project.json dependsOn, so check the ^build order with vx run build --dry")
-	b.note("vx caches every task unless it says cache: false; Nx cached only targets marked cache: true")
-	return true
 }
 
 // nxProjects finds each project.json (outside node_modules and dot
@@ -308,9 +322,32 @@ func (tr *nxTr) project(np *nxProject) {
 // target translates a target of targetDefaults (np nil) or of a project.
 func (tr *nxTr) target(f *srcFile, item, name string, n *jsonc.Node, np *nxProject) workspace.TaskConfig {
 	b := tr.b
+	opts := n.Get("options")
+	tc := tr.targetKeys(f, item, n, np, opts)
+	if np == nil {
+		if ex := n.Get("executor"); ex != nil {
+			b.todo(f, ex.Off, item+".executor", fmt.Sprintf("targetDefaults set executor %q for every %s target; vx takes a task's command from the project (package.json script or vx.project.json)", ex.Str, name))
+		}
+		return tc
+	}
+	executor, opts := tr.targetExecutor(name, n, opts)
+	tr.targetCommand(f, item, name, n, np, executor, opts, &tc)
+	// Outputs that targetDefaults leave to each project ({options.outputPath},
+	// {workspaceRoot}/dist/{projectRoot}) are resolved with this target's options.
+	if tc.Outputs == nil {
+		if d := tr.defaults[name].Get("outputs"); d != nil && needsProject(d) {
+			tc.Outputs = tr.outputs(f, item+".outputs (from targetDefaults)", d, np, opts)
+		}
+	}
+	return tc
+}
+
+// targetKeys translates a target's keys other than its command (executor,
+// command and options are read by targetExecutor and targetCommand).
+func (tr *nxTr) targetKeys(f *srcFile, item string, n *jsonc.Node, np *nxProject, opts *jsonc.Node) workspace.TaskConfig {
+	b := tr.b
 	var tc workspace.TaskConfig
 	var env []string
-	opts := n.Get("options")
 	for _, m := range n.Members {
 		sub := item + "." + m.Key
 		switch m.Key {
@@ -349,13 +386,13 @@ func (tr *nxTr) target(f *srcFile, item, name string, n *jsonc.Node, np *nxProje
 	if len(env) > 0 {
 		tc.Env = &env
 	}
-	if np == nil {
-		if ex := n.Get("executor"); ex != nil {
-			b.todo(f, ex.Off, item+".executor", fmt.Sprintf("targetDefaults set executor %q for every %s target; vx takes a task's command from the project (package.json script or vx.project.json)", ex.Str, name))
-		}
-		return tc
-	}
-	// The command: the executor of the target, else of targetDefaults.
+	return tc
+}
+
+// targetExecutor names a project target's executor: its own, else
+// run-commands when it has a command (a top-level command is folded into
+// the options returned), else targetDefaults'.
+func (tr *nxTr) targetExecutor(name string, n, opts *jsonc.Node) (string, *jsonc.Node) {
 	executor := ""
 	if ex := n.Get("executor"); ex != nil && ex.Kind == jsonc.String {
 		executor = ex.Str
@@ -367,6 +404,13 @@ func (tr *nxTr) target(f *srcFile, item, name string, n *jsonc.Node, np *nxProje
 	} else if ex := tr.defaults[name].Get("executor"); ex != nil && ex.Kind == jsonc.String {
 		executor = ex.Str
 	}
+	return executor, opts
+}
+
+// targetCommand sets tc's command from a project target's executor, or
+// notes and todos why it has none.
+func (tr *nxTr) targetCommand(f *srcFile, item, name string, n *jsonc.Node, np *nxProject, executor string, opts *jsonc.Node, tc *workspace.TaskConfig) {
+	b := tr.b
 	p := np.p
 	switch {
 	case executor == "":
@@ -404,14 +448,6 @@ func (tr *nxTr) target(f *srcFile, item, name string, n *jsonc.Node, np *nxProje
 		tc.Command = &cmd
 		b.todo(f, off, item+".executor", fmt.Sprintf("executor %q has no vx equivalent: write the shell command it runs as this task's command (the proposal fails with a message until then)", executor))
 	}
-	// Outputs that targetDefaults leave to each project ({options.outputPath},
-	// {workspaceRoot}/dist/{projectRoot}) are resolved with this target's options.
-	if tc.Outputs == nil {
-		if d := tr.defaults[name].Get("outputs"); d != nil && needsProject(d) {
-			tc.Outputs = tr.outputs(f, item+".outputs (from targetDefaults)", d, np, opts)
-		}
-	}
-	return tc
 }
 
 func membersOf(n *jsonc.Node) []jsonc.Member {
@@ -441,67 +477,8 @@ func simpleProjectPath(s string) bool {
 // root, so the command starts with a cd there.
 func (tr *nxTr) runCommands(f *srcFile, item string, opts *jsonc.Node, np *nxProject) (string, map[string]workspace.EnvVar, bool) {
 	b := tr.b
-	var cmds []string
-	parallel := true
-	cwd := "."
-	var args string
-	var execEnv map[string]workspace.EnvVar
-	for _, m := range membersOf(opts) {
-		sub := item + ".options." + m.Key
-		switch m.Key {
-		case "command":
-			if m.Val.Kind == jsonc.String {
-				cmds = append(cmds, m.Val.Str)
-			}
-		case "commands":
-			for _, it := range m.Val.Items {
-				switch {
-				case it.Kind == jsonc.String:
-					cmds = append(cmds, it.Str)
-				case it.Get("command") != nil && it.Get("command").Kind == jsonc.String:
-					cmds = append(cmds, it.Get("command").Str)
-				default:
-					b.todo(f, it.Off, sub, "a command that is neither a string nor {\"command\": string}; not translated")
-				}
-			}
-		case "parallel":
-			parallel = m.Val.Kind == jsonc.Bool && m.Val.Bool
-		case "cwd":
-			if m.Val.Kind == jsonc.String {
-				c := strings.ReplaceAll(m.Val.Str, "{projectRoot}", np.p.dir)
-				c = strings.TrimPrefix(strings.ReplaceAll(c, "{workspaceRoot}", ""), "/")
-				if c == "" {
-					c = "."
-				}
-				if filepath.IsAbs(m.Val.Str) || strings.Contains(c, "{") {
-					b.todo(f, m.Val.Off, sub, fmt.Sprintf("cwd %q is not a workspace-relative directory; set the command's directory by hand", m.Val.Str))
-				}
-				cwd = path.Clean(c)
-			}
-		case "args":
-			if m.Val.Kind == jsonc.String {
-				args = m.Val.Str
-			}
-		case "env":
-			if m.Val.Kind == jsonc.Object {
-				execEnv = map[string]workspace.EnvVar{}
-				for _, e := range m.Val.Members {
-					v := e.Val.Str
-					if e.Val.Kind != jsonc.String {
-						v = fmt.Sprint(e.Val.Value())
-					}
-					execEnv[e.Key] = workspace.EnvVar{Value: ptr(v)}
-				}
-			}
-		case "envFile":
-			b.todo(f, m.KeyOff, sub, "envFile: vx does not load .env files into tasks; declare the variables in exec.env, env or passEnv")
-		case "readyWhen":
-			b.todo(f, m.KeyOff, sub, "readyWhen: the command is a long-running process; vx waits for a task to exit, so run it on its own")
-		case "forwardAllArgs", "color", "tty", "__unparsed__", "description", "outputPath", "script":
-		default:
-			b.todo(f, m.KeyOff, sub, fmt.Sprintf("run-commands option %q was not translated", m.Key))
-		}
-	}
+	rc := tr.runCommandsOptions(f, item, opts, np)
+	cmds, parallel, cwd, args, execEnv := rc.cmds, rc.parallel, rc.cwd, rc.args, rc.execEnv
 	if len(cmds) == 0 {
 		b.todo(f, offOr(opts, 0), item+".options", "nx:run-commands without a command; not translated")
 		return "", nil, false
@@ -528,6 +505,79 @@ func (tr *nxTr) runCommands(f *srcFile, item string, opts *jsonc.Node, np *nxPro
 		cmd = "cd " + shellQuote(dir) + " && " + cmd
 	}
 	return cmd, execEnv, true
+}
+
+// runCommandsOpts are the nx:run-commands options runCommands reads.
+type runCommandsOpts struct {
+	cmds     []string
+	parallel bool
+	cwd      string // workspace-relative
+	args     string
+	execEnv  map[string]workspace.EnvVar
+}
+
+// runCommandsOptions reads nx:run-commands options, with todos for those
+// vx cannot translate.
+func (tr *nxTr) runCommandsOptions(f *srcFile, item string, opts *jsonc.Node, np *nxProject) runCommandsOpts {
+	b := tr.b
+	rc := runCommandsOpts{parallel: true, cwd: "."}
+	for _, m := range membersOf(opts) {
+		sub := item + ".options." + m.Key
+		switch m.Key {
+		case "command":
+			if m.Val.Kind == jsonc.String {
+				rc.cmds = append(rc.cmds, m.Val.Str)
+			}
+		case "commands":
+			for _, it := range m.Val.Items {
+				switch {
+				case it.Kind == jsonc.String:
+					rc.cmds = append(rc.cmds, it.Str)
+				case it.Get("command") != nil && it.Get("command").Kind == jsonc.String:
+					rc.cmds = append(rc.cmds, it.Get("command").Str)
+				default:
+					b.todo(f, it.Off, sub, "a command that is neither a string nor {\"command\": string}; not translated")
+				}
+			}
+		case "parallel":
+			rc.parallel = m.Val.Kind == jsonc.Bool && m.Val.Bool
+		case "cwd":
+			if m.Val.Kind == jsonc.String {
+				c := strings.ReplaceAll(m.Val.Str, "{projectRoot}", np.p.dir)
+				c = strings.TrimPrefix(strings.ReplaceAll(c, "{workspaceRoot}", ""), "/")
+				if c == "" {
+					c = "."
+				}
+				if filepath.IsAbs(m.Val.Str) || strings.Contains(c, "{") {
+					b.todo(f, m.Val.Off, sub, fmt.Sprintf("cwd %q is not a workspace-relative directory; set the command's directory by hand", m.Val.Str))
+				}
+				rc.cwd = path.Clean(c)
+			}
+		case "args":
+			if m.Val.Kind == jsonc.String {
+				rc.args = m.Val.Str
+			}
+		case "env":
+			if m.Val.Kind == jsonc.Object {
+				rc.execEnv = map[string]workspace.EnvVar{}
+				for _, e := range m.Val.Members {
+					v := e.Val.Str
+					if e.Val.Kind != jsonc.String {
+						v = fmt.Sprint(e.Val.Value())
+					}
+					rc.execEnv[e.Key] = workspace.EnvVar{Value: ptr(v)}
+				}
+			}
+		case "envFile":
+			b.todo(f, m.KeyOff, sub, "envFile: vx does not load .env files into tasks; declare the variables in exec.env, env or passEnv")
+		case "readyWhen":
+			b.todo(f, m.KeyOff, sub, "readyWhen: the command is a long-running process; vx waits for a task to exit, so run it on its own")
+		case "forwardAllArgs", "color", "tty", "__unparsed__", "description", "outputPath", "script":
+		default:
+			b.todo(f, m.KeyOff, sub, fmt.Sprintf("run-commands option %q was not translated", m.Key))
+		}
+	}
+	return rc
 }
 
 func offOr(n *jsonc.Node, def int) int {
@@ -643,95 +693,10 @@ func (tr *nxTr) dependsOn(f *srcFile, item string, m jsonc.Member) *[]string {
 // covering every project file is vx's default and is left out.
 func (tr *nxTr) inputs(f *srcFile, item string, list *jsonc.Node, named map[string]*jsonc.Node) (*[]string, []string) {
 	b := tr.b
-	var globs, negs, env []string
-	all := false
-	var walk func(f *srcFile, item string, list *jsonc.Node, depth int)
-	expandName := func(f *srcFile, item string, off int, name string, depth int) {
-		ni := named[name]
-		if ni == nil {
-			b.todo(f, off, item, fmt.Sprintf("input %q is not a named input of nx.json or project.json; dropped", name))
-			return
-		}
-		if depth > 20 {
-			b.todo(f, off, item, fmt.Sprintf("named input %q refers to itself; dropped", name))
-			return
-		}
-		walk(tr.f, "namedInputs."+name, ni, depth+1)
-	}
-	path1 := func(f *srcFile, item string, off int, s string) {
-		neg := strings.HasPrefix(s, "!")
-		p := strings.TrimPrefix(s, "!")
-		switch {
-		case p == "{projectRoot}/**/*" || p == "{projectRoot}/**" || p == "{projectRoot}":
-			if neg {
-				b.todo(f, off, item, fmt.Sprintf("input %q excludes every file; dropped", s))
-				return
-			}
-			all = true
-		case simpleProjectPath(p):
-			g := strings.TrimPrefix(p, "{projectRoot}/")
-			if neg {
-				negs = appendNew(negs, "!"+g)
-			} else {
-				globs = appendNew(globs, g)
-			}
-		case strings.HasPrefix(p, "{workspaceRoot}/"):
-			rel := strings.TrimPrefix(p, "{workspaceRoot}/")
-			if !neg && b.inGlobalInputs(rel) {
-				return
-			}
-			b.todo(f, off, item, fmt.Sprintf("input %q: a vx task's inputs are files of its project; add %q to globalInputs if every task should re-run when it changes, else drop it", s, rel))
-		default:
-			b.todo(f, off, item, fmt.Sprintf("input %q: expected {projectRoot}/… or {workspaceRoot}/…; dropped", s))
-		}
-	}
-	walk = func(f *srcFile, item string, list *jsonc.Node, depth int) {
-		if list.Kind != jsonc.Array {
-			b.todo(f, list.Off, item, fmt.Sprintf("inputs: expected a list, found %s", list.Kind))
-			return
-		}
-		for _, it := range list.Items {
-			switch it.Kind {
-			case jsonc.String:
-				s := it.Str
-				switch {
-				case strings.HasPrefix(s, "^"):
-					b.note("%s %q: vx does not hash dependencies' files directly; a task's key includes the keys of the tasks it depends on (^build)", where(f, item), s)
-				case strings.Contains(s, "{") || strings.Contains(s, "/"):
-					path1(f, item, it.Off, s)
-				default:
-					expandName(f, item, it.Off, s, depth)
-				}
-			case jsonc.Object:
-				switch {
-				case it.Get("env") != nil:
-					if e := it.Get("env"); e.Kind == jsonc.String {
-						env = appendNew(env, e.Str)
-					}
-				case it.Get("fileset") != nil:
-					path1(f, item, it.Off, it.Get("fileset").Str)
-				case it.Get("input") != nil:
-					if it.Get("projects") != nil || it.Get("dependencies") != nil {
-						b.note("%s: the %q input of other projects dropped; a task's key includes the keys of the tasks it depends on", where(f, item), it.Get("input").Str)
-						continue
-					}
-					expandName(f, item, it.Off, it.Get("input").Str, depth)
-				case it.Get("runtime") != nil:
-					b.todo(f, it.Off, item, fmt.Sprintf("runtime input %q: vx does not run commands to compute keys; declare what it reads as env or globalInputs", it.Get("runtime").Str))
-				case it.Get("externalDependencies") != nil:
-					b.todo(f, it.Off, item, "externalDependencies: vx does not hash installed package versions; add the lockfile to globalInputs if these tasks must re-run when it changes")
-				case it.Get("dependentTasksOutputFiles") != nil:
-					b.note("%s dependentTasksOutputFiles dropped: a task's key includes the keys of the tasks it depends on", where(f, item))
-				default:
-					b.todo(f, it.Off, item, "an input object vx does not know; dropped")
-				}
-			default:
-				b.todo(f, it.Off, item, fmt.Sprintf("input: expected a string or an object, found %s", it.Kind))
-			}
-		}
-	}
-	walk(f, item, list, 0)
-	if all {
+	in := &nxInputs{tr: tr, named: named}
+	in.walk(f, item, list, 0)
+	globs, negs, env := in.globs, in.negs, in.env
+	if in.all {
 		if len(negs) == 0 {
 			b.note("%s cover every file of the project, vx's default (every file git does not ignore); inputs left out", where(f, item))
 			return nil, env
@@ -744,6 +709,115 @@ func (tr *nxTr) inputs(f *srcFile, item string, list *jsonc.Node, named map[stri
 		b.todo(f, list.Off, item, "these inputs name no file of the project, and vx reads an empty list as every file; list the files the task reads")
 	}
 	return &out, env
+}
+
+// nxInputs collects one target's inputs as inputs walks them.
+type nxInputs struct {
+	tr               *nxTr
+	named            map[string]*jsonc.Node
+	globs, negs, env []string
+	all              bool // an input covers every file of the project
+}
+
+// walk reads a list of inputs, expanding named inputs up to 20 deep.
+func (in *nxInputs) walk(f *srcFile, item string, list *jsonc.Node, depth int) {
+	b := in.tr.b
+	if list.Kind != jsonc.Array {
+		b.todo(f, list.Off, item, fmt.Sprintf("inputs: expected a list, found %s", list.Kind))
+		return
+	}
+	for _, it := range list.Items {
+		switch it.Kind {
+		case jsonc.String:
+			s := it.Str
+			switch {
+			case strings.HasPrefix(s, "^"):
+				b.note("%s %q: vx does not hash dependencies' files directly; a task's key includes the keys of the tasks it depends on (^build)", where(f, item), s)
+			case strings.Contains(s, "{") || strings.Contains(s, "/"):
+				in.path(f, item, it.Off, s)
+			default:
+				in.expandName(f, item, it.Off, s, depth)
+			}
+		case jsonc.Object:
+			in.object(f, item, it, depth)
+		default:
+			b.todo(f, it.Off, item, fmt.Sprintf("input: expected a string or an object, found %s", it.Kind))
+		}
+	}
+}
+
+// object reads one input object: env, fileset, input and the kinds vx
+// does not hash.
+func (in *nxInputs) object(f *srcFile, item string, it *jsonc.Node, depth int) {
+	b := in.tr.b
+	switch {
+	case it.Get("env") != nil:
+		if e := it.Get("env"); e.Kind == jsonc.String {
+			in.env = appendNew(in.env, e.Str)
+		}
+	case it.Get("fileset") != nil:
+		in.path(f, item, it.Off, it.Get("fileset").Str)
+	case it.Get("input") != nil:
+		if it.Get("projects") != nil || it.Get("dependencies") != nil {
+			b.note("%s: the %q input of other projects dropped; a task's key includes the keys of the tasks it depends on", where(f, item), it.Get("input").Str)
+			return
+		}
+		in.expandName(f, item, it.Off, it.Get("input").Str, depth)
+	case it.Get("runtime") != nil:
+		b.todo(f, it.Off, item, fmt.Sprintf("runtime input %q: vx does not run commands to compute keys; declare what it reads as env or globalInputs", it.Get("runtime").Str))
+	case it.Get("externalDependencies") != nil:
+		b.todo(f, it.Off, item, "externalDependencies: vx does not hash installed package versions; add the lockfile to globalInputs if these tasks must re-run when it changes")
+	case it.Get("dependentTasksOutputFiles") != nil:
+		b.note("%s dependentTasksOutputFiles dropped: a task's key includes the keys of the tasks it depends on", where(f, item))
+	default:
+		b.todo(f, it.Off, item, "an input object vx does not know; dropped")
+	}
+}
+
+// expandName walks the named input name (from nx.json or project.json).
+func (in *nxInputs) expandName(f *srcFile, item string, off int, name string, depth int) {
+	b := in.tr.b
+	ni := in.named[name]
+	if ni == nil {
+		b.todo(f, off, item, fmt.Sprintf("input %q is not a named input of nx.json or project.json; dropped", name))
+		return
+	}
+	if depth > 20 {
+		b.todo(f, off, item, fmt.Sprintf("named input %q refers to itself; dropped", name))
+		return
+	}
+	in.walk(in.tr.f, "namedInputs."+name, ni, depth+1)
+}
+
+// path reads one path input: {projectRoot} globs become vx inputs,
+// {workspaceRoot} ones are checked against globalInputs.
+func (in *nxInputs) path(f *srcFile, item string, off int, s string) {
+	b := in.tr.b
+	neg := strings.HasPrefix(s, "!")
+	p := strings.TrimPrefix(s, "!")
+	switch {
+	case p == "{projectRoot}/**/*" || p == "{projectRoot}/**" || p == "{projectRoot}":
+		if neg {
+			b.todo(f, off, item, fmt.Sprintf("input %q excludes every file; dropped", s))
+			return
+		}
+		in.all = true
+	case simpleProjectPath(p):
+		g := strings.TrimPrefix(p, "{projectRoot}/")
+		if neg {
+			in.negs = appendNew(in.negs, "!"+g)
+		} else {
+			in.globs = appendNew(in.globs, g)
+		}
+	case strings.HasPrefix(p, "{workspaceRoot}/"):
+		rel := strings.TrimPrefix(p, "{workspaceRoot}/")
+		if !neg && b.inGlobalInputs(rel) {
+			return
+		}
+		b.todo(f, off, item, fmt.Sprintf("input %q: a vx task's inputs are files of its project; add %q to globalInputs if every task should re-run when it changes, else drop it", s, rel))
+	default:
+		b.todo(f, off, item, fmt.Sprintf("input %q: expected {projectRoot}/… or {workspaceRoot}/…; dropped", s))
+	}
 }
 
 // outputs translates Nx outputs into globs relative to the project. Paths

@@ -398,8 +398,25 @@ func Apply(plan *Plan, root string, opts *Options) ([]string, error) {
 	if _, err := os.Stat(filepath.Join(root, workspace.ConfigFile)); err == nil && !opts.Force {
 		return nil, fmt.Errorf("%s already exists in %s; vx init keeps it (run vx init --force to replace it)", workspace.ConfigFile, root)
 	}
-	type pending struct{ rel, dst, tmp string }
-	var todo []pending
+	todo, err := applyTargets(plan, root, opts.Force)
+	if err != nil {
+		return nil, err
+	}
+	if err := stageFiles(plan, todo); err != nil {
+		return nil, err
+	}
+	return renameStaged(todo)
+}
+
+// pendingFile is a plan file Apply writes: its path in the plan, where it
+// goes, and the temp file holding it until it is renamed there.
+type pendingFile struct{ rel, dst, tmp string }
+
+// applyTargets lists the plan's files to write under root, refusing an
+// unknown action, a path outside root, or (unless force) a file already
+// there.
+func applyTargets(plan *Plan, root string, force bool) ([]pendingFile, error) {
+	var todo []pendingFile
 	for _, f := range plan.Files {
 		if f.Action == ActionKept {
 			continue
@@ -411,18 +428,27 @@ func Apply(plan *Plan, root string, opts *Options) ([]string, error) {
 			return nil, fmt.Errorf("applying plan: file path %q is not inside the workspace root", f.Path)
 		}
 		dst := filepath.Join(root, filepath.FromSlash(f.Path))
-		if _, err := os.Lstat(dst); err == nil && !opts.Force {
+		if _, err := os.Lstat(dst); err == nil && !force {
 			return nil, fmt.Errorf("%s already exists in %s; vx init keeps it (run vx init --force to replace it)", f.Path, root)
 		}
-		todo = append(todo, pending{rel: f.Path, dst: dst})
+		todo = append(todo, pendingFile{rel: f.Path, dst: dst})
 	}
-	cleanup := func() {
-		for _, p := range todo {
-			if p.tmp != "" {
-				os.Remove(p.tmp)
-			}
+	return todo, nil
+}
+
+// removeTemps removes the temp files of todo not yet renamed.
+func removeTemps(todo []pendingFile) {
+	for _, p := range todo {
+		if p.tmp != "" {
+			os.Remove(p.tmp)
 		}
 	}
+}
+
+// stageFiles writes each file of todo, with its text from plan, to a
+// synced temp file beside its destination. On an error it removes the
+// temp files.
+func stageFiles(plan *Plan, todo []pendingFile) error {
 	texts := map[string]string{}
 	for _, f := range plan.Files {
 		texts[f.Path] = f.Text
@@ -431,13 +457,13 @@ func Apply(plan *Plan, root string, opts *Options) ([]string, error) {
 		p := &todo[i]
 		dir := filepath.Dir(p.dst)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			cleanup()
-			return nil, fmt.Errorf("creating %s: %w", dir, err)
+			removeTemps(todo)
+			return fmt.Errorf("creating %s: %w", dir, err)
 		}
 		tmp, err := os.CreateTemp(dir, ".vx-init-*.tmp")
 		if err != nil {
-			cleanup()
-			return nil, fmt.Errorf("writing %s: %w", p.rel, err)
+			removeTemps(todo)
+			return fmt.Errorf("writing %s: %w", p.rel, err)
 		}
 		p.tmp = tmp.Name()
 		_, werr := tmp.WriteString(texts[p.rel])
@@ -452,15 +478,22 @@ func Apply(plan *Plan, root string, opts *Options) ([]string, error) {
 			werr = os.Chmod(p.tmp, 0o644)
 		}
 		if werr != nil {
-			cleanup()
-			return nil, fmt.Errorf("writing %s: %w", p.rel, werr)
+			removeTemps(todo)
+			return fmt.Errorf("writing %s: %w", p.rel, werr)
 		}
 	}
+	return nil
+}
+
+// renameStaged renames each staged temp file to its destination and
+// returns the plan paths written; on an error, those before it and the
+// error, the rest's temp files removed.
+func renameStaged(todo []pendingFile) ([]string, error) {
 	written := make([]string, 0, len(todo))
 	for i := range todo {
 		p := &todo[i]
 		if err := os.Rename(p.tmp, p.dst); err != nil {
-			cleanup()
+			removeTemps(todo)
 			return written, fmt.Errorf("writing %s: %w", p.rel, err)
 		}
 		p.tmp = ""

@@ -33,9 +33,25 @@ var turboDropped = map[string]string{
 // turbo translates turbo.json (v2 "tasks" or v1 "pipeline") and the
 // per-package turbo.json files that extend it. It reports whether it did.
 func (b *builder) turbo(f *srcFile) bool {
+	// Global keys first: task inputs are checked against globalInputs.
+	tasks, tasksKey := b.turboGlobals(f)
+	// Per-package turbo.json files, read before translating so that their
+	// task names count as known.
+	pkgFiles := b.readPackageTurbos()
+	tr := b.turboTranslator(tasks, pkgFiles)
+	b.turboTasks(f, tr, tasksKey, tasks)
+	for _, pt := range pkgFiles {
+		b.turboPackage(tr, pt.p, pt.f)
+	}
+	b.noteOrderingOnly(f, tasksKey, tasks)
+	return true
+}
+
+// turboGlobals translates turbo.json's global keys and returns its tasks
+// object (nil when it has none) and the key that held it.
+func (b *builder) turboGlobals(f *srcFile) (*jsonc.Node, string) {
 	var tasks *jsonc.Node
 	tasksKey := "tasks"
-	// Global keys first: task inputs are checked against globalInputs.
 	for _, m := range f.root.Members {
 		switch m.Key {
 		case "$schema":
@@ -89,20 +105,29 @@ func (b *builder) turbo(f *srcFile) bool {
 			b.todo(f, m.KeyOff, m.Key, fmt.Sprintf("unknown turbo.json key %q was not translated", m.Key))
 		}
 	}
+	return tasks, tasksKey
+}
 
-	// Per-package turbo.json files, read before translating so that their
-	// task names count as known.
-	type pkgTurbo struct {
-		p *pkg
-		f *srcFile
-	}
+// pkgTurbo is a package and its turbo.json.
+type pkgTurbo struct {
+	p *pkg
+	f *srcFile
+}
+
+// readPackageTurbos reads the turbo.json of every package that has one.
+func (b *builder) readPackageTurbos() []pkgTurbo {
 	var pkgFiles []pkgTurbo
 	for _, p := range b.pkgs {
 		if pf := b.readJSON(p.dir + "/turbo.json"); pf != nil {
 			pkgFiles = append(pkgFiles, pkgTurbo{p, pf})
 		}
 	}
+	return pkgFiles
+}
 
+// turboTranslator collects the task names the root and package turbo.json
+// files declare, for checking dependsOn against.
+func (b *builder) turboTranslator(tasks *jsonc.Node, pkgFiles []pkgTurbo) *turboTr {
 	known := map[string]bool{}
 	rootTasks := map[string]bool{}
 	if tasks != nil {
@@ -125,8 +150,11 @@ func (b *builder) turbo(f *srcFile) bool {
 			}
 		}
 	}
-	tr := &turboTr{b: b, known: known, rootTasks: rootTasks}
+	return &turboTr{b: b, known: known, rootTasks: rootTasks}
+}
 
+// turboTasks translates the root turbo.json's tasks into vx.workspace.json.
+func (b *builder) turboTasks(f *srcFile, tr *turboTr, tasksKey string, tasks *jsonc.Node) {
 	if tasks != nil {
 		for _, m := range tasks.Members {
 			item := tasksKey + "." + m.Key
@@ -155,12 +183,11 @@ func (b *builder) turbo(f *srcFile) bool {
 	} else {
 		b.todo(f, 0, "tasks", "turbo.json declares no tasks; tasks were proposed from nothing — declare them in vx.workspace.json")
 	}
+}
 
-	for _, pt := range pkgFiles {
-		b.turboPackage(tr, pt.p, pt.f)
-	}
-
-	// Ordering-only tasks: configured, but no script anywhere.
+// noteOrderingOnly notes the ordering-only tasks: configured, but no
+// script anywhere.
+func (b *builder) noteOrderingOnly(f *srcFile, tasksKey string, tasks *jsonc.Node) {
 	for _, m := range tasksMembers(tasks) {
 		proj, name, isID := workspace.SplitTaskID(m.Key)
 		switch {
@@ -172,7 +199,6 @@ func (b *builder) turbo(f *srcFile) bool {
 			b.note("%s %s.%s: no package has a %q script; vx keeps it as a no-op node that runs nothing, and tasks that depend on it still order as in turbo", f.rel, tasksKey, m.Key, m.Key)
 		}
 	}
-	return true
 }
 
 func tasksMembers(n *jsonc.Node) []jsonc.Member {
@@ -307,83 +333,15 @@ func (tr *turboTr) task(f *srcFile, path string, n *jsonc.Node, base *workspace.
 		item := path + "." + m.Key
 		switch m.Key {
 		case "dependsOn":
-			list, ok := b.strList(f, m)
-			if !ok {
-				continue
+			if out, ok := tr.dependsOn(f, item, m, base, &env, &envSet); ok {
+				tc.DependsOn = out
 			}
-			out := []string{}
-			for i, d := range list {
-				off := m.Val.Items[i].Off
-				switch {
-				case d == turboExtends:
-					if base != nil && base.DependsOn != nil {
-						out = append(out, *base.DependsOn...)
-					}
-				case strings.HasPrefix(d, "$"):
-					env, envSet = appendNew(env, d[1:]), true
-					b.note("%s %q: turbo 1.x's env dependency became env %q", where(f, item), d, d[1:])
-				case strings.HasPrefix(d, "^"):
-					if !tr.knows(d[1:]) {
-						b.todo(f, off, item, fmt.Sprintf("dependsOn %q: no task or script is named %q anywhere; dropped", d, d[1:]))
-						continue
-					}
-					out = append(out, d)
-				case strings.Contains(d, "#"):
-					proj, name, ok := workspace.SplitTaskID(d)
-					switch {
-					case !ok:
-						b.todo(f, off, item, fmt.Sprintf("dependsOn %q is missing a half (use package#task); dropped", d))
-						continue
-					case proj == workspace.RootProject && !tr.rootTasks[name]:
-						b.todo(f, off, item, fmt.Sprintf("dependsOn %q: root task %q is not declared (declare \"//#%s\" in tasks); dropped", d, name, name))
-						continue
-					case proj != workspace.RootProject && b.byName[proj] == nil:
-						b.todo(f, off, item, fmt.Sprintf("dependsOn %q: %q is not a workspace package%s; dropped", d, proj, workspace.CloseHint(proj, b.pkgNames())))
-						continue
-					case proj != workspace.RootProject && !tr.knows(name):
-						b.todo(f, off, item, fmt.Sprintf("dependsOn %q: no task or script is named %q; dropped", d, name))
-						continue
-					}
-					out = append(out, d)
-				default:
-					if !tr.knows(d) {
-						b.todo(f, off, item, fmt.Sprintf("dependsOn %q: no task or script is named %q anywhere; dropped", d, d))
-						continue
-					}
-					out = append(out, d)
-				}
-			}
-			tc.DependsOn = &out
 		case "inputs":
 			tc.Inputs = tr.inputs(f, item, m, base, isRoot)
 		case "outputs":
-			list, ok := b.strList(f, m)
-			if !ok {
-				continue
+			if out, ok := tr.outputs(f, item, m, base, isRoot); ok {
+				tc.Outputs = out
 			}
-			out := []string{}
-			for i, s := range list {
-				if s == turboExtends {
-					if base != nil && base.Outputs != nil {
-						out = append(out, *base.Outputs...)
-					}
-					continue
-				}
-				neg := strings.HasPrefix(s, "!")
-				g := strings.TrimPrefix(s, "!")
-				if strings.HasPrefix(g, turboRoot) {
-					if !isRoot {
-						b.todo(f, m.Val.Items[i].Off, item, fmt.Sprintf("outputs %q: vx restores outputs inside the package only; make the task write inside its package, or move it to a root task (//#name)", s))
-						continue
-					}
-					g = strings.TrimPrefix(g, turboRoot)
-				}
-				if neg {
-					g = "!" + g
-				}
-				out = append(out, g)
-			}
-			tc.Outputs = &out
 		case "cache":
 			if m.Val.Kind != jsonc.Bool {
 				b.todo(f, m.Val.Off, item, fmt.Sprintf("cache: expected true or false, found %s", m.Val.Kind))
@@ -431,6 +389,93 @@ func (tr *turboTr) task(f *srcFile, path string, n *jsonc.Node, base *workspace.
 		tc.Env = &env
 	}
 	return tc
+}
+
+// dependsOn translates a task's dependsOn, dropping dependencies on tasks
+// nobody declares; turbo 1.x's $VAR entries are added to env. It reports
+// false when the value is not a list of strings.
+func (tr *turboTr) dependsOn(f *srcFile, item string, m jsonc.Member, base *workspace.TaskConfig, env *[]string, envSet *bool) (*[]string, bool) {
+	b := tr.b
+	list, ok := b.strList(f, m)
+	if !ok {
+		return nil, false
+	}
+	out := []string{}
+	for i, d := range list {
+		off := m.Val.Items[i].Off
+		switch {
+		case d == turboExtends:
+			if base != nil && base.DependsOn != nil {
+				out = append(out, *base.DependsOn...)
+			}
+		case strings.HasPrefix(d, "$"):
+			*env, *envSet = appendNew(*env, d[1:]), true
+			b.note("%s %q: turbo 1.x's env dependency became env %q", where(f, item), d, d[1:])
+		case strings.HasPrefix(d, "^"):
+			if !tr.knows(d[1:]) {
+				b.todo(f, off, item, fmt.Sprintf("dependsOn %q: no task or script is named %q anywhere; dropped", d, d[1:]))
+				continue
+			}
+			out = append(out, d)
+		case strings.Contains(d, "#"):
+			proj, name, ok := workspace.SplitTaskID(d)
+			switch {
+			case !ok:
+				b.todo(f, off, item, fmt.Sprintf("dependsOn %q is missing a half (use package#task); dropped", d))
+				continue
+			case proj == workspace.RootProject && !tr.rootTasks[name]:
+				b.todo(f, off, item, fmt.Sprintf("dependsOn %q: root task %q is not declared (declare \"//#%s\" in tasks); dropped", d, name, name))
+				continue
+			case proj != workspace.RootProject && b.byName[proj] == nil:
+				b.todo(f, off, item, fmt.Sprintf("dependsOn %q: %q is not a workspace package%s; dropped", d, proj, workspace.CloseHint(proj, b.pkgNames())))
+				continue
+			case proj != workspace.RootProject && !tr.knows(name):
+				b.todo(f, off, item, fmt.Sprintf("dependsOn %q: no task or script is named %q; dropped", d, name))
+				continue
+			}
+			out = append(out, d)
+		default:
+			if !tr.knows(d) {
+				b.todo(f, off, item, fmt.Sprintf("dependsOn %q: no task or script is named %q anywhere; dropped", d, d))
+				continue
+			}
+			out = append(out, d)
+		}
+	}
+	return &out, true
+}
+
+// outputs translates a task's outputs; $TURBO_ROOT$ globs are kept only
+// for root tasks. It reports false when the value is not a list of strings.
+func (tr *turboTr) outputs(f *srcFile, item string, m jsonc.Member, base *workspace.TaskConfig, isRoot bool) (*[]string, bool) {
+	b := tr.b
+	list, ok := b.strList(f, m)
+	if !ok {
+		return nil, false
+	}
+	out := []string{}
+	for i, s := range list {
+		if s == turboExtends {
+			if base != nil && base.Outputs != nil {
+				out = append(out, *base.Outputs...)
+			}
+			continue
+		}
+		neg := strings.HasPrefix(s, "!")
+		g := strings.TrimPrefix(s, "!")
+		if strings.HasPrefix(g, turboRoot) {
+			if !isRoot {
+				b.todo(f, m.Val.Items[i].Off, item, fmt.Sprintf("outputs %q: vx restores outputs inside the package only; make the task write inside its package, or move it to a root task (//#name)", s))
+				continue
+			}
+			g = strings.TrimPrefix(g, turboRoot)
+		}
+		if neg {
+			g = "!" + g
+		}
+		out = append(out, g)
+	}
+	return &out, true
 }
 
 // inputs translates turbo inputs. $TURBO_DEFAULT$ is vx's default (every

@@ -146,6 +146,50 @@ func Show(ctx context.Context, e *Env, in ShowInput) (*ShowOutput, error) {
 		return nil, err
 	}
 	out := &ShowOutput{Root: m.Root, Target: in.Target, Kind: "workspace", Projects: []ProjectInfo{}, RootTasks: []TaskInfo{}}
+	projects, err := showSelect(ctx, m, in, out)
+	if err != nil {
+		return nil, err
+	}
+	onlyTask := ""
+	target := in.Target
+	switch {
+	case target == "":
+		out.Global = &GlobalInfo{GlobalInputs: nonNil(m.Config.GlobalInputs), Env: nonNil(m.Config.Env), PassEnv: nonNil(m.Config.PassEnv)}
+	case containsHash(target):
+		return showTask(e, m, target, out)
+	default:
+		if p, ok := m.Project(target); ok {
+			out.Kind = "project"
+			projects = []*workspace.Project{p}
+		} else if m.KnownTask(target) || hasRootTask(m, target) {
+			out.Kind = "taskName"
+			onlyTask = target
+		} else {
+			return nil, argErr("target", "%q is neither a project nor a task%s", target, workspace.CloseHint(target, append(projectNames(m), m.TaskNames()...)))
+		}
+	}
+	showProjectTasks(e, m, projects, onlyTask, out)
+	out.Total = len(out.Projects)
+	showOverlaps(m, out)
+	if len(out.Projects) > MaxProjects {
+		out.Projects = out.Projects[:MaxProjects]
+		out.Note = fmt.Sprintf("showing %d of %d projects: narrow with project, filter (a glob, tag:NAME, ./path) or affected", MaxProjects, out.Total)
+	}
+	if out.Kind == "workspace" || out.Kind == "taskName" {
+		if in.Project == "" && len(in.Filters) == 0 && !in.Affected.On {
+			for _, tn := range m.RootTasks() {
+				if onlyTask == "" || tn == onlyTask {
+					out.RootTasks = append(out.RootTasks, taskInfo(m, e.Masker, workspace.RootProject, tn))
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// showSelect returns the projects Show describes: the workspace's, narrowed
+// by the filters or affected (whose reasons go into out), then to project.
+func showSelect(ctx context.Context, m *workspace.Model, in ShowInput, out *ShowOutput) ([]*workspace.Project, error) {
 	projects := m.Projects
 	if len(in.Filters) > 0 || in.Affected.On {
 		sel, err := m.Select(ctx, workspace.Selection{Filters: in.Filters, Affected: in.Affected.On, AffectedRef: in.Affected.Ref})
@@ -168,45 +212,38 @@ func Show(ctx context.Context, e *Env, in ShowInput) (*ShowOutput, error) {
 		}
 		projects = keep
 	}
-	onlyTask := ""
-	target := in.Target
-	switch {
-	case target == "":
-		out.Global = &GlobalInfo{GlobalInputs: nonNil(m.Config.GlobalInputs), Env: nonNil(m.Config.Env), PassEnv: nonNil(m.Config.PassEnv)}
-	case containsHash(target):
-		pn, tn, err := checkTaskID("target", target)
-		if err != nil {
-			return nil, err
-		}
-		if pn == workspace.RootProject {
-			if _, ok := m.Resolve(pn, tn); !ok {
-				return nil, argErr("target", "no root task %q (root tasks are declared as \"//#name\" in %s)", target, workspace.ConfigFile)
-			}
-			out.Kind = "task"
-			out.RootTasks = append(out.RootTasks, taskInfo(m, e.Masker, pn, tn))
-			return showOverlaps(m, out), nil
-		}
-		p, ok := m.Project(pn)
-		if !ok {
-			return nil, argErr("target", "no project named %q%s", pn, workspace.CloseHint(pn, projectNames(m)))
-		}
-		if _, defined := m.Resolve(pn, tn); !defined {
-			return nil, argErr("target", "project %s has no task %q%s", pn, tn, workspace.CloseHint(tn, projectTasks(m, p)))
+	return projects, nil
+}
+
+// showTask describes the one task target names (project#task or //#task).
+func showTask(e *Env, m *workspace.Model, target string, out *ShowOutput) (*ShowOutput, error) {
+	pn, tn, err := checkTaskID("target", target)
+	if err != nil {
+		return nil, err
+	}
+	if pn == workspace.RootProject {
+		if _, ok := m.Resolve(pn, tn); !ok {
+			return nil, argErr("target", "no root task %q (root tasks are declared as \"//#name\" in %s)", target, workspace.ConfigFile)
 		}
 		out.Kind = "task"
-		out.Projects = append(out.Projects, ProjectInfo{Name: p.Name, Dir: p.Dir, Tags: p.Tags, DependsOn: nonNil(p.Deps), Tasks: []TaskInfo{taskInfo(m, e.Masker, pn, tn)}})
+		out.RootTasks = append(out.RootTasks, taskInfo(m, e.Masker, pn, tn))
 		return showOverlaps(m, out), nil
-	default:
-		if p, ok := m.Project(target); ok {
-			out.Kind = "project"
-			projects = []*workspace.Project{p}
-		} else if m.KnownTask(target) || hasRootTask(m, target) {
-			out.Kind = "taskName"
-			onlyTask = target
-		} else {
-			return nil, argErr("target", "%q is neither a project nor a task%s", target, workspace.CloseHint(target, append(projectNames(m), m.TaskNames()...)))
-		}
 	}
+	p, ok := m.Project(pn)
+	if !ok {
+		return nil, argErr("target", "no project named %q%s", pn, workspace.CloseHint(pn, projectNames(m)))
+	}
+	if _, defined := m.Resolve(pn, tn); !defined {
+		return nil, argErr("target", "project %s has no task %q%s", pn, tn, workspace.CloseHint(tn, projectTasks(m, p)))
+	}
+	out.Kind = "task"
+	out.Projects = append(out.Projects, ProjectInfo{Name: p.Name, Dir: p.Dir, Tags: p.Tags, DependsOn: nonNil(p.Deps), Tasks: []TaskInfo{taskInfo(m, e.Masker, pn, tn)}})
+	return showOverlaps(m, out), nil
+}
+
+// showProjectTasks adds each of projects with its tasks to out, only
+// onlyTask (and only projects that have it) when it is set.
+func showProjectTasks(e *Env, m *workspace.Model, projects []*workspace.Project, onlyTask string, out *ShowOutput) {
 	for _, p := range projects {
 		pi := ProjectInfo{Name: p.Name, Dir: p.Dir, Tags: p.Tags, DependsOn: nonNil(p.Deps), Tasks: []TaskInfo{}}
 		for _, tn := range projectTasks(m, p) {
@@ -220,22 +257,6 @@ func Show(ctx context.Context, e *Env, in ShowInput) (*ShowOutput, error) {
 		}
 		out.Projects = append(out.Projects, pi)
 	}
-	out.Total = len(out.Projects)
-	showOverlaps(m, out)
-	if len(out.Projects) > MaxProjects {
-		out.Projects = out.Projects[:MaxProjects]
-		out.Note = fmt.Sprintf("showing %d of %d projects: narrow with project, filter (a glob, tag:NAME, ./path) or affected", MaxProjects, out.Total)
-	}
-	if out.Kind == "workspace" || out.Kind == "taskName" {
-		if in.Project == "" && len(in.Filters) == 0 && !in.Affected.On {
-			for _, tn := range m.RootTasks() {
-				if onlyTask == "" || tn == onlyTask {
-					out.RootTasks = append(out.RootTasks, taskInfo(m, e.Masker, workspace.RootProject, tn))
-				}
-			}
-		}
-	}
-	return out, nil
 }
 
 func hasRootTask(m *workspace.Model, name string) bool {

@@ -115,32 +115,17 @@ func Serve(ctx context.Context, o Options) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	d := &daemon{opts: o, root: root, log: o.Logger, started: time.Now(), cancel: cancel, feed: NewFeed(), plans: plans.NewStore()}
-	tok := make([]byte, 32)
-	if _, err := rand.Read(tok); err != nil {
+	if d.token, err = newToken(); err != nil {
 		return err
 	}
-	d.token = hex.EncodeToString(tok)
 
-	// Runs whose vx was killed before recording their end are interrupted.
-	if dead, err := history.ReapAt(ctx, history.Path(root), &history.Options{Logger: d.log}); err != nil {
-		d.log.Warn().Err(err).Msg("marking runs whose vx process is gone")
-	} else if len(dead) > 0 {
-		d.log.Info().Strs("runs", dead).Msg("runs whose vx process is gone recorded as interrupted")
-	}
+	d.reapDeadRuns(ctx)
 	m, loadErr := workspace.Load(root)
 	d.env = ops.NewEnv(root, m, loadErr, nil)
 	d.env.VX, d.env.Daemon = o.VX, d.info
 	defer d.env.Close()
 	d.recordReload(time.Now(), loadErr, "start")
-	onSession := func(id string, opened bool) {
-		typ := wire.EventSessionClosed
-		if opened {
-			typ = wire.EventSessionOpened
-		}
-		d.feed.Publish(wire.Event{Type: typ, Session: id[:8]})
-	}
-	d.mcp = mcpserver.New(&mcpserver.Options{Name: "vx", Version: version.Version, Mask: d.env.Masker.String, MaskJSON: d.env.Masker.JSON, Logger: d.log, MaxSessions: 64, OnSession: onSession, SessionIdle: o.SessionIdle,
-		Instructions: "vx answers questions about this monorepo workspace: its tasks (listTasks, getConfig), its cache (getCacheStats, explainCacheKey), its run history (getRunHistory, whyDidThisRerun, getFailures, getTaskLog, compareRuns, runTrends), and runs or plans tasks (runTasks, planTasks)."})
+	d.mcp = d.newMCP()
 	defer d.mcp.Close()
 	d.feed.Tap = d.resourceUpdates(ctx)
 	d.refreshCatalog()
@@ -152,16 +137,7 @@ func Serve(ctx context.Context, o Options) error {
 	d.port = tcp.Addr().(*net.TCPAddr).Port
 	ln := newLimitListener(tcp, MaxConns)
 
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", httpapi.NewMCPHandler(d.mcp, &httpapi.MCPOptions{Logger: d.log}))
-	mux.HandleFunc("GET /status", d.handleStatus)
-	mux.HandleFunc("POST /shutdown", func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(http.StatusAccepted)
-		d.log.Info().Msg("stop requested")
-		go cancel()
-	})
-	d.mountLive(mux)
-	d.mountPage(mux)
+	mux := d.newMux(cancel)
 	if jr, err := d.mountJournal(ctx, mux); err != nil {
 		return err
 	} else if jr != nil {
@@ -179,10 +155,9 @@ func Serve(ctx context.Context, o Options) error {
 	} else {
 		defer w.Close()
 	}
-	disc := &wire.Discovery{PID: os.Getpid(), Port: d.port, Token: d.token, Version: version.Version, Root: root, StartedAt: d.started}
-	b, _ := json.MarshalIndent(disc, "", "  ")
-	if err := hashing.WriteFileAtomic(layout.Discovery(root), b, 0o600); err != nil {
-		return fmt.Errorf("writing discovery file: %w", err)
+	disc, err := d.writeDiscovery()
+	if err != nil {
+		return err
 	}
 	defer os.Remove(layout.Discovery(root))
 	d.log.Info().Int("port", d.port).Str("root", root).Str("version", version.Version).Msg("vxd ready")
@@ -191,7 +166,12 @@ func Serve(ctx context.Context, o Options) error {
 	}
 
 	go d.idle(ctx)
+	return d.serveUntilDone(ctx, srv, serveErr)
+}
 
+// serveUntilDone waits for ctx to end or the server to fail (its error
+// from serveErr), then shuts the server down, giving requests 3s to finish.
+func (d *daemon) serveUntilDone(ctx context.Context, srv *http.Server, serveErr <-chan error) error {
 	select {
 	case <-ctx.Done():
 	case err := <-serveErr:
@@ -204,6 +184,66 @@ func Serve(ctx context.Context, o Options) error {
 	_ = srv.Shutdown(shutCtx)
 	d.log.Info().Msg("vxd stopped")
 	return nil
+}
+
+// newToken makes a random bearer token for the daemon's clients.
+func newToken() (string, error) {
+	tok := make([]byte, 32)
+	if _, err := rand.Read(tok); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(tok), nil
+}
+
+// reapDeadRuns records as interrupted the runs whose vx was killed before
+// recording their end. A failure is logged, not fatal.
+func (d *daemon) reapDeadRuns(ctx context.Context) {
+	if dead, err := history.ReapAt(ctx, history.Path(d.root), &history.Options{Logger: d.log}); err != nil {
+		d.log.Warn().Err(err).Msg("marking runs whose vx process is gone")
+	} else if len(dead) > 0 {
+		d.log.Info().Strs("runs", dead).Msg("runs whose vx process is gone recorded as interrupted")
+	}
+}
+
+// newMCP makes the MCP server, masking answers with the workspace's
+// secrets and publishing sessions opening and closing to the feed.
+func (d *daemon) newMCP() *mcpserver.Server {
+	onSession := func(id string, opened bool) {
+		typ := wire.EventSessionClosed
+		if opened {
+			typ = wire.EventSessionOpened
+		}
+		d.feed.Publish(wire.Event{Type: typ, Session: id[:8]})
+	}
+	return mcpserver.New(&mcpserver.Options{Name: "vx", Version: version.Version, Mask: d.env.Masker.String, MaskJSON: d.env.Masker.JSON, Logger: d.log, MaxSessions: 64, OnSession: onSession, SessionIdle: d.opts.SessionIdle,
+		Instructions: "vx answers questions about this monorepo workspace: its tasks (listTasks, getConfig), its cache (getCacheStats, explainCacheKey), its run history (getRunHistory, whyDidThisRerun, getFailures, getTaskLog, compareRuns, runTrends), and runs or plans tasks (runTasks, planTasks)."})
+}
+
+// newMux routes /mcp, /status, /shutdown (which calls cancel), the live
+// feed and the page.
+func (d *daemon) newMux(cancel context.CancelFunc) *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", httpapi.NewMCPHandler(d.mcp, &httpapi.MCPOptions{Logger: d.log}))
+	mux.HandleFunc("GET /status", d.handleStatus)
+	mux.HandleFunc("POST /shutdown", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusAccepted)
+		d.log.Info().Msg("stop requested")
+		go cancel()
+	})
+	d.mountLive(mux)
+	d.mountPage(mux)
+	return mux
+}
+
+// writeDiscovery announces the daemon: it writes the discovery file
+// clients find its port and token in.
+func (d *daemon) writeDiscovery() (*wire.Discovery, error) {
+	disc := &wire.Discovery{PID: os.Getpid(), Port: d.port, Token: d.token, Version: version.Version, Root: d.root, StartedAt: d.started}
+	b, _ := json.MarshalIndent(disc, "", "  ")
+	if err := hashing.WriteFileAtomic(layout.Discovery(d.root), b, 0o600); err != nil {
+		return nil, fmt.Errorf("writing discovery file: %w", err)
+	}
+	return disc, nil
 }
 
 // refreshCatalog rebuilds the tool, resource and prompt catalogs from the

@@ -188,6 +188,33 @@ func load(root string, ms *manifestStore) (*Model, error) {
 		return nil, err
 	}
 
+	globs, err := m.projectGlobs(ms)
+	if err != nil {
+		return nil, err
+	}
+	dirs, stamps, err := expandProjectGlobs(root, globs)
+	if err != nil {
+		return nil, err
+	}
+	versions, err := m.addProjects(dirs, stamps, ms)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.linkDeps(versions); err != nil {
+		return nil, err
+	}
+	if err := m.checkProjectCycles(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// projectGlobs returns the globs naming the workspace's projects: the
+// config's, else the root package.json's workspaces, else
+// pnpm-workspace.yaml's packages. It records the root package.json's name
+// and scripts and every file it read.
+func (m *Model) projectGlobs(ms *manifestStore) ([]string, error) {
+	root := m.Root
 	globs := m.Config.Projects
 	rootPkgPath := filepath.Join(root, "package.json")
 	if rp, err := readPackageJSONVia(rootPkgPath, nil, ms); err == nil {
@@ -207,22 +234,24 @@ func load(root string, ms *manifestStore) (*Model, error) {
 			globs = parsePnpmPackages(b)
 		}
 	}
+	return globs, nil
+}
 
-	dirs, stamps, err := expandProjectGlobs(root, globs)
-	if err != nil {
-		return nil, err
-	}
-	// Projects load in parallel: a reload of a large workspace is mostly
-	// reading manifests.
-	type loaded struct {
-		p     *Project
-		pkg   *packageJSON
-		files []string
-		err   error
-	}
+// loadedProject is one project directory's result from loadProjects.
+type loadedProject struct {
+	p     *Project
+	pkg   *packageJSON
+	files []string
+	err   error
+}
+
+// loadProjects loads the project in each of dirs, in parallel: a reload
+// of a large workspace is mostly reading manifests. Results are in the
+// order of dirs.
+func (m *Model) loadProjects(dirs []string, stamps map[string]fileStamp, ms *manifestStore) []loadedProject {
 	// A few workers take the next directory from a shared counter (a
 	// goroutine per project cost the runtime a wake-up each).
-	results := make([]loaded, len(dirs))
+	results := make([]loadedProject, len(dirs))
 	var wg sync.WaitGroup
 	var next atomic.Int64
 	for w := 0; w < min(max(2, runtime.NumCPU()), len(dirs)); w++ {
@@ -236,6 +265,14 @@ func load(root string, ms *manifestStore) (*Model, error) {
 		}()
 	}
 	wg.Wait()
+	return results
+}
+
+// addProjects loads the projects in dirs and adds them to m, sorted by
+// name, refusing two of one name. It returns each project's package.json
+// by project name.
+func (m *Model) addProjects(dirs []string, stamps map[string]fileStamp, ms *manifestStore) (map[string]*packageJSON, error) {
+	results := m.loadProjects(dirs, stamps, ms)
 	versions := map[string]*packageJSON{}
 	for i, dir := range dirs {
 		p, pkg, err := results[i].p, results[i].pkg, results[i].err
@@ -248,12 +285,16 @@ func load(root string, ms *manifestStore) (*Model, error) {
 		}
 		m.byName[p.Name] = p
 		m.Projects = append(m.Projects, p)
-		m.ProjectDirs = append(m.ProjectDirs, filepath.Join(root, filepath.FromSlash(dir)))
+		m.ProjectDirs = append(m.ProjectDirs, filepath.Join(m.Root, filepath.FromSlash(dir)))
 		versions[p.Name] = pkg
 	}
 	sort.Slice(m.Projects, func(i, j int) bool { return m.Projects[i].Name < m.Projects[j].Name })
+	return versions, nil
+}
 
-	// Dependencies: workspace references in package.json plus explicit ones.
+// linkDeps sets each project's dependencies (workspace references in its
+// package.json plus explicit ones, refusing unknown names) and dependents.
+func (m *Model) linkDeps(versions map[string]*packageJSON) error {
 	for _, p := range m.Projects {
 		set := map[string]bool{}
 		if pkg := versions[p.Name]; pkg != nil {
@@ -267,7 +308,7 @@ func load(root string, ms *manifestStore) (*Model, error) {
 		}
 		for _, name := range p.Deps {
 			if m.byName[name] == nil {
-				return nil, fmt.Errorf("%s: dependsOn names project %q, which is not in the workspace%s", p.ConfigFile, name, closeHint(name, m.projectNames()))
+				return fmt.Errorf("%s: dependsOn names project %q, which is not in the workspace%s", p.ConfigFile, name, closeHint(name, m.projectNames()))
 			}
 			set[name] = true
 		}
@@ -279,10 +320,7 @@ func load(root string, ms *manifestStore) (*Model, error) {
 			dp.Dependents = append(dp.Dependents, p.Name)
 		}
 	}
-	if err := m.checkProjectCycles(); err != nil {
-		return nil, err
-	}
-	return m, nil
+	return nil
 }
 
 func (m *Model) validateConfig() error {

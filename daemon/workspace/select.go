@@ -116,9 +116,29 @@ func (m *Model) matchFilter(f string) ([]*Project, error) {
 // against ref (default: the merge base with the default branch, plus
 // uncommitted changes), or it depends on one that has.
 func (m *Model) Affected(ctx context.Context, ref string) (map[string]string, string, error) {
-	git := func(args ...string) (string, error) {
+	git := gitIn(ctx, m.Root)
+	if _, err := git("rev-parse", "--show-toplevel"); err != nil {
+		return nil, "", fmt.Errorf("--affected needs a git repository at %s: %w", m.Root, err)
+	}
+	base, err := affectedBase(git, ref)
+	if err != nil {
+		return nil, "", err
+	}
+	changed, err := changedFiles(git, base)
+	if err != nil {
+		return nil, "", err
+	}
+	return m.affectedReasons(changed), base, nil
+}
+
+// gitRunner runs git with args and returns its output.
+type gitRunner func(args ...string) (string, error)
+
+// gitIn runs git in dir; an error quotes git's stderr.
+func gitIn(ctx context.Context, dir string) gitRunner {
+	return func(args ...string) (string, error) {
 		cmd := exec.CommandContext(ctx, "git", args...)
-		cmd.Dir = m.Root
+		cmd.Dir = dir
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		b, err := cmd.Output()
@@ -127,9 +147,12 @@ func (m *Model) Affected(ctx context.Context, ref string) (map[string]string, st
 		}
 		return string(b), nil
 	}
-	if _, err := git("rev-parse", "--show-toplevel"); err != nil {
-		return nil, "", fmt.Errorf("--affected needs a git repository at %s: %w", m.Root, err)
-	}
+}
+
+// affectedBase checks ref, or when it is empty picks the merge base with
+// the first of origin/HEAD, origin/main, origin/master, main and master
+// there is, else HEAD.
+func affectedBase(git gitRunner, ref string) (string, error) {
 	base := ref
 	if base == "" {
 		for _, cand := range []string{"origin/HEAD", "origin/main", "origin/master", "main", "master"} {
@@ -142,10 +165,17 @@ func (m *Model) Affected(ctx context.Context, ref string) (map[string]string, st
 			base = "HEAD"
 		}
 	} else if strings.HasPrefix(ref, "-") {
-		return nil, "", fmt.Errorf("--affected=%s: a git ref never starts with \"-\" (use a branch, tag or commit)", ref)
+		return "", fmt.Errorf("--affected=%s: a git ref never starts with \"-\" (use a branch, tag or commit)", ref)
 	} else if _, err := git("rev-parse", "--verify", "--quiet", ref+"^{commit}"); err != nil {
-		return nil, "", fmt.Errorf("--affected=%s: not a git ref here (use a branch, tag or commit)", ref)
+		return "", fmt.Errorf("--affected=%s: not a git ref here (use a branch, tag or commit)", ref)
 	}
+	return base, nil
+}
+
+// changedFiles lists, sorted and relative to the working directory's
+// place in the repository, the files changed since base and the untracked
+// files git does not ignore.
+func changedFiles(git gitRunner, base string) ([]string, error) {
 	prefix, _ := git("rev-parse", "--show-prefix")
 	prefix = strings.TrimSpace(prefix)
 	var changed []string
@@ -166,7 +196,7 @@ func (m *Model) Affected(ctx context.Context, ref string) (map[string]string, st
 	}
 	diff, err := git("diff", "--name-only", base)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	add(diff)
 	untracked, err := git("ls-files", "--others", "--exclude-standard", "--full-name")
@@ -174,6 +204,13 @@ func (m *Model) Affected(ctx context.Context, ref string) (map[string]string, st
 		add(untracked)
 	}
 	sort.Strings(changed)
+	return changed, nil
+}
+
+// affectedReasons says why each project is affected by the changed files:
+// a global input changed (all are), a file of its own changed, or it
+// depends on an affected project.
+func (m *Model) affectedReasons(changed []string) map[string]string {
 	reasons := map[string]string{}
 	global := map[string]bool{ConfigFile: true}
 	for _, g := range m.Config.GlobalInputs {
@@ -206,7 +243,7 @@ func (m *Model) Affected(ctx context.Context, ref string) (map[string]string, st
 			}
 		}
 	}
-	return reasons, base, nil
+	return reasons
 }
 
 // ProjectOf returns the project whose directory holds rel (slash path

@@ -35,10 +35,16 @@ func Sum(b []byte) string {
 // SumString is Sum of a string.
 func SumString(s string) string { return Sum([]byte(s)) }
 
+// statKey is what says a file is as it was hashed: its size, mtime, inode
+// and ctime. The ctime catches what the other three miss: a rewrite in
+// place to the same size with the mtime put back (touch -r, a tool
+// restoring timestamps) still moves it, and nothing outside the kernel can
+// set it.
 type statKey struct {
 	size  int64
 	mtime int64
 	ino   uint64
+	ctime int64
 }
 
 type statEntry struct {
@@ -56,7 +62,13 @@ type Hasher struct {
 	changes *Changes
 }
 
-const statCacheMagic = "vxstat1\n"
+// statCacheMagic heads the stat cache; vxstat1 had no ctime, and a cache
+// of that format is not read (the next run rebuilds it).
+const statCacheMagic = "vxstat2\n"
+
+// statRecord is the size of a record after its name: size, mtime, inode,
+// ctime, hash.
+const statRecord = 48
 
 // NewHasher loads the stat cache at path ("" keeps it in memory only). A
 // missing or unreadable cache starts empty.
@@ -78,19 +90,20 @@ func NewHasher(path string) *Hasher {
 			break
 		}
 		n := int(binary.LittleEndian.Uint16(b))
-		if len(b) < 2+n+40 {
+		if len(b) < 2+n+statRecord {
 			break
 		}
 		name := all[off+2 : off+2+n]
-		off += 2 + n + 40
+		off += 2 + n + statRecord
 		r := b[2+n:]
 		var e statEntry
 		e.key.size = int64(binary.LittleEndian.Uint64(r))
 		e.key.mtime = int64(binary.LittleEndian.Uint64(r[8:]))
 		e.key.ino = binary.LittleEndian.Uint64(r[16:])
-		copy(e.hash[:], r[24:40])
+		e.key.ctime = int64(binary.LittleEndian.Uint64(r[24:]))
+		copy(e.hash[:], r[32:statRecord])
 		h.m[name] = e
-		b = r[40:]
+		b = r[statRecord:]
 	}
 	return h
 }
@@ -109,7 +122,7 @@ func (h *Hasher) Save() error {
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	var rec [40]byte
+	var rec [statRecord]byte
 	var n [2]byte
 	for _, name := range names {
 		if len(name) > 65535 {
@@ -122,7 +135,8 @@ func (h *Hasher) Save() error {
 		binary.LittleEndian.PutUint64(rec[0:], uint64(e.key.size))
 		binary.LittleEndian.PutUint64(rec[8:], uint64(e.key.mtime))
 		binary.LittleEndian.PutUint64(rec[16:], e.key.ino)
-		copy(rec[24:], e.hash[:])
+		binary.LittleEndian.PutUint64(rec[24:], uint64(e.key.ctime))
+		copy(rec[32:], e.hash[:])
 		buf.Write(rec[:])
 	}
 	if err := WriteFileAtomic(h.path, buf.Bytes(), 0o644); err != nil {
@@ -164,7 +178,7 @@ func (h *Hasher) HashFile(abs string) (string, error) {
 		return "", errors.New("not a regular file")
 	}
 	mtime := time.Unix(st.Mtim.Sec, st.Mtim.Nsec)
-	k := statKey{size: st.Size, mtime: mtime.UnixNano(), ino: st.Ino}
+	k := statKey{size: st.Size, mtime: mtime.UnixNano(), ino: st.Ino, ctime: st.Ctim.Sec*1e9 + st.Ctim.Nsec}
 	h.mu.Lock()
 	e, ok := h.m[abs]
 	h.mu.Unlock()

@@ -3,6 +3,7 @@ package hashing_test
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -126,9 +127,9 @@ func TestStatCache(t *testing.T) {
 		rehash bool                            // the new content must be seen
 	}{
 		{
-			name:   "unchanged stat trusts the cache (proved by an in-place edit it cannot see)",
+			name:   "ctime changed (an in-place edit of the same size, the mtime put back)",
 			change: func(t *testing.T, p string) { rewriteInPlace(t, p, "version-B") },
-			rehash: false,
+			rehash: true,
 		},
 		{
 			name:   "size changed",
@@ -174,7 +175,7 @@ func TestStatCache(t *testing.T) {
 				t.Fatalf("Save: %v", err)
 			}
 			b, err := os.ReadFile(cachePath)
-			if err != nil || !bytes.HasPrefix(b, []byte("vxstat1\n")) || !bytes.Contains(b, []byte(p)) {
+			if err != nil || !bytes.HasPrefix(b, []byte("vxstat2\n")) || !bytes.Contains(b, []byte(p)) {
 				t.Fatalf("stat cache file: %q, %v", b, err)
 			}
 
@@ -192,6 +193,44 @@ func TestStatCache(t *testing.T) {
 				t.Errorf("hash = %s, want the cached %s (the file was re-read)", got, first)
 			}
 		})
+	}
+}
+
+// TestStatCacheTrustsAnUnchangedStat proves the cache is used: a hash
+// planted in the saved cache for a file whose stat did not move is what
+// HashFile answers, without reading the file.
+func TestStatCacheTrustsAnUnchangedStat(t *testing.T) {
+	dir := t.TempDir()
+	cachePath := filepath.Join(dir, "statcache")
+	p := filepath.Join(dir, "f")
+	write(t, p, "version-A", time.Now().Add(-time.Hour))
+	h1 := hashing.NewHasher(cachePath)
+	first, err := h1.HashFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h1.Save(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(cachePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	real, _ := hex.DecodeString(first)
+	planted := hashing.SumString("planted")
+	fake, _ := hex.DecodeString(planted)
+	if !bytes.Contains(b, real) {
+		t.Fatalf("the saved cache does not hold the file's hash %s", first)
+	}
+	if err := os.WriteFile(cachePath, bytes.Replace(b, real, fake, 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := hashing.NewHasher(cachePath).HashFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != planted {
+		t.Errorf("hash = %s, want the cached %s (the file was re-read)", got, planted)
 	}
 }
 
@@ -236,9 +275,9 @@ func TestNewHasherBadCache(t *testing.T) {
 		body []byte
 	}{
 		{"not a stat cache", []byte("garbage")},
-		{"magic only", []byte("vxstat1\n")},
-		{"truncated record", append([]byte("vxstat1\n"), 0xff, 0x00, 'a')},
-		{"huge name length", append([]byte("vxstat1\n"), 0xff, 0xff)},
+		{"magic only", []byte("vxstat2\n")},
+		{"truncated record", append([]byte("vxstat2\n"), 0xff, 0x00, 'a')},
+		{"huge name length", append([]byte("vxstat2\n"), 0xff, 0xff)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -166,6 +166,24 @@ func (p *Prepared) computeKeys(ctx context.Context, all []string, err error) err
 	if err != nil {
 		return fmt.Errorf("listing workspace files: %w", err)
 	}
+	global, err := p.hashGlobals(all)
+	if err != nil {
+		return err
+	}
+	comps, before, err := p.hashNodes(all, global)
+	if err != nil {
+		return err
+	}
+	_ = p.hasher.Save()
+	_ = changes.Save()
+	p.foldKeys(global, comps, before)
+	return nil
+}
+
+// hashGlobals hashes the workspace's globalInputs among the listed files,
+// warning of a pattern that matches none.
+func (p *Prepared) hashGlobals(all []string) (map[string]string, error) {
+	m := p.Model
 	global := map[string]string{}
 	for _, f := range all {
 		if workspace.MatchesAny(m.Config.GlobalInputs, f) {
@@ -174,7 +192,7 @@ func (p *Prepared) computeKeys(ctx context.Context, all []string, err error) err
 				continue
 			}
 			if err != nil {
-				return fmt.Errorf("hashing global input %s: %w", f, err)
+				return nil, fmt.Errorf("hashing global input %s: %w", f, err)
 			}
 			global[f] = h
 		}
@@ -184,6 +202,13 @@ func (p *Prepared) computeKeys(ctx context.Context, all []string, err error) err
 			p.Warnings = append(p.Warnings, fmt.Sprintf("globalInputs %q matches no file", g))
 		}
 	}
+	return global, nil
+}
+
+// hashNodes hashes every node's inputs on one worker per CPU and encodes
+// its key components but the upstream keys; a no-op node gets none (nil).
+func (p *Prepared) hashNodes(all []string, global map[string]string) ([]*taskkey.Components, [][]byte, error) {
+	m := p.Model
 	byDir := groupByProject(m, all)
 	// A project's files that any of its tasks declares as outputs are
 	// never inputs: what a task produces reaches its dependents through
@@ -195,16 +220,15 @@ func (p *Prepared) computeKeys(ctx context.Context, all []string, err error) err
 		}
 		outputsOf[n.Project] = projectOutputs(m, n.Project)
 	}
-	files := make([]map[string]string, len(p.Graph.Nodes))
-	errs := make([]error, len(p.Graph.Nodes))
-	comps := make([]*taskkey.Components, len(p.Graph.Nodes))
-	before := make([][]byte, len(p.Graph.Nodes))
+	nodes := p.Graph.Nodes
+	errs := make([]error, len(nodes))
+	comps := make([]*taskkey.Components, len(nodes))
+	before := make([][]byte, len(nodes))
 	// One worker per CPU takes the next node from a shared counter: a
 	// goroutine per node handed through a semaphore cost the runtime a
 	// wake-up (and a spinning thread's sleep) per node.
 	var wg sync.WaitGroup
 	var next atomic.Int64
-	nodes := p.Graph.Nodes
 	for w := 0; w < min(runtime.NumCPU(), len(nodes)); w++ {
 		wg.Add(1)
 		go func() {
@@ -218,11 +242,12 @@ func (p *Prepared) computeKeys(ctx context.Context, all []string, err error) err
 				if n.Project == workspace.RootProject {
 					list = rootFiles(m, all, n.Def)
 				}
-				files[i], errs[i] = p.hashInputs(n, list, outputsOf[n.Project])
+				var files map[string]string
+				files, errs[i] = p.hashInputs(n, list, outputsOf[n.Project])
 				if errs[i] == nil {
 					// All but the upstream keys, encoded here in
 					// parallel; the keys fold in graph order below.
-					comps[i] = p.components(n, global, files[i])
+					comps[i] = p.components(n, global, files)
 					before[i] = comps[i].EncodeBeforeDeps()
 				}
 			}
@@ -231,11 +256,15 @@ func (p *Prepared) computeKeys(ctx context.Context, all []string, err error) err
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 	}
-	_ = p.hasher.Save()
-	_ = changes.Save()
+	return comps, before, nil
+}
+
+// foldKeys completes each node's components with its upstream keys and
+// computes its key, in graph order (a node's dependencies come first).
+func (p *Prepared) foldKeys(global map[string]string, comps []*taskkey.Components, before [][]byte) {
 	for i, n := range p.Graph.Nodes {
 		c := comps[i]
 		if c == nil {
@@ -248,7 +277,6 @@ func (p *Prepared) computeKeys(ctx context.Context, all []string, err error) err
 		p.Components[n.ID] = c
 		p.Keys[n.ID], p.encoded[n.ID] = c.KeyAndEncodeWith(before[i])
 	}
-	return nil
 }
 
 // components are a node's key components but its upstream keys (Deps,

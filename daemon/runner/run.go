@@ -102,44 +102,17 @@ func Execute(ctx context.Context, p *Prepared, o *Options, out Output) (*wire.Ru
 	if err := sandboxRequired(p); err != nil {
 		return nil, err
 	}
-	root := p.Model.Root
-	vx := VXDir(root)
-	if err := os.MkdirAll(vx, 0o755); err != nil {
-		return nil, fmt.Errorf("creating %s: %w", vx, err)
-	}
-	store, err := cache.Open(layout.Cache(root), &cache.Options{Logger: o.Logger})
+	store, hist, err := openStores(ctx, p, o)
 	if err != nil {
-		return nil, fmt.Errorf("opening cache: %w", err)
-	}
-	hist, early, err := p.early.takeHistory(root)
-	if !early {
-		hist, err = history.Open(ctx, history.Path(root), &history.Options{Logger: o.Logger})
-	}
-	if err != nil {
-		return nil, fmt.Errorf("opening history: %w", err)
+		return nil, err
 	}
 	defer hist.Close()
+	root := p.Model.Root
 	r := &run{p: p, o: o, out: out, store: store, hist: hist, log: o.Logger, rows: map[string]*wire.TaskRow{}, stamps: p.early.takeStamps(root)}
 	if r.stamps == nil {
 		r.stamps = loadStamps(layout.OutputStamps(root))
 	}
-	if m := hist.MovedAside(); m != nil {
-		r.warn("%s", m)
-	}
-	r.overlaps = p.Graph.OutputOverlaps()
-	r.guard = newOutputGuard(r.overlaps, p.Model.OutputOverlaps())
-	r.warnOverlaps(r.overlaps)
-	if dead, err := hist.ReapDeadRuns(ctx); err != nil {
-		r.warn("%v", err)
-	} else if len(dead) > 0 {
-		r.log.Info().Strs("runs", dead).Msg("runs whose vx process is gone recorded as interrupted")
-	}
-	reapLeftovers(vx)
-	r.warns = append(r.warns, p.Warnings...)
-	for _, w := range p.Warnings {
-		r.warn("%s", w)
-		r.warns = r.warns[:len(r.warns)-1]
-	}
+	r.tidy(ctx)
 	r.runID = history.NewRunID()
 	r.startRemote(ctx)
 	started := time.Now()
@@ -151,46 +124,18 @@ func Execute(ctx context.Context, p *Prepared, o *Options, out Output) (*wire.Ru
 	}
 	r.event(wire.Event{Type: wire.EventRunStarted, Command: command, Tasks: len(p.Graph.Executable())})
 
-	// Components for every key, so why can diff any two executions:
-	// written while the first tasks resolve (a fully cached run's hits
-	// need nothing of them), done before the run's last write.
-	compsDone := make(chan error, 1)
-	go func() {
-		blobs := make(map[string][]byte, len(p.encoded))
-		for id, b := range p.encoded {
-			blobs[p.Keys[id]] = b
-		}
-		compsDone <- hist.PutComponentsBatch(ctx, blobs)
-	}()
-
-	flushDone := make(chan struct{})
-	stopFlush := make(chan struct{})
-	go func() {
-		defer close(flushDone)
-		t := time.NewTicker(150 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-t.C:
-				r.flush(context.WithoutCancel(ctx))
-			case <-stopFlush:
-				return
-			}
-		}
-	}()
-
+	compsDone := r.writeComponents(ctx)
+	stopFlush := r.flushEvery(ctx, 150*time.Millisecond)
 	r.schedule(ctx)
 	r.removeTmp()
 	if err := r.stamps.save(); err != nil {
 		r.warn("saving output stamps: %v", err)
 	}
-
 	if err := <-compsDone; err != nil {
 		r.warn("recording key components: %v", err)
 	}
 	remoteRun := r.finishRemote()
-	close(stopFlush)
-	<-flushDone
+	stopFlush()
 	r.flush(context.WithoutCancel(ctx))
 
 	sum := r.summary(started, command, branch, commit, ctx.Err() != nil)
@@ -202,6 +147,93 @@ func Execute(ctx context.Context, p *Prepared, o *Options, out Output) (*wire.Ru
 	r.event(wire.Event{Type: wire.EventRunFinished, Summary: sum})
 	r.footer(sum)
 	return sum, nil
+}
+
+// openStores opens the run's cache and history (the history the early
+// start opened, when it did), creating .vx/ first.
+func openStores(ctx context.Context, p *Prepared, o *Options) (*cache.Store, *history.Store, error) {
+	root := p.Model.Root
+	vx := VXDir(root)
+	if err := os.MkdirAll(vx, 0o755); err != nil {
+		return nil, nil, fmt.Errorf("creating %s: %w", vx, err)
+	}
+	store, err := cache.Open(layout.Cache(root), &cache.Options{Logger: o.Logger})
+	if err != nil {
+		return nil, nil, fmt.Errorf("opening cache: %w", err)
+	}
+	hist, early, err := p.early.takeHistory(root)
+	if !early {
+		hist, err = history.Open(ctx, history.Path(root), &history.Options{Logger: o.Logger})
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("opening history: %w", err)
+	}
+	return store, hist, nil
+}
+
+// tidy is what a run does before its first task: it says what the history
+// set aside, warns of overlapping outputs and of the preparation's
+// warnings, records dead runs as interrupted and removes what killed runs
+// left in .vx/.
+func (r *run) tidy(ctx context.Context) {
+	p := r.p
+	if m := r.hist.MovedAside(); m != nil {
+		r.warn("%s", m)
+	}
+	r.overlaps = p.Graph.OutputOverlaps()
+	r.guard = newOutputGuard(r.overlaps, p.Model.OutputOverlaps())
+	r.warnOverlaps(r.overlaps)
+	if dead, err := r.hist.ReapDeadRuns(ctx); err != nil {
+		r.warn("%v", err)
+	} else if len(dead) > 0 {
+		r.log.Info().Strs("runs", dead).Msg("runs whose vx process is gone recorded as interrupted")
+	}
+	reapLeftovers(VXDir(p.Model.Root))
+	r.warns = append(r.warns, p.Warnings...)
+	for _, w := range p.Warnings {
+		r.warn("%s", w)
+		r.warns = r.warns[:len(r.warns)-1]
+	}
+}
+
+// writeComponents records the components of every key, so why can diff
+// any two executions: written while the first tasks resolve (a fully
+// cached run's hits need nothing of them), awaited before the run's last
+// write through the returned channel.
+func (r *run) writeComponents(ctx context.Context) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		blobs := make(map[string][]byte, len(r.p.encoded))
+		for id, b := range r.p.encoded {
+			blobs[r.p.Keys[id]] = b
+		}
+		done <- r.hist.PutComponentsBatch(ctx, blobs)
+	}()
+	return done
+}
+
+// flushEvery writes the finished executions to the history every period
+// until the returned function is called (it waits for the last flush).
+func (r *run) flushEvery(ctx context.Context, period time.Duration) (stop func()) {
+	flushDone := make(chan struct{})
+	stopFlush := make(chan struct{})
+	go func() {
+		defer close(flushDone)
+		t := time.NewTicker(period)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				r.flush(context.WithoutCancel(ctx))
+			case <-stopFlush:
+				return
+			}
+		}
+	}()
+	return func() {
+		close(stopFlush)
+		<-flushDone
+	}
 }
 
 func maskAll(m interface{ String(string) string }, in []string) []string {

@@ -119,11 +119,7 @@ func (b *builder) nx(f *srcFile) bool {
 		case "extends":
 			b.todo(f, m.KeyOff, m.Key, "nx.json extends another config; vx.workspace.json has no extends — merge its settings by hand")
 		default:
-			if why, ok := nxDropped[m.Key]; ok {
-				b.note("nx.json %s dropped: %s", m.Key, why)
-				continue
-			}
-			b.todo(f, m.KeyOff, m.Key, fmt.Sprintf("unknown nx.json key %q was not translated", m.Key))
+			b.otherKey(f, m, "nx.json", nxDropped)
 		}
 	}
 

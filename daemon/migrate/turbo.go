@@ -82,11 +82,7 @@ func (b *builder) turbo(f *srcFile) bool {
 		case "extends":
 			b.todo(f, m.KeyOff, m.Key, "the root turbo.json cannot extend another config; vx.workspace.json has no extends")
 		default:
-			if why, ok := turboDropped[m.Key]; ok {
-				b.note("turbo.json %s dropped: %s", m.Key, why)
-				continue
-			}
-			b.todo(f, m.KeyOff, m.Key, fmt.Sprintf("unknown turbo.json key %q was not translated", m.Key))
+			b.otherKey(f, m, "turbo.json", turboDropped)
 		}
 	}
 

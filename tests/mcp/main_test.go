@@ -9,7 +9,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io/fs"
 	"net/http"
 	"os"
@@ -38,32 +37,18 @@ var (
 
 const oldVersion = "0.0.1-mcp-test-old"
 
-func TestMain(m *testing.M) { os.Exit(buildAndRun(m)) }
-
-func buildAndRun(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "vx-mcp-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "creating temp dir:", err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	binDir = filepath.Join(dir, "bin")
-	vxBin, vxdBin = filepath.Join(binDir, "vx"), filepath.Join(binDir, "vxd")
-	// The old daemon: the same code, another version string.
-	oldBin = filepath.Join(dir, "old", "vxd")
-	for _, b := range []struct {
-		out, pkg string
-		flags    []string
-	}{{vxBin, "./cmd/vx", nil}, {vxdBin, "./cmd/vxd", nil},
-		{oldBin, "./cmd/vxd", []string{"-ldflags", "-X github.com/vzn/vx/protocol/version.Version=" + oldVersion}}} {
-		if err := harness.Build(b.out, b.pkg, b.flags...); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-	}
-	code := m.Run()
-	stopStrays()
-	return code
+func TestMain(m *testing.M) {
+	os.Exit(harness.Suite{
+		TempPrefix: "vx-mcp-test-",
+		Binaries: []harness.Binary{
+			{Dest: &vxBin, Path: "bin/vx", Pkg: "./cmd/vx"},
+			{Dest: &vxdBin, Path: "bin/vxd", Pkg: "./cmd/vxd"},
+			// The old daemon: the same code, another version string.
+			{Dest: &oldBin, Path: "old/vxd", Pkg: "./cmd/vxd", Flags: []string{"-ldflags", "-X github.com/vzn/vx/protocol/version.Version=" + oldVersion}},
+		},
+		Ready: func(dir string) { binDir = filepath.Join(dir, "bin") },
+		Done:  stopStrays,
+	}.Run(m))
 }
 
 // baseEnv is the environment every process starts from: the test's own,

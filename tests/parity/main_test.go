@@ -33,25 +33,16 @@ var binDir, vxBin, vxdBin string
 
 const stamped = "0.0.0-parity-stamp"
 
-func TestMain(m *testing.M) { os.Exit(buildAndRun(m)) }
-
-func buildAndRun(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "vx-parity-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "creating temp dir:", err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	binDir = filepath.Join(dir, "bin")
-	vxBin, vxdBin = filepath.Join(binDir, "vx"), filepath.Join(binDir, "vxd")
-	stamp := "-X github.com/vzn/vx/protocol/version.Version=" + stamped
-	for out, pkg := range map[string]string{vxBin: "./cmd/vx", vxdBin: "./cmd/vxd"} {
-		if err := harness.Build(out, pkg, "-ldflags", stamp); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-	}
-	return m.Run()
+func TestMain(m *testing.M) {
+	stamp := []string{"-ldflags", "-X github.com/vzn/vx/protocol/version.Version=" + stamped}
+	os.Exit(harness.Suite{
+		TempPrefix: "vx-parity-test-",
+		Binaries: []harness.Binary{
+			{Dest: &vxBin, Path: "bin/vx", Pkg: "./cmd/vx", Flags: stamp},
+			{Dest: &vxdBin, Path: "bin/vxd", Pkg: "./cmd/vxd", Flags: stamp},
+		},
+		Ready: func(dir string) { binDir = filepath.Join(dir, "bin") },
+	}.Run(m))
 }
 
 // env is what every process runs with: the test's environment without

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/vzn/vx/client"
+	"github.com/vzn/vx/internal/testtree"
 	"github.com/vzn/vx/protocol/layout"
 	"github.com/vzn/vx/protocol/version"
 )
@@ -55,18 +56,10 @@ func buildAndRun(m *testing.M) int {
 func newWorkspace(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
-	for name, body := range map[string]string{
+	testtree.Write(t, root, map[string]string{
 		"vx.workspace.json":     `{"projects": ["apps/*"], "tasks": {"build": {"command": "true"}}}`,
 		"apps/web/package.json": `{"name": "web"}`,
-	} {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	return root
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/vzn/vx/daemon/runner"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/internal/testtree"
 	"github.com/vzn/vx/protocol/wire"
 )
 
@@ -26,15 +27,7 @@ func executeEnv(t *testing.T) *Env {
 			"check": {"command": "echo checking; exit 3"}}}`,
 		"pkgs/a/package.json": `{"name": "a"}`,
 	}
-	for name, body := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testtree.Write(t, root, files)
 	m, err := workspace.Load(root)
 	if err != nil {
 		t.Fatal(err)

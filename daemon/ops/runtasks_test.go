@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/internal/testtree"
 )
 
 func testEnv(t *testing.T) *Env {
@@ -20,15 +21,7 @@ func testEnv(t *testing.T) *Env {
 		"pkgs/a/package.json": `{"name": "a", "scripts": {"build": "true"}}`,
 		"pkgs/b/package.json": `{"name": "b", "scripts": {"build": "true"}}`,
 	}
-	for name, body := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testtree.Write(t, root, files)
 	m, err := workspace.Load(root)
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/vzn/vx/internal/testtree"
 	"github.com/vzn/vx/protocol/layout"
 	"github.com/vzn/vx/protocol/version"
 	"github.com/vzn/vx/protocol/wire"
@@ -29,15 +30,7 @@ func newWorkspace(t *testing.T, config string) string {
 		"vx.workspace.json":     config,
 		"apps/web/package.json": `{"name": "web", "scripts": {"test": "true"}}`,
 	}
-	for name, body := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testtree.Write(t, root, files)
 	return root
 }
 

@@ -803,12 +803,3 @@ func (tr *nxTr) outputs(f *srcFile, item string, list *jsonc.Node, np *nxProject
 	}
 	return &out
 }
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}

@@ -63,6 +63,17 @@ func newWorkspace(t *testing.T) string {
 	return root
 }
 
+// ensureCurrent is a client of this version's vxd for root, its daemon
+// already up (Ensure).
+func ensureCurrent(t *testing.T, root string) *client.Client {
+	t.Helper()
+	c := &client.Client{Root: root, VXD: vxdBin, Version: version.Version}
+	if _, _, err := c.Ensure(context.Background(), false); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // stopAtEnd stops whatever daemon serves root when the test ends.
 func stopAtEnd(t *testing.T, root string) {
 	t.Cleanup(func() {
@@ -174,10 +185,7 @@ func TestOtherVersionReplaced(t *testing.T) {
 		t.Fatalf("old daemon status %+v, %v", oldSt, err)
 	}
 
-	c := &client.Client{Root: root, VXD: vxdBin, Version: version.Version}
-	if _, _, err := c.Ensure(ctx, false); err != nil {
-		t.Fatal(err)
-	}
+	c := ensureCurrent(t, root)
 	st, _, err := c.Status(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -71,10 +71,7 @@ func waitInFlight(t *testing.T, td *testDialer, n int) {
 	}
 }
 
-var modernExchanges = []struct {
-	name string
-	run  func(t *testing.T, td *testDialer, c *client)
-}{
+var modernExchanges = []exchange{
 	{"speaks 2026-07-28 without a session", func(t *testing.T, td *testDialer, c *client) {
 		if v := c.cs.InitializeResult().ProtocolVersion; v != mcp.Rev20260728 {
 			t.Errorf("revision %s", v)
@@ -144,19 +141,7 @@ var modernExchanges = []struct {
 }
 
 func TestModernExchanges(t *testing.T) {
-	for _, mode := range []struct {
-		name    string
-		connect func(*testing.T, *testDialer) *client
-	}{{"http", connectModernHTTP}, {"shim", connectModernShim}} {
-		t.Run(mode.name, func(t *testing.T) {
-			for _, ex := range modernExchanges {
-				t.Run(ex.name, func(t *testing.T) {
-					td := newDialer(t)
-					ex.run(t, td, mode.connect(t, td))
-				})
-			}
-		})
-	}
+	runExchanges(t, modernExchanges, connectModernHTTP, connectModernShim)
 }
 
 // TestModernRestartIsInvisible: a lost daemon is restarted and the
@@ -164,18 +149,7 @@ func TestModernExchanges(t *testing.T) {
 func TestModernRestartIsInvisible(t *testing.T) {
 	td := newDialer(t)
 	c := connectModernShim(t, td)
-	ctx := context.Background()
-	if _, err := c.cs.CallTool(ctx, &sdk.CallToolParams{Name: "echo"}); err != nil {
-		t.Fatal(err)
-	}
-	td.kill()
-	res, err := c.cs.CallTool(ctx, &sdk.CallToolParams{Name: "echo", Arguments: map[string]any{"after": "restart"}})
-	if err != nil || res.IsError {
-		t.Fatalf("call after the daemon died: %v %v", res, err)
-	}
-	if starts, restarts := td.counts(); starts != 2 || restarts != 1 {
-		t.Errorf("starts %d restarts %d", starts, restarts)
-	}
+	callAcrossRestart(t, td, c)
 	if n := td.server().Stats().Sessions; n != 0 {
 		t.Errorf("the new daemon holds %d sessions", n)
 	}

@@ -14,10 +14,13 @@ import (
 
 // exchanges is the table of MCP conversations run twice: straight over
 // HTTP and through the shim. A client must not be able to tell them apart.
-var exchanges = []struct {
+// exchange is one conversation a test has with a daemon through a client.
+type exchange struct {
 	name string
 	run  func(t *testing.T, td *testDialer, c *client)
-}{
+}
+
+var exchanges = []exchange{
 	{"negotiates the newest revision", func(t *testing.T, td *testDialer, c *client) {
 		if v := c.cs.InitializeResult().ProtocolVersion; v != "2025-11-25" {
 			t.Errorf("revision %s", v)
@@ -92,13 +95,17 @@ var exchanges = []struct {
 	}},
 }
 
-func TestExchanges(t *testing.T) {
+func TestExchanges(t *testing.T) { runExchanges(t, exchanges, connectHTTP, connectShim) }
+
+// runExchanges runs each exchange on a fresh daemon, over a client that
+// speaks HTTP to it and over one that goes through the shim.
+func runExchanges(t *testing.T, list []exchange, http, shim func(*testing.T, *testDialer) *client) {
 	for _, mode := range []struct {
 		name    string
 		connect func(*testing.T, *testDialer) *client
-	}{{"http", connectHTTP}, {"shim", connectShim}} {
+	}{{"http", http}, {"shim", shim}} {
 		t.Run(mode.name, func(t *testing.T) {
-			for _, ex := range exchanges {
+			for _, ex := range list {
 				t.Run(ex.name, func(t *testing.T) {
 					td := newDialer(t)
 					ex.run(t, td, mode.connect(t, td))
@@ -111,18 +118,8 @@ func TestExchanges(t *testing.T) {
 func TestRestartIsInvisible(t *testing.T) {
 	td := newDialer(t)
 	c := connectShim(t, td)
+	callAcrossRestart(t, td, c)
 	ctx := context.Background()
-	if _, err := c.cs.CallTool(ctx, &sdk.CallToolParams{Name: "echo"}); err != nil {
-		t.Fatal(err)
-	}
-	td.kill()
-	res, err := c.cs.CallTool(ctx, &sdk.CallToolParams{Name: "echo", Arguments: map[string]any{"after": "restart"}})
-	if err != nil || res.IsError {
-		t.Fatalf("call after the daemon died: %v %v", res, err)
-	}
-	if starts, restarts := td.counts(); starts != 2 || restarts != 1 {
-		t.Errorf("starts %d restarts %d", starts, restarts)
-	}
 	// The replayed session is a real one on the new daemon.
 	if n := td.server().Stats().Sessions; n != 1 {
 		t.Errorf("new daemon has %d sessions", n)
@@ -134,6 +131,24 @@ func TestRestartIsInvisible(t *testing.T) {
 	}
 	if _, restarts := td.counts(); restarts != 2 {
 		t.Errorf("restarts %d", restarts)
+	}
+}
+
+// callAcrossRestart calls echo, kills the daemon and calls again: the
+// shim starts a new daemon and retries, once.
+func callAcrossRestart(t *testing.T, td *testDialer, c *client) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := c.cs.CallTool(ctx, &sdk.CallToolParams{Name: "echo"}); err != nil {
+		t.Fatal(err)
+	}
+	td.kill()
+	res, err := c.cs.CallTool(ctx, &sdk.CallToolParams{Name: "echo", Arguments: map[string]any{"after": "restart"}})
+	if err != nil || res.IsError {
+		t.Fatalf("call after the daemon died: %v %v", res, err)
+	}
+	if starts, restarts := td.counts(); starts != 2 || restarts != 1 {
+		t.Errorf("starts %d restarts %d", starts, restarts)
 	}
 }
 

@@ -49,25 +49,7 @@ func TestModernSDKClient(t *testing.T) {
 	if cs.ID() != "" || d.Srv.Stats().Sessions != 0 {
 		t.Errorf("a 2026-07-28 client got a session: id %q, server sessions %d", cs.ID(), d.Srv.Stats().Sessions)
 	}
-	tools, err := cs.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 4 {
-		t.Fatalf("ListTools: %v %v", tools, err)
-	}
-	params := &sdk.CallToolParams{Name: "progress", Arguments: map[string]any{}}
-	params.SetProgressToken("p1")
-	res, err := cs.CallTool(ctx, params)
-	if err != nil || res.IsError {
-		t.Fatalf("progress: %v %v", res, err)
-	}
-	for want := 1.0; want <= 3; want++ {
-		if got := <-progress; got != want {
-			t.Errorf("progress %v, want %v", got, want)
-		}
-	}
-	res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "fail"})
-	if err != nil || !res.IsError || res.Content[0].(*sdk.TextContent).Text != "login with *** failed" {
-		t.Fatalf("fail: %+v %v", res, err)
-	}
+	listProgressFail(ctx, t, cs, progress)
 
 	// Cancellation: the SDK closes the request's stream when ctx ends,
 	// and the server cancels the tool (its in-flight count drops back).
@@ -94,7 +76,7 @@ func TestModernSDKClient(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no tools/list_changed on the listen stream")
 	}
-	tools, err = cs.ListTools(ctx, nil)
+	tools, err := cs.ListTools(ctx, nil)
 	if err != nil || len(tools.Tools) != 2 {
 		t.Fatalf("ListTools after change: %v %v", tools, err)
 	}

@@ -256,27 +256,7 @@ func TestSDKClient(t *testing.T) {
 	if v := cs.InitializeResult().ProtocolVersion; v != "2025-11-25" {
 		t.Errorf("negotiated %s", v)
 	}
-	tools, err := cs.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 4 {
-		t.Fatalf("ListTools: %v %v", tools, err)
-	}
-	params := &sdk.CallToolParams{Name: "progress", Arguments: map[string]any{}}
-	params.SetProgressToken("p1")
-	res, err := cs.CallTool(ctx, params)
-	if err != nil || res.IsError {
-		t.Fatalf("progress: %v %v", res, err)
-	}
-	// The SDK delivers notifications on its own goroutine: wait for all three.
-	for want := 1.0; want <= 3; want++ {
-		if got := <-progress; got != want {
-			t.Errorf("progress %v, want %v", got, want)
-		}
-	}
-
-	res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "fail"})
-	if err != nil || !res.IsError || res.Content[0].(*sdk.TextContent).Text != "login with *** failed" {
-		t.Fatalf("fail: %+v %v", res, err)
-	}
+	listProgressFail(ctx, t, cs, progress)
 
 	// Cancellation: the SDK sends notifications/cancelled when ctx ends.
 	cctx, cancel := context.WithCancel(ctx)
@@ -296,7 +276,7 @@ func TestSDKClient(t *testing.T) {
 
 	d.Srv.SetTools(testTools(d.started)[:2])
 	<-changed
-	tools, err = cs.ListTools(ctx, nil)
+	tools, err := cs.ListTools(ctx, nil)
 	if err != nil || len(tools.Tools) != 2 {
 		t.Fatalf("ListTools after change: %v %v", tools, err)
 	}
@@ -318,5 +298,32 @@ func TestLoopbackChecks(t *testing.T) {
 		if got := loopbackHost(h, 80); got != want {
 			t.Errorf("loopbackHost(%q) = %v", h, got)
 		}
+	}
+}
+
+// listProgressFail is what both eras' clients check of the test catalog:
+// four tools listed, a progress call whose three notifications arrive in
+// order (the SDK delivers them on its own goroutine: wait for all three),
+// and a failing tool whose message is masked.
+func listProgressFail(ctx context.Context, t *testing.T, cs *sdk.ClientSession, progress <-chan float64) {
+	t.Helper()
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil || len(tools.Tools) != 4 {
+		t.Fatalf("ListTools: %v %v", tools, err)
+	}
+	params := &sdk.CallToolParams{Name: "progress", Arguments: map[string]any{}}
+	params.SetProgressToken("p1")
+	res, err := cs.CallTool(ctx, params)
+	if err != nil || res.IsError {
+		t.Fatalf("progress: %v %v", res, err)
+	}
+	for want := 1.0; want <= 3; want++ {
+		if got := <-progress; got != want {
+			t.Errorf("progress %v, want %v", got, want)
+		}
+	}
+	res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "fail"})
+	if err != nil || !res.IsError || res.Content[0].(*sdk.TextContent).Text != "login with *** failed" {
+		t.Fatalf("fail: %+v %v", res, err)
 	}
 }

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -290,25 +289,7 @@ func TestModernListen(t *testing.T) {
 	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
 		t.Fatalf("listen answered %d %s", resp.StatusCode, ct)
 	}
-	events := make(chan string, 8)
-	go func() {
-		sc := bufio.NewScanner(resp.Body)
-		for sc.Scan() {
-			if line, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
-				events <- line
-			}
-		}
-		close(events)
-	}()
-	next := func() string {
-		select {
-		case e := <-events:
-			return e
-		case <-time.After(10 * time.Second):
-			t.Fatal("no event on the listen stream")
-		}
-		return ""
-	}
+	next := listenEvents(t, resp.Body)
 	ack := next()
 	if !strings.Contains(ack, `"method":"notifications/subscriptions/acknowledged"`) || !strings.Contains(ack, `"io.modelcontextprotocol/subscriptionId":9`) ||
 		!strings.Contains(ack, `"toolsListChanged":true`) || strings.Contains(ack, "vx://nothing") {

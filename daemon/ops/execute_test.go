@@ -11,8 +11,6 @@ import (
 	"testing"
 
 	"github.com/vzn/vx/daemon/runner"
-	"github.com/vzn/vx/daemon/workspace"
-	"github.com/vzn/vx/internal/testtree"
 	"github.com/vzn/vx/protocol/wire"
 )
 
@@ -20,19 +18,12 @@ import (
 // and whose check fails with code 3.
 func executeEnv(t *testing.T) *Env {
 	t.Helper()
-	root := t.TempDir()
-	files := map[string]string{
+	return newEnv(t, []string{"PATH=" + os.Getenv("PATH")}, map[string]string{
 		"vx.workspace.json": `{"projects": ["pkgs/*"], "tasks": {
 			"build": {"command": "echo built > out.txt && echo building", "outputs": ["out.txt"]},
 			"check": {"command": "echo checking; exit 3"}}}`,
 		"pkgs/a/package.json": `{"name": "a"}`,
-	}
-	testtree.Write(t, root, files)
-	m, err := workspace.Load(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return NewEnv(root, m, nil, []string{"PATH=" + os.Getenv("PATH")})
+	})
 }
 
 // TestExecuteAndPlan: Plan predicts without executing or recording;

@@ -3,7 +3,6 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"os"
 	"path/filepath"
 	"sync"
@@ -37,7 +36,7 @@ func connectModern(t *testing.T, tr mcp.Transport, opts *mcp.ClientOptions) *mcp
 var modernTransports = []transport{
 	{"http", func(t *testing.T, root string, opts *mcp.ClientOptions, env ...string) *mcp.ClientSession {
 		endpoint, token, _ := startDaemon(t, root, env...)
-		tr := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}}, MaxRetries: -1}
+		tr := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: harness.BearerClient(token), MaxRetries: -1}
 		return connectModern(t, tr, opts)
 	}},
 	{"shim", func(t *testing.T, root string, opts *mcp.ClientOptions, env ...string) *mcp.ClientSession {

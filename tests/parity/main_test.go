@@ -10,7 +10,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -144,18 +143,6 @@ func stopDaemon(t *testing.T, root string) {
 	}
 }
 
-// bearer adds the daemon's token to every request.
-type bearer struct {
-	token string
-	base  http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.base.RoundTrip(r)
-}
-
 // The two MCP revisions vxd serves: sessionless, and with sessions.
 const (
 	era2026 = "2026-07-28"
@@ -165,7 +152,7 @@ const (
 // connect opens an SDK session straight at the daemon in the revision.
 func connect(t *testing.T, endpoint, token, revision string) *mcp.ClientSession {
 	t.Helper()
-	tr := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}}, MaxRetries: -1}
+	tr := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: harness.BearerClient(token), MaxRetries: -1}
 	return open(t, tr, revision)
 }
 

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/vzn/vx/tests/internal/harness"
 )
 
 // The platform's /mcp serves the 2026-07-28 era beside the session era,
@@ -31,7 +33,7 @@ func connectPlatform(t *testing.T, base, token string, opts *sdk.ClientSessionOp
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c := sdk.NewClient(&sdk.Implementation{Name: "platform-modern", Version: "1"}, nil)
-	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: &http.Client{Transport: bearer{token}}, MaxRetries: -1}, opts)
+	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: harness.BearerClient(token), MaxRetries: -1}, opts)
 	if err == nil {
 		t.Cleanup(func() { cs.Close() })
 	}

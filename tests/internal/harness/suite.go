@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
@@ -69,4 +70,20 @@ func (b Binary) make(dir string) error {
 	}
 	*b.Dest = filepath.Join(dir, b.Path)
 	return Build(*b.Dest, b.Pkg, b.Flags...)
+}
+
+// Bearer is a RoundTripper that sends each request by
+// http.DefaultTransport with "Authorization: Bearer" and the token.
+type Bearer string
+
+// RoundTrip adds the header to a copy of r and sends it.
+func (b Bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+string(b))
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// BearerClient is an HTTP client whose every request carries token.
+func BearerClient(token string) *http.Client {
+	return &http.Client{Transport: Bearer(token)}
 }

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"io"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -18,44 +17,12 @@ import (
 // with server/discover and, when answered, never initializes. These
 // connect functions leave it so.
 
-func connectModernHTTP(t *testing.T, td *testDialer) *client {
-	base, token, err := td.Ensure(context.Background(), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cl, c := newSDKClient()
-	cs, err := cl.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: &http.Client{Transport: bearer{token}}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.cs = cs
-	t.Cleanup(func() { _ = cs.Close() })
-	return c
-}
+func connectModernHTTP(t *testing.T, td *testDialer) *client { return dialHTTP(t, td, nil) }
 
+// connectModernShim's client, closed, ends its listen stream on the
+// daemon too.
 func connectModernShim(t *testing.T, td *testDialer) *client {
-	toShim, clientOut := io.Pipe()
-	clientIn, fromShim := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(context.Background(), toShim, fromShim, td, nil)
-		fromShim.Close()
-	}()
-	cl, c := newSDKClient()
-	cs, err := cl.Connect(context.Background(), &sdk.IOTransport{Reader: clientIn, Writer: clientOut}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.cs = cs
-	t.Cleanup(func() {
-		_ = cs.Close()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-		// Closing the client ends its listen stream on the daemon too.
-		waitInFlight(t, td, 0)
-	})
-	return c
+	return dialShim(t, td, nil, func() { waitInFlight(t, td, 0) })
 }
 
 // waitInFlight waits until the daemon has n requests in flight (the SDK

@@ -21,19 +21,7 @@ import (
 func TestModernSDKClient(t *testing.T) {
 	d := startDaemon(t, 0)
 	ctx := context.Background()
-	changed := make(chan struct{}, 1)
-	progress := make(chan float64, 16)
-	client := sdk.NewClient(&sdk.Implementation{Name: "sdk-modern", Version: "1"}, &sdk.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
-			select {
-			case changed <- struct{}{}:
-			default:
-			}
-		},
-		ProgressNotificationHandler: func(_ context.Context, r *sdk.ProgressNotificationClientRequest) {
-			progress <- r.Params.Progress
-		},
-	})
+	client, changed, progress := watchingClient("sdk-modern")
 	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: d.URL + "/mcp", HTTPClient: &http.Client{Transport: bearer{testToken}}}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -235,19 +235,7 @@ func TestSessionCapEvictsIdlest(t *testing.T) {
 func TestSDKClient(t *testing.T) {
 	d := startDaemon(t, 0)
 	ctx := context.Background()
-	changed := make(chan struct{}, 1)
-	progress := make(chan float64, 16)
-	client := sdk.NewClient(&sdk.Implementation{Name: "sdk-test", Version: "1"}, &sdk.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
-			select {
-			case changed <- struct{}{}:
-			default:
-			}
-		},
-		ProgressNotificationHandler: func(_ context.Context, r *sdk.ProgressNotificationClientRequest) {
-			progress <- r.Params.Progress
-		},
-	})
+	client, changed, progress := watchingClient("sdk-test")
 	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: d.URL + "/mcp", HTTPClient: &http.Client{Transport: bearer{testToken}}}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"}) // the session era; the 2026-07-28 era has its own tests
 	if err != nil {
 		t.Fatal(err)
@@ -326,4 +314,23 @@ func listProgressFail(ctx context.Context, t *testing.T, cs *sdk.ClientSession, 
 	if err != nil || !res.IsError || res.Content[0].(*sdk.TextContent).Text != "login with *** failed" {
 		t.Fatalf("fail: %+v %v", res, err)
 	}
+}
+
+// watchingClient is an SDK client named name that signals on changed when
+// the tools list changes and sends each progress value to progress.
+func watchingClient(name string) (client *sdk.Client, changed chan struct{}, progress chan float64) {
+	changed = make(chan struct{}, 1)
+	progress = make(chan float64, 16)
+	client = sdk.NewClient(&sdk.Implementation{Name: name, Version: "1"}, &sdk.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		},
+		ProgressNotificationHandler: func(_ context.Context, r *sdk.ProgressNotificationClientRequest) {
+			progress <- r.Params.Progress
+		},
+	})
+	return client, changed, progress
 }

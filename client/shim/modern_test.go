@@ -57,30 +57,14 @@ var modernExchanges = []exchange{
 			t.Fatalf("%v %v", call, err)
 		}
 	}},
-	{"tool refusal is a masked isError", func(t *testing.T, td *testDialer, c *client) {
-		res, err := c.cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "fail"})
-		if err != nil || !res.IsError || res.Content[0].(*sdk.TextContent).Text != "the *** is wrong" {
-			t.Fatalf("%+v %v", res, err)
-		}
-	}},
+	refusalMasked,
 	{"unknown tool is -32602", func(t *testing.T, td *testDialer, c *client) {
 		_, err := c.cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "nope"})
 		if err == nil || !strings.Contains(err.Error(), "unknown tool") {
 			t.Fatalf("err %v", err)
 		}
 	}},
-	{"progress arrives", func(t *testing.T, td *testDialer, c *client) {
-		p := &sdk.CallToolParams{Name: "progress"}
-		p.SetProgressToken("tok")
-		if _, err := c.cs.CallTool(context.Background(), p); err != nil {
-			t.Fatal(err)
-		}
-		for want := 1.0; want <= 3; want++ {
-			if got := <-c.progress; got != want {
-				t.Errorf("progress %v, want %v", got, want)
-			}
-		}
-	}},
+	progressArrives,
 	{"a cancelled call ends on the daemon", func(t *testing.T, td *testDialer, c *client) {
 		waitInFlight(t, td, 1)
 		ctx, cancel := context.WithCancel(context.Background())

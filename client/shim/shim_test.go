@@ -20,6 +20,28 @@ type exchange struct {
 	run  func(t *testing.T, td *testDialer, c *client)
 }
 
+// The exchanges both eras go through alike.
+var (
+	refusalMasked = exchange{"tool refusal is a masked isError", func(t *testing.T, td *testDialer, c *client) {
+		res, err := c.cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "fail"})
+		if err != nil || !res.IsError || res.Content[0].(*sdk.TextContent).Text != "the *** is wrong" {
+			t.Fatalf("%+v %v", res, err)
+		}
+	}}
+	progressArrives = exchange{"progress arrives", func(t *testing.T, td *testDialer, c *client) {
+		p := &sdk.CallToolParams{Name: "progress"}
+		p.SetProgressToken("tok")
+		if _, err := c.cs.CallTool(context.Background(), p); err != nil {
+			t.Fatal(err)
+		}
+		for want := 1.0; want <= 3; want++ {
+			if got := <-c.progress; got != want {
+				t.Errorf("progress %v, want %v", got, want)
+			}
+		}
+	}}
+)
+
 var exchanges = []exchange{
 	{"negotiates the newest revision", func(t *testing.T, td *testDialer, c *client) {
 		if v := c.cs.InitializeResult().ProtocolVersion; v != "2025-11-25" {
@@ -41,30 +63,14 @@ var exchanges = []exchange{
 			t.Errorf("text %s", got)
 		}
 	}},
-	{"tool refusal is a masked isError", func(t *testing.T, td *testDialer, c *client) {
-		res, err := c.cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "fail"})
-		if err != nil || !res.IsError || res.Content[0].(*sdk.TextContent).Text != "the *** is wrong" {
-			t.Fatalf("%+v %v", res, err)
-		}
-	}},
+	refusalMasked,
 	{"unknown tool is -32602", func(t *testing.T, td *testDialer, c *client) {
 		_, err := c.cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "nope"})
 		if err == nil || !strings.Contains(err.Error(), "-32602") && !strings.Contains(err.Error(), "unknown tool") {
 			t.Fatalf("err %v", err)
 		}
 	}},
-	{"progress arrives", func(t *testing.T, td *testDialer, c *client) {
-		p := &sdk.CallToolParams{Name: "progress"}
-		p.SetProgressToken("tok")
-		if _, err := c.cs.CallTool(context.Background(), p); err != nil {
-			t.Fatal(err)
-		}
-		for want := 1.0; want <= 3; want++ {
-			if got := <-c.progress; got != want {
-				t.Errorf("progress %v, want %v", got, want)
-			}
-		}
-	}},
+	progressArrives,
 	{"ping is answered while a slow call runs, then the call is cancelled", func(t *testing.T, td *testDialer, c *client) {
 		ctx, cancel := context.WithCancel(context.Background())
 		errc := make(chan error, 1)

@@ -135,6 +135,18 @@ func readDiscovery(root string) (*discovery, error) {
 	return &d, nil
 }
 
+// runningDaemon is the discovery of the daemon serving root, its pid
+// registered so that the suite's end stops it should a test not.
+func runningDaemon(t *testing.T, root string) *discovery {
+	t.Helper()
+	d, err := readDiscovery(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	daemonPIDs.Store(d.PID, root)
+	return d
+}
+
 // status is the part of `vxd status --json` the tests read.
 type status struct {
 	PID         int    `json:"pid"`

@@ -32,6 +32,14 @@ func TestSDKClient(t *testing.T) {
 			t.Errorf("%s: schemas or read-only annotation missing", tl.Name)
 		}
 	}
+	compareAndBadLimit(ctx, t, cs)
+}
+
+// compareAndBadLimit is what both eras' SDK tests ask of acme's seeded
+// runs: compare_runs finds the run before a2a2…, and a limit given as a
+// string is a tool error.
+func compareAndBadLimit(ctx context.Context, t *testing.T, cs *sdk.ClientSession) {
+	t.Helper()
 	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "compare_runs", Arguments: map[string]any{"runId": "a2a2a2a2a2a2"}})
 	if err != nil || res.IsError {
 		t.Fatalf("compare_runs: %v %v", res, err)

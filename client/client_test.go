@@ -74,6 +74,16 @@ func ensureCurrent(t *testing.T, root string) *client.Client {
 	return c
 }
 
+// ensureOld is a client of the old version's vxd for root, its daemon up.
+func ensureOld(t *testing.T, root string) *client.Client {
+	t.Helper()
+	c := &client.Client{Root: root, VXD: oldBin, Version: oldVersion}
+	if _, _, err := c.Ensure(context.Background(), false); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // stopAtEnd stops whatever daemon serves root when the test ends.
 func stopAtEnd(t *testing.T, root string) {
 	t.Cleanup(func() {
@@ -176,10 +186,7 @@ func TestOtherVersionReplaced(t *testing.T) {
 	if err != nil || strings.TrimSpace(string(out)) != "vxd "+oldVersion {
 		t.Fatalf("old vxd --version = %q, %v; want the stamped %s", out, err, oldVersion)
 	}
-	old := &client.Client{Root: root, VXD: oldBin, Version: oldVersion}
-	if _, _, err := old.Ensure(ctx, false); err != nil {
-		t.Fatal(err)
-	}
+	old := ensureOld(t, root)
 	oldSt, _, err := old.Status(ctx)
 	if err != nil || oldSt.Version != oldVersion {
 		t.Fatalf("old daemon status %+v, %v", oldSt, err)

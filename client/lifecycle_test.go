@@ -155,9 +155,7 @@ func TestReplacedDaemonIsGone(t *testing.T) {
 	ctx := context.Background()
 	root := newWorkspace(t)
 	stopAtEnd(t, root)
-	if _, _, err := (&client.Client{Root: root, VXD: oldBin, Version: oldVersion}).Ensure(ctx, false); err != nil {
-		t.Fatal(err)
-	}
+	ensureOld(t, root)
 	anyVersion := &client.Client{Root: root, VXD: vxdBin}
 	if _, _, err := anyVersion.Ensure(ctx, false); err != nil {
 		t.Fatal(err)

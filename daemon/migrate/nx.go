@@ -139,8 +139,7 @@ func (b *builder) nx(f *srcFile) bool {
 				b.todo(f, m.KeyOff, item, fmt.Sprintf("targetDefaults keyed by executor %q: vx configures tasks by name; copy these settings to the tasks that use this executor", m.Key))
 				continue
 			}
-			if m.Val.Kind != jsonc.Object {
-				b.todo(f, m.Val.Off, item, fmt.Sprintf("expected an object, found %s; not translated", m.Val.Kind))
+			if b.notObject(f, m.Val, item) {
 				continue
 			}
 			tc := tr.target(f, item, m.Key, m.Val, nil)
@@ -275,8 +274,7 @@ func (tr *nxTr) project(np *nxProject) {
 			}
 			for _, t := range m.Val.Members {
 				item := "targets." + t.Key
-				if t.Val.Kind != jsonc.Object {
-					b.todo(f, t.Val.Off, item, fmt.Sprintf("expected an object, found %s; not translated", t.Val.Kind))
+				if b.notObject(f, t.Val, item) {
 					continue
 				}
 				tc := tr.target(f, item, t.Key, t.Val, np)

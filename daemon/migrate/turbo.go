@@ -135,8 +135,7 @@ func (b *builder) turbo(f *srcFile) bool {
 				b.todo(f, m.KeyOff, item, fmt.Sprintf("task %q names package %q, which is not a workspace package%s; not translated", m.Key, proj, workspace.CloseHint(proj, b.pkgNames())))
 				continue
 			}
-			if m.Val.Kind != jsonc.Object {
-				b.todo(f, m.Val.Off, item, fmt.Sprintf("expected an object, found %s; not translated", m.Val.Kind))
+			if b.notObject(f, m.Val, item) {
 				continue
 			}
 			isRoot := isID && proj == workspace.RootProject
@@ -250,8 +249,7 @@ func (b *builder) turboPackage(tr *turboTr, p *pkg, f *srcFile) {
 					b.todo(f, t.KeyOff, item, fmt.Sprintf("%q: a package turbo.json names tasks without a package; not translated", t.Key))
 					continue
 				}
-				if t.Val.Kind != jsonc.Object {
-					b.todo(f, t.Val.Off, item, fmt.Sprintf("expected an object, found %s; not translated", t.Val.Kind))
+				if b.notObject(f, t.Val, item) {
 					continue
 				}
 				var base *workspace.TaskConfig

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/vzn/vx/client"
+	"github.com/vzn/vx/internal/testtree"
 	"github.com/vzn/vx/protocol/layout"
 	"github.com/vzn/vx/protocol/version"
 )
@@ -55,19 +56,32 @@ func buildAndRun(m *testing.M) int {
 func newWorkspace(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
-	for name, body := range map[string]string{
+	testtree.Write(t, root, map[string]string{
 		"vx.workspace.json":     `{"projects": ["apps/*"], "tasks": {"build": {"command": "true"}}}`,
 		"apps/web/package.json": `{"name": "web"}`,
-	} {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	return root
+}
+
+// ensureCurrent is a client of this version's vxd for root, its daemon
+// already up (Ensure).
+func ensureCurrent(t *testing.T, root string) *client.Client {
+	t.Helper()
+	c := &client.Client{Root: root, VXD: vxdBin, Version: version.Version}
+	if _, _, err := c.Ensure(context.Background(), false); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// ensureOld is a client of the old version's vxd for root, its daemon up.
+func ensureOld(t *testing.T, root string) *client.Client {
+	t.Helper()
+	c := &client.Client{Root: root, VXD: oldBin, Version: oldVersion}
+	if _, _, err := c.Ensure(context.Background(), false); err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // stopAtEnd stops whatever daemon serves root when the test ends.
@@ -172,19 +186,13 @@ func TestOtherVersionReplaced(t *testing.T) {
 	if err != nil || strings.TrimSpace(string(out)) != "vxd "+oldVersion {
 		t.Fatalf("old vxd --version = %q, %v; want the stamped %s", out, err, oldVersion)
 	}
-	old := &client.Client{Root: root, VXD: oldBin, Version: oldVersion}
-	if _, _, err := old.Ensure(ctx, false); err != nil {
-		t.Fatal(err)
-	}
+	old := ensureOld(t, root)
 	oldSt, _, err := old.Status(ctx)
 	if err != nil || oldSt.Version != oldVersion {
 		t.Fatalf("old daemon status %+v, %v", oldSt, err)
 	}
 
-	c := &client.Client{Root: root, VXD: vxdBin, Version: version.Version}
-	if _, _, err := c.Ensure(ctx, false); err != nil {
-		t.Fatal(err)
-	}
+	c := ensureCurrent(t, root)
 	st, _, err := c.Status(ctx)
 	if err != nil {
 		t.Fatal(err)

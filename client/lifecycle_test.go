@@ -117,10 +117,7 @@ func TestKilledDaemonIsReplaced(t *testing.T) {
 	ctx := context.Background()
 	root := newWorkspace(t)
 	stopAtEnd(t, root)
-	c := &client.Client{Root: root, VXD: vxdBin, Version: version.Version}
-	if _, _, err := c.Ensure(ctx, false); err != nil {
-		t.Fatal(err)
-	}
+	c := ensureCurrent(t, root)
 	first, err := c.Discovery()
 	if err != nil {
 		t.Fatal(err)
@@ -158,9 +155,7 @@ func TestReplacedDaemonIsGone(t *testing.T) {
 	ctx := context.Background()
 	root := newWorkspace(t)
 	stopAtEnd(t, root)
-	if _, _, err := (&client.Client{Root: root, VXD: oldBin, Version: oldVersion}).Ensure(ctx, false); err != nil {
-		t.Fatal(err)
-	}
+	ensureOld(t, root)
 	anyVersion := &client.Client{Root: root, VXD: vxdBin}
 	if _, _, err := anyVersion.Ensure(ctx, false); err != nil {
 		t.Fatal(err)
@@ -170,10 +165,7 @@ func TestReplacedDaemonIsGone(t *testing.T) {
 		t.Fatalf("a client with no version replaced the running daemon: %+v, %v", old, err)
 	}
 
-	c := &client.Client{Root: root, VXD: vxdBin, Version: version.Version}
-	if _, _, err := c.Ensure(ctx, false); err != nil {
-		t.Fatal(err)
-	}
+	c := ensureCurrent(t, root)
 	// It has let go of the workspace; its process ends right after.
 	waitGone(t, old.PID)
 	st, _, err := c.Status(ctx)

@@ -21,42 +21,22 @@
 set -euo pipefail
 {
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-WORK=${BENCH_WORK:-$ROOT/scripts/bench/work}
+BENCH_NAME=bench-remote
+source "$(dirname "${BASH_SOURCE[0]}")/bench/lib.sh"
 N=${BENCH_REMOTE_N:-200}
 RUNS=${BENCH_REMOTE_RUNS:-3}
 TURBO_VERSION=${TURBO_VERSION:-latest}
 TOKEN=bench-token-$$
-export TURBO_TELEMETRY_DISABLED=1 DO_NOT_TRACK=1 TURBO_NO_UPDATE_NOTIFIER=1 NO_UPDATE_NOTIFIER=1
-export NPM_CONFIG_UPDATE_NOTIFIER=false
+quiet_node_tools
 unset VX_LOG VX_REMOTE_CACHE_URL VX_REMOTE_CACHE_TOKEN VX_REMOTE_CACHE_TEAM VX_REMOTE_CACHE_SIGNATURE_KEY VX_REMOTE_CACHE_READ_ONLY
 unset TURBO_API TURBO_TOKEN TURBO_TEAM TURBO_REMOTE_CACHE_SIGNATURE_KEY
 
-log() { echo "bench-remote: $*" >&2; }
-die() { echo "bench-remote: $*" >&2; exit 1; }
-for tool in go git node npm; do
-  command -v "$tool" >/dev/null || die "$tool is required (see .ci/run for what to install)"
-done
+need_tools go git node npm
 mkdir -p "$WORK/bin" "$WORK/remote" "$WORK/tools"
 
 log "building the workspace generator and vx"
-(cd "$ROOT" && go build -o "$WORK/bin/gen" ./scripts/bench/gen)
-if [[ -n ${BENCH_VX_BIN:-} ]]; then
-  VX=$(cd "$(dirname "$BENCH_VX_BIN")" && pwd)/$(basename "$BENCH_VX_BIN")
-else
-  (cd "$ROOT" && CGO_ENABLED=1 go build -o "$WORK/bin/vx" ./cmd/vx)
-  VX=$WORK/bin/vx
-fi
-TURBO=$WORK/tools/node_modules/.bin/turbo
-if [[ ! -x $TURBO ]] || [[ $TURBO_VERSION != latest && $("$TURBO" --version) != "$TURBO_VERSION" ]]; then
-  log "installing turbo@$TURBO_VERSION from npm into $WORK/tools"
-  [[ -f $WORK/tools/package.json ]] || echo '{ "private": true }' >"$WORK/tools/package.json"
-  npm install --prefix "$WORK/tools" --no-audit --no-fund --loglevel=error "turbo@$TURBO_VERSION" >&2
-fi
-TURBO_FLAGS=(--ui=stream)
-if "$TURBO" run --help 2>&1 | grep -q -- '--no-daemon' && ! "$TURBO" run --help 2>&1 | grep -q 'no longer used'; then
-  TURBO_FLAGS+=(--no-daemon)
-fi
+build_gen_and_vx
+install_turbo
 SERVER_DIR=$ROOT/tests/remotecache/node
 if [[ ! -f $SERVER_DIR/node_modules/turborepo-remote-cache/dist/cli.js ]]; then
   log "installing the remote cache server (npm ci in tests/remotecache/node)"
@@ -84,29 +64,12 @@ SRC=$R/src-$N
 if [[ ! -d $SRC/.git ]]; then
   log "generating $N packages"
   rm -rf "$SRC"
-  "$WORK/bin/gen" -n "$N" -out "$SRC" -package-manager "npm@$(npm --version)"
-  git -C "$SRC" init -q
-  git -C "$SRC" add -A
-  git -C "$SRC" -c user.name=bench -c user.email=bench@localhost -c commit.gpgsign=false commit -qm "generated workspace, $N packages"
+  gen_repo "$N" "$SRC" "npm@$(npm --version)"
 fi
 fresh() { rm -rf "$1"; cp -a "$SRC" "$1"; }
-wipe() {
-  rm -rf "$1/.vx" "$1/.turbo" "$1/node_modules/.cache/turbo"
-  find "$1/packages" -mindepth 2 -maxdepth 2 \( -name dist -o -name .turbo \) -exec rm -rf {} +
-}
 vxenv=(env VX_REMOTE_CACHE_URL="$URL" VX_REMOTE_CACHE_TOKEN="$TOKEN")
 run_vx() { (cd "$1" && "${vxenv[@]}" VX_REMOTE_CACHE_TEAM="$2" "$VX" run build "${@:3}"); }
 run_turbo() { (cd "$1" && "$TURBO" run build "${TURBO_FLAGS[@]}" --api="$URL" --token="$TOKEN" --team=turbobench); }
-ms() {
-  local start end
-  start=$(date +%s%N)
-  "$@" >/dev/null 2>"$WORK/last-stderr" || { cat "$WORK/last-stderr" >&2; die "failed: $*"; }
-  end=$(date +%s%N)
-  echo $(((end - start) / 1000000))
-}
-median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2)}'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a/b}'; }
-met() { awk -v r="$1" -v t="$2" 'BEGIN {print (r <= t) ? "yes" : "NO"}'; }
 
 # --- fill the server from one clone each ------------------------------------
 log "filling the server: vx and turbo build $N packages once each"

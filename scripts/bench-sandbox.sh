@@ -15,28 +15,18 @@
 # Env:   BENCH_COLD_N, BENCH_COLD_RUNS, BENCH_WORK, BENCH_VX_BIN
 set -euo pipefail
 {
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-WORK=${BENCH_WORK:-$ROOT/scripts/bench/work}
+BENCH_NAME=bench-sandbox
+source "$(dirname "${BASH_SOURCE[0]}")/bench/lib.sh"
 N=${BENCH_COLD_N:-200}
 RUNS=${BENCH_COLD_RUNS:-5}
 unset VX_LOG VX_SANDBOX_FORCE_NO_LANDLOCK
-log() { echo "bench-sandbox: $*" >&2; }
 
 mkdir -p "$WORK/bin" "$WORK/ws"
-(cd "$ROOT" && go build -o "$WORK/bin/gen" ./scripts/bench/gen)
-if [[ -n ${BENCH_VX_BIN:-} ]]; then
-  VX=$(cd "$(dirname "$BENCH_VX_BIN")" && pwd)/$(basename "$BENCH_VX_BIN")
-else
-  (cd "$ROOT" && CGO_ENABLED=1 go build -o "$WORK/bin/vx" ./cmd/vx)
-  VX=$WORK/bin/vx
-fi
+build_gen_and_vx
 
 ws=$WORK/ws/sandbox-$N
 rm -rf "$ws" "$WORK/ws/sandbox-off-$N" "$WORK/ws/sandbox-on-$N" "$WORK/ws/sandbox-report-$N"
-"$WORK/bin/gen" -n "$N" -out "$ws" -package-manager "npm@10.0.0" >/dev/null
-git -C "$ws" init -q
-git -C "$ws" add -A
-git -C "$ws" -c user.name=bench -c user.email=bench@localhost -c commit.gpgsign=false commit -qm "generated workspace, $N packages"
+gen_repo "$N" "$ws" "npm@10.0.0" >/dev/null
 # The configurations: the generated file, and the same with a
 # workspace-wide sandbox (every task confined).
 cfg=$WORK/ws/sandbox-$N.cfg
@@ -47,10 +37,6 @@ sed '0,/"projects"/s//"sandbox": { "mode": "report" },\n  "projects"/' "$cfg/off
 cp "$cfg/enforce" "$ws/vx.workspace.json"
 (cd "$ws" && "$VX" info | grep -i '^sandbox' >&2)
 
-wipe() {
-  rm -rf "$1/.vx"
-  find "$1/packages" -mindepth 2 -maxdepth 2 -name dist -exec rm -rf {} +
-}
 # ms CONFIG: "WALL CPU" in ms of one cold run; CPU is user+sys of vx and
 # its tasks (GNU time), steadier than wall time on a shared machine.
 ms() {
@@ -59,7 +45,6 @@ ms() {
   (cd "$ws" && /usr/bin/time -f '%e %U %S' -o "$WORK/time.txt" "$VX" run build >/dev/null)
   awk '{ printf "%d %d\n", $1 * 1000, ($2 + $3) * 1000 }' "$WORK/time.txt"
 }
-median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2)}'; }
 
 [[ -x /usr/bin/time ]] || { log "GNU time (/usr/bin/time, Debian package time) is needed"; exit 1; }
 off=() on=() rep=() coff=() con=() crep=()

@@ -36,35 +36,23 @@ set -euo pipefail
 # so editing the file during a (long) run cannot change what runs.
 {
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-WORK=${BENCH_WORK:-$ROOT/scripts/bench/work}
+BENCH_NAME=bench
+source "$(dirname "${BASH_SOURCE[0]}")/bench/lib.sh"
 N_CACHED=${BENCH_CACHED_N:-1000}
 N_COLD=${BENCH_COLD_N:-200}
 RUNS_CACHED=${BENCH_CACHED_RUNS:-5}
 RUNS_COLD=${BENCH_COLD_RUNS:-3}
 TURBO_VERSION=${TURBO_VERSION:-latest}
 
-export TURBO_TELEMETRY_DISABLED=1 DO_NOT_TRACK=1 TURBO_NO_UPDATE_NOTIFIER=1 NO_UPDATE_NOTIFIER=1
-export NPM_CONFIG_UPDATE_NOTIFIER=false
+quiet_node_tools
 unset VX_LOG
-
-log() { echo "bench: $*" >&2; }
-die() { echo "bench: $*" >&2; exit 1; }
-for tool in go git node npm; do
-  command -v "$tool" >/dev/null || die "$tool is required (see .ci/run for what to install)"
-done
+need_tools go git node npm
 
 mkdir -p "$WORK/bin" "$WORK/ws" "$WORK/tools"
 load_start=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 
 log "building the workspace generator and vx"
-(cd "$ROOT" && go build -o "$WORK/bin/gen" ./scripts/bench/gen)
-if [[ -n ${BENCH_VX_BIN:-} ]]; then
-  VX=$(cd "$(dirname "$BENCH_VX_BIN")" && pwd)/$(basename "$BENCH_VX_BIN")
-else
-  (cd "$ROOT" && CGO_ENABLED=1 go build -o "$WORK/bin/vx" ./cmd/vx)
-  VX=$WORK/bin/vx
-fi
+build_gen_and_vx
 # vxd beside vx (as installed); built when BENCH_VX_BIN has none beside it.
 VXDBIN=$(dirname "$VX")/vxd
 if [[ -z ${BENCH_VX_BIN:-} || ! -x $VXDBIN ]]; then
@@ -72,18 +60,7 @@ if [[ -z ${BENCH_VX_BIN:-} || ! -x $VXDBIN ]]; then
   VXDBIN=$WORK/bin/vxd
 fi
 
-TURBO=$WORK/tools/node_modules/.bin/turbo
-if [[ ! -x $TURBO ]] || [[ $TURBO_VERSION != latest && $("$TURBO" --version) != "$TURBO_VERSION" ]]; then
-  log "installing turbo@$TURBO_VERSION from npm into $WORK/tools"
-  [[ -f $WORK/tools/package.json ]] || echo '{ "private": true }' >"$WORK/tools/package.json"
-  npm install --prefix "$WORK/tools" --no-audit --no-fund --loglevel=error "turbo@$TURBO_VERSION" >&2
-fi
-TURBO_FLAGS=(--ui=stream)
-# turbo 1.x and early 2.x start a daemon unless told not to; later 2.x
-# versions no longer use one for `turbo run` and deprecate the flag.
-if "$TURBO" run --help 2>&1 | grep -q -- '--no-daemon' && ! "$TURBO" run --help 2>&1 | grep -q 'no longer used'; then
-  TURBO_FLAGS+=(--no-daemon)
-fi
+install_turbo
 
 # make_ws N: generate, commit, and copy the workspace for vx and for turbo.
 make_ws() {
@@ -93,35 +70,13 @@ make_ws() {
     return
   fi
   rm -rf "$src" "$WORK/ws/vx-$n" "$WORK/ws/turbo-$n"
-  "$WORK/bin/gen" -n "$n" -out "$src" -package-manager "npm@$(npm --version)"
-  git -C "$src" init -q
-  git -C "$src" add -A
-  git -C "$src" -c user.name=bench -c user.email=bench@localhost -c commit.gpgsign=false commit -qm "generated workspace, $n packages"
+  gen_repo "$n" "$src" "npm@$(npm --version)"
   cp -a "$src" "$WORK/ws/vx-$n"
   cp -a "$src" "$WORK/ws/turbo-$n"
 }
 
-# wipe DIR: remove every cache and output of both tools.
-wipe() {
-  rm -rf "$1/.vx" "$1/.turbo" "$1/node_modules/.cache/turbo"
-  find "$1/packages" -mindepth 2 -maxdepth 2 \( -name dist -o -name .turbo \) -exec rm -rf {} +
-}
-
 run_vx() { (cd "$1" && "$VX" run build); }
 run_turbo() { (cd "$1" && "$TURBO" run build "${TURBO_FLAGS[@]}"); }
-
-# ms CMD...: wall milliseconds of CMD (its output discarded; failure is fatal).
-ms() {
-  local start end
-  start=$(date +%s%N)
-  "$@" >/dev/null 2>"$WORK/last-stderr" || { cat "$WORK/last-stderr" >&2; die "failed: $*"; }
-  end=$(date +%s%N)
-  echo $(((end - start) / 1000000))
-}
-
-median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2)}'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a/b}'; }
-met() { awk -v r="$1" -v t="$2" 'BEGIN {print (r <= t) ? "yes" : "NO"}'; }
 
 # --- cached, N_CACHED packages ---------------------------------------------
 log "generating $N_CACHED packages"

@@ -5,11 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/vzn/vx/cli/cmdline"
+	"github.com/vzn/vx/internal/testtree"
 	"github.com/vzn/vx/protocol/wire"
 )
 
@@ -17,19 +17,11 @@ import (
 func requestWorkspace(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
-	for name, body := range map[string]string{
+	testtree.Write(t, root, map[string]string{
 		"vx.workspace.json":   `{"projects": ["pkgs/*"], "tasks": {"build": {"command": "echo built"}}}`,
 		"pkgs/a/package.json": `{"name": "a"}`,
 		"pkgs/b/package.json": `{"name": "b"}`,
-	} {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	return root
 }
 

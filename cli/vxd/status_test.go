@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +13,7 @@ import (
 	"github.com/vzn/vx/cli/cmdline"
 	"github.com/vzn/vx/cli/vx"
 	"github.com/vzn/vx/daemon/server"
+	"github.com/vzn/vx/internal/testtree"
 	"github.com/vzn/vx/protocol/version"
 	"github.com/vzn/vx/protocol/wire"
 )
@@ -23,18 +22,10 @@ import (
 func serveWorkspace(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
-	for name, body := range map[string]string{
+	testtree.Write(t, root, map[string]string{
 		"vx.workspace.json":     `{"projects": ["apps/*"]}`,
 		"apps/web/package.json": `{"name": "web", "scripts": {"build": "true"}}`,
-	} {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	ctx, cancel := context.WithCancel(context.Background())
 	ready, done := make(chan struct{}), make(chan error, 1)
 	go func() {

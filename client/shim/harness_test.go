@@ -189,14 +189,28 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-// connectHTTP connects an SDK client straight to the daemon.
-func connectHTTP(t *testing.T, td *testDialer) *client {
+// sessionEra is the options of a client of the session era (2025-11-25);
+// the 2026-07-28 era has its own tests, with the SDK's defaults.
+func sessionEra() *sdk.ClientSessionOptions {
+	return &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
+}
+
+// connectHTTP connects a session-era SDK client straight to the daemon.
+func connectHTTP(t *testing.T, td *testDialer) *client { return dialHTTP(t, td, sessionEra()) }
+
+// connectShim connects a session-era SDK client to Run over a pair of
+// pipes, as an MCP client spawning `vx mcp` would.
+func connectShim(t *testing.T, td *testDialer) *client { return dialShim(t, td, sessionEra(), nil) }
+
+// dialHTTP connects an SDK client with opts (nil: the SDK's defaults)
+// straight to the daemon.
+func dialHTTP(t *testing.T, td *testDialer, opts *sdk.ClientSessionOptions) *client {
 	base, token, err := td.Ensure(context.Background(), false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cl, c := newSDKClient()
-	cs, err := cl.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: &http.Client{Transport: bearer{token}}}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"}) // the session era; the 2026-07-28 era has its own tests
+	cs, err := cl.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: &http.Client{Transport: bearer{token}}}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,9 +219,10 @@ func connectHTTP(t *testing.T, td *testDialer) *client {
 	return c
 }
 
-// connectShim connects an SDK client to Run over a pair of pipes, as an
-// MCP client spawning `vx mcp` would.
-func connectShim(t *testing.T, td *testDialer) *client {
+// dialShim connects an SDK client with opts to Run over a pair of pipes.
+// At the test's end the client is closed, Run must return nil, and then
+// atEnd (may be nil) runs.
+func dialShim(t *testing.T, td *testDialer, opts *sdk.ClientSessionOptions, atEnd func()) *client {
 	toShim, clientOut := io.Pipe()
 	clientIn, fromShim := io.Pipe()
 	done := make(chan error, 1)
@@ -216,7 +231,7 @@ func connectShim(t *testing.T, td *testDialer) *client {
 		fromShim.Close()
 	}()
 	cl, c := newSDKClient()
-	cs, err := cl.Connect(context.Background(), &sdk.IOTransport{Reader: clientIn, Writer: clientOut}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"}) // the session era; the 2026-07-28 era has its own tests
+	cs, err := cl.Connect(context.Background(), &sdk.IOTransport{Reader: clientIn, Writer: clientOut}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,6 +240,9 @@ func connectShim(t *testing.T, td *testDialer) *client {
 		_ = cs.Close()
 		if err := <-done; err != nil {
 			t.Errorf("Run: %v", err)
+		}
+		if atEnd != nil {
+			atEnd()
 		}
 	})
 	return c

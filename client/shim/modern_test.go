@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"io"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -18,44 +17,12 @@ import (
 // with server/discover and, when answered, never initializes. These
 // connect functions leave it so.
 
-func connectModernHTTP(t *testing.T, td *testDialer) *client {
-	base, token, err := td.Ensure(context.Background(), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cl, c := newSDKClient()
-	cs, err := cl.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: &http.Client{Transport: bearer{token}}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.cs = cs
-	t.Cleanup(func() { _ = cs.Close() })
-	return c
-}
+func connectModernHTTP(t *testing.T, td *testDialer) *client { return dialHTTP(t, td, nil) }
 
+// connectModernShim's client, closed, ends its listen stream on the
+// daemon too.
 func connectModernShim(t *testing.T, td *testDialer) *client {
-	toShim, clientOut := io.Pipe()
-	clientIn, fromShim := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(context.Background(), toShim, fromShim, td, nil)
-		fromShim.Close()
-	}()
-	cl, c := newSDKClient()
-	cs, err := cl.Connect(context.Background(), &sdk.IOTransport{Reader: clientIn, Writer: clientOut}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.cs = cs
-	t.Cleanup(func() {
-		_ = cs.Close()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-		// Closing the client ends its listen stream on the daemon too.
-		waitInFlight(t, td, 0)
-	})
-	return c
+	return dialShim(t, td, nil, func() { waitInFlight(t, td, 0) })
 }
 
 // waitInFlight waits until the daemon has n requests in flight (the SDK
@@ -71,10 +38,7 @@ func waitInFlight(t *testing.T, td *testDialer, n int) {
 	}
 }
 
-var modernExchanges = []struct {
-	name string
-	run  func(t *testing.T, td *testDialer, c *client)
-}{
+var modernExchanges = []exchange{
 	{"speaks 2026-07-28 without a session", func(t *testing.T, td *testDialer, c *client) {
 		if v := c.cs.InitializeResult().ProtocolVersion; v != mcp.Rev20260728 {
 			t.Errorf("revision %s", v)
@@ -93,30 +57,14 @@ var modernExchanges = []struct {
 			t.Fatalf("%v %v", call, err)
 		}
 	}},
-	{"tool refusal is a masked isError", func(t *testing.T, td *testDialer, c *client) {
-		res, err := c.cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "fail"})
-		if err != nil || !res.IsError || res.Content[0].(*sdk.TextContent).Text != "the *** is wrong" {
-			t.Fatalf("%+v %v", res, err)
-		}
-	}},
+	refusalMasked,
 	{"unknown tool is -32602", func(t *testing.T, td *testDialer, c *client) {
 		_, err := c.cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "nope"})
 		if err == nil || !strings.Contains(err.Error(), "unknown tool") {
 			t.Fatalf("err %v", err)
 		}
 	}},
-	{"progress arrives", func(t *testing.T, td *testDialer, c *client) {
-		p := &sdk.CallToolParams{Name: "progress"}
-		p.SetProgressToken("tok")
-		if _, err := c.cs.CallTool(context.Background(), p); err != nil {
-			t.Fatal(err)
-		}
-		for want := 1.0; want <= 3; want++ {
-			if got := <-c.progress; got != want {
-				t.Errorf("progress %v, want %v", got, want)
-			}
-		}
-	}},
+	progressArrives,
 	{"a cancelled call ends on the daemon", func(t *testing.T, td *testDialer, c *client) {
 		waitInFlight(t, td, 1)
 		ctx, cancel := context.WithCancel(context.Background())
@@ -144,19 +92,7 @@ var modernExchanges = []struct {
 }
 
 func TestModernExchanges(t *testing.T) {
-	for _, mode := range []struct {
-		name    string
-		connect func(*testing.T, *testDialer) *client
-	}{{"http", connectModernHTTP}, {"shim", connectModernShim}} {
-		t.Run(mode.name, func(t *testing.T) {
-			for _, ex := range modernExchanges {
-				t.Run(ex.name, func(t *testing.T) {
-					td := newDialer(t)
-					ex.run(t, td, mode.connect(t, td))
-				})
-			}
-		})
-	}
+	runExchanges(t, modernExchanges, connectModernHTTP, connectModernShim)
 }
 
 // TestModernRestartIsInvisible: a lost daemon is restarted and the
@@ -164,18 +100,7 @@ func TestModernExchanges(t *testing.T) {
 func TestModernRestartIsInvisible(t *testing.T) {
 	td := newDialer(t)
 	c := connectModernShim(t, td)
-	ctx := context.Background()
-	if _, err := c.cs.CallTool(ctx, &sdk.CallToolParams{Name: "echo"}); err != nil {
-		t.Fatal(err)
-	}
-	td.kill()
-	res, err := c.cs.CallTool(ctx, &sdk.CallToolParams{Name: "echo", Arguments: map[string]any{"after": "restart"}})
-	if err != nil || res.IsError {
-		t.Fatalf("call after the daemon died: %v %v", res, err)
-	}
-	if starts, restarts := td.counts(); starts != 2 || restarts != 1 {
-		t.Errorf("starts %d restarts %d", starts, restarts)
-	}
+	callAcrossRestart(t, td, c)
 	if n := td.server().Stats().Sessions; n != 0 {
 		t.Errorf("the new daemon holds %d sessions", n)
 	}

@@ -14,10 +14,35 @@ import (
 
 // exchanges is the table of MCP conversations run twice: straight over
 // HTTP and through the shim. A client must not be able to tell them apart.
-var exchanges = []struct {
+// exchange is one conversation a test has with a daemon through a client.
+type exchange struct {
 	name string
 	run  func(t *testing.T, td *testDialer, c *client)
-}{
+}
+
+// The exchanges both eras go through alike.
+var (
+	refusalMasked = exchange{"tool refusal is a masked isError", func(t *testing.T, td *testDialer, c *client) {
+		res, err := c.cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "fail"})
+		if err != nil || !res.IsError || res.Content[0].(*sdk.TextContent).Text != "the *** is wrong" {
+			t.Fatalf("%+v %v", res, err)
+		}
+	}}
+	progressArrives = exchange{"progress arrives", func(t *testing.T, td *testDialer, c *client) {
+		p := &sdk.CallToolParams{Name: "progress"}
+		p.SetProgressToken("tok")
+		if _, err := c.cs.CallTool(context.Background(), p); err != nil {
+			t.Fatal(err)
+		}
+		for want := 1.0; want <= 3; want++ {
+			if got := <-c.progress; got != want {
+				t.Errorf("progress %v, want %v", got, want)
+			}
+		}
+	}}
+)
+
+var exchanges = []exchange{
 	{"negotiates the newest revision", func(t *testing.T, td *testDialer, c *client) {
 		if v := c.cs.InitializeResult().ProtocolVersion; v != "2025-11-25" {
 			t.Errorf("revision %s", v)
@@ -38,30 +63,14 @@ var exchanges = []struct {
 			t.Errorf("text %s", got)
 		}
 	}},
-	{"tool refusal is a masked isError", func(t *testing.T, td *testDialer, c *client) {
-		res, err := c.cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "fail"})
-		if err != nil || !res.IsError || res.Content[0].(*sdk.TextContent).Text != "the *** is wrong" {
-			t.Fatalf("%+v %v", res, err)
-		}
-	}},
+	refusalMasked,
 	{"unknown tool is -32602", func(t *testing.T, td *testDialer, c *client) {
 		_, err := c.cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "nope"})
 		if err == nil || !strings.Contains(err.Error(), "-32602") && !strings.Contains(err.Error(), "unknown tool") {
 			t.Fatalf("err %v", err)
 		}
 	}},
-	{"progress arrives", func(t *testing.T, td *testDialer, c *client) {
-		p := &sdk.CallToolParams{Name: "progress"}
-		p.SetProgressToken("tok")
-		if _, err := c.cs.CallTool(context.Background(), p); err != nil {
-			t.Fatal(err)
-		}
-		for want := 1.0; want <= 3; want++ {
-			if got := <-c.progress; got != want {
-				t.Errorf("progress %v, want %v", got, want)
-			}
-		}
-	}},
+	progressArrives,
 	{"ping is answered while a slow call runs, then the call is cancelled", func(t *testing.T, td *testDialer, c *client) {
 		ctx, cancel := context.WithCancel(context.Background())
 		errc := make(chan error, 1)
@@ -92,13 +101,17 @@ var exchanges = []struct {
 	}},
 }
 
-func TestExchanges(t *testing.T) {
+func TestExchanges(t *testing.T) { runExchanges(t, exchanges, connectHTTP, connectShim) }
+
+// runExchanges runs each exchange on a fresh daemon, over a client that
+// speaks HTTP to it and over one that goes through the shim.
+func runExchanges(t *testing.T, list []exchange, http, shim func(*testing.T, *testDialer) *client) {
 	for _, mode := range []struct {
 		name    string
 		connect func(*testing.T, *testDialer) *client
-	}{{"http", connectHTTP}, {"shim", connectShim}} {
+	}{{"http", http}, {"shim", shim}} {
 		t.Run(mode.name, func(t *testing.T) {
-			for _, ex := range exchanges {
+			for _, ex := range list {
 				t.Run(ex.name, func(t *testing.T) {
 					td := newDialer(t)
 					ex.run(t, td, mode.connect(t, td))
@@ -111,18 +124,8 @@ func TestExchanges(t *testing.T) {
 func TestRestartIsInvisible(t *testing.T) {
 	td := newDialer(t)
 	c := connectShim(t, td)
+	callAcrossRestart(t, td, c)
 	ctx := context.Background()
-	if _, err := c.cs.CallTool(ctx, &sdk.CallToolParams{Name: "echo"}); err != nil {
-		t.Fatal(err)
-	}
-	td.kill()
-	res, err := c.cs.CallTool(ctx, &sdk.CallToolParams{Name: "echo", Arguments: map[string]any{"after": "restart"}})
-	if err != nil || res.IsError {
-		t.Fatalf("call after the daemon died: %v %v", res, err)
-	}
-	if starts, restarts := td.counts(); starts != 2 || restarts != 1 {
-		t.Errorf("starts %d restarts %d", starts, restarts)
-	}
 	// The replayed session is a real one on the new daemon.
 	if n := td.server().Stats().Sessions; n != 1 {
 		t.Errorf("new daemon has %d sessions", n)
@@ -134,6 +137,24 @@ func TestRestartIsInvisible(t *testing.T) {
 	}
 	if _, restarts := td.counts(); restarts != 2 {
 		t.Errorf("restarts %d", restarts)
+	}
+}
+
+// callAcrossRestart calls echo, kills the daemon and calls again: the
+// shim starts a new daemon and retries, once.
+func callAcrossRestart(t *testing.T, td *testDialer, c *client) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := c.cs.CallTool(ctx, &sdk.CallToolParams{Name: "echo"}); err != nil {
+		t.Fatal(err)
+	}
+	td.kill()
+	res, err := c.cs.CallTool(ctx, &sdk.CallToolParams{Name: "echo", Arguments: map[string]any{"after": "restart"}})
+	if err != nil || res.IsError {
+		t.Fatalf("call after the daemon died: %v %v", res, err)
+	}
+	if starts, restarts := td.counts(); starts != 2 || restarts != 1 {
+		t.Errorf("starts %d restarts %d", starts, restarts)
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/vzn/vx/internal/testtree"
 )
 
 // locateCase runs Locate over a fixture in a fresh workspace. "$ROOT" in the
@@ -25,15 +27,7 @@ func runLocate(t *testing.T, cases []locateCase) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
-			for name, body := range tc.files {
-				p := filepath.Join(root, filepath.FromSlash(name))
-				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
+			testtree.Write(t, root, tc.files)
 			raw, err := os.ReadFile(filepath.Join("testdata", filepath.FromSlash(tc.fixture)))
 			if err != nil {
 				t.Fatal(err)

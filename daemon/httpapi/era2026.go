@@ -180,21 +180,7 @@ func (rw *modernWriter) start() {
 }
 
 func (rw *modernWriter) notify(m *jsonrpc.Message) {
-	if !rw.sse {
-		return
-	}
-	b, err := jsonrpc.Encode(m)
-	if err != nil {
-		return
-	}
-	rw.mu.Lock()
-	defer rw.mu.Unlock()
-	if rw.finished {
-		return
-	}
-	rw.start()
-	_ = writeEvent(rw.w, b)
-	_ = http.NewResponseController(rw.w).Flush()
+	sendNotification(rw.w, rw.sse, &rw.mu, &rw.finished, rw.start, m)
 }
 
 func (rw *modernWriter) keepAlive(every time.Duration, stop <-chan struct{}) {

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -22,19 +21,7 @@ import (
 func TestModernSDKClient(t *testing.T) {
 	d := startDaemon(t, 0)
 	ctx := context.Background()
-	changed := make(chan struct{}, 1)
-	progress := make(chan float64, 16)
-	client := sdk.NewClient(&sdk.Implementation{Name: "sdk-modern", Version: "1"}, &sdk.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
-			select {
-			case changed <- struct{}{}:
-			default:
-			}
-		},
-		ProgressNotificationHandler: func(_ context.Context, r *sdk.ProgressNotificationClientRequest) {
-			progress <- r.Params.Progress
-		},
-	})
+	client, changed, progress := watchingClient("sdk-modern")
 	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: d.URL + "/mcp", HTTPClient: &http.Client{Transport: bearer{testToken}}}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -49,25 +36,7 @@ func TestModernSDKClient(t *testing.T) {
 	if cs.ID() != "" || d.Srv.Stats().Sessions != 0 {
 		t.Errorf("a 2026-07-28 client got a session: id %q, server sessions %d", cs.ID(), d.Srv.Stats().Sessions)
 	}
-	tools, err := cs.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 4 {
-		t.Fatalf("ListTools: %v %v", tools, err)
-	}
-	params := &sdk.CallToolParams{Name: "progress", Arguments: map[string]any{}}
-	params.SetProgressToken("p1")
-	res, err := cs.CallTool(ctx, params)
-	if err != nil || res.IsError {
-		t.Fatalf("progress: %v %v", res, err)
-	}
-	for want := 1.0; want <= 3; want++ {
-		if got := <-progress; got != want {
-			t.Errorf("progress %v, want %v", got, want)
-		}
-	}
-	res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "fail"})
-	if err != nil || !res.IsError || res.Content[0].(*sdk.TextContent).Text != "login with *** failed" {
-		t.Fatalf("fail: %+v %v", res, err)
-	}
+	listProgressFail(ctx, t, cs, progress)
 
 	// Cancellation: the SDK closes the request's stream when ctx ends,
 	// and the server cancels the tool (its in-flight count drops back).
@@ -94,7 +63,7 @@ func TestModernSDKClient(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no tools/list_changed on the listen stream")
 	}
-	tools, err = cs.ListTools(ctx, nil)
+	tools, err := cs.ListTools(ctx, nil)
 	if err != nil || len(tools.Tools) != 2 {
 		t.Fatalf("ListTools after change: %v %v", tools, err)
 	}
@@ -308,25 +277,7 @@ func TestModernListen(t *testing.T) {
 	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
 		t.Fatalf("listen answered %d %s", resp.StatusCode, ct)
 	}
-	events := make(chan string, 8)
-	go func() {
-		sc := bufio.NewScanner(resp.Body)
-		for sc.Scan() {
-			if line, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
-				events <- line
-			}
-		}
-		close(events)
-	}()
-	next := func() string {
-		select {
-		case e := <-events:
-			return e
-		case <-time.After(10 * time.Second):
-			t.Fatal("no event on the listen stream")
-		}
-		return ""
-	}
+	next := listenEvents(t, resp.Body)
 	ack := next()
 	if !strings.Contains(ack, `"method":"notifications/subscriptions/acknowledged"`) || !strings.Contains(ack, `"io.modelcontextprotocol/subscriptionId":9`) ||
 		!strings.Contains(ack, `"toolsListChanged":true`) || strings.Contains(ack, "vx://nothing") {

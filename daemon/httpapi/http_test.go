@@ -235,19 +235,7 @@ func TestSessionCapEvictsIdlest(t *testing.T) {
 func TestSDKClient(t *testing.T) {
 	d := startDaemon(t, 0)
 	ctx := context.Background()
-	changed := make(chan struct{}, 1)
-	progress := make(chan float64, 16)
-	client := sdk.NewClient(&sdk.Implementation{Name: "sdk-test", Version: "1"}, &sdk.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
-			select {
-			case changed <- struct{}{}:
-			default:
-			}
-		},
-		ProgressNotificationHandler: func(_ context.Context, r *sdk.ProgressNotificationClientRequest) {
-			progress <- r.Params.Progress
-		},
-	})
+	client, changed, progress := watchingClient("sdk-test")
 	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: d.URL + "/mcp", HTTPClient: &http.Client{Transport: bearer{testToken}}}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"}) // the session era; the 2026-07-28 era has its own tests
 	if err != nil {
 		t.Fatal(err)
@@ -256,27 +244,7 @@ func TestSDKClient(t *testing.T) {
 	if v := cs.InitializeResult().ProtocolVersion; v != "2025-11-25" {
 		t.Errorf("negotiated %s", v)
 	}
-	tools, err := cs.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 4 {
-		t.Fatalf("ListTools: %v %v", tools, err)
-	}
-	params := &sdk.CallToolParams{Name: "progress", Arguments: map[string]any{}}
-	params.SetProgressToken("p1")
-	res, err := cs.CallTool(ctx, params)
-	if err != nil || res.IsError {
-		t.Fatalf("progress: %v %v", res, err)
-	}
-	// The SDK delivers notifications on its own goroutine: wait for all three.
-	for want := 1.0; want <= 3; want++ {
-		if got := <-progress; got != want {
-			t.Errorf("progress %v, want %v", got, want)
-		}
-	}
-
-	res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "fail"})
-	if err != nil || !res.IsError || res.Content[0].(*sdk.TextContent).Text != "login with *** failed" {
-		t.Fatalf("fail: %+v %v", res, err)
-	}
+	listProgressFail(ctx, t, cs, progress)
 
 	// Cancellation: the SDK sends notifications/cancelled when ctx ends.
 	cctx, cancel := context.WithCancel(ctx)
@@ -296,7 +264,7 @@ func TestSDKClient(t *testing.T) {
 
 	d.Srv.SetTools(testTools(d.started)[:2])
 	<-changed
-	tools, err = cs.ListTools(ctx, nil)
+	tools, err := cs.ListTools(ctx, nil)
 	if err != nil || len(tools.Tools) != 2 {
 		t.Fatalf("ListTools after change: %v %v", tools, err)
 	}
@@ -319,4 +287,50 @@ func TestLoopbackChecks(t *testing.T) {
 			t.Errorf("loopbackHost(%q) = %v", h, got)
 		}
 	}
+}
+
+// listProgressFail is what both eras' clients check of the test catalog:
+// four tools listed, a progress call whose three notifications arrive in
+// order (the SDK delivers them on its own goroutine: wait for all three),
+// and a failing tool whose message is masked.
+func listProgressFail(ctx context.Context, t *testing.T, cs *sdk.ClientSession, progress <-chan float64) {
+	t.Helper()
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil || len(tools.Tools) != 4 {
+		t.Fatalf("ListTools: %v %v", tools, err)
+	}
+	params := &sdk.CallToolParams{Name: "progress", Arguments: map[string]any{}}
+	params.SetProgressToken("p1")
+	res, err := cs.CallTool(ctx, params)
+	if err != nil || res.IsError {
+		t.Fatalf("progress: %v %v", res, err)
+	}
+	for want := 1.0; want <= 3; want++ {
+		if got := <-progress; got != want {
+			t.Errorf("progress %v, want %v", got, want)
+		}
+	}
+	res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "fail"})
+	if err != nil || !res.IsError || res.Content[0].(*sdk.TextContent).Text != "login with *** failed" {
+		t.Fatalf("fail: %+v %v", res, err)
+	}
+}
+
+// watchingClient is an SDK client named name that signals on changed when
+// the tools list changes and sends each progress value to progress.
+func watchingClient(name string) (client *sdk.Client, changed chan struct{}, progress chan float64) {
+	changed = make(chan struct{}, 1)
+	progress = make(chan float64, 16)
+	client = sdk.NewClient(&sdk.Implementation{Name: name, Version: "1"}, &sdk.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		},
+		ProgressNotificationHandler: func(_ context.Context, r *sdk.ProgressNotificationClientRequest) {
+			progress <- r.Params.Progress
+		},
+	})
+	return client, changed, progress
 }

@@ -244,21 +244,8 @@ func writeEvent(w io.Writer, data []byte) error {
 }
 
 func (rw *replyWriter) notify(m *jsonrpc.Message) {
-	if !rw.sse {
-		return // a JSON-only client gets the response alone
-	}
-	b, err := jsonrpc.Encode(m)
-	if err != nil {
-		return
-	}
-	rw.mu.Lock()
-	defer rw.mu.Unlock()
-	if rw.finished {
-		return
-	}
-	rw.startLocked()
-	_ = writeEvent(rw.w, b)
-	_ = http.NewResponseController(rw.w).Flush()
+	// a JSON-only client gets the response alone
+	sendNotification(rw.w, rw.sse, &rw.mu, &rw.finished, rw.startLocked, m)
 }
 
 // finishAnswer ends the answer as finishReply does, writing the reply

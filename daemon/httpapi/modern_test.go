@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -67,9 +68,24 @@ func TestModernExported(t *testing.T) {
 	defer cancel()
 	resp = post(ctx, modernBody(9, "subscriptions/listen", map[string]any{"notifications": map[string]any{"toolsListChanged": true}}, nil), modernHeaders("subscriptions/listen", ""))
 	defer resp.Body.Close()
+	next := listenEvents(t, resp.Body)
+	if e := next(); !strings.Contains(e, "notifications/subscriptions/acknowledged") {
+		t.Fatalf("acknowledgement: %s", e)
+	}
+	time.Sleep(2 * writeTimeout) // past the server's write deadline
+	srv.SetTools(testTools(make(chan struct{}, 1))[:1])
+	if e := next(); !strings.Contains(e, `"method":"notifications/tools/list_changed"`) {
+		t.Errorf("list_changed after the write timeout: %s", e)
+	}
+}
+
+// listenEvents reads the data lines of a listen stream's events from body
+// as they come; the function it returns gives the next one, failing the
+// test when the stream ends or 10s pass without one.
+func listenEvents(t *testing.T, body io.Reader) func() string {
 	events := make(chan string, 8)
 	go func() {
-		sc := bufio.NewScanner(resp.Body)
+		sc := bufio.NewScanner(body)
 		for sc.Scan() {
 			if line, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
 				events <- line
@@ -77,7 +93,8 @@ func TestModernExported(t *testing.T) {
 		}
 		close(events)
 	}()
-	next := func() string {
+	return func() string {
+		t.Helper()
 		select {
 		case e, ok := <-events:
 			if !ok {
@@ -88,13 +105,5 @@ func TestModernExported(t *testing.T) {
 			t.Fatal("no event on the listen stream")
 		}
 		return ""
-	}
-	if e := next(); !strings.Contains(e, "notifications/subscriptions/acknowledged") {
-		t.Fatalf("acknowledgement: %s", e)
-	}
-	time.Sleep(2 * writeTimeout) // past the server's write deadline
-	srv.SetTools(testTools(make(chan struct{}, 1))[:1])
-	if e := next(); !strings.Contains(e, `"method":"notifications/tools/list_changed"`) {
-		t.Errorf("list_changed after the write timeout: %s", e)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/vzn/vx/daemon/lockfile"
 	"github.com/vzn/vx/daemon/secret"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/internal/testtree"
 )
 
 const baseConfig = `{
@@ -36,15 +37,7 @@ func writeWorkspace(t *testing.T, root, config string) *workspace.Model {
 		"vx.workspace.json":     config,
 		"apps/web/package.json": `{"name": "web", "scripts": {"test": "vitest run"}}`,
 	}
-	for name, body := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testtree.Write(t, root, files)
 	m, err := workspace.Load(root)
 	if err != nil {
 		t.Fatalf("Load: %v", err)

@@ -31,41 +31,10 @@ func (ss *Session) complete(ctx context.Context, params json.RawMessage) (any, e
 	if len(p.Argument.Value) > maxTyped {
 		return nil, invalidParams("argument.value is %d bytes; at most %d are completed", len(p.Argument.Value), maxTyped)
 	}
-	s := ss.srv
-	s.mu.Lock()
-	var completers map[string]Completer
-	var args []string
-	var what string
-	switch p.Ref.Type {
-	case mcp.RefPrompt:
-		what = fmt.Sprintf("prompt %q", p.Ref.Name)
-		i := slices.IndexFunc(s.prompts, func(x Prompt) bool { return x.Def.Name == p.Ref.Name })
-		if i < 0 {
-			s.mu.Unlock()
-			return nil, invalidParams("unknown prompt %q; prompts/list names the prompts", p.Ref.Name)
-		}
-		completers = s.prompts[i].Complete
-		for _, a := range s.prompts[i].Def.Arguments {
-			args = append(args, a.Name)
-		}
-	case mcp.RefResource:
-		what = fmt.Sprintf("resource template %q", p.Ref.URI)
-		i := slices.IndexFunc(s.templates, func(x compiledTemplate) bool { return x.Def.URITemplate == p.Ref.URI })
-		if i < 0 {
-			s.mu.Unlock()
-			return nil, invalidParams("unknown resource template %q; resources/templates/list names the templates", p.Ref.URI)
-		}
-		completers = s.templates[i].Complete
-		for _, n := range s.templates[i].re.SubexpNames() {
-			if n != "" {
-				args = append(args, n)
-			}
-		}
-	default:
-		s.mu.Unlock()
-		return nil, invalidParams("ref.type %q is not ref/prompt or ref/resource", p.Ref.Type)
+	completers, args, what, err := ss.srv.completionTarget(p.Ref.Type, p.Ref.Name, p.Ref.URI)
+	if err != nil {
+		return nil, err
 	}
-	s.mu.Unlock()
 	if !slices.Contains(args, p.Argument.Name) {
 		return nil, invalidParams("%s has no argument %q; its arguments: %s", what, p.Argument.Name, strings.Join(args, ", "))
 	}
@@ -84,6 +53,34 @@ func (ss *Session) complete(ctx context.Context, params json.RawMessage) (any, e
 	}
 	res.Completion.Values = values
 	return res, nil
+}
+
+// completionTarget finds the prompt (by name) or the resource template
+// (by uri) a completion's ref names: its completers, the names of its
+// arguments and how an error speaks of it.
+func (s *Server) completionTarget(typ, name, uri string) (map[string]Completer, []string, string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch typ {
+	case mcp.RefPrompt:
+		if i := slices.IndexFunc(s.prompts, func(x Prompt) bool { return x.Def.Name == name }); i >= 0 {
+			return s.prompts[i].Complete, promptArgs(s.prompts[i].Def), fmt.Sprintf("prompt %q", name), nil
+		}
+		return nil, nil, "", invalidParams("unknown prompt %q; prompts/list names the prompts", name)
+	case mcp.RefResource:
+		i := slices.IndexFunc(s.templates, func(x compiledTemplate) bool { return x.Def.URITemplate == uri })
+		if i < 0 {
+			return nil, nil, "", invalidParams("unknown resource template %q; resources/templates/list names the templates", uri)
+		}
+		var args []string
+		for _, n := range s.templates[i].re.SubexpNames() {
+			if n != "" {
+				args = append(args, n)
+			}
+		}
+		return s.templates[i].Complete, args, fmt.Sprintf("resource template %q", uri), nil
+	}
+	return nil, nil, "", invalidParams("ref.type %q is not ref/prompt or ref/resource", typ)
 }
 
 // extraCapabilities declares what only some catalogs offer: completions
@@ -111,4 +108,13 @@ func (s *Server) extraCapabilities(c mcp.ServerCapabilities) mcp.ServerCapabilit
 		}
 	}
 	return c
+}
+
+// promptArgs names the arguments of a prompt, in its order.
+func promptArgs(p mcp.Prompt) []string {
+	var args []string
+	for _, a := range p.Arguments {
+		args = append(args, a.Name)
+	}
+	return args
 }

@@ -244,13 +244,7 @@ func sameDefs[T any](a, b []T, def func(T) any) bool {
 
 func (s *Server) broadcast(method string) {
 	msg, _ := jsonrpc.NewNotification(method, nil)
-	s.mu.Lock()
-	var targets []*Session
-	for _, ss := range s.sessions {
-		targets = append(targets, ss)
-	}
-	s.mu.Unlock()
-	for _, ss := range targets {
+	for _, ss := range s.sessionList() {
 		if ss.Revision() != "" && ss.notify != nil {
 			ss.notify(msg)
 		}
@@ -417,4 +411,16 @@ func matchTemplate(re *regexp.Regexp, uri string) (map[string]string, bool) {
 		vars[name] = v
 	}
 	return vars, true
+}
+
+// sessionList is the sessions open now, taken under the lock so that a
+// notification can go to each without holding it.
+func (s *Server) sessionList() []*Session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var list []*Session
+	for _, ss := range s.sessions {
+		list = append(list, ss)
+	}
+	return list
 }

@@ -47,13 +47,7 @@ func (s *Server) ResourceUpdated(uri string) {
 	if err != nil {
 		return
 	}
-	s.mu.Lock()
-	var targets []*Session
-	for _, ss := range s.sessions {
-		targets = append(targets, ss)
-	}
-	s.mu.Unlock()
-	for _, ss := range targets {
+	for _, ss := range s.sessionList() {
 		ss.mu.Lock()
 		want := ss.subs[uri] && ss.revision != "" && ss.notify != nil
 		ss.mu.Unlock()

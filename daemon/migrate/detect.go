@@ -2,8 +2,10 @@ package migrate
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -165,12 +167,7 @@ func (b *builder) matchDirs(globs []string) []string {
 			}
 		}
 	}
-	out := make([]string, 0, len(set))
-	for d := range set {
-		out = append(out, d)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(set))
 }
 
 // addPkg reads the package in dir (slash-separated, relative).

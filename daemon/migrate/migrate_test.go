@@ -55,14 +55,22 @@ func planJSON(t *testing.T, p *Plan) []byte {
 	return append(b, '\n')
 }
 
+// planLayout copies testdata layout name into a temp dir and plans its
+// migration there.
+func planLayout(t *testing.T, name string) (string, *Plan) {
+	t.Helper()
+	dir := copyLayout(t, name)
+	p, err := PlanInit(context.Background(), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, p
+}
+
 func TestGolden(t *testing.T) {
 	for _, name := range layouts {
 		t.Run(name, func(t *testing.T) {
-			dir := copyLayout(t, name)
-			p, err := PlanInit(context.Background(), dir, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, p := planLayout(t, name)
 			got := planJSON(t, p)
 			golden := filepath.Join("testdata", name+".golden.json")
 			if *update {
@@ -86,11 +94,7 @@ func TestGolden(t *testing.T) {
 func TestApplyLoads(t *testing.T) {
 	for _, name := range layouts {
 		t.Run(name, func(t *testing.T) {
-			dir := copyLayout(t, name)
-			p, err := PlanInit(context.Background(), dir, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			dir, p := planLayout(t, name)
 			written, err := Apply(p, dir, nil)
 			if err != nil {
 				t.Fatal(err)

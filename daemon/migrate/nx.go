@@ -144,11 +144,7 @@ func (tr *nxTr) nxGlobals(f *srcFile) *jsonc.Node {
 		case "extends":
 			b.todo(f, m.KeyOff, m.Key, "nx.json extends another config; vx.workspace.json has no extends — merge its settings by hand")
 		default:
-			if why, ok := nxDropped[m.Key]; ok {
-				b.note("nx.json %s dropped: %s", m.Key, why)
-				continue
-			}
-			b.todo(f, m.KeyOff, m.Key, fmt.Sprintf("unknown nx.json key %q was not translated", m.Key))
+			b.otherKey(f, m, "nx.json", nxDropped)
 		}
 	}
 	return targetDefaults
@@ -164,8 +160,7 @@ func (tr *nxTr) targetDefaults(targetDefaults *jsonc.Node) {
 			b.todo(f, m.KeyOff, item, fmt.Sprintf("targetDefaults keyed by executor %q: vx configures tasks by name; copy these settings to the tasks that use this executor", m.Key))
 			continue
 		}
-		if m.Val.Kind != jsonc.Object {
-			b.todo(f, m.Val.Off, item, fmt.Sprintf("expected an object, found %s; not translated", m.Val.Kind))
+		if b.notObject(f, m.Val, item) {
 			continue
 		}
 		tc := tr.target(f, item, m.Key, m.Val, nil)
@@ -293,8 +288,7 @@ func (tr *nxTr) project(np *nxProject) {
 			}
 			for _, t := range m.Val.Members {
 				item := "targets." + t.Key
-				if t.Val.Kind != jsonc.Object {
-					b.todo(f, t.Val.Off, item, fmt.Sprintf("expected an object, found %s; not translated", t.Val.Kind))
+				if b.notObject(f, t.Val, item) {
 					continue
 				}
 				tc := tr.target(f, item, t.Key, t.Val, np)
@@ -880,13 +874,4 @@ func (tr *nxTr) outputs(f *srcFile, item string, list *jsonc.Node, np *nxProject
 		out = appendNew(out, g)
 	}
 	return &out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

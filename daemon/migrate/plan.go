@@ -358,6 +358,27 @@ func (b *builder) readJSON(rel string) *srcFile {
 }
 
 // todo records a todo; f may be nil, and off is a byte offset into f.
+// notObject reports v, the value of item, where it is not an object (and
+// so not translated) and says so.
+func (b *builder) notObject(f *srcFile, v *jsonc.Node, item string) bool {
+	if v.Kind == jsonc.Object {
+		return false
+	}
+	b.todo(f, v.Off, item, fmt.Sprintf("expected an object, found %s; not translated", v.Kind))
+	return true
+}
+
+// otherKey handles a root key of file (nx.json, turbo.json) that no case
+// translates: a note where dropped gives why vx has no need of it, a to-do
+// where the key is unknown.
+func (b *builder) otherKey(f *srcFile, m jsonc.Member, file string, dropped map[string]string) {
+	if why, ok := dropped[m.Key]; ok {
+		b.note("%s %s dropped: %s", file, m.Key, why)
+		return
+	}
+	b.todo(f, m.KeyOff, m.Key, fmt.Sprintf("unknown %s key %q was not translated", file, m.Key))
+}
+
 func (b *builder) todo(f *srcFile, off int, item, reason string) {
 	t := Todo{Item: item, Reason: reason}
 	if f != nil {

@@ -2,6 +2,8 @@ package migrate
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/vzn/vx/daemon/workspace"
@@ -79,7 +81,7 @@ func (b *builder) scripts() {
 		}
 	}
 	if len(others) > 0 {
-		b.note("other scripts (%s) run as tasks by name with the defaults: cached, every file of the package an input, no outputs", strings.Join(sortedKeys(others), ", "))
+		b.note("other scripts (%s) run as tasks by name with the defaults: cached, every file of the package an input, no outputs", strings.Join(slices.Sorted(maps.Keys(others)), ", "))
 	}
 	if len(made) == 0 && len(b.ws.Tasks) == 0 {
 		b.note("no package has a build, test, lint or typecheck script; no tasks were proposed")

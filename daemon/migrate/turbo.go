@@ -98,11 +98,7 @@ func (b *builder) turboGlobals(f *srcFile) (*jsonc.Node, string) {
 		case "extends":
 			b.todo(f, m.KeyOff, m.Key, "the root turbo.json cannot extend another config; vx.workspace.json has no extends")
 		default:
-			if why, ok := turboDropped[m.Key]; ok {
-				b.note("turbo.json %s dropped: %s", m.Key, why)
-				continue
-			}
-			b.todo(f, m.KeyOff, m.Key, fmt.Sprintf("unknown turbo.json key %q was not translated", m.Key))
+			b.otherKey(f, m, "turbo.json", turboDropped)
 		}
 	}
 	return tasks, tasksKey
@@ -167,8 +163,7 @@ func (b *builder) turboTasks(f *srcFile, tr *turboTr, tasksKey string, tasks *js
 				b.todo(f, m.KeyOff, item, fmt.Sprintf("task %q names package %q, which is not a workspace package%s; not translated", m.Key, proj, workspace.CloseHint(proj, b.pkgNames())))
 				continue
 			}
-			if m.Val.Kind != jsonc.Object {
-				b.todo(f, m.Val.Off, item, fmt.Sprintf("expected an object, found %s; not translated", m.Val.Kind))
+			if b.notObject(f, m.Val, item) {
 				continue
 			}
 			isRoot := isID && proj == workspace.RootProject
@@ -280,8 +275,7 @@ func (b *builder) turboPackage(tr *turboTr, p *pkg, f *srcFile) {
 					b.todo(f, t.KeyOff, item, fmt.Sprintf("%q: a package turbo.json names tasks without a package; not translated", t.Key))
 					continue
 				}
-				if t.Val.Kind != jsonc.Object {
-					b.todo(f, t.Val.Off, item, fmt.Sprintf("expected an object, found %s; not translated", t.Val.Kind))
+				if b.notObject(f, t.Val, item) {
 					continue
 				}
 				var base *workspace.TaskConfig

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/vzn/vx/daemon/runner"
-	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/protocol/wire"
 )
 
@@ -19,27 +18,12 @@ import (
 // and whose check fails with code 3.
 func executeEnv(t *testing.T) *Env {
 	t.Helper()
-	root := t.TempDir()
-	files := map[string]string{
+	return newEnv(t, []string{"PATH=" + os.Getenv("PATH")}, map[string]string{
 		"vx.workspace.json": `{"projects": ["pkgs/*"], "tasks": {
 			"build": {"command": "echo built > out.txt && echo building", "outputs": ["out.txt"]},
 			"check": {"command": "echo checking; exit 3"}}}`,
 		"pkgs/a/package.json": `{"name": "a"}`,
-	}
-	for name, body := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	m, err := workspace.Load(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return NewEnv(root, m, nil, []string{"PATH=" + os.Getenv("PATH")})
+	})
 }
 
 // TestExecuteAndPlan: Plan predicts without executing or recording;

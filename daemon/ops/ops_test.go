@@ -11,6 +11,7 @@ import (
 	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/daemon/runner"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/internal/testtree"
 	"github.com/vzn/vx/protocol/version"
 )
 
@@ -40,15 +41,7 @@ func newFixture(t *testing.T) *fixture {
 		"apps/api/src.txt":         "api",
 		"apps/api/vx.project.json": `{"tasks": {"test": {"command": "echo 'check.c:3:5: error: want 1, got 2' >&2; exit 1"}}}`,
 	}
-	for name, body := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testtree.Write(t, root, files)
 	execute(t, root)
 	if err := os.WriteFile(filepath.Join(root, "apps/web/src.txt"), []byte("two"), 0o644); err != nil {
 		t.Fatal(err)

@@ -10,30 +10,28 @@ import (
 	"testing"
 
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/internal/testtree"
 )
 
 func testEnv(t *testing.T) *Env {
 	t.Helper()
-	root := t.TempDir()
-	files := map[string]string{
+	return newEnv(t, []string{}, map[string]string{
 		"vx.workspace.json":   `{"projects": ["pkgs/*"], "tasks": {"build": {}}}`,
 		"pkgs/a/package.json": `{"name": "a", "scripts": {"build": "true"}}`,
 		"pkgs/b/package.json": `{"name": "b", "scripts": {"build": "true"}}`,
-	}
-	for name, body := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
+}
+
+// newEnv is the Env of a workspace of files, loaded from a fresh temp dir,
+// its tasks run with env.
+func newEnv(t *testing.T, env []string, files map[string]string) *Env {
+	t.Helper()
+	root := testtree.New(t, files)
 	m, err := workspace.Load(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return NewEnv(root, m, nil, []string{})
+	return NewEnv(root, m, nil, env)
 }
 
 // TestTaskArgsNeverFlags: an agent's task names and filters reach vx run

@@ -12,6 +12,7 @@ import (
 	"github.com/vzn/vx/daemon/history"
 	"github.com/vzn/vx/daemon/runner"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/internal/testtree"
 	"github.com/vzn/vx/protocol/wire"
 )
 
@@ -59,15 +60,7 @@ func recordHistory(t *testing.T, root string, durations map[string]int64) {
 func setup(t *testing.T) *workspace.Model {
 	t.Helper()
 	root := t.TempDir()
-	for name, body := range planWorkspace {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testtree.Write(t, root, planWorkspace)
 	m, err := workspace.Load(root)
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/vzn/vx/internal/testtree"
 	"github.com/vzn/vx/protocol/layout"
 	"github.com/vzn/vx/protocol/version"
 	"github.com/vzn/vx/protocol/wire"
@@ -29,15 +30,7 @@ func newWorkspace(t *testing.T, config string) string {
 		"vx.workspace.json":     config,
 		"apps/web/package.json": `{"name": "web", "scripts": {"test": "true"}}`,
 	}
-	for name, body := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testtree.Write(t, root, files)
 	return root
 }
 
@@ -238,18 +231,8 @@ func TestReload(t *testing.T) {
 func TestIdleTimeout(t *testing.T) {
 	root := newWorkspace(t, baseConfig)
 	r := serve(t, root, 200*time.Millisecond)
-	select {
-	case err := <-r.done:
-		if err != nil {
-			t.Errorf("Serve = %v after idling out", err)
-		}
-		r.done <- nil
-	case <-time.After(30 * time.Second):
-		t.Fatal("an idle daemon with a 200ms timeout still serves after 30s")
-	}
-	if _, err := os.Stat(layout.Discovery(root)); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("discovery file left behind: %v", err)
-	}
+	idlesOut(t, root, r.done)
+	r.done <- nil // for the cleanup
 }
 
 func TestWorkspaceDeletedStops(t *testing.T) {

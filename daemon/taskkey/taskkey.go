@@ -6,7 +6,8 @@ package taskkey
 import (
 	"bytes"
 	"encoding/json"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/vzn/vx/daemon/hashing"
 )
@@ -156,10 +157,5 @@ func unionKeys(a, b map[string]string) []string {
 	for k := range b {
 		set[k] = true
 	}
-	out := make([]string, 0, len(set))
-	for k := range set {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(set))
 }

@@ -3,8 +3,6 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,6 +11,7 @@ import (
 	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/daemon/plans"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/internal/testtree"
 )
 
 // catalogEnv is a small workspace whose catalog holds every tool: agents
@@ -26,15 +25,7 @@ func catalogEnv(t testing.TB) *ops.Env {
 		"pkgs/web/package.json":    `{"name": "web"}`,
 		"pkgs/web/src/index.txt":   "web\n",
 	}
-	for name, text := range files {
-		p := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testtree.Write(t, root, files)
 	m, err := workspace.Load(root)
 	if err != nil {
 		t.Fatal(err)

@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/vzn/vx/daemon/mcpserver"
 	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/internal/testtree"
 )
 
 // memoEnv is the env of a one-project workspace whose build command reads
@@ -19,18 +19,10 @@ import (
 func memoEnv(t *testing.T) *ops.Env {
 	t.Helper()
 	root := t.TempDir()
-	for name, body := range map[string]string{
+	testtree.Write(t, root, map[string]string{
 		"vx.workspace.json":     `{"projects": ["apps/*"], "tasks": {"build": {"command": "echo hunter2-token"}}}`,
 		"apps/web/package.json": `{"name": "web"}`,
-	} {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	m, err := workspace.Load(root)
 	if err != nil {
 		t.Fatal(err)

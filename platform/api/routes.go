@@ -77,12 +77,8 @@ func (s *Server) known(w http.ResponseWriter, r *http.Request, p *tokens.Princip
 		return
 	}
 	res, err := ingest.Known(r.Context(), s.pool, p, &q)
-	var ie *ingest.Error
 	switch {
-	case errors.As(err, &ie) && ie.Forbidden:
-		writeErr(w, http.StatusForbidden, ie.Msg)
-	case errors.As(err, &ie):
-		writeErr(w, http.StatusBadRequest, ie.Msg)
+	case writeIngestError(w, err):
 	case err != nil:
 		s.writeOpError(w, err)
 	default:
@@ -103,12 +99,8 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, p *tokens.Princi
 		return
 	}
 	res, err := ingest.Push(r.Context(), s.pool, p, &run)
-	var ie *ingest.Error
 	switch {
-	case errors.As(err, &ie) && ie.Forbidden:
-		writeErr(w, http.StatusForbidden, ie.Msg)
-	case errors.As(err, &ie):
-		writeErr(w, http.StatusBadRequest, ie.Msg)
+	case writeIngestError(w, err):
 	case err != nil:
 		s.log.Error().Err(err).Str("run", run.RunID).Msg("storing a pushed run")
 		writeErr(w, http.StatusServiceUnavailable, "the run could not be stored; push it again")
@@ -117,4 +109,20 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, p *tokens.Princi
 	default:
 		writeJSONValue(w, http.StatusOK, res)
 	}
+}
+
+// writeIngestError answers an *ingest.Error in err (403 where the token
+// may not, 400 where the request is wrong) and says whether it did; any
+// other error is left to the caller.
+func writeIngestError(w http.ResponseWriter, err error) bool {
+	var ie *ingest.Error
+	if !errors.As(err, &ie) {
+		return false
+	}
+	if ie.Forbidden {
+		writeErr(w, http.StatusForbidden, ie.Msg)
+	} else {
+		writeErr(w, http.StatusBadRequest, ie.Msg)
+	}
+	return true
 }

@@ -211,21 +211,10 @@ func envOr(name, def string) string {
 }
 
 func orgCreate(ctx context.Context, argv []string, stdout, stderr io.Writer) error {
-	fs, url := flags("org create", stderr)
-	pos, err := parse(fs, argv, 1, "one org NAME")
-	if err != nil {
-		return err
-	}
-	db, err := open(ctx, *url)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	if err := tokens.CreateOrg(ctx, db.Pool, pos[0]); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "org %s created\n", pos[0])
-	return nil
+	return oneNameVerb(ctx, "org create", "one org NAME", argv, stdout, stderr, "org %s created\n",
+		func(ctx context.Context, db *store.DB, name string) error {
+			return tokens.CreateOrg(ctx, db.Pool, name)
+		})
 }
 
 func tokenCreate(ctx context.Context, argv []string, stdout, stderr io.Writer) error {
@@ -289,8 +278,17 @@ func tokenList(ctx context.Context, argv []string, stdout, stderr io.Writer) err
 }
 
 func tokenRevoke(ctx context.Context, argv []string, stdout, stderr io.Writer) error {
-	fs, url := flags("token revoke", stderr)
-	pos, err := parse(fs, argv, 1, "one token ID (token list shows them)")
+	return oneNameVerb(ctx, "token revoke", "one token ID (token list shows them)", argv, stdout, stderr, "token %s revoked\n",
+		func(ctx context.Context, db *store.DB, id string) error { return tokens.Revoke(ctx, db.Pool, id, 0) })
+}
+
+// oneNameVerb is a verb that takes one positional argument (what says
+// which) and the database flag: it opens the database, applies do to the
+// argument and prints done with it.
+func oneNameVerb(ctx context.Context, name, what string, argv []string, stdout, stderr io.Writer, done string,
+	do func(context.Context, *store.DB, string) error) error {
+	fs, url := flags(name, stderr)
+	pos, err := parse(fs, argv, 1, what)
 	if err != nil {
 		return err
 	}
@@ -299,9 +297,9 @@ func tokenRevoke(ctx context.Context, argv []string, stdout, stderr io.Writer) e
 		return err
 	}
 	defer db.Close()
-	if err := tokens.Revoke(ctx, db.Pool, pos[0], 0); err != nil {
+	if err := do(ctx, db, pos[0]); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "token %s revoked\n", pos[0])
+	fmt.Fprintf(stdout, done, pos[0])
 	return nil
 }

@@ -249,34 +249,39 @@ func runDoc(ws, id string, r, ntasks int, started time.Time) *wire.PushRun {
 }
 
 func post(client *http.Client, url, tok string, body []byte) error {
-	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+tok)
-	resp, err := client.Do(req)
+	status, b, err := postJSON(client, url, tok, body)
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("POST %s: %d %s", url, resp.StatusCode, b)
+	if status/100 != 2 {
+		return fmt.Errorf("POST %s: %d %s", url, status, b)
 	}
 	return nil
 }
 
 func callTool(client *http.Client, base, tok, name string, args map[string]any) error {
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": map[string]any{"name": name, "arguments": args}})
-	req, _ := http.NewRequest(http.MethodPost, base+"/mcp", bytes.NewReader(b))
+	status, out, err := postJSON(client, base+"/mcp", tok, b)
+	if err != nil {
+		return err
+	}
+	if status != 200 || bytes.Contains(out, []byte(`"isError":true`)) || bytes.Contains(out, []byte(`"error":{`)) {
+		return fmt.Errorf("%s: %d %s", name, status, strings.TrimSpace(string(out[:min(len(out), 400)])))
+	}
+	return nil
+}
+
+// postJSON POSTs body as JSON with the bearer token and gives the status
+// and the answer's body.
+func postJSON(client *http.Client, url, tok string, body []byte) (int, []byte, error) {
+	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+tok)
 	resp, err := client.Do(req)
 	if err != nil {
-		return err
+		return 0, nil, err
 	}
 	defer resp.Body.Close()
-	out, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 || bytes.Contains(out, []byte(`"isError":true`)) || bytes.Contains(out, []byte(`"error":{`)) {
-		return fmt.Errorf("%s: %d %s", name, resp.StatusCode, strings.TrimSpace(string(out[:min(len(out), 400)])))
-	}
-	return nil
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b, nil
 }

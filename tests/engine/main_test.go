@@ -25,34 +25,13 @@ import (
 // vxBin is the vx binary built once by TestMain.
 var vxBin string
 
+// VX_TEST_BIN runs the tests against a binary built elsewhere (a
+// release, or a tree other engineers are not editing).
 func TestMain(m *testing.M) {
-	os.Exit(buildAndRun(m))
-}
-
-func buildAndRun(m *testing.M) int {
-	// VX_TEST_BIN runs the tests against a binary built elsewhere (a
-	// release, or a tree other engineers are not editing).
-	if bin := os.Getenv("VX_TEST_BIN"); bin != "" {
-		abs, err := filepath.Abs(bin)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		vxBin = abs
-		return m.Run()
-	}
-	dir, err := os.MkdirTemp("", "vx-engine-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "creating temp dir:", err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	vxBin = filepath.Join(dir, "vx")
-	if err := harness.Build(vxBin, "./cmd/vx"); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return m.Run()
+	os.Exit(harness.Suite{
+		TempPrefix: "vx-engine-test-",
+		Binaries:   []harness.Binary{{Dest: &vxBin, Path: "vx", Pkg: "./cmd/vx", Given: "VX_TEST_BIN"}},
+	}.Run(m))
 }
 
 // baseEnv is the environment every vx invocation starts from: the test's

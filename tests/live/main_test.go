@@ -35,25 +35,15 @@ var (
 	vxdBin string
 )
 
-func TestMain(m *testing.M) { os.Exit(buildAndRun(m)) }
-
-func buildAndRun(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "vx-live-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "creating temp dir:", err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	vxBin, vxdBin = filepath.Join(dir, "vx"), filepath.Join(dir, "vxd")
-	for out, pkg := range map[string]string{vxBin: "./cmd/vx", vxdBin: "./cmd/vxd"} {
-		if err := harness.Build(out, pkg); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-	}
-	code := m.Run()
-	stopStrays()
-	return code
+func TestMain(m *testing.M) {
+	os.Exit(harness.Suite{
+		TempPrefix: "vx-live-test-",
+		Binaries: []harness.Binary{
+			{Dest: &vxBin, Path: "vx", Pkg: "./cmd/vx"},
+			{Dest: &vxdBin, Path: "vxd", Pkg: "./cmd/vxd"},
+		},
+		Done: stopStrays,
+	}.Run(m))
 }
 
 // baseEnv is the test's environment without variables that change what vx

@@ -69,11 +69,7 @@ func TestLostDaemonDoesNotRerun(t *testing.T) {
 	root := workspace(t, "bounds")
 	cs := connectShim(t, root, nil)
 	callOK(t, cs, "listTasks", map[string]any{})
-	d, err := readDiscovery(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	daemonPIDs.Store(d.PID, root)
+	d := runningDaemon(t, root)
 	errc := make(chan error, 1)
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -89,7 +85,7 @@ func TestLostDaemonDoesNotRerun(t *testing.T) {
 	if err := syscall.Kill(d.PID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	err = <-errc
+	err := <-errc
 	if err == nil || !strings.Contains(err.Error(), "unknown") || !strings.Contains(err.Error(), "getRunHistory") || !strings.Contains(err.Error(), "vx last") {
 		t.Fatalf("runTasks lost with its daemon: want an error saying the outcome is unknown and where to look, got %v", err)
 	}
@@ -346,11 +342,7 @@ func TestStoppedDaemon(t *testing.T) {
 	root := workspace(t, "bounds")
 	cs := connectShim(t, root, nil)
 	callOK(t, cs, "listTasks", map[string]any{})
-	d, err := readDiscovery(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	daemonPIDs.Store(d.PID, root)
+	d := runningDaemon(t, root)
 	if err := syscall.Kill(d.PID, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
@@ -358,7 +350,7 @@ func TestStoppedDaemon(t *testing.T) {
 	harness.WaitFor(t, 30*time.Second, "the daemon to be stopped", func() bool { return procState(d.PID) == "T" })
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	err = cs.Ping(ctx, nil)
+	err := cs.Ping(ctx, nil)
 	if err == nil || ctx.Err() != nil || !strings.Contains(err.Error(), "sent nothing") {
 		d2, _ := readDiscovery(root)
 		log, _ := os.ReadFile(filepath.Join(root, ".vx", "daemon", "vxd.log"))

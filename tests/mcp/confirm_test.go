@@ -2,13 +2,14 @@ package mcp_test
 
 import (
 	"context"
-	"net/http"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/vzn/vx/tests/internal/harness"
 )
 
 // eraTransports are the four ways a client reaches vxd: each era, over
@@ -26,7 +27,7 @@ var eraTransports = []struct {
 	}},
 	{"2026-07-28/http", func(t *testing.T, root string, opts *mcp.ClientOptions) *mcp.ClientSession {
 		endpoint, token, _ := startDaemon(t, root)
-		return connectModern(t, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}}, MaxRetries: -1}, opts)
+		return connectModern(t, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: harness.BearerClient(token), MaxRetries: -1}, opts)
 	}},
 	{"2026-07-28/shim", func(t *testing.T, root string, opts *mcp.ClientOptions) *mcp.ClientSession {
 		return connectModern(t, &mcp.CommandTransport{Command: shimCmd(root), TerminateDuration: 5 * time.Second}, opts)

@@ -3,10 +3,8 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -37,7 +35,7 @@ func connectModern(t *testing.T, tr mcp.Transport, opts *mcp.ClientOptions) *mcp
 var modernTransports = []transport{
 	{"http", func(t *testing.T, root string, opts *mcp.ClientOptions, env ...string) *mcp.ClientSession {
 		endpoint, token, _ := startDaemon(t, root, env...)
-		tr := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}}, MaxRetries: -1}
+		tr := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: harness.BearerClient(token), MaxRetries: -1}
 		return connectModern(t, tr, opts)
 	}},
 	{"shim", func(t *testing.T, root string, opts *mcp.ClientOptions, env ...string) *mcp.ClientSession {
@@ -57,16 +55,11 @@ func TestModernEra(t *testing.T) {
 		t.Run(tr.name, func(t *testing.T) {
 			t.Parallel()
 			root := workspace(t, "policy")
-			var mu sync.Mutex
-			var progress []*mcp.ProgressNotificationParams
+			var progress progressLog
 			changed := make(chan struct{}, 16)
 			opts := &mcp.ClientOptions{
-				ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
-					mu.Lock()
-					progress = append(progress, req.Params)
-					mu.Unlock()
-				},
-				ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+				ProgressNotificationHandler: progress.handle,
+				ToolListChangedHandler:      func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
 			}
 			cs := tr.connect(t, root, opts)
 			if st, r := vxdStatus(t, root); st == nil || st.Sessions != 0 {
@@ -76,26 +69,13 @@ func TestModernEra(t *testing.T) {
 				t.Fatal("listTasks lacks one#test")
 			}
 
-			p := &mcp.CallToolParams{Name: "runTasks", Arguments: map[string]any{"tasks": []string{"test", "lint"}, "force": true}}
-			p.SetProgressToken("modern-1")
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-			defer cancel()
-			res, err := cs.CallTool(ctx, p)
-			if err != nil || res.IsError {
-				t.Fatalf("runTasks: %v %+v", err, res)
-			}
-			harness.WaitFor(t, 5*time.Second, "6 progress notifications", func() bool {
-				mu.Lock()
-				defer mu.Unlock()
-				return len(progress) >= 6
-			})
-			mu.Lock()
-			for _, n := range progress {
+			runTestAndLint(t, cs, "modern-1")
+			progress.wait(t, 6)
+			for _, n := range progress.all() {
 				if n.ProgressToken != "modern-1" || n.Total != 6 {
 					t.Errorf("progress %+v", n)
 				}
 			}
-			mu.Unlock()
 
 			// Cancelling the call closes its stream: the run is interrupted.
 			cctx, ccancel := context.WithCancel(context.Background())

@@ -97,11 +97,7 @@ func TestTwoShimsOneDaemon(t *testing.T) {
 	for _, cs := range sessions {
 		callOK(t, cs, "listTasks", map[string]any{"project": "one"})
 	}
-	d, err := readDiscovery(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	daemonPIDs.Store(d.PID, root)
+	d := runningDaemon(t, root)
 	harness.WaitFor(t, 10*time.Second, "one daemon process for the workspace", func() bool {
 		return slices.Equal(daemonsFor(root), []int{d.PID})
 	})
@@ -228,11 +224,7 @@ func TestOtherVersionReplaced(t *testing.T) {
 		t.Errorf("the shim talks to the old daemon (serverInfo.version %s)", v)
 	}
 	callOK(t, cs, "listTasks", map[string]any{})
-	d, err := readDiscovery(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	daemonPIDs.Store(d.PID, root)
+	d := runningDaemon(t, root)
 	if d.Version == oldVersion || d.PID == old.PID {
 		t.Errorf("the daemon was not replaced: %+v", d)
 	}

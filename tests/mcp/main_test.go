@@ -9,9 +9,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io/fs"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,32 +36,18 @@ var (
 
 const oldVersion = "0.0.1-mcp-test-old"
 
-func TestMain(m *testing.M) { os.Exit(buildAndRun(m)) }
-
-func buildAndRun(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "vx-mcp-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "creating temp dir:", err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	binDir = filepath.Join(dir, "bin")
-	vxBin, vxdBin = filepath.Join(binDir, "vx"), filepath.Join(binDir, "vxd")
-	// The old daemon: the same code, another version string.
-	oldBin = filepath.Join(dir, "old", "vxd")
-	for _, b := range []struct {
-		out, pkg string
-		flags    []string
-	}{{vxBin, "./cmd/vx", nil}, {vxdBin, "./cmd/vxd", nil},
-		{oldBin, "./cmd/vxd", []string{"-ldflags", "-X github.com/vzn/vx/protocol/version.Version=" + oldVersion}}} {
-		if err := harness.Build(b.out, b.pkg, b.flags...); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-	}
-	code := m.Run()
-	stopStrays()
-	return code
+func TestMain(m *testing.M) {
+	os.Exit(harness.Suite{
+		TempPrefix: "vx-mcp-test-",
+		Binaries: []harness.Binary{
+			{Dest: &vxBin, Path: "bin/vx", Pkg: "./cmd/vx"},
+			{Dest: &vxdBin, Path: "bin/vxd", Pkg: "./cmd/vxd"},
+			// The old daemon: the same code, another version string.
+			{Dest: &oldBin, Path: "old/vxd", Pkg: "./cmd/vxd", Flags: []string{"-ldflags", "-X github.com/vzn/vx/protocol/version.Version=" + oldVersion}},
+		},
+		Ready: func(dir string) { binDir = filepath.Join(dir, "bin") },
+		Done:  stopStrays,
+	}.Run(m))
 }
 
 // baseEnv is the environment every process starts from: the test's own,
@@ -151,6 +135,18 @@ func readDiscovery(root string) (*discovery, error) {
 	return &d, nil
 }
 
+// runningDaemon is the discovery of the daemon serving root, its pid
+// registered so that the suite's end stops it should a test not.
+func runningDaemon(t *testing.T, root string) *discovery {
+	t.Helper()
+	d, err := readDiscovery(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	daemonPIDs.Store(d.PID, root)
+	return d
+}
+
 // status is the part of `vxd status --json` the tests read.
 type status struct {
 	PID         int    `json:"pid"`
@@ -235,22 +231,10 @@ func daemonsFor(root string) []int {
 	return out
 }
 
-// bearer adds the daemon's token to every request.
-type bearer struct {
-	token string
-	base  http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.base.RoundTrip(r)
-}
-
 // connectHTTP opens an SDK session straight at the daemon.
 func connectHTTP(t *testing.T, endpoint, token string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
-	tr := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}}, MaxRetries: -1}
+	tr := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: harness.BearerClient(token), MaxRetries: -1}
 	return connect(t, tr, opts)
 }
 

@@ -157,31 +157,13 @@ func TestRunProgress(t *testing.T) {
 		t.Run(tr.name, func(t *testing.T) {
 			t.Parallel()
 			root := workspace(t, "policy")
-			var mu sync.Mutex
-			var got []*mcp.ProgressNotificationParams
-			opts := &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
-				mu.Lock()
-				got = append(got, req.Params)
-				mu.Unlock()
-			}}
-			cs := tr.connect(t, root, opts)
-			p := &mcp.CallToolParams{Name: "runTasks", Arguments: map[string]any{"tasks": []string{"test", "lint"}, "force": true}}
-			p.SetProgressToken("progress-1")
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-			defer cancel()
-			res, err := cs.CallTool(ctx, p)
-			if err != nil || res.IsError {
-				t.Fatalf("runTasks: %v %+v", err, res)
-			}
+			var progress progressLog
+			cs := tr.connect(t, root, &mcp.ClientOptions{ProgressNotificationHandler: progress.handle})
+			runTestAndLint(t, cs, "progress-1")
 			// Notifications sent before the answer may be handled just after it.
-			harness.WaitFor(t, 5*time.Second, "6 progress notifications", func() bool {
-				mu.Lock()
-				defer mu.Unlock()
-				return len(got) >= 6
-			})
+			progress.wait(t, 6)
 			time.Sleep(100 * time.Millisecond)
-			mu.Lock()
-			defer mu.Unlock()
+			got := progress.all()
 			if len(got) != 6 {
 				t.Errorf("%d progress notifications for 6 finished tasks", len(got))
 			}
@@ -201,6 +183,49 @@ func TestRunProgress(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// progressLog collects the progress notifications a client receives.
+type progressLog struct {
+	mu  sync.Mutex
+	got []*mcp.ProgressNotificationParams
+}
+
+func (l *progressLog) handle(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+	l.mu.Lock()
+	l.got = append(l.got, req.Params)
+	l.mu.Unlock()
+}
+
+// wait waits up to 5s for n notifications.
+func (l *progressLog) wait(t *testing.T, n int) {
+	t.Helper()
+	harness.WaitFor(t, 5*time.Second, fmt.Sprintf("%d progress notifications", n), func() bool {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return len(l.got) >= n
+	})
+}
+
+// all is a copy of what has come so far.
+func (l *progressLog) all() []*mcp.ProgressNotificationParams {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.got)
+}
+
+// runTestAndLint runs test and lint of the policy workspace (forced: six
+// tasks) with the progress token, and wants it to succeed within 60s.
+func runTestAndLint(t *testing.T, cs *mcp.ClientSession, token string) {
+	t.Helper()
+	p := &mcp.CallToolParams{Name: "runTasks", Arguments: map[string]any{"tasks": []string{"test", "lint"}, "force": true}}
+	p.SetProgressToken(token)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, p)
+	if err != nil || res.IsError {
+		t.Fatalf("runTasks: %v %+v", err, res)
 	}
 }
 

@@ -10,7 +10,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,25 +32,16 @@ var binDir, vxBin, vxdBin string
 
 const stamped = "0.0.0-parity-stamp"
 
-func TestMain(m *testing.M) { os.Exit(buildAndRun(m)) }
-
-func buildAndRun(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "vx-parity-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "creating temp dir:", err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	binDir = filepath.Join(dir, "bin")
-	vxBin, vxdBin = filepath.Join(binDir, "vx"), filepath.Join(binDir, "vxd")
-	stamp := "-X github.com/vzn/vx/protocol/version.Version=" + stamped
-	for out, pkg := range map[string]string{vxBin: "./cmd/vx", vxdBin: "./cmd/vxd"} {
-		if err := harness.Build(out, pkg, "-ldflags", stamp); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-	}
-	return m.Run()
+func TestMain(m *testing.M) {
+	stamp := []string{"-ldflags", "-X github.com/vzn/vx/protocol/version.Version=" + stamped}
+	os.Exit(harness.Suite{
+		TempPrefix: "vx-parity-test-",
+		Binaries: []harness.Binary{
+			{Dest: &vxBin, Path: "bin/vx", Pkg: "./cmd/vx", Flags: stamp},
+			{Dest: &vxdBin, Path: "bin/vxd", Pkg: "./cmd/vxd", Flags: stamp},
+		},
+		Ready: func(dir string) { binDir = filepath.Join(dir, "bin") },
+	}.Run(m))
 }
 
 // env is what every process runs with: the test's environment without
@@ -153,18 +143,6 @@ func stopDaemon(t *testing.T, root string) {
 	}
 }
 
-// bearer adds the daemon's token to every request.
-type bearer struct {
-	token string
-	base  http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.base.RoundTrip(r)
-}
-
 // The two MCP revisions vxd serves: sessionless, and with sessions.
 const (
 	era2026 = "2026-07-28"
@@ -174,7 +152,7 @@ const (
 // connect opens an SDK session straight at the daemon in the revision.
 func connect(t *testing.T, endpoint, token, revision string) *mcp.ClientSession {
 	t.Helper()
-	tr := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}}, MaxRetries: -1}
+	tr := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: harness.BearerClient(token), MaxRetries: -1}
 	return open(t, tr, revision)
 }
 

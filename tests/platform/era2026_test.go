@@ -11,6 +11,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/vzn/vx/tests/internal/harness"
 )
 
 // The platform's /mcp serves the 2026-07-28 era beside the session era,
@@ -31,7 +33,7 @@ func connectPlatform(t *testing.T, base, token string, opts *sdk.ClientSessionOp
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c := sdk.NewClient(&sdk.Implementation{Name: "platform-modern", Version: "1"}, nil)
-	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: &http.Client{Transport: bearer{token}}, MaxRetries: -1}, opts)
+	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: harness.BearerClient(token), MaxRetries: -1}, opts)
 	if err == nil {
 		t.Cleanup(func() { cs.Close() })
 	}
@@ -56,17 +58,7 @@ func TestModernEraSDK(t *testing.T) {
 	if err != nil || len(tools.Tools) != 7 {
 		t.Fatalf("ListTools: %v %v", tools, err)
 	}
-	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "compare_runs", Arguments: map[string]any{"runId": "a2a2a2a2a2a2"}})
-	if err != nil || res.IsError {
-		t.Fatalf("compare_runs: %v %v", res, err)
-	}
-	if m, ok := res.StructuredContent.(map[string]any); !ok || m["previousRunId"] != "a1a1a1a1a1a1" {
-		t.Fatalf("compare_runs structured content: %#v", res.StructuredContent)
-	}
-	res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "list_runs", Arguments: map[string]any{"limit": "10"}})
-	if err != nil || !res.IsError {
-		t.Fatalf("list_runs limit \"10\": want isError, got %v %v", res, err)
-	}
+	compareAndBadLimit(ctx, t, cs)
 
 	// Tenancy holds in the new era: beta's token sees beta's web only,
 	// and acme's runs are unknown to it.
@@ -74,7 +66,7 @@ func TestModernEraSDK(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err = beta.CallTool(ctx, &sdk.CallToolParams{Name: "list_runs", Arguments: map[string]any{"workspace": "web"}})
+	res, err := beta.CallTool(ctx, &sdk.CallToolParams{Name: "list_runs", Arguments: map[string]any{"workspace": "web"}})
 	if err != nil || res.IsError {
 		t.Fatalf("beta list_runs: %v %v", res, err)
 	}

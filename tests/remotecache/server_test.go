@@ -7,7 +7,6 @@ package remotecache_test
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io/fs"
 	"net"
 	"net/http"
@@ -28,33 +27,12 @@ import (
 var vxBin string
 
 func TestMain(m *testing.M) {
-	os.Exit(buildAndRun(m))
-}
-
-func buildAndRun(m *testing.M) int {
-	if bin := os.Getenv("VX_TEST_BIN"); bin != "" {
-		abs, err := filepath.Abs(bin)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		vxBin = abs
-		return m.Run()
-	}
-	dir, err := os.MkdirTemp("", "vx-remotecache-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	vxBin = filepath.Join(dir, "vx")
-	// Built with the race detector: uploads, downloads and warnings run
-	// concurrently with the tasks, and a race fails the run (see vx below).
-	if err := harness.Build(vxBin, "./cmd/vx", "-race"); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return m.Run()
+	os.Exit(harness.Suite{
+		TempPrefix: "vx-remotecache-test-",
+		// Built with the race detector: uploads, downloads and warnings run
+		// concurrently with the tasks, and a race fails the run (see vx below).
+		Binaries: []harness.Binary{{Dest: &vxBin, Path: "vx", Pkg: "./cmd/vx", Flags: []string{"-race"}, Given: "VX_TEST_BIN"}},
+	}.Run(m))
 }
 
 func here() string {

@@ -22,6 +22,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -206,7 +207,9 @@ func (s *shim) writeLine(data []byte) {
 		return
 	}
 	if _, err := s.out.Write(buf.Bytes()); err != nil {
-		if s.inputEnded {
+		// The client closed its input, or the end it reads answers from
+		// (a closed pipe): it has gone, and nobody is left to tell.
+		if s.inputEnded || errors.Is(err, syscall.EPIPE) || errors.Is(err, io.ErrClosedPipe) {
 			s.log.Debug().Err(err).Msg("the client left before its last answer")
 			s.outErr = errClientGone
 			return

@@ -145,18 +145,8 @@ func (h *mcpHandler) post(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "not acceptable: send Accept: application/json, text/event-stream", http.StatusNotAcceptable)
 		return
 	}
-	if r.ContentLength > h.maxBody {
-		http.Error(w, fmt.Sprintf("request body too large: the limit is %d bytes", h.maxBody), http.StatusRequestEntityTooLarge)
-		return
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.maxBody))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			http.Error(w, fmt.Sprintf("request body too large: the limit is %d bytes", h.maxBody), http.StatusRequestEntityTooLarge)
-			return
-		}
-		http.Error(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
+	body, ok := h.readBody(w, r)
+	if !ok {
 		return
 	}
 	msgs, batch, derr := jsonrpc.Decode(body)
@@ -169,49 +159,10 @@ func (h *mcpHandler) post(w http.ResponseWriter, r *http.Request) {
 		h.serveModern(w, r, msgs[0], sseOK)
 		return
 	}
-
-	var ss *mcpserver.Session
-	created := false
-	if sid := r.Header.Get(HeaderSessionID); sid != "" {
-		if ss = h.srv.Session(sid); ss == nil {
-			writeError(w, http.StatusNotFound, nil, jsonrpc.CodeInvalidRequest, "session %s is unknown or has ended; send initialize without Mcp-Session-Id to start a new one", sid)
-			return
-		}
-		if v := r.Header.Get(HeaderProtocolVersion); v != "" && !mcp.IsSupported(v) {
-			writeError(w, http.StatusBadRequest, nil, jsonrpc.CodeInvalidRequest, "unsupported MCP-Protocol-Version %q; supported: %s", v, strings.Join(mcp.Supported(), ", "))
-			return
-		}
-	} else {
-		var first *jsonrpc.Message
-		if !batch {
-			first = msgs[0]
-		}
-		switch {
-		case first != nil && first.Kind() == jsonrpc.KindRequest && first.Method == mcp.MethodInitialize:
-			ss = h.newSession()
-			created = true
-			w.Header().Set(HeaderSessionID, ss.ID())
-		case first != nil && first.Kind() == jsonrpc.KindRequest && first.Method == mcp.MethodPing:
-			// Liveness needs no session.
-			b, _ := jsonrpc.Encode(&jsonrpc.Message{ID: first.ID, Result: json.RawMessage(`{}`)})
-			writeJSON(w, http.StatusOK, b)
-			return
-		case first != nil && first.Kind() == jsonrpc.KindRequest && !mcpserver.KnownMethod(first.Method):
-			// An unknown method (such as a newer revision's probe) is told
-			// so at once, so the client can fall back to initialize.
-			b, _ := jsonrpc.Encode(jsonrpc.NewError(first.ID, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %q", first.Method)))
-			writeJSON(w, http.StatusOK, b)
-			return
-		default:
-			var id json.RawMessage
-			if first != nil {
-				id = first.ID
-			}
-			writeError(w, http.StatusBadRequest, id, jsonrpc.CodeInvalidRequest, "missing Mcp-Session-Id header: send initialize first and echo the session id it returns")
-			return
-		}
+	ss, created, ok := h.session(w, r, msgs, batch)
+	if !ok {
+		return
 	}
-
 	if !sseOK {
 		r = r.WithContext(mcpserver.WithoutStream(r.Context())) // no elicitation can reach this client
 	}
@@ -224,6 +175,71 @@ func (h *mcpHandler) post(w http.ResponseWriter, r *http.Request) {
 		ss.Close()
 	}
 	rw.finishAnswer(reply)
+}
+
+// readBody reads a POST's body within the size limit; ok is false when it
+// answered the refusal itself (413 over the limit, 400 a broken read).
+func (h *mcpHandler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	if r.ContentLength > h.maxBody {
+		http.Error(w, fmt.Sprintf("request body too large: the limit is %d bytes", h.maxBody), http.StatusRequestEntityTooLarge)
+		return nil, false
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.maxBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			http.Error(w, fmt.Sprintf("request body too large: the limit is %d bytes", h.maxBody), http.StatusRequestEntityTooLarge)
+			return nil, false
+		}
+		http.Error(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
+		return nil, false
+	}
+	return body, true
+}
+
+// session finds the session a 2025-era POST belongs to (its
+// Mcp-Session-Id), or starts one for an initialize (created). ok is false
+// when it answered the request itself: an unknown session or protocol
+// version, a ping or an unknown method without a session, or anything
+// else sent before initialize.
+func (h *mcpHandler) session(w http.ResponseWriter, r *http.Request, msgs []*jsonrpc.Message, batch bool) (ss *mcpserver.Session, created, ok bool) {
+	if sid := r.Header.Get(HeaderSessionID); sid != "" {
+		if ss = h.srv.Session(sid); ss == nil {
+			writeError(w, http.StatusNotFound, nil, jsonrpc.CodeInvalidRequest, "session %s is unknown or has ended; send initialize without Mcp-Session-Id to start a new one", sid)
+			return nil, false, false
+		}
+		if v := r.Header.Get(HeaderProtocolVersion); v != "" && !mcp.IsSupported(v) {
+			writeError(w, http.StatusBadRequest, nil, jsonrpc.CodeInvalidRequest, "unsupported MCP-Protocol-Version %q; supported: %s", v, strings.Join(mcp.Supported(), ", "))
+			return nil, false, false
+		}
+		return ss, false, true
+	}
+	var first *jsonrpc.Message
+	if !batch {
+		first = msgs[0]
+	}
+	switch {
+	case first != nil && first.Kind() == jsonrpc.KindRequest && first.Method == mcp.MethodInitialize:
+		ss = h.newSession()
+		w.Header().Set(HeaderSessionID, ss.ID())
+		return ss, true, true
+	case first != nil && first.Kind() == jsonrpc.KindRequest && first.Method == mcp.MethodPing:
+		// Liveness needs no session.
+		b, _ := jsonrpc.Encode(&jsonrpc.Message{ID: first.ID, Result: json.RawMessage(`{}`)})
+		writeJSON(w, http.StatusOK, b)
+	case first != nil && first.Kind() == jsonrpc.KindRequest && !mcpserver.KnownMethod(first.Method):
+		// An unknown method (such as a newer revision's probe) is told
+		// so at once, so the client can fall back to initialize.
+		b, _ := jsonrpc.Encode(jsonrpc.NewError(first.ID, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %q", first.Method)))
+		writeJSON(w, http.StatusOK, b)
+	default:
+		var id json.RawMessage
+		if first != nil {
+			id = first.ID
+		}
+		writeError(w, http.StatusBadRequest, id, jsonrpc.CodeInvalidRequest, "missing Mcp-Session-Id header: send initialize first and echo the session id it returns")
+	}
+	return nil, false, false
 }
 
 // replyWriter answers one POST: as JSON, or as an SSE stream once the

@@ -286,103 +286,137 @@ func (sd *seeder) run(i, g int, at time.Time, force bool) error {
 	if err := sd.s.BeginRun(sd.ctx, r); err != nil {
 		return err
 	}
-	execs := make([]history.Execution, 0, execsPerRun)
-	bad := map[string]bool{} // failed, timed out or blocked in this run
-	t := at
-	failed, cached := 0, 0
+	sr := &seededRun{id: r.ID, force: force, t: at, bad: map[string]bool{}, execs: make([]history.Execution, 0, execsPerRun)}
 	for p := g * groupSize; p < min(len(sd.projects), (g+1)*groupSize); p++ {
-		name := sd.projects[p].Name
 		for _, task := range []string{"build", "test"} {
-			id := name + "#" + task
-			var blockedBy []string
-			if task == "build" {
-				for _, d := range sd.projects[p].Deps {
-					if bad[projectName(d)+"#build"] {
-						blockedBy = append(blockedBy, projectName(d)+"#build")
-					}
-				}
-			} else if bad[name+"#build"] {
-				blockedBy = []string{name + "#build"}
-			}
-			e := history.Execution{RunID: r.ID, TaskID: id, Project: name, Task: task, StartedAt: t,
-				PeakRSSBytes: int64(40+sd.rng.IntN(400)) << 20, CPUParallelism: float64(10+sd.rng.IntN(30)) / 10}
-			if len(blockedBy) > 0 {
-				e.Status, e.Cache, e.BlockedBy, e.PeakRSSBytes, e.CPUParallelism = history.StatusBlocked, history.CacheOff, blockedBy, 0, 0
-				bad[id] = true
-				sd.st.Blocked++
-				execs = append(execs, e)
-				continue
-			}
-			var comp *taskkey.Components
-			var err error
-			if task == "build" {
-				comp, e.Key, err = sd.buildComp(p)
-			} else {
-				comp, e.Key, err = sd.testComp(p)
-			}
-			if err != nil {
+			if err := sd.execution(sr, p, task); err != nil {
 				return err
 			}
-			switch {
-			case !force && sd.passedKey[id] == e.Key:
-				e.Status, e.Cache, e.ExitCode, e.DurationMs = history.StatusPassed, history.CacheHit, intp(0), int64(3+sd.rng.IntN(25))
-				cached++
-				sd.st.Hits++
-			default:
-				e.Cache = history.CacheMiss
-				e.DurationMs = int64(400 + sd.rng.ExpFloat64()*1500)
-				if task == "test" {
-					e.DurationMs *= 3
-				}
-				failP := 0.04
-				if task == "test" {
-					failP = 0.06
-					if force {
-						failP = 0.25 // forced re-runs of unchanged keys: flaky tests show
-					}
-				}
-				switch x := sd.rng.Float64(); {
-				case task == "test" && x < 0.005:
-					e.Status, e.TimedOut, e.DurationMs = history.StatusTimedOut, true, 120000
-					e.Output = []byte(fmt.Sprintf("> %s@1.0.0 test\n> node --test test/\n\n# Subtest: waits for the server\nvx: task timed out after 2m0s; the process group was killed\n", name))
-					bad[id] = true
-					failed++
-					sd.st.TimedOut++
-				case x < failP:
-					e.Status, e.ExitCode = history.StatusFailed, intp(1+sd.rng.IntN(2))
-					e.Output = sd.failureOutput(p, task)
-					bad[id] = true
-					failed++
-					sd.st.Failed++
-				default:
-					e.Status, e.ExitCode = history.StatusPassed, intp(0)
-					sd.passedKey[id] = e.Key
-					sd.st.Passed++
-				}
-			}
-			// Remember the freshest key move for whyDidThisRerun.
-			if prev, ok := sd.lastComp[id]; ok && sd.lastKey[id] != e.Key {
-				d := taskkey.Compare(prev, comp)
-				wt := whyTarget{TaskID: id, Upstream: !d.Upstream.Empty(), Own: d.OwnInputsMoved()}
-				// Prefer a move through upstream keys: the deepest answer.
-				if wt.Upstream || !sd.target.Upstream {
-					sd.target = wt
-				}
-			}
-			sd.lastKey[id], sd.lastComp[id] = e.Key, comp
-			t = t.Add(time.Duration(e.DurationMs) * time.Millisecond / 2)
-			execs = append(execs, e)
 		}
 	}
-	if err := sd.s.RecordExecutions(sd.ctx, execs); err != nil {
+	if err := sd.s.RecordExecutions(sd.ctx, sr.execs); err != nil {
 		return err
 	}
 	status, exit := history.RunPassed, 0
-	if failed > 0 {
+	if sr.failed > 0 {
 		status, exit = history.RunFailed, 1
 		sd.st.FailedRuns++
 	}
 	sd.st.Runs++
-	sd.st.Executions += len(execs)
-	return sd.s.FinishRun(sd.ctx, r.ID, status, exit, t.Add(500*time.Millisecond), len(execs), failed, cached)
+	sd.st.Executions += len(sr.execs)
+	return sd.s.FinishRun(sd.ctx, r.ID, status, exit, sr.t.Add(500*time.Millisecond), len(sr.execs), sr.failed, sr.cached)
+}
+
+// seededRun is one seeded run in the making: its executions so far, the
+// tasks that failed, timed out or were blocked in it, its clock and counts.
+type seededRun struct {
+	id             string
+	force          bool
+	t              time.Time
+	bad            map[string]bool
+	execs          []history.Execution
+	failed, cached int
+}
+
+// blockers are the tasks whose failure in this run blocks project p's task.
+func (sd *seeder) blockers(sr *seededRun, p int, task string) []string {
+	name := sd.projects[p].Name
+	var blockedBy []string
+	if task == "build" {
+		for _, d := range sd.projects[p].Deps {
+			if sr.bad[projectName(d)+"#build"] {
+				blockedBy = append(blockedBy, projectName(d)+"#build")
+			}
+		}
+	} else if sr.bad[name+"#build"] {
+		blockedBy = []string{name + "#build"}
+	}
+	return blockedBy
+}
+
+// execution seeds project p's task in the run: blocked, a hit, or a miss
+// that passed, failed or timed out.
+func (sd *seeder) execution(sr *seededRun, p int, task string) error {
+	name := sd.projects[p].Name
+	id := name + "#" + task
+	e := history.Execution{RunID: sr.id, TaskID: id, Project: name, Task: task, StartedAt: sr.t,
+		PeakRSSBytes: int64(40+sd.rng.IntN(400)) << 20, CPUParallelism: float64(10+sd.rng.IntN(30)) / 10}
+	if blockedBy := sd.blockers(sr, p, task); len(blockedBy) > 0 {
+		e.Status, e.Cache, e.BlockedBy, e.PeakRSSBytes, e.CPUParallelism = history.StatusBlocked, history.CacheOff, blockedBy, 0, 0
+		sr.bad[id] = true
+		sd.st.Blocked++
+		sr.execs = append(sr.execs, e)
+		return nil
+	}
+	var comp *taskkey.Components
+	var err error
+	if task == "build" {
+		comp, e.Key, err = sd.buildComp(p)
+	} else {
+		comp, e.Key, err = sd.testComp(p)
+	}
+	if err != nil {
+		return err
+	}
+	if !sr.force && sd.passedKey[id] == e.Key {
+		e.Status, e.Cache, e.ExitCode, e.DurationMs = history.StatusPassed, history.CacheHit, intp(0), int64(3+sd.rng.IntN(25))
+		sr.cached++
+		sd.st.Hits++
+	} else {
+		sd.miss(sr, &e, p, task)
+	}
+	sd.rememberMove(id, e.Key, comp)
+	sr.t = sr.t.Add(time.Duration(e.DurationMs) * time.Millisecond / 2)
+	sr.execs = append(sr.execs, e)
+	return nil
+}
+
+// miss gives an executed task its duration and its outcome: mostly
+// passed, sometimes failed, rarely timed out (tests fail more, forced
+// re-runs of unchanged keys more still: flaky tests show).
+func (sd *seeder) miss(sr *seededRun, e *history.Execution, p int, task string) {
+	name, id := sd.projects[p].Name, e.TaskID
+	e.Cache = history.CacheMiss
+	e.DurationMs = int64(400 + sd.rng.ExpFloat64()*1500)
+	if task == "test" {
+		e.DurationMs *= 3
+	}
+	failP := 0.04
+	if task == "test" {
+		failP = 0.06
+		if sr.force {
+			failP = 0.25
+		}
+	}
+	switch x := sd.rng.Float64(); {
+	case task == "test" && x < 0.005:
+		e.Status, e.TimedOut, e.DurationMs = history.StatusTimedOut, true, 120000
+		e.Output = []byte(fmt.Sprintf("> %s@1.0.0 test\n> node --test test/\n\n# Subtest: waits for the server\nvx: task timed out after 2m0s; the process group was killed\n", name))
+		sr.bad[id] = true
+		sr.failed++
+		sd.st.TimedOut++
+	case x < failP:
+		e.Status, e.ExitCode = history.StatusFailed, intp(1+sd.rng.IntN(2))
+		e.Output = sd.failureOutput(p, task)
+		sr.bad[id] = true
+		sr.failed++
+		sd.st.Failed++
+	default:
+		e.Status, e.ExitCode = history.StatusPassed, intp(0)
+		sd.passedKey[id] = e.Key
+		sd.st.Passed++
+	}
+}
+
+// rememberMove keeps the freshest key move for whyDidThisRerun,
+// preferring a move through upstream keys (the deepest answer).
+func (sd *seeder) rememberMove(id, key string, comp *taskkey.Components) {
+	if prev, ok := sd.lastComp[id]; ok && sd.lastKey[id] != key {
+		d := taskkey.Compare(prev, comp)
+		wt := whyTarget{TaskID: id, Upstream: !d.Upstream.Empty(), Own: d.OwnInputsMoved()}
+		if wt.Upstream || !sd.target.Upstream {
+			sd.target = wt
+		}
+	}
+	sd.lastKey[id], sd.lastComp[id] = key, comp
 }

@@ -59,15 +59,7 @@ func run(url string, nws, nruns, ntasks, calls, workers int) error {
 	if _, err := db.Migrate(ctx); err != nil {
 		return err
 	}
-	org := fmt.Sprintf("bench-%d", time.Now().UnixNano())
-	if err := tokens.CreateOrg(ctx, db.Pool, org); err != nil {
-		return err
-	}
-	_, ingestTok, err := tokens.Create(ctx, db.Pool, tokens.CreateInput{Org: org, Scope: wire.ScopeIngest})
-	if err != nil {
-		return err
-	}
-	_, readTok, err := tokens.Create(ctx, db.Pool, tokens.CreateInput{Org: org, Scope: wire.ScopeRead})
+	ingestTok, readTok, err := benchOrg(ctx, db)
 	if err != nil {
 		return err
 	}
@@ -81,16 +73,42 @@ func run(url string, nws, nruns, ntasks, calls, workers int) error {
 	base := "http://" + ln.Addr().String()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 
+	ids, err := measureIngest(ctx, db, client, base, ingestTok, nws, nruns, ntasks, workers)
+	if err != nil {
+		return err
+	}
+	_, _ = db.Pool.Exec(ctx, "ANALYZE")
+	return measureTools(client, base, readTok, ids, nws, nruns, ntasks, calls)
+}
+
+// benchOrg makes a fresh organization with an ingest and a read token.
+func benchOrg(ctx context.Context, db *store.DB) (ingestTok, readTok string, err error) {
+	org := fmt.Sprintf("bench-%d", time.Now().UnixNano())
+	if err := tokens.CreateOrg(ctx, db.Pool, org); err != nil {
+		return "", "", err
+	}
+	if _, ingestTok, err = tokens.Create(ctx, db.Pool, tokens.CreateInput{Org: org, Scope: wire.ScopeIngest}); err != nil {
+		return "", "", err
+	}
+	if _, readTok, err = tokens.Create(ctx, db.Pool, tokens.CreateInput{Org: org, Scope: wire.ScopeRead}); err != nil {
+		return "", "", err
+	}
+	return ingestTok, readTok, nil
+}
+
+// measureIngest seeds the runs through POST /v1/runs and prints the
+// ingest rate and its CPU (this process and PostgreSQL's backends).
+func measureIngest(ctx context.Context, db *store.DB, client *http.Client, base, ingestTok string, nws, nruns, ntasks, workers int) (*seeded, error) {
 	fmt.Printf("seeding %d workspaces × %d runs × %d tasks = %d executions through POST /v1/runs (%d clients)\n",
 		nws, nruns, ntasks, nws*nruns*ntasks, workers)
 	if cpuProfile != "" {
 		f, err := os.Create(cpuProfile)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		defer f.Close()
 		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	load0 := loadavg()
@@ -98,7 +116,7 @@ func run(url string, nws, nruns, ntasks, calls, workers int) error {
 	start := time.Now()
 	ids, err := seed(client, base, ingestTok, nws, nruns, ntasks, workers)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	took := time.Since(start)
 	selfCPU, dbCPU := cpu.stop(ctx)
@@ -111,8 +129,12 @@ func run(url string, nws, nruns, ntasks, calls, workers int) error {
 	perRun := (selfCPU + dbCPU) / time.Duration(nws*nruns)
 	fmt.Printf("ingest CPU: %.2f ms per run (%.2f ms this process: handler, JSON, clients; %.2f ms PostgreSQL backends) = %.0f runs/s per core\n\n",
 		ms1(perRun), ms1(selfCPU/time.Duration(nws*nruns)), ms1(dbCPU/time.Duration(nws*nruns)), 1/perRun.Seconds())
-	_, _ = db.Pool.Exec(ctx, "ANALYZE")
+	return ids, nil
+}
 
+// measureTools calls each team tool calls times with arguments drawn from
+// the seeded workspaces and runs, and prints a row of p50 and p99 each.
+func measureTools(client *http.Client, base, readTok string, ids *seeded, nws, nruns, ntasks, calls int) error {
 	fmt.Println("| tool | calls | p50 | p99 |")
 	fmt.Println("|---|---|---|---|")
 	rng := rand.New(rand.NewPCG(1, 2))

@@ -129,26 +129,28 @@ func Prepare(ctx context.Context, o *Options) (*Prepared, error) {
 		return nil, err
 	}
 	p.Graph = g
-	if e := o.Early.wait(m.Root); e != nil {
-		p.early, p.hasher = e, e.hasher
-		if err := p.computeKeys(ctx, e.files, e.listed); err != nil {
-			return nil, err
-		}
-		p.PeakRSS = e.waitHistory(m.Root).peaks
-		if p.PeakRSS == nil {
-			p.PeakRSS = peakRSS(ctx, m.Root)
-		}
-		return p, nil
+	e := o.Early.wait(m.Root)
+	if e == nil {
+		// Nothing was started early for this root (a workspace vx never
+		// ran, or a caller without the command line's early start): the
+		// listing is made in computeKeys, the history opened by Execute.
+		e = &Early{root: m.Root, hasher: hashing.NewHasher(layout.StatCache(m.Root))}
 	}
-	p.hasher = hashing.NewHasher(layout.StatCache(m.Root))
+	p.early, p.hasher = e, e.hasher
 	// The history's peaks are read while the keys are computed.
 	peaks := make(chan map[string]int64, 1)
-	go func() { peaks <- peakRSS(ctx, m.Root) }()
-	if err := p.computeKeys(ctx, nil, nil); err != nil {
-		<-peaks
+	go func() {
+		if pk := e.waitHistory(m.Root).peaks; pk != nil {
+			peaks <- pk
+			return
+		}
+		peaks <- peakRSS(ctx, m.Root)
+	}()
+	err = p.computeKeys(ctx, e.files, e.listed)
+	p.PeakRSS = <-peaks
+	if err != nil {
 		return nil, err
 	}
-	p.PeakRSS = <-peaks
 	return p, nil
 }
 

@@ -1,13 +1,11 @@
 package vx
 
 import (
-	"context"
 	"os"
 
 	"github.com/vzn/vx/client"
 	"github.com/vzn/vx/daemon/hashing"
 	"github.com/vzn/vx/protocol/layout"
-	"github.com/vzn/vx/protocol/wire"
 )
 
 // changeSource lets a run ask the workspace's vxd, when one is up, what
@@ -18,8 +16,5 @@ func changeSource(root string) hashing.ChangeSource {
 	if _, err := os.Stat(layout.Discovery(root)); err != nil {
 		return nil
 	}
-	c := &client.Client{Root: root}
-	return func(ctx context.Context, epoch string, seq uint64) (*wire.Changes, error) {
-		return c.Changes(ctx, epoch, seq)
-	}
+	return (&client.Client{Root: root}).Changes
 }

@@ -338,10 +338,9 @@ func (b *bench) memory() error {
 	}
 	rss, _ := st["rssBytes"].(float64)
 	heap, _ := st["heapBytes"].(float64)
-	mib := func(x float64) string { return fmt.Sprintf("%.1f MiB", x/(1<<20)) }
 	note := fmt.Sprintf("vxd status rssBytes after every measurement; heap %s, peak RSS (VmHWM) %s, %v projects",
-		mib(heap), mib(float64(procStatus(b.d.pid, "VmHWM"))), st["projects"])
-	b.rep.add(row{"vxd RSS", "1", mib(rss), "", note, "≤ 60 MiB", b.rep.check(rss <= 60<<20)})
+		mib(int64(heap)), mib(procStatus(b.d.pid, "VmHWM")), st["projects"])
+	b.rep.add(row{"vxd RSS", "1", mib(int64(rss)), "", note, "≤ 60 MiB", b.rep.check(rss <= 60<<20)})
 	return nil
 }
 

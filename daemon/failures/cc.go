@@ -1,16 +1,14 @@
 package failures
 
-import "regexp"
-
 var (
-	ccDiag = regexp.MustCompile(`^((?:[A-Za-z]:)?[^\s:]+):(\d+):(?:(\d+):)? (fatal error|error|warning): (.*)$`)
+	ccDiag = lazy(`^((?:[A-Za-z]:)?[^\s:]+):(\d+):(?:(\d+):)? (fatal error|error|warning): (.*)$`)
 	// ldRef is GNU ld's "file.c:12: undefined reference to `f'", with or
 	// without the "/usr/bin/ld: " and "obj.o: " prefixes. Without debug
 	// information ld names a section ("x.c:(.text+0x1e)") and only the
 	// file's base name, which is not a place to go, so that form is skipped.
-	ldRef     = regexp.MustCompile("^(?:\\S*ld(?:\\.\\w+)?: )?(?:\\S+\\.o: )?((?:[A-Za-z]:)?[^\\s:]+):(\\d+):? ((?:undefined reference to|multiple definition of) .*)$")
-	lldHeader = regexp.MustCompile(`^\S*ld(?:\.lld)?: error: (.*)$`)
-	lldRef    = regexp.MustCompile(`^>>> referenced by (\S+?):(\d+)(?: \((.+):(\d+)\))?$`)
+	ldRef     = lazy("^(?:\\S*ld(?:\\.\\w+)?: )?(?:\\S+\\.o: )?((?:[A-Za-z]:)?[^\\s:]+):(\\d+):? ((?:undefined reference to|multiple definition of) .*)$")
+	lldHeader = lazy(`^\S*ld(?:\.lld)?: error: (.*)$`)
+	lldRef    = lazy(`^>>> referenced by (\S+?):(\d+)(?: \((.+):(\d+)\))?$`)
 )
 
 // parseCC reads gcc and clang diagnostics ("file:line:col: error: msg";
@@ -42,7 +40,7 @@ func parseCC(s *scan) {
 	}
 }
 
-var generic = regexp.MustCompile(`^((?:[A-Za-z]:)?[^\s:]+\.[A-Za-z0-9+]+):(\d+):(?:(\d+):)? (.*)$`)
+var generic = lazy(`^((?:[A-Za-z]:)?[^\s:]+\.[A-Za-z0-9+]+):(\d+):(?:(\d+):)? (.*)$`)
 
 // parseGeneric takes "file:line:col: message" and "file:line: error: message"
 // lines that no tool-specific parser claimed: ESLint's unix format without a

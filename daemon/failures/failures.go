@@ -13,7 +13,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 )
@@ -203,7 +202,7 @@ func (s *scan) under(p string) bool {
 
 // ansiRE matches CSI sequences (colours, cursor moves), OSC sequences
 // (titles, hyperlinks) and two-byte escapes.
-var ansiRE = regexp.MustCompile(`\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])`)
+var ansiRE = lazy(`\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])`)
 
 func stripANSI(s string) string {
 	if !strings.Contains(s, "\x1b") {
@@ -229,7 +228,7 @@ func splitLines(s string) []string {
 // find is re.FindStringSubmatch behind a cheap test that line contains one
 // of hints: most lines of output match no parser, and Contains is far
 // cheaper than a failed regexp match.
-func find(re *regexp.Regexp, line string, hints ...string) []string {
+func find(re *lazyRE, line string, hints ...string) []string {
 	for _, h := range hints {
 		if strings.Contains(line, h) {
 			return re.FindStringSubmatch(line)

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
@@ -12,17 +11,17 @@ var (
 	// goDiag is a go build, go vet or staticcheck diagnostic; the path is
 	// relative to where go ran. A column is required: without one, a line is
 	// as likely a log.Lshortfile log line as a diagnostic.
-	goDiag = regexp.MustCompile(`^(?:vet: )?((?:[A-Za-z]:)?[^\s:]+\.go):(\d+):(\d+): (.+)$`)
+	goDiag = lazy(`^(?:vet: )?((?:[A-Za-z]:)?[^\s:]+\.go):(\d+):(\d+): (.+)$`)
 	// goTestLog is t.Error/t.Fatal/t.Log output: the file's base name, in the
 	// package directory, indented four spaces per test level.
-	goTestLog    = regexp.MustCompile(`^((?:    )+)([^\s:]+\.go):(\d+):(?: (.*))?$`)
-	goTestState  = regexp.MustCompile(`^=== (?:RUN|CONT|PAUSE|NAME)\s+(\S+)`)
-	goTestResult = regexp.MustCompile(`^\s*--- (FAIL|PASS|SKIP): (\S+)`)
-	goPkgResult  = regexp.MustCompile(`^(ok|FAIL)\s+(\S+)(?:\s|$)`)
-	goPanic      = regexp.MustCompile(`^(panic: |fatal error: )(.*?)(?: \[recovered.*\])?$`)
-	goRunning    = regexp.MustCompile(`^\t\t(\S+) \(`)
-	goGoroutine  = regexp.MustCompile(`^goroutine \d+ \[`)
-	goFrame      = regexp.MustCompile(`^\t((?:[A-Za-z]:)?\S.*?\.go):(\d+)(?: \+0x[0-9a-f]+)?$`)
+	goTestLog    = lazy(`^((?:    )+)([^\s:]+\.go):(\d+):(?: (.*))?$`)
+	goTestState  = lazy(`^=== (?:RUN|CONT|PAUSE|NAME)\s+(\S+)`)
+	goTestResult = lazy(`^\s*--- (FAIL|PASS|SKIP): (\S+)`)
+	goPkgResult  = lazy(`^(ok|FAIL)\s+(\S+)(?:\s|$)`)
+	goPanic      = lazy(`^(panic: |fatal error: )(.*?)(?: \[recovered.*\])?$`)
+	goRunning    = lazy(`^\t\t(\S+) \(`)
+	goGoroutine  = lazy(`^goroutine \d+ \[`)
+	goFrame      = lazy(`^\t((?:[A-Za-z]:)?\S.*?\.go):(\d+)(?: \+0x[0-9a-f]+)?$`)
 )
 
 // parseGo reads go build, go vet, go test and panic output.

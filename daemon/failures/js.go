@@ -1,13 +1,12 @@
 package failures
 
 import (
-	"regexp"
 	"strings"
 )
 
 var (
-	tscParen  = regexp.MustCompile(`^\s*(\S.*?)\((\d+),(\d+)\): (error|warning) (TS\d+: .*)$`)
-	tscPretty = regexp.MustCompile(`^\s*(\S.*?):(\d+):(\d+) - (error|warning) (TS\d+: .*)$`)
+	tscParen  = lazy(`^\s*(\S.*?)\((\d+),(\d+)\): (error|warning) (TS\d+: .*)$`)
+	tscPretty = lazy(`^\s*(\S.*?):(\d+):(\d+) - (error|warning) (TS\d+: .*)$`)
 )
 
 // parseTSC reads tsc's plain "file(line,col): error TSnnnn: msg" and pretty
@@ -27,10 +26,10 @@ func parseTSC(s *scan) {
 }
 
 var (
-	eslintMessage = regexp.MustCompile(`^\s+(\d+):(\d+)\s+(error|warning)\s+(.*?)(?:\s{2,}(\S+))?$`)
-	eslintFile    = regexp.MustCompile(`^(?:[A-Za-z]:)?[^\s:]+\.[A-Za-z0-9]+$`)
-	eslintUnix    = regexp.MustCompile(`^((?:[A-Za-z]:)?[^\s:]+):(\d+):(\d+): (.*?) \[(Error|Warning)(?:/([^\]]+))?\]$`)
-	eslintCompact = regexp.MustCompile(`^((?:[A-Za-z]:)?[^\s:]+): line (\d+), col (\d+), (Error|Warning) - (.*?)(?: \(([^()]+)\))?$`)
+	eslintMessage = lazy(`^\s+(\d+):(\d+)\s+(error|warning)\s+(.*?)(?:\s{2,}(\S+))?$`)
+	eslintFile    = lazy(`^(?:[A-Za-z]:)?[^\s:]+\.[A-Za-z0-9]+$`)
+	eslintUnix    = lazy(`^((?:[A-Za-z]:)?[^\s:]+):(\d+):(\d+): (.*?) \[(Error|Warning)(?:/([^\]]+))?\]$`)
+	eslintCompact = lazy(`^((?:[A-Za-z]:)?[^\s:]+): line (\d+), col (\d+), (Error|Warning) - (.*?)(?: \(([^()]+)\))?$`)
 )
 
 // parseESLint reads the stylish format (a path line, then indented
@@ -69,12 +68,12 @@ func eslintText(msg, rule string) string {
 }
 
 var (
-	jestBullet  = regexp.MustCompile(`^\s*● (.+)$`)
-	jestFrame   = regexp.MustCompile(`^\s+at (?:.*? \()?(\S+?):(\d+):(\d+)\)?$`)
-	jestEnd     = regexp.MustCompile(`^\s*(?:(?:PASS|FAIL)\s|console\.\w+$|Test Suites:|Summary of all failing tests)`)
-	vitestFrame = regexp.MustCompile(`^\s*❯ (?:\S+ )??(\S+?):(\d+):(\d+)$`)
-	testFail    = regexp.MustCompile(`^\s*FAIL\s+(\S+?\.(?:[cm]?[jt]sx?|vue|svelte))(?:\s+>\s+(.*?))?(?:\s+\(\d.*\)|\s+\[.*\])?$`)
-	codeFrame   = regexp.MustCompile(`^\s*(?:>\s*)?\d+\s*\|`)
+	jestBullet  = lazy(`^\s*● (.+)$`)
+	jestFrame   = lazy(`^\s+at (?:.*? \()?(\S+?):(\d+):(\d+)\)?$`)
+	jestEnd     = lazy(`^\s*(?:(?:PASS|FAIL)\s|console\.\w+$|Test Suites:|Summary of all failing tests)`)
+	vitestFrame = lazy(`^\s*❯ (?:\S+ )??(\S+?):(\d+):(\d+)$`)
+	testFail    = lazy(`^\s*FAIL\s+(\S+?\.(?:[cm]?[jt]sx?|vue|svelte))(?:\s+>\s+(.*?))?(?:\s+\(\d.*\)|\s+\[.*\])?$`)
+	codeFrame   = lazy(`^\s*(?:>\s*)?\d+\s*\|`)
 )
 
 // parseJS reads Jest and Vitest failures: the "FAIL file" header, then

@@ -2,18 +2,17 @@ package failures
 
 import (
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
 var (
-	pyFrame         = regexp.MustCompile(`^\s*File "(.+)", line (\d+)(?:, in .*)?$`)
-	pytestLoc       = regexp.MustCompile(`^((?:[A-Za-z]:)?[^\s:]+\.py):(\d+):(?: (.*))?$`)
-	pytestSummary   = regexp.MustCompile(`^(?:FAILED|ERROR) ((?:[A-Za-z]:)?[^\s:]+\.py)(?:::(\S+))?(?: - (.*))?$`)
-	pytestSection   = regexp.MustCompile(`^(?:_{3,} .* _{3,}|={3,} .* ={3,})$`)
-	pytestErrorLine = regexp.MustCompile(`^E\s+(.*)$`)
-	severityPrefix  = regexp.MustCompile(`^(?:fatal error|error|warning|note|info):`)
-	pyStdlib        = regexp.MustCompile(`(?:^|/)lib/python\d[\d.]*/`)
+	pyFrame         = lazy(`^\s*File "(.+)", line (\d+)(?:, in .*)?$`)
+	pytestLoc       = lazy(`^((?:[A-Za-z]:)?[^\s:]+\.py):(\d+):(?: (.*))?$`)
+	pytestSummary   = lazy(`^(?:FAILED|ERROR) ((?:[A-Za-z]:)?[^\s:]+\.py)(?:::(\S+))?(?: - (.*))?$`)
+	pytestSection   = lazy(`^(?:_{3,} .* _{3,}|={3,} .* ={3,})$`)
+	pytestErrorLine = lazy(`^E\s+(.*)$`)
+	severityPrefix  = lazy(`^(?:fatal error|error|warning|note|info):`)
+	pyStdlib        = lazy(`(?:^|/)lib/python\d[\d.]*/`)
 )
 
 // parsePytest reads pytest's failure sections ("tests/test_x.py:12:

@@ -1,14 +1,12 @@
 package failures
 
-import "regexp"
-
 var (
-	rustHeader   = regexp.MustCompile(`^(error|warning)(\[\w+\])?: (.*)$`)
-	rustSub      = regexp.MustCompile(`^(?:note|help)(?:\[\w+\])?:`)
-	rustArrow    = regexp.MustCompile(`^\s*--> (.+?):(\d+):(\d+)$`)
-	rustPanic    = regexp.MustCompile(`^thread '[^']*'(?: \(\d+\))? panicked at (.+?):(\d+):(\d+):$`)
-	rustPanicOld = regexp.MustCompile(`^thread '[^']*'(?: \(\d+\))? panicked at '(.*)$`)
-	rustPanicEnd = regexp.MustCompile(`', (\S+?):(\d+):(\d+)$`)
+	rustHeader   = lazy(`^(error|warning)(\[\w+\])?: (.*)$`)
+	rustSub      = lazy(`^(?:note|help)(?:\[\w+\])?:`)
+	rustArrow    = lazy(`^\s*--> (.+?):(\d+):(\d+)$`)
+	rustPanic    = lazy(`^thread '[^']*'(?: \(\d+\))? panicked at (.+?):(\d+):(\d+):$`)
+	rustPanicOld = lazy(`^thread '[^']*'(?: \(\d+\))? panicked at '(.*)$`)
+	rustPanicEnd = lazy(`', (\S+?):(\d+):(\d+)$`)
 )
 
 // parseRust reads rustc diagnostics (an "error[E0308]: msg" header, then

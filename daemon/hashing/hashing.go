@@ -20,6 +20,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/zeebo/xxh3"
 
@@ -83,8 +84,12 @@ func NewHasher(path string) *Hasher {
 	}
 	b = b[len(statCacheMagic):]
 	// One string for the whole file: the names below share it rather
-	// than allocate one each.
-	all := string(b)
+	// than allocate one each. It is the file's buffer itself, which
+	// nothing writes once read.
+	all := unsafe.String(unsafe.SliceData(b), len(b))
+	// Sized for every record first: growing the map as it filled
+	// rehashed it a dozen times (and faulted in every new table).
+	h.m = make(map[string]statEntry, countStatRecords(b))
 	for off := 0; len(b) > 0; {
 		if len(b) < 2 {
 			break
@@ -106,6 +111,20 @@ func NewHasher(path string) *Hasher {
 		b = r[statRecord:]
 	}
 	return h
+}
+
+// countStatRecords is how many whole records b holds.
+func countStatRecords(b []byte) int {
+	n := 0
+	for len(b) >= 2 {
+		size := 2 + int(binary.LittleEndian.Uint16(b)) + statRecord
+		if len(b) < size {
+			break
+		}
+		b = b[size:]
+		n++
+	}
+	return n
 }
 
 // Save writes the stat cache atomically when it changed.

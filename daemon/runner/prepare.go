@@ -16,7 +16,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/bmatcuk/doublestar/v4"
 	"github.com/rs/zerolog"
 
 	"github.com/vzn/vx/daemon/cache"
@@ -381,7 +380,7 @@ func projectOutputs(m *workspace.Model, project string) []string {
 }
 
 func (p *Prepared) hashInputs(n *workspace.Node, files []string, outputs []string) (map[string]string, error) {
-	out := map[string]string{}
+	out := make(map[string]string, len(files))
 	base := filepath.Join(p.Model.Root, filepath.FromSlash(n.Dir))
 	outputs = trimDot(outputs)
 	for _, f := range files {
@@ -407,12 +406,12 @@ func selectedInput(d workspace.TaskDef, f string) bool {
 	in := len(d.Inputs) == 0
 	for _, g := range d.Inputs {
 		if strings.HasPrefix(g, "!") {
-			if ok, _ := doublestar.Match(strings.TrimPrefix(g[1:], "./"), f); ok {
+			if workspace.MatchGlob(strings.TrimPrefix(g[1:], "./"), f) {
 				return false
 			}
 			continue
 		}
-		if ok, _ := doublestar.Match(strings.TrimPrefix(g, "./"), f); ok {
+		if workspace.MatchGlob(strings.TrimPrefix(g, "./"), f) {
 			in = true
 		}
 	}
@@ -423,7 +422,7 @@ func selectedInput(d workspace.TaskDef, f string) bool {
 		if strings.HasPrefix(g, "!") {
 			continue
 		}
-		if ok, _ := doublestar.Match(strings.TrimPrefix(g, "./"), f); ok {
+		if workspace.MatchGlob(strings.TrimPrefix(g, "./"), f) {
 			return false
 		}
 	}
@@ -440,7 +439,7 @@ func trimDot(globs []string) []string {
 
 func hasMatch(g string, files map[string]string) bool {
 	for f := range files {
-		if ok, _ := doublestar.Match(g, f); ok {
+		if workspace.MatchGlob(g, f) {
 			return true
 		}
 	}

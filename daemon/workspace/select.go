@@ -272,9 +272,29 @@ func (m *Model) ProjectOf(rel string) *Project {
 // MatchesAny reports whether the slash path f matches one of globs.
 func MatchesAny(globs []string, f string) bool {
 	for _, g := range globs {
-		if ok, _ := doublestar.Match(g, f); ok {
+		if MatchGlob(g, f) {
 			return true
 		}
 	}
 	return false
 }
+
+// MatchGlob is doublestar.Match(g, f), a malformed glob matching nothing,
+// with the two shapes most inputs and outputs take answered by string
+// comparison: a literal path ("package.json"), and a literal directory and
+// everything under it ("src/**", which doublestar also matches with the
+// directory itself). A run of 1,000 packages matches 11,000 files against
+// four globs each.
+func MatchGlob(g, f string) bool {
+	if !hasGlobMeta(g) {
+		return g == f
+	}
+	if dir, ok := strings.CutSuffix(g, "/**"); ok && !hasGlobMeta(dir) {
+		return f == dir || (len(f) > len(dir) && f[len(dir)] == '/' && f[:len(dir)] == dir)
+	}
+	ok, _ := doublestar.Match(g, f)
+	return ok
+}
+
+// hasGlobMeta reports whether g has a character doublestar gives a meaning.
+func hasGlobMeta(g string) bool { return strings.ContainsAny(g, "*?[]{}\\") }

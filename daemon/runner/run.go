@@ -46,6 +46,9 @@ type run struct {
 	rowsMu  sync.Mutex
 	pending []history.Execution
 	pendMu  sync.Mutex
+	// full is signalled when flushRows executions are pending, so that a
+	// run of many quick tasks writes them while the rest resolve.
+	full    chan struct{}
 	warnMu  sync.Mutex
 	warns   []string
 	stamps  *outputStamps
@@ -108,7 +111,7 @@ func Execute(ctx context.Context, p *Prepared, o *Options, out Output) (*wire.Ru
 	}
 	defer hist.Close()
 	root := p.Model.Root
-	r := &run{p: p, o: o, out: out, store: store, hist: hist, log: o.Logger, rows: map[string]*wire.TaskRow{}, stamps: p.early.takeStamps(root)}
+	r := &run{p: p, o: o, out: out, store: store, hist: hist, log: o.Logger, rows: map[string]*wire.TaskRow{}, full: make(chan struct{}, 1), stamps: p.early.takeStamps(root)}
 	if r.stamps == nil {
 		r.stamps = loadStamps(layout.OutputStamps(root))
 	}
@@ -212,8 +215,15 @@ func (r *run) writeComponents(ctx context.Context) <-chan error {
 	return done
 }
 
-// flushEvery writes the finished executions to the history every period
-// until the returned function is called (it waits for the last flush).
+// flushRows is how many finished executions make a flush due before its
+// period: a fully cached run of 1,000 tasks then writes its history in
+// five transactions alongside its hits instead of one after them all
+// (the write is SQLite on one core, the hits are on every worker).
+const flushRows = 200
+
+// flushEvery writes the finished executions to the history every period,
+// and whenever flushRows are pending, until the returned function is
+// called (it waits for the last flush).
 func (r *run) flushEvery(ctx context.Context, period time.Duration) (stop func()) {
 	flushDone := make(chan struct{})
 	stopFlush := make(chan struct{})
@@ -224,6 +234,8 @@ func (r *run) flushEvery(ctx context.Context, period time.Duration) (stop func()
 		for {
 			select {
 			case <-t.C:
+				r.flush(context.WithoutCancel(ctx))
+			case <-r.full:
 				r.flush(context.WithoutCancel(ctx))
 			case <-stopFlush:
 				return
@@ -480,6 +492,9 @@ func (r *run) runNode(ctx context.Context, n *workspace.Node) bool {
 	if !n.Def.Cache {
 		row.Cache = wire.CacheOff
 	}
+	if r.quickHit(n, row) {
+		return true
+	}
 	release, reason := r.lockNode(ctx, n)
 	if release == nil {
 		row.Status, row.Reason = wire.StatusInterrupted, reason
@@ -644,6 +659,34 @@ func (r *run) restore(ctx context.Context, n *workspace.Node, row *wire.TaskRow,
 		}
 		r.stamp(n.ID, row.Key, dir, files, log)
 	}
+	r.hit(n, row, start, source, files, log)
+	return true
+}
+
+// quickHit answers a task whose outputs are still exactly as vx left them
+// for its key, its log remembered, without taking the task's lock: such a
+// hit reads nothing from the cache and writes nothing, so there is nothing
+// to keep apart from another run. A run writing those outputs changes
+// their stamps, and a task whose outputs do not match (or that shares
+// outputs with another task) takes the lock and restore's full path. On a
+// fully cached run of 1,000 tasks this is 3,000 system calls fewer (the
+// lock file's open, flock and close).
+func (r *run) quickHit(n *workspace.Node, row *wire.TaskRow) bool {
+	if !n.Def.Cache || r.o.Force || !r.rc.mode.LocalRead || r.guard.lockName(n.ID) != "" {
+		return false
+	}
+	start := time.Now()
+	files, log, same := r.stamps.current(n.ID, row.Key, r.dir(n))
+	if !same || log == nil {
+		return false
+	}
+	r.event(wire.Event{Type: wire.EventTaskStarted, TaskID: n.ID, DependsOn: executableDeps(n)})
+	r.hit(n, row, start, wire.CacheSourceLocal, files, log)
+	return true
+}
+
+// hit prints a hit's log and records it.
+func (r *run) hit(n *workspace.Node, row *wire.TaskRow, start time.Time, source string, files []string, log []byte) {
 	r.replay(n, log)
 	code := 0
 	row.Status, row.Cache, row.ExitCode = wire.StatusPassed, wire.CacheHit, &code
@@ -651,7 +694,6 @@ func (r *run) restore(ctx context.Context, n *workspace.Node, row *wire.TaskRow,
 	row.DurationMs = time.Since(start).Milliseconds()
 	row.Outputs = len(files)
 	r.record(n, row, nil)
-	return true
 }
 
 // replay prints a cached log with the task's prefix, masked.
@@ -759,7 +801,14 @@ func (r *run) record(n *workspace.Node, row *wire.TaskRow, output []byte) {
 	}
 	r.pendMu.Lock()
 	r.pending = append(r.pending, ex)
+	full := len(r.pending) >= flushRows
 	r.pendMu.Unlock()
+	if full {
+		select {
+		case r.full <- struct{}{}:
+		default: // a flush is already due
+		}
+	}
 	r.event(wire.Event{Type: wire.EventTaskFinished, TaskID: n.ID, Status: row.Status, Cache: row.Cache, DurationMs: row.DurationMs})
 }
 

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/vzn/vx/protocol/layout"
 )
@@ -279,8 +280,10 @@ func parseListing(raw []byte, env string, skip func(string) bool) ([]string, boo
 	if !bytes.HasPrefix(raw, []byte(listCacheMagic)) {
 		return nil, false
 	}
-	// One string for the whole file: the paths below share it.
-	s := string(raw[len(listCacheMagic):])
+	// One string for the whole file: the paths below share it. It is the
+	// caller's buffer itself, which nothing writes once read.
+	body := raw[len(listCacheMagic):]
+	s := unsafe.String(unsafe.SliceData(body), len(body))
 	getUint := func() (uint64, error) {
 		v, n := binary.Uvarint([]byte(s[:min(len(s), binary.MaxVarintLen64)]))
 		if n <= 0 {

@@ -15,7 +15,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
@@ -43,8 +42,6 @@ type Target struct {
 	Workspace string // slug
 	token     string
 }
-
-var slugRe = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
 
 // Resolve reads the target from the configuration and environment. ok is
 // false when the workspace has not opted in; err says what is wrong with
@@ -80,7 +77,7 @@ func Resolve(cfg *workspace.PlatformConfig, environ []string) (t *Target, ok boo
 		return nil, true, fmt.Errorf("platform URL %q: a base URL holds no credentials, query or fragment; the token comes only from %s", workspace.RedactURL(t.URL), EnvToken)
 	case t.Workspace == "":
 		return nil, true, fmt.Errorf("platform.url is set but no workspace slug: set platform.workspace in %s or %s", workspace.ConfigFile, EnvWorkspace)
-	case !slugRe.MatchString(t.Workspace):
+	case !wire.ValidSlug(t.Workspace):
 		return nil, true, fmt.Errorf("platform workspace %q is not a slug (lowercase letters, digits, '.', '_', '-')", t.Workspace)
 	case t.token == "":
 		return nil, true, fmt.Errorf("%s is not set: runs are not pushed (vx push --all sends the local history once it is)", EnvToken)

@@ -84,7 +84,6 @@ func Hash(secret string) []byte {
 
 var (
 	orgName   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
-	slugRe    = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
 	tokenForm = regexp.MustCompile(`^vxc_[0-9A-Za-z]{43}$`)
 	// workspaceID is the form of a workspace id (see ingest): no slug may
 	// take it, or a slug could shadow another workspace's id wherever a
@@ -93,7 +92,7 @@ var (
 )
 
 // ValidSlug reports whether s can name a workspace.
-func ValidSlug(s string) bool { return slugRe.MatchString(s) }
+func ValidSlug(s string) bool { return wire.ValidSlug(s) }
 
 // CheckSlug refuses a workspace slug that is not one.
 func CheckSlug(s string) error {

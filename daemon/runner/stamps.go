@@ -54,16 +54,50 @@ func loadStamps(path string) *outputStamps {
 }
 
 func stampFile(dir, rel string) (fileStamp, bool) {
-	st, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(rel)))
-	if err != nil {
-		return fileStamp{}, false
+	// A bare lstat into a Stat_t on the stack: os.Lstat allocated a
+	// FileInfo for each output of each hit.
+	var st syscall.Stat_t
+	path := filepath.Join(dir, filepath.FromSlash(rel))
+	for {
+		err := syscall.Lstat(path, &st)
+		if err == nil {
+			break
+		}
+		if err != syscall.EINTR {
+			return fileStamp{}, false
+		}
 	}
-	f := fileStamp{Path: rel, Size: st.Size(), Mtime: st.ModTime().UnixNano(), Mode: uint32(st.Mode())}
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
-		f.Ino = sys.Ino
-		f.Ctime = sys.Ctim.Nano()
+	return fileStamp{Path: rel, Size: st.Size, Mtime: st.Mtim.Nano(), Ino: st.Ino, Ctime: st.Ctim.Nano(), Mode: uint32(fileMode(st.Mode))}, true
+}
+
+// fileMode is the os.FileMode that os.Lstat gives for a stat's mode, which
+// the stamps have always held.
+func fileMode(m uint32) os.FileMode {
+	mode := os.FileMode(m & 0o777)
+	switch m & syscall.S_IFMT {
+	case syscall.S_IFBLK:
+		mode |= os.ModeDevice
+	case syscall.S_IFCHR:
+		mode |= os.ModeDevice | os.ModeCharDevice
+	case syscall.S_IFDIR:
+		mode |= os.ModeDir
+	case syscall.S_IFIFO:
+		mode |= os.ModeNamedPipe
+	case syscall.S_IFLNK:
+		mode |= os.ModeSymlink
+	case syscall.S_IFSOCK:
+		mode |= os.ModeSocket
 	}
-	return f, true
+	if m&syscall.S_ISGID != 0 {
+		mode |= os.ModeSetgid
+	}
+	if m&syscall.S_ISUID != 0 {
+		mode |= os.ModeSetuid
+	}
+	if m&syscall.S_ISVTX != 0 {
+		mode |= os.ModeSticky
+	}
+	return mode
 }
 
 // current reports whether the task's outputs on disk are exactly those vx

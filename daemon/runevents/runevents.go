@@ -48,6 +48,9 @@ type writer struct {
 }
 
 func (w *writer) write(e wire.Event) {
+	// Encoded before the lock: a run's workers report hits at once, and
+	// encoding under it made them wait for each other.
+	b, _ := json.Marshal(e)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
@@ -63,7 +66,6 @@ func (w *writer) write(e wire.Event) {
 			return
 		}
 	}
-	b, _ := json.Marshal(e)
 	w.buf = append(append(w.buf, b...), '\n')
 	switch {
 	case e.Type == wire.EventRunStarted || e.Type == wire.EventRunFinished || len(w.buf) >= maxBuffered:

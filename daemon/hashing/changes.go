@@ -219,7 +219,7 @@ func (c *Changes) loadTrustedListing(path string) ([]string, fileID, bool) {
 	if _, err := readFull(f, raw); err != nil {
 		return nil, fileID{}, false
 	}
-	files, ok := parseListing(raw, listEnv(), c.unchanged)
+	files, ok := parseListing(raw, listEnv(c.root), c.unchanged)
 	return files, fileIDOf(&st), ok
 }
 

@@ -70,7 +70,7 @@ func statPath(p string) pathStat {
 // git, or with GIT_DIR, GIT_WORK_TREE or GIT_INDEX_FILE set, it is
 // ListFiles.
 func ListFilesCached(ctx context.Context, root, path string) (files []string, reused bool, err error) {
-	env := listEnv()
+	env := listEnv(root)
 	if files, ok := loadListing(path, env); ok {
 		return files, true, nil
 	}
@@ -103,9 +103,13 @@ func ListFilesCached(ctx context.Context, root, path string) (files []string, re
 	return files, false, nil
 }
 
-// listEnv is the digest of the environment git's answer depends on.
-func listEnv() string {
-	var vars []string
+// listEnv is the digest of what a saved listing is valid for besides the
+// stats: the root it lists (a workspace copied or moved with its .vx holds
+// a listing whose stats are another tree's: checked against that tree it
+// would pass while this one differs) and the environment git's answer
+// depends on.
+func listEnv(root string) string {
+	vars := []string{"\x00root=" + root}
 	for _, kv := range os.Environ() {
 		if strings.HasPrefix(kv, "GIT_") || strings.HasPrefix(kv, "HOME=") || strings.HasPrefix(kv, "XDG_CONFIG_HOME=") {
 			vars = append(vars, kv)

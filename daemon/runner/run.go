@@ -183,8 +183,13 @@ func (r *run) tidy(ctx context.Context) {
 	if m := r.hist.MovedAside(); m != nil {
 		r.warn("%s", m)
 	}
-	r.overlaps = p.Graph.OutputOverlaps()
-	r.guard = newOutputGuard(r.overlaps, p.Model.OutputOverlaps())
+	var model []workspace.OutputOverlap
+	if p.overlaps != nil {
+		r.overlaps, model = p.overlaps()
+	} else {
+		r.overlaps, model = p.Graph.OutputOverlaps(), p.Model.OutputOverlaps()
+	}
+	r.guard = newOutputGuard(r.overlaps, model)
 	r.warnOverlaps(r.overlaps)
 	if dead, err := r.hist.ReapDeadRuns(ctx); err != nil {
 		r.warn("%v", err)

@@ -12,7 +12,7 @@ import (
 // Per-project reads without an index of executions by project. Every
 // execution used to add an entry to executions(project, run_seq) at a
 // random place (a dirty page per task per run); a project's executions
-// are now read task by task through executions(task_id, run_seq), its
+// are now read task by task along each task's chain (chain.go), its
 // tasks listed by task_stats.
 
 // projectTasks lists the task ids recorded for project.
@@ -34,7 +34,7 @@ func projectTasks(ctx context.Context, db *sql.DB, project string) ([]string, er
 }
 
 // recentOfProject is RecentExecutions narrowed to a project: the newest
-// (run, id) of each of its tasks from the task index alone, merged newest
+// (run, id) of each of its tasks from its chain, merged newest
 // first and cut at limit, then those rows.
 func (s *Store) recentOfProject(ctx context.Context, db *sql.DB, project string, limit int) ([]ExecRow, error) {
 	ids, err := projectTasks(ctx, db, project)
@@ -44,7 +44,7 @@ func (s *Store) recentOfProject(ctx context.Context, db *sql.DB, project string,
 	type place struct{ seq, id int64 }
 	var all []place
 	for _, task := range ids {
-		rows, err := db.QueryContext(ctx, `SELECT run_seq, id FROM executions WHERE task_id = ? ORDER BY run_seq DESC, id DESC LIMIT ?`, task, limit)
+		rows, err := db.QueryContext(ctx, chainFrom("", "?2")+` SELECT seq, id FROM chain`, task, limit)
 		if err != nil {
 			return nil, fmt.Errorf("reading recent executions: %w", err)
 		}
@@ -119,8 +119,8 @@ func cacheActivityOfProject(ctx context.Context, db *sql.DB, since time.Time, pr
 	}
 	seqs := map[int64]bool{}
 	for _, task := range ids {
-		rows, err := db.QueryContext(ctx, `SELECT run_seq, cache = 'hit' FROM executions
-			WHERE task_id = ? AND run_seq >= ? AND run_started_at >= ?`, task, minSeq, nanos(since))
+		rows, err := db.QueryContext(ctx, chainFrom("e.run_seq >= ?2", "")+` SELECT e.run_seq, e.cache = 'hit'
+			FROM chain c CROSS JOIN executions e ON e.id = c.id WHERE e.run_started_at >= ?3`, task, minSeq, nanos(since))
 		if err != nil {
 			return 0, 0, 0, err
 		}

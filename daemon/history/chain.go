@@ -215,7 +215,7 @@ func stepTaskChain(ctx context.Context, tx *sql.Tx) error {
 			WHERE (last_id IS NOT ` + newestOf("x.id") + ` OR last_seq IS NOT ` + newestOf("x.run_seq") + `)
 			AND EXISTS (SELECT 1 FROM executions x WHERE x.task_id = task_stats.task_id)`,
 		`UPDATE executions SET prev_id = l.prev
-			FROM (SELECT id, lag(id) OVER (PARTITION BY task_id ORDER BY run_seq, id) AS prev FROM executions) AS l
+			FROM (SELECT id, lag(id) OVER (PARTITION BY task_id ORDER BY run_seq, id) AS prev FROM executions ORDER BY id) AS l
 			WHERE executions.id = l.id AND executions.prev_id IS NOT l.prev`,
 		`DROP INDEX IF EXISTS executions_task`,
 	}

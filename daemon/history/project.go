@@ -4,7 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 )
@@ -34,17 +34,25 @@ func projectTasks(ctx context.Context, db *sql.DB, project string) ([]string, er
 }
 
 // recentOfProject is RecentExecutions narrowed to a project: the newest
-// (run, id) of each of its tasks from its chain, merged newest
-// first and cut at limit, then those rows.
+// (run, id) of each of its tasks from its chain, merged newest first and
+// cut at limit, then those rows. Once limit places are known, a task's
+// walk stops at the oldest of them: nothing older can be in the answer.
 func (s *Store) recentOfProject(ctx context.Context, db *sql.DB, project string, limit int) ([]ExecRow, error) {
 	ids, err := projectTasks(ctx, db, project)
 	if err != nil {
 		return nil, fmt.Errorf("reading recent executions: %w", err)
 	}
-	type place struct{ seq, id int64 }
+	newestFirst := func(a, b place) int {
+		if a.after(b) {
+			return -1
+		}
+		return 1
+	}
 	var all []place
+	cut := place{-1, -1}
 	for _, task := range ids {
-		rows, err := db.QueryContext(ctx, chainFrom("", "?2")+` SELECT seq, id FROM chain`, task, limit)
+		rows, err := db.QueryContext(ctx, chainFrom("(e.run_seq, e.id) > (?3, ?4)", "?2")+` SELECT seq, id FROM chain`,
+			task, limit, cut.seq, cut.id)
 		if err != nil {
 			return nil, fmt.Errorf("reading recent executions: %w", err)
 		}
@@ -61,13 +69,13 @@ func (s *Store) recentOfProject(ctx context.Context, db *sql.DB, project string,
 		if err != nil {
 			return nil, fmt.Errorf("reading recent executions: %w", err)
 		}
-	}
-	sort.Slice(all, func(i, j int) bool {
-		if all[i].seq != all[j].seq {
-			return all[i].seq > all[j].seq
+		if len(all) >= limit {
+			slices.SortFunc(all, newestFirst)
+			all = all[:limit]
+			cut = all[limit-1]
 		}
-		return all[i].id > all[j].id
-	})
+	}
+	slices.SortFunc(all, newestFirst)
 	all = all[:min(limit, len(all))]
 	if len(all) == 0 {
 		return nil, nil

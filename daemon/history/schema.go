@@ -14,14 +14,14 @@ import (
 // into a chain, newest first, whose head is task_stats.last_id (chain.go):
 // per-task and per-project history walks it rather than an index by task,
 // whose scattered entries made every run's write grow with the history.
-// executions.ran marks
-// rows that actually ran the command (not a hit; passed, failed or timed
-// out). task_stats (with each task's window of recent executed durations
+// executions.ran marks rows that actually ran the command (not a hit;
+// passed, failed or timed out). task_stats (with each task's window of recent executed durations
 // and the percentiles over it) and flaky_keys are kept by RecordExecutions
 // in the same transaction as the rows they summarise, so that stats never
 // scan the executions table.
 // output is the last column so that reads which skip it never touch its
-// overflow pages.
+// overflow pages (in a history migrated from an older schema, the columns
+// added since, sandbox_violations and prev_id, come after it).
 var schema = []string{
 	`CREATE TABLE runs (
 		id          TEXT    NOT NULL PRIMARY KEY,

@@ -18,28 +18,29 @@ import (
 //
 // A row usually arrives as its task's newest and links to the head. A
 // row of an older run can arrive after a newer run recorded the task (two
-// vx processes recording at once): it is spliced in where it belongs, the
-// walk from the head as long as the runs recorded since.
+// vx processes recording at once): it is spliced in where it belongs,
+// found by walking back from the head past the executions of the runs
+// recorded since.
 
 // place is an execution's position in its task's chain.
 type place struct{ seq, id int64 }
 
 func (p place) after(q place) bool { return p.seq > q.seq || p.seq == q.seq && p.id > q.id }
 
-// link is one execution of the chain as the batch knows it.
-type link struct {
-	seq, prev int64 // prev 0: the first of its task
-	row       *execRow
-	dirty     bool // a stored row whose prev_id the batch moved
-}
-
 // chainer computes the prev_id of a batch's rows, reading the stored
 // chain only where a row is spliced in.
 type chainer struct {
-	tx    *sql.Tx
-	heads map[string]place
-	links map[int64]*link
-	read  *sql.Stmt
+	tx     *sql.Tx
+	heads  map[string]place
+	rows   []execRow // the batch, whose ids run from rows[0].id up by one
+	stored map[int64]*stored
+	read   *sql.Stmt
+}
+
+// stored is a row of an earlier transaction that a splice walked.
+type stored struct {
+	seq, prev int64 // prev 0: the first of its task
+	moved     bool  // the batch changed its prev
 }
 
 // batchHeads reads the chain head of every task the batch has a row of.
@@ -68,10 +69,10 @@ func batchHeads(ctx context.Context, tx *sql.Tx, execs []Execution) (map[string]
 	return out, nil
 }
 
-// chain sets prev of every row, in slice order (ids already given), and
-// writes the prev_id of stored rows a splice moved.
+// chainRows sets prev of every row, in slice order (ids already given),
+// and writes the prev_id of stored rows a splice moved.
 func chainRows(ctx context.Context, tx *sql.Tx, heads map[string]place, rows []execRow) error {
-	c := &chainer{tx: tx, heads: heads, links: map[int64]*link{}}
+	c := &chainer{tx: tx, heads: heads, rows: rows}
 	defer func() {
 		if c.read != nil {
 			c.read.Close()
@@ -82,8 +83,8 @@ func chainRows(ctx context.Context, tx *sql.Tx, heads map[string]place, rows []e
 			return fmt.Errorf("recording execution of %s: linking it to the task's previous one: %w", rows[i].e.TaskID, err)
 		}
 	}
-	for id, l := range c.links {
-		if !l.dirty {
+	for id, l := range c.stored {
+		if !l.moved {
 			continue
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE executions SET prev_id = ? WHERE id = ?`, nullID(l.prev), id); err != nil {
@@ -95,63 +96,61 @@ func chainRows(ctx context.Context, tx *sql.Tx, heads map[string]place, rows []e
 
 func (c *chainer) add(ctx context.Context, r *execRow) error {
 	me := place{r.rc.seq, r.id}
-	task := r.e.TaskID
-	head, ok := c.heads[task]
-	c.links[r.id] = &link{seq: me.seq, row: r}
+	head, ok := c.heads[r.e.TaskID]
 	if !ok || me.after(head) {
 		if ok {
 			r.prev = head.id
 		}
-		c.links[r.id].prev = r.prev
-		c.heads[task] = me
+		c.heads[r.e.TaskID] = me
 		return nil
 	}
 	// Walk back from the head to the first execution before me; the one
 	// walked from (succ) now follows me.
-	succ, err := c.link(ctx, head.id)
+	succ := head.id
+	_, succPrev, err := c.node(ctx, succ)
 	if err != nil {
 		return err
 	}
-	for succ.prev != 0 {
-		p, err := c.link(ctx, succ.prev)
+	for *succPrev != 0 {
+		seq, prev, err := c.node(ctx, *succPrev)
 		if err != nil {
 			return err
 		}
-		if !(place{p.seq, succ.prev}).after(me) {
+		if !(place{seq, *succPrev}).after(me) {
 			break
 		}
-		succ = p
+		succ, succPrev = *succPrev, prev
 	}
-	r.prev = succ.prev
-	c.links[r.id].prev = r.prev
-	succ.prev = r.id
-	if succ.row != nil {
-		succ.row.prev = r.id
-	} else {
-		succ.dirty = true
+	r.prev = *succPrev
+	*succPrev = r.id
+	if succ < c.rows[0].id {
+		c.stored[succ].moved = true
 	}
 	return nil
 }
 
-// link is the chain entry of execution id: one of the batch's rows, or a
-// stored row read once.
-func (c *chainer) link(ctx context.Context, id int64) (*link, error) {
-	if l := c.links[id]; l != nil {
-		return l, nil
+// node is execution id's run seq and its prev as the batch has it: one of
+// the batch's rows, or a stored row read once.
+func (c *chainer) node(ctx context.Context, id int64) (seq int64, prev *int64, err error) {
+	if i := id - c.rows[0].id; i >= 0 {
+		r := &c.rows[i]
+		return r.rc.seq, &r.prev, nil
+	}
+	if l := c.stored[id]; l != nil {
+		return l.seq, &l.prev, nil
 	}
 	if c.read == nil {
-		st, err := c.tx.PrepareContext(ctx, `SELECT run_seq, coalesce(prev_id, 0) FROM executions WHERE id = ?`)
-		if err != nil {
-			return nil, err
+		if c.read, err = c.tx.PrepareContext(ctx, `SELECT run_seq, coalesce(prev_id, 0) FROM executions WHERE id = ?`); err != nil {
+			return 0, nil, err
 		}
-		c.read = st
+		c.stored = map[int64]*stored{}
 	}
-	l := &link{}
+	l := &stored{}
 	if err := c.read.QueryRowContext(ctx, id).Scan(&l.seq, &l.prev); err != nil {
-		return nil, fmt.Errorf("execution %d: %w", id, err)
+		return 0, nil, fmt.Errorf("execution %d: %w", id, err)
 	}
-	c.links[id] = l
-	return l, nil
+	c.stored[id] = l
+	return l.seq, &l.prev, nil
 }
 
 func nullID(id int64) any {

@@ -17,7 +17,7 @@ import (
 // rows go in as multi-row statements; the outcome is the one the
 // row-at-a-time write gave, in slice order.
 
-// batchRows bounds the rows of one multi-row statement (23 parameters a
+// batchRows bounds the rows of one multi-row statement (24 parameters a
 // row stays well under SQLite's variable limit).
 const batchRows = 200
 
@@ -28,6 +28,7 @@ type execRow struct {
 	e        *Execution
 	rc       *runCount
 	id       int64
+	prev     int64 // the task's execution before this one (chain.go), 0 for none
 	ran      bool
 	attempt  bool
 	recent   []byte
@@ -44,6 +45,10 @@ func (s *Store) recordBatch(ctx context.Context, tx *sql.Tx, execs []Execution) 
 		return err
 	}
 	flaky, err := batchFlaky(ctx, tx, execs)
+	if err != nil {
+		return err
+	}
+	heads, err := batchHeads(ctx, tx, execs)
 	if err != nil {
 		return err
 	}
@@ -82,6 +87,9 @@ func (s *Store) recordBatch(ctx context.Context, tx *sql.Tx, execs []Execution) 
 		windows[e.TaskID] = r.recent
 		slices.Sort(d)
 		r.p50, r.p99 = percentile(d, 50), percentile(d, 99)
+	}
+	if err := chainRows(ctx, tx, heads, rows); err != nil {
+		return err
 	}
 	for start := 0; start < len(rows); start += batchRows {
 		chunk := rows[start:min(start+batchRows, len(rows))]
@@ -182,7 +190,7 @@ func batchWindows(ctx context.Context, tx *sql.Tx, execs []Execution) (map[strin
 }
 
 func (s *Store) insertExecutions(ctx context.Context, tx *sql.Tx, chunk []execRow) error {
-	const cols = 23
+	const cols = 24
 	args := make([]any, 0, cols*len(chunk))
 	for _, r := range chunk {
 		e := r.e
@@ -204,12 +212,12 @@ func (s *Store) insertExecutions(ctx context.Context, tx *sql.Tx, chunk []execRo
 		}
 		args = append(args, r.id, e.RunID, r.rc.seq, r.rc.started, e.TaskID, e.Project, e.Task, e.Key, e.Status, e.Cache,
 			boolInt(r.ran), exit, nanos(e.StartedAt), e.DurationMs, e.PeakRSSBytes, e.CPUParallelism, blocked,
-			boolInt(e.TimedOut), e.Reason, boolInt(e.OutputTruncated), e.CacheSource, out, sandboxJSON(e.SandboxViolations))
+			boolInt(e.TimedOut), e.Reason, boolInt(e.OutputTruncated), e.CacheSource, out, sandboxJSON(e.SandboxViolations), nullID(r.prev))
 	}
 	q := `INSERT INTO executions
 		(id, run_id, run_seq, run_started_at, task_id, project, task, key, status, cache, ran, exit_code, started_at, duration_ms,
 		 peak_rss_bytes, cpu_parallelism, blocked_by, timed_out, reason, output_truncated, cache_source, output,
-		 sandbox_violations)
+		 sandbox_violations, prev_id)
 		VALUES ` + valuesList(cols, len(chunk))
 	if _, err := tx.ExecContext(ctx, q, args...); err != nil {
 		return fmt.Errorf("recording executions of %s…: %w", chunk[0].e.TaskID, err)

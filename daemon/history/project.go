@@ -4,7 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 )
@@ -12,7 +12,7 @@ import (
 // Per-project reads without an index of executions by project. Every
 // execution used to add an entry to executions(project, run_seq) at a
 // random place (a dirty page per task per run); a project's executions
-// are now read task by task through executions(task_id, run_seq), its
+// are now read task by task along each task's chain (chain.go), its
 // tasks listed by task_stats.
 
 // projectTasks lists the task ids recorded for project.
@@ -34,17 +34,25 @@ func projectTasks(ctx context.Context, db *sql.DB, project string) ([]string, er
 }
 
 // recentOfProject is RecentExecutions narrowed to a project: the newest
-// (run, id) of each of its tasks from the task index alone, merged newest
-// first and cut at limit, then those rows.
+// (run, id) of each of its tasks from its chain, merged newest first and
+// cut at limit, then those rows. Once limit places are known, a task's
+// walk stops at the oldest of them: nothing older can be in the answer.
 func (s *Store) recentOfProject(ctx context.Context, db *sql.DB, project string, limit int) ([]ExecRow, error) {
 	ids, err := projectTasks(ctx, db, project)
 	if err != nil {
 		return nil, fmt.Errorf("reading recent executions: %w", err)
 	}
-	type place struct{ seq, id int64 }
+	newestFirst := func(a, b place) int {
+		if a.after(b) {
+			return -1
+		}
+		return 1
+	}
 	var all []place
+	cut := place{-1, -1}
 	for _, task := range ids {
-		rows, err := db.QueryContext(ctx, `SELECT run_seq, id FROM executions WHERE task_id = ? ORDER BY run_seq DESC, id DESC LIMIT ?`, task, limit)
+		rows, err := db.QueryContext(ctx, chainFrom("(e.run_seq, e.id) > (?3, ?4)", "?2")+` SELECT seq, id FROM chain`,
+			task, limit, cut.seq, cut.id)
 		if err != nil {
 			return nil, fmt.Errorf("reading recent executions: %w", err)
 		}
@@ -61,13 +69,13 @@ func (s *Store) recentOfProject(ctx context.Context, db *sql.DB, project string,
 		if err != nil {
 			return nil, fmt.Errorf("reading recent executions: %w", err)
 		}
-	}
-	sort.Slice(all, func(i, j int) bool {
-		if all[i].seq != all[j].seq {
-			return all[i].seq > all[j].seq
+		if len(all) >= limit {
+			slices.SortFunc(all, newestFirst)
+			all = all[:limit]
+			cut = all[limit-1]
 		}
-		return all[i].id > all[j].id
-	})
+	}
+	slices.SortFunc(all, newestFirst)
 	all = all[:min(limit, len(all))]
 	if len(all) == 0 {
 		return nil, nil
@@ -119,8 +127,8 @@ func cacheActivityOfProject(ctx context.Context, db *sql.DB, since time.Time, pr
 	}
 	seqs := map[int64]bool{}
 	for _, task := range ids {
-		rows, err := db.QueryContext(ctx, `SELECT run_seq, cache = 'hit' FROM executions
-			WHERE task_id = ? AND run_seq >= ? AND run_started_at >= ?`, task, minSeq, nanos(since))
+		rows, err := db.QueryContext(ctx, chainFrom("e.run_seq >= ?2", "")+` SELECT e.run_seq, e.cache = 'hit'
+			FROM chain c CROSS JOIN executions e ON e.id = c.id WHERE e.run_started_at >= ?3`, task, minSeq, nanos(since))
 		if err != nil {
 			return 0, 0, 0, err
 		}

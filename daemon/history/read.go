@@ -290,7 +290,7 @@ func (s *Store) Execution(ctx context.Context, runID, taskID string) (*Execution
 // status.
 func (s *Store) LatestExecution(ctx context.Context, taskID string) (*Execution, error) {
 	return s.queryExec(ctx, fmt.Sprintf("latest execution of %s", taskID),
-		`SELECT `+execColsOut+` FROM executions e WHERE e.task_id = ? ORDER BY e.run_seq DESC, e.id DESC LIMIT 1`,
+		`SELECT `+execColsOut+` FROM task_stats t CROSS JOIN executions e ON e.id = t.last_id WHERE t.task_id = ?`,
 		taskID)
 }
 
@@ -303,16 +303,15 @@ func (s *Store) PreviousExecution(ctx context.Context, taskID string, beforeSeq 
 	}
 	what := fmt.Sprintf("execution of %s before run #%d", taskID, beforeSeq)
 	e, err := s.queryExec(ctx, what,
-		`SELECT `+execColsOut+` FROM executions e
-		WHERE e.task_id = ? AND e.run_seq < ? AND e.key != '' AND e.status NOT IN (?, ?, ?)
-		ORDER BY e.run_seq DESC, e.id DESC LIMIT 1`,
+		chainUntil(`e.run_seq < ?2 AND e.key != '' AND e.status NOT IN (?3, ?4, ?5)`)+`
+		SELECT `+execColsOut+` FROM chain c CROSS JOIN executions e ON e.id = c.id WHERE c.hit`,
 		taskID, beforeSeq, StatusBlocked, StatusSkipped, StatusInterrupted)
 	if !errors.Is(err, ErrNotFound) {
 		return e, err
 	}
 	return s.queryExec(ctx, what,
-		`SELECT `+execColsOut+` FROM executions e WHERE e.task_id = ? AND e.run_seq < ?
-		ORDER BY e.run_seq DESC, e.id DESC LIMIT 1`, taskID, beforeSeq)
+		chainUntil(`e.run_seq < ?2`)+`
+		SELECT `+execColsOut+` FROM chain c CROSS JOIN executions e ON e.id = c.id WHERE c.hit`, taskID, beforeSeq)
 }
 
 // RecentExecutions returns executions newest first (by run, then in
@@ -326,11 +325,22 @@ func (s *Store) RecentExecutions(ctx context.Context, f Filter) ([]ExecRow, erro
 	if f.Project != "" && f.Task == "" {
 		return s.recentOfProject(ctx, db, f.Project, clampLimit(f.Limit))
 	}
-	where, args := f.where("e")
-	args = append(args, clampLimit(f.Limit))
-	rows, err := db.QueryContext(ctx, `SELECT `+execCols+`, e.run_started_at, e.run_seq
-		FROM executions e `+where+`
-		ORDER BY e.run_seq DESC, e.id DESC LIMIT ?`, args...)
+	var q string
+	var args []any
+	if f.Project != "" && f.Task != "" {
+		// One task: its chain, newest first, as far as the limit.
+		q = chainFrom("", "?2") + ` SELECT ` + execCols + `, e.run_started_at, e.run_seq
+			FROM chain c CROSS JOIN executions e ON e.id = c.id ORDER BY e.run_seq DESC, e.id DESC`
+		args = []any{f.Project + "#" + f.Task, clampLimit(f.Limit)}
+	} else {
+		var where string
+		where, args = f.where("e")
+		args = append(args, clampLimit(f.Limit))
+		q = `SELECT ` + execCols + `, e.run_started_at, e.run_seq
+			FROM executions e ` + where + `
+			ORDER BY e.run_seq DESC, e.id DESC LIMIT ?`
+	}
+	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("reading recent executions: %w", err)
 	}

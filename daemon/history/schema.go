@@ -9,15 +9,19 @@ import (
 
 // schema is SchemaVersion's layout. Times are Unix nanoseconds.
 //
-// executions.run_seq and run_started_at copy the run's so that per-task and
-// per-project history is one index range with no join; executions.ran marks
-// rows that actually ran the command (not a hit; passed, failed or timed
-// out). task_stats (with each task's window of recent executed durations
+// executions.run_seq and run_started_at copy the run's so that reads by run
+// or by task need no join; executions.prev_id links each task's executions
+// into a chain, newest first, whose head is task_stats.last_id (chain.go):
+// per-task and per-project history walks it rather than an index by task,
+// whose scattered entries made every run's write grow with the history.
+// executions.ran marks rows that actually ran the command (not a hit;
+// passed, failed or timed out). task_stats (with each task's window of recent executed durations
 // and the percentiles over it) and flaky_keys are kept by RecordExecutions
 // in the same transaction as the rows they summarise, so that stats never
 // scan the executions table.
 // output is the last column so that reads which skip it never touch its
-// overflow pages.
+// overflow pages (in a history migrated from an older schema, the columns
+// added since, sandbox_violations and prev_id, come after it).
 var schema = []string{
 	`CREATE TABLE runs (
 		id          TEXT    NOT NULL PRIMARY KEY,
@@ -69,9 +73,9 @@ var schema = []string{
 		output_truncated INTEGER NOT NULL,
 		cache_source     TEXT    NOT NULL DEFAULT '',
 		sandbox_violations TEXT,
+		prev_id          INTEGER,
 		output           BLOB
 	)`,
-	`CREATE INDEX executions_task ON executions(task_id, run_seq)`,
 	`CREATE INDEX executions_run ON executions(run_id)`,
 	`CREATE INDEX executions_seq ON executions(run_seq)`,
 	`CREATE INDEX executions_name ON executions(task, run_seq)`,
@@ -118,13 +122,15 @@ var schema = []string{
 }
 
 // migrations[v] moves a database from version v to v+1 inside the open
-// transaction (the steps are in steps.go, remote.go and sandbox.go).
+// transaction (the steps are in steps.go, remote.go, sandbox.go, taskkeys.go
+// and chain.go).
 var migrations = map[int]func(ctx context.Context, tx *sql.Tx) error{
 	1: stepRunProcess,        // runs.pid, runs.proc_start: find runs whose vx died
 	2: stepOwnPeaks,          // drop peaks that were vx's own memory; drop executions.not_ready
 	3: addRemoteCacheColumns, // executions.cache_source, runs.remote_*: where hits came from
 	4: addSandboxViolations,  // executions.sandbox_violations
 	5: stepTaskKeys,          // task_keys replaces the executions_key index; executions_project goes (taskkeys.go, project.go)
+	6: stepTaskChain,         // executions.prev_id chains replace the executions_task index (chain.go)
 }
 
 // prepareSchema creates, migrates or resets the schema in one IMMEDIATE

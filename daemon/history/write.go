@@ -208,47 +208,68 @@ func (s *Store) PutComponentsBatch(ctx context.Context, blobs map[string][]byte)
 			keys = append(keys, k)
 		}
 	}
-	if len(keys) == 0 {
+	// Which are stored already is read outside the write transaction: a
+	// fully cached run stores none, and took the write lock for its
+	// 1,000 lookups while its executions waited to be written.
+	have, err := s.storedComponents(ctx, keys)
+	if err != nil {
+		return err
+	}
+	var missing []string
+	for _, k := range keys {
+		if !have[k] {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) == 0 {
 		return nil
 	}
 	return s.inTx(ctx, func(tx *sql.Tx) error {
-		have := map[string]bool{}
-		for start := 0; start < len(keys); start += 500 {
-			chunk := keys[start:min(start+500, len(keys))]
-			args := make([]any, len(chunk))
-			for i, k := range chunk {
-				args[i] = k
-			}
-			q := "SELECT key FROM components WHERE key IN (?" + strings.Repeat(",?", len(chunk)-1) + ")"
-			rows, err := tx.QueryContext(ctx, q, args...)
-			if err != nil {
-				return fmt.Errorf("reading stored key components: %w", err)
-			}
-			for rows.Next() {
-				var k string
-				if err := rows.Scan(&k); err != nil {
-					rows.Close()
-					return err
-				}
-				have[k] = true
-			}
-			rows.Close()
-		}
 		stmt, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO components (key, blob) VALUES (?, ?)`)
 		if err != nil {
 			return err
 		}
 		defer stmt.Close()
-		for _, k := range keys {
-			if have[k] {
-				continue
-			}
+		for _, k := range missing {
+			// OR IGNORE: another run may have stored it since the read.
 			if _, err := stmt.ExecContext(ctx, k, s.enc.EncodeAll(blobs[k], nil)); err != nil {
 				return fmt.Errorf("storing key components of %s: %w", k, err)
 			}
 		}
 		return nil
 	})
+}
+
+// storedComponents reports which of keys have their components stored,
+// read on the store's read connection.
+func (s *Store) storedComponents(ctx context.Context, keys []string) (map[string]bool, error) {
+	db, err := s.reader(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if db == nil {
+		db = s.w
+	}
+	have := map[string]bool{}
+	err = inChunks(keys, func(ph string, args []any) error {
+		rows, err := db.QueryContext(ctx, "SELECT key FROM components WHERE key IN ("+ph+")", args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var k string
+			if err := rows.Scan(&k); err != nil {
+				return err
+			}
+			have[k] = true
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading stored key components: %w", err)
+	}
+	return have, nil
 }
 
 // inTx runs fn in one write transaction. The writer's DSN makes every BEGIN

@@ -442,6 +442,15 @@ func (s *Store) Close() error {
 		var held *sql.Conn
 		if s.keepWAL {
 			held = s.holdSnapshot(context.Background())
+		} else {
+			// The writer checkpoints only as the last connection to
+			// close: the readers (idle ones too) go first.
+			s.mu.Lock()
+			if s.r != nil {
+				errs = append(errs, s.r.Close())
+				s.r = nil
+			}
+			s.mu.Unlock()
 		}
 		errs = append(errs, s.w.Close())
 		if held != nil {

@@ -56,7 +56,7 @@ type statEntry struct {
 // Hasher hashes files, backed by a persistent stat cache.
 type Hasher struct {
 	path  string
-	mu    sync.Mutex
+	mu    sync.RWMutex // readers: every worker's lookups at once
 	m     map[string]statEntry
 	dirty bool
 	// changes, when set, answers files vxd proved unchanged (changes.go).
@@ -198,9 +198,9 @@ func (h *Hasher) HashFile(abs string) (string, error) {
 	}
 	mtime := time.Unix(st.Mtim.Sec, st.Mtim.Nsec)
 	k := statKey{size: st.Size, mtime: mtime.UnixNano(), ino: st.Ino, ctime: st.Ctim.Sec*1e9 + st.Ctim.Nsec}
-	h.mu.Lock()
+	h.mu.RLock()
 	e, ok := h.m[abs]
-	h.mu.Unlock()
+	h.mu.RUnlock()
 	if ok && e.key == k {
 		sum := hex.EncodeToString(e.hash[:])
 		h.changes.read(abs, &st, sum)

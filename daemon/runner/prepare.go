@@ -213,28 +213,18 @@ func (p *Prepared) hashGlobals(all []string) (map[string]string, error) {
 }
 
 // hashNodes hashes every node's inputs on one worker per CPU, each
-// encoding its node's key components but the upstream keys, while the
-// calling goroutine folds the keys in graph order as the nodes they need
-// are done (the fold was 3–5 ms of one core after the hashing).
+// encoding its node's key components but the upstream keys. The keys fold
+// in graph order while the workers hash: a worker that finishes a node
+// folds every node ready in order, unless another already is (the fold
+// was 3–5 ms of one core after the last hash; a folding goroutine woken
+// per node cost a wake-up, and a wait for a CPU, per node).
 func (p *Prepared) hashNodes(all []string, global map[string]string) error {
 	nodes := p.Graph.Nodes
-	comps := make([]*taskkey.Components, len(nodes))
-	before := make([][]byte, len(nodes))
-	errs := make([]error, len(nodes))
-	done := make(chan int, len(nodes))
-	wait := p.startHashing(all, global, comps, before, errs, done)
-	have := make([]bool, len(nodes))
-	next, failed := 0, false
-	for range nodes {
-		i := <-done
-		have[i] = true
-		failed = failed || errs[i] != nil
-		for ; !failed && next < len(nodes) && have[next]; next++ {
-			p.foldKey(nodes[next], global, comps[next], before[next])
-		}
-	}
-	wait()
-	for _, err := range errs {
+	f := &folder{p: p, global: global, comps: make([]*taskkey.Components, len(nodes)), before: make([][]byte, len(nodes)),
+		errs: make([]error, len(nodes)), ready: make([]atomic.Bool, len(nodes))}
+	p.runHashWorkers(all, f)
+	f.fold() // what was ready after each worker's last try
+	for _, err := range f.errs {
 		if err != nil {
 			return err
 		}
@@ -242,11 +232,51 @@ func (p *Prepared) hashNodes(all []string, global map[string]string) error {
 	return nil
 }
 
-// startHashing starts the workers of hashNodes: each takes the next node
-// from a shared counter (a goroutine per node handed through a semaphore
-// cost the runtime a wake-up, and a spinning thread's sleep, per node),
-// fills its slots and sends its index on done. wait waits for them.
-func (p *Prepared) startHashing(all []string, global map[string]string, comps []*taskkey.Components, before [][]byte, errs []error, done chan<- int) (wait func()) {
+// folder folds keys in graph order as their nodes are hashed.
+type folder struct {
+	p      *Prepared
+	global map[string]string
+	comps  []*taskkey.Components
+	before [][]byte
+	errs   []error
+	ready  []atomic.Bool // node i's slots are filled
+	mu     sync.Mutex    // the one folding
+	next   int           // the next node to fold
+	failed bool
+}
+
+// done marks node i hashed and folds what is ready, unless another worker
+// is folding (it or the final fold takes node i).
+func (f *folder) done(i int) {
+	f.ready[i].Store(true)
+	if f.mu.TryLock() {
+		f.foldLocked()
+		f.mu.Unlock()
+	}
+}
+
+func (f *folder) fold() {
+	f.mu.Lock()
+	f.foldLocked()
+	f.mu.Unlock()
+}
+
+func (f *folder) foldLocked() {
+	nodes := f.p.Graph.Nodes
+	for ; !f.failed && f.next < len(nodes) && f.ready[f.next].Load(); f.next++ {
+		if f.errs[f.next] != nil {
+			f.failed = true
+			return
+		}
+		f.p.foldKey(nodes[f.next], f.global, f.comps[f.next], f.before[f.next])
+	}
+}
+
+// runHashWorkers runs hashNodes' workers to the end: each takes the next
+// node from a shared counter (a goroutine per node handed through a
+// semaphore cost the runtime a wake-up, and a spinning thread's sleep,
+// per node) and fills its slots in f.
+func (p *Prepared) runHashWorkers(all []string, f *folder) {
 	m := p.Model
 	byDir := groupByProject(m, all)
 	// A project's files that any of its tasks declares as outputs are
@@ -273,18 +303,18 @@ func (p *Prepared) startHashing(all []string, global map[string]string, comps []
 						list = rootFiles(m, all, n.Def)
 					}
 					var files map[string]string
-					if files, errs[i] = p.hashInputs(n, list, outputsOf[n.Project]); errs[i] == nil {
+					if files, f.errs[i] = p.hashInputs(n, list, outputsOf[n.Project]); f.errs[i] == nil {
 						// All but the upstream keys, encoded here
 						// in parallel; the keys fold in graph order.
-						comps[i] = p.components(n, global, files)
-						before[i] = comps[i].EncodeBeforeDeps()
+						f.comps[i] = p.components(n, f.global, files)
+						f.before[i] = f.comps[i].EncodeBeforeDeps()
 					}
 				}
-				done <- i
+				f.done(i)
 			}
 		}()
 	}
-	return wg.Wait
+	wg.Wait()
 }
 
 // foldKey completes a node's components with its upstream keys (its

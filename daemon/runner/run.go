@@ -295,6 +295,7 @@ type outcome struct {
 	ok      bool
 	skipped bool     // not started (interrupted, or stopped after a failure)
 	roots   []string // failed tasks at the origin of a block
+	quick   bool     // a hit answered in the scheduler, by no worker
 }
 
 // scheduler is one run's walk of its task graph. Only the goroutine in
@@ -386,6 +387,10 @@ func (s *scheduler) resolve(n *workspace.Node) {
 		s.skip(n, "not started: a task it depends on did not run")
 	case n.Def.NoOp():
 		s.finished <- outcome{n: n, ok: true}
+	case s.r.quickHit(n, newRow(n, s.r.p.Keys[n.ID])):
+		// Outputs as vx left them: answered here, without the two
+		// hand-offs to and from a worker (most of a hit's cost).
+		s.finished <- outcome{n: n, ok: true, quick: true}
 	default:
 		s.queue = append(s.queue, n)
 	}
@@ -396,7 +401,7 @@ func (s *scheduler) resolve(n *workspace.Node) {
 // last dependency of.
 func (s *scheduler) onFinished(o outcome) {
 	s.done++
-	if !o.skipped && o.roots == nil && !o.n.Def.NoOp() {
+	if !o.skipped && o.roots == nil && !o.quick && !o.n.Def.NoOp() {
 		s.running--
 		s.memInUse -= s.r.p.PeakRSS[o.n.ID]
 		s.r.guard.done(o.n.ID)
@@ -490,16 +495,19 @@ func skippedRow(n *workspace.Node, reason string) *wire.TaskRow {
 	return &wire.TaskRow{TaskID: n.ID, Project: n.Project, Task: n.Task, Status: wire.StatusSkipped, Cache: wire.CacheMiss, Reason: reason}
 }
 
-// runNode executes one task (or restores it) and records it.
-func (r *run) runNode(ctx context.Context, n *workspace.Node) bool {
-	key := r.p.Keys[n.ID]
+// newRow is a task's row before it runs.
+func newRow(n *workspace.Node, key string) *wire.TaskRow {
 	row := &wire.TaskRow{TaskID: n.ID, Project: n.Project, Task: n.Task, Key: key, Cache: wire.CacheMiss}
 	if !n.Def.Cache {
 		row.Cache = wire.CacheOff
 	}
-	if r.quickHit(n, row) {
-		return true
-	}
+	return row
+}
+
+// runNode executes one task (or restores it) and records it; the
+// scheduler answers the hits quickHit can without a worker.
+func (r *run) runNode(ctx context.Context, n *workspace.Node) bool {
+	row := newRow(n, r.p.Keys[n.ID])
 	release, reason := r.lockNode(ctx, n)
 	if release == nil {
 		row.Status, row.Reason = wire.StatusInterrupted, reason

@@ -5,7 +5,6 @@ package vx
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -297,11 +296,14 @@ func eventWriter(fd string) func(wire.Event) {
 		return nil
 	}
 	var mu sync.Mutex
-	enc := json.NewEncoder(f)
+	var line []byte
 	return func(e wire.Event) {
 		mu.Lock()
 		defer mu.Unlock()
-		_ = enc.Encode(e)
+		var err error
+		if line, err = e.AppendJSON(line[:0]); err == nil {
+			_, _ = f.Write(append(line, '\n'))
+		}
 	}
 }
 

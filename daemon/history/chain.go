@@ -43,12 +43,20 @@ type stored struct {
 	moved     bool  // the batch changed its prev
 }
 
-// batchHeads reads the chain head of every task the batch has a row of.
-func batchHeads(ctx context.Context, tx *sql.Tx, execs []Execution) (map[string]place, error) {
+// lastExec is what the flaky check needs of a task's last execution.
+type lastExec struct{ status, key string }
+
+// batchHeads reads the chain head of every task the batch has a row of,
+// and that execution's status and key.
+func batchHeads(ctx context.Context, tx *sql.Tx, execs []Execution) (map[string]place, map[string]lastExec, error) {
 	ids := distinct(execs, func(e *Execution) (string, bool) { return e.TaskID, true })
 	out := make(map[string]place, len(ids))
+	last := make(map[string]lastExec, len(ids))
 	err := inChunks(ids, func(ph string, args []any) error {
-		rows, err := tx.QueryContext(ctx, `SELECT task_id, last_seq, last_id FROM task_stats WHERE task_id IN (`+ph+`)`, args...)
+		// The head's row is among the last recorded: its pages are the
+		// table's last few.
+		rows, err := tx.QueryContext(ctx, `SELECT t.task_id, t.last_seq, t.last_id, coalesce(e.status, ''), coalesce(e.key, '')
+			FROM task_stats t LEFT JOIN executions e ON e.id = t.last_id WHERE t.task_id IN (`+ph+`)`, args...)
 		if err != nil {
 			return err
 		}
@@ -56,17 +64,18 @@ func batchHeads(ctx context.Context, tx *sql.Tx, execs []Execution) (map[string]
 		for rows.Next() {
 			var id string
 			var p place
-			if err := rows.Scan(&id, &p.seq, &p.id); err != nil {
+			var l lastExec
+			if err := rows.Scan(&id, &p.seq, &p.id, &l.status, &l.key); err != nil {
 				return err
 			}
-			out[id] = p
+			out[id], last[id] = p, l
 		}
 		return rows.Err()
 	})
 	if err != nil {
-		return nil, fmt.Errorf("recording executions: reading the tasks' last executions: %w", err)
+		return nil, nil, fmt.Errorf("recording executions: reading the tasks' last executions: %w", err)
 	}
-	return out, nil
+	return out, last, nil
 }
 
 // chainRows sets prev of every row, in slice order (ids already given),

@@ -10,9 +10,10 @@ import (
 // the events a run makes by the thousand (a task started, a task
 // finished): a run of 1,000 cache hits makes 2,000 of them for vxd's feed,
 // and json.Marshal was most of their cost. An event with a summary, or a
-// time json.Marshal would refuse, goes through json.Marshal.
+// time json.Marshal would refuse (a year outside 0–9999, a zone 24 hours
+// or more from UTC), goes through json.Marshal.
 func (e *Event) AppendJSON(b []byte) ([]byte, error) {
-	if e.Summary != nil || e.Time.Year() < 0 || e.Time.Year() > 9999 {
+	if _, off := e.Time.Zone(); e.Summary != nil || e.Time.Year() < 0 || e.Time.Year() > 9999 || off/3600 >= 24 || off/3600 <= -24 {
 		out, err := json.Marshal(e)
 		return append(b, out...), err
 	}

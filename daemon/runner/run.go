@@ -685,7 +685,10 @@ func (r *run) restore(ctx context.Context, n *workspace.Node, row *wire.TaskRow,
 // fully cached run of 1,000 tasks this is 3,000 system calls fewer (the
 // lock file's open, flock and close).
 func (r *run) quickHit(n *workspace.Node, row *wire.TaskRow) bool {
-	if !n.Def.Cache || r.o.Force || !r.rc.mode.LocalRead || r.guard.lockName(n.ID) != "" {
+	// blocked: a task of this run writing the same outputs is running (the
+	// run's own pairs are in no lock group when the whole workspace's
+	// graph cannot be built); the scheduler starts nothing while this runs.
+	if !n.Def.Cache || r.o.Force || !r.rc.mode.LocalRead || r.guard.lockName(n.ID) != "" || r.guard.blocked(n.ID) {
 		return false
 	}
 	start := time.Now()

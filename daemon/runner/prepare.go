@@ -135,7 +135,12 @@ func Prepare(ctx context.Context, o *Options) (*Prepared, error) {
 	p.overlaps = sync.OnceValues(func() ([]workspace.OutputOverlap, []workspace.OutputOverlap) {
 		return g.OutputOverlaps(), m.OutputOverlaps()
 	})
-	go p.overlaps()
+	go func() {
+		// A panic here is the caller's to see: OnceValues raises it again
+		// where Execute asks for the overlaps, on a goroutine that recovers.
+		defer func() { _ = recover() }()
+		p.overlaps()
+	}()
 	e := o.Early.wait(m.Root)
 	if e == nil {
 		// Nothing was started early for this root (a workspace vx never

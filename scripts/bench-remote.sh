@@ -68,8 +68,8 @@ if [[ ! -d $SRC/.git ]]; then
 fi
 fresh() { rm -rf "$1"; cp -a "$SRC" "$1"; }
 vxenv=(env VX_REMOTE_CACHE_URL="$URL" VX_REMOTE_CACHE_TOKEN="$TOKEN")
-run_vx() { (cd "$1" && "${vxenv[@]}" VX_REMOTE_CACHE_TEAM="$2" "$VX" run build "${@:3}"); }
-run_turbo() { (cd "$1" && "$TURBO" run build "${TURBO_FLAGS[@]}" --api="$URL" --token="$TOKEN" --team=turbobench); }
+run_vx() { (cd "$1" && exec "${vxenv[@]}" VX_REMOTE_CACHE_TEAM="$2" "$VX" run build "${@:3}"); }
+run_turbo() { (cd "$1" && exec "$TURBO" run build "${TURBO_FLAGS[@]}" --api="$URL" --token="$TOKEN" --team=turbobench); }
 
 # --- fill the server from one clone each ------------------------------------
 log "filling the server: vx and turbo build $N packages once each"

@@ -75,8 +75,8 @@ make_ws() {
   cp -a "$src" "$WORK/ws/turbo-$n"
 }
 
-run_vx() { (cd "$1" && "$VX" run build); }
-run_turbo() { (cd "$1" && "$TURBO" run build "${TURBO_FLAGS[@]}"); }
+run_vx() { (cd "$1" && exec "$VX" run build); }
+run_turbo() { (cd "$1" && exec "$TURBO" run build "${TURBO_FLAGS[@]}"); }
 
 # --- cached, N_CACHED packages ---------------------------------------------
 log "generating $N_CACHED packages"

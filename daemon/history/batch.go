@@ -228,7 +228,7 @@ func (s *Store) insertExecutions(ctx context.Context, tx *sql.Tx, chunk []execRo
 // upsertStats folds a chunk of executions into task_stats, row by row in
 // order (SQLite applies a multi-row upsert one row at a time).
 func upsertStats(ctx context.Context, tx *sql.Tx, chunk []execRow) error {
-	const cols = 21
+	const cols = 22
 	args := make([]any, 0, cols*len(chunk))
 	for _, r := range chunk {
 		e := r.e
@@ -236,11 +236,11 @@ func upsertStats(ctx context.Context, tx *sql.Tx, chunk []execRow) error {
 			boolInt(e.Status == StatusPassed), boolInt(e.Status == StatusFailed), boolInt(e.Status == StatusTimedOut),
 			boolInt(e.Status == StatusBlocked), boolInt(e.Status == StatusInterrupted),
 			boolInt(e.Cache == CacheHit), boolInt(e.Cache != CacheOff), e.PeakRSSBytes, e.CPUParallelism,
-			r.rc.seq, r.id, e.Status, e.RunID, r.p50, r.p99, r.recent)
+			r.rc.seq, r.id, e.Status, e.RunID, e.Key, r.p50, r.p99, r.recent)
 	}
 	q := `INSERT INTO task_stats
 		(task_id, project, task, count, ran, passed, failed, timed_out, blocked, interrupted, hits, cacheable,
-		 max_rss, max_cpu, last_seq, last_id, last_status, last_run_id, p50_ms, p99_ms, recent)
+		 max_rss, max_cpu, last_seq, last_id, last_status, last_run_id, last_key, p50_ms, p99_ms, recent)
 		VALUES ` + valuesListCount(len(chunk)) + `
 		ON CONFLICT (task_id) DO UPDATE SET
 			count = count + 1,
@@ -256,6 +256,7 @@ func upsertStats(ctx context.Context, tx *sql.Tx, chunk []execRow) error {
 			max_cpu = max(max_cpu, excluded.max_cpu),
 			last_status = CASE WHEN (excluded.last_seq, excluded.last_id) > (last_seq, last_id) THEN excluded.last_status ELSE last_status END,
 			last_run_id = CASE WHEN (excluded.last_seq, excluded.last_id) > (last_seq, last_id) THEN excluded.last_run_id ELSE last_run_id END,
+			last_key = CASE WHEN (excluded.last_seq, excluded.last_id) > (last_seq, last_id) THEN excluded.last_key ELSE last_key END,
 			last_id = CASE WHEN (excluded.last_seq, excluded.last_id) > (last_seq, last_id) THEN excluded.last_id ELSE last_id END,
 			last_seq = max(last_seq, excluded.last_seq),
 			p50_ms = CASE WHEN excluded.ran = 1 THEN excluded.p50_ms ELSE p50_ms END,
@@ -275,7 +276,7 @@ func valuesList(cols, rows int) string {
 
 // valuesListCount is the task_stats rows: count is the literal 1.
 func valuesListCount(rows int) string {
-	one := "(?,?,?,1" + strings.Repeat(",?", 17) + ")"
+	one := "(?,?,?,1" + strings.Repeat(",?", 18) + ")"
 	return one + strings.Repeat(","+one, rows-1)
 }
 

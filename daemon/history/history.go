@@ -42,7 +42,7 @@ import (
 
 // SchemaVersion is the layout this vx reads and writes, stored in the
 // database's user_version.
-const SchemaVersion = 7
+const SchemaVersion = 8
 
 // Limits applied by the list readers.
 const (

@@ -99,6 +99,7 @@ var schema = []string{
 		last_id     INTEGER NOT NULL,
 		last_status TEXT    NOT NULL,
 		last_run_id TEXT    NOT NULL,
+		last_key    TEXT    NOT NULL DEFAULT '',
 		p50_ms      INTEGER NOT NULL,
 		p99_ms      INTEGER NOT NULL,
 		recent      BLOB
@@ -131,6 +132,7 @@ var migrations = map[int]func(ctx context.Context, tx *sql.Tx) error{
 	4: addSandboxViolations,  // executions.sandbox_violations
 	5: stepTaskKeys,          // task_keys replaces the executions_key index; executions_project goes (taskkeys.go, project.go)
 	6: stepTaskChain,         // executions.prev_id chains replace the executions_task index (chain.go)
+	7: stepLastKey,           // task_stats.last_key: the flaky check knows a repeated pass without a join (chain.go)
 }
 
 // prepareSchema creates, migrates or resets the schema in one IMMEDIATE

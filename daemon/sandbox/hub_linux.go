@@ -20,6 +20,7 @@ import (
 type hub struct {
 	once     sync.Once
 	epfd     int
+	file     *os.File // epfd in Go's poller; kept so that it is never finalized
 	err      error
 	mu       sync.Mutex
 	sessions map[int32]*Session // by listener fd
@@ -37,7 +38,7 @@ func (h *hub) start() error {
 			return
 		}
 		var rc syscall.RawConn
-		if rc, h.err = pollable(h.epfd); h.err != nil {
+		if h.file, rc, h.err = pollable(h.epfd); h.err != nil {
 			h.err = fmt.Errorf("seccomp observer: %w", h.err)
 			return
 		}
@@ -80,11 +81,13 @@ func (h *hub) remove(s *Session) {
 
 // pollable hands the epoll set to Go's poller (an epoll set is itself
 // pollable: readable while any of its listeners is).
-func pollable(epfd int) (syscall.RawConn, error) {
+func pollable(epfd int) (*os.File, syscall.RawConn, error) {
 	if err := unix.SetNonblock(epfd, true); err != nil {
-		return nil, fmt.Errorf("making the epoll set non-blocking: %w", err)
+		return nil, nil, fmt.Errorf("making the epoll set non-blocking: %w", err)
 	}
-	return os.NewFile(uintptr(epfd), "seccomp-observers").SyscallConn()
+	f := os.NewFile(uintptr(epfd), "seccomp-observers")
+	rc, err := f.SyscallConn()
+	return f, rc, err
 }
 
 // loop drains the epoll set each time Go's poller finds it readable.

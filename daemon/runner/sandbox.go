@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,9 +44,15 @@ func (r *run) takeTmp() (string, error) {
 	return dir, nil
 }
 
-// giveTmp empties a temp dir and makes it free for the next task.
+// giveTmp empties a temp dir and makes it free for the next task. One that
+// is no longer a directory of its own (a report-mode task may remove it and
+// put a symlink in its place: writes to its own temp dir are allowed) is
+// removed, never followed, and not reused.
 func (r *run) giveTmp(dir string) {
-	emptyDir(dir)
+	if !emptyDir(dir) {
+		os.Remove(dir)
+		return
+	}
 	r.sb.tmpMu.Lock()
 	r.sb.tmpFree = append(r.sb.tmpFree, dir)
 	r.sb.tmpMu.Unlock()
@@ -191,10 +198,25 @@ func (r *run) sandboxFooter(s *wire.RunSummary) {
 	}
 }
 
-// emptyDir removes what a task left in its temp dir.
-func emptyDir(dir string) {
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		os.RemoveAll(filepath.Join(dir, e.Name()))
+// emptyDir removes what a task left in its temp dir, through an os.Root so
+// that nothing outside it is touched. false: dir is no directory of its own
+// (missing, or a symlink), and nothing was removed.
+func emptyDir(dir string) bool {
+	fi, err := os.Lstat(dir)
+	if err != nil || !fi.IsDir() {
+		return false
 	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return false
+	}
+	defer root.Close()
+	if st, err := root.Stat("."); err != nil || !os.SameFile(fi, st) {
+		return false // replaced since the Lstat
+	}
+	entries, _ := fs.ReadDir(root.FS(), ".")
+	for _, e := range entries {
+		root.RemoveAll(e.Name())
+	}
+	return true
 }

@@ -96,6 +96,7 @@ func calls(network bool) map[int]call {
 const (
 	bpfLdAbsW = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
 	bpfJeqK   = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
+	bpfJgeK   = unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K
 	bpfJsetK  = unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K
 	bpfRetK   = unix.BPF_RET | unix.BPF_K
 )
@@ -146,32 +147,53 @@ func (p *program) assemble() ([]unix.SockFilter, error) {
 
 // filter builds the program: another architecture's calls and every call
 // not in the table are allowed without a word to vx; open and openat
-// notify only with a write flag.
+// notify only with a write flag. The call number is found by a binary
+// search, not a row of compares: when it installs a filter the kernel runs
+// it for every call number to find those it always allows (and then skips
+// it for them), work that grows with the compares a number goes through.
 func filter(table map[int]call) ([]unix.SockFilter, error) {
 	p := &program{jumps: map[int][2]string{}, labels: map[string]int{}}
 	p.emit(bpfLdAbsW, offArch, "", "")
 	p.emit(bpfJeqK, auditArch, "", "allow")
 	p.emit(bpfLdAbsW, offNr, "", "")
-	var flagged []call
-	for _, c := range sortedCalls(table) {
+	sorted := sortedCalls(table)
+	p.search(sorted)
+	for _, c := range sorted {
 		if c.flags > 0 {
-			flagged = append(flagged, c)
-			p.emit(bpfJeqK, uint32(c.nr), fmt.Sprintf("flags%d", c.nr), "")
-			continue
+			p.label(fmt.Sprintf("flags%d", c.nr))
+			p.emit(bpfLdAbsW, uint32(offArgs+8*c.flags), "", "")
+			p.emit(bpfJsetK, writeFlags, "notify", "allow")
 		}
-		p.emit(bpfJeqK, uint32(c.nr), "notify", "")
-	}
-	p.emit(bpfRetK, unix.SECCOMP_RET_ALLOW, "", "")
-	for _, c := range flagged {
-		p.label(fmt.Sprintf("flags%d", c.nr))
-		p.emit(bpfLdAbsW, uint32(offArgs+8*c.flags), "", "")
-		p.emit(bpfJsetK, writeFlags, "notify", "allow")
 	}
 	p.label("allow")
 	p.emit(bpfRetK, unix.SECCOMP_RET_ALLOW, "", "")
 	p.label("notify")
 	p.emit(bpfRetK, unix.SECCOMP_RET_USER_NOTIF, "", "")
 	return p.assemble()
+}
+
+// search emits the lookup of the call number (in the accumulator) among
+// cs, sorted: halves split by one compare down to runs of a few, each run
+// compared in turn and ending in an allow.
+func (p *program) search(cs []call) {
+	const run = 3
+	if len(cs) <= run {
+		for _, c := range cs {
+			to := "notify"
+			if c.flags > 0 {
+				to = fmt.Sprintf("flags%d", c.nr)
+			}
+			p.emit(bpfJeqK, uint32(c.nr), to, "")
+		}
+		p.emit(bpfRetK, unix.SECCOMP_RET_ALLOW, "", "")
+		return
+	}
+	mid := len(cs) / 2
+	upper := fmt.Sprintf("ge%d", cs[mid].nr)
+	p.emit(bpfJgeK, uint32(cs[mid].nr), upper, "")
+	p.search(cs[:mid])
+	p.label(upper)
+	p.search(cs[mid:])
 }
 
 // observedProgram is the call table and assembled filter for one value of

@@ -2,18 +2,25 @@ package sandbox
 
 import (
 	"fmt"
+	"os"
 	"sync"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
 
 // hub answers the notifications of every session of this process from one
-// goroutine blocked in epoll_wait. A session only adds its listener and
+// goroutine. A session only adds its listener to the hub's epoll set and
 // removes it: no goroutine, thread or wakeup of its own, so a task that
-// makes no watched call costs the observer two epoll_ctl calls.
+// makes no watched call costs the observer two epoll_ctl calls. The
+// goroutine waits for the epoll set in Go's own poller, not in a blocking
+// epoll_wait: a goroutine in a system call holds its P, and with every P
+// so held (the hub's and each task's Wait) the runtime's sysmon thread
+// kept waking every 20 µs to take them back.
 type hub struct {
 	once     sync.Once
 	epfd     int
+	file     *os.File // epfd in Go's poller; kept so that it is never finalized
 	err      error
 	mu       sync.Mutex
 	sessions map[int32]*Session // by listener fd
@@ -30,7 +37,12 @@ func (h *hub) start() error {
 			h.err = fmt.Errorf("seccomp observer: epoll_create1: %w", h.err)
 			return
 		}
-		go h.loop()
+		var rc syscall.RawConn
+		if h.file, rc, h.err = pollable(h.epfd); h.err != nil {
+			h.err = fmt.Errorf("seccomp observer: %w", h.err)
+			return
+		}
+		go h.loop(rc)
 	})
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -67,21 +79,45 @@ func (h *hub) remove(s *Session) {
 	s.answering.Unlock()
 }
 
-func (h *hub) loop() {
-	events := make([]unix.EpollEvent, 16)
-	for {
-		n, err := unix.EpollWait(h.epfd, events, -1)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			h.fail(err)
-			return
-		}
-		for _, ev := range events[:n] {
-			h.serve(ev)
-		}
+// pollable hands the epoll set to Go's poller (an epoll set is itself
+// pollable: readable while any of its listeners is).
+func pollable(epfd int) (*os.File, syscall.RawConn, error) {
+	if err := unix.SetNonblock(epfd, true); err != nil {
+		return nil, nil, fmt.Errorf("making the epoll set non-blocking: %w", err)
 	}
+	f := os.NewFile(uintptr(epfd), "seccomp-observers")
+	rc, err := f.SyscallConn()
+	return f, rc, err
+}
+
+// loop drains the epoll set each time Go's poller finds it readable.
+func (h *hub) loop(rc syscall.RawConn) {
+	events := make([]unix.EpollEvent, 16)
+	var failed error
+	err := rc.Read(func(fd uintptr) bool {
+		for {
+			n, err := unix.EpollWait(int(fd), events, 0)
+			switch {
+			case err == unix.EINTR:
+				continue
+			case err != nil:
+				failed = err
+				return true
+			case n == 0:
+				return false // wait in the poller
+			}
+			for _, ev := range events[:n] {
+				h.serve(ev)
+			}
+		}
+	})
+	if failed == nil {
+		failed = err
+	}
+	if failed == nil {
+		failed = fmt.Errorf("the poller stopped waiting")
+	}
+	h.fail(failed)
 }
 
 // serve answers one ready listener. Holding h.mu while taking the

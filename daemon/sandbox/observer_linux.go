@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/vzn/vx/protocol/wire"
@@ -101,8 +102,12 @@ func (s *Session) inspect(c call, n *seccompNotif) []wire.SandboxViolation {
 			dirfd = int32(n.Args[pa.dirfd])
 		}
 		follow := op == opWrite || op == opTruncate
-		path, ok := resolve(tid, dirfd, raw, follow)
-		if !ok || s.policy.Allows(path) {
+		a, ok := absolute(tid, dirfd, raw)
+		if !ok || s.policy.within(a, raw, follow) {
+			continue
+		}
+		path := a.resolve(follow)
+		if s.policy.Allows(path) {
 			continue
 		}
 		vop := op
@@ -227,27 +232,43 @@ func readString(tid int, addr uintptr) (string, error) {
 // resolve makes raw absolute as the caller sees it. ok is false for what
 // is no file of a directory tree (a pipe or socket named through /proc).
 func resolve(tid int, dirfd int32, raw string, follow bool) (string, bool) {
-	if raw == "" {
+	a, ok := absolute(tid, dirfd, raw)
+	if !ok {
 		return "", false
 	}
+	return a.resolve(follow), true
+}
+
+// abs is a path a call names, made absolute but not yet resolved.
+type abs struct {
+	path  string // absolute and lexically clean
+	canon string // the kernel's name of its base directory, "" for none
+	final bool   // path is a descriptor's target, the kernel's own name
+}
+
+// absolute joins raw to the caller's cwd or dirfd, as the kernel names it.
+func absolute(tid int, dirfd int32, raw string) (abs, bool) {
+	if raw == "" {
+		return abs{}, false
+	}
 	if fd, ok := fdAlias(raw); ok {
-		target, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%d", tid, fd))
+		target, err := procLink(tid, "fd/"+strconv.Itoa(fd))
 		if err != nil || !filepath.IsAbs(target) {
-			return "", false
+			return abs{}, false
 		}
-		return target, true
+		return abs{path: target, final: true}, true
 	}
 	p, canon := raw, ""
 	if !filepath.IsAbs(p) {
-		base := fmt.Sprintf("/proc/%d/cwd", tid)
+		base := "cwd"
 		if dirfd != unix.AT_FDCWD {
-			base = fmt.Sprintf("/proc/%d/fd/%d", tid, dirfd)
+			base = "fd/" + strconv.Itoa(int(dirfd))
 		}
-		dir, err := os.Readlink(base)
+		dir, err := procLink(tid, base)
 		if err != nil || !filepath.IsAbs(dir) {
-			return "", false
+			return abs{}, false
 		}
-		p, canon = filepath.Join(dir, p), filepath.Clean(dir)
+		p, canon = dir+"/"+p, filepath.Clean(dir)
 	}
 	p = filepath.Clean(p)
 	for _, self := range []string{"/proc/self", "/proc/thread-self"} {
@@ -255,17 +276,54 @@ func resolve(tid int, dirfd int32, raw string, follow bool) (string, bool) {
 			p = fmt.Sprintf("/proc/%d%s", tid, rest)
 		}
 	}
+	return abs{path: p, canon: canon}, true
+}
+
+// resolve is where the call writes, every symlink it follows resolved.
+func (a abs) resolve(follow bool) string {
+	if a.final {
+		return a.path
+	}
+	p, canon := a.path, a.canon
 	if follow {
 		r, missingLeaf, err := walkFrom(canon, p)
 		if err == nil || missingLeaf {
 			// A file about to be created: its directory is resolved.
-			return r, true
+			return r
 		}
 	}
 	if r, err := evalFrom(canon, filepath.Dir(p)); err == nil {
-		return filepath.Join(r, filepath.Base(p)), true
+		return filepath.Join(r, filepath.Base(p))
 	}
-	return p, true
+	return p
+}
+
+// procDir is /proc, opened once: a caller's links are read relative to it.
+var procDir = sync.OnceValues(func() (int, error) {
+	return unix.Open("/proc", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+})
+
+// procLink reads the link /proc/TID/name.
+func procLink(tid int, name string) (string, error) {
+	rel := strconv.Itoa(tid) + "/" + name
+	fd, err := procDir()
+	if err != nil {
+		return os.Readlink("/proc/" + rel)
+	}
+	var buf [pathMax]byte
+	for {
+		n, err := unix.Readlinkat(fd, rel, buf[:])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return "", &os.PathError{Op: "readlink", Path: "/proc/" + rel, Err: err}
+		}
+		if n >= len(buf) {
+			return "", &os.PathError{Op: "readlink", Path: "/proc/" + rel, Err: unix.ENAMETOOLONG}
+		}
+		return string(buf[:n]), nil
+	}
 }
 
 // evalFrom is filepath.EvalSymlinks(p) for a p beneath canon, a directory
@@ -335,4 +393,58 @@ func fdAlias(p string) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// within reports, without resolving a, that a call writing it stays inside
+// the policy: a names a root or a file of the policy, or lies beneath a
+// root through components none of which is a symlink the call follows (a
+// missing one: the call fails or creates inside). The roots are
+// symlink-free and a's base is the kernel's name, so what is lexically
+// inside is inside unless raw climbs with ".." or a component below the
+// root is a symlink; those take resolve. false says only "resolve it".
+func (p *Policy) within(a abs, raw string, follow bool) bool {
+	if strings.Contains(raw, "..") {
+		return false
+	}
+	for _, f := range p.WriteFiles {
+		if a.path == f {
+			return true
+		}
+	}
+	for _, d := range p.WriteDirs {
+		if a.path == d {
+			return true
+		}
+		if d == "/" || !strings.HasPrefix(a.path, d+"/") {
+			continue
+		}
+		if noSymlinkBelow(d, a.path[len(d)+1:], follow) {
+			return true
+		}
+	}
+	return false
+}
+
+// noSymlinkBelow walks rest's components beneath dir (the last only when
+// the call follows it) and reports that none is a symlink.
+func noSymlinkBelow(dir, rest string, follow bool) bool {
+	cur := dir
+	for rest != "" {
+		name, more, _ := strings.Cut(rest, "/")
+		rest = more
+		if rest == "" && !follow {
+			return true
+		}
+		cur += "/" + name
+		var st unix.Stat_t
+		switch err := unix.Lstat(cur, &st); {
+		case err == unix.ENOENT || err == unix.ENOTDIR:
+			return true
+		case err != nil:
+			return false
+		case st.Mode&unix.S_IFMT == unix.S_IFLNK:
+			return false
+		}
+	}
+	return true
 }

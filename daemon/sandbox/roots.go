@@ -3,13 +3,15 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 
 	"golang.org/x/sys/unix"
 )
 
-// resolved caches the device files' resolution: the same few for every task.
+// resolved caches the device files' and directories' resolution: the same
+// few for every task.
 var resolved sync.Map // path → string ("" when missing)
 
 func resolvedFile(f string) (string, bool) {
@@ -35,6 +37,13 @@ func isDir(p string) bool {
 func (p *Policy) Resolve() {
 	var dirs []string
 	for _, d := range p.WriteDirs {
+		if slices.Contains(deviceDirs, d) {
+			// The same for every task: resolved once, never created.
+			if r, ok := resolvedFile(d); ok {
+				dirs = append(dirs, r)
+			}
+			continue
+		}
 		r, err := canonicalDir(d)
 		if err != nil {
 			// A root vx cannot create (a device dir absent here) widens nothing.

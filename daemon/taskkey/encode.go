@@ -1,10 +1,10 @@
 package taskkey
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/vzn/vx/protocol/wire"
 )
 
 // The encoding of Components, written directly: what encoding/json
@@ -16,7 +16,7 @@ import (
 // appendBeforeDeps appends c's encoding with Deps as null.
 func (c *Components) appendBeforeDeps(b []byte) []byte {
 	b = append(b, `{"runner":`...)
-	b = appendString(b, c.Runner)
+	b = wire.AppendJSONString(b, c.Runner)
 	b = append(b, `,"global":`...)
 	b = appendMap(b, c.Global)
 	b = append(b, `,"definition":`...)
@@ -44,23 +44,9 @@ func appendMap(b []byte, m map[string]string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, k)
+		b = wire.AppendJSONString(b, k)
 		b = append(b, ':')
-		b = appendString(b, m[k])
+		b = wire.AppendJSONString(b, m[k])
 	}
 	return append(b, '}')
-}
-
-// appendString appends s quoted: verbatim when every byte is printable
-// ASCII that encoding/json leaves alone, else as json.Marshal quotes it.
-func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s)
-			return append(b, q...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"time"
+	"unicode/utf8"
 )
 
 // AppendJSON appends e as json.Marshal encodes it, without reflection for
@@ -18,7 +19,7 @@ func (e *Event) AppendJSON(b []byte) ([]byte, error) {
 		return append(b, out...), err
 	}
 	b = append(b, `{"type":`...)
-	b = appendJSONString(b, e.Type)
+	b = AppendJSONString(b, e.Type)
 	b = append(b, `,"time":"`...)
 	b = e.Time.AppendFormat(b, time.RFC3339Nano)
 	b = append(b, '"')
@@ -39,7 +40,7 @@ func (e *Event) AppendJSON(b []byte) ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendJSONString(b, d)
+			b = AppendJSONString(b, d)
 		}
 		b = append(b, ']')
 	}
@@ -54,15 +55,16 @@ func appendField(b []byte, name, value string) []byte {
 		return b
 	}
 	b = append(append(append(b, ',', '"'), name...), '"', ':')
-	return appendJSONString(b, value)
+	return AppendJSONString(b, value)
 }
 
-// appendJSONString appends s quoted as encoding/json quotes it: verbatim
+// AppendJSONString appends s quoted as encoding/json quotes it: verbatim
 // when every byte is printable ASCII it leaves alone, else by json.Marshal
-// (escapes, the HTML characters, invalid UTF-8, U+2028 and U+2029).
-func appendJSONString(b []byte, s string) []byte {
+// (escapes, the HTML characters, invalid UTF-8, U+2028 and U+2029). The
+// task key's encoding uses it too.
+func AppendJSONString(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
 			q, _ := json.Marshal(s)
 			return append(b, q...)
 		}

@@ -39,21 +39,7 @@ func BenchmarkTask(b *testing.B) {
 	})
 	confinedCommand := func(b *testing.B, command string, landlock, observe bool) {
 		for b.Loop() {
-			dirs, files := WriteRoots(dir, []string{"dist/**"}, "")
-			p := &Policy{Landlock: landlock, Observe: observe, ABI: v.ABI, WriteDirs: dirs, WriteFiles: files}
-			p.Resolve()
-			cmd := exec.Command("/bin/sh", "-c", command)
-			cmd.Dir, cmd.Stdout, cmd.Stderr = dir, io.Discard, io.Discard
-			s, err := Start(cmd, p)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := s.Wait(); err != nil {
-				b.Fatal(err)
-			}
-			if vs := s.Finish(); len(vs) != 0 {
-				b.Fatal(vs)
-			}
+			runConfined(b, dir, command, &Policy{Landlock: landlock, Observe: observe, ABI: v.ABI})
 		}
 	}
 	confined := func(b *testing.B, landlock, observe bool) { confinedCommand(b, command, landlock, observe) }
@@ -62,4 +48,24 @@ func BenchmarkTask(b *testing.B) {
 	b.Run("observer", func(b *testing.B) { confined(b, false, v.Observer != "") })
 	b.Run("observer-quiet", func(b *testing.B) { confinedCommand(b, quiet, false, v.Observer != "") })
 	_ = os.RemoveAll(filepath.Join(dir, "dist"))
+}
+
+// runConfined runs command in dir under p with dist/** as its write root
+// (the benchmarks' task) and fails on an error or any violation.
+func runConfined(tb testing.TB, dir, command string, p *Policy) {
+	tb.Helper()
+	p.WriteDirs, p.WriteFiles = WriteRoots(dir, []string{"dist/**"}, "")
+	p.Resolve()
+	cmd := exec.Command("/bin/sh", "-c", command)
+	cmd.Dir, cmd.Stdout, cmd.Stderr = dir, io.Discard, io.Discard
+	s, err := Start(cmd, p)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := s.Wait(); err != nil {
+		tb.Fatal(err)
+	}
+	if vs := s.Finish(); len(vs) != 0 {
+		tb.Fatal(vs)
+	}
 }

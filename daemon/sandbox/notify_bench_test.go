@@ -1,8 +1,6 @@
 package sandbox
 
 import (
-	"io"
-	"os/exec"
 	"testing"
 	"time"
 )
@@ -23,21 +21,7 @@ func BenchmarkNotification(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			start := time.Now()
 			for b.Loop() {
-				dirs, files := WriteRoots(dir, []string{"dist/**"}, "")
-				p := &Policy{Observe: observe && v.Observer != "", ABI: v.ABI, WriteDirs: dirs, WriteFiles: files}
-				p.Resolve()
-				cmd := exec.Command("/bin/sh", "-c", command)
-				cmd.Dir, cmd.Stdout, cmd.Stderr = dir, io.Discard, io.Discard
-				s, err := Start(cmd, p)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := s.Wait(); err != nil {
-					b.Fatal(err)
-				}
-				if vs := s.Finish(); len(vs) != 0 {
-					b.Fatal(vs)
-				}
+				runConfined(b, dir, command, &Policy{Observe: observe && v.Observer != "", ABI: v.ABI})
 			}
 			b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(b.N*calls), "ns/call")
 		})

@@ -47,21 +47,7 @@ func BenchmarkTaskPair(b *testing.B) {
 					b.Fatal(err)
 				}
 				t1 := cpuUsed()
-				dirs, files := WriteRoots(dir, []string{"dist/**"}, "")
-				p := &Policy{Landlock: c.landlock, Observe: c.observe, ABI: v.ABI, WriteDirs: dirs, WriteFiles: files}
-				p.Resolve()
-				cmd = exec.Command("/bin/sh", "-c", c.command)
-				cmd.Dir, cmd.Stdout, cmd.Stderr = dir, io.Discard, io.Discard
-				s, err := Start(cmd, p)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := s.Wait(); err != nil {
-					b.Fatal(err)
-				}
-				if vs := s.Finish(); len(vs) != 0 {
-					b.Fatal(vs)
-				}
+				runConfined(b, dir, c.command, &Policy{Landlock: c.landlock, Observe: c.observe, ABI: v.ABI})
 				t2 := cpuUsed()
 				plain, confined = plain+t1-t0, confined+t2-t1
 			}

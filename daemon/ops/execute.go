@@ -53,14 +53,16 @@ func (in *ExecuteInput) options(m *workspace.Model) *runner.Options {
 }
 
 // prepare resolves the selection over the Env's model and computes every
-// task's key. A selection that cannot run (an unknown task, a bad filter,
+// task's key (plan: for Plan, which needs nothing only a run needs). A
+// selection that cannot run (an unknown task, a bad filter,
 // a cycle) is a *RefusalError with exit code 2: nothing ran.
-func (e *Env) prepare(ctx context.Context, in *ExecuteInput) (*runner.Prepared, *runner.Options, error) {
+func (e *Env) prepare(ctx context.Context, in *ExecuteInput, plan bool) (*runner.Prepared, *runner.Options, error) {
 	m, err := e.CurrentModel()
 	if err != nil {
 		return nil, nil, &RefusalError{ExitCode: 2, Msg: e.Masker.String(err.Error())}
 	}
 	opts := in.options(m)
+	opts.Plan = plan
 	p, err := runner.Prepare(ctx, opts)
 	if err != nil {
 		return nil, nil, &RefusalError{ExitCode: 2, Msg: e.Masker.String(err.Error())}
@@ -72,7 +74,7 @@ func (e *Env) prepare(ctx context.Context, in *ExecuteInput) (*runner.Prepared, 
 // cache verdict and the predicted times, executing nothing and recording
 // nothing.
 func Plan(ctx context.Context, e *Env, in ExecuteInput) (*wire.Plan, error) {
-	p, _, err := e.prepare(ctx, &in)
+	p, _, err := e.prepare(ctx, &in, true)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +86,7 @@ func Plan(ctx context.Context, e *Env, in ExecuteInput) (*wire.Plan, error) {
 // tasks fail (its ExitCode says so); an error is a refusal before anything
 // ran (*RefusalError) or a failure of vx itself, masked.
 func Execute(ctx context.Context, e *Env, in ExecuteInput) (*wire.RunSummary, error) {
-	p, opts, err := e.prepare(ctx, &in)
+	p, opts, err := e.prepare(ctx, &in, false)
 	if err != nil {
 		return nil, err
 	}

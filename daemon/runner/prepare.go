@@ -47,6 +47,9 @@ type Options struct {
 	// Changes asks vxd what changed since the last run (nil: stat every
 	// input, as without a daemon).
 	Changes hashing.ChangeSource
+	// Plan prepares for a plan (Plan, not Execute): what only a run
+	// needs, its output overlaps, is not computed ahead.
+	Plan bool
 }
 
 // Prepared is a run's graph with every task's key computed.
@@ -135,12 +138,15 @@ func Prepare(ctx context.Context, o *Options) (*Prepared, error) {
 	p.overlaps = sync.OnceValues(func() ([]workspace.OutputOverlap, []workspace.OutputOverlap) {
 		return g.OutputOverlaps(), m.OutputOverlaps()
 	})
-	go func() {
-		// A panic here is the caller's to see: OnceValues raises it again
-		// where Execute asks for the overlaps, on a goroutine that recovers.
-		defer func() { _ = recover() }()
-		p.overlaps()
-	}()
+	if !o.Plan {
+		go func() {
+			// A panic here is the caller's to see: OnceValues raises it
+			// again where Execute asks for the overlaps, on a goroutine
+			// that recovers.
+			defer func() { _ = recover() }()
+			p.overlaps()
+		}()
+	}
 	e := o.Early.wait(m.Root)
 	if e == nil {
 		// Nothing was started early for this root (a workspace vx never

@@ -1,7 +1,6 @@
 package live_test
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,22 +17,14 @@ import (
 // the last one (the "repeat" log line).
 func repeatRun(t *testing.T, root string, env []string, args ...string) (*wire.RunSummary, string) {
 	t.Helper()
-	r := harness.Run(t, root, append(append(baseEnv(), "VX_LOG=debug"), env...), vxBin, append(append([]string{"run", "build"}, args...), "--format", "json")...)
-	if r.Code != 0 {
-		t.Fatalf("want exit 0\n%s", r)
-	}
-	var s wire.RunSummary
-	if err := json.Unmarshal([]byte(r.Stdout), &s); err != nil {
-		t.Fatalf("no summary: %v\n%s", err, r)
-	}
+	s, lines, _ := debugRun(t, root, env, args...)
 	why := ""
-	for _, line := range strings.Split(r.Stderr, "\n") {
-		var l struct{ Message, Why string }
-		if json.Unmarshal([]byte(line), &l) == nil && (l.Message == "repeat" || l.Message == "no repeat memo") {
+	for _, l := range lines {
+		if l.Message == "repeat" || l.Message == "no repeat memo" {
 			why += l.Message + ": " + l.Why + "; "
 		}
 	}
-	return &s, why
+	return s, why
 }
 
 // wantRepeat runs and wants the run to repeat the run prev, every task a

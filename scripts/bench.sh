@@ -4,10 +4,13 @@
 #
 #   cached: `run build` on BENCH_CACHED_N packages (default 1000), every task
 #           a hit; median of BENCH_CACHED_RUNS (default 5) after a warm-up.
-#           In each round vx runs twice: without a daemon, and (after turbo)
-#           with vxd up in its workspace (vx asks vxd's change journal what
-#           changed instead of statting every input; vxd is started, warmed
-#           up until a run takes the journal, and stopped each round).
+#           In each round vx runs three times: without a daemon, and (after
+#           turbo) twice with vxd up in its workspace (vxd is started,
+#           warmed up until a run takes its change journal, and stopped
+#           each round): first in an environment no run had before, so it
+#           asks the journal what changed instead of statting every input
+#           but may not repeat a run, then the same request again, which
+#           repeats that run (docs/cache.md, "Repeating a fully cached run").
 #   cold:   `run build` on BENCH_COLD_N packages (default 200), caches and
 #           outputs wiped before each run; median of BENCH_COLD_RUNS (3).
 #
@@ -77,6 +80,8 @@ make_ws() {
 
 run_vx() { (cd "$1" && exec "$VX" run build); }
 run_turbo() { (cd "$1" && exec "$TURBO" run build "${TURBO_FLAGS[@]}"); }
+# run_floor: git ls-files and an lstat of every file it lists, in one process.
+run_floor() { (cd "$1" && exec "$WORK/bin/floor"); }
 
 # --- cached, N_CACHED packages ---------------------------------------------
 log "generating $N_CACHED packages"
@@ -88,38 +93,46 @@ run_turbo "$TUC" >/dev/null 2>&1 || die "turbo run build failed in $TUC"
 ms run_vx "$VXC" >/dev/null
 ms run_turbo "$TUC" >/dev/null
 # vxd_up: start vxd in the vx workspace and warm up until a run takes its
-# files from the change journal (the first run of a new vxd has no token of
-# its epoch and stats everything).
+# files from the change journal, or repeats a run that did (the first run
+# of a new vxd has no token of its epoch and stats everything).
 vxd_up() {
   (cd "$VXC" && "$VXDBIN" start >/dev/null) || die "vxd start failed in $VXC"
   local how
   for _ in $(seq 20); do
     how=$(cd "$VXC" && VX_LOG=debug "$VX" run build 2>&1 >/dev/null) || die "vx run build failed in $VXC with vxd up"
-    grep -q '"files":"journal:' <<<"$how" && return
+    # A run of the journal, or one that repeats such a run.
+    grep -qE '"files":"journal:|"repeat":true' <<<"$how" && return
     sleep 0.2
   done
   die "vx never took its files from vxd's change journal in $VXC"
 }
 vxd_down() { (cd "$VXC" && "$VXDBIN" stop >/dev/null) || die "vxd stop failed in $VXC"; }
 trap '(cd "$VXC" && "$VXDBIN" stop >/dev/null 2>&1) || true' EXIT
-# Each round: vx without a daemon, turbo, vx with vxd up (its journal).
-vx_cached=() turbo_cached=() vxd_cached=()
+# Each round: vx without a daemon, turbo, vx with vxd up (its journal, in
+# an environment of its own), the same again (a repeat).
+vx_cached=() turbo_cached=() vxd_cached=() vxr_cached=() floor_cached=()
 for i in $(seq "$RUNS_CACHED"); do
+  floor_cached+=("$(ms run_floor "$VXC")")
   vx_cached+=("$(ms run_vx "$VXC")")
   turbo_cached+=("$(ms run_turbo "$TUC")")
   vxd_up
-  vxd_cached+=("$(ms run_vx "$VXC")")
+  vxd_cached+=("$(BENCH_ROUND=$i ms run_vx "$VXC")")
+  vxr_cached+=("$(BENCH_ROUND=$i ms run_vx "$VXC")")
   vxd_down
-  log "cached run $i: vx ${vx_cached[-1]} ms, turbo ${turbo_cached[-1]} ms, vx with vxd up ${vxd_cached[-1]} ms"
+  log "cached run $i: vx ${vx_cached[-1]} ms, turbo ${turbo_cached[-1]} ms, vx with vxd up ${vxd_cached[-1]} ms, its repeat ${vxr_cached[-1]} ms"
 done
 trap - EXIT
 # Both really were fully cached, vx with and without vxd.
 hits=$(cd "$VXC" && "$VX" run build --format json 2>/dev/null | grep -c '"cache": "hit"' || true)
 [[ $hits == "$N_CACHED" ]] || die "vx: $hits of $N_CACHED tasks were hits in the cached scenario"
 vxd_up
-hits=$(cd "$VXC" && "$VX" run build --format json 2>/dev/null | grep -c '"cache": "hit"' || true)
+hits=$(cd "$VXC" && BENCH_ROUND=check "$VX" run build --format json 2>/dev/null | grep -c '"cache": "hit"' || true)
+# The same command line twice: the second repeats the first.
+(cd "$VXC" && BENCH_ROUND=check "$VX" run build >/dev/null 2>&1) || die "vx run build failed in $VXC with vxd up"
+repeated=$(cd "$VXC" && BENCH_ROUND=check "$VX" run build 2>/dev/null | grep -c '^ Repeat: run ' || true)
 vxd_down
 [[ $hits == "$N_CACHED" ]] || die "vx with vxd: $hits of $N_CACHED tasks were hits in the cached scenario"
+[[ $repeated == 1 ]] || die "vx with vxd: the same request again did not repeat the run before it"
 run_turbo "$TUC" 2>&1 | grep -Eq "Cached: +$N_CACHED cached, $N_CACHED total" || die "turbo: the cached scenario was not fully cached"
 
 # --- cold, N_COLD packages -------------------------------------------------
@@ -164,8 +177,8 @@ vc=$(median "${vx_cached[@]}") tc=$(median "${turbo_cached[@]}")
 vd=$(median "${vx_cold[@]}") td=$(median "${turbo_cold[@]}")
 rc=$(ratio "$vc" "$tc") rd=$(ratio "$vd" "$td")
 mc=$(met "$rc" 0.5) md=$(met "$rd" 0.2) mn=$(met "$rc" 0.1)
-vj=$(median "${vxd_cached[@]}")
-rj=$(ratio "$vj" "$tc")
+vj=$(median "${vxd_cached[@]}") vr=$(median "${vxr_cached[@]}") vf=$(median "${floor_cached[@]}")
+rj=$(ratio "$vj" "$tc") rr=$(ratio "$vr" "$tc") rf=$(ratio "$vf" "$tc")
 cpus=$(nproc 2>/dev/null || echo "?")
 
 cat <<EOF
@@ -179,9 +192,13 @@ vx $("$VX" version | awk '{print $2}') (default workers: one per CPU), turbo $("
 | fully cached \`run build\`, $N_CACHED packages (median of $RUNS_CACHED after a warm-up) | $vc | $tc | $rc | ≤ 0.50 | $mc |
 | ↳ the same no-op run against the issue-15 goal (no daemon) | $vc | $tc | $rc | ≤ 0.10 | $mn |
 | the same no-op run with vxd up (its change journal; in the same rounds, median of $RUNS_CACHED) | $vj | $tc | $rj | | |
+| ↳ the same request again with vxd up (a repeat of that run; median of $RUNS_CACHED) | $vr | $tc | $rr | | |
+| the floor: \`git ls-files\` and an lstat of every file, one process (median of $RUNS_CACHED) | $vf | $tc | $rf | | |
 | cold \`run build\`, $N_COLD packages (median of $RUNS_COLD, caches and dist/ wiped) | $vd | $td | $rd | ≤ 0.20 | $md |
 
-Samples (ms): cached vx ${vx_cached[*]}; turbo ${turbo_cached[*]}; vx with vxd up ${vxd_cached[*]}. Cold vx ${vx_cold[*]}; turbo ${turbo_cold[*]}.
+With vxd up against the floor: the journal's run $(ratio "$vj" "$vf")×, the repeat $(ratio "$vr" "$vf")×.
+
+Samples (ms): cached vx ${vx_cached[*]}; turbo ${turbo_cached[*]}; vx with vxd up ${vxd_cached[*]}; its repeat ${vxr_cached[*]}; floor ${floor_cached[*]}. Cold vx ${vx_cold[*]}; turbo ${turbo_cold[*]}.
 Network during \`vx run\`: $network.
 Daemon: $daemon.
 EOF

@@ -21,8 +21,10 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/vzn/vx/cli/cmdline"
+	"github.com/vzn/vx/client/platformpush"
 	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/daemon/remotecache"
+	"github.com/vzn/vx/daemon/repeat"
 	"github.com/vzn/vx/daemon/runevents"
 	"github.com/vzn/vx/daemon/runner"
 	"github.com/vzn/vx/daemon/secret"
@@ -143,9 +145,20 @@ func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	// run of 1,000 packages (about 15 MB) never collects, where at 400 it
 	// collected once at 16 MB; a long run holds at most 11× its ~6 MB live.
 	debug.SetGCPercent(1000)
+	root, rootErr := workspace.FindRoot(s.WorkingDir())
+	var base *repeat.Base
+	if rootErr == nil && !a.Has("dry") && !a.Has("affected") {
+		// With vxd up, an identical run may repeat the last one.
+		q := in
+		fillRun(&q, s, a, argv, req)
+		var done bool
+		if base, done, err = tryRepeat(ctx, s, root, q, format); done {
+			return err
+		}
+	}
 	// The listing, the stat cache and the history need only the root:
 	// they get going while the workspace loads.
-	if root, err := workspace.FindRoot(s.WorkingDir()); err == nil {
+	if rootErr == nil {
 		in.Early = runner.StartEarly(ctx, root, logger(s), !a.Has("dry"))
 		defer in.Early.Close()
 	}
@@ -154,12 +167,12 @@ func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 		return err
 	}
 	a.TakeRef("affected", refNotTask(m))
-	in.Tasks, in.Force, in.Continue = a.Pos(), a.Bool("force"), a.Bool("continue")
-	in.Selection = workspace.Selection{Filters: a.List("filter"), Affected: a.Has("affected"), AffectedRef: a.Str("affected")}
-	in.Command, in.Environ, in.Logger = append([]string{"run"}, argv...), s.Environment(), logger(s)
+	fillRun(&in, s, a, argv, req)
 	in.Changes = changeSource(m.Root)
-	if req != nil {
-		req.apply(&in)
+	if _, pushes, _ := platformpush.Resolve(m.Config.Platform, s.Environment()); !pushes {
+		// A run the platform hears of is never repeated (a repeat
+		// does not load the configuration that says where to push).
+		in.Repeat = base
 	}
 	e := ops.NewEnv(m.Root, m, nil, s.Environment())
 	if a.Has("dry") {
@@ -174,6 +187,77 @@ func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 		return nil
 	}
 	return execute(ctx, s, e, in, format)
+}
+
+// fillRun puts the command line's (or the request's) selection in the
+// run's input: tasks, filters, --affected, --force, --continue, and the
+// command, environment and logger.
+func fillRun(in *ops.ExecuteInput, s *cmdline.IO, a *cmdline.Args, argv []string, req *runRequest) {
+	in.Tasks, in.Force, in.Continue = a.Pos(), a.Bool("force"), a.Bool("continue")
+	in.Selection = workspace.Selection{Filters: a.List("filter"), Affected: a.Has("affected"), AffectedRef: a.Str("affected")}
+	in.Command, in.Environ, in.Logger = append([]string{"run"}, argv...), s.Environment(), logger(s)
+	if req != nil {
+		req.apply(in)
+	}
+}
+
+// tryRepeat answers the run from the memo of the last identical fully
+// cached run when vxd's change journal proves nothing it depends on has
+// changed since (done); else it answers the Base the run may leave its
+// own memo on (nil: none). It never starts a daemon.
+func tryRepeat(ctx context.Context, s *cmdline.IO, root string, in ops.ExecuteInput, format string) (*repeat.Base, bool, error) {
+	src := changeSource(root)
+	parts, ok := in.RepeatParts(s.WorkingDir())
+	if src == nil || !ok {
+		return nil, false, nil
+	}
+	memo, base, why := repeat.Ask(ctx, root, src, in.Environ, parts...)
+	in.Logger.Debug().Str("why", why).Bool("repeat", memo != nil).Msg("repeat")
+	if memo == nil {
+		return base, false, nil
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	out, closeOut := runOutput(s, root, format)
+	defer closeOut()
+	in.Output = out
+	sum, err := ops.Repeat(ctx, root, memo, in)
+	if err != nil {
+		return nil, true, err
+	}
+	return nil, true, finishRun(s, sum, format)
+}
+
+// runOutput is how a run prints: task lines to stdout (stderr when the
+// summary is the JSON on stdout), events to vxd's runTasks when it
+// started this run, else to a running vxd's live feed.
+func runOutput(s *cmdline.IO, root, format string) (runner.Output, func()) {
+	out := runner.Output{W: s.Out}
+	if format == "json" {
+		out = runner.Output{W: s.Err}
+	}
+	if fd := os.Getenv(ops.EventsFDEnv); fd != "" {
+		out.Events = eventWriter(fd)
+	} else if ev, closeEv := runevents.Open(root); ev != nil {
+		// A daemon is up: it tails this run's events for its live feed.
+		out.Events = ev
+		return out, closeEv
+	}
+	return out, func() {}
+}
+
+// finishRun prints the summary as JSON when asked and exits with the
+// run's code.
+func finishRun(s *cmdline.IO, sum *wire.RunSummary, format string) error {
+	if format == "json" {
+		if err := cmdline.WriteJSON(s.Out, sum); err != nil {
+			return err
+		}
+	}
+	if sum.ExitCode != 0 {
+		return cmdline.ExitCode(sum.ExitCode)
+	}
+	return nil
 }
 
 // runSettings reads how vx run runs from its flags and environment
@@ -210,17 +294,9 @@ func runSettings(a *cmdline.Args) (ops.ExecuteInput, error) {
 func execute(ctx context.Context, s *cmdline.IO, e *ops.Env, in ops.ExecuteInput, format string) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	in.Output = runner.Output{W: s.Out}
-	if format == "json" {
-		in.Output = runner.Output{W: s.Err}
-	}
-	if fd := os.Getenv(ops.EventsFDEnv); fd != "" {
-		in.Output.Events = eventWriter(fd)
-	} else if ev, closeEv := runevents.Open(e.Root); ev != nil {
-		// A daemon is up: it tails this run's events for its live feed.
-		in.Output.Events = ev
-		defer closeEv()
-	}
+	out, closeOut := runOutput(s, e.Root, format)
+	defer closeOut()
+	in.Output = out
 	sum, err := ops.Execute(ctx, e, in)
 	if err != nil {
 		return runRefusal(err)

@@ -80,6 +80,9 @@ type Changes struct {
 	dirty    bool
 	listing  fileID
 	listOK   bool
+	// unwatched are the inputs read that the journal cannot vouch for
+	// (outside its view, or with other links), by absolute path.
+	unwatched map[string]Stamp
 }
 
 // OpenChanges loads the saved state and asks src what changed since it;
@@ -155,8 +158,19 @@ func (c *Changes) trustedHash(abs string) (string, bool) {
 // read notes a hash HashFile read (or took from the stat cache) after the
 // token: the next run may take it unless the journal says it changed.
 func (c *Changes) read(abs string, st *syscall.Stat_t, sum string) {
-	if c == nil || st.Nlink != 1 {
+	if c == nil {
 		return
+	}
+	if st.Nlink != 1 || !Covered(c.root, abs) {
+		c.mu.Lock()
+		if c.unwatched == nil {
+			c.unwatched = map[string]Stamp{}
+		}
+		c.unwatched[abs] = stampOfStat(abs, st)
+		c.mu.Unlock()
+		if st.Nlink != 1 {
+			return
+		}
 	}
 	c.mu.Lock()
 	c.verified[abs] = sum

@@ -281,6 +281,15 @@ func loadListing(path, env string) ([]string, bool) {
 // parseListing is loadListing of the file's bytes; the stats of the paths
 // skip reports are taken as unchanged (vxd's journal proved them).
 func parseListing(raw []byte, env string, skip func(string) bool) ([]string, bool) {
+	return decodeListing(raw, env, func(want pathStat) bool {
+		return (skip != nil && skip(want.path)) || statPath(want.path) == want
+	})
+}
+
+// decodeListing decodes a saved listing made under env, calling visit for
+// each stat it holds; false (from visit, or a listing that does not
+// decode) answers no listing.
+func decodeListing(raw []byte, env string, visit func(pathStat) bool) ([]string, bool) {
 	if !bytes.HasPrefix(raw, []byte(listCacheMagic)) {
 		return nil, false
 	}
@@ -321,7 +330,7 @@ func parseListing(raw []byte, env string, skip func(string) bool) ([]string, boo
 			size: int64(binary.LittleEndian.Uint64([]byte(s[16:24]))), ino: binary.LittleEndian.Uint64([]byte(s[24:32])),
 			mode: binary.LittleEndian.Uint32([]byte(s[32:36])), exists: s[36] == 1}
 		s = s[37:]
-		if (skip == nil || !skip(p)) && statPath(p) != want {
+		if !visit(want) {
 			return nil, false
 		}
 	}

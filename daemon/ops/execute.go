@@ -3,11 +3,15 @@ package ops
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/rs/zerolog"
 
 	"github.com/vzn/vx/daemon/hashing"
 	"github.com/vzn/vx/daemon/remotecache"
+	"github.com/vzn/vx/daemon/repeat"
 	"github.com/vzn/vx/daemon/runner"
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/protocol/wire"
@@ -41,6 +45,9 @@ type ExecuteInput struct {
 	// Changes, when set, asks the workspace's vxd what changed since the
 	// last run in place of statting every input (hashing.ChangeSource).
 	Changes hashing.ChangeSource
+	// Repeat, when set, lets a fully cached run leave a memo that a later
+	// identical run repeats (runner.Options.Repeat).
+	Repeat *repeat.Base
 }
 
 // options is the input as the runner's options over the model m.
@@ -48,7 +55,7 @@ func (in *ExecuteInput) options(m *workspace.Model) *runner.Options {
 	return &runner.Options{
 		Model: m, Tasks: in.Tasks, Selection: in.Selection, Force: in.Force, Continue: in.Continue,
 		Concurrency: in.Concurrency, Args: in.Command, Environ: in.Environ, Logger: in.Logger, Cache: in.Cache,
-		Early: in.Early, Changes: in.Changes,
+		Early: in.Early, Changes: in.Changes, Repeat: in.Repeat,
 	}
 }
 
@@ -95,4 +102,30 @@ func Execute(ctx context.Context, e *Env, in ExecuteInput) (*wire.RunSummary, er
 		return nil, errors.New(e.Masker.String(err.Error()))
 	}
 	return sum, nil
+}
+
+// RepeatParts is the run's request as daemon/repeat digests it (with the
+// working directory it was asked from); false for a request that never
+// repeats an earlier run: a forced one, or one whose selection depends on
+// git (--affected).
+func (in *ExecuteInput) RepeatParts(cwd string) ([]string, bool) {
+	if in.Force || in.Selection.Affected || in.Selection.AffectedRef != "" || len(in.Tasks) == 0 {
+		return nil, false
+	}
+	cache := "default"
+	if in.Cache != nil {
+		cache = fmt.Sprintf("%+v", *in.Cache)
+	}
+	parts := []string{"cwd", cwd, "tasks", strings.Join(in.Tasks, "\x00"), "filters", strings.Join(in.Selection.Filters, "\x00"),
+		"continue", strconv.FormatBool(in.Continue), "concurrency", strconv.Itoa(in.Concurrency), "cache", cache,
+		"command", strings.Join(in.Command, "\x00")}
+	return parts, true
+}
+
+// Repeat is Execute answered from the memo m of an earlier identical run
+// that repeat.Ask proved nothing has changed for: every task is that
+// run's hit again, printed and recorded, and the workspace is not loaded.
+func Repeat(ctx context.Context, root string, m *repeat.Memo, in ExecuteInput) (*wire.RunSummary, error) {
+	o := &runner.Options{Tasks: in.Tasks, Args: in.Command, Environ: in.Environ, Logger: in.Logger}
+	return runner.Repeat(ctx, root, m, o, in.Output)
 }

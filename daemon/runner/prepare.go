@@ -22,6 +22,7 @@ import (
 	"github.com/vzn/vx/daemon/hashing"
 	"github.com/vzn/vx/daemon/history"
 	"github.com/vzn/vx/daemon/remotecache"
+	"github.com/vzn/vx/daemon/repeat"
 	"github.com/vzn/vx/daemon/secret"
 	"github.com/vzn/vx/daemon/taskkey"
 	"github.com/vzn/vx/daemon/workspace"
@@ -50,6 +51,11 @@ type Options struct {
 	// Plan prepares for a plan (Plan, not Execute): what only a run
 	// needs, its output overlaps, is not computed ahead.
 	Plan bool
+	// Repeat, when set, is the journal token and request digest taken
+	// before the model loaded: a run whose every task is an intact hit
+	// leaves a memo on it that a later identical run may repeat
+	// (daemon/repeat).
+	Repeat *repeat.Base
 }
 
 // Prepared is a run's graph with every task's key computed.
@@ -71,6 +77,7 @@ type Prepared struct {
 	encoded      map[string][]byte // task id → its components as the history stores them
 	early        *Early
 	changes      chan *hashing.Changes // vxd's answer, asked while the graph is built
+	journal      *hashing.Changes      // that answer once taken; nil without one
 	// overlaps are the graph's and the whole model's output overlaps,
 	// computed alongside the keys (they need only the graph): Execute's
 	// serial start took 3–5 ms over them.
@@ -177,6 +184,7 @@ func Prepare(ctx context.Context, o *Options) (*Prepared, error) {
 func (p *Prepared) computeKeys(ctx context.Context, all []string, err error) error {
 	m := p.Model
 	changes := <-p.changes
+	p.journal = changes
 	p.hasher.UseChanges(changes)
 	// With vxd's answer the listing is the journal's to check; without
 	// a listing made early (none is, where a daemon is up), list here.

@@ -20,6 +20,7 @@ import (
 	"github.com/vzn/vx/daemon/cache"
 	"github.com/vzn/vx/daemon/failures"
 	"github.com/vzn/vx/daemon/history"
+	"github.com/vzn/vx/daemon/repeat"
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/protocol/layout"
 	"github.com/vzn/vx/protocol/wire"
@@ -62,6 +63,10 @@ type run struct {
 	guard    *outputGuard
 
 	sb sandboxState
+
+	// rep keeps each quick hit of a run that may leave a memo for a
+	// later run to repeat (repeat.go); nil otherwise.
+	rep *repeatLog
 }
 
 func (r *run) warn(format string, args ...any) {
@@ -116,6 +121,9 @@ func Execute(ctx context.Context, p *Prepared, o *Options, out Output) (*wire.Ru
 		r.stamps = loadStamps(layout.OutputStamps(root))
 	}
 	r.tidy(ctx)
+	if o.Repeat != nil {
+		r.rep = &repeatLog{tasks: map[string]repeat.Task{}}
+	}
 	r.runID = history.NewRunID()
 	r.startRemote(ctx)
 	started := time.Now()
@@ -149,6 +157,7 @@ func Execute(ctx context.Context, p *Prepared, o *Options, out Output) (*wire.Ru
 	sum.Warnings = append([]string{}, r.warns...)
 	r.event(wire.Event{Type: wire.EventRunFinished, Summary: sum})
 	r.footer(sum)
+	r.saveRepeat(ctx, sum)
 	return sum, nil
 }
 
@@ -696,29 +705,43 @@ func (r *run) quickHit(n *workspace.Node, row *wire.TaskRow) bool {
 	if !same || log == nil {
 		return false
 	}
-	r.event(wire.Event{Type: wire.EventTaskStarted, TaskID: n.ID, DependsOn: executableDeps(n)})
-	r.hit(n, row, start, wire.CacheSourceLocal, files, log)
+	deps := executableDeps(n)
+	r.event(wire.Event{Type: wire.EventTaskStarted, TaskID: n.ID, DependsOn: deps})
+	text := r.hit(n, row, start, wire.CacheSourceLocal, files, log)
+	r.rep.note(r, n, row, deps, files, text, len(log) > 0)
 	return true
 }
 
-// hit prints a hit's log and records it.
-func (r *run) hit(n *workspace.Node, row *wire.TaskRow, start time.Time, source string, files []string, log []byte) {
-	r.replay(n, log)
+// hit prints a hit's log and records it; it answers the log as printed
+// (masked, without the prefix).
+func (r *run) hit(n *workspace.Node, row *wire.TaskRow, start time.Time, source string, files []string, log []byte) string {
+	text := r.replay(n, log)
 	code := 0
 	row.Status, row.Cache, row.ExitCode = wire.StatusPassed, wire.CacheHit, &code
 	row.CacheSource = source
 	row.DurationMs = time.Since(start).Milliseconds()
 	row.Outputs = len(files)
 	r.record(n, row, nil)
+	return text
 }
 
-// replay prints a cached log with the task's prefix, masked.
-func (r *run) replay(n *workspace.Node, log []byte) {
-	if r.out.W == nil || len(log) == 0 {
+// replay prints a cached log with the task's prefix, masked, and answers
+// the masked text.
+func (r *run) replay(n *workspace.Node, log []byte) string {
+	if len(log) == 0 || (r.out.W == nil && r.rep == nil) {
+		return ""
+	}
+	text := strings.TrimSuffix(r.p.Masker.String(string(log)), "\n")
+	r.printLog(n.ID, text)
+	return text
+}
+
+// printLog prints a task's masked log, each line with the task's prefix.
+func (r *run) printLog(id, text string) {
+	if r.out.W == nil {
 		return
 	}
-	prefix := n.ID + ": "
-	text := strings.TrimSuffix(r.p.Masker.String(string(log)), "\n")
+	prefix := id + ": "
 	var b strings.Builder
 	for _, l := range strings.Split(text, "\n") {
 		b.WriteString(prefix)
@@ -889,6 +912,9 @@ func (r *run) footer(s *wire.RunSummary) {
 		}
 	}
 	r.sandboxFooter(s)
+	if s.RepeatOf != "" {
+		r.printf(" Repeat: run %s (vxd: nothing it depends on changed since)\n", s.RepeatOf)
+	}
 	r.printf(" Time:   %s\n Run:    %s\n", fmtDuration(time.Duration(s.DurationMs)*time.Millisecond), s.RunID)
 }
 

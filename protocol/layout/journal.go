@@ -10,3 +10,8 @@ func JournalState(root string) string { return filepath.Join(root, DirName, "jou
 // JournalBarriers is where vxd creates the marker files that flush its
 // file watch before answering what changed, ROOT/.vx/daemon/journal.
 func JournalBarriers(root string) string { return filepath.Join(Daemon(root), "journal") }
+
+// Repeat is the last fully cached run a later identical run may repeat
+// while vxd's change journal proves nothing it depends on changed
+// (daemon/repeat), ROOT/.vx/repeat.
+func Repeat(root string) string { return filepath.Join(root, DirName, "repeat") }

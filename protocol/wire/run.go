@@ -43,6 +43,12 @@ type RunSummary struct {
 	// Remote is what the run did with the remote cache, when one is
 	// configured.
 	Remote *RemoteRun `json:"remote,omitempty"`
+
+	// RepeatOf is the run this one repeated: with vxd up, its change
+	// journal proved that nothing the earlier fully cached run depended
+	// on had changed, so every task was that run's hit again and no file
+	// was looked at (docs/cache.md, "Repeating a fully cached run").
+	RepeatOf string `json:"repeatOf,omitempty"`
 }
 
 // RunTotals counts a run's tasks by outcome.

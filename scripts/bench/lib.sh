@@ -25,10 +25,11 @@ quiet_node_tools() {
   export NPM_CONFIG_UPDATE_NOTIFIER=false
 }
 
-# build_gen_and_vx: build the workspace generator into $WORK/bin/gen, and
+# build_gen_and_vx: build the workspace generator into $WORK/bin/gen (and
+# the floor, scripts/bench/floor, into $WORK/bin/floor), and
 # set VX to BENCH_VX_BIN (made absolute) or to vx built from ./cmd/vx.
 build_gen_and_vx() {
-  (cd "$ROOT" && go build -o "$WORK/bin/gen" ./scripts/bench/gen)
+  (cd "$ROOT" && go build -o "$WORK/bin/gen" ./scripts/bench/gen && go build -o "$WORK/bin/floor" ./scripts/bench/floor)
   if [[ -n ${BENCH_VX_BIN:-} ]]; then
     VX=$(cd "$(dirname "$BENCH_VX_BIN")" && pwd)/$(basename "$BENCH_VX_BIN")
   else

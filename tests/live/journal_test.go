@@ -48,7 +48,27 @@ func journalWorkspace(t *testing.T) string {
 // and how the run's files were taken (the "change journal" log line).
 func journalRun(t *testing.T, root string) (*wire.RunSummary, string) {
 	t.Helper()
-	r := harness.Run(t, root, append(baseEnv(), "VX_LOG=debug"), vxBin, "run", "build", "--format", "json")
+	s, lines, r := debugRun(t, root, nil)
+	how := ""
+	for _, l := range lines {
+		if l.Message == "change journal" {
+			how = l.Files
+		}
+	}
+	if how == "" {
+		t.Fatalf("the run logged no change journal line\n%s", r)
+	}
+	return s, how
+}
+
+// debugLine is what the tests read of a line of vx's debug log.
+type debugLine struct{ Message, Files, Why string }
+
+// debugRun is `vx run build ARGS --format json` with the debug log and env
+// added; it wants exit 0 and answers the summary and the log's lines.
+func debugRun(t *testing.T, root string, env []string, args ...string) (*wire.RunSummary, []debugLine, result) {
+	t.Helper()
+	r := harness.Run(t, root, append(append(baseEnv(), "VX_LOG=debug"), env...), vxBin, append(append([]string{"run", "build"}, args...), "--format", "json")...)
 	if r.Code != 0 {
 		t.Fatalf("want exit 0\n%s", r)
 	}
@@ -56,17 +76,14 @@ func journalRun(t *testing.T, root string) (*wire.RunSummary, string) {
 	if err := json.Unmarshal([]byte(r.Stdout), &s); err != nil {
 		t.Fatalf("no summary: %v\n%s", err, r)
 	}
-	how := ""
+	var lines []debugLine
 	for _, line := range strings.Split(r.Stderr, "\n") {
-		var l struct{ Message, Files string }
-		if json.Unmarshal([]byte(line), &l) == nil && l.Message == "change journal" {
-			how = l.Files
+		var l debugLine
+		if json.Unmarshal([]byte(line), &l) == nil && l.Message != "" {
+			lines = append(lines, l)
 		}
 	}
-	if how == "" {
-		t.Fatalf("the run logged no change journal line\n%s", r)
-	}
-	return &s, how
+	return &s, lines, r
 }
 
 // executed lists the tasks a run executed (not cache hits), sorted.

@@ -1,0 +1,96 @@
+package hashing
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/vzn/vx/protocol/layout"
+	"github.com/vzn/vx/protocol/wire"
+)
+
+// Stamp is a path's identity as lstat sees it (size, mtime, ctime, inode,
+// mode), or its absence: what a run that repeats an earlier one checks
+// for the paths vxd's change journal cannot vouch for.
+type Stamp struct {
+	Path         string
+	Mtime, Ctime int64
+	Size         int64
+	Ino          uint64
+	Mode         uint32
+	Exists       bool
+}
+
+// StampOf lstats path.
+func StampOf(path string) Stamp { return stampFrom(statPath(path)) }
+
+// Holds reports whether path still stats as s.
+func (s Stamp) Holds() bool { return StampOf(s.Path) == s }
+
+func stampFrom(p pathStat) Stamp {
+	return Stamp{Path: p.path, Mtime: p.mtime, Ctime: p.ctime, Size: p.size, Ino: p.ino, Mode: p.mode, Exists: p.exists}
+}
+
+func stampOfStat(abs string, st *syscall.Stat_t) Stamp {
+	return Stamp{Path: abs, Mtime: st.Mtim.Sec*1e9 + st.Mtim.Nsec, Ctime: st.Ctim.Sec*1e9 + st.Ctim.Nsec, Size: st.Size,
+		Ino: st.Ino, Mode: st.Mode, Exists: true}
+}
+
+// Covered reports whether vxd's change journal watches the absolute path
+// abs of the workspace root (wire.JournalCovers of its relative path).
+func Covered(root, abs string) bool {
+	if abs == root {
+		return true
+	}
+	rel, ok := strings.CutPrefix(abs, root+string(filepath.Separator))
+	return ok && wire.JournalCovers(filepath.ToSlash(rel))
+}
+
+// Unwatched lists what this run's file listing and inputs depend on that
+// the journal does not watch, each as it stat'ed: the saved listing's
+// stats outside the journal's view (git's index, configuration and ignore
+// files), and every input read with more than one link (a write through
+// another link is reported for that link only) or outside the journal's
+// view. ok is false when the run's listing was not one the journal can
+// vouch for (not saved, or rewritten since): no later run may then take
+// this run's answer without listing again.
+func (c *Changes) Unwatched() (stamps []Stamp, ok bool) {
+	if c == nil {
+		return nil, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.listOK {
+		return nil, false
+	}
+	raw, err := os.ReadFile(layout.FileList(c.root))
+	if err != nil {
+		return nil, false
+	}
+	var st syscall.Stat_t
+	if err := syscall.Stat(layout.FileList(c.root), &st); err != nil || fileIDOf(&st) != c.listing {
+		return nil, false
+	}
+	_, ok = decodeListing(raw, listEnv(c.root), func(p pathStat) bool {
+		if !Covered(c.root, p.path) {
+			stamps = append(stamps, stampFrom(p))
+		}
+		return true
+	})
+	if !ok {
+		return nil, false
+	}
+	for _, s := range c.unwatched {
+		stamps = append(stamps, s)
+	}
+	return stamps, true
+}
+
+// Epoch is the journal epoch the run's answer came from ("" for nil).
+func (c *Changes) Epoch() string {
+	if c == nil {
+		return ""
+	}
+	return c.token.Epoch
+}

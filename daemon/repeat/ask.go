@@ -1,0 +1,77 @@
+package repeat
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/vzn/vx/daemon/hashing"
+	"github.com/vzn/vx/protocol/layout"
+	"github.com/vzn/vx/protocol/version"
+	"github.com/vzn/vx/protocol/wire"
+)
+
+// askWait bounds the question to vxd: past it the run goes the ordinary way.
+const askWait = time.Second
+
+// Base is what a run that may leave a memo learnt before it loaded
+// anything: the journal token, and the digest of its request.
+type Base struct {
+	Epoch       string
+	Seq         uint64
+	Salt, Input string
+}
+
+// Ask loads root's memo and asks vxd (src) what changed since its token.
+// It answers the memo when the run asked (environ and parts, as Digest
+// takes them) may repeat it; else nil with why, and the Base an ordinary
+// run saves its memo on (nil when vxd gave no token: none can be saved).
+func Ask(ctx context.Context, root string, src hashing.ChangeSource, environ []string, parts ...string) (*Memo, *Base, string) {
+	m := Load(layout.Repeat(root))
+	epoch, seq := "", uint64(0)
+	if m != nil {
+		epoch, seq = m.Epoch, m.Seq
+	}
+	ctx, cancel := context.WithTimeout(ctx, askWait)
+	defer cancel()
+	ans, err := src(ctx, epoch, seq)
+	if err != nil {
+		return nil, nil, "vxd: " + err.Error()
+	}
+	if ans.Version != version.Version || filepath.Clean(ans.Root) != filepath.Clean(root) {
+		return nil, nil, fmt.Sprintf("vxd is version %s for %s", ans.Version, ans.Root)
+	}
+	var base *Base
+	if ans.Epoch != "" {
+		salt := NewSalt()
+		base = &Base{Epoch: ans.Epoch, Seq: ans.Seq, Salt: salt, Input: Digest(salt, environ, parts...)}
+	}
+	if m == nil {
+		return nil, base, "no run to repeat"
+	}
+	if why := m.check(root, ans, environ, parts); why != "" {
+		return nil, base, why
+	}
+	return m, base, "nothing changed since run " + m.RunID
+}
+
+// check says why m cannot be repeated now ("" when it can).
+func (m *Memo) check(root string, ans *wire.Changes, environ []string, parts []string) string {
+	switch {
+	case m.Root != root:
+		return "the memo is of " + m.Root
+	case ans.Epoch != m.Epoch || !ans.Complete:
+		return "the journal cannot vouch: " + ans.Reason
+	case len(ans.Changed) > 0:
+		return fmt.Sprintf("%d paths changed, %s first", len(ans.Changed), ans.Changed[0])
+	case Digest(m.Salt, environ, parts...) != m.Input:
+		return "another request or environment"
+	}
+	for _, s := range m.Watched {
+		if !s.Holds() {
+			return s.Path + " changed"
+		}
+	}
+	return ""
+}

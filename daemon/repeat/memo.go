@@ -1,0 +1,288 @@
+// Package repeat keeps the last fully cached run of a workspace so that an
+// identical run while vxd is up can repeat it without loading the
+// workspace, listing or statting a file: vxd's change journal proves that
+// nothing the run depends on changed since a token taken before that run
+// looked at anything, and the few paths the journal does not watch
+// (git's index and configuration, vx's output stamps, the vx binary) are
+// checked by their stat. Anything else (another request or environment,
+// another vx, vxd restarted, a change anywhere in the workspace) is a
+// silent fallback to the ordinary run, which may leave a new memo.
+package repeat
+
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/vzn/vx/daemon/hashing"
+	"github.com/vzn/vx/protocol/version"
+)
+
+// magic heads a memo file.
+const magic = "vxrepeat1\n"
+
+// maxTasks and maxFile bound what a memo holds and what Load reads.
+const (
+	maxTasks = 1 << 20
+	maxFile  = 256 << 20
+)
+
+// Memo is a run every task of which was a cache hit with its outputs as
+// vx left them, and what it depended on.
+type Memo struct {
+	Version string // the vx that ran it
+	Root    string
+	// Epoch and Seq are the journal token taken before the run loaded
+	// anything: a change after it is in the journal's answer.
+	Epoch string
+	Seq   uint64
+	// Salt and Input are the salted digest of the request, the working
+	// directory and the whole environment (Digest): the same digest is
+	// the same run asked again. Salted, so that the memo says nothing of
+	// a secret in the environment.
+	Salt, Input string
+	RunID       string // the run repeated
+	// Command and Args are the run's command line as recorded (masked).
+	Command string
+	Args    []string
+	CI      bool
+	Watched []hashing.Stamp // what the journal does not watch, as it stat'ed
+	Tasks   []Task          // in the order the run finished them
+}
+
+// Task is one hit of the run.
+type Task struct {
+	ID, Project, Task, Key, CacheSource string
+	Outputs                             int
+	DependsOn                           []string
+	// Log is what the run printed for the task, masked, without its
+	// prefix, when Printed.
+	Log     string
+	Printed bool
+}
+
+// NewSalt is a fresh salt for Digest.
+func NewSalt() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// diagnostics are the variables that change what vx tells about itself
+// (its log, profiles and trace), never what a run does.
+var diagnostics = []string{"VX_LOG=", "VX_CPUPROFILE=", "VX_MEMPROFILE=", "VX_TRACE="}
+
+// Digest is the salted digest of parts, each length-prefixed, and of
+// environ in sorted order (the order of a process's environment is not
+// the run's business), less vx's diagnostics variables.
+func Digest(salt string, environ []string, parts ...string) string {
+	h := sha256.New()
+	var n [binary.MaxVarintLen64]byte
+	put := func(s string) {
+		h.Write(n[:binary.PutUvarint(n[:], uint64(len(s)))])
+		h.Write([]byte(s))
+	}
+	put(salt)
+	for _, p := range parts {
+		put(p)
+	}
+	env := slices.Sorted(slices.Values(environ))
+	put("\x00environ")
+	for _, kv := range env {
+		if !slices.ContainsFunc(diagnostics, func(p string) bool { return strings.HasPrefix(kv, p) }) {
+			put(kv)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Save writes m to path atomically (a reader sees the old memo or the new
+// one, never a torn one).
+func Save(path string, m *Memo) error {
+	return hashing.WriteFileAtomic(path, m.encode(), 0o644)
+}
+
+// Remove deletes the memo at path, if any: the workspace's state changed
+// in a way the memo cannot see.
+func Remove(path string) { _ = os.Remove(path) }
+
+// Load reads the memo at path; nil when there is none, it does not decode
+// or another vx wrote it.
+func Load(path string) *Memo {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || st.Size() > maxFile {
+		return nil
+	}
+	raw := make([]byte, st.Size())
+	if _, err := f.ReadAt(raw, 0); err != nil {
+		return nil
+	}
+	m, err := decode(raw)
+	if err != nil || m.Version != version.Version {
+		return nil
+	}
+	return m
+}
+
+func (m *Memo) encode() []byte {
+	var b bytes.Buffer
+	b.WriteString(magic)
+	var w encoder
+	w.b = &b
+	w.str(m.Version)
+	w.str(m.Root)
+	w.str(m.Epoch)
+	w.uint(m.Seq)
+	w.str(m.Salt)
+	w.str(m.Input)
+	w.str(m.RunID)
+	w.str(m.Command)
+	w.strs(m.Args)
+	w.bool(m.CI)
+	w.uint(uint64(len(m.Watched)))
+	for _, s := range m.Watched {
+		w.str(s.Path)
+		w.uint(uint64(s.Mtime))
+		w.uint(uint64(s.Ctime))
+		w.uint(uint64(s.Size))
+		w.uint(s.Ino)
+		w.uint(uint64(s.Mode))
+		w.bool(s.Exists)
+	}
+	w.uint(uint64(len(m.Tasks)))
+	for _, t := range m.Tasks {
+		w.str(t.ID)
+		w.str(t.Project)
+		w.str(t.Task)
+		w.str(t.Key)
+		w.str(t.CacheSource)
+		w.uint(uint64(t.Outputs))
+		w.strs(t.DependsOn)
+		w.str(t.Log)
+		w.bool(t.Printed)
+	}
+	return b.Bytes()
+}
+
+var errBad = errors.New("not a memo")
+
+func decode(raw []byte) (*Memo, error) {
+	if !bytes.HasPrefix(raw, []byte(magic)) {
+		return nil, errBad
+	}
+	r := decoder{s: string(raw[len(magic):])}
+	m := &Memo{Version: r.str(), Root: r.str(), Epoch: r.str(), Seq: r.uint(), Salt: r.str(), Input: r.str(),
+		RunID: r.str(), Command: r.str(), Args: r.strs(), CI: r.bool()}
+	n := r.count()
+	m.Watched = make([]hashing.Stamp, 0, n)
+	for i := 0; i < n && !r.bad; i++ {
+		m.Watched = append(m.Watched, hashing.Stamp{Path: r.str(), Mtime: int64(r.uint()), Ctime: int64(r.uint()),
+			Size: int64(r.uint()), Ino: r.uint(), Mode: uint32(r.uint()), Exists: r.bool()})
+	}
+	n = r.count()
+	m.Tasks = make([]Task, 0, n)
+	for i := 0; i < n && !r.bad; i++ {
+		m.Tasks = append(m.Tasks, Task{ID: r.str(), Project: r.str(), Task: r.str(), Key: r.str(), CacheSource: r.str(),
+			Outputs: int(r.uint()), DependsOn: r.strs(), Log: r.str(), Printed: r.bool()})
+	}
+	if r.bad || len(r.s) != 0 || m.Epoch == "" || len(m.Tasks) == 0 {
+		return nil, errBad
+	}
+	return m, nil
+}
+
+type encoder struct{ b *bytes.Buffer }
+
+func (w encoder) uint(v uint64) { w.b.Write(binary.AppendUvarint(nil, v)) }
+func (w encoder) str(s string) {
+	w.uint(uint64(len(s)))
+	w.b.WriteString(s)
+}
+func (w encoder) strs(ss []string) {
+	w.uint(uint64(len(ss)))
+	for _, s := range ss {
+		w.str(s)
+	}
+}
+func (w encoder) bool(v bool) {
+	if v {
+		w.uint(1)
+	} else {
+		w.uint(0)
+	}
+}
+
+// decoder reads what encoder wrote; any malformed field sets bad and
+// every later read answers zero.
+type decoder struct {
+	s   string
+	bad bool
+}
+
+func (r *decoder) uint() uint64 {
+	if r.bad {
+		return 0
+	}
+	v, n := binary.Uvarint([]byte(r.s[:min(len(r.s), binary.MaxVarintLen64)]))
+	if n <= 0 {
+		r.bad = true
+		return 0
+	}
+	r.s = r.s[n:]
+	return v
+}
+
+func (r *decoder) str() string {
+	n := r.uint()
+	if r.bad || n > uint64(len(r.s)) {
+		r.bad = true
+		return ""
+	}
+	v := r.s[:n]
+	r.s = r.s[n:]
+	return v
+}
+
+// count reads a length, bounded by maxTasks (and by what is left to read).
+func (r *decoder) count() int {
+	n := r.uint()
+	if n > maxTasks || n > uint64(len(r.s)) {
+		r.bad = true
+		return 0
+	}
+	return int(n)
+}
+
+func (r *decoder) strs() []string {
+	n := r.count()
+	if n == 0 {
+		return nil
+	}
+	out := make([]string, 0, n)
+	for i := 0; i < n && !r.bad; i++ {
+		out = append(out, r.str())
+	}
+	return out
+}
+
+func (r *decoder) bool() bool {
+	switch r.uint() {
+	case 0:
+		return false
+	case 1:
+		return true
+	}
+	r.bad = true
+	return false
+}

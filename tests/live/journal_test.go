@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -44,11 +45,16 @@ func journalWorkspace(t *testing.T) string {
 	return root
 }
 
+// journalRuns numbers journalRun's runs.
+var journalRuns atomic.Int64
+
 // journalRun is `vx run build` with the debug log; it returns the summary
 // and how the run's files were taken (the "change journal" log line).
 func journalRun(t *testing.T, root string) (*wire.RunSummary, string) {
 	t.Helper()
-	s, lines, r := debugRun(t, root, nil)
+	// An environment no run had before: the run may not repeat an
+	// earlier one (repeat_test.go), so it goes through the journal.
+	s, lines, r := debugRun(t, root, []string{fmt.Sprintf("VX_TEST_JOURNAL_RUN=%d", journalRuns.Add(1))})
 	how := ""
 	for _, l := range lines {
 		if l.Message == "change journal" {

@@ -383,7 +383,10 @@ func (b *bench) sameBytesFloor(project string) (*target, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	cl := newMCPClient(c.url, "")
+	// The same request, headers included (token, session, revision),
+	// which net/http reads whether or not the handler looks at them.
+	cl := newMCPClient(c.url, b.vxd.token)
+	cl.session, cl.version = b.vxd.session, b.vxd.version
 	t := &target{name: "floor, same bytes", pid: c.cmd.Process.Pid, call: func() (time.Duration, int, error) {
 		_, got, d, err := cl.do(cl.post(req))
 		return d, len(got), err

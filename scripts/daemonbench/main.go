@@ -46,6 +46,7 @@ type options struct {
 	coldRuns, edits      int
 	idle                 time.Duration
 	work, vx, vxd        string
+	vxdB                 string
 	keep, strict         bool
 	seed                 uint64
 }
@@ -57,6 +58,7 @@ func main() {
 	flag.IntVar(&o.executions, "executions", 100000, "task executions seeded into the history (20 per run)")
 	flag.IntVar(&o.calls, "calls", 2000, "measured calls per server in the listTasks comparison")
 	flag.IntVar(&o.pairRounds, "pair-rounds", 10, "rounds of the tool-call ratio (listTasks and the same-bytes handler, paired call by call); -calls are split among them")
+	flag.StringVar(&o.vxdB, "vxd-b", "", "with -ratio-only: a second vxd binary, served on a copy of the workspace and measured in the same interleaved rounds (A/B)")
 	flag.BoolVar(&o.ratioOnly, "ratio-only", false, "measure only the tool-call ratio (paired rounds) and the servers' CPU per call")
 	flag.IntVar(&o.historyCalls, "history-calls", 250, "measured calls per history tool")
 	flag.IntVar(&o.coldRuns, "cold-runs", 20, "measured cold vx show processes")

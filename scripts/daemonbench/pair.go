@@ -1,7 +1,10 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"time"
@@ -12,51 +15,61 @@ import (
 // so that both see the same moment of the machine's load, in rounds whose
 // own ratio of p50s gives the spread.
 type pairResult struct {
-	rounds     int
-	perRound   int
-	ratios     []float64 // each round's p50(a) ÷ p50(b), sorted
-	aP50, bP50 []time.Duration
+	rounds   int
+	perRound int
+	ratios   []float64 // each round's p50(a) ÷ p50(b), sorted
 }
 
 // pairRounds warms both targets up, then measures k rounds of n calls of
 // each, alternating one call of a and one of b (the order swapped every
 // pair so that neither always follows the other).
 func pairRounds(a, b *target, warm, k, n int) (*pairResult, error) {
+	res, err := interleave([]*target{a, b}, warm, k, n)
+	if err != nil {
+		return nil, err
+	}
+	return res[0], nil
+}
+
+// interleave measures k rounds of n calls of each target, one call of each
+// in turn (the order rotated every turn: a b, b a; or a b c, b c a, c a b), and returns for every target but
+// the last its rounds' p50 ratios to the last one's.
+func interleave(ts []*target, warm, k, n int) ([]*pairResult, error) {
 	for i := 0; i < warm; i++ {
-		for _, t := range []*target{a, b} {
+		for _, t := range ts {
 			if _, _, err := t.call(); err != nil {
 				return nil, fmt.Errorf("%s: %w", t.name, err)
 			}
 		}
 	}
-	res := &pairResult{rounds: k, perRound: n}
+	out := make([]*pairResult, len(ts)-1)
+	for i := range out {
+		out[i] = &pairResult{rounds: k, perRound: n}
+	}
 	for r := 0; r < k; r++ {
-		var ra, rb samples
+		round := make([]samples, len(ts))
 		for i := 0; i < n; i++ {
-			order := [2]*target{a, b}
-			if i%2 == 1 {
-				order = [2]*target{b, a}
-			}
-			for _, t := range order {
+			for j := range ts {
+				x := (i + j) % len(ts)
+				t := ts[x]
 				d, size, err := t.call()
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", t.name, err)
 				}
 				t.s.add(d)
 				t.s.bytes = size
-				if t == a {
-					ra.add(d)
-				} else {
-					rb.add(d)
-				}
+				round[x].add(d)
 			}
 		}
-		pa, pb := ra.pct(50), rb.pct(50)
-		res.aP50, res.bP50 = append(res.aP50, pa), append(res.bP50, pb)
-		res.ratios = append(res.ratios, float64(pa)/float64(pb))
+		last := round[len(ts)-1].pct(50)
+		for i := range out {
+			out[i].ratios = append(out[i].ratios, float64(round[i].pct(50))/float64(last))
+		}
 	}
-	slices.Sort(res.ratios)
-	return res, nil
+	for _, p := range out {
+		slices.Sort(p.ratios)
+	}
+	return out, nil
 }
 
 // median is the median of the rounds' ratios.
@@ -82,7 +95,8 @@ func (p *pairResult) spread() string {
 
 // ratioOnly is the -ratio-only run: vxd's warm listTasks against the bare
 // handler answering its bytes, paired call by call, and the CPU per call
-// of both servers (and of vxd's ping), nothing else.
+// of both servers (and of vxd's ping), nothing else. With -vxd-b a second
+// vxd, on a copy of the workspace, takes its turn in the same rounds.
 func (b *bench) ratioOnly() error {
 	logf("tool-call ratio only: %d rounds of %d paired calls", b.o.pairRounds, b.o.calls/b.o.pairRounds)
 	b.vxd = newMCPClient(b.d.url, b.d.token)
@@ -100,12 +114,59 @@ func (b *bench) ratioOnly() error {
 		_, d, size, err := b.vxd.call("ping", map[string]any{})
 		return d, size, err
 	}}
+	if b.o.vxdB != "" {
+		return b.ratioAB(tList, tSame)
+	}
 	pr, err := pairRounds(tList, tSame, 200, b.o.pairRounds, b.o.calls/b.o.pairRounds)
 	if err != nil {
 		return err
 	}
 	b.reportPair(tList, tSame, pr)
 	b.reportCost(tSame, tList, tPing)
+	return nil
+}
+
+// ratioAB serves -vxd-b on a copy of the workspace and measures both
+// vxds' listTasks and the same-bytes handler in one set of rounds.
+func (b *bench) ratioAB(tList, tSame *target) error {
+	wsB := b.ws + "-b"
+	if err := os.RemoveAll(wsB); err != nil {
+		return err
+	}
+	if out, err := exec.Command("cp", "-a", b.ws, wsB).CombinedOutput(); err != nil {
+		return fmt.Errorf("copying the workspace for -vxd-b: %v: %s", err, out)
+	}
+	dB, err := startDaemon(context.Background(), b.o.vxdB, wsB)
+	if err != nil {
+		return err
+	}
+	defer dB.stop()
+	cB := newMCPClient(dB.url, dB.token)
+	if err := cB.initialize(); err != nil {
+		return err
+	}
+	tB := toolTarget("listTasks (B)", cB, "listTasks", map[string]any{"project": b.project}, nil)
+	tB.pid = dB.pid
+	res, err := interleave([]*target{tList, tB, tSame}, 200, b.o.pairRounds, b.o.calls/b.o.pairRounds)
+	if err != nil {
+		return err
+	}
+	r := b.rep
+	n := fmt.Sprint(b.o.calls)
+	for i, t := range []*target{tList, tB} {
+		bin := []string{b.o.vxd, b.o.vxdB}[i]
+		r.add(row{fmt.Sprintf("listTasks, vxd %s (%s)", "AB"[i:i+1], bin), n, ms(t.s.pct(50)), ms(t.s.pct(99)),
+			fmt.Sprintf("÷ same-bytes handler: median %.2f× (rounds %s)", res[i].median(), res[i].spread()), "", ""})
+	}
+	r.add(row{"bare net/http handler answering listTasks' bytes", n, ms(tSame.s.pct(50)), ms(tSame.s.pct(99)), fmt.Sprintf("%d B answer", tSame.s.bytes), "", ""})
+	costs, err := serverCost([]*target{tList, tB, tSame}, 1000)
+	if err != nil {
+		return err
+	}
+	r.add(row{"server CPU per call (A, B, handler)", "1000", "", "", fmt.Sprintf("%s (%.2f on a CPU), %s (%.2f), %s (%.2f)",
+		us(costs[0].cpu), costs[0].slicesPer, us(costs[1].cpu), costs[1].slicesPer, us(costs[2].cpu), costs[2].slicesPer), "", ""})
+	r.summary = append(r.summary, fmt.Sprintf("A/B: listTasks ÷ same-bytes handler, median of %d rounds: A %.2f×, B %.2f×; CPU per call A %s, B %s, handler %s (load %s).",
+		b.o.pairRounds, res[0].median(), res[1].median(), us(costs[0].cpu), us(costs[1].cpu), us(costs[2].cpu), loadavg()))
 	return nil
 }
 

@@ -54,6 +54,7 @@ func NewMCPHandler(srv *mcpserver.Server, opts *MCPOptions) http.Handler {
 		}
 		h.log = opts.Logger
 	}
+	h.beats = newKeepAlives(h.keepAlive)
 	return h
 }
 
@@ -61,6 +62,7 @@ type mcpHandler struct {
 	srv       *mcpserver.Server
 	maxBody   int64
 	keepAlive time.Duration
+	beats     *keepAlives // the POSTs' keep-alive comments
 	log       zerolog.Logger
 
 	mu      sync.Mutex
@@ -167,7 +169,7 @@ func (h *mcpHandler) post(w http.ResponseWriter, r *http.Request) {
 		r = r.WithContext(mcpserver.WithoutStream(r.Context())) // no elicitation can reach this client
 	}
 	rw := &replyWriter{w: w, sse: sseOK}
-	stopKeepAlive := rw.keepAlive(h.keepAlive)
+	stopKeepAlive := h.beats.start(rw)
 	reply := ss.Answer(r.Context(), msgs, batch, rw.notify)
 	stopKeepAlive()
 	if created && !reply.Succeeded() {

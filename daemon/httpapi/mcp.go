@@ -105,7 +105,7 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 // accepts reports which answer types an Accept header allows. No header
 // means JSON only.
 func accepts(r *http.Request) (jsonOK, sseOK, any bool) {
-	vals := r.Header.Values("Accept")
+	vals := r.Header[hdrAccept]
 	if len(vals) == 0 {
 		return true, false, true
 	}
@@ -138,7 +138,7 @@ func jsonBody(ct string) bool {
 }
 
 func (h *mcpHandler) post(w http.ResponseWriter, r *http.Request) {
-	if !jsonBody(r.Header.Get("Content-Type")) {
+	if !jsonBody(header(r.Header, hdrContentType)) {
 		http.Error(w, "unsupported media type: POST a JSON-RPC body with Content-Type: application/json", http.StatusUnsupportedMediaType)
 		return
 	}
@@ -205,12 +205,12 @@ func (h *mcpHandler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, b
 // version, a ping or an unknown method without a session, or anything
 // else sent before initialize.
 func (h *mcpHandler) session(w http.ResponseWriter, r *http.Request, msgs []*jsonrpc.Message, batch bool) (ss *mcpserver.Session, created, ok bool) {
-	if sid := r.Header.Get(HeaderSessionID); sid != "" {
+	if sid := header(r.Header, hdrSessionID); sid != "" {
 		if ss = h.srv.Session(sid); ss == nil {
 			writeError(w, http.StatusNotFound, nil, jsonrpc.CodeInvalidRequest, "session %s is unknown or has ended; send initialize without Mcp-Session-Id to start a new one", sid)
 			return nil, false, false
 		}
-		if v := r.Header.Get(HeaderProtocolVersion); v != "" && !mcp.IsSupported(v) {
+		if v := header(r.Header, hdrProtocolVersion); v != "" && !mcp.IsSupported(v) {
 			writeError(w, http.StatusBadRequest, nil, jsonrpc.CodeInvalidRequest, "unsupported MCP-Protocol-Version %q; supported: %s", v, strings.Join(mcp.Supported(), ", "))
 			return nil, false, false
 		}

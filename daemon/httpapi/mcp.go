@@ -170,6 +170,7 @@ func (h *mcpHandler) post(w http.ResponseWriter, r *http.Request) {
 	}
 	rw := &replyWriter{w: w, sse: sseOK}
 	stopKeepAlive := h.beats.start(rw)
+	defer stopKeepAlive() // (again, should Answer panic: no comment after the handler)
 	reply := ss.Answer(r.Context(), msgs, batch, rw.notify)
 	stopKeepAlive()
 	if created && !reply.Succeeded() {

@@ -107,7 +107,14 @@ func (b *bench) listTasks() error {
 		return err
 	}
 	defer stopSame()
-	ts := []*target{tFloor, tSDK, tSDKJSON, tPing}
+	// listTasks is measured twice: in the rounds of blocks with the floor
+	// and the SDK (what it is compared with there), and paired call by
+	// call with the same-bytes handler (the tool-call ratio). A server
+	// answering every other call is colder than one answering a block,
+	// so the two kinds of p50 are not compared with each other.
+	tBlock := toolTarget("listTasks", b.vxd, "listTasks", map[string]any{"project": project}, b.checkListTasks)
+	tBlock.pid = b.d.pid
+	ts := []*target{tFloor, tSDK, tSDKJSON, tPing, tBlock}
 	if err := rounds(ts, 200, b.o.calls); err != nil {
 		return err
 	}
@@ -115,15 +122,15 @@ func (b *bench) listTasks() error {
 	if err != nil {
 		return err
 	}
-	b.listSamples = tList.s
-	return b.reportListTasks(tFloor, tSDK, tSDKJSON, tPing, tList, tSame, pr)
+	b.listSamples = tBlock.s
+	return b.reportListTasks(tFloor, tSDK, tSDKJSON, tPing, tBlock, tList, tSame, pr)
 }
 
 // reportListTasks adds the rows comparing warm listTasks with the floor,
 // the Go SDK and a bare handler answering the same bytes, and the
 // servers' CPU per call.
-func (b *bench) reportListTasks(tFloor, tSDK, tSDKJSON, tPing, tList, tSame *target, pr *pairResult) error {
-	sdkP50, sdkJSONP50, listP50 := tSDK.s.pct(50), tSDKJSON.s.pct(50), tList.s.pct(50)
+func (b *bench) reportListTasks(tFloor, tSDK, tSDKJSON, tPing, tBlock, tList, tSame *target, pr *pairResult) error {
+	sdkP50, sdkJSONP50, listP50 := tSDK.s.pct(50), tSDKJSON.s.pct(50), tBlock.s.pct(50)
 	n := fmt.Sprint(b.o.calls)
 	r := b.rep
 	r.add(row{"bare net/http handler, small JSON (floor)", n, ms(tFloor.s.pct(50)), ms(tFloor.s.pct(99)), fmt.Sprintf("%d B answer", tFloor.s.bytes), "", ""})
@@ -132,8 +139,9 @@ func (b *bench) reportListTasks(tFloor, tSDK, tSDKJSON, tPing, tList, tSame *tar
 	r.add(row{"vxd ping (transport + session, no tool)", n, ms(tPing.s.pct(50)), ms(tPing.s.pct(99)), fmt.Sprintf("%d B answer", tPing.s.bytes), "", ""})
 	ratio := float64(listP50) / float64(sdkP50)
 	ratioJSON := float64(listP50) / float64(sdkJSONP50)
+	r.add(row{fmt.Sprintf("vxd listTasks project=%s (warm, in the blocks)", b.project), n, ms(listP50), ms(tBlock.s.pct(99)),
+		fmt.Sprintf("%d B answer; p50 = %.2f× floor, %.2f× vxd ping", tBlock.s.bytes, float64(listP50)/float64(tFloor.s.pct(50)), float64(listP50)/float64(tPing.s.pct(50))), "", ""})
 	b.reportPair(tList, tSame, pr)
-	r.rows[len(r.rows)-3].note += fmt.Sprintf("; p50 = %.2f× floor, %.2f× vxd ping", float64(listP50)/float64(tFloor.s.pct(50)), float64(listP50)/float64(tPing.s.pct(50)))
 	b.reportCost(tSame, tList, tPing)
 	r.add(row{"↳ listTasks p50 ÷ SDK trivial tool p50 (SDK default)", "", fmt.Sprintf("%.2f×", ratio), "", "", "≤ 0.6×", r.check(ratio <= 0.6)})
 	r.add(row{"↳ listTasks p50 ÷ SDK trivial tool p50 (SDK with JSONResponse)", "", fmt.Sprintf("%.2f×", ratioJSON), "", "the stricter reading", "≤ 0.6×", r.check(ratioJSON <= 0.6)})

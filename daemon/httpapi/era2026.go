@@ -24,7 +24,7 @@ func isModern(r *http.Request, msgs []*jsonrpc.Message, batch bool) bool {
 	if mcp.HasModernMeta(msgs[0].Params) {
 		return true
 	}
-	return msgs[0].Kind() == jsonrpc.KindNotification && r.Header.Get(HeaderSessionID) == "" && mcp.IsModern(r.Header.Get(HeaderProtocolVersion))
+	return msgs[0].Kind() == jsonrpc.KindNotification && header(r.Header, hdrSessionID) == "" && mcp.IsModern(header(r.Header, hdrProtocolVersion))
 }
 
 // Modern serves the 2026-07-28 era of an MCP server over HTTP with the

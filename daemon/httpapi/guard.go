@@ -50,7 +50,7 @@ func Guard(next http.Handler, opts GuardOptions) http.Handler {
 			return false
 		}
 		var got string
-		if scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " "); ok && strings.EqualFold(scheme, "Bearer") {
+		if scheme, tok, ok := strings.Cut(header(r.Header, hdrAuthorization), " "); ok && strings.EqualFold(scheme, "Bearer") {
 			got = strings.TrimSpace(tok)
 		} else if opts.Page != nil {
 			return opts.Page.allows(r, opts.Port)

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"fmt"
-	"io"
 	"net/http"
 	"sync"
 	"time"
@@ -61,40 +60,6 @@ func (rl *refusalLog) warn(l zerolog.Logger) *zerolog.Event {
 		return nil
 	}
 	return l.Warn()
-}
-
-// keepAlive sends an SSE comment on the answer's stream every interval
-// the request runs (starting the stream if the request has sent nothing
-// yet), so a client can tell a long request from a stalled daemon. stop
-// ends it before the answer is written; once stop returns no comment is
-// written. It is a timer, not a goroutine: most requests end long before
-// the first interval, and starting (and joining) a goroutine for each
-// would wake another thread on every call.
-func (rw *replyWriter) keepAlive(every time.Duration) (stop func()) {
-	if !rw.sse || every <= 0 {
-		return func() {}
-	}
-	var t *time.Timer
-	tick := func() {
-		rw.mu.Lock()
-		defer rw.mu.Unlock()
-		if rw.finished || rw.quiet {
-			return
-		}
-		rw.startLocked()
-		_, _ = io.WriteString(rw.w, ": keep-alive\n\n")
-		_ = http.NewResponseController(rw.w).Flush()
-		t.Reset(every)
-	}
-	rw.mu.Lock()
-	t = time.AfterFunc(every, tick)
-	rw.mu.Unlock()
-	return func() {
-		rw.mu.Lock()
-		rw.quiet = true
-		rw.mu.Unlock()
-		t.Stop()
-	}
 }
 
 // startLocked starts the answer's event stream once; rw.mu is held.

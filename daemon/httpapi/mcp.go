@@ -54,6 +54,7 @@ func NewMCPHandler(srv *mcpserver.Server, opts *MCPOptions) http.Handler {
 		}
 		h.log = opts.Logger
 	}
+	h.beats = newKeepAlives(h.keepAlive)
 	return h
 }
 
@@ -61,6 +62,7 @@ type mcpHandler struct {
 	srv       *mcpserver.Server
 	maxBody   int64
 	keepAlive time.Duration
+	beats     *keepAlives // the POSTs' keep-alive comments
 	log       zerolog.Logger
 
 	mu      sync.Mutex
@@ -103,7 +105,7 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 // accepts reports which answer types an Accept header allows. No header
 // means JSON only.
 func accepts(r *http.Request) (jsonOK, sseOK, any bool) {
-	vals := r.Header.Values("Accept")
+	vals := r.Header[hdrAccept]
 	if len(vals) == 0 {
 		return true, false, true
 	}
@@ -136,7 +138,7 @@ func jsonBody(ct string) bool {
 }
 
 func (h *mcpHandler) post(w http.ResponseWriter, r *http.Request) {
-	if !jsonBody(r.Header.Get("Content-Type")) {
+	if !jsonBody(header(r.Header, hdrContentType)) {
 		http.Error(w, "unsupported media type: POST a JSON-RPC body with Content-Type: application/json", http.StatusUnsupportedMediaType)
 		return
 	}
@@ -167,7 +169,8 @@ func (h *mcpHandler) post(w http.ResponseWriter, r *http.Request) {
 		r = r.WithContext(mcpserver.WithoutStream(r.Context())) // no elicitation can reach this client
 	}
 	rw := &replyWriter{w: w, sse: sseOK}
-	stopKeepAlive := rw.keepAlive(h.keepAlive)
+	stopKeepAlive := h.beats.start(rw)
+	defer stopKeepAlive() // (again, should Answer panic: no comment after the handler)
 	reply := ss.Answer(r.Context(), msgs, batch, rw.notify)
 	stopKeepAlive()
 	if created && !reply.Succeeded() {
@@ -203,12 +206,12 @@ func (h *mcpHandler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, b
 // version, a ping or an unknown method without a session, or anything
 // else sent before initialize.
 func (h *mcpHandler) session(w http.ResponseWriter, r *http.Request, msgs []*jsonrpc.Message, batch bool) (ss *mcpserver.Session, created, ok bool) {
-	if sid := r.Header.Get(HeaderSessionID); sid != "" {
+	if sid := header(r.Header, hdrSessionID); sid != "" {
 		if ss = h.srv.Session(sid); ss == nil {
 			writeError(w, http.StatusNotFound, nil, jsonrpc.CodeInvalidRequest, "session %s is unknown or has ended; send initialize without Mcp-Session-Id to start a new one", sid)
 			return nil, false, false
 		}
-		if v := r.Header.Get(HeaderProtocolVersion); v != "" && !mcp.IsSupported(v) {
+		if v := header(r.Header, hdrProtocolVersion); v != "" && !mcp.IsSupported(v) {
 			writeError(w, http.StatusBadRequest, nil, jsonrpc.CodeInvalidRequest, "unsupported MCP-Protocol-Version %q; supported: %s", v, strings.Join(mcp.Supported(), ", "))
 			return nil, false, false
 		}

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"io"
+	"sync"
 
 	"github.com/vzn/vx/protocol/jsonrpc"
 )
@@ -87,11 +88,22 @@ func (r *Reply) WriteTo(w io.Writer) (int64, error) {
 		return 0, nil
 	}
 	if r.size <= smallReply {
-		n, err := w.Write(r.Bytes())
+		// Joined in a pooled buffer: w (net/http's response, a bufio
+		// writer) copies what it is given before Write returns, so the
+		// buffer is free again at once and a warm call allocates none.
+		bp := replyBufs.Get().(*[]byte)
+		b := r.appendTo((*bp)[:0])
+		n, err := w.Write(b)
+		*bp = b[:0]
+		replyBufs.Put(bp)
 		return int64(n), err
 	}
 	return r.writeParts(w)
 }
+
+// replyBufs hold the joined small replies WriteTo writes: at most
+// smallReply bytes each, one per answer being written at once.
+var replyBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
 
 // writeParts writes the reply piece by piece, results from where they are.
 func (r *Reply) writeParts(w io.Writer) (int64, error) {
@@ -124,9 +136,32 @@ func (r *Reply) Bytes() []byte {
 	if r.Empty() {
 		return nil
 	}
-	b := &appendWriter{b: make([]byte, 0, r.Len())}
-	_, _ = r.writeParts(b)
-	return b.b
+	return r.appendTo(make([]byte, 0, r.Len()))
+}
+
+// appendTo appends the encoded reply to b, as writeParts writes it.
+func (r *Reply) appendTo(b []byte) []byte {
+	if r.batch {
+		b = append(b, '[')
+	}
+	for i, m := range r.msgs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if e := r.enc[i]; e != nil {
+			b = append(b, e...)
+			continue
+		}
+		b = append(b, respPrefix...)
+		b = append(b, m.ID...)
+		b = append(b, respMiddle...)
+		b = append(b, m.Result...)
+		b = append(b, '}')
+	}
+	if r.batch {
+		b = append(b, ']')
+	}
+	return b
 }
 
 type countWriter struct {
@@ -151,13 +186,6 @@ func (c *countWriter) writeString(s string) {
 	n, err := io.WriteString(c.w, s)
 	c.n += int64(n)
 	c.err = err
-}
-
-type appendWriter struct{ b []byte }
-
-func (a *appendWriter) Write(p []byte) (int, error) {
-	a.b = append(a.b, p...)
-	return len(p), nil
 }
 
 // Answer answers decoded messages as Handle does, leaving the reply to be

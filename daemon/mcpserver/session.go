@@ -199,7 +199,9 @@ func (ss *Session) handleOne(ctx context.Context, m *jsonrpc.Message, emit func(
 	}()
 
 	result, err := ss.dispatch(ctx, m, emit)
-	ss.srv.log.Debug().Str("session", ss.id).Str("method", m.Method).Dur("took", time.Since(start)).Bool("ok", err == nil).Msg("mcp request")
+	if e := ss.srv.log.Debug(); e != nil { // (nil below debug: nothing to build)
+		e.Str("session", ss.id).Str("method", m.Method).Dur("took", time.Since(start)).Bool("ok", err == nil).Msg("mcp request")
+	}
 	if err != nil {
 		if errors.Is(err, errCancelled) {
 			return nil // MCP: a cancelled request is owed no answer.

@@ -1,5 +1,7 @@
 package jsonrpc
 
+import "bytes"
+
 // MaxDepth is how deeply a body may nest arrays and objects. A deeper
 // body is valid JSON that vx will not parse: it is refused with -32600
 // saying so, before any parser recurses into it.
@@ -8,6 +10,12 @@ const MaxDepth = 512
 // tooDeep reports whether data nests arrays and objects deeper than
 // MaxDepth, reading it once without recursion.
 func tooDeep(data []byte) bool {
+	// A body with no more than MaxDepth opening brackets in all (in
+	// strings or not) cannot nest deeper than that: the usual request,
+	// told without walking it byte by byte.
+	if len(data) <= MaxDepth || bytes.Count(data, []byte{'{'})+bytes.Count(data, []byte{'['}) <= MaxDepth {
+		return false
+	}
 	depth, inString, escaped := 0, false, false
 	for _, c := range data {
 		switch {

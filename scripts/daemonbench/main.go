@@ -41,9 +41,12 @@ import (
 type options struct {
 	projects, executions int
 	calls, historyCalls  int
+	pairRounds           int
+	ratioOnly            bool
 	coldRuns, edits      int
 	idle                 time.Duration
 	work, vx, vxd        string
+	vxdB                 string
 	keep, strict         bool
 	seed                 uint64
 }
@@ -54,6 +57,9 @@ func main() {
 	flag.IntVar(&o.projects, "projects", 1000, "packages in the generated workspace")
 	flag.IntVar(&o.executions, "executions", 100000, "task executions seeded into the history (20 per run)")
 	flag.IntVar(&o.calls, "calls", 2000, "measured calls per server in the listTasks comparison")
+	flag.IntVar(&o.pairRounds, "pair-rounds", 10, "rounds of the tool-call ratio (listTasks and the same-bytes handler, paired call by call); -calls are split among them")
+	flag.StringVar(&o.vxdB, "vxd-b", "", "with -ratio-only: a second vxd binary, served on a copy of the workspace and measured in the same interleaved rounds (A/B)")
+	flag.BoolVar(&o.ratioOnly, "ratio-only", false, "measure only the tool-call ratio (paired rounds) and the servers' CPU per call")
 	flag.IntVar(&o.historyCalls, "history-calls", 250, "measured calls per history tool")
 	flag.IntVar(&o.coldRuns, "cold-runs", 20, "measured cold vx show processes")
 	flag.IntVar(&o.edits, "edits", 40, "config edits timed")
@@ -70,6 +76,10 @@ func main() {
 	profOut := flag.String("cpuprofile", "cpu.pprof", "with -profile-root: where to write the CPU profile")
 	profN := flag.Int("profile-calls", 200, "with -profile-root: calls profiled")
 	flag.Parse()
+	if o.pairRounds < 1 || o.calls/o.pairRounds < 1 {
+		fmt.Fprintf(os.Stderr, "daemonbench: -pair-rounds %d with -calls %d: want at least one round and one call per round\n", o.pairRounds, o.calls)
+		os.Exit(2)
+	}
 	if *profRoot != "" {
 		if err := profileTool(*profRoot, *profTool, *profArgs, *profOut, *profN); err != nil {
 			fmt.Fprintln(os.Stderr, "daemonbench:", err)
@@ -251,7 +261,11 @@ func run(ctx context.Context, o options) (int, error) {
 
 	rep := &report{loadStart: loadavg()}
 	b := &bench{o: o, ws: ws, d: d, rep: rep, project: projectName(o.projects / 2)}
-	for _, step := range []func() error{b.listTasks, b.coldShow, b.history(seeded.Target), b.configEdits, b.memory, b.flood, b.idleCPU} {
+	steps := []func() error{b.listTasks, b.coldShow, b.history(seeded.Target), b.configEdits, b.memory, b.flood, b.idleCPU}
+	if o.ratioOnly {
+		steps = []func() error{b.ratioOnly}
+	}
+	for _, step := range steps {
 		if err := step(); err != nil {
 			return 0, err
 		}

@@ -22,6 +22,7 @@ import (
 type Early struct {
 	root string
 	wg   sync.WaitGroup // the listing and the stat cache
+	swg  sync.WaitGroup // the output stamps: only Execute waits for them
 	hwg  sync.WaitGroup // the history: the keys need not wait for it
 
 	files  []string // ListFilesCached; nil where a daemon is up
@@ -62,8 +63,12 @@ func StartEarly(ctx context.Context, root string, logger zerolog.Logger, openHis
 	go func() {
 		defer e.wg.Done()
 		e.hasher = hashing.NewHasher(layout.StatCache(root))
-		// Decoding 1,000 tasks' stamps is a few ms Execute no longer
-		// waits for.
+	}()
+	// Decoding 1,000 tasks' stamps is a few ms Execute no longer waits
+	// for, nor the keys: only Execute takes them.
+	e.swg.Add(1)
+	go func() {
+		defer e.swg.Done()
 		e.stamps = loadStamps(layout.OutputStamps(root))
 	}()
 	if openHistory {
@@ -118,6 +123,7 @@ func (e *Early) takeStamps(root string) *outputStamps {
 	if e == nil {
 		return nil
 	}
+	e.swg.Wait()
 	s := e.stamps
 	e.stamps = nil
 	return s
@@ -130,6 +136,7 @@ func (e *Early) Close() {
 		return
 	}
 	e.wg.Wait()
+	e.swg.Wait()
 	e.hwg.Wait()
 	if e.hist != nil {
 		e.hist.Close()

@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -51,6 +52,7 @@ type statKey struct {
 type statEntry struct {
 	key  statKey
 	hash [16]byte
+	rec  int32 // its record in the loaded cache (prestat.go), -1 when hashed by this process
 }
 
 // Hasher hashes files, backed by a persistent stat cache.
@@ -61,6 +63,8 @@ type Hasher struct {
 	dirty bool
 	// changes, when set, answers files vxd proved unchanged (changes.go).
 	changes *Changes
+	// pre is the loaded records' early stat (prestat.go).
+	pre prestat
 }
 
 // statCacheMagic heads the stat cache; vxstat1 had no ctime, and a cache
@@ -89,7 +93,9 @@ func NewHasher(path string) *Hasher {
 	all := unsafe.String(unsafe.SliceData(b), len(b))
 	// Sized for every record first: growing the map as it filled
 	// rehashed it a dozen times (and faulted in every new table).
-	h.m = make(map[string]statEntry, countStatRecords(b))
+	count := countStatRecords(b)
+	h.m = make(map[string]statEntry, count)
+	h.pre.names, h.pre.keys = make([]string, 0, count), make([]statKey, 0, count)
 	for off := 0; len(b) > 0; {
 		if len(b) < 2 {
 			break
@@ -107,9 +113,11 @@ func NewHasher(path string) *Hasher {
 		e.key.ino = binary.LittleEndian.Uint64(r[16:])
 		e.key.ctime = int64(binary.LittleEndian.Uint64(r[24:]))
 		copy(e.hash[:], r[32:statRecord])
+		e.rec = h.pre.add(name, e.key)
 		h.m[name] = e
 		b = r[statRecord:]
 	}
+	h.pre.fresh = make([]atomic.Bool, len(h.pre.names))
 	return h
 }
 
@@ -171,6 +179,15 @@ func (h *Hasher) HashFile(abs string) (string, error) {
 	if sum, ok := h.changes.trustedHash(abs); ok {
 		return sum, nil
 	}
+	// Looked up first: a file the early stat marked needs no stat of
+	// its own (prestat.go). An entry another worker replaces meanwhile
+	// (two tasks hashing one file) is still a stat and its hash.
+	h.mu.RLock()
+	e, ok := h.m[abs]
+	h.mu.RUnlock()
+	if ok && h.pre.marked(e.rec, h.changes) {
+		return hex.EncodeToString(e.hash[:]), nil
+	}
 	// A bare lstat into a Stat_t on the stack: os.Lstat would allocate a
 	// FileInfo for each of a run's (often 10,000 and more) inputs.
 	var st syscall.Stat_t
@@ -198,9 +215,6 @@ func (h *Hasher) HashFile(abs string) (string, error) {
 	}
 	mtime := time.Unix(st.Mtim.Sec, st.Mtim.Nsec)
 	k := statKey{size: st.Size, mtime: mtime.UnixNano(), ino: st.Ino, ctime: st.Ctim.Sec*1e9 + st.Ctim.Nsec}
-	h.mu.RLock()
-	e, ok := h.m[abs]
-	h.mu.RUnlock()
 	if ok && e.key == k {
 		sum := hex.EncodeToString(e.hash[:])
 		h.changes.read(abs, &st, sum)
@@ -220,7 +234,7 @@ func (h *Hasher) HashFile(abs string) (string, error) {
 	// the mtime's resolution without its stat changing: do not remember it.
 	if time.Since(mtime) > 2*time.Second {
 		h.mu.Lock()
-		h.m[abs] = statEntry{key: k, hash: sum}
+		h.m[abs] = statEntry{key: k, hash: sum, rec: -1}
 		h.dirty = true
 		h.mu.Unlock()
 	}

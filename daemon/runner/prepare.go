@@ -118,6 +118,7 @@ func Prepare(ctx context.Context, o *Options) (*Prepared, error) {
 	p := &Prepared{Model: m, Env: environMap(env), Keys: map[string]string{}, Components: map[string]*taskkey.Components{}, encoded: map[string][]byte{}}
 	p.Masker = secret.NewMasker(SecretValues(m, p.Env)...)
 	p.Workers, _ = Workers(o.Concurrency, m)
+	o.Early.startPrestat(m.Root)
 	p.changes = make(chan *hashing.Changes, 1)
 	go func() {
 		c, how := hashing.OpenChanges(ctx, m.Root, o.Changes)
@@ -301,6 +302,7 @@ func (p *Prepared) runHashWorkers(all []string, f *folder) {
 		outputsOf[n.Project] = projectOutputs(m, n.Project)
 	}
 	nodes := p.Graph.Nodes
+	p.hasher.StopPrestat() // the workers stat what it has not
 	var wg sync.WaitGroup
 	var next atomic.Int64
 	for w := 0; w < min(runtime.NumCPU(), len(nodes)); w++ {

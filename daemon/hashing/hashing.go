@@ -95,7 +95,7 @@ func NewHasher(path string) *Hasher {
 	// rehashed it a dozen times (and faulted in every new table).
 	count := countStatRecords(b)
 	h.m = make(map[string]statEntry, count)
-	h.pre.names, h.pre.keys = make([]string, 0, count), make([]statKey, 0, count)
+	h.pre.names, h.pre.keys, h.pre.hashes = make([]string, 0, count), make([]statKey, 0, count), make([][16]byte, 0, count)
 	for off := 0; len(b) > 0; {
 		if len(b) < 2 {
 			break
@@ -113,7 +113,7 @@ func NewHasher(path string) *Hasher {
 		e.key.ino = binary.LittleEndian.Uint64(r[16:])
 		e.key.ctime = int64(binary.LittleEndian.Uint64(r[24:]))
 		copy(e.hash[:], r[32:statRecord])
-		e.rec = h.pre.add(name, e.key)
+		e.rec = h.pre.add(name, e.key, e.hash)
 		h.m[name] = e
 		b = r[statRecord:]
 	}

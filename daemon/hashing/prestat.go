@@ -23,16 +23,18 @@ import (
 // so a file edited after its mark is seen by the next run's stat, as one
 // edited after HashFile's stat always was.
 type prestat struct {
-	names []string      // the loaded records' paths, in the file's order
-	keys  []statKey     // and their recorded stats
-	fresh []atomic.Bool // record i was stat'ed as recorded
-	stop  atomic.Bool
+	names  []string      // the loaded records' paths, in the file's order
+	keys   []statKey     // and their recorded stats
+	hashes [][16]byte    // and hashes
+	fresh  []atomic.Bool // record i was stat'ed as recorded
+	stop   atomic.Bool
 }
 
 // add keeps a loaded record and returns its index.
-func (p *prestat) add(name string, k statKey) int32 {
+func (p *prestat) add(name string, k statKey, sum [16]byte) int32 {
 	p.names = append(p.names, name)
 	p.keys = append(p.keys, k)
+	p.hashes = append(p.hashes, sum)
 	return int32(len(p.names) - 1)
 }
 

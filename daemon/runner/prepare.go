@@ -290,7 +290,7 @@ func (f *folder) foldLocked() {
 // per node) and fills its slots in f.
 func (p *Prepared) runHashWorkers(all []string, f *folder) {
 	m := p.Model
-	byDir := groupByProject(m, all)
+	byDir, recsByDir := groupByProject(m, all, p.hasher.Records(m.Root, all))
 	// A project's files that any of its tasks declares as outputs are
 	// never inputs: what a task produces reaches its dependents through
 	// the producer's key, not through the files' contents.
@@ -311,12 +311,12 @@ func (p *Prepared) runHashWorkers(all []string, f *folder) {
 			defer wg.Done()
 			for i := int(next.Add(1) - 1); i < len(nodes); i = int(next.Add(1) - 1) {
 				if n := nodes[i]; !n.Def.NoOp() {
-					list := byDir[n.Dir]
+					list, recs := byDir[n.Dir], recsByDir[n.Dir]
 					if n.Project == workspace.RootProject {
-						list = rootFiles(m, all, n.Def)
+						list, recs = rootFiles(m, all, n.Def), nil
 					}
 					var files map[string]string
-					if files, f.errs[i] = p.hashInputs(n, list, outputsOf[n.Project]); f.errs[i] == nil {
+					if files, f.errs[i] = p.hashInputs(n, list, recs, outputsOf[n.Project]); f.errs[i] == nil {
 						// All but the upstream keys, encoded here
 						// in parallel; the keys fold in graph order.
 						f.comps[i] = p.components(n, f.global, files)
@@ -400,17 +400,22 @@ func definitionOf(n *workspace.Node) map[string]string {
 	return def
 }
 
-// groupByProject maps each project dir to its files, relative to it.
-func groupByProject(m *workspace.Model, all []string) map[string][]string {
-	out := map[string][]string{}
-	for _, f := range all {
+// groupByProject maps each project dir to its files, relative to it, and
+// to their stat cache records (recs[i] is all[i]'s, Hasher.Records; nil
+// for none).
+func groupByProject(m *workspace.Model, all []string, recs []int32) (map[string][]string, map[string][]int32) {
+	out, outRecs := map[string][]string{}, map[string][]int32{}
+	for i, f := range all {
 		p := m.ProjectOf(f)
 		if p == nil {
 			continue
 		}
 		out[p.Dir] = append(out[p.Dir], strings.TrimPrefix(f, p.Dir+"/"))
+		if recs != nil {
+			outRecs[p.Dir] = append(outRecs[p.Dir], recs[i])
+		}
 	}
-	return out
+	return out, outRecs
 }
 
 // rootFiles are a root task's candidate inputs: with inputs globs, every
@@ -444,15 +449,21 @@ func projectOutputs(m *workspace.Model, project string) []string {
 	return out
 }
 
-func (p *Prepared) hashInputs(n *workspace.Node, files []string, outputs []string) (map[string]string, error) {
+// hashInputs hashes a node's inputs among files, recs[i] being files[i]'s
+// stat cache record (nil: none known).
+func (p *Prepared) hashInputs(n *workspace.Node, files []string, recs []int32, outputs []string) (map[string]string, error) {
 	out := make(map[string]string, len(files))
 	base := filepath.Join(p.Model.Root, filepath.FromSlash(n.Dir))
 	outputs = trimDot(outputs)
-	for _, f := range files {
+	for i, f := range files {
 		if !selectedInput(n.Def, f) || workspace.MatchesAny(outputs, f) {
 			continue
 		}
-		h, err := p.hasher.HashFile(filepath.Join(base, filepath.FromSlash(f)))
+		rec := int32(-1)
+		if recs != nil {
+			rec = recs[i]
+		}
+		h, err := p.hasher.HashRecord(filepath.Join(base, filepath.FromSlash(f)), rec)
 		if err != nil {
 			if os.IsNotExist(err) {
 				continue

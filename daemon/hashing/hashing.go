@@ -57,9 +57,12 @@ type statEntry struct {
 
 // Hasher hashes files, backed by a persistent stat cache.
 type Hasher struct {
-	path  string
-	mu    sync.RWMutex // readers: every worker's lookups at once
-	m     map[string]statEntry
+	path string
+	mu   sync.RWMutex // readers: every worker's lookups at once
+	m    map[string]statEntry
+	// mOnce fills m from the loaded records (pre) when first needed: a
+	// run whose inputs all go by their record (HashRecord) never is.
+	mOnce sync.Once
 	dirty bool
 	// changes, when set, answers files vxd proved unchanged (changes.go).
 	changes *Changes
@@ -78,7 +81,7 @@ const statRecord = 48
 // NewHasher loads the stat cache at path ("" keeps it in memory only). A
 // missing or unreadable cache starts empty.
 func NewHasher(path string) *Hasher {
-	h := &Hasher{path: path, m: map[string]statEntry{}}
+	h := &Hasher{path: path}
 	if path == "" {
 		return h
 	}
@@ -91,10 +94,7 @@ func NewHasher(path string) *Hasher {
 	// than allocate one each. It is the file's buffer itself, which
 	// nothing writes once read.
 	all := unsafe.String(unsafe.SliceData(b), len(b))
-	// Sized for every record first: growing the map as it filled
-	// rehashed it a dozen times (and faulted in every new table).
 	count := countStatRecords(b)
-	h.m = make(map[string]statEntry, count)
 	h.pre.names, h.pre.keys, h.pre.hashes = make([]string, 0, count), make([]statKey, 0, count), make([][16]byte, 0, count)
 	for off := 0; len(b) > 0; {
 		if len(b) < 2 {
@@ -107,18 +107,30 @@ func NewHasher(path string) *Hasher {
 		name := all[off+2 : off+2+n]
 		off += 2 + n + statRecord
 		r := b[2+n:]
-		var e statEntry
-		e.key.size = int64(binary.LittleEndian.Uint64(r))
-		e.key.mtime = int64(binary.LittleEndian.Uint64(r[8:]))
-		e.key.ino = binary.LittleEndian.Uint64(r[16:])
-		e.key.ctime = int64(binary.LittleEndian.Uint64(r[24:]))
-		copy(e.hash[:], r[32:statRecord])
-		e.rec = h.pre.add(name, e.key, e.hash)
-		h.m[name] = e
+		var k statKey
+		var sum [16]byte
+		k.size = int64(binary.LittleEndian.Uint64(r))
+		k.mtime = int64(binary.LittleEndian.Uint64(r[8:]))
+		k.ino = binary.LittleEndian.Uint64(r[16:])
+		k.ctime = int64(binary.LittleEndian.Uint64(r[24:]))
+		copy(sum[:], r[32:statRecord])
+		h.pre.add(name, k, sum)
 		b = r[statRecord:]
 	}
 	h.pre.fresh = make([]atomic.Bool, len(h.pre.names))
 	return h
+}
+
+// index fills the map by path from the loaded records, once, sized for
+// them all first (growing it as it filled rehashed it a dozen times).
+func (h *Hasher) index() {
+	h.mOnce.Do(func() {
+		p := &h.pre
+		h.m = make(map[string]statEntry, len(p.names))
+		for i, name := range p.names {
+			h.m[name] = statEntry{key: p.keys[i], hash: p.hashes[i], rec: int32(i)}
+		}
+	})
 }
 
 // countStatRecords is how many whole records b holds.
@@ -142,6 +154,7 @@ func (h *Hasher) Save() error {
 	if h.path == "" || !h.dirty {
 		return nil
 	}
+	h.index() // made already by the HashFile that made it dirty
 	var buf bytes.Buffer
 	buf.WriteString(statCacheMagic)
 	names := make([]string, 0, len(h.m))
@@ -182,6 +195,7 @@ func (h *Hasher) HashFile(abs string) (string, error) {
 	// Looked up first: a file the early stat marked needs no stat of
 	// its own (prestat.go). An entry another worker replaces meanwhile
 	// (two tasks hashing one file) is still a stat and its hash.
+	h.index()
 	h.mu.RLock()
 	e, ok := h.m[abs]
 	h.mu.RUnlock()

@@ -71,3 +71,62 @@ func TestRecordsAndHashRecordAreHashFile(t *testing.T) {
 		t.Errorf("removed z.txt: %v, want not-exist", err)
 	}
 }
+
+// A run whose inputs all go by their records leaves the stat cache as it
+// was (nothing to save), and a later lookup by path on the same Hasher
+// still finds every loaded record.
+func TestRecordsOnlyRunKeepsTheCache(t *testing.T) {
+	dir := t.TempDir()
+	old := time.Now().Add(-time.Hour)
+	files := []string{"a.txt", "b/c.txt"}
+	for _, f := range files {
+		write(t, filepath.Join(dir, "ws", f), "body of "+f, old)
+	}
+	cache := filepath.Join(dir, "statcache")
+	h := hashing.NewHasher(cache)
+	want := map[string]string{}
+	for _, f := range files {
+		sum, err := h.HashFile(filepath.Join(dir, "ws", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[f] = sum
+	}
+	if err := h.Save(); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := hashing.NewHasher(cache)
+	recs := next.Records(filepath.Join(dir, "ws"), files)
+	for i, f := range files {
+		if got, err := next.HashRecord(filepath.Join(dir, "ws", f), recs[i]); err != nil || got != want[f] {
+			t.Errorf("%s by record: %q %v, want %q", f, got, err, want[f])
+		}
+	}
+	if err := next.Save(); err != nil {
+		t.Fatal(err)
+	}
+	if after, err := os.ReadFile(cache); err != nil || string(after) != string(before) {
+		t.Errorf("the stat cache changed after a run of records only (%v)", err)
+	}
+	for _, f := range files {
+		if got, err := next.HashFile(filepath.Join(dir, "ws", f)); err != nil || got != want[f] {
+			t.Errorf("%s by path after: %q %v, want %q", f, got, err, want[f])
+		}
+	}
+	// And an edit seen by path is saved.
+	rewriteInPlace(t, filepath.Join(dir, "ws", "a.txt"), "BODY OF A.TXT")
+	if _, err := next.HashFile(filepath.Join(dir, "ws", "a.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := next.Save(); err != nil {
+		t.Fatal(err)
+	}
+	again := hashing.NewHasher(cache)
+	if got, err := again.HashRecord(filepath.Join(dir, "ws", "b/c.txt"), again.Records(filepath.Join(dir, "ws"), files)[1]); err != nil || got != want["b/c.txt"] {
+		t.Errorf("b/c.txt after the save: %q %v (the saved cache lost a loaded record)", got, err)
+	}
+}

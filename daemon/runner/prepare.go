@@ -75,6 +75,15 @@ type Prepared struct {
 	// computed alongside the keys (they need only the graph): Execute's
 	// serial start took 3–5 ms over them.
 	overlaps func() (run, model []workspace.OutputOverlap)
+	recs     []int32 // the listed files' stat cache records (Hasher.Records), nil for none
+}
+
+// rec is listed file i's stat cache record, -1 for none.
+func (p *Prepared) rec(i int) int32 {
+	if p.recs == nil {
+		return -1
+	}
+	return p.recs[i]
 }
 
 // VXDir is the workspace's state directory.
@@ -187,6 +196,7 @@ func (p *Prepared) computeKeys(ctx context.Context, all []string, err error) err
 	if err != nil {
 		return fmt.Errorf("listing workspace files: %w", err)
 	}
+	p.recs = p.hasher.Records(m.Root, all)
 	global, err := p.hashGlobals(all)
 	if err != nil {
 		return err
@@ -204,9 +214,9 @@ func (p *Prepared) computeKeys(ctx context.Context, all []string, err error) err
 func (p *Prepared) hashGlobals(all []string) (map[string]string, error) {
 	m := p.Model
 	global := map[string]string{}
-	for _, f := range all {
+	for i, f := range all {
 		if workspace.MatchesAny(m.Config.GlobalInputs, f) {
-			h, err := p.hasher.HashFile(filepath.Join(m.Root, f))
+			h, err := p.hasher.HashRecord(filepath.Join(m.Root, f), p.rec(i))
 			if os.IsNotExist(err) {
 				continue
 			}
@@ -290,7 +300,7 @@ func (f *folder) foldLocked() {
 // per node) and fills its slots in f.
 func (p *Prepared) runHashWorkers(all []string, f *folder) {
 	m := p.Model
-	byDir, recsByDir := groupByProject(m, all, p.hasher.Records(m.Root, all))
+	byDir, recsByDir := groupByProject(m, all, p.recs)
 	// A project's files that any of its tasks declares as outputs are
 	// never inputs: what a task produces reaches its dependents through
 	// the producer's key, not through the files' contents.
@@ -314,6 +324,9 @@ func (p *Prepared) runHashWorkers(all []string, f *folder) {
 					list, recs := byDir[n.Dir], recsByDir[n.Dir]
 					if n.Project == workspace.RootProject {
 						list, recs = rootFiles(m, all, n.Def), nil
+						if len(list) == len(all) {
+							recs = p.recs // every file, in order
+						}
 					}
 					var files map[string]string
 					if files, f.errs[i] = p.hashInputs(n, list, recs, outputsOf[n.Project]); f.errs[i] == nil {

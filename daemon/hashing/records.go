@@ -48,6 +48,15 @@ func (h *Hasher) Records(root string, files []string) []int32 {
 	return out
 }
 
+// RecordPath is the absolute path of loaded record rec, "" for none (-1):
+// for a listed file, the one its Records entry was found by.
+func (h *Hasher) RecordPath(rec int32) string {
+	if rec < 0 || int(rec) >= len(h.pre.names) {
+		return ""
+	}
+	return h.pre.names[rec]
+}
+
 // HashRecord is HashFile of abs, which Records found as loaded record rec
 // (-1: none). The record's stat and hash answer without a map lookup: a
 // file the early stat marked (prestat.go) needs nothing more, any other

@@ -472,11 +472,15 @@ func (p *Prepared) hashInputs(n *workspace.Node, files []string, recs []int32, o
 		if !selectedInput(n.Def, f) || workspace.MatchesAny(outputs, f) {
 			continue
 		}
-		rec := int32(-1)
+		rec, abs := int32(-1), ""
 		if recs != nil {
 			rec = recs[i]
+			abs = p.hasher.RecordPath(rec) // the same path, not joined again
 		}
-		h, err := p.hasher.HashRecord(filepath.Join(base, filepath.FromSlash(f)), rec)
+		if abs == "" {
+			abs = filepath.Join(base, filepath.FromSlash(f))
+		}
+		h, err := p.hasher.HashRecord(abs, rec)
 		if err != nil {
 			if os.IsNotExist(err) {
 				continue

@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -51,16 +52,22 @@ type statKey struct {
 type statEntry struct {
 	key  statKey
 	hash [16]byte
+	rec  int32 // its record in the loaded cache (prestat.go), -1 when hashed by this process
 }
 
 // Hasher hashes files, backed by a persistent stat cache.
 type Hasher struct {
-	path  string
-	mu    sync.RWMutex // readers: every worker's lookups at once
-	m     map[string]statEntry
+	path string
+	mu   sync.RWMutex // readers: every worker's lookups at once
+	m    map[string]statEntry
+	// mOnce fills m from the loaded records (pre) when first needed: a
+	// run whose inputs all go by their record (HashRecord) never is.
+	mOnce sync.Once
 	dirty bool
 	// changes, when set, answers files vxd proved unchanged (changes.go).
 	changes *Changes
+	// pre is the loaded records' early stat (prestat.go).
+	pre prestat
 }
 
 // statCacheMagic heads the stat cache; vxstat1 had no ctime, and a cache
@@ -74,7 +81,7 @@ const statRecord = 48
 // NewHasher loads the stat cache at path ("" keeps it in memory only). A
 // missing or unreadable cache starts empty.
 func NewHasher(path string) *Hasher {
-	h := &Hasher{path: path, m: map[string]statEntry{}}
+	h := &Hasher{path: path}
 	if path == "" {
 		return h
 	}
@@ -87,9 +94,8 @@ func NewHasher(path string) *Hasher {
 	// than allocate one each. It is the file's buffer itself, which
 	// nothing writes once read.
 	all := unsafe.String(unsafe.SliceData(b), len(b))
-	// Sized for every record first: growing the map as it filled
-	// rehashed it a dozen times (and faulted in every new table).
-	h.m = make(map[string]statEntry, countStatRecords(b))
+	count := countStatRecords(b)
+	h.pre.names, h.pre.keys, h.pre.hashes = make([]string, 0, count), make([]statKey, 0, count), make([][16]byte, 0, count)
 	for off := 0; len(b) > 0; {
 		if len(b) < 2 {
 			break
@@ -101,16 +107,30 @@ func NewHasher(path string) *Hasher {
 		name := all[off+2 : off+2+n]
 		off += 2 + n + statRecord
 		r := b[2+n:]
-		var e statEntry
-		e.key.size = int64(binary.LittleEndian.Uint64(r))
-		e.key.mtime = int64(binary.LittleEndian.Uint64(r[8:]))
-		e.key.ino = binary.LittleEndian.Uint64(r[16:])
-		e.key.ctime = int64(binary.LittleEndian.Uint64(r[24:]))
-		copy(e.hash[:], r[32:statRecord])
-		h.m[name] = e
+		var k statKey
+		var sum [16]byte
+		k.size = int64(binary.LittleEndian.Uint64(r))
+		k.mtime = int64(binary.LittleEndian.Uint64(r[8:]))
+		k.ino = binary.LittleEndian.Uint64(r[16:])
+		k.ctime = int64(binary.LittleEndian.Uint64(r[24:]))
+		copy(sum[:], r[32:statRecord])
+		h.pre.add(name, k, sum)
 		b = r[statRecord:]
 	}
+	h.pre.fresh = make([]atomic.Bool, len(h.pre.names))
 	return h
+}
+
+// index fills the map by path from the loaded records, once, sized for
+// them all first (growing it as it filled rehashed it a dozen times).
+func (h *Hasher) index() {
+	h.mOnce.Do(func() {
+		p := &h.pre
+		h.m = make(map[string]statEntry, len(p.names))
+		for i, name := range p.names {
+			h.m[name] = statEntry{key: p.keys[i], hash: p.hashes[i], rec: int32(i)}
+		}
+	})
 }
 
 // countStatRecords is how many whole records b holds.
@@ -134,6 +154,7 @@ func (h *Hasher) Save() error {
 	if h.path == "" || !h.dirty {
 		return nil
 	}
+	h.index() // made already by the HashFile that made it dirty
 	var buf bytes.Buffer
 	buf.WriteString(statCacheMagic)
 	names := make([]string, 0, len(h.m))
@@ -171,6 +192,16 @@ func (h *Hasher) HashFile(abs string) (string, error) {
 	if sum, ok := h.changes.trustedHash(abs); ok {
 		return sum, nil
 	}
+	// Looked up first: a file the early stat marked needs no stat of
+	// its own (prestat.go). An entry another worker replaces meanwhile
+	// (two tasks hashing one file) is still a stat and its hash.
+	h.index()
+	h.mu.RLock()
+	e, ok := h.m[abs]
+	h.mu.RUnlock()
+	if ok && h.pre.marked(e.rec, h.changes) {
+		return hex.EncodeToString(e.hash[:]), nil
+	}
 	// A bare lstat into a Stat_t on the stack: os.Lstat would allocate a
 	// FileInfo for each of a run's (often 10,000 and more) inputs.
 	var st syscall.Stat_t
@@ -198,9 +229,6 @@ func (h *Hasher) HashFile(abs string) (string, error) {
 	}
 	mtime := time.Unix(st.Mtim.Sec, st.Mtim.Nsec)
 	k := statKey{size: st.Size, mtime: mtime.UnixNano(), ino: st.Ino, ctime: st.Ctim.Sec*1e9 + st.Ctim.Nsec}
-	h.mu.RLock()
-	e, ok := h.m[abs]
-	h.mu.RUnlock()
 	if ok && e.key == k {
 		sum := hex.EncodeToString(e.hash[:])
 		h.changes.read(abs, &st, sum)
@@ -220,7 +248,7 @@ func (h *Hasher) HashFile(abs string) (string, error) {
 	// the mtime's resolution without its stat changing: do not remember it.
 	if time.Since(mtime) > 2*time.Second {
 		h.mu.Lock()
-		h.m[abs] = statEntry{key: k, hash: sum}
+		h.m[abs] = statEntry{key: k, hash: sum, rec: -1}
 		h.dirty = true
 		h.mu.Unlock()
 	}

@@ -219,7 +219,7 @@ func (s *Store) insertExecutions(ctx context.Context, tx *sql.Tx, chunk []execRo
 		 peak_rss_bytes, cpu_parallelism, blocked_by, timed_out, reason, output_truncated, cache_source, output,
 		 sandbox_violations, prev_id)
 		VALUES ` + valuesList(cols, len(chunk))
-	if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+	if err := execBound(ctx, tx, q, args...); err != nil {
 		return fmt.Errorf("recording executions of %s…: %w", chunk[0].e.TaskID, err)
 	}
 	return nil
@@ -262,7 +262,7 @@ func upsertStats(ctx context.Context, tx *sql.Tx, chunk []execRow) error {
 			p50_ms = CASE WHEN excluded.ran = 1 THEN excluded.p50_ms ELSE p50_ms END,
 			p99_ms = CASE WHEN excluded.ran = 1 THEN excluded.p99_ms ELSE p99_ms END,
 			recent = CASE WHEN excluded.ran = 1 THEN excluded.recent ELSE recent END`
-	if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+	if err := execBound(ctx, tx, q, args...); err != nil {
 		return fmt.Errorf("recording stats of %s…: %w", chunk[0].e.TaskID, err)
 	}
 	return nil

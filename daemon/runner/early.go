@@ -22,10 +22,14 @@ import (
 type Early struct {
 	root string
 	wg   sync.WaitGroup // the listing and the stat cache
+	swg  sync.WaitGroup // the output stamps: only Execute waits for them
 	hwg  sync.WaitGroup // the history: the keys need not wait for it
 
-	files  []string // ListFilesCached; nil where a daemon is up
-	listed error
+	files []string // ListFilesCached; nil where a daemon is up
+	// prestat: no daemon is up, whose journal would answer for the inputs
+	// (startPrestat).
+	prestat bool
+	listed  error
 
 	hasher *hashing.Hasher
 	stamps *outputStamps // the output stamps file, decoded; nil once taken
@@ -51,7 +55,9 @@ func StartEarly(ctx context.Context, root string, logger zerolog.Logger, openHis
 	e := &Early{root: root}
 	// Where a daemon is up, the run asks it what changed and the listing
 	// is checked against its answer (Prepare): none is made here.
-	if _, err := os.Stat(layout.Discovery(root)); err != nil {
+	_, daemonErr := os.Stat(layout.Discovery(root))
+	if daemonErr != nil {
+		e.prestat = true
 		e.wg.Add(1)
 		go func() {
 			defer e.wg.Done()
@@ -62,8 +68,12 @@ func StartEarly(ctx context.Context, root string, logger zerolog.Logger, openHis
 	go func() {
 		defer e.wg.Done()
 		e.hasher = hashing.NewHasher(layout.StatCache(root))
-		// Decoding 1,000 tasks' stamps is a few ms Execute no longer
-		// waits for.
+	}()
+	// Decoding 1,000 tasks' stamps is a few ms Execute no longer waits
+	// for, nor the keys: only Execute takes them.
+	e.swg.Add(1)
+	go func() {
+		defer e.swg.Done()
 		e.stamps = loadStamps(layout.OutputStamps(root))
 	}()
 	if openHistory {
@@ -77,6 +87,20 @@ func StartEarly(ctx context.Context, root string, logger zerolog.Logger, openHis
 		}()
 	}
 	return e
+}
+
+// startPrestat stats the inputs the stat cache knows (hashing/prestat.go)
+// from when the model has loaded until the hashing workers start: the
+// graph is built in between on one core, the other mostly idle. Started
+// any earlier it took the cores the workspace's load needed.
+func (e *Early) startPrestat(root string) {
+	if e == nil || e.root != root || !e.prestat {
+		return
+	}
+	go func() {
+		e.wg.Wait()
+		e.hasher.Prestat(root)
+	}()
 }
 
 // wait is the early work once the listing and the stat cache are done, or
@@ -118,6 +142,7 @@ func (e *Early) takeStamps(root string) *outputStamps {
 	if e == nil {
 		return nil
 	}
+	e.swg.Wait()
 	s := e.stamps
 	e.stamps = nil
 	return s
@@ -130,6 +155,8 @@ func (e *Early) Close() {
 		return
 	}
 	e.wg.Wait()
+	e.hasher.StopPrestat()
+	e.swg.Wait()
 	e.hwg.Wait()
 	if e.hist != nil {
 		e.hist.Close()

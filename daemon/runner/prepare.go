@@ -82,6 +82,15 @@ type Prepared struct {
 	// computed alongside the keys (they need only the graph): Execute's
 	// serial start took 3–5 ms over them.
 	overlaps func() (run, model []workspace.OutputOverlap)
+	recs     []int32 // the listed files' stat cache records (Hasher.Records), nil for none
+}
+
+// rec is listed file i's stat cache record, -1 for none.
+func (p *Prepared) rec(i int) int32 {
+	if p.recs == nil {
+		return -1
+	}
+	return p.recs[i]
 }
 
 // VXDir is the workspace's state directory.
@@ -125,6 +134,7 @@ func Prepare(ctx context.Context, o *Options) (*Prepared, error) {
 	p := &Prepared{Model: m, Env: environMap(env), Keys: map[string]string{}, Components: map[string]*taskkey.Components{}, encoded: map[string][]byte{}}
 	p.Masker = secret.NewMasker(SecretValues(m, p.Env)...)
 	p.Workers, _ = Workers(o.Concurrency, m)
+	o.Early.startPrestat(m.Root)
 	p.changes = make(chan *hashing.Changes, 1)
 	go func() {
 		c, how := hashing.OpenChanges(ctx, m.Root, o.Changes)
@@ -194,6 +204,7 @@ func (p *Prepared) computeKeys(ctx context.Context, all []string, err error) err
 	if err != nil {
 		return fmt.Errorf("listing workspace files: %w", err)
 	}
+	p.recs = p.hasher.Records(m.Root, all)
 	global, err := p.hashGlobals(all)
 	if err != nil {
 		return err
@@ -211,9 +222,9 @@ func (p *Prepared) computeKeys(ctx context.Context, all []string, err error) err
 func (p *Prepared) hashGlobals(all []string) (map[string]string, error) {
 	m := p.Model
 	global := map[string]string{}
-	for _, f := range all {
+	for i, f := range all {
 		if workspace.MatchesAny(m.Config.GlobalInputs, f) {
-			h, err := p.hasher.HashFile(filepath.Join(m.Root, f))
+			h, err := p.hasher.HashRecord(filepath.Join(m.Root, f), p.rec(i))
 			if os.IsNotExist(err) {
 				continue
 			}
@@ -297,7 +308,7 @@ func (f *folder) foldLocked() {
 // per node) and fills its slots in f.
 func (p *Prepared) runHashWorkers(all []string, f *folder) {
 	m := p.Model
-	byDir := groupByProject(m, all)
+	byDir, recsByDir := groupByProject(m, all, p.recs)
 	// A project's files that any of its tasks declares as outputs are
 	// never inputs: what a task produces reaches its dependents through
 	// the producer's key, not through the files' contents.
@@ -309,6 +320,7 @@ func (p *Prepared) runHashWorkers(all []string, f *folder) {
 		outputsOf[n.Project] = projectOutputs(m, n.Project)
 	}
 	nodes := p.Graph.Nodes
+	p.hasher.StopPrestat() // the workers stat what it has not
 	var wg sync.WaitGroup
 	var next atomic.Int64
 	for w := 0; w < min(runtime.NumCPU(), len(nodes)); w++ {
@@ -317,12 +329,15 @@ func (p *Prepared) runHashWorkers(all []string, f *folder) {
 			defer wg.Done()
 			for i := int(next.Add(1) - 1); i < len(nodes); i = int(next.Add(1) - 1) {
 				if n := nodes[i]; !n.Def.NoOp() {
-					list := byDir[n.Dir]
+					list, recs := byDir[n.Dir], recsByDir[n.Dir]
 					if n.Project == workspace.RootProject {
-						list = rootFiles(m, all, n.Def)
+						list, recs = rootFiles(m, all, n.Def), nil
+						if len(list) == len(all) {
+							recs = p.recs // every file, in order
+						}
 					}
 					var files map[string]string
-					if files, f.errs[i] = p.hashInputs(n, list, outputsOf[n.Project]); f.errs[i] == nil {
+					if files, f.errs[i] = p.hashInputs(n, list, recs, outputsOf[n.Project]); f.errs[i] == nil {
 						// All but the upstream keys, encoded here
 						// in parallel; the keys fold in graph order.
 						f.comps[i] = p.components(n, f.global, files)
@@ -406,17 +421,22 @@ func definitionOf(n *workspace.Node) map[string]string {
 	return def
 }
 
-// groupByProject maps each project dir to its files, relative to it.
-func groupByProject(m *workspace.Model, all []string) map[string][]string {
-	out := map[string][]string{}
-	for _, f := range all {
+// groupByProject maps each project dir to its files, relative to it, and
+// to their stat cache records (recs[i] is all[i]'s, Hasher.Records; nil
+// for none).
+func groupByProject(m *workspace.Model, all []string, recs []int32) (map[string][]string, map[string][]int32) {
+	out, outRecs := map[string][]string{}, map[string][]int32{}
+	for i, f := range all {
 		p := m.ProjectOf(f)
 		if p == nil {
 			continue
 		}
 		out[p.Dir] = append(out[p.Dir], strings.TrimPrefix(f, p.Dir+"/"))
+		if recs != nil {
+			outRecs[p.Dir] = append(outRecs[p.Dir], recs[i])
+		}
 	}
-	return out
+	return out, outRecs
 }
 
 // rootFiles are a root task's candidate inputs: with inputs globs, every
@@ -450,15 +470,25 @@ func projectOutputs(m *workspace.Model, project string) []string {
 	return out
 }
 
-func (p *Prepared) hashInputs(n *workspace.Node, files []string, outputs []string) (map[string]string, error) {
+// hashInputs hashes a node's inputs among files, recs[i] being files[i]'s
+// stat cache record (nil: none known).
+func (p *Prepared) hashInputs(n *workspace.Node, files []string, recs []int32, outputs []string) (map[string]string, error) {
 	out := make(map[string]string, len(files))
 	base := filepath.Join(p.Model.Root, filepath.FromSlash(n.Dir))
 	outputs = trimDot(outputs)
-	for _, f := range files {
+	for i, f := range files {
 		if !selectedInput(n.Def, f) || workspace.MatchesAny(outputs, f) {
 			continue
 		}
-		h, err := p.hasher.HashFile(filepath.Join(base, filepath.FromSlash(f)))
+		rec, abs := int32(-1), ""
+		if recs != nil {
+			rec = recs[i]
+			abs = p.hasher.RecordPath(rec) // the same path, not joined again
+		}
+		if abs == "" {
+			abs = filepath.Join(base, filepath.FromSlash(f))
+		}
+		h, err := p.hasher.HashRecord(abs, rec)
 		if err != nil {
 			if os.IsNotExist(err) {
 				continue

@@ -1,0 +1,292 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"reflect"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// The forked start: the task is cloned from whatever thread the calling
+// goroutine runs on, sharing vx's memory until it execs (as os/exec does),
+// and the child confines itself between the clone and the exec: no thread
+// of vx is confined, locked or thrown away per task. Go runs no code of
+// ours there, so this file has its own clone and exec: the child makes only
+// raw system calls on memory prepared before the clone, allocates nothing
+// and grows no stack (the runtime's fork hooks forbid it).
+
+// errNoFork says this start cannot clone the task itself: on an
+// architecture without vfork3, or where the kernel (or a container's
+// filter) refuses clone3. The session is then started from a confined
+// thread.
+var errNoFork = errors.New("no forked start here")
+
+// cloneArgs is clone3's struct clone_args.
+type cloneArgs struct {
+	flags, pidfd, childTID, parentTID, exitSignal, stack, stackSize, tls, setTID, setTIDSize, cgroup uint64
+}
+
+// What a child that could not exec was doing: the first half of what it
+// writes to the status pipe.
+const (
+	stageSetpgid uint32 = iota + 1
+	stageChdir
+	stageDeathSignal
+	stageStdio
+	stageNoNewPrivs
+	stageLandlock
+	stageSeccomp
+	stageListener
+	stageExec
+)
+
+var stageNames = map[uint32]string{
+	stageSetpgid: "setpgid", stageChdir: "chdir", stageDeathSignal: "setting the parent-death signal",
+	stageStdio: "dup3 of its standard descriptors", stageNoNewPrivs: "setting no_new_privs",
+	stageLandlock: "landlock_restrict_self", stageSeccomp: "installing the seccomp observer",
+	stageListener: "handing over the seccomp listener", stageExec: "execve",
+}
+
+// childFailure is what a child that could not exec writes to its status
+// pipe (which closes on a successful exec).
+type childFailure struct{ stage, errno uint32 }
+
+// forkArgs is everything the child reads, prepared before the clone.
+type forkArgs struct {
+	clone     cloneArgs
+	path      *byte
+	argv, env []*byte // nil-terminated
+	dir       *byte   // nil: vx's own
+	stdio     [3]int  // each 3 or more
+	setpgid   bool
+	deathSig  uintptr
+	ppid      uintptr
+	ruleset   int // -1: no Landlock
+	rflags    uintptr
+	prog      *unix.SockFprog // nil: no observer
+	sock      int             // the child's end of the listener's socket pair
+	msg       unix.Msghdr     // one byte and the listener, as SCM_RIGHTS
+	iov       unix.Iovec
+	payload   [1]byte
+	rights    []byte
+	slot      *int32 // the descriptor's place in rights
+	status    int    // the status pipe's write end
+}
+
+// supported is what fork honours of a SysProcAttr: the runner's process
+// group, parent-death signal and cgroup. Anything else is refused rather
+// than dropped.
+func supported(attr *syscall.SysProcAttr) error {
+	if attr == nil {
+		return nil
+	}
+	rest := *attr
+	if rest.Setpgid && rest.Pgid == 0 {
+		rest.Setpgid = false
+	}
+	rest.Pdeathsig, rest.UseCgroupFD, rest.CgroupFD = 0, false, 0
+	if !reflect.DeepEqual(rest, syscall.SysProcAttr{}) {
+		return fmt.Errorf("a confined task's SysProcAttr may set only Setpgid (with Pgid 0), Pdeathsig and UseCgroupFD/CgroupFD: %+v", *attr)
+	}
+	return nil
+}
+
+// prepare fills the clone arguments, the command line and the
+// environment from cmd.
+func prepare(cmd *exec.Cmd, a *forkArgs) error {
+	if cmd.Err != nil {
+		return cmd.Err
+	}
+	if cmd.Process != nil {
+		return errors.New("exec: already started")
+	}
+	if len(cmd.ExtraFiles) > 0 {
+		return errors.New("a confined task takes no ExtraFiles")
+	}
+	if err := supported(cmd.SysProcAttr); err != nil {
+		return err
+	}
+	var err error
+	if a.path, err = syscall.BytePtrFromString(cmd.Path); err != nil {
+		return err
+	}
+	if a.argv, err = syscall.SlicePtrFromStrings(cmd.Args); err != nil {
+		return err
+	}
+	if a.env, err = syscall.SlicePtrFromStrings(cmd.Environ()); err != nil {
+		return err
+	}
+	if cmd.Dir != "" {
+		if a.dir, err = syscall.BytePtrFromString(cmd.Dir); err != nil {
+			return err
+		}
+	}
+	a.clone.flags = unix.CLONE_VM | unix.CLONE_VFORK
+	a.clone.exitSignal = uint64(syscall.SIGCHLD)
+	if attr := cmd.SysProcAttr; attr != nil {
+		a.setpgid = attr.Setpgid
+		if attr.Pdeathsig != 0 {
+			a.deathSig, a.ppid = uintptr(attr.Pdeathsig), uintptr(os.Getpid())
+		}
+		if attr.UseCgroupFD {
+			a.clone.flags |= unix.CLONE_INTO_CGROUP
+			a.clone.cgroup = uint64(attr.CgroupFD)
+		}
+	}
+	return nil
+}
+
+// handOver prepares the socket pair on which the child sends its
+// listener, and the message it sends; it returns the parent's end.
+func handOver(a *forkArgs) (int, error) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return -1, fmt.Errorf("seccomp observer: socketpair: %w", err)
+	}
+	a.sock = fds[1]
+	a.rights = unix.UnixRights(-1)
+	a.slot = (*int32)(unsafe.Pointer(&a.rights[unix.CmsgLen(0)]))
+	a.iov.Base = &a.payload[0]
+	a.iov.SetLen(1)
+	a.msg.Iov = &a.iov
+	a.msg.SetIovlen(1)
+	a.msg.Control = &a.rights[0]
+	a.msg.SetControllen(len(a.rights))
+	return fds[0], nil
+}
+
+// takeListener receives the listener the child sent before its exec.
+func takeListener(sock int) (int, error) {
+	var b [1]byte
+	oob := make([]byte, unix.CmsgSpace(4))
+	for {
+		_, oobn, _, _, err := unix.Recvmsg(sock, b[:], oob, unix.MSG_DONTWAIT|unix.MSG_CMSG_CLOEXEC)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return -1, fmt.Errorf("seccomp observer: receiving the listener: %w", err)
+		}
+		msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
+		if err != nil || len(msgs) != 1 {
+			return -1, fmt.Errorf("seccomp observer: the task sent no listener (%v)", err)
+		}
+		fds, err := unix.ParseUnixRights(&msgs[0])
+		if err != nil || len(fds) != 1 {
+			for _, fd := range fds {
+				unix.Close(fd)
+			}
+			return -1, fmt.Errorf("seccomp observer: the task sent no listener (%v)", err)
+		}
+		return fds[0], nil
+	}
+}
+
+// childStatus reads the status pipe: nil once it closed on the exec, else
+// what the child failed at (the child is then reaped).
+func childStatus(fd, pid int) error {
+	var fail childFailure
+	buf := (*[unsafe.Sizeof(fail)]byte)(unsafe.Pointer(&fail))[:]
+	n, err := 0, error(nil)
+	for {
+		n, err = unix.Read(fd, buf)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	if err == nil && n == 0 {
+		return nil
+	}
+	var ws unix.WaitStatus
+	for {
+		if _, werr := unix.Wait4(pid, &ws, 0, nil); werr != unix.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("starting the task: reading its status: %w", err)
+	}
+	if n != len(buf) {
+		return fmt.Errorf("starting the task: a short status (%d bytes)", n)
+	}
+	what := stageNames[fail.stage]
+	if what == "" {
+		what = fmt.Sprintf("step %d", fail.stage)
+	}
+	return fmt.Errorf("starting the task: %s: %w", what, syscall.Errno(fail.errno))
+}
+
+// fork starts cmd as a forked session: errNoFork when this host cannot
+// (nothing was started then, and cmd is as it was).
+func (s *Session) fork(cmd *exec.Cmd, rfd int, rflags uint32, prog *unix.SockFprog) error {
+	a := &forkArgs{ruleset: rfd, rflags: uintptr(rflags), prog: prog, sock: -1, status: -1}
+	if err := prepare(cmd, a); err != nil {
+		return err
+	}
+	t := &taskIO{}
+	var err error
+	if a.stdio, err = t.stdio(cmd); err != nil {
+		t.abandon()
+		return err
+	}
+	sock := -1
+	closeFds := func() {
+		for _, fd := range []int{sock, a.sock, a.status} {
+			if fd >= 0 {
+				unix.Close(fd)
+			}
+		}
+	}
+	defer closeFds()
+	if prog != nil {
+		if sock, err = handOver(a); err != nil {
+			t.abandon()
+			return err
+		}
+	}
+	var status [2]int
+	if err := unix.Pipe2(status[:], unix.O_CLOEXEC); err != nil {
+		t.abandon()
+		return fmt.Errorf("starting the task: pipe2: %w", err)
+	}
+	a.status = status[1]
+	pid, err := clone(a)
+	unix.Close(status[1])
+	a.status = -1
+	if err == nil {
+		err = childStatus(status[0], pid)
+	}
+	unix.Close(status[0])
+	t.started()
+	if err != nil {
+		t.abandon()
+		return err
+	}
+	if prog != nil {
+		if s.listener, err = takeListener(sock); err == nil {
+			err = observers.add(s)
+		}
+		if err != nil {
+			// Nothing will answer its watched calls: it must not run on.
+			if s.listener >= 0 {
+				unix.Close(s.listener)
+				s.listener = -1
+			}
+			unix.Kill(pid, unix.SIGKILL)
+			var ws unix.WaitStatus
+			unix.Wait4(pid, &ws, 0, nil)
+			t.abandon()
+			return err
+		}
+	}
+	// A pidfd-backed handle: the child is not reaped yet, so its pid is
+	// still its own.
+	cmd.Process, _ = os.FindProcess(pid)
+	s.io = t
+	return nil
+}

@@ -1,0 +1,234 @@
+package sandbox
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/vzn/vx/protocol/wire"
+)
+
+// startConfined starts cmd under an enforce (or report) policy allowing
+// writes beneath dir/dist, and checks which start was taken: on amd64 the
+// task is cloned by vx itself, with no thread of its own.
+func startConfined(t *testing.T, mode string, dir string, cmd *exec.Cmd) (*Session, error) {
+	t.Helper()
+	v := Detect()
+	if !v.Landlock || v.Observer == "" {
+		t.Fatalf("this host cannot sandbox (%s); these tests need Landlock and seccomp user notification", v.Reason)
+	}
+	dirs, files := WriteRoots(dir, []string{"dist/**"}, "")
+	p := &Policy{Landlock: mode == wire.SandboxEnforce, Observe: true, ABI: v.ABI, WriteDirs: dirs, WriteFiles: files}
+	p.Resolve()
+	s, err := Start(cmd, p)
+	if err == nil && runtime.GOARCH == "amd64" && s.io == nil {
+		t.Fatal("on amd64 a session must be forked, not started from a confined thread")
+	}
+	return s, err
+}
+
+// openFds counts vx's descriptors, the hub's epoll set (made once a
+// process) included.
+func openFds(t *testing.T) int {
+	t.Helper()
+	if err := observers.start(); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(entries)
+}
+
+func noChildLeft(t *testing.T) {
+	t.Helper()
+	var ws syscall.WaitStatus
+	if pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil); err != syscall.ECHILD {
+		t.Fatalf("a child was left unreaped: wait4 = %d, %v", pid, err)
+	}
+}
+
+func TestStartReportsTheChildsFailure(t *testing.T) {
+	dir := t.TempDir()
+	before := openFds(t)
+	for _, c := range []struct {
+		name  string
+		setup func(*exec.Cmd)
+		errno syscall.Errno
+		stage string
+	}{
+		{"exec of a directory", func(c *exec.Cmd) { c.Path = dir }, syscall.EACCES, "execve"},
+		{"missing working directory", func(c *exec.Cmd) { c.Dir = filepath.Join(dir, "missing") }, syscall.ENOENT, "chdir"},
+	} {
+		for _, mode := range []string{wire.SandboxEnforce, wire.SandboxReport} {
+			cmd := exec.Command("/bin/sh", "-c", "exit 0")
+			cmd.Dir = dir
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			c.setup(cmd)
+			s, err := startConfined(t, mode, dir, cmd)
+			if err == nil {
+				s.Wait()
+				s.Finish()
+				t.Fatalf("%s (%s): started", c.name, mode)
+			}
+			if !errors.Is(err, c.errno) {
+				t.Fatalf("%s (%s): error %v, want %v", c.name, mode, err, c.errno)
+			}
+			if runtime.GOARCH == "amd64" && !strings.Contains(err.Error(), c.stage) {
+				t.Fatalf("%s (%s): error %q does not say it failed at %s", c.name, mode, err, c.stage)
+			}
+			noChildLeft(t)
+		}
+	}
+	if after := openFds(t); after != before {
+		t.Fatalf("vx holds %d descriptors after failed starts, %d before", after, before)
+	}
+}
+
+// fdList is a task that lists its descriptors (and what each is, inode
+// numbers left out), run with the given start.
+const fdList = `for f in /proc/$$/fd/*; do echo "${f##*/} $(readlink $f | sed 's/\[.*\]//')"; done`
+
+func TestTaskInheritsOnlyItsStdio(t *testing.T) {
+	dir := t.TempDir()
+	// What an unconfined task inherits (vx's own non-close-on-exec
+	// descriptors, if its parent left any) is the reference.
+	plain := exec.Command("/bin/sh", "-c", fdList)
+	var want bytes.Buffer
+	plain.Dir, plain.Stdout = dir, &want
+	if err := plain.Run(); err != nil {
+		t.Fatal(err)
+	}
+	before := openFds(t)
+	for _, mode := range []string{wire.SandboxEnforce, wire.SandboxReport} {
+		var out bytes.Buffer
+		cmd := exec.Command("/bin/sh", "-c", fdList)
+		cmd.Dir, cmd.Stdout = dir, &out
+		s, err := startConfined(t, mode, dir, cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Wait(); err != nil {
+			t.Fatalf("%s: %v: %s", mode, err, out.String())
+		}
+		if vs := s.Finish(); len(vs) != 0 {
+			t.Fatalf("%s: violations %+v", mode, vs)
+		}
+		if got := out.String(); got != want.String() {
+			t.Fatalf("%s: the confined task's descriptors are\n%s\nan unconfined one's\n%s(no listener, socket, ruleset or pipe of vx's may reach it)", mode, got, want.String())
+		}
+		for _, kind := range []string{"socket:", "anon_inode:"} {
+			if strings.Contains(out.String(), kind) {
+				t.Fatalf("%s: the task holds a %s descriptor: %s", mode, kind, out.String())
+			}
+		}
+	}
+	noChildLeft(t)
+	if after := openFds(t); after != before {
+		t.Fatalf("vx holds %d descriptors after the tasks, %d before", after, before)
+	}
+}
+
+func TestStdioReachesTheTask(t *testing.T) {
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command("/bin/sh", "-c", `read l; echo "got $l"; echo oops >&2; mkdir -p dist && echo x > dist/out; exit 3`)
+	cmd.Dir, cmd.Stdin, cmd.Stdout, cmd.Stderr = dir, strings.NewReader("in\n"), &stdout, &stderr
+	s, err := startConfined(t, wire.SandboxEnforce, dir, cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 3 || cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 3 {
+		t.Fatalf("Wait = %v, state %v: want the task's exit status 3", err, cmd.ProcessState)
+	}
+	if _, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); !ok {
+		t.Fatal("the process state has no resource usage (the runner reads its peak memory and CPU)")
+	}
+	if vs := s.Finish(); len(vs) != 0 {
+		t.Fatalf("violations %+v", vs)
+	}
+	if stdout.String() != "got in\n" || stderr.String() != "oops\n" {
+		t.Fatalf("stdout %q, stderr %q", stdout.String(), stderr.String())
+	}
+
+	// An *os.File is the task's own descriptor; a nil Stdin reads nothing.
+	f, err := os.Create(filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cmd = exec.Command("/bin/sh", "-c", `cat; echo file`)
+	cmd.Dir, cmd.Stdout = dir, f
+	if s, err = startConfined(t, wire.SandboxReport, dir, cmd); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	s.Finish()
+	if b, _ := os.ReadFile(f.Name()); string(b) != "file\n" {
+		t.Fatalf("file output %q", b)
+	}
+}
+
+func TestTaskHasItsOwnProcessGroup(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	cmd := exec.Command("/bin/sh", "-c", `cut -d' ' -f5 /proc/$$/stat`)
+	cmd.Dir, cmd.Stdout, cmd.Stderr = dir, &out, &out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	s, err := startConfined(t, wire.SandboxEnforce, dir, cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Wait(); err != nil {
+		t.Fatal(err, out.String())
+	}
+	s.Finish()
+	if got := strings.TrimSpace(out.String()); got != strconv.Itoa(cmd.Process.Pid) {
+		t.Fatalf("the task's process group is %s, want its own (%d)", got, cmd.Process.Pid)
+	}
+	if runtime.GOARCH != "amd64" {
+		return
+	}
+	cmd = exec.Command("/bin/sh", "-c", "exit 0")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if _, err := startConfined(t, wire.SandboxEnforce, dir, cmd); err == nil || !strings.Contains(err.Error(), "SysProcAttr") {
+		t.Fatalf("a SysProcAttr setting the forked start does not honour: %v, want it refused", err)
+	}
+}
+
+func TestWaitDelayEndsAWaitHeldByAGrandchild(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	// The grandchild keeps the output pipe open after the task exits.
+	cmd := exec.Command("/bin/sh", "-c", `sleep 30 & echo started`)
+	cmd.Dir, cmd.Stdout, cmd.Stderr = dir, &out, &out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.WaitDelay = 50 * time.Millisecond
+	s, err := startConfined(t, wire.SandboxEnforce, dir, cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.Wait()
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	s.Finish()
+	if !errors.Is(err, exec.ErrWaitDelay) || !cmd.ProcessState.Success() {
+		t.Fatalf("Wait = %v (state %v), want exec.ErrWaitDelay after a successful exit", err, cmd.ProcessState)
+	}
+	if !strings.Contains(out.String(), "started") {
+		t.Fatalf("output before the delay is lost: %q", out.String())
+	}
+}

@@ -232,3 +232,30 @@ func TestWaitDelayEndsAWaitHeldByAGrandchild(t *testing.T) {
 		t.Fatalf("output before the delay is lost: %q", out.String())
 	}
 }
+
+// The runner starts a task in a cgroup of its own where it can, and
+// retries without when the start fails: a cgroup descriptor must reach
+// clone3, never be dropped. A directory that is no cgroup makes it fail.
+func TestCgroupDescriptorReachesTheClone(t *testing.T) {
+	if runtime.GOARCH != "amd64" {
+		return // started by os/exec, which is tested upstream
+	}
+	dir := t.TempDir()
+	f, err := os.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cmd := exec.Command("/bin/sh", "-c", "exit 0")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, UseCgroupFD: true, CgroupFD: int(f.Fd())}
+	s, err := startConfined(t, wire.SandboxEnforce, dir, cmd)
+	if err == nil {
+		s.Wait()
+		s.Finish()
+		t.Fatal("a start into a directory that is no cgroup succeeded: the cgroup was not passed to clone3")
+	}
+	if !strings.Contains(err.Error(), "clone3") {
+		t.Fatalf("error %q does not name clone3", err)
+	}
+	noChildLeft(t)
+}

@@ -70,6 +70,12 @@ func forkChild(a *forkArgs) (pid, errno uintptr) {
 			goto failed
 		}
 	}
+	if a.nofile != nil {
+		if _, _, e = syscall.RawSyscall6(unix.SYS_PRLIMIT64, 0, unix.RLIMIT_NOFILE, uintptr(unsafe.Pointer(a.nofile)), 0, 0, 0); e != 0 {
+			fail.stage = stageRlimit
+			goto failed
+		}
+	}
 	if _, _, e = syscall.RawSyscall6(syscall.SYS_PRCTL, unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0); e != 0 {
 		fail.stage = stageNoNewPrivs
 		goto failed

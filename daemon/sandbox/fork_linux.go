@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"reflect"
+	"sync"
 	"syscall"
 	"unsafe"
 
@@ -38,6 +39,7 @@ const (
 	stageChdir
 	stageDeathSignal
 	stageStdio
+	stageRlimit
 	stageNoNewPrivs
 	stageLandlock
 	stageSeccomp
@@ -47,7 +49,7 @@ const (
 
 var stageNames = map[uint32]string{
 	stageSetpgid: "setpgid", stageChdir: "chdir", stageDeathSignal: "setting the parent-death signal",
-	stageStdio: "dup3 of its standard descriptors", stageNoNewPrivs: "setting no_new_privs",
+	stageStdio: "dup3 of its standard descriptors", stageRlimit: "restoring its RLIMIT_NOFILE", stageNoNewPrivs: "setting no_new_privs",
 	stageLandlock: "landlock_restrict_self", stageSeccomp: "installing the seccomp observer",
 	stageListener: "handing over the seccomp listener", stageExec: "execve",
 }
@@ -60,9 +62,10 @@ type childFailure struct{ stage, errno uint32 }
 type forkArgs struct {
 	clone     cloneArgs
 	path      *byte
-	argv, env []*byte // nil-terminated
-	dir       *byte   // nil: vx's own
-	stdio     [3]int  // each 3 or more
+	argv, env []*byte      // nil-terminated
+	dir       *byte        // nil: vx's own
+	stdio     [3]int       // each 3 or more
+	nofile    *unix.Rlimit // the limit os/exec would give the task; nil: vx's own
 	setpgid   bool
 	deathSig  uintptr
 	ppid      uintptr
@@ -126,6 +129,7 @@ func prepare(cmd *exec.Cmd, a *forkArgs) error {
 			return err
 		}
 	}
+	a.nofile = taskNofile()
 	a.clone.flags = unix.CLONE_VM | unix.CLONE_VFORK
 	a.clone.exitSignal = uint64(syscall.SIGCHLD)
 	if attr := cmd.SysProcAttr; attr != nil {
@@ -289,4 +293,35 @@ func (s *Session) fork(cmd *exec.Cmd, rfd int, rflags uint32, prog *unix.SockFpr
 	cmd.Process, _ = os.FindProcess(pid)
 	s.io = t
 	return nil
+}
+
+var (
+	nofileOnce sync.Once
+	nofile     *unix.Rlimit
+)
+
+// taskNofile is the RLIMIT_NOFILE os/exec gives a child: Go raises vx's
+// own soft limit at start-up and restores the one vx was started with in
+// every child, a value it keeps to itself. So it is read, once, from a
+// child started by os/exec; nil when vx's own limit is what a child gets
+// (or the child could not be read).
+func taskNofile() *unix.Rlimit {
+	nofileOnce.Do(func() {
+		var own unix.Rlimit
+		if unix.Getrlimit(unix.RLIMIT_NOFILE, &own) != nil || own.Cur == own.Max {
+			return
+		}
+		cmd := exec.Command("/bin/sh", "-c", "read _")
+		stdin, err := cmd.StdinPipe()
+		if err != nil || cmd.Start() != nil {
+			return
+		}
+		var lim unix.Rlimit
+		if unix.Prlimit(cmd.Process.Pid, unix.RLIMIT_NOFILE, nil, &lim) == nil && lim != own {
+			nofile = &lim
+		}
+		stdin.Close()
+		cmd.Wait()
+	})
+	return nofile
 }

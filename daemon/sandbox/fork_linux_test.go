@@ -259,3 +259,30 @@ func TestCgroupDescriptorReachesTheClone(t *testing.T) {
 	}
 	noChildLeft(t)
 }
+
+// Go raises vx's own open-file limit; a task gets the one vx was started
+// with, confined or not (on a host whose soft limit is below the hard one,
+// as the usual 1024 is; where they are equal Go raises nothing).
+func TestTaskGetsTheOpenFileLimitOfAnUnconfinedOne(t *testing.T) {
+	dir := t.TempDir()
+	const limits = "ulimit -Sn; ulimit -Hn"
+	plain := exec.Command("/bin/sh", "-c", limits)
+	want, err := plain.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	cmd := exec.Command("/bin/sh", "-c", limits)
+	cmd.Stdout = &out
+	s, err := startConfined(t, wire.SandboxEnforce, dir, cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	s.Finish()
+	if out.String() != string(want) {
+		t.Fatalf("a confined task's open-file limits are %q, an unconfined one's %q", out.String(), want)
+	}
+}

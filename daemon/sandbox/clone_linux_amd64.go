@@ -64,12 +64,6 @@ func forkChild(a *forkArgs) (pid, errno uintptr) {
 			syscall.RawSyscall(syscall.SYS_KILL, r1, a.deathSig, 0)
 		}
 	}
-	for i = 0; i < 3; i++ {
-		if _, _, e = syscall.RawSyscall(syscall.SYS_DUP3, uintptr(a.stdio[i]), uintptr(i), 0); e != 0 {
-			fail.stage = stageStdio
-			goto failed
-		}
-	}
 	if a.nofile != nil {
 		if _, _, e = syscall.RawSyscall6(unix.SYS_PRLIMIT64, 0, unix.RLIMIT_NOFILE, uintptr(unsafe.Pointer(a.nofile)), 0, 0, 0); e != 0 {
 			fail.stage = stageRlimit
@@ -87,19 +81,29 @@ func forkChild(a *forkArgs) (pid, errno uintptr) {
 		}
 	}
 	if a.prog != nil {
-		// The listener is close-on-exec, as is the socket: the task keeps
-		// neither. None of the calls from here to the exec is watched, so
-		// none waits for the hub, which learns of the listener only once
-		// the parent resumes.
+		// The child shares vx's descriptor table until here, so the
+		// listener is created in it, where vx takes it; then the child
+		// takes a copy of its own. The listener is close-on-exec: the
+		// task does not keep it. None of the calls from here to the exec
+		// is watched, so none waits for the hub, which learns of the
+		// listener only once the parent resumes.
 		r1, _, e = syscall.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER,
 			unix.SECCOMP_FILTER_FLAG_NEW_LISTENER|unix.SECCOMP_FILTER_FLAG_SPEC_ALLOW, uintptr(unsafe.Pointer(a.prog)))
 		if e != 0 {
 			fail.stage = stageSeccomp
 			goto failed
 		}
-		*a.slot = int32(r1)
-		if _, _, e = syscall.RawSyscall(syscall.SYS_SENDMSG, uintptr(a.sock), uintptr(unsafe.Pointer(&a.msg)), 0); e != 0 {
+		a.listener = int32(r1)
+	}
+	if a.clone.flags&unix.CLONE_FILES != 0 {
+		if _, _, e = syscall.RawSyscall(syscall.SYS_UNSHARE, unix.CLONE_FILES, 0, 0); e != 0 {
 			fail.stage = stageListener
+			goto failed
+		}
+	}
+	for i = 0; i < 3; i++ {
+		if _, _, e = syscall.RawSyscall(syscall.SYS_DUP3, uintptr(a.stdio[i]), uintptr(i), 0); e != 0 {
+			fail.stage = stageStdio
 			goto failed
 		}
 	}

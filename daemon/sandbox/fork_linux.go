@@ -51,7 +51,7 @@ var stageNames = map[uint32]string{
 	stageSetpgid: "setpgid", stageChdir: "chdir", stageDeathSignal: "setting the parent-death signal",
 	stageStdio: "dup3 of its standard descriptors", stageRlimit: "restoring its RLIMIT_NOFILE", stageNoNewPrivs: "setting no_new_privs",
 	stageLandlock: "landlock_restrict_self", stageSeccomp: "installing the seccomp observer",
-	stageListener: "handing over the seccomp listener", stageExec: "execve",
+	stageListener: "unsharing its descriptor table", stageExec: "execve",
 }
 
 // childFailure is what a child that could not exec writes to its status
@@ -72,13 +72,8 @@ type forkArgs struct {
 	ruleset   int // -1: no Landlock
 	rflags    uintptr
 	prog      *unix.SockFprog // nil: no observer
-	sock      int             // the child's end of the listener's socket pair
-	msg       unix.Msghdr     // one byte and the listener, as SCM_RIGHTS
-	iov       unix.Iovec
-	payload   [1]byte
-	rights    []byte
-	slot      *int32 // the descriptor's place in rights
-	status    int    // the status pipe's write end
+	listener  int32           // written by the child: its listener, in vx's descriptor table
+	status    int             // the status pipe's write end
 }
 
 // supported is what fork honours of a SysProcAttr: the runner's process
@@ -131,6 +126,10 @@ func prepare(cmd *exec.Cmd, a *forkArgs) error {
 	}
 	a.nofile = taskNofile()
 	a.clone.flags = unix.CLONE_VM | unix.CLONE_VFORK
+	if a.prog != nil {
+		// The child creates its listener in vx's descriptor table.
+		a.clone.flags |= unix.CLONE_FILES
+	}
 	a.clone.exitSignal = uint64(syscall.SIGCHLD)
 	if attr := cmd.SysProcAttr; attr != nil {
 		a.setpgid = attr.Setpgid
@@ -143,52 +142,6 @@ func prepare(cmd *exec.Cmd, a *forkArgs) error {
 		}
 	}
 	return nil
-}
-
-// handOver prepares the socket pair on which the child sends its
-// listener, and the message it sends; it returns the parent's end.
-func handOver(a *forkArgs) (int, error) {
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return -1, fmt.Errorf("seccomp observer: socketpair: %w", err)
-	}
-	a.sock = fds[1]
-	a.rights = unix.UnixRights(-1)
-	a.slot = (*int32)(unsafe.Pointer(&a.rights[unix.CmsgLen(0)]))
-	a.iov.Base = &a.payload[0]
-	a.iov.SetLen(1)
-	a.msg.Iov = &a.iov
-	a.msg.SetIovlen(1)
-	a.msg.Control = &a.rights[0]
-	a.msg.SetControllen(len(a.rights))
-	return fds[0], nil
-}
-
-// takeListener receives the listener the child sent before its exec.
-func takeListener(sock int) (int, error) {
-	var b [1]byte
-	oob := make([]byte, unix.CmsgSpace(4))
-	for {
-		_, oobn, _, _, err := unix.Recvmsg(sock, b[:], oob, unix.MSG_DONTWAIT|unix.MSG_CMSG_CLOEXEC)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return -1, fmt.Errorf("seccomp observer: receiving the listener: %w", err)
-		}
-		msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
-		if err != nil || len(msgs) != 1 {
-			return -1, fmt.Errorf("seccomp observer: the task sent no listener (%v)", err)
-		}
-		fds, err := unix.ParseUnixRights(&msgs[0])
-		if err != nil || len(fds) != 1 {
-			for _, fd := range fds {
-				unix.Close(fd)
-			}
-			return -1, fmt.Errorf("seccomp observer: the task sent no listener (%v)", err)
-		}
-		return fds[0], nil
-	}
 }
 
 // childStatus reads the status pipe: nil once it closed on the exec, else
@@ -228,7 +181,7 @@ func childStatus(fd, pid int) error {
 // fork starts cmd as a forked session: errNoFork when this host cannot
 // (nothing was started then, and cmd is as it was).
 func (s *Session) fork(cmd *exec.Cmd, rfd int, rflags uint32, prog *unix.SockFprog) error {
-	a := &forkArgs{ruleset: rfd, rflags: uintptr(rflags), prog: prog, sock: -1, status: -1}
+	a := &forkArgs{ruleset: rfd, rflags: uintptr(rflags), prog: prog, listener: -1, status: -1}
 	if err := prepare(cmd, a); err != nil {
 		return err
 	}
@@ -238,21 +191,6 @@ func (s *Session) fork(cmd *exec.Cmd, rfd int, rflags uint32, prog *unix.SockFpr
 		t.abandon()
 		return err
 	}
-	sock := -1
-	closeFds := func() {
-		for _, fd := range []int{sock, a.sock, a.status} {
-			if fd >= 0 {
-				unix.Close(fd)
-			}
-		}
-	}
-	defer closeFds()
-	if prog != nil {
-		if sock, err = handOver(a); err != nil {
-			t.abandon()
-			return err
-		}
-	}
 	var status [2]int
 	if err := unix.Pipe2(status[:], unix.O_CLOEXEC); err != nil {
 		t.abandon()
@@ -261,32 +199,30 @@ func (s *Session) fork(cmd *exec.Cmd, rfd int, rflags uint32, prog *unix.SockFpr
 	a.status = status[1]
 	pid, err := clone(a)
 	unix.Close(status[1])
-	a.status = -1
 	if err == nil {
 		err = childStatus(status[0], pid)
 	}
 	unix.Close(status[0])
 	t.started()
-	if err != nil {
-		t.abandon()
-		return err
-	}
-	if prog != nil {
-		if s.listener, err = takeListener(sock); err == nil {
-			err = observers.add(s)
-		}
+	if err == nil && prog != nil {
+		s.listener = int(a.listener)
+		err = observers.add(s)
 		if err != nil {
 			// Nothing will answer its watched calls: it must not run on.
-			if s.listener >= 0 {
-				unix.Close(s.listener)
-				s.listener = -1
-			}
 			unix.Kill(pid, unix.SIGKILL)
 			var ws unix.WaitStatus
 			unix.Wait4(pid, &ws, 0, nil)
-			t.abandon()
-			return err
 		}
+	}
+	if err != nil {
+		// A child that failed after installing its filter left the
+		// listener in vx's table.
+		if a.listener >= 0 {
+			unix.Close(int(a.listener))
+		}
+		s.listener = -1
+		t.abandon()
+		return err
 	}
 	// A pidfd-backed handle: the child is not reaped yet, so its pid is
 	// still its own.

@@ -73,6 +73,7 @@ type forkArgs struct {
 	rflags    uintptr
 	prog      *unix.SockFprog // nil: no observer
 	listener  int32           // written by the child: its listener, in vx's descriptor table
+	pidfd     int32           // written by clone3 (CLONE_PIDFD): the task, for Go's poller
 	status    int             // the status pipe's write end
 }
 
@@ -125,7 +126,8 @@ func prepare(cmd *exec.Cmd, a *forkArgs) error {
 		}
 	}
 	a.nofile = taskNofile()
-	a.clone.flags = unix.CLONE_VM | unix.CLONE_VFORK
+	a.clone.flags = unix.CLONE_VM | unix.CLONE_VFORK | unix.CLONE_PIDFD
+	a.clone.pidfd = uint64(uintptr(unsafe.Pointer(&a.pidfd)))
 	if a.prog != nil {
 		// The child creates its listener in vx's descriptor table.
 		a.clone.flags |= unix.CLONE_FILES
@@ -181,7 +183,7 @@ func childStatus(fd, pid int) error {
 // fork starts cmd as a forked session: errNoFork when this host cannot
 // (nothing was started then, and cmd is as it was).
 func (s *Session) fork(cmd *exec.Cmd, rfd int, rflags uint32, prog *unix.SockFprog) error {
-	a := &forkArgs{ruleset: rfd, rflags: uintptr(rflags), prog: prog, listener: -1, status: -1}
+	a := &forkArgs{ruleset: rfd, rflags: uintptr(rflags), prog: prog, listener: -1, pidfd: -1, status: -1}
 	if err := prepare(cmd, a); err != nil {
 		return err
 	}
@@ -204,6 +206,16 @@ func (s *Session) fork(cmd *exec.Cmd, rfd int, rflags uint32, prog *unix.SockFpr
 	}
 	unix.Close(status[0])
 	t.started()
+	if err == nil {
+		t.exited, err = exitPollable(int(a.pidfd))
+		if err != nil {
+			unix.Kill(pid, unix.SIGKILL)
+			var ws unix.WaitStatus
+			unix.Wait4(pid, &ws, 0, nil)
+		}
+	} else if a.pidfd >= 0 {
+		unix.Close(int(a.pidfd))
+	}
 	if err == nil && prog != nil {
 		s.listener = int(a.listener)
 		err = observers.add(s)
@@ -221,6 +233,9 @@ func (s *Session) fork(cmd *exec.Cmd, rfd int, rflags uint32, prog *unix.SockFpr
 			unix.Close(int(a.listener))
 		}
 		s.listener = -1
+		if t.exited != nil {
+			t.exited.Close()
+		}
 		t.abandon()
 		return err
 	}
@@ -260,4 +275,18 @@ func taskNofile() *unix.Rlimit {
 		cmd.Wait()
 	})
 	return nofile
+}
+
+// exitPollable hands the task's pidfd to Go's poller: it turns readable
+// when the task exits. Waiting on it there, not in a blocking waitid,
+// leaves the waiting goroutine's P free while the task runs, so the hub
+// (and the other tasks' goroutines) need not wait for the runtime to take
+// a P back from a thread blocked in a system call, as they would at every
+// notification of a task waited for in waitid.
+func exitPollable(pidfd int) (*os.File, error) {
+	if err := unix.SetNonblock(pidfd, true); err != nil {
+		unix.Close(pidfd)
+		return nil, fmt.Errorf("starting the task: its pidfd: %w", err)
+	}
+	return os.NewFile(uintptr(pidfd), "task"), nil
 }

@@ -77,22 +77,25 @@ type forkArgs struct {
 	status    int             // the status pipe's write end
 }
 
-// supported is what fork honours of a SysProcAttr: the runner's process
-// group, parent-death signal and cgroup. Anything else is refused rather
-// than dropped.
-func supported(attr *syscall.SysProcAttr) error {
+// forkable says whether the forked start honours all of cmd: the runner's
+// process group, parent-death signal and cgroup, standard streams and
+// environment. A command asking for more (another SysProcAttr setting,
+// ExtraFiles, a context) is started from a confined thread by os/exec,
+// which honours it all.
+func forkable(cmd *exec.Cmd) bool {
+	if cmd.Cancel != nil || len(cmd.ExtraFiles) > 0 {
+		return false // exec.CommandContext's context; more descriptors
+	}
+	attr := cmd.SysProcAttr
 	if attr == nil {
-		return nil
+		return true
 	}
 	rest := *attr
 	if rest.Setpgid && rest.Pgid == 0 {
 		rest.Setpgid = false
 	}
 	rest.Pdeathsig, rest.UseCgroupFD, rest.CgroupFD = 0, false, 0
-	if !reflect.DeepEqual(rest, syscall.SysProcAttr{}) {
-		return fmt.Errorf("a confined task's SysProcAttr may set only Setpgid (with Pgid 0), Pdeathsig and UseCgroupFD/CgroupFD: %+v", *attr)
-	}
-	return nil
+	return reflect.DeepEqual(rest, syscall.SysProcAttr{})
 }
 
 // prepare fills the clone arguments, the command line and the
@@ -104,11 +107,8 @@ func prepare(cmd *exec.Cmd, a *forkArgs) error {
 	if cmd.Process != nil {
 		return errors.New("exec: already started")
 	}
-	if len(cmd.ExtraFiles) > 0 {
-		return errors.New("a confined task takes no ExtraFiles")
-	}
-	if err := supported(cmd.SysProcAttr); err != nil {
-		return err
+	if !forkable(cmd) {
+		return errNoFork
 	}
 	var err error
 	if a.path, err = syscall.BytePtrFromString(cmd.Path); err != nil {

@@ -39,10 +39,11 @@ type Session struct {
 // it, and no thread of vx is confined. The ruleset and the filter are
 // built before, so the child makes only the calls that must be its own.
 // The cmd's standard streams, Process, ProcessState and WaitDelay work as
-// exec.Cmd's; its SysProcAttr may set only what the runner sets.
+// exec.Cmd's.
 //
 // Where the forked start is not available (an architecture other than
-// amd64, or a kernel without clone3), a child inherits the credentials
+// amd64, a kernel without clone3, or a command asking for more than the
+// runner sets: other SysProcAttr settings, ExtraFiles, a context), a child inherits the credentials
 // and the seccomp filter of the thread that forks it: Start confines a
 // fresh, locked OS thread, starts cmd from it with os/exec, and keeps
 // that thread parked, never reused, until Finish (a parent-death signal

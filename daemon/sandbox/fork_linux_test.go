@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -297,5 +298,55 @@ func TestTaskGetsTheOpenFileLimitOfAnUnconfinedOne(t *testing.T) {
 	s.Finish()
 	if out.String() != string(want) {
 		t.Fatalf("a confined task's open-file limits are %q, an unconfined one's %q", out.String(), want)
+	}
+}
+
+// Tasks started at once each get their own listener and descriptors:
+// every one's violation lands in its own session, and its output in its
+// own buffer.
+func TestConcurrentStartsKeepTheirOwnSessions(t *testing.T) {
+	root := t.TempDir()
+	const n = 8
+	type result struct {
+		out string
+		vs  []wire.SandboxViolation
+		err error
+	}
+	results := make([]result, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		dir := filepath.Join(root, strconv.Itoa(i))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var out bytes.Buffer
+			cmd := exec.Command("/bin/sh", "-c", `mkdir -p dist && echo `+strconv.Itoa(i)+` > dist/out; echo x > ../escape-`+strconv.Itoa(i)+`; cat dist/out`)
+			cmd.Dir, cmd.Stdout, cmd.Stderr = dir, &out, &out
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+			s, err := startConfined(t, wire.SandboxEnforce, dir, cmd)
+			if err != nil {
+				results[i].err = err
+				return
+			}
+			results[i].err = s.Wait()
+			results[i].vs = s.Finish()
+			results[i].out = out.String()
+		}()
+	}
+	wg.Wait()
+	for i, r := range results {
+		want := filepath.Join(root, "escape-"+strconv.Itoa(i))
+		if r.err != nil {
+			t.Fatalf("task %d: %v", i, r.err)
+		}
+		if !strings.HasSuffix(r.out, strconv.Itoa(i)+"\n") {
+			t.Fatalf("task %d: output %q", i, r.out)
+		}
+		if len(r.vs) != 1 || r.vs[0].Path != want || !r.vs[0].Denied {
+			t.Fatalf("task %d: violations %+v, want only its own denied %s", i, r.vs, want)
+		}
 	}
 }

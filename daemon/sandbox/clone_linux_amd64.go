@@ -8,6 +8,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// canFork: amd64 has the forked start.
+const canFork = true
+
 //go:linkname runtime_BeforeFork syscall.runtime_BeforeFork
 func runtime_BeforeFork()
 

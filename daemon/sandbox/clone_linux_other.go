@@ -6,3 +6,6 @@ package sandbox
 // written in its assembly): elsewhere a session starts from a confined
 // thread.
 func clone(a *forkArgs) (int, error) { return 0, errNoFork }
+
+// canFork: this architecture has no forked start.
+const canFork = false

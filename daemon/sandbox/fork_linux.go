@@ -107,7 +107,7 @@ func prepare(cmd *exec.Cmd, a *forkArgs) error {
 	if cmd.Process != nil {
 		return errors.New("exec: already started")
 	}
-	if !forkable(cmd) {
+	if !canFork || !forkable(cmd) {
 		return errNoFork
 	}
 	var err error

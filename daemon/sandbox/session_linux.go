@@ -34,7 +34,7 @@ type Session struct {
 // and exec in os/exec, so Start clones the task itself (fork_linux.go):
 // the child, sharing vx's memory until it execs, sets no_new_privs,
 // restricts itself with the Landlock ruleset, installs the observer's
-// filter, sends its listener to vx and execs. The task's shell is thus
+// filter (its listener made in vx's descriptor table) and execs. The task's shell is thus
 // bound before its first instruction, and every process it starts with
 // it, and no thread of vx is confined. The ruleset and the filter are
 // built before, so the child makes only the calls that must be its own.
@@ -43,9 +43,9 @@ type Session struct {
 //
 // Where the forked start is not available (an architecture other than
 // amd64, a kernel without clone3, or a command asking for more than the
-// runner sets: other SysProcAttr settings, ExtraFiles, a context), a child inherits the credentials
-// and the seccomp filter of the thread that forks it: Start confines a
-// fresh, locked OS thread, starts cmd from it with os/exec, and keeps
+// runner sets: other SysProcAttr settings, ExtraFiles, a context), a
+// child inherits the credentials and the seccomp filter of the thread
+// that forks it: Start confines a fresh, locked OS thread, starts cmd from it with os/exec, and keeps
 // that thread parked, never reused, until Finish (a parent-death signal
 // follows the forking thread; and while the thread lives the listener
 // cannot hang up, which would wake the hub for nothing).

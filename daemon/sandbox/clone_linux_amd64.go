@@ -100,7 +100,7 @@ func forkChild(a *forkArgs) (pid, errno uintptr) {
 	}
 	if a.clone.flags&unix.CLONE_FILES != 0 {
 		if _, _, e = syscall.RawSyscall(syscall.SYS_UNSHARE, unix.CLONE_FILES, 0, 0); e != 0 {
-			fail.stage = stageListener
+			fail.stage = stageUnshare
 			goto failed
 		}
 	}

@@ -43,7 +43,7 @@ const (
 	stageNoNewPrivs
 	stageLandlock
 	stageSeccomp
-	stageListener
+	stageUnshare
 	stageExec
 )
 
@@ -51,7 +51,7 @@ var stageNames = map[uint32]string{
 	stageSetpgid: "setpgid", stageChdir: "chdir", stageDeathSignal: "setting the parent-death signal",
 	stageStdio: "dup3 of its standard descriptors", stageRlimit: "restoring its RLIMIT_NOFILE", stageNoNewPrivs: "setting no_new_privs",
 	stageLandlock: "landlock_restrict_self", stageSeccomp: "installing the seccomp observer",
-	stageListener: "unsharing its descriptor table", stageExec: "execve",
+	stageUnshare: "unsharing its descriptor table", stageExec: "execve",
 }
 
 // childFailure is what a child that could not exec writes to its status

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -21,6 +22,7 @@ type Session struct {
 	answering sync.Mutex // held by the hub while it answers
 	closed    bool       // the listener is closed (by the hub, if it failed)
 	cmd       *exec.Cmd
+	io        *taskIO       // a forked session's descriptors and wait; nil when started from a thread
 	release   chan struct{} // closed once the hub has let go of the listener: the forking thread may end
 	released  sync.Once
 	mu        sync.Mutex
@@ -28,16 +30,25 @@ type Session struct {
 	records   []wire.SandboxViolation
 }
 
-// Start starts cmd confined by p. Go runs no code of ours between fork and
-// exec, but a child inherits the credentials and the seccomp filter of the
-// thread that forks it: Start confines a fresh, locked OS thread
-// (no_new_privs, the Landlock ruleset, the observer's filter), starts cmd
-// from it, and keeps that thread parked, never reused, until Finish (a
-// parent-death signal follows the forking thread; and while the thread
-// lives the listener cannot hang up, which would wake the hub for
-// nothing). The task's shell is thus bound before its first instruction,
-// and every process it starts with it. The ruleset and the filter are built before, so the
-// locked thread makes only the few calls that must be its own.
+// Start starts cmd confined by p. Go runs no code of ours between fork
+// and exec in os/exec, so Start clones the task itself (fork_linux.go):
+// the child, sharing vx's memory until it execs, sets no_new_privs,
+// restricts itself with the Landlock ruleset, installs the observer's
+// filter (its listener made in vx's descriptor table) and execs. The task's shell is thus
+// bound before its first instruction, and every process it starts with
+// it, and no thread of vx is confined. The ruleset and the filter are
+// built before, so the child makes only the calls that must be its own.
+// The cmd's standard streams, Process, ProcessState and WaitDelay work as
+// exec.Cmd's.
+//
+// Where the forked start is not available (an architecture other than
+// amd64, a kernel without clone3, or a command asking for more than the
+// runner sets: other SysProcAttr settings, ExtraFiles, a context), a
+// child inherits the credentials and the seccomp filter of the thread
+// that forks it: Start confines a fresh, locked OS thread, starts cmd from it with os/exec, and keeps
+// that thread parked, never reused, until Finish (a parent-death signal
+// follows the forking thread; and while the thread lives the listener
+// cannot hang up, which would wake the hub for nothing).
 func Start(cmd *exec.Cmd, p *Policy) (*Session, error) {
 	s := &Session{policy: p, cmd: cmd, listener: -1, release: make(chan struct{}), seen: map[string]bool{}}
 	rfd, rflags := -1, uint32(0)
@@ -61,6 +72,12 @@ func Start(cmd *exec.Cmd, p *Policy) (*Session, error) {
 		if s.table, prog, err = observed(p.Network); err != nil {
 			return nil, err
 		}
+	}
+	switch err := s.fork(cmd, rfd, rflags, prog); {
+	case err == nil:
+		return s, nil
+	case !errors.Is(err, errNoFork):
+		return nil, err
 	}
 	started := make(chan error, 1)
 	go func() {
@@ -108,7 +125,12 @@ func (s *Session) confineThread(rfd int, rflags uint32, prog *unix.SockFprog) er
 }
 
 // Wait waits for the command, as cmd.Wait.
-func (s *Session) Wait() error { return s.cmd.Wait() }
+func (s *Session) Wait() error {
+	if s.io != nil {
+		return s.io.wait(s.cmd)
+	}
+	return s.cmd.Wait()
+}
 
 // halt stops the hub answering the listener (after the answer in
 // progress, if any) and closes it: a process of the task still running

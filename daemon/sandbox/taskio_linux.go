@@ -1,0 +1,208 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// taskIO is what a forked session does in exec.Cmd's place: the task's
+// standard descriptors, the goroutines copying its pipes, and its wait.
+type taskIO struct {
+	child   []*os.File // the child's ends, closed once it has started
+	parent  []*os.File // the pipes' read (or stdin's write) ends
+	copiers int
+	copied  chan error
+	exited  *os.File // the task's pidfd, in Go's poller: readable once it has exited
+}
+
+// stdio gives the child cmd's Stdin, Stdout and Stderr as os/exec would:
+// nil is /dev/null, an *os.File its own descriptor, anything else a pipe
+// copied by a goroutine; Stdout and Stderr share one pipe when they are
+// the same writer. Each descriptor the child gets is 3 or more, so that
+// its dup3 onto 0-2 never overwrites one it still needs.
+func (t *taskIO) stdio(cmd *exec.Cmd) (fds [3]int, err error) {
+	t.copied = make(chan error, 3)
+	if fds[0], err = t.input(cmd.Stdin); err != nil {
+		return fds, err
+	}
+	if fds[1], err = t.output(cmd.Stdout); err != nil {
+		return fds, err
+	}
+	if cmd.Stderr != nil && sameWriter(cmd.Stderr, cmd.Stdout) {
+		fds[2] = fds[1]
+	} else if fds[2], err = t.output(cmd.Stderr); err != nil {
+		return fds, err
+	}
+	for i, fd := range fds {
+		if fd < 3 {
+			// vx's own 0-2 (a caller's os.Stdout): a copy above them.
+			nfd, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 3)
+			if err != nil {
+				return fds, fmt.Errorf("duplicating descriptor %d: %w", fd, err)
+			}
+			t.child = append(t.child, os.NewFile(uintptr(nfd), "stdio"))
+			fds[i] = nfd
+		}
+	}
+	return fds, nil
+}
+
+// sameWriter is a == b, false for writers that cannot be compared.
+func sameWriter(a, b io.Writer) (same bool) {
+	defer func() { _ = recover() }()
+	return a == b
+}
+
+func (t *taskIO) input(r io.Reader) (int, error) {
+	switch f := r.(type) {
+	case nil:
+		return t.devNull(os.O_RDONLY)
+	case *os.File:
+		return int(f.Fd()), nil
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return -1, err
+	}
+	t.child, t.parent = append(t.child, pr), append(t.parent, pw)
+	t.copiers++
+	go func() {
+		_, err := io.Copy(pw, r)
+		// The task may stop reading and exit: that is no error of its.
+		if errors.Is(err, syscall.EPIPE) || errors.Is(err, os.ErrClosed) {
+			err = nil
+		}
+		if cerr := pw.Close(); err == nil && !errors.Is(cerr, os.ErrClosed) {
+			err = cerr
+		}
+		t.copied <- err
+	}()
+	return int(pr.Fd()), nil
+}
+
+func (t *taskIO) output(w io.Writer) (int, error) {
+	switch f := w.(type) {
+	case nil:
+		return t.devNull(os.O_WRONLY)
+	case *os.File:
+		return int(f.Fd()), nil
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return -1, err
+	}
+	t.child, t.parent = append(t.child, pw), append(t.parent, pr)
+	t.copiers++
+	go func() {
+		_, err := io.Copy(w, pr)
+		if errors.Is(err, os.ErrClosed) {
+			err = nil // closed by wait after WaitDelay, which says so
+		}
+		t.copied <- err
+	}()
+	return int(pw.Fd()), nil
+}
+
+func (t *taskIO) devNull(flag int) (int, error) {
+	f, err := os.OpenFile(os.DevNull, flag, 0)
+	if err != nil {
+		return -1, err
+	}
+	t.child = append(t.child, f)
+	return int(f.Fd()), nil
+}
+
+// started closes the child's ends, which only the child uses now.
+func (t *taskIO) started() {
+	for _, f := range t.child {
+		f.Close()
+	}
+	t.child = nil
+}
+
+// abandon closes everything after a failed start; the copiers end.
+func (t *taskIO) abandon() {
+	t.started()
+	for _, f := range t.parent {
+		f.Close()
+	}
+}
+
+// wait waits for the task, then for its output as exec.Cmd.Wait does:
+// up to cmd.WaitDelay (if set) for processes that outlived it and keep a
+// pipe open, after which the pipes are closed and the error is
+// exec.ErrWaitDelay. It sets cmd.ProcessState.
+func (t *taskIO) wait(cmd *exec.Cmd) error {
+	if cmd.Process == nil {
+		return errors.New("exec: not started")
+	}
+	if cmd.ProcessState != nil {
+		return errors.New("exec: Wait was already called")
+	}
+	awaitExit(t.exited)
+	state, err := cmd.Process.Wait() // at once: the task has exited
+	if err != nil {
+		t.abandon()
+		return err
+	}
+	cmd.ProcessState = state
+	var copyErr error
+	var timeout <-chan time.Time
+	if cmd.WaitDelay > 0 {
+		timer := time.NewTimer(cmd.WaitDelay)
+		defer timer.Stop()
+		timeout = timer.C
+	}
+	for n := t.copiers; n > 0; {
+		select {
+		case err := <-t.copied:
+			n--
+			if copyErr == nil {
+				copyErr = err
+			}
+		case <-timeout:
+			timeout = nil
+			for _, f := range t.parent {
+				f.Close()
+			}
+			if copyErr == nil {
+				copyErr = exec.ErrWaitDelay
+			}
+		}
+	}
+	for _, f := range t.parent {
+		f.Close()
+	}
+	if !state.Success() {
+		return &exec.ExitError{ProcessState: state}
+	}
+	return copyErr
+}
+
+// awaitExit parks the calling goroutine in Go's poller until the pidfd
+// turns readable (the task has exited), then closes it. On any error it
+// returns, and the blocking wait that follows does the waiting.
+func awaitExit(pidfd *os.File) {
+	if pidfd == nil {
+		return
+	}
+	defer pidfd.Close()
+	rc, err := pidfd.SyscallConn()
+	if err != nil {
+		return
+	}
+	// Go's poller drops a readiness that came before this wait began,
+	// so the pidfd's state is asked each time, never assumed.
+	rc.Read(func(fd uintptr) bool {
+		p := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		n, err := unix.Poll(p, 0)
+		return err != nil || n == 1
+	})
+}

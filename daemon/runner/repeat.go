@@ -4,7 +4,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/vzn/vx/daemon/hashing"
@@ -24,17 +27,25 @@ type repeatLog struct {
 	tasks map[string]repeat.Task
 	// unwatched are quick hits' outputs outside the journal's view.
 	unwatched []hashing.Stamp
+	// direct says of each directory whether it is reached from the
+	// root without a symbolic link (linkFree).
+	direct map[string]bool
 }
 
-// note keeps one quick hit; nil keeps nothing.
-func (l *repeatLog) note(r *run, n *workspace.Node, row *wire.TaskRow, deps, files []string, text string, printed bool) {
+// note keeps one quick hit; nil keeps nothing. Its outputs the journal
+// does not see written are kept by their stat: those outside its view
+// and those with more than one link (linked). (An output behind a
+// symbolic link is never cached, and a project reached through one
+// leaves no memo: modelLinked.)
+func (l *repeatLog) note(r *run, n *workspace.Node, row *wire.TaskRow, deps, files, linked []string, text string, printed bool) {
 	if l == nil {
 		return
 	}
 	root, dir := r.p.Model.Root, r.dir(n)
 	var outside []hashing.Stamp
 	for _, f := range files {
-		if abs := filepath.Join(dir, filepath.FromSlash(f)); !hashing.Covered(root, abs) {
+		abs := filepath.Join(dir, filepath.FromSlash(f))
+		if !hashing.Covered(root, abs) || slices.Contains(linked, f) {
 			outside = append(outside, hashing.StampOf(abs))
 		}
 	}
@@ -44,6 +55,52 @@ func (l *repeatLog) note(r *run, n *workspace.Node, row *wire.TaskRow, deps, fil
 	l.tasks[n.ID] = t
 	l.unwatched = append(l.unwatched, outside...)
 	l.mu.Unlock()
+}
+
+// linkFree reports whether the directory dir of root is reached from
+// root without a symbolic link: the journal watches the directories it
+// walks, and a write behind a link is reported for no watched path.
+func (l *repeatLog) linkFree(root, dir string) bool {
+	if dir == root {
+		return true
+	}
+	if !strings.HasPrefix(dir, root+string(filepath.Separator)) {
+		return false
+	}
+	l.mu.Lock()
+	v, ok := l.direct[dir]
+	l.mu.Unlock()
+	if ok {
+		return v
+	}
+	var st syscall.Stat_t
+	v = syscall.Lstat(dir, &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFDIR && l.linkFree(root, filepath.Dir(dir))
+	l.mu.Lock()
+	if l.direct == nil {
+		l.direct = map[string]bool{}
+	}
+	l.direct[dir] = v
+	l.mu.Unlock()
+	return v
+}
+
+// modelLinked names a file of the workspace's configuration (or a
+// project's directory) that is read through a symbolic link, "" when
+// none is: an edit behind a link, or a manifest made there, is reported
+// for no path the journal watches.
+func (l *repeatLog) modelLinked(m *workspace.Model) string {
+	for _, dir := range m.ProjectDirs {
+		if !l.linkFree(m.Root, dir) {
+			return dir
+		}
+	}
+	for _, f := range m.Files {
+		var st syscall.Stat_t
+		if syscall.Lstat(f, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG || !l.linkFree(m.Root, filepath.Dir(f)) {
+			return f
+		}
+	}
+	return ""
 }
 
 // saveRepeat leaves the memo of a run every task of which was a quick
@@ -80,6 +137,9 @@ func (r *run) repeatMemo(ctx context.Context, sum *wire.RunSummary) (*repeat.Mem
 		return nil, "a remote cache is configured"
 	case r.p.journal.Epoch() != base.Epoch:
 		return nil, "vxd's journal restarted during the run"
+	}
+	if f := l.modelLinked(r.p.Model); f != "" {
+		return nil, f + " is read through a symbolic link"
 	}
 	watched, ok := r.p.journal.Unwatched()
 	if !ok {

@@ -1,0 +1,104 @@
+package live_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vzn/vx/tests/internal/harness"
+)
+
+// linkedWorkspace is a workspace whose project a hard-links its output
+// to a path outside the workspace, where vxd's journal does not see a
+// write through that link. It answers the root and that outside
+// directory.
+func linkedWorkspace(t *testing.T) (string, string) {
+	t.Helper()
+	tmp := harness.TempRoot(t)
+	root, outside := filepath.Join(tmp, "ws"), filepath.Join(tmp, "outside")
+	harness.WriteFile(t, filepath.Join(root, "vx.workspace.json"), `{"projects": ["packages/*"], "tasks": {"build": {"inputs": ["src/**"], "outputs": ["dist/**"]}}}`)
+	harness.WriteFile(t, filepath.Join(root, ".gitignore"), "dist/\n.vx/\n")
+	if err := os.MkdirAll(outside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(outside, "a-out.txt")
+	harness.WriteFile(t, filepath.Join(root, "packages/a/package.json"), fmt.Sprintf(`{"name": "a", "scripts": {"build": "mkdir -p dist && cat src/f.js > dist/out.txt && ln -f dist/out.txt %s && echo built a"}}`, link))
+	harness.WriteFile(t, filepath.Join(root, "packages/a/src/f.js"), "export const a = 1;\n")
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "init"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	t.Cleanup(func() { stopDaemon(t, root) })
+	return root, outside
+}
+
+// writeExt writes the linked project's package.json, its build printing
+// and writing word.
+func writeExt(t *testing.T, outside, word string) {
+	t.Helper()
+	harness.WriteFile(t, filepath.Join(outside, "ext/package.json"), fmt.Sprintf(`{"name": "ext", "scripts": {"build": "mkdir -p dist && echo ext %s > dist/out.txt && echo ext %s"}}`, word, word))
+}
+
+// settleNoOps waits out the listing's racy window and runs the no-op
+// runs after which a memo would be left (settleRepeat), each an ordinary
+// one or a repeat.
+func settleNoOps(t *testing.T, root string) {
+	t.Helper()
+	settle()
+	for i := 0; i < 3; i++ {
+		if s, why := repeatRun(t, root, nil); executed(s) != "" {
+			t.Fatalf("a no-op run executed %q (%s)", executed(s), why)
+		}
+	}
+}
+
+// TestRepeatSeesPastLinks: what vxd's journal cannot see — an output
+// written through a hard link outside the workspace, a project (its
+// package.json and its outputs) behind a symbolic link to a directory
+// outside — still ends the repeat: the next run is the ordinary one,
+// which restores the output or runs the changed command.
+func TestRepeatSeesPastLinks(t *testing.T) {
+	root, outside := linkedWorkspace(t)
+	if s, _ := repeatRun(t, root, nil); executed(s) != "a#build" {
+		t.Fatalf("the first run executed %q", executed(s))
+	}
+	settle()
+	waitJournal(t, startDaemon(t, root))
+	wantNoRepeat(t, root, "vxd's start", "", nil)
+	settleRepeat(t, root)
+
+	// An output tampered with through its other link.
+	if err := os.WriteFile(filepath.Join(outside, "a-out.txt"), []byte("tampered\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wantNoRepeat(t, root, "an output written through its other link", "", nil)
+	if b, _ := os.ReadFile(filepath.Join(root, "packages/a/dist/out.txt")); !strings.Contains(string(b), "export const a") {
+		t.Fatalf("packages/a/dist/out.txt = %q: want it restored", b)
+	}
+
+	// A project behind a symbolic link to a directory outside.
+	writeExt(t, outside, "one")
+	if err := os.Symlink(filepath.Join(outside, "ext"), filepath.Join(root, "packages/ext")); err != nil {
+		t.Fatal(err)
+	}
+	wantNoRepeat(t, root, "a linked project", "ext#build", nil)
+	settleNoOps(t, root)
+	// Its output, tampered with where it lives.
+	if err := os.WriteFile(filepath.Join(outside, "ext/dist/out.txt"), []byte("tampered\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wantNoRepeat(t, root, "an output behind a linked directory", "", nil)
+	if b, _ := os.ReadFile(filepath.Join(outside, "ext/dist/out.txt")); string(b) != "ext one\n" {
+		t.Fatalf("ext/dist/out.txt = %q: want it restored", b)
+	}
+	settleNoOps(t, root)
+	// Its command, changed where its package.json lives.
+	writeExt(t, outside, "two")
+	wantNoRepeat(t, root, "a linked project's package.json edited", "ext#build", nil)
+}

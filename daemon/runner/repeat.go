@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,6 +21,10 @@ import (
 	"github.com/vzn/vx/protocol/version"
 	"github.com/vzn/vx/protocol/wire"
 )
+
+// ErrNotRepeated is Repeat declining before it printed or recorded
+// anything: the run goes the ordinary way.
+var ErrNotRepeated = errors.New("the run is not repeated")
 
 // repeatLog keeps a run's quick hits (hits whose outputs are as vx left
 // them) for the memo a later identical run may repeat.
@@ -168,12 +174,21 @@ func (r *run) repeatMemo(ctx context.Context, sum *wire.RunSummary) (*repeat.Mem
 // Repeat is Execute for a run that repeats the memo m (repeat.Ask found
 // nothing it depends on changed): every task is m's hit again, its log
 // printed and its execution recorded, without loading the workspace.
+//
+// It answers ErrNotRepeated, having printed and recorded nothing, when the
+// history is not the one the memo's run was recorded in (removed,
+// replaced, or no database): the ordinary run then records the keys'
+// components (what vx why compares) or moves the history aside and says
+// so.
 func Repeat(ctx context.Context, root string, m *repeat.Memo, o *Options, out Output) (*wire.RunSummary, error) {
-	hist, err := history.Open(ctx, history.Path(root), &history.Options{Logger: o.Logger})
+	hist, err := history.OpenExisting(ctx, history.Path(root), &history.Options{Logger: o.Logger})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %v", ErrNotRepeated, err)
 	}
 	defer hist.Close()
+	if _, err := hist.ResolveRun(ctx, m.RunID); err != nil {
+		return nil, fmt.Errorf("%w: the history does not hold run %s (%v)", ErrNotRepeated, m.RunID, err)
+	}
 	env := o.Environ
 	if env == nil {
 		env = os.Environ()
@@ -185,6 +200,12 @@ func Repeat(ctx context.Context, root string, m *repeat.Memo, o *Options, out Ou
 		r.p.Masker = secret.NewMasker(workspace.SecretValues(root, nil, environMap(env))...)
 		r.warn(format, args...)
 	}
+	// As an ordinary run's tidy: runs whose vx is gone are recorded as
+	// interrupted, and what killed runs left in .vx/ goes.
+	if _, err := hist.ReapDeadRuns(ctx); err != nil {
+		warn("%v", err)
+	}
+	reapLeftovers(VXDir(root))
 	started := time.Now()
 	branch, commit := GitHead(root)
 	hr := &history.Run{ID: r.runID, Command: m.Command, Args: m.Args, StartedAt: started, Status: "running", GitBranch: branch, GitCommit: commit, CI: m.CI}

@@ -91,10 +91,13 @@ func (l *repeatLog) linkFree(root, dir string) bool {
 }
 
 // modelLinked names a file of the workspace's configuration (or a
-// project's directory) that is read through a symbolic link, "" when
-// none is: an edit behind a link, or a manifest made there, is reported
-// for no path the journal watches.
+// project's directory, or a path the project globs reach) that is read
+// through a symbolic link, "" when none is: an edit behind a link, or a
+// manifest made there, is reported for no path the journal watches.
 func (l *repeatLog) modelLinked(m *workspace.Model) string {
+	if p := m.ProjectGlobLink(); p != "" {
+		return p
+	}
 	for _, dir := range m.ProjectDirs {
 		if !l.linkFree(m.Root, dir) {
 			return dir

@@ -82,6 +82,18 @@ func TestRepeatSeesPastLinks(t *testing.T) {
 		t.Fatalf("packages/a/dist/out.txt = %q: want it restored", b)
 	}
 
+	// A link the project globs match, to a directory with no project
+	// yet, and then a project made there.
+	if err := os.MkdirAll(filepath.Join(outside, "later"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "later"), filepath.Join(root, "packages/later")); err != nil {
+		t.Fatal(err)
+	}
+	settleNoOps(t, root)
+	harness.WriteFile(t, filepath.Join(outside, "later/package.json"), `{"name": "later", "scripts": {"build": "mkdir -p dist && echo later > dist/out.txt"}}`)
+	wantNoRepeat(t, root, "a project made behind a link", "later#build", nil)
+
 	// A project behind a symbolic link to a directory outside.
 	writeExt(t, outside, "one")
 	if err := os.Symlink(filepath.Join(outside, "ext"), filepath.Join(root, "packages/ext")); err != nil {

@@ -114,3 +114,20 @@ func TestRepeatSeesPastLinks(t *testing.T) {
 	writeExt(t, outside, "two")
 	wantNoRepeat(t, root, "a linked project's package.json edited", "ext#build", nil)
 }
+
+// TestRepeatSeesAnUnwatchedInput: an input the listing holds but no
+// watch reports (a file named node_modules) ends the repeat, and the
+// ordinary run after reads it again rather than take the journal's
+// "nothing changed" for it.
+func TestRepeatSeesAnUnwatchedInput(t *testing.T) {
+	root := journalWorkspace(t)
+	input := filepath.Join(root, "packages/a/src/node_modules")
+	harness.WriteFile(t, input, "old\n")
+	repeatRun(t, root, nil)
+	settle()
+	waitJournal(t, startDaemon(t, root))
+	wantNoRepeat(t, root, "vxd's start", "", nil)
+	settleRepeat(t, root)
+	harness.WriteFile(t, input, "new content\n")
+	wantNoRepeat(t, root, "an edited input no watch reports", "a#build b#build c#build", nil)
+}

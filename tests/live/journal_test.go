@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -44,11 +45,19 @@ func journalWorkspace(t *testing.T) string {
 	return root
 }
 
+// journalRuns numbers journalRun's runs.
+var journalRuns atomic.Int64
+
 // journalRun is `vx run build` with the debug log; it returns the summary
 // and how the run's files were taken (the "change journal" log line).
+// Each run is in an environment of its own (VX_TEST_RUN): an identical
+// fully cached run after one that left a memo repeats it (daemon/repeat)
+// and logs no such line, where these tests are of the journal's answer
+// to an ordinary run.
 func journalRun(t *testing.T, root string) (*wire.RunSummary, string) {
 	t.Helper()
-	r := harness.Run(t, root, append(baseEnv(), "VX_LOG=debug"), vxBin, "run", "build", "--format", "json")
+	env := append(baseEnv(), "VX_LOG=debug", fmt.Sprintf("VX_TEST_RUN=%d", journalRuns.Add(1)))
+	r := harness.Run(t, root, env, vxBin, "run", "build", "--format", "json")
 	if r.Code != 0 {
 		t.Fatalf("want exit 0\n%s", r)
 	}

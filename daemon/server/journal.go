@@ -20,6 +20,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"github.com/rs/zerolog"
 
+	"github.com/vzn/vx/daemon/hashing"
 	"github.com/vzn/vx/protocol/layout"
 	"github.com/vzn/vx/protocol/version"
 	"github.com/vzn/vx/protocol/wire"
@@ -211,7 +212,15 @@ func (j *journal) rel(abs string) (string, bool) {
 // every path found is counted as changed (it may have been created before
 // its directory was watched).
 func (j *journal) addTree(dir string, record bool) error {
-	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	start := dir
+	if dir == j.root {
+		// A root entered through a link: walked as the tree it names.
+		start = hashing.WalkStart(dir)
+	}
+	return filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
+		if p == start {
+			p = dir
+		}
 		if err != nil {
 			if p == dir || errors.Is(err, fs.ErrNotExist) {
 				return nil // gone again: its removal is an event of its parent

@@ -1,6 +1,7 @@
 package live_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vzn/vx/protocol/wire"
 	"github.com/vzn/vx/tests/internal/harness"
 )
 
@@ -179,4 +181,38 @@ func TestRepeatKeepsSecretsMasked(t *testing.T) {
 			t.Fatalf("no text run repeated the one before\n%s", r)
 		}
 	}
+}
+
+// TestRepeatThroughALinkedRoot: a workspace entered through a symbolic
+// link (the shell's PWD is the link's path, and so are vx's and vxd's
+// root) is watched as the tree the link names: an edited and an added
+// input each end the repeat.
+func TestRepeatThroughALinkedRoot(t *testing.T) {
+	real := journalWorkspace(t)
+	root := real + "-link"
+	if err := os.Symlink(real, root); err != nil {
+		t.Fatal(err)
+	}
+	pwd := "PWD=" + root
+	t.Cleanup(func() { harness.Run(t, root, append(baseEnv(), pwd), vxdBin, "stop") })
+	repeatRun(t, root, []string{pwd})
+	settle()
+	env := append(baseEnv(), pwd)
+	if r := harness.Run(t, root, env, vxdBin, "start"); r.Code != 0 {
+		t.Fatalf("vxd start\n%s", r)
+	}
+	st, tok := harness.Run(t, root, env, vxdBin, "status", "--json"), harness.Run(t, root, env, vxdBin, "token")
+	var status wire.Status
+	if err := json.Unmarshal([]byte(st.Stdout), &status); err != nil || status.Port == 0 || status.Workspace != root {
+		t.Fatalf("vxd status --json: want it serving %s (%v)\n%s", root, err, st)
+	}
+	daemonPIDs.Store(status.PID, root)
+	waitJournal(t, &vxd{root: root, port: status.Port, token: strings.TrimSpace(tok.Stdout)})
+	wantNoRepeat(t, root, "vxd's start", "", []string{pwd})
+	settleRepeat(t, root, pwd)
+	harness.WriteFile(t, filepath.Join(root, "packages/b/src/f1.js"), "edited\n")
+	wantNoRepeat(t, root, "an edited input", "b#build c#build", []string{pwd})
+	settleRepeat(t, root, pwd)
+	harness.WriteFile(t, filepath.Join(root, "packages/a/src/new.js"), "new\n")
+	wantNoRepeat(t, root, "an added input", "a#build b#build c#build", []string{pwd})
 }

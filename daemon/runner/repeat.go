@@ -36,6 +36,18 @@ type repeatLog struct {
 	// direct says of each directory whether it is reached from the
 	// root without a symbolic link (linkFree).
 	direct map[string]bool
+	// linked is modelLinked's answer, asked once (startModelCheck) on
+	// the first hit: its stats overlap the run's hits.
+	modelOnce sync.Once
+	linked    chan string
+}
+
+// startModelCheck starts modelLinked for the run's model, once.
+func (l *repeatLog) startModelCheck(m *workspace.Model) {
+	l.modelOnce.Do(func() {
+		l.linked = make(chan string, 1)
+		go func() { l.linked <- l.modelLinked(m) }()
+	})
 }
 
 // note keeps one quick hit; nil keeps nothing. Its outputs the journal
@@ -47,6 +59,7 @@ func (l *repeatLog) note(r *run, n *workspace.Node, row *wire.TaskRow, deps, fil
 	if l == nil {
 		return
 	}
+	l.startModelCheck(r.p.Model)
 	root, dir := r.p.Model.Root, r.dir(n)
 	var outside []hashing.Stamp
 	for _, f := range files {
@@ -98,11 +111,8 @@ func (l *repeatLog) modelLinked(m *workspace.Model) string {
 	if p := m.ProjectGlobLink(); p != "" {
 		return p
 	}
-	for _, dir := range m.ProjectDirs {
-		if !l.linkFree(m.Root, dir) {
-			return dir
-		}
-	}
+	// Each project's directory is the directory of a file it was read
+	// from (its package.json or vx.project.json): checked below.
 	for _, f := range m.Files {
 		var st syscall.Stat_t
 		if syscall.Lstat(f, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG || !l.linkFree(m.Root, filepath.Dir(f)) {
@@ -147,7 +157,8 @@ func (r *run) repeatMemo(ctx context.Context, sum *wire.RunSummary) (*repeat.Mem
 	case r.p.journal.Epoch() != base.Epoch:
 		return nil, "vxd's journal restarted during the run"
 	}
-	if f := l.modelLinked(r.p.Model); f != "" {
+	l.startModelCheck(r.p.Model)
+	if f := <-l.linked; f != "" {
 		return nil, f + " is read through a symbolic link"
 	}
 	watched, ok := r.p.journal.Unwatched()

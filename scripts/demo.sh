@@ -69,9 +69,19 @@ step "vx last --list"
 step "a sandboxed task: api#lint may write nothing (enforce mode), so its cache file is refused, named in the footer"
 "$bin/vx" run lint --filter api
 
-step "vxd start, then MCP through the shim (vx mcp): initialize, listTasks, whyDidThisRerun, getRunHistory"
+step "vxd start, then the same fully cached run until one repeats the run before it, without loading the workspace (vxd's change journal says nothing changed since)"
 "$bin/vxd" start
 started+=("vxd $("$bin/vxd" status | awk '$1 == "pid" { print $2 }')")
+# (A run takes a listing of the workspace from the journal only once it
+# was saved outside its 2-second racy window: the edit above is recent.)
+for _ in 1 2 3 4 5 6; do
+  out=$("$bin/vx" run build test)
+  footer <<<"$out"
+  grep -q '^ Repeat: run ' <<<"$out" && break
+  sleep 1
+done
+
+step "MCP through the shim (vx mcp): initialize, listTasks, whyDidThisRerun, getRunHistory"
 {
   echo '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"demo","version":"1"}}}'
   echo '{"jsonrpc":"2.0","method":"notifications/initialized"}'

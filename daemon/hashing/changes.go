@@ -209,10 +209,16 @@ func (c *Changes) ListFiles(ctx context.Context, root string) ([]string, error) 
 	}
 	var before, after syscall.Stat_t
 	errBefore := syscall.Stat(path, &before)
-	files, reused, err := ListFilesCached(ctx, root, path)
+	files, reused, saved, err := listFilesCached(ctx, root, path)
 	errAfter := syscall.Stat(path, &after)
-	// The same file before and after: the listing the check reused.
-	if err == nil && reused && errBefore == nil && errAfter == nil && fileIDOf(&before) == fileIDOf(&after) {
+	switch {
+	case err != nil:
+	case saved != nil:
+		// Saved by this run from stats it took after the token: as good
+		// as one the check reused.
+		c.listing, c.listOK = *saved, true
+	case reused && errBefore == nil && errAfter == nil && fileIDOf(&before) == fileIDOf(&after):
+		// The same file before and after: the listing the check reused.
 		c.listing, c.listOK = fileIDOf(&after), true
 	}
 	return files, err

@@ -1,6 +1,10 @@
 package hashing
 
-import "time"
+import (
+	"context"
+	"syscall"
+	"time"
+)
 
 // SetRacyWindow sets how recent a stat may be for a listing to be saved,
 // for the tests; it returns the function restoring the old value.
@@ -8,4 +12,15 @@ func SetRacyWindow(d time.Duration) func() {
 	old := racyWindow
 	racyWindow = d
 	return func() { racyWindow = old }
+}
+
+// ListFilesSaved is ListFilesCached answering also whether this call saved
+// the listing, and whether the identity it answered is the file's now.
+func ListFilesSaved(ctx context.Context, root, path string) (reused, saved, same bool, err error) {
+	_, reused, id, err := listFilesCached(ctx, root, path)
+	if id == nil {
+		return reused, false, false, err
+	}
+	var st syscall.Stat_t
+	return reused, true, syscall.Stat(path, &st) == nil && fileIDOf(&st) == *id, err
 }

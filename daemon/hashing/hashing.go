@@ -315,17 +315,28 @@ func gitFiles(ctx context.Context, root string) ([]string, error) {
 // WriteFileAtomic writes data to path through a temp file and a rename, so
 // readers see the old or the new content, never a torn one.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
+	_, err := writeFileAtomic(path, data, perm)
+	return err
+}
+
+// writeFileAtomic is WriteFileAtomic; it answers the inode it wrote (the
+// temp file's, which the rename keeps).
+func writeFileAtomic(path string, data []byte, perm os.FileMode) (uint64, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
+		return 0, err
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
-		return err
+		return 0, err
 	}
 	tmp := f.Name()
 	_, err = f.Write(data)
 	if err == nil {
 		err = f.Sync()
+	}
+	var st syscall.Stat_t
+	if err == nil {
+		err = syscall.Fstat(int(f.Fd()), &st)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -338,6 +349,7 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	}
 	if err != nil {
 		os.Remove(tmp)
+		return 0, err
 	}
-	return err
+	return st.Ino, nil
 }

@@ -70,13 +70,20 @@ func statPath(p string) pathStat {
 // git, or with GIT_DIR, GIT_WORK_TREE or GIT_INDEX_FILE set, it is
 // ListFiles.
 func ListFilesCached(ctx context.Context, root, path string) (files []string, reused bool, err error) {
+	files, reused, _, err = listFilesCached(ctx, root, path)
+	return files, reused, err
+}
+
+// listFilesCached is ListFilesCached; saved, when this call saved the
+// listing anew, is the saved file's identity.
+func listFilesCached(ctx context.Context, root, path string) (files []string, reused bool, saved *fileID, err error) {
 	env := listEnv(root)
 	if files, ok := loadListing(path, env); ok {
-		return files, true, nil
+		return files, true, nil, nil
 	}
 	if os.Getenv("GIT_DIR") != "" || os.Getenv("GIT_WORK_TREE") != "" || os.Getenv("GIT_INDEX_FILE") != "" {
 		files, err := ListFiles(ctx, root)
-		return files, false, err
+		return files, false, nil, err
 	}
 	// The listing's own directory exists before the walk stats its parent.
 	_ = os.MkdirAll(filepath.Dir(path), 0o755)
@@ -86,21 +93,26 @@ func ListFilesCached(ctx context.Context, root, path string) (files []string, re
 	if !repoOK {
 		// Not in git (ListFiles walks): nothing to save.
 		files, err := ListFiles(ctx, root)
-		return files, false, err
+		return files, false, nil, err
 	}
 	dirs, walked := walkDirs(root)
 	files, err = ListFiles(ctx, root)
 	if err != nil || !walked {
-		return files, false, err
+		return files, false, nil, err
 	}
 	stats := append(dirs, repo...)
 	for _, st := range stats {
 		if st.exists && (st.mtime > start.Add(-racyWindow).UnixNano() || st.ctime > start.Add(-racyWindow).UnixNano()) {
-			return files, false, nil
+			return files, false, nil, nil
 		}
 	}
-	_ = saveListing(path, env, stats, files)
-	return files, false, nil
+	ino, err := saveListing(path, env, stats, files)
+	var now syscall.Stat_t
+	if err != nil || syscall.Stat(path, &now) != nil || now.Ino != ino {
+		return files, false, nil, nil // not saved, or replaced since by another run
+	}
+	id := fileIDOf(&now)
+	return files, false, &id, nil
 }
 
 // listEnv is the digest of what a saved listing is valid for besides the
@@ -255,7 +267,8 @@ func gitRepoFiles(ctx context.Context, root string) ([]pathStat, bool) {
 	return stats, true
 }
 
-func saveListing(path, env string, stats []pathStat, files []string) error {
+// saveListing writes the listing and answers the inode it wrote.
+func saveListing(path, env string, stats []pathStat, files []string) (uint64, error) {
 	var b bytes.Buffer
 	b.WriteString(listCacheMagic)
 	putString := func(s string) {
@@ -282,7 +295,7 @@ func saveListing(path, env string, stats []pathStat, files []string) error {
 	for _, f := range files {
 		putString(f)
 	}
-	return WriteFileAtomic(path, b.Bytes(), 0o644)
+	return writeFileAtomic(path, b.Bytes(), 0o644)
 }
 
 var errBadListing = errors.New("bad listing")

@@ -50,14 +50,31 @@ var journalRuns atomic.Int64
 
 // journalRun is `vx run build` with the debug log; it returns the summary
 // and how the run's files were taken (the "change journal" log line).
-// Each run is in an environment of its own (VX_TEST_RUN): an identical
-// fully cached run after one that left a memo repeats it (daemon/repeat)
-// and logs no such line, where these tests are of the journal's answer
-// to an ordinary run.
 func journalRun(t *testing.T, root string) (*wire.RunSummary, string) {
 	t.Helper()
-	env := append(baseEnv(), "VX_LOG=debug", fmt.Sprintf("VX_TEST_RUN=%d", journalRuns.Add(1)))
-	r := harness.Run(t, root, env, vxBin, "run", "build", "--format", "json")
+	// An environment no run had before: the run may not repeat an
+	// earlier one (repeat_test.go), so it goes through the journal.
+	s, lines, r := debugRun(t, root, []string{fmt.Sprintf("VX_TEST_JOURNAL_RUN=%d", journalRuns.Add(1))})
+	how := ""
+	for _, l := range lines {
+		if l.Message == "change journal" {
+			how = l.Files
+		}
+	}
+	if how == "" {
+		t.Fatalf("the run logged no change journal line\n%s", r)
+	}
+	return s, how
+}
+
+// debugLine is what the tests read of a line of vx's debug log.
+type debugLine struct{ Message, Files, Why string }
+
+// debugRun is `vx run build ARGS --format json` with the debug log and env
+// added; it wants exit 0 and answers the summary and the log's lines.
+func debugRun(t *testing.T, root string, env []string, args ...string) (*wire.RunSummary, []debugLine, result) {
+	t.Helper()
+	r := harness.Run(t, root, append(append(baseEnv(), "VX_LOG=debug"), env...), vxBin, append(append([]string{"run", "build"}, args...), "--format", "json")...)
 	if r.Code != 0 {
 		t.Fatalf("want exit 0\n%s", r)
 	}
@@ -65,17 +82,14 @@ func journalRun(t *testing.T, root string) (*wire.RunSummary, string) {
 	if err := json.Unmarshal([]byte(r.Stdout), &s); err != nil {
 		t.Fatalf("no summary: %v\n%s", err, r)
 	}
-	how := ""
+	var lines []debugLine
 	for _, line := range strings.Split(r.Stderr, "\n") {
-		var l struct{ Message, Files string }
-		if json.Unmarshal([]byte(line), &l) == nil && l.Message == "change journal" {
-			how = l.Files
+		var l debugLine
+		if json.Unmarshal([]byte(line), &l) == nil && l.Message != "" {
+			lines = append(lines, l)
 		}
 	}
-	if how == "" {
-		t.Fatalf("the run logged no change journal line\n%s", r)
-	}
-	return &s, how
+	return &s, lines, r
 }
 
 // executed lists the tasks a run executed (not cache hits), sorted.

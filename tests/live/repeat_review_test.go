@@ -134,55 +134,6 @@ func TestRepeatSeesAnUnwatchedInput(t *testing.T) {
 	wantNoRepeat(t, root, "an edited input no watch reports", "a#build b#build c#build", nil)
 }
 
-// TestRepeatKeepsSecretsMasked: a repeat prints the masked log, and the
-// memo it repeats holds no secret's value in clear.
-func TestRepeatKeepsSecretsMasked(t *testing.T) {
-	const secret = "s3cr3t-value-4711"
-	root := filepath.Join(harness.TempRoot(t), "ws")
-	harness.WriteFile(t, filepath.Join(root, "vx.workspace.json"), `{"projects": ["packages/*"], "tasks": {"build": {"inputs": ["src/**"], "outputs": ["dist/**"],
-		"exec": {"env": {"DEPLOY_TOKEN": {"secret": true}}}, "command": "mkdir -p dist && echo token $DEPLOY_TOKEN > dist/out.txt && echo token is $DEPLOY_TOKEN"}}}`)
-	harness.WriteFile(t, filepath.Join(root, ".gitignore"), "dist/\n.vx/\n")
-	harness.WriteFile(t, filepath.Join(root, "packages/a/package.json"), `{"name": "a"}`)
-	harness.WriteFile(t, filepath.Join(root, "packages/a/src/f.js"), "export const a = 1;\n")
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "init"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	t.Cleanup(func() { stopDaemon(t, root) })
-	env := []string{"DEPLOY_TOKEN=" + secret}
-	if s, _ := repeatRun(t, root, env); executed(s) != "a#build" {
-		t.Fatalf("the first run executed %q", executed(s))
-	}
-	settle()
-	waitJournal(t, startDaemon(t, root))
-	wantNoRepeat(t, root, "vxd's start", "", env)
-	settleRepeat(t, root, env...)
-	memo, err := os.ReadFile(filepath.Join(root, ".vx", "repeat"))
-	if err != nil {
-		t.Fatalf("no memo after a repeat: %v", err)
-	}
-	if strings.Contains(string(memo), secret) {
-		t.Fatal(".vx/repeat holds the secret's value in clear")
-	}
-	// The text run's own memo (another command line): its repeat prints.
-	settle()
-	for i := 0; ; i++ {
-		r := harness.Run(t, root, append(baseEnv(), env...), vxBin, "run", "build")
-		if r.Code != 0 || strings.Contains(r.Stdout+r.Stderr, secret) || !strings.Contains(r.Stdout, "a#build: token is ***") {
-			t.Fatalf("the log is not masked\n%s", r)
-		}
-		if strings.Contains(r.Stdout, "Repeat: run ") {
-			break
-		}
-		if i == 3 {
-			t.Fatalf("no text run repeated the one before\n%s", r)
-		}
-	}
-}
-
 // TestRepeatThroughALinkedRoot: a workspace entered through a symbolic
 // link (the shell's PWD is the link's path, and so are vx's and vxd's
 // root) is watched as the tree the link names: an edited and an added

@@ -1,7 +1,6 @@
 package live_test
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,22 +17,14 @@ import (
 // the last one (the "repeat" log line).
 func repeatRun(t *testing.T, root string, env []string, args ...string) (*wire.RunSummary, string) {
 	t.Helper()
-	r := harness.Run(t, root, append(append(baseEnv(), "VX_LOG=debug"), env...), vxBin, append(append([]string{"run", "build"}, args...), "--format", "json")...)
-	if r.Code != 0 {
-		t.Fatalf("want exit 0\n%s", r)
-	}
-	var s wire.RunSummary
-	if err := json.Unmarshal([]byte(r.Stdout), &s); err != nil {
-		t.Fatalf("no summary: %v\n%s", err, r)
-	}
+	s, lines, _ := debugRun(t, root, env, args...)
 	why := ""
-	for _, line := range strings.Split(r.Stderr, "\n") {
-		var l struct{ Message, Why string }
-		if json.Unmarshal([]byte(line), &l) == nil && (l.Message == "repeat" || l.Message == "no repeat memo") {
+	for _, l := range lines {
+		if l.Message == "repeat" || l.Message == "no repeat memo" {
 			why += l.Message + ": " + l.Why + "; "
 		}
 	}
-	return &s, why
+	return s, why
 }
 
 // wantRepeat runs and wants the run to repeat the run prev, every task a
@@ -168,5 +159,63 @@ func TestRepeatSeesEveryChange(t *testing.T) {
 	out, err := os.ReadFile(filepath.Join(root, "packages/a/dist/out.txt"))
 	if err != nil || strings.Contains(string(out), "tampered") || !strings.Contains(string(out), "gen") {
 		t.Fatalf("packages/a/dist/out.txt = %q (%v): want the tracked gen.js and no tampering", out, err)
+	}
+}
+
+// gitCommitAll makes root a git repository with everything committed.
+func gitCommitAll(t *testing.T, root string) {
+	t.Helper()
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "init"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+}
+
+// TestRepeatKeepsSecretsMasked: a repeated run prints its tasks' logs
+// masked as the ordinary run did, and neither the memo nor anything else
+// under .vx/ holds a secret of the environment or of the configuration.
+func TestRepeatKeepsSecretsMasked(t *testing.T) {
+	root := filepath.Join(harness.TempRoot(t), "ws")
+	const envSecret, inlineSecret = "envsecret-8c1d2e", "inlinesecret-77f0aa"
+	harness.WriteFile(t, filepath.Join(root, "vx.workspace.json"), `{"projects": ["app"], "tasks": {"build": {
+		"command": "echo token=$TOKEN inline=$INLINE && mkdir -p dist && echo built > dist/out.txt",
+		"inputs": ["package.json"], "outputs": ["dist/**"],
+		"exec": {"env": {"TOKEN": {"secret": true}, "INLINE": {"secret": true, "value": "`+inlineSecret+`"}}}}}}`)
+	harness.WriteFile(t, filepath.Join(root, ".gitignore"), "dist/\n.vx/\n")
+	harness.WriteFile(t, filepath.Join(root, "app", "package.json"), `{"name": "app"}`)
+	gitCommitAll(t, root)
+	t.Cleanup(func() { stopDaemon(t, root) })
+	env := []string{"TOKEN=" + envSecret}
+	repeatRun(t, root, env)
+	waitJournal(t, startDaemon(t, root))
+	rep := settleRepeat(t, root, env...)
+	if rep.RepeatOf == "" {
+		t.Fatal("no repeat")
+	}
+	// The same command line as settleRepeat's: the task lines on stderr.
+	r := harness.Run(t, root, append(baseEnv(), env...), vxBin, "run", "build", "--format", "json")
+	if r.Code != 0 || !strings.Contains(r.Stdout, `"repeatOf": "`+rep.RepeatOf) || !strings.Contains(r.Stderr, "app#build: token=*** inline=***") {
+		t.Fatalf("want a repeat of %s printing the masked log\n%s", rep.RepeatOf, r)
+	}
+	for _, secret := range []string{envSecret, inlineSecret} {
+		if strings.Contains(r.Stdout+r.Stderr, secret) {
+			t.Fatalf("the repeat printed %s\n%s", secret, r)
+		}
+		err := filepath.Walk(filepath.Join(root, ".vx"), func(p string, fi os.FileInfo, err error) error {
+			if err != nil || fi.IsDir() {
+				return err
+			}
+			b, err := os.ReadFile(p)
+			if err == nil && strings.Contains(string(b), secret) {
+				t.Errorf("%s holds the secret %s in clear", p, secret)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -222,6 +222,10 @@ func tryRepeat(ctx context.Context, s *cmdline.IO, root string, in ops.ExecuteIn
 	defer closeOut()
 	in.Output = out
 	sum, err := ops.Repeat(ctx, root, memo, in)
+	if errors.Is(err, runner.ErrNotRepeated) {
+		in.Logger.Debug().Err(err).Msg("repeat")
+		return base, false, nil
+	}
 	if err != nil {
 		return nil, true, err
 	}

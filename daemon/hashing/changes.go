@@ -162,15 +162,16 @@ func (c *Changes) read(abs string, st *syscall.Stat_t, sum string) {
 		return
 	}
 	if st.Nlink != 1 || !Covered(c.root, abs) {
+		// Neither may the next run take from the journal: no watch
+		// reports a write to it (a file named node_modules is listed,
+		// and no event is counted for it).
 		c.mu.Lock()
 		if c.unwatched == nil {
 			c.unwatched = map[string]Stamp{}
 		}
 		c.unwatched[abs] = stampOfStat(abs, st)
 		c.mu.Unlock()
-		if st.Nlink != 1 {
-			return
-		}
+		return
 	}
 	c.mu.Lock()
 	c.verified[abs] = sum

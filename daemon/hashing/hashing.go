@@ -264,9 +264,10 @@ func ListFiles(ctx context.Context, root string) ([]string, error) {
 		return files, nil
 	}
 	var out []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	start := WalkStart(root)
+	err := filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			if p == root {
+			if p == start {
 				return err
 			}
 			return nil
@@ -274,7 +275,7 @@ func ListFiles(ctx context.Context, root string) ([]string, error) {
 		if d.IsDir() {
 			switch d.Name() {
 			case ".git", layout.DirName, "node_modules":
-				if p != root {
+				if p != start {
 					return filepath.SkipDir
 				}
 			}

@@ -122,6 +122,11 @@ func listFilesCached(ctx context.Context, root, path string) (files []string, re
 // depends on.
 func listEnv(root string) string {
 	vars := []string{"\x00root=" + root}
+	if WalkStart(root) != root {
+		// A listing an earlier vx saved for a linked root held no
+		// directory's stat: it proved nothing.
+		vars = append(vars, "\x00linked root")
+	}
 	for _, kv := range os.Environ() {
 		if strings.HasPrefix(kv, "GIT_") || strings.HasPrefix(kv, "HOME=") || strings.HasPrefix(kv, "XDG_CONFIG_HOME=") {
 			vars = append(vars, kv)
@@ -137,9 +142,10 @@ func listEnv(root string) string {
 func walkDirs(root string) ([]pathStat, bool) {
 	var out []pathStat
 	ok := true
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	start := WalkStart(root)
+	err := filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			if p == root {
+			if p == start {
 				return err
 			}
 			// Unreadable: git cannot list it either, but its stat changes.
@@ -152,7 +158,7 @@ func walkDirs(root string) ([]pathStat, bool) {
 			}
 			return nil
 		}
-		if p != root {
+		if p != start {
 			switch d.Name() {
 			case ".git", "node_modules":
 				return filepath.SkipDir
@@ -170,6 +176,19 @@ func walkDirs(root string) ([]pathStat, bool) {
 		return nil
 	})
 	return out, ok && err == nil
+}
+
+// WalkStart is where filepath.WalkDir starts to walk the tree of root:
+// root itself, or root with a trailing separator when root is a symbolic
+// link (a workspace entered through a link keeps the link's path, and
+// WalkDir does not follow a link it starts on: it would walk nothing
+// below it). The walk then names the root with that separator and
+// everything under it without.
+func WalkStart(root string) string {
+	if fi, err := os.Lstat(root); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return root + string(filepath.Separator)
+	}
+	return root
 }
 
 // gitRepoFiles stats the index, the ignore files from the repository's top

@@ -16,6 +16,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -28,10 +29,9 @@ import (
 const magic = "vxrepeat1\n"
 
 // maxTasks and maxFile bound what a memo holds and what Load reads.
-const (
-	maxTasks = 1 << 20
-	maxFile  = 256 << 20
-)
+const maxTasks = 1 << 20
+
+var maxFile = 256 << 20
 
 // Memo is a run every task of which was a cache hit with its outputs as
 // vx left them, and what it depended on.
@@ -104,8 +104,13 @@ func Digest(salt string, environ []string, parts ...string) string {
 
 // Save writes m to path atomically (a reader sees the old memo or the new
 // one, never a torn one).
+// A memo Load would refuse (larger than maxFile) is not written.
 func Save(path string, m *Memo) error {
-	return hashing.WriteFileAtomic(path, m.encode(), 0o644)
+	b := m.encode()
+	if len(b) > maxFile || len(m.Tasks) > maxTasks {
+		return fmt.Errorf("the memo of %d tasks is %d bytes: more than a memo may hold (%d tasks, %d bytes)", len(m.Tasks), len(b), maxTasks, maxFile)
+	}
+	return hashing.WriteFileAtomic(path, b, 0o644)
 }
 
 // Remove deletes the memo at path, if any: the workspace's state changed
@@ -121,7 +126,7 @@ func Load(path string) *Memo {
 	}
 	defer f.Close()
 	st, err := f.Stat()
-	if err != nil || st.Size() > maxFile {
+	if err != nil || st.Size() > int64(maxFile) {
 		return nil
 	}
 	raw := make([]byte, st.Size())

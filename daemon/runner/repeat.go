@@ -2,9 +2,14 @@ package runner
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/vzn/vx/daemon/hashing"
@@ -17,6 +22,10 @@ import (
 	"github.com/vzn/vx/protocol/wire"
 )
 
+// ErrNotRepeated is Repeat declining before it printed or recorded
+// anything: the run goes the ordinary way.
+var ErrNotRepeated = errors.New("the run is not repeated")
+
 // repeatLog keeps a run's quick hits (hits whose outputs are as vx left
 // them) for the memo a later identical run may repeat.
 type repeatLog struct {
@@ -24,17 +33,38 @@ type repeatLog struct {
 	tasks map[string]repeat.Task
 	// unwatched are quick hits' outputs outside the journal's view.
 	unwatched []hashing.Stamp
+	// direct says of each directory whether it is reached from the
+	// root without a symbolic link (linkFree).
+	direct map[string]bool
+	// linked is modelLinked's answer, asked once (startModelCheck) on
+	// the first hit: its stats overlap the run's hits.
+	modelOnce sync.Once
+	linked    chan string
 }
 
-// note keeps one quick hit; nil keeps nothing.
-func (l *repeatLog) note(r *run, n *workspace.Node, row *wire.TaskRow, deps, files []string, text string, printed bool) {
+// startModelCheck starts modelLinked for the run's model, once.
+func (l *repeatLog) startModelCheck(m *workspace.Model) {
+	l.modelOnce.Do(func() {
+		l.linked = make(chan string, 1)
+		go func() { l.linked <- l.modelLinked(m) }()
+	})
+}
+
+// note keeps one quick hit; nil keeps nothing. Its outputs the journal
+// does not see written are kept by their stat: those outside its view
+// and those with more than one link (linked). (An output behind a
+// symbolic link is never cached, and a project reached through one
+// leaves no memo: modelLinked.)
+func (l *repeatLog) note(r *run, n *workspace.Node, row *wire.TaskRow, deps, files, linked []string, text string, printed bool) {
 	if l == nil {
 		return
 	}
+	l.startModelCheck(r.p.Model)
 	root, dir := r.p.Model.Root, r.dir(n)
 	var outside []hashing.Stamp
 	for _, f := range files {
-		if abs := filepath.Join(dir, filepath.FromSlash(f)); !hashing.Covered(root, abs) {
+		abs := filepath.Join(dir, filepath.FromSlash(f))
+		if !hashing.Covered(root, abs) || slices.Contains(linked, f) {
 			outside = append(outside, hashing.StampOf(abs))
 		}
 	}
@@ -44,6 +74,52 @@ func (l *repeatLog) note(r *run, n *workspace.Node, row *wire.TaskRow, deps, fil
 	l.tasks[n.ID] = t
 	l.unwatched = append(l.unwatched, outside...)
 	l.mu.Unlock()
+}
+
+// linkFree reports whether the directory dir of root is reached from
+// root without a symbolic link: the journal watches the directories it
+// walks, and a write behind a link is reported for no watched path.
+func (l *repeatLog) linkFree(root, dir string) bool {
+	if dir == root {
+		return true
+	}
+	if !strings.HasPrefix(dir, root+string(filepath.Separator)) {
+		return false
+	}
+	l.mu.Lock()
+	v, ok := l.direct[dir]
+	l.mu.Unlock()
+	if ok {
+		return v
+	}
+	var st syscall.Stat_t
+	v = syscall.Lstat(dir, &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFDIR && l.linkFree(root, filepath.Dir(dir))
+	l.mu.Lock()
+	if l.direct == nil {
+		l.direct = map[string]bool{}
+	}
+	l.direct[dir] = v
+	l.mu.Unlock()
+	return v
+}
+
+// modelLinked names a file of the workspace's configuration (or a
+// project's directory, or a path the project globs reach) that is read
+// through a symbolic link, "" when none is: an edit behind a link, or a
+// manifest made there, is reported for no path the journal watches.
+func (l *repeatLog) modelLinked(m *workspace.Model) string {
+	if p := m.ProjectGlobLink(); p != "" {
+		return p
+	}
+	// Each project's directory is the directory of a file it was read
+	// from (its package.json or vx.project.json): checked below.
+	for _, f := range m.Files {
+		var st syscall.Stat_t
+		if syscall.Lstat(f, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG || !l.linkFree(m.Root, filepath.Dir(f)) {
+			return f
+		}
+	}
+	return ""
 }
 
 // saveRepeat leaves the memo of a run every task of which was a quick
@@ -81,6 +157,10 @@ func (r *run) repeatMemo(ctx context.Context, sum *wire.RunSummary) (*repeat.Mem
 	case r.p.journal.Epoch() != base.Epoch:
 		return nil, "vxd's journal restarted during the run"
 	}
+	l.startModelCheck(r.p.Model)
+	if f := <-l.linked; f != "" {
+		return nil, f + " is read through a symbolic link"
+	}
 	watched, ok := r.p.journal.Unwatched()
 	if !ok {
 		return nil, "the listing is not one the journal vouches for"
@@ -108,12 +188,21 @@ func (r *run) repeatMemo(ctx context.Context, sum *wire.RunSummary) (*repeat.Mem
 // Repeat is Execute for a run that repeats the memo m (repeat.Ask found
 // nothing it depends on changed): every task is m's hit again, its log
 // printed and its execution recorded, without loading the workspace.
+//
+// It answers ErrNotRepeated, having printed and recorded nothing, when the
+// history is not the one the memo's run was recorded in (removed,
+// replaced, or no database): the ordinary run then records the keys'
+// components (what vx why compares) or moves the history aside and says
+// so.
 func Repeat(ctx context.Context, root string, m *repeat.Memo, o *Options, out Output) (*wire.RunSummary, error) {
-	hist, err := history.Open(ctx, history.Path(root), &history.Options{Logger: o.Logger})
+	hist, err := history.OpenExisting(ctx, history.Path(root), &history.Options{Logger: o.Logger})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %v", ErrNotRepeated, err)
 	}
 	defer hist.Close()
+	if _, err := hist.ResolveRun(ctx, m.RunID); err != nil {
+		return nil, fmt.Errorf("%w: the history does not hold run %s (%v)", ErrNotRepeated, m.RunID, err)
+	}
 	env := o.Environ
 	if env == nil {
 		env = os.Environ()
@@ -125,6 +214,12 @@ func Repeat(ctx context.Context, root string, m *repeat.Memo, o *Options, out Ou
 		r.p.Masker = secret.NewMasker(workspace.SecretValues(root, nil, environMap(env))...)
 		r.warn(format, args...)
 	}
+	// As an ordinary run's tidy: runs whose vx is gone are recorded as
+	// interrupted, and what killed runs left in .vx/ goes.
+	if _, err := hist.ReapDeadRuns(ctx); err != nil {
+		warn("%v", err)
+	}
+	reapLeftovers(VXDir(root))
 	started := time.Now()
 	branch, commit := GitHead(root)
 	hr := &history.Run{ID: r.runID, Command: m.Command, Args: m.Args, StartedAt: started, Status: "running", GitBranch: branch, GitCommit: commit, CI: m.CI}

@@ -651,7 +651,7 @@ func (r *run) restore(ctx context.Context, n *workspace.Node, row *wire.TaskRow,
 	var log []byte
 	same := false
 	if r.rc.mode.LocalRead {
-		files, log, same = r.stamps.current(n.ID, row.Key, dir)
+		files, _, log, same = r.stamps.current(n.ID, row.Key, dir)
 	}
 	source := wire.CacheSourceLocal
 	if !same || log == nil {
@@ -701,14 +701,14 @@ func (r *run) quickHit(n *workspace.Node, row *wire.TaskRow) bool {
 		return false
 	}
 	start := time.Now()
-	files, log, same := r.stamps.current(n.ID, row.Key, r.dir(n))
+	files, linked, log, same := r.stamps.current(n.ID, row.Key, r.dir(n))
 	if !same || log == nil {
 		return false
 	}
 	deps := executableDeps(n)
 	r.event(wire.Event{Type: wire.EventTaskStarted, TaskID: n.ID, DependsOn: deps})
 	text := r.hit(n, row, start, wire.CacheSourceLocal, files, log)
-	r.rep.note(r, n, row, deps, files, text, len(log) > 0)
+	r.rep.note(r, n, row, deps, files, linked, text, len(log) > 0)
 	return true
 }
 

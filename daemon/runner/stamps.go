@@ -54,6 +54,12 @@ func loadStamps(path string) *outputStamps {
 }
 
 func stampFile(dir, rel string) (fileStamp, bool) {
+	st, _, ok := stampFileLinks(dir, rel)
+	return st, ok
+}
+
+// stampFileLinks is stampFile with the file's link count.
+func stampFileLinks(dir, rel string) (fileStamp, uint64, bool) {
 	// A bare lstat into a Stat_t on the stack: os.Lstat allocated a
 	// FileInfo for each output of each hit.
 	var st syscall.Stat_t
@@ -64,10 +70,10 @@ func stampFile(dir, rel string) (fileStamp, bool) {
 			break
 		}
 		if err != syscall.EINTR {
-			return fileStamp{}, false
+			return fileStamp{}, 0, false
 		}
 	}
-	return fileStamp{Path: rel, Size: st.Size, Mtime: st.Mtim.Nano(), Ino: st.Ino, Ctime: st.Ctim.Nano(), Mode: uint32(fileMode(st.Mode))}, true
+	return fileStamp{Path: rel, Size: st.Size, Mtime: st.Mtim.Nano(), Ino: st.Ino, Ctime: st.Ctim.Nano(), Mode: uint32(fileMode(st.Mode))}, uint64(st.Nlink), true
 }
 
 // fileMode is the os.FileMode that os.Lstat gives for a stat's mode, which
@@ -101,27 +107,33 @@ func fileMode(m uint32) os.FileMode {
 }
 
 // current reports whether the task's outputs on disk are exactly those vx
-// left for key; it answers their paths and, when kept, the task's log.
-func (s *outputStamps) current(taskID, key, dir string) ([]string, []byte, bool) {
+// left for key; it answers their paths, those of them with more than one
+// link (a write through another link is not reported for this path by
+// vxd's change journal) and, when kept, the task's log.
+func (s *outputStamps) current(taskID, key, dir string) ([]string, []string, []byte, bool) {
 	s.mu.Lock()
 	rec, ok := s.m[taskID]
 	s.mu.Unlock()
 	if !ok || rec.Key != key {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	paths := make([]string, 0, len(rec.Files))
+	var linked []string
 	for _, want := range rec.Files {
-		got, ok := stampFile(dir, want.Path)
+		got, nlink, ok := stampFileLinks(dir, want.Path)
 		if !ok || got != want {
-			return nil, nil, false
+			return nil, nil, nil, false
 		}
 		paths = append(paths, want.Path)
+		if nlink != 1 {
+			linked = append(linked, want.Path)
+		}
 	}
 	var log []byte
 	if rec.Log != nil {
 		log = []byte(*rec.Log)
 	}
-	return paths, log, true
+	return paths, linked, log, true
 }
 
 // record stamps the outputs vx just wrote (restored or produced) for key.

@@ -15,11 +15,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/rs/zerolog"
 
+	"github.com/vzn/vx/daemon/hashing"
 	"github.com/vzn/vx/protocol/layout"
 	"github.com/vzn/vx/protocol/version"
 	"github.com/vzn/vx/protocol/wire"
@@ -71,6 +73,10 @@ type journal struct {
 	dirs    map[string]bool   // watched directories (absolute)
 	waiters map[string]chan struct{}
 	nextBar uint64
+	// rootID is the directory the root named when the epoch began (a
+	// root that is a link may be pointed elsewhere: the watches stay on
+	// the old tree).
+	rootID [2]uint64
 }
 
 func journalLimit() (int, error) {
@@ -177,6 +183,7 @@ func (j *journal) begin(reason string) {
 		_ = j.w.Remove(d)
 	}
 	j.dirs = map[string]bool{}
+	j.rootID = dirID(j.root)
 	j.mu.Unlock()
 	if err := j.addTree(j.root, false); err != nil {
 		j.stop(err)
@@ -186,6 +193,33 @@ func (j *journal) begin(reason string) {
 	j.seq, j.changed, j.over = 0, map[string]uint64{}, false
 	j.epoch = randomID()
 	j.mu.Unlock()
+}
+
+// dirID is the device and inode path names (following links); zero when
+// it cannot be stat'ed.
+func dirID(path string) [2]uint64 {
+	var st syscall.Stat_t
+	if err := syscall.Stat(path, &st); err != nil {
+		return [2]uint64{}
+	}
+	return [2]uint64{uint64(st.Dev), st.Ino}
+}
+
+// checkRoot gives up until vxd restarts when the root no longer names the
+// directory the watches are on (every change in the tree it names now
+// would go unreported); it reports whether the journal is stopped.
+func (j *journal) checkRoot() bool {
+	j.mu.Lock()
+	moved := j.epoch != "" && dirID(j.root) != j.rootID
+	if moved {
+		j.epoch, j.reason, j.broken = "", "the workspace root "+j.root+" now names another directory than the one watched (restart vxd)", true
+	}
+	broken := j.broken
+	j.mu.Unlock()
+	if moved {
+		j.log.Warn().Str("root", j.root).Msg("change journal stopped: the workspace root names another directory; vx runs stat every file")
+	}
+	return broken
 }
 
 // stop gives up until vxd restarts: some directory is not watched.
@@ -211,7 +245,15 @@ func (j *journal) rel(abs string) (string, bool) {
 // every path found is counted as changed (it may have been created before
 // its directory was watched).
 func (j *journal) addTree(dir string, record bool) error {
-	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	start := dir
+	if dir == j.root {
+		// A root entered through a link: walked as the tree it names.
+		start = hashing.WalkStart(dir)
+	}
+	return filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
+		if p == start {
+			p = dir
+		}
 		if err != nil {
 			if p == dir || errors.Is(err, fs.ErrNotExist) {
 				return nil // gone again: its removal is an event of its parent
@@ -379,10 +421,19 @@ func (j *journal) barrier(ctx context.Context) error {
 // answers only the current token.
 func (j *journal) since(ctx context.Context, epoch string, seq uint64, ask bool) wire.Changes {
 	ans := wire.Changes{Root: j.root}
+	// Before the barrier too: a marker made in the tree the root names
+	// now is in no watched directory, and would wait out journalWait.
+	if j.checkRoot() {
+		j.mu.Lock()
+		ans.Reason = j.reason
+		j.mu.Unlock()
+		return ans
+	}
 	if err := j.barrier(ctx); err != nil {
 		ans.Reason = "the file watch did not catch up: " + err.Error()
 		return ans
 	}
+	_ = j.checkRoot()
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.epoch == "" {

@@ -1,0 +1,83 @@
+package workspace
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// errLinkFound ends ProjectGlobLink's walk at the first link.
+var errLinkFound = errors.New("a symbolic link")
+
+// ProjectGlobLink names (absolute) the first path the workspace's
+// project globs reach through a symbolic link ("" when none does): a
+// directory the globs start from that is (or is beneath) a link, or a
+// match that is one, project or not yet. What is made or edited behind such a link (a new
+// project's manifest, an edited one) is reported for no path of the
+// workspace that a watch on its directories sees.
+func (m *Model) ProjectGlobLink() string {
+	for _, g := range m.projectGlobList() {
+		pat := strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(g, "!"), "./"), "/")
+		pat = strings.TrimSuffix(pat, "/")
+		if !doublestar.ValidatePattern(pat) {
+			continue // Load refused it
+		}
+		base, _ := doublestar.SplitPattern(pat)
+		if p := linkAbove(m.Root, base); p != "" {
+			return p
+		}
+		found := ""
+		_ = doublestar.GlobWalk(os.DirFS(m.Root), pat, func(p string, d fs.DirEntry) error {
+			if d.Type()&fs.ModeSymlink != 0 {
+				found = filepath.Join(m.Root, filepath.FromSlash(p))
+				return errLinkFound
+			}
+			return nil
+		})
+		if found != "" {
+			return found
+		}
+	}
+	return ""
+}
+
+// projectGlobList is the globs naming the projects, as Load reads them.
+func (m *Model) projectGlobList() []string {
+	if len(m.Config.Projects) > 0 {
+		return m.Config.Projects
+	}
+	if rp, err := readPackageJSON(filepath.Join(m.Root, "package.json")); err == nil {
+		if g := rp.workspaceGlobs(); len(g) > 0 {
+			return g
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(m.Root, "pnpm-workspace.yaml")); err == nil {
+		return parsePnpmPackages(b)
+	}
+	return nil
+}
+
+// linkAbove names the first component of the slash path rel under root
+// that is a symbolic link, "" when none is (or rel is ".").
+func linkAbove(root, rel string) string {
+	if rel == "." || rel == "" {
+		return ""
+	}
+	p := root
+	for _, seg := range strings.Split(rel, "/") {
+		p = filepath.Join(p, seg)
+		var st syscall.Stat_t
+		if err := syscall.Lstat(p, &st); err != nil {
+			return "" // gone: nothing behind it either
+		}
+		if st.Mode&syscall.S_IFMT == syscall.S_IFLNK {
+			return p
+		}
+	}
+	return ""
+}

@@ -1,0 +1,60 @@
+package workspace_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/vzn/vx/daemon/workspace"
+)
+
+// TestProjectGlobLink: a link the project globs start from, match or walk
+// is named, project or not; a workspace without one names none.
+func TestProjectGlobLink(t *testing.T) {
+	outside := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(outside, "empty"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, glob, link string
+		want             string
+	}{
+		{"none", "packages/*", "", ""},
+		{"a match", "packages/*", "packages/ext", "packages/ext"},
+		{"the glob's base", "libs/*", "libs", "libs"},
+		{"under a double star", "packages/**", "packages/deep/ext", "packages/deep/ext"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			root := t.TempDir()
+			writeTree(t, root, map[string]string{
+				"vx.workspace.json":       `{"projects": ["` + c.glob + `"]}`,
+				"packages/a/package.json": `{"name": "a"}`,
+				"packages/deep/.keep":     "",
+				"libs/.keep":              "",
+			})
+			if c.link != "" {
+				p := filepath.Join(root, filepath.FromSlash(c.link))
+				if c.link == "libs" {
+					if err := os.RemoveAll(p); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := os.Symlink(filepath.Join(outside, "empty"), p); err != nil {
+					t.Fatal(err)
+				}
+			}
+			m, err := workspace.Load(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := ""
+			if c.want != "" {
+				want = filepath.Join(root, filepath.FromSlash(c.want))
+			}
+			if got := m.ProjectGlobLink(); got != want {
+				t.Fatalf("ProjectGlobLink() = %q, want %q", got, want)
+			}
+		})
+	}
+}

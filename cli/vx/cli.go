@@ -146,13 +146,13 @@ func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	// collected once at 16 MB; a long run holds at most 11× its ~6 MB live.
 	debug.SetGCPercent(1000)
 	root, rootErr := workspace.FindRoot(s.WorkingDir())
-	var base *repeat.Base
+	var asked repeat.Answer
 	if rootErr == nil && !a.Has("dry") && !a.Has("affected") {
 		// With vxd up, an identical run may repeat the last one.
 		q := in
 		fillRun(&q, s, a, argv, req)
 		var done bool
-		if base, done, err = tryRepeat(ctx, s, root, q, format); done {
+		if asked, done, err = tryRepeat(ctx, s, root, q, format); done {
 			return err
 		}
 	}
@@ -168,11 +168,15 @@ func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	}
 	a.TakeRef("affected", refNotTask(m))
 	fillRun(&in, s, a, argv, req)
-	in.Changes = changeSource(m.Root)
+	if !asked.Silent {
+		// (A vxd that did not answer the repeat's question within its
+		// second is not asked again: the run stats every file.)
+		in.Changes = changeSource(m.Root)
+	}
 	if _, pushes, _ := platformpush.Resolve(m.Config.Platform, s.Environment()); !pushes {
 		// A run the platform hears of is never repeated (a repeat
 		// does not load the configuration that says where to push).
-		in.Repeat = base
+		in.Repeat = asked.Base
 	}
 	e := ops.NewEnv(m.Root, m, nil, s.Environment())
 	if a.Has("dry") {
@@ -203,33 +207,34 @@ func fillRun(in *ops.ExecuteInput, s *cmdline.IO, a *cmdline.Args, argv []string
 
 // tryRepeat answers the run from the memo of the last identical fully
 // cached run when vxd's change journal proves nothing it depends on has
-// changed since (done); else it answers the Base the run may leave its
-// own memo on (nil: none). It never starts a daemon.
-func tryRepeat(ctx context.Context, s *cmdline.IO, root string, in ops.ExecuteInput, format string) (*repeat.Base, bool, error) {
+// changed since (done); else it answers what vxd said (the Base the run
+// may leave its own memo on; Silent when vxd did not answer, so that the
+// run does not wait for it a second time). It never starts a daemon.
+func tryRepeat(ctx context.Context, s *cmdline.IO, root string, in ops.ExecuteInput, format string) (repeat.Answer, bool, error) {
 	src := changeSource(root)
 	parts, ok := in.RepeatParts(s.WorkingDir())
 	if src == nil || !ok {
-		return nil, false, nil
+		return repeat.Answer{}, false, nil
 	}
-	memo, base, why := repeat.Ask(ctx, root, src, in.Environ, parts...)
-	in.Logger.Debug().Str("why", why).Bool("repeat", memo != nil).Msg("repeat")
-	if memo == nil {
-		return base, false, nil
+	ans := repeat.Ask(ctx, root, src, in.Environ, parts...)
+	in.Logger.Debug().Str("why", ans.Why).Bool("repeat", ans.Memo != nil).Msg("repeat")
+	if ans.Memo == nil {
+		return ans, false, nil
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	out, closeOut := runOutput(s, root, format)
 	defer closeOut()
 	in.Output = out
-	sum, err := ops.Repeat(ctx, root, memo, in)
+	sum, err := ops.Repeat(ctx, root, ans.Memo, in)
 	if errors.Is(err, runner.ErrNotRepeated) {
 		in.Logger.Debug().Err(err).Msg("repeat")
-		return base, false, nil
+		return ans, false, nil
 	}
 	if err != nil {
-		return nil, true, err
+		return ans, true, err
 	}
-	return nil, true, finishRun(s, sum, format)
+	return ans, true, finishRun(s, sum, format)
 }
 
 // runOutput is how a run prints: task lines to stdout (stderr when the

@@ -23,11 +23,22 @@ type Base struct {
 	Salt, Input string
 }
 
-// Ask loads root's memo and asks vxd (src) what changed since its token.
-// It answers the memo when the run asked (environ and parts, as Digest
-// takes them) may repeat it; else nil with why, and the Base an ordinary
-// run saves its memo on (nil when vxd gave no token: none can be saved).
-func Ask(ctx context.Context, root string, src hashing.ChangeSource, environ []string, parts ...string) (*Memo, *Base, string) {
+// Answer is what Ask learnt: the memo to repeat (nil: go the ordinary
+// way, for Why), the Base an ordinary run saves its memo on (nil when vxd
+// gave no token: none can be saved), and whether vxd gave no answer at
+// all (Silent: not running after all, or not within a second), in which
+// case the run should not ask it again.
+type Answer struct {
+	Memo   *Memo
+	Base   *Base
+	Why    string
+	Silent bool
+}
+
+// Ask loads root's memo and asks vxd (src) what changed since its token:
+// the memo is answered when the run asked (environ and parts, as Digest
+// takes them) may repeat it.
+func Ask(ctx context.Context, root string, src hashing.ChangeSource, environ []string, parts ...string) Answer {
 	m := Load(layout.Repeat(root))
 	epoch, seq := "", uint64(0)
 	if m != nil {
@@ -37,10 +48,10 @@ func Ask(ctx context.Context, root string, src hashing.ChangeSource, environ []s
 	defer cancel()
 	ans, err := src(ctx, epoch, seq)
 	if err != nil {
-		return nil, nil, "vxd: " + err.Error()
+		return Answer{Why: "vxd: " + err.Error(), Silent: true}
 	}
 	if ans.Version != version.Version || filepath.Clean(ans.Root) != filepath.Clean(root) {
-		return nil, nil, fmt.Sprintf("vxd is version %s for %s", ans.Version, ans.Root)
+		return Answer{Why: fmt.Sprintf("vxd is version %s for %s", ans.Version, ans.Root)}
 	}
 	var base *Base
 	if ans.Epoch != "" {
@@ -48,12 +59,12 @@ func Ask(ctx context.Context, root string, src hashing.ChangeSource, environ []s
 		base = &Base{Epoch: ans.Epoch, Seq: ans.Seq, Salt: salt, Input: Digest(salt, environ, parts...)}
 	}
 	if m == nil {
-		return nil, base, "no run to repeat"
+		return Answer{Base: base, Why: "no run to repeat"}
 	}
 	if why := m.check(root, ans, environ, parts); why != "" {
-		return nil, base, why
+		return Answer{Base: base, Why: why}
 	}
-	return m, base, "nothing changed since run " + m.RunID
+	return Answer{Memo: m, Base: base, Why: "nothing changed since run " + m.RunID}
 }
 
 // check says why m cannot be repeated now ("" when it can).

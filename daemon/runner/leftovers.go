@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/vzn/vx/daemon/history"
 )
@@ -17,11 +18,25 @@ func scratchPattern() string {
 	return fmt.Sprintf("scratch-%d-%d-", pid, history.ProcStart(pid))
 }
 
+// staleTemp is how old a temp file of an atomic write must be to be taken
+// for one a killed process left: a writer renames its own within
+// milliseconds.
+const staleTemp = 10 * time.Minute
+
 // reapLeftovers removes what runs killed before their end (kill -9, a
 // crash) left under .vx/: scratch stores (scratch-PID-START-*) and sandbox
-// temp dirs (tmp/PID-N) whose process is gone. A directory whose owner
-// cannot be read from its name, or is alive, is left alone.
+// temp dirs (tmp/PID-N) whose process is gone, and the temp files of
+// atomic writes (.NAME.tmp*: the stat cache, the listing, the journal
+// state, the output stamps, the repeat memo) older than staleTemp. A
+// directory whose owner cannot be read from its name, or is alive, is
+// left alone.
 func reapLeftovers(vx string) {
+	temps, _ := filepath.Glob(filepath.Join(vx, ".*.tmp*"))
+	for _, f := range temps {
+		if fi, err := os.Lstat(f); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > staleTemp {
+			_ = os.Remove(f)
+		}
+	}
 	for _, pat := range []string{filepath.Join(vx, "scratch-*"), filepath.Join(vx, "tmp", "*")} {
 		dirs, _ := filepath.Glob(pat)
 		for _, dir := range dirs {

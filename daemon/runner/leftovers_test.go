@@ -2,7 +2,9 @@ package runner
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
+	"time"
 )
 
 func TestLeftoverOwner(t *testing.T) {
@@ -27,5 +29,28 @@ func TestLeftoverOwner(t *testing.T) {
 	}
 	if ownerGone(os.Getpid(), 0) {
 		t.Error("this process reads as gone")
+	}
+}
+
+// A temp file of an atomic write that a killed process left (old) is
+// removed; one a writer may still rename (fresh) is not, nor a file of
+// another name.
+func TestReapStaleTemps(t *testing.T) {
+	vx := t.TempDir()
+	old := time.Now().Add(-time.Hour)
+	for name, mtime := range map[string]time.Time{".repeat.tmp123": old, ".listing.tmp9": time.Now(), "outputs.json": old} {
+		p := filepath.Join(vx, name)
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reapLeftovers(vx)
+	for name, want := range map[string]bool{".repeat.tmp123": false, ".listing.tmp9": true, "outputs.json": true} {
+		if _, err := os.Stat(filepath.Join(vx, name)); (err == nil) != want {
+			t.Errorf("%s: present %v, want %v", name, err == nil, want)
+		}
 	}
 }

@@ -347,9 +347,25 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	return err
 }
 
+// WriteFileReplace is WriteFileAtomic without the fsync: readers and a
+// killed process still see the old content or the new, never a torn one,
+// but after a power loss the file may be empty or hold neither. For
+// what is only ever a shortcut, checked when read (a memo that does not
+// decode is no memo), the fsync is wasted time at the end of a run.
+func WriteFileReplace(path string, data []byte, perm os.FileMode) error {
+	_, err := writeFile(path, data, perm, false)
+	return err
+}
+
 // writeFileAtomic is WriteFileAtomic; it answers the inode it wrote (the
 // temp file's, which the rename keeps).
 func writeFileAtomic(path string, data []byte, perm os.FileMode) (uint64, error) {
+	return writeFile(path, data, perm, true)
+}
+
+// writeFile writes data to a temp file beside path, fsyncs it when sync,
+// and renames it over path; it answers the inode written.
+func writeFile(path string, data []byte, perm os.FileMode, sync bool) (uint64, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return 0, err
 	}
@@ -359,7 +375,7 @@ func writeFileAtomic(path string, data []byte, perm os.FileMode) (uint64, error)
 	}
 	tmp := f.Name()
 	_, err = f.Write(data)
-	if err == nil {
+	if err == nil && sync {
 		err = f.Sync()
 	}
 	var st syscall.Stat_t

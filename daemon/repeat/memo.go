@@ -110,7 +110,9 @@ func Save(path string, m *Memo) error {
 	if len(b) > maxFile || len(m.Tasks) > maxTasks {
 		return fmt.Errorf("the memo of %d tasks is %d bytes: more than a memo may hold (%d tasks, %d bytes)", len(m.Tasks), len(b), maxTasks, maxFile)
 	}
-	return hashing.WriteFileAtomic(path, b, 0o644)
+	// No fsync: a memo lost or emptied by a power loss does not decode,
+	// and the next run goes the ordinary way.
+	return hashing.WriteFileReplace(path, b, 0o644)
 }
 
 // Remove deletes the memo at path, if any: the workspace's state changed

@@ -108,7 +108,17 @@ func (l *repeatLog) linkFree(root, dir string) bool {
 // through a symbolic link, "" when none is: an edit behind a link, or a
 // manifest made there, is reported for no path the journal watches.
 func (l *repeatLog) modelLinked(m *workspace.Model) string {
-	if p := m.ProjectGlobLink(); p != "" {
+	// The glob walk proves most project directories reached without a
+	// link (entries of a cleared directory): linkFree need not lstat them.
+	p := m.ProjectGlobLinkSeeing(func(abs string) {
+		l.mu.Lock()
+		if l.direct == nil {
+			l.direct = map[string]bool{}
+		}
+		l.direct[abs] = true
+		l.mu.Unlock()
+	})
+	if p != "" {
 		return p
 	}
 	// Each project's directory is the directory of a file it was read

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	pathpkg "path"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -21,6 +22,14 @@ var errLinkFound = errors.New("a symbolic link")
 // project's manifest, an edited one) is reported for no path of the
 // workspace that a watch on its directories sees.
 func (m *Model) ProjectGlobLink() string {
+	return m.ProjectGlobLinkSeeing(nil)
+}
+
+// ProjectGlobLinkSeeing is ProjectGlobLink; direct, when set, is told of
+// each directory the walk proves reached without a link: a match of a
+// glob whose only pattern is its last segment (packages/*), a directory
+// entry beneath a base that linkAbove cleared.
+func (m *Model) ProjectGlobLinkSeeing(direct func(abs string)) string {
 	for _, g := range m.projectGlobList() {
 		pat := strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(g, "!"), "./"), "/")
 		pat = strings.TrimSuffix(pat, "/")
@@ -32,10 +41,14 @@ func (m *Model) ProjectGlobLink() string {
 			return p
 		}
 		found := ""
+		oneLevel := direct != nil && !strings.HasPrefix(g, "!") && lastSegmentOnly(pat)
 		_ = doublestar.GlobWalk(os.DirFS(m.Root), pat, func(p string, d fs.DirEntry) error {
 			if d.Type()&fs.ModeSymlink != 0 {
 				found = filepath.Join(m.Root, filepath.FromSlash(p))
 				return errLinkFound
+			}
+			if oneLevel && d.IsDir() {
+				direct(filepath.Join(m.Root, filepath.FromSlash(p)))
 			}
 			return nil
 		})
@@ -44,6 +57,13 @@ func (m *Model) ProjectGlobLink() string {
 		}
 	}
 	return ""
+}
+
+// lastSegmentOnly reports whether pat's only pattern is in its last
+// segment, and is no "**": its matches are entries of one directory.
+func lastSegmentOnly(pat string) bool {
+	dir, last := pathpkg.Split(pat)
+	return !strings.Contains(last, "**") && !hasGlobMeta(dir)
 }
 
 // projectGlobList is the globs naming the projects, as Load reads them.

@@ -3,6 +3,7 @@ package workspace_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/vzn/vx/daemon/workspace"
@@ -56,5 +57,35 @@ func TestProjectGlobLink(t *testing.T) {
 				t.Fatalf("ProjectGlobLink() = %q, want %q", got, want)
 			}
 		})
+	}
+}
+
+// TestProjectGlobLinkSeeing: a one-level glob tells of each directory it
+// matches (reached without a link); a deeper glob tells of none, since a
+// match beneath a linked directory would not itself be a link.
+func TestProjectGlobLinkSeeing(t *testing.T) {
+	for glob, want := range map[string][]string{"packages/*": {"packages/a", "packages/b"}, "packages/**": nil, "*/a": nil} {
+		root := t.TempDir()
+		writeTree(t, root, map[string]string{
+			"vx.workspace.json":       `{"projects": ["` + glob + `"]}`,
+			"packages/a/package.json": `{"name": "a"}`,
+			"packages/b/package.json": `{"name": "b"}`,
+			"packages/file.txt":       "",
+		})
+		m, err := workspace.Load(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		if link := m.ProjectGlobLinkSeeing(func(abs string) { got = append(got, abs) }); link != "" {
+			t.Fatalf("%s: a link %s where there is none", glob, link)
+		}
+		var wantAbs []string
+		for _, w := range want {
+			wantAbs = append(wantAbs, filepath.Join(root, filepath.FromSlash(w)))
+		}
+		if !slices.Equal(got, wantAbs) {
+			t.Errorf("%s: told of %q, want %q", glob, got, wantAbs)
+		}
 	}
 }

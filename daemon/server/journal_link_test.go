@@ -1,14 +1,10 @@
 package server
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/rs/zerolog"
 )
 
 // A workspace entered through a symbolic link (vxd's root is the link's
@@ -23,19 +19,7 @@ func TestJournalWatchesALinkedRoot(t *testing.T) {
 	if err := os.Symlink(real, root); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	j, err := startJournal(ctx, root, 1000, zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); j.Close() })
-	deadline := time.Now().Add(10 * time.Second)
-	for j.token(t).Epoch == "" {
-		if time.Now().After(deadline) {
-			t.Fatal("the journal never became ready")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	j := startReadyJournal(t, root, 1000)
 	tok := j.token(t)
 	write(t, filepath.Join(root, "pkg/src/a.js"), "a")
 	ans := j.ask(t, tok)
@@ -58,19 +42,7 @@ func TestJournalSeesALinkedRootRepointed(t *testing.T) {
 	if err := os.Symlink(a, root); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	j, err := startJournal(ctx, root, 1000, zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); j.Close() })
-	deadline := time.Now().Add(10 * time.Second)
-	for j.token(t).Epoch == "" {
-		if time.Now().After(deadline) {
-			t.Fatal("the journal never became ready")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	j := startReadyJournal(t, root, 1000)
 	tok := j.token(t)
 	if err := os.Remove(root); err != nil {
 		t.Fatal(err)

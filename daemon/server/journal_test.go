@@ -22,6 +22,13 @@ func newTestJournal(t *testing.T, limit int) (*journal, string) {
 			t.Fatal(err)
 		}
 	}
+	return startReadyJournal(t, root, limit), root
+}
+
+// startReadyJournal starts a journal of root, stopped at the test's end,
+// and waits until it has a token.
+func startReadyJournal(t *testing.T, root string, limit int) *journal {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	j, err := startJournal(ctx, root, limit, zerolog.Nop())
 	if err != nil {
@@ -35,7 +42,7 @@ func newTestJournal(t *testing.T, limit int) (*journal, string) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	return j, root
+	return j
 }
 
 func (j *journal) token(t *testing.T) wire.Changes {

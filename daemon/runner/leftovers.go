@@ -1,12 +1,15 @@
 package runner
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rs/zerolog"
 
 	"github.com/vzn/vx/daemon/history"
 )
@@ -45,6 +48,18 @@ func reapLeftovers(vx string) {
 			}
 		}
 	}
+}
+
+// reapDead records the runs whose vx process is gone as interrupted (their
+// totals from what they recorded) and removes what killed runs left in
+// root's .vx/: what a run does before it begins, ordinary or a repeat.
+func reapDead(ctx context.Context, hist *history.Store, root string, log zerolog.Logger) error {
+	defer reapLeftovers(VXDir(root))
+	dead, err := hist.ReapDeadRuns(ctx)
+	if len(dead) > 0 {
+		log.Info().Strs("runs", dead).Msg("runs whose vx process is gone recorded as interrupted")
+	}
+	return err
 }
 
 // leftoverOwner reads PID[-START]-REST from a leftover's name.

@@ -205,14 +205,11 @@ func (r *run) repeatMemo(ctx context.Context, sum *wire.RunSummary) (*repeat.Mem
 // components (what vx why compares) or moves the history aside and says
 // so.
 func Repeat(ctx context.Context, root string, m *repeat.Memo, o *Options, out Output) (*wire.RunSummary, error) {
-	hist, err := history.OpenExisting(ctx, history.Path(root), &history.Options{Logger: o.Logger})
+	hist, err := openRepeated(ctx, root, m, o)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNotRepeated, err)
+		return nil, err
 	}
 	defer hist.Close()
-	if _, err := hist.ResolveRun(ctx, m.RunID); err != nil {
-		return nil, fmt.Errorf("%w: the history does not hold run %s (%v)", ErrNotRepeated, m.RunID, err)
-	}
 	env := o.Environ
 	if env == nil {
 		env = os.Environ()
@@ -224,12 +221,9 @@ func Repeat(ctx context.Context, root string, m *repeat.Memo, o *Options, out Ou
 		r.p.Masker = secret.NewMasker(workspace.SecretValues(root, nil, environMap(env))...)
 		r.warn(format, args...)
 	}
-	// As an ordinary run's tidy: runs whose vx is gone are recorded as
-	// interrupted, and what killed runs left in .vx/ goes.
-	if _, err := hist.ReapDeadRuns(ctx); err != nil {
+	if err := reapDead(ctx, hist, root, r.log); err != nil {
 		warn("%v", err)
 	}
-	reapLeftovers(VXDir(root))
 	started := time.Now()
 	branch, commit := GitHead(root)
 	hr := &history.Run{ID: r.runID, Command: m.Command, Args: m.Args, StartedAt: started, Status: "running", GitBranch: branch, GitCommit: commit, CI: m.CI}
@@ -239,23 +233,7 @@ func Repeat(ctx context.Context, root string, m *repeat.Memo, o *Options, out Ou
 	r.event(wire.Event{Type: wire.EventRunStarted, Command: m.Command, Tasks: len(m.Tasks)})
 	sum := &wire.RunSummary{RunID: r.runID, Command: m.Command, StartedAt: started, GitBranch: branch, GitCommit: commit,
 		Tasks: make([]wire.TaskRow, 0, len(m.Tasks)), Warnings: []string{}, RepeatOf: m.RunID}
-	execs := make([]history.Execution, 0, len(m.Tasks))
-	for i := range m.Tasks {
-		t := &m.Tasks[i]
-		start := time.Now()
-		r.event(wire.Event{Type: wire.EventTaskStarted, TaskID: t.ID, DependsOn: t.DependsOn})
-		if t.Printed {
-			r.printLog(t.ID, t.Log)
-		}
-		code := 0
-		row := wire.TaskRow{TaskID: t.ID, Project: t.Project, Task: t.Task, Status: wire.StatusPassed, Cache: wire.CacheHit,
-			CacheSource: t.CacheSource, Key: t.Key, DurationMs: time.Since(start).Milliseconds(), ExitCode: &code, Outputs: t.Outputs}
-		sum.Tasks = append(sum.Tasks, row)
-		sum.Totals.Count(&row)
-		execs = append(execs, history.Execution{RunID: r.runID, TaskID: t.ID, Project: t.Project, Task: t.Task, Key: t.Key,
-			Status: row.Status, Cache: row.Cache, CacheSource: row.CacheSource, ExitCode: &code, StartedAt: start, DurationMs: row.DurationMs})
-		r.event(wire.Event{Type: wire.EventTaskFinished, TaskID: t.ID, Status: row.Status, Cache: row.Cache, DurationMs: row.DurationMs})
-	}
+	execs := r.replayMemo(m, sum)
 	if err := hist.RecordExecutions(context.WithoutCancel(ctx), execs); err != nil {
 		warn("recording %d task executions: %v", len(execs), err)
 	}
@@ -269,4 +247,40 @@ func Repeat(ctx context.Context, root string, m *repeat.Memo, o *Options, out Ou
 	r.event(wire.Event{Type: wire.EventRunFinished, Summary: sum})
 	r.footer(sum)
 	return sum, nil
+}
+
+// openRepeated opens the history the memo's run was recorded in; an
+// ErrNotRepeated when there is none, or it does not hold that run.
+func openRepeated(ctx context.Context, root string, m *repeat.Memo, o *Options) (*history.Store, error) {
+	hist, err := history.OpenExisting(ctx, history.Path(root), &history.Options{Logger: o.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNotRepeated, err)
+	}
+	if _, err := hist.ResolveRun(ctx, m.RunID); err != nil {
+		hist.Close()
+		return nil, fmt.Errorf("%w: the history does not hold run %s (%v)", ErrNotRepeated, m.RunID, err)
+	}
+	return hist, nil
+}
+
+// replayMemo prints each of the memo's tasks as its hit again, with the
+// feed's events, puts its row in sum and answers the executions to record.
+func (r *run) replayMemo(m *repeat.Memo, sum *wire.RunSummary) []history.Execution {
+	execs := make([]history.Execution, 0, len(m.Tasks))
+	for i := range m.Tasks {
+		t := &m.Tasks[i]
+		start := time.Now()
+		r.event(wire.Event{Type: wire.EventTaskStarted, TaskID: t.ID, DependsOn: t.DependsOn})
+		if t.Printed {
+			r.printLog(t.ID, t.Log)
+		}
+		code := 0
+		row := wire.TaskRow{TaskID: t.ID, Project: t.Project, Task: t.Task, Status: wire.StatusPassed, Cache: wire.CacheHit,
+			CacheSource: t.CacheSource, Key: t.Key, DurationMs: time.Since(start).Milliseconds(), ExitCode: &code, Outputs: t.Outputs}
+		sum.Tasks = append(sum.Tasks, row)
+		sum.Totals.Count(&row)
+		execs = append(execs, execution(r.runID, t.ID, t.Project, t.Task, &row))
+		r.event(wire.Event{Type: wire.EventTaskFinished, TaskID: t.ID, Status: row.Status, Cache: row.Cache, DurationMs: row.DurationMs})
+	}
+	return execs
 }

@@ -200,12 +200,9 @@ func (r *run) tidy(ctx context.Context) {
 	}
 	r.guard = newOutputGuard(r.overlaps, model)
 	r.warnOverlaps(r.overlaps)
-	if dead, err := r.hist.ReapDeadRuns(ctx); err != nil {
+	if err := reapDead(ctx, r.hist, p.Model.Root, r.log); err != nil {
 		r.warn("%v", err)
-	} else if len(dead) > 0 {
-		r.log.Info().Strs("runs", dead).Msg("runs whose vx process is gone recorded as interrupted")
 	}
-	reapLeftovers(VXDir(p.Model.Root))
 	r.warns = append(r.warns, p.Warnings...)
 	for _, w := range p.Warnings {
 		r.warn("%s", w)
@@ -830,10 +827,7 @@ func (r *run) record(n *workspace.Node, row *wire.TaskRow, output []byte) {
 	r.rowsMu.Lock()
 	r.rows[n.ID] = row
 	r.rowsMu.Unlock()
-	ex := history.Execution{RunID: r.runID, TaskID: n.ID, Project: n.Project, Task: n.Task, Key: row.Key, Status: row.Status, Cache: row.Cache, CacheSource: row.CacheSource,
-		ExitCode: row.ExitCode, StartedAt: time.Now().Add(-time.Duration(row.DurationMs) * time.Millisecond), DurationMs: row.DurationMs,
-		PeakRSSBytes: row.PeakRSSBytes, CPUParallelism: row.CPUParallelism, BlockedBy: row.BlockedBy, TimedOut: row.TimedOut, Reason: row.Reason,
-		SandboxViolations: row.SandboxViolations}
+	ex := execution(r.runID, n.ID, n.Project, n.Task, row)
 	if output != nil {
 		text, truncated := failures.Excerpt(output)
 		ex.Output, ex.OutputTruncated = []byte(text), truncated
@@ -849,6 +843,15 @@ func (r *run) record(n *workspace.Node, row *wire.TaskRow, output []byte) {
 		}
 	}
 	r.event(wire.Event{Type: wire.EventTaskFinished, TaskID: n.ID, Status: row.Status, Cache: row.Cache, DurationMs: row.DurationMs})
+}
+
+// execution is a task's row as the history records it, the task ending
+// now.
+func execution(runID, taskID, project, task string, row *wire.TaskRow) history.Execution {
+	return history.Execution{RunID: runID, TaskID: taskID, Project: project, Task: task, Key: row.Key, Status: row.Status, Cache: row.Cache, CacheSource: row.CacheSource,
+		ExitCode: row.ExitCode, StartedAt: time.Now().Add(-time.Duration(row.DurationMs) * time.Millisecond), DurationMs: row.DurationMs,
+		PeakRSSBytes: row.PeakRSSBytes, CPUParallelism: row.CPUParallelism, BlockedBy: row.BlockedBy, TimedOut: row.TimedOut, Reason: row.Reason,
+		SandboxViolations: row.SandboxViolations}
 }
 
 func (r *run) flush(ctx context.Context) {

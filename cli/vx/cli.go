@@ -234,7 +234,7 @@ func tryRepeat(ctx context.Context, s *cmdline.IO, root string, in ops.ExecuteIn
 	if err != nil {
 		return ans, true, err
 	}
-	return ans, true, finishRun(s, sum, format)
+	return ans, true, finishRun(s, sum, format, nil)
 }
 
 // runOutput is how a run prints: task lines to stdout (stderr when the
@@ -255,13 +255,16 @@ func runOutput(s *cmdline.IO, root, format string) (runner.Output, func()) {
 	return out, func() {}
 }
 
-// finishRun prints the summary as JSON when asked and exits with the
-// run's code.
-func finishRun(s *cmdline.IO, sum *wire.RunSummary, format string) error {
+// finishRun prints the summary as JSON when asked, then does after (the
+// platform's push, for an ordinary run), and exits with the run's code.
+func finishRun(s *cmdline.IO, sum *wire.RunSummary, format string, after func()) error {
 	if format == "json" {
 		if err := cmdline.WriteJSON(s.Out, sum); err != nil {
 			return err
 		}
+	}
+	if after != nil {
+		after()
 	}
 	if sum.ExitCode != 0 {
 		return cmdline.ExitCode(sum.ExitCode)
@@ -310,16 +313,7 @@ func execute(ctx context.Context, s *cmdline.IO, e *ops.Env, in ops.ExecuteInput
 	if err != nil {
 		return runRefusal(err)
 	}
-	if format == "json" {
-		if err := cmdline.WriteJSON(s.Out, sum); err != nil {
-			return err
-		}
-	}
-	pushRun(ctx, s, e.Model, sum, e.Masker.String)
-	if sum.ExitCode != 0 {
-		return cmdline.ExitCode(sum.ExitCode)
-	}
-	return nil
+	return finishRun(s, sum, format, func() { pushRun(ctx, s, e.Model, sum, e.Masker.String) })
 }
 
 // runRefusal is a usage error (exit 2) when the run was refused before

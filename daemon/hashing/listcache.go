@@ -44,27 +44,6 @@ const maxListDirs = 20000
 // racyWindow: stats this close to the walk (or later) are not trusted.
 var racyWindow = 2 * time.Second
 
-type pathStat struct {
-	path               string
-	mtime, ctime, size int64
-	ino                uint64
-	mode               uint32
-	exists             bool
-}
-
-func statPath(p string) pathStat {
-	st := pathStat{path: p}
-	var s syscall.Stat_t
-	if err := syscall.Lstat(p, &s); err != nil {
-		return st
-	}
-	st.exists = true
-	st.mtime = s.Mtim.Sec*1e9 + s.Mtim.Nsec
-	st.ctime = s.Ctim.Sec*1e9 + s.Ctim.Nsec
-	st.size, st.ino, st.mode = s.Size, s.Ino, s.Mode
-	return st
-}
-
 // ListFilesCached is ListFiles, answered from the listing saved at path
 // when it still holds (see above); reused reports whether it did. Outside
 // git, or with GIT_DIR, GIT_WORK_TREE or GIT_INDEX_FILE set, it is
@@ -102,7 +81,7 @@ func listFilesCached(ctx context.Context, root, path string) (files []string, re
 	}
 	stats := append(dirs, repo...)
 	for _, st := range stats {
-		if st.exists && (st.mtime > start.Add(-racyWindow).UnixNano() || st.ctime > start.Add(-racyWindow).UnixNano()) {
+		if st.Exists && (st.Mtime > start.Add(-racyWindow).UnixNano() || st.Ctime > start.Add(-racyWindow).UnixNano()) {
 			return files, false, nil, nil
 		}
 	}
@@ -139,8 +118,8 @@ func listEnv(root string) string {
 // walkDirs stats root, every directory under it but .git, .vx and
 // node_modules, and every .gitignore in them; false when there are more
 // than maxListDirs directories.
-func walkDirs(root string) ([]pathStat, bool) {
-	var out []pathStat
+func walkDirs(root string) ([]Stamp, bool) {
+	var out []Stamp
 	ok := true
 	start := WalkStart(root)
 	err := filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
@@ -154,7 +133,7 @@ func walkDirs(root string) ([]pathStat, bool) {
 		if !d.IsDir() {
 			// An edit of an ignore file changes only the file.
 			if d.Name() == ".gitignore" {
-				out = append(out, statPath(p))
+				out = append(out, StampOf(p))
 			}
 			return nil
 		}
@@ -172,7 +151,7 @@ func walkDirs(root string) ([]pathStat, bool) {
 			ok = false
 			return filepath.SkipAll
 		}
-		out = append(out, statPath(p))
+		out = append(out, StampOf(p))
 		return nil
 	})
 	return out, ok && err == nil
@@ -193,7 +172,7 @@ func WalkStart(root string) string {
 
 // gitRepoFiles stats the index, the ignore files from the repository's top
 // down to root, and git's configuration and excludes files.
-func gitRepoFiles(ctx context.Context, root string) ([]pathStat, bool) {
+func gitRepoFiles(ctx context.Context, root string) ([]Stamp, bool) {
 	cmd := exec.CommandContext(ctx, "git", "rev-parse", "--absolute-git-dir", "--git-common-dir", "--show-toplevel")
 	cmd.Dir = root
 	out, err := cmd.Output()
@@ -260,15 +239,15 @@ func gitRepoFiles(ctx context.Context, root string) ([]pathStat, bool) {
 			paths = append(paths, value)
 		}
 	}
-	stats := make([]pathStat, 0, len(paths))
+	stats := make([]Stamp, 0, len(paths))
 	for _, p := range paths {
-		stats = append(stats, statPath(p))
+		stats = append(stats, StampOf(p))
 	}
 	return stats, true
 }
 
 // saveListing writes the listing and answers the inode it wrote.
-func saveListing(path, env string, stats []pathStat, files []string) (uint64, error) {
+func saveListing(path, env string, stats []Stamp, files []string) (uint64, error) {
 	var b bytes.Buffer
 	b.WriteString(listCacheMagic)
 	putString := func(s string) {
@@ -279,14 +258,14 @@ func saveListing(path, env string, stats []pathStat, files []string) (uint64, er
 	b.Write(binary.AppendUvarint(nil, uint64(len(stats))))
 	var rec [37]byte
 	for _, st := range stats {
-		putString(st.path)
-		binary.LittleEndian.PutUint64(rec[0:], uint64(st.mtime))
-		binary.LittleEndian.PutUint64(rec[8:], uint64(st.ctime))
-		binary.LittleEndian.PutUint64(rec[16:], uint64(st.size))
-		binary.LittleEndian.PutUint64(rec[24:], st.ino)
-		binary.LittleEndian.PutUint32(rec[32:], st.mode)
+		putString(st.Path)
+		binary.LittleEndian.PutUint64(rec[0:], uint64(st.Mtime))
+		binary.LittleEndian.PutUint64(rec[8:], uint64(st.Ctime))
+		binary.LittleEndian.PutUint64(rec[16:], uint64(st.Size))
+		binary.LittleEndian.PutUint64(rec[24:], st.Ino)
+		binary.LittleEndian.PutUint32(rec[32:], st.Mode)
 		rec[36] = 0
-		if st.exists {
+		if st.Exists {
 			rec[36] = 1
 		}
 		b.Write(rec[:])
@@ -313,15 +292,15 @@ func loadListing(path, env string) ([]string, bool) {
 // parseListing is loadListing of the file's bytes; the stats of the paths
 // skip reports are taken as unchanged (vxd's journal proved them).
 func parseListing(raw []byte, env string, skip func(string) bool) ([]string, bool) {
-	return decodeListing(raw, env, func(want pathStat) bool {
-		return (skip != nil && skip(want.path)) || statPath(want.path) == want
+	return decodeListing(raw, env, func(want Stamp) bool {
+		return (skip != nil && skip(want.Path)) || StampOf(want.Path) == want
 	})
 }
 
 // decodeListing decodes a saved listing made under env, calling visit for
 // each stat it holds; false (from visit, or a listing that does not
 // decode) answers no listing.
-func decodeListing(raw []byte, env string, visit func(pathStat) bool) ([]string, bool) {
+func decodeListing(raw []byte, env string, visit func(Stamp) bool) ([]string, bool) {
 	if !bytes.HasPrefix(raw, []byte(listCacheMagic)) {
 		return nil, false
 	}
@@ -358,9 +337,9 @@ func decodeListing(raw []byte, env string, visit func(pathStat) bool) ([]string,
 		if err != nil || len(s) < 37 {
 			return nil, false
 		}
-		want := pathStat{path: p, mtime: int64(binary.LittleEndian.Uint64([]byte(s[0:8]))), ctime: int64(binary.LittleEndian.Uint64([]byte(s[8:16]))),
-			size: int64(binary.LittleEndian.Uint64([]byte(s[16:24]))), ino: binary.LittleEndian.Uint64([]byte(s[24:32])),
-			mode: binary.LittleEndian.Uint32([]byte(s[32:36])), exists: s[36] == 1}
+		want := Stamp{Path: p, Mtime: int64(binary.LittleEndian.Uint64([]byte(s[0:8]))), Ctime: int64(binary.LittleEndian.Uint64([]byte(s[8:16]))),
+			Size: int64(binary.LittleEndian.Uint64([]byte(s[16:24]))), Ino: binary.LittleEndian.Uint64([]byte(s[24:32])),
+			Mode: binary.LittleEndian.Uint32([]byte(s[32:36])), Exists: s[36] == 1}
 		s = s[37:]
 		if !visit(want) {
 			return nil, false

@@ -23,14 +23,17 @@ type Stamp struct {
 }
 
 // StampOf lstats path.
-func StampOf(path string) Stamp { return stampFrom(statPath(path)) }
+func StampOf(path string) Stamp {
+	st := Stamp{Path: path}
+	var s syscall.Stat_t
+	if err := syscall.Lstat(path, &s); err != nil {
+		return st
+	}
+	return stampOfStat(path, &s)
+}
 
 // Holds reports whether path still stats as s.
 func (s Stamp) Holds() bool { return StampOf(s.Path) == s }
-
-func stampFrom(p pathStat) Stamp {
-	return Stamp{Path: p.path, Mtime: p.mtime, Ctime: p.ctime, Size: p.size, Ino: p.ino, Mode: p.mode, Exists: p.exists}
-}
 
 func stampOfStat(abs string, st *syscall.Stat_t) Stamp {
 	return Stamp{Path: abs, Mtime: st.Mtim.Sec*1e9 + st.Mtim.Nsec, Ctime: st.Ctim.Sec*1e9 + st.Ctim.Nsec, Size: st.Size,
@@ -72,9 +75,9 @@ func (c *Changes) Unwatched() (stamps []Stamp, ok bool) {
 	if err := syscall.Stat(layout.FileList(c.root), &st); err != nil || fileIDOf(&st) != c.listing {
 		return nil, false
 	}
-	_, ok = decodeListing(raw, listEnv(c.root), func(p pathStat) bool {
-		if !Covered(c.root, p.path) {
-			stamps = append(stamps, stampFrom(p))
+	_, ok = decodeListing(raw, listEnv(c.root), func(p Stamp) bool {
+		if !Covered(c.root, p.Path) {
+			stamps = append(stamps, p)
 		}
 		return true
 	})

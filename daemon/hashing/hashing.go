@@ -228,7 +228,7 @@ func (h *Hasher) HashFile(abs string) (string, error) {
 		return "", errors.New("not a regular file")
 	}
 	mtime := time.Unix(st.Mtim.Sec, st.Mtim.Nsec)
-	k := statKey{size: st.Size, mtime: mtime.UnixNano(), ino: st.Ino, ctime: st.Ctim.Sec*1e9 + st.Ctim.Nsec}
+	k := statKeyOf(&st)
 	if ok && e.key == k {
 		sum := hex.EncodeToString(e.hash[:])
 		h.changes.read(abs, &st, sum)

@@ -22,11 +22,12 @@ import (
 	"strings"
 
 	"github.com/vzn/vx/daemon/hashing"
+	"github.com/vzn/vx/daemon/records"
 	"github.com/vzn/vx/protocol/version"
 )
 
 // magic heads a memo file.
-const magic = "vxrepeat1\n"
+const magic = "vxrepeat2\n"
 
 // maxTasks and maxFile bound what a memo holds and what Load reads.
 const maxTasks = 1 << 20
@@ -143,43 +144,38 @@ func Load(path string) *Memo {
 }
 
 func (m *Memo) encode() []byte {
-	var b bytes.Buffer
-	b.WriteString(magic)
-	var w encoder
-	w.b = &b
-	w.str(m.Version)
-	w.str(m.Root)
-	w.str(m.Epoch)
-	w.uint(m.Seq)
-	w.str(m.Salt)
-	w.str(m.Input)
-	w.str(m.RunID)
-	w.str(m.Command)
-	w.strs(m.Args)
-	w.bool(m.CI)
-	w.uint(uint64(len(m.Watched)))
+	var w records.Writer
+	w.B.WriteString(magic)
+	for _, v := range []string{m.Version, m.Root, m.Epoch} {
+		w.Str(v)
+	}
+	w.Uint(m.Seq)
+	for _, v := range []string{m.Salt, m.Input, m.RunID, m.Command} {
+		w.Str(v)
+	}
+	w.Strs(m.Args)
+	w.Bool(m.CI)
+	w.Uint(uint64(len(m.Watched)))
 	for _, s := range m.Watched {
-		w.str(s.Path)
-		w.uint(uint64(s.Mtime))
-		w.uint(uint64(s.Ctime))
-		w.uint(uint64(s.Size))
-		w.uint(s.Ino)
-		w.uint(uint64(s.Mode))
-		w.bool(s.Exists)
+		w.Str(s.Path)
+		w.Int(s.Mtime)
+		w.Int(s.Ctime)
+		w.Int(s.Size)
+		w.Uint(s.Ino)
+		w.Uint(uint64(s.Mode))
+		w.Bool(s.Exists)
 	}
-	w.uint(uint64(len(m.Tasks)))
+	w.Uint(uint64(len(m.Tasks)))
 	for _, t := range m.Tasks {
-		w.str(t.ID)
-		w.str(t.Project)
-		w.str(t.Task)
-		w.str(t.Key)
-		w.str(t.CacheSource)
-		w.uint(uint64(t.Outputs))
-		w.strs(t.DependsOn)
-		w.str(t.Log)
-		w.bool(t.Printed)
+		for _, v := range []string{t.ID, t.Project, t.Task, t.Key, t.CacheSource} {
+			w.Str(v)
+		}
+		w.Uint(uint64(t.Outputs))
+		w.Strs(t.DependsOn)
+		w.Str(t.Log)
+		w.Bool(t.Printed)
 	}
-	return b.Bytes()
+	return w.B.Bytes()
 }
 
 var errBad = errors.New("not a memo")
@@ -188,108 +184,23 @@ func decode(raw []byte) (*Memo, error) {
 	if !bytes.HasPrefix(raw, []byte(magic)) {
 		return nil, errBad
 	}
-	r := decoder{s: string(raw[len(magic):])}
-	m := &Memo{Version: r.str(), Root: r.str(), Epoch: r.str(), Seq: r.uint(), Salt: r.str(), Input: r.str(),
-		RunID: r.str(), Command: r.str(), Args: r.strs(), CI: r.bool()}
-	n := r.count()
+	r := records.Reader{S: string(raw[len(magic):])}
+	m := &Memo{Version: r.Str(), Root: r.Str(), Epoch: r.Str(), Seq: r.Uint(), Salt: r.Str(), Input: r.Str(),
+		RunID: r.Str(), Command: r.Str(), Args: r.Strs(maxTasks), CI: r.Bool()}
+	n := r.Count(maxTasks)
 	m.Watched = make([]hashing.Stamp, 0, n)
-	for i := 0; i < n && !r.bad; i++ {
-		m.Watched = append(m.Watched, hashing.Stamp{Path: r.str(), Mtime: int64(r.uint()), Ctime: int64(r.uint()),
-			Size: int64(r.uint()), Ino: r.uint(), Mode: uint32(r.uint()), Exists: r.bool()})
+	for i := 0; i < n && !r.Bad; i++ {
+		m.Watched = append(m.Watched, hashing.Stamp{Path: r.Str(), Mtime: r.Int(), Ctime: r.Int(),
+			Size: r.Int(), Ino: r.Uint(), Mode: uint32(r.Uint()), Exists: r.Bool()})
 	}
-	n = r.count()
+	n = r.Count(maxTasks)
 	m.Tasks = make([]Task, 0, n)
-	for i := 0; i < n && !r.bad; i++ {
-		m.Tasks = append(m.Tasks, Task{ID: r.str(), Project: r.str(), Task: r.str(), Key: r.str(), CacheSource: r.str(),
-			Outputs: int(r.uint()), DependsOn: r.strs(), Log: r.str(), Printed: r.bool()})
+	for i := 0; i < n && !r.Bad; i++ {
+		m.Tasks = append(m.Tasks, Task{ID: r.Str(), Project: r.Str(), Task: r.Str(), Key: r.Str(), CacheSource: r.Str(),
+			Outputs: int(r.Uint()), DependsOn: r.Strs(maxTasks), Log: r.Str(), Printed: r.Bool()})
 	}
-	if r.bad || len(r.s) != 0 || m.Epoch == "" || len(m.Tasks) == 0 {
+	if r.Bad || len(r.S) != 0 || m.Epoch == "" || len(m.Tasks) == 0 {
 		return nil, errBad
 	}
 	return m, nil
-}
-
-type encoder struct{ b *bytes.Buffer }
-
-func (w encoder) uint(v uint64) { w.b.Write(binary.AppendUvarint(nil, v)) }
-func (w encoder) str(s string) {
-	w.uint(uint64(len(s)))
-	w.b.WriteString(s)
-}
-func (w encoder) strs(ss []string) {
-	w.uint(uint64(len(ss)))
-	for _, s := range ss {
-		w.str(s)
-	}
-}
-func (w encoder) bool(v bool) {
-	if v {
-		w.uint(1)
-	} else {
-		w.uint(0)
-	}
-}
-
-// decoder reads what encoder wrote; any malformed field sets bad and
-// every later read answers zero.
-type decoder struct {
-	s   string
-	bad bool
-}
-
-func (r *decoder) uint() uint64 {
-	if r.bad {
-		return 0
-	}
-	v, n := binary.Uvarint([]byte(r.s[:min(len(r.s), binary.MaxVarintLen64)]))
-	if n <= 0 {
-		r.bad = true
-		return 0
-	}
-	r.s = r.s[n:]
-	return v
-}
-
-func (r *decoder) str() string {
-	n := r.uint()
-	if r.bad || n > uint64(len(r.s)) {
-		r.bad = true
-		return ""
-	}
-	v := r.s[:n]
-	r.s = r.s[n:]
-	return v
-}
-
-// count reads a length, bounded by maxTasks (and by what is left to read).
-func (r *decoder) count() int {
-	n := r.uint()
-	if n > maxTasks || n > uint64(len(r.s)) {
-		r.bad = true
-		return 0
-	}
-	return int(n)
-}
-
-func (r *decoder) strs() []string {
-	n := r.count()
-	if n == 0 {
-		return nil
-	}
-	out := make([]string, 0, n)
-	for i := 0; i < n && !r.bad; i++ {
-		out = append(out, r.str())
-	}
-	return out
-}
-
-func (r *decoder) bool() bool {
-	switch r.uint() {
-	case 0:
-		return false
-	case 1:
-		return true
-	}
-	r.bad = true
-	return false
 }

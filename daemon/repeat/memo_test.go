@@ -43,7 +43,7 @@ func TestMemoDamageIsRefused(t *testing.T) {
 		_, _ = decode(b)
 	}
 	path := filepath.Join(t.TempDir(), "repeat")
-	if err := os.WriteFile(path, []byte("vxrepeat1\n\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01"), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(magic+"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if Load(path) != nil {

@@ -2,13 +2,13 @@ package workspace
 
 import (
 	"bytes"
-	"encoding/binary"
 	"os"
 	"sort"
 	"sync"
 	"time"
 
 	"github.com/vzn/vx/daemon/hashing"
+	"github.com/vzn/vx/daemon/records"
 	"github.com/vzn/vx/protocol/layout"
 )
 
@@ -60,18 +60,18 @@ func openManifests(root string) *manifestStore {
 		s.changed = err == nil
 		return s
 	}
-	r := &recordReader{s: string(raw[len(manifestsMagic):])}
-	n := r.uint()
+	r := &recordReader{records.Reader{S: string(raw[len(manifestsMagic):])}}
+	n := r.Uint()
 	if n > maxManifests {
-		r.fail()
+		r.Fail()
 	}
-	for i := uint64(0); i < n && !r.bad; i++ {
-		path, rec := r.str(), r.str()
-		if !r.bad {
+	for i := uint64(0); i < n && !r.Bad; i++ {
+		path, rec := r.Str(), r.Str()
+		if !r.Bad {
 			s.saved[path] = rec
 		}
 	}
-	if r.bad || r.s != "" {
+	if r.Bad || r.S != "" {
 		// A torn or foreign file: start over, and save a whole one.
 		s.saved, s.changed = map[string]string{}, true
 	}
@@ -87,12 +87,12 @@ func (s *manifestStore) get(path string, st fileStamp) (*packageJSON, bool) {
 	if !ok {
 		return nil, false
 	}
-	r := &recordReader{s: rec}
+	r := &recordReader{records.Reader{S: rec}}
 	if r.stamp() != st {
 		return nil, false
 	}
 	p := r.packageJSON()
-	if r.bad || r.s != "" {
+	if r.Bad || r.S != "" {
 		return nil, false
 	}
 	s.mu.Lock()
@@ -111,7 +111,7 @@ func (s *manifestStore) put(path string, st fileStamp, p *packageJSON) {
 	w.stamp(st)
 	w.packageJSON(p)
 	s.mu.Lock()
-	s.keep[path] = w.b.String()
+	s.keep[path] = w.B.String()
 	s.changed = true
 	s.mu.Unlock()
 }
@@ -136,58 +136,52 @@ func (s *manifestStore) save() {
 	}
 	sort.Strings(paths)
 	w := &recordWriter{}
-	w.b.WriteString(manifestsMagic)
-	w.uint(uint64(len(paths)))
+	w.B.WriteString(manifestsMagic)
+	w.Uint(uint64(len(paths)))
 	for _, p := range paths {
-		w.str(p)
-		w.str(s.keep[p])
+		w.Str(p)
+		w.Str(s.keep[p])
 	}
-	_ = hashing.WriteFileAtomic(s.path, w.b.Bytes(), 0o644)
+	_ = hashing.WriteFileAtomic(s.path, w.B.Bytes(), 0o644)
 }
 
-type recordWriter struct{ b bytes.Buffer }
-
-func (w *recordWriter) uint(v uint64) { w.b.Write(binary.AppendUvarint(nil, v)) }
-func (w *recordWriter) int(v int64)   { w.b.Write(binary.AppendVarint(nil, v)) }
-func (w *recordWriter) str(s string) {
-	w.uint(uint64(len(s)))
-	w.b.WriteString(s)
-}
+// recordWriter is records.Writer with the manifests' own values.
+type recordWriter struct{ records.Writer }
 
 func (w *recordWriter) stamp(st fileStamp) {
-	w.int(st.size)
-	w.int(st.mtime)
-	w.uint(st.ino)
-	w.int(st.ctime)
+	w.Int(st.size)
+	w.Int(st.mtime)
+	w.Uint(st.ino)
+	w.Int(st.ctime)
 }
 
 // strMap writes a map with its nil-ness: 0 is nil, n+1 is n entries.
 func (w *recordWriter) strMap(m map[string]string) {
 	if m == nil {
-		w.uint(0)
+		w.Uint(0)
 		return
 	}
-	w.uint(uint64(len(m)) + 1)
+	w.Uint(uint64(len(m)) + 1)
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		w.str(k)
-		w.str(m[k])
+		w.Str(k)
+		w.Str(m[k])
 	}
 }
 
 func (w *recordWriter) packageJSON(p *packageJSON) {
-	w.str(p.Name)
-	w.str(p.Version)
+	w.Str(p.Name)
+	w.Str(p.Version)
 	w.strMap(p.Scripts)
 	if p.Workspaces == nil {
-		w.uint(0)
+		w.Uint(0)
 	} else {
-		w.uint(uint64(len(p.Workspaces)) + 1)
-		w.b.Write(p.Workspaces)
+		w.Uint(uint64(len(p.Workspaces)) + 1)
+		w.B.Write(p.Workspaces)
 	}
 	w.strMap(p.Dependencies)
 	w.strMap(p.DevDependencies)
@@ -195,86 +189,37 @@ func (w *recordWriter) packageJSON(p *packageJSON) {
 	w.strMap(p.OptionalDependencies)
 }
 
-// recordReader reads what recordWriter wrote; bad turns true on the
-// first malformed value and stays so (every later read answers zero).
-type recordReader struct {
-	s   string
-	bad bool
-}
-
-func (r *recordReader) fail() {
-	r.bad, r.s = true, ""
-}
-
-func (r *recordReader) uint() uint64 {
-	if r.bad {
-		return 0
-	}
-	v, n := binary.Uvarint([]byte(r.s[:min(len(r.s), binary.MaxVarintLen64)]))
-	if n <= 0 {
-		r.fail()
-		return 0
-	}
-	r.s = r.s[n:]
-	return v
-}
-
-func (r *recordReader) int() int64 {
-	if r.bad {
-		return 0
-	}
-	v, n := binary.Varint([]byte(r.s[:min(len(r.s), binary.MaxVarintLen64)]))
-	if n <= 0 {
-		r.fail()
-		return 0
-	}
-	r.s = r.s[n:]
-	return v
-}
-
-func (r *recordReader) str() string {
-	n := r.uint()
-	if r.bad || n > uint64(len(r.s)) {
-		r.fail()
-		return ""
-	}
-	v := r.s[:n]
-	r.s = r.s[n:]
-	return v
-}
+// recordReader is records.Reader with the manifests' own values.
+type recordReader struct{ records.Reader }
 
 func (r *recordReader) stamp() fileStamp {
-	return fileStamp{size: r.int(), mtime: r.int(), ino: r.uint(), ctime: r.int()}
+	return fileStamp{size: r.Int(), mtime: r.Int(), ino: r.Uint(), ctime: r.Int()}
 }
 
 func (r *recordReader) strMap() map[string]string {
-	n := r.uint()
-	if n == 0 || r.bad {
+	n := r.Uint()
+	if n == 0 || r.Bad {
 		return nil
 	}
 	n--
-	if n > uint64(len(r.s)) {
-		r.fail()
+	if n > uint64(len(r.S)) {
+		r.Fail()
 		return nil
 	}
 	m := make(map[string]string, n)
-	for i := uint64(0); i < n && !r.bad; i++ {
-		k := r.str()
-		m[k] = r.str()
+	for i := uint64(0); i < n && !r.Bad; i++ {
+		k := r.Str()
+		m[k] = r.Str()
 	}
 	return m
 }
 
 func (r *recordReader) packageJSON() *packageJSON {
-	p := &packageJSON{Name: r.str(), Version: r.str(), Scripts: r.strMap()}
-	if n := r.uint(); n > 0 && !r.bad {
-		n--
-		if n > uint64(len(r.s)) {
-			r.fail()
-			return p
+	p := &packageJSON{Name: r.Str(), Version: r.Str(), Scripts: r.strMap()}
+	if n := r.Uint(); n > 0 && !r.Bad {
+		if b := r.Bytes(n - 1); !r.Bad {
+			p.Workspaces = []byte(b)
 		}
-		p.Workspaces = []byte(r.s[:n])
-		r.s = r.s[n:]
 	}
 	p.Dependencies = r.strMap()
 	p.DevDependencies = r.strMap()

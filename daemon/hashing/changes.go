@@ -182,15 +182,8 @@ func (c *Changes) read(abs string, st *syscall.Stat_t, sum string) {
 // unchanged reports whether the journal's answer proves the absolute path p
 // unchanged since the saved token.
 func (c *Changes) unchanged(p string) bool {
-	var rel string
-	if p == c.root {
-		rel = "."
-	} else if rest, ok := strings.CutPrefix(p, c.root+string(filepath.Separator)); ok {
-		rel = filepath.ToSlash(rest)
-	} else {
-		return false
-	}
-	return wire.JournalCovers(rel) && !c.changed[rel]
+	rel, ok := relSlash(c.root, p)
+	return ok && wire.JournalCovers(rel) && !c.changed[rel]
 }
 
 // ListFiles is ListFilesCached, with the saved listing's directories taken

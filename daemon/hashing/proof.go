@@ -43,11 +43,18 @@ func stampOfStat(abs string, st *syscall.Stat_t) Stamp {
 // Covered reports whether vxd's change journal watches the absolute path
 // abs of the workspace root (wire.JournalCovers of its relative path).
 func Covered(root, abs string) bool {
+	rel, ok := relSlash(root, abs)
+	return ok && wire.JournalCovers(rel)
+}
+
+// relSlash is abs relative to root as the journal names paths (slashes,
+// "." for the root); false when abs is not root or beneath it.
+func relSlash(root, abs string) (string, bool) {
 	if abs == root {
-		return true
+		return ".", true
 	}
-	rel, ok := strings.CutPrefix(abs, root+string(filepath.Separator))
-	return ok && wire.JournalCovers(filepath.ToSlash(rel))
+	rest, ok := strings.CutPrefix(abs, root+string(filepath.Separator))
+	return filepath.ToSlash(rest), ok
 }
 
 // Unwatched lists what this run's file listing and inputs depend on that

@@ -73,7 +73,7 @@ type forkArgs struct {
 	rflags    uintptr
 	prog      *unix.SockFprog // nil: no observer
 	listener  int32           // written by the child: its listener, in vx's descriptor table
-	pidfd     int32           // written by clone3 (CLONE_PIDFD): the task, for Go's poller
+	pidfd     int32           // written by clone3 (CLONE_PIDFD, through clone.pidfd): the task, for Go's poller
 	status    int             // the status pipe's write end
 }
 
@@ -126,8 +126,10 @@ func prepare(cmd *exec.Cmd, a *forkArgs) error {
 		}
 	}
 	a.nofile = taskNofile()
+	// clone.pidfd, an address held as an integer, is set by forkChild at
+	// the last moment: a goroutine's stack, where a may be, moves when it
+	// grows or when the collector shrinks it.
 	a.clone.flags = unix.CLONE_VM | unix.CLONE_VFORK | unix.CLONE_PIDFD
-	a.clone.pidfd = uint64(uintptr(unsafe.Pointer(&a.pidfd)))
 	if a.prog != nil {
 		// The child creates its listener in vx's descriptor table.
 		a.clone.flags |= unix.CLONE_FILES

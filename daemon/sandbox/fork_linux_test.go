@@ -350,3 +350,73 @@ func TestConcurrentStartsKeepTheirOwnSessions(t *testing.T) {
 		}
 	}
 }
+
+// deep calls f depth frames below the caller, each frame holding 64
+// bytes.
+//
+//go:noinline
+func deep(depth int, f func() error) error {
+	var pad [64]byte
+	if depth == 0 {
+		return f()
+	}
+	pad[depth%len(pad)] = byte(depth)
+	err := deep(depth-1, f)
+	if pad[depth%len(pad)] != byte(depth) {
+		panic("the pad changed")
+	}
+	return err
+}
+
+// The clone's arguments hold the address clone3 writes the pidfd to. A
+// goroutine's stack moves when it grows, and when the collector shrinks
+// it at a call: a start whose stack moved between preparing and cloning
+// must not leave the kernel writing into the old one (the task then
+// started with no pidfd, which failed "its pidfd: bad file descriptor"
+// and left the child unreaped). Each start here runs on a goroutine whose
+// stack grew large and is mostly unused, while the collector runs.
+func TestStartSurvivesItsStackMoving(t *testing.T) {
+	dir := t.TempDir()
+	before := openFds(t)
+	stop := make(chan struct{})
+	collected := make(chan struct{})
+	go func() {
+		defer close(collected)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				runtime.GC()
+			}
+		}
+	}()
+	defer func() { close(stop); <-collected }()
+	start := func() error {
+		cmd := exec.Command("/bin/sh", "-c", "exit 0")
+		cmd.Dir = dir
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		s, err := startConfined(t, wire.SandboxEnforce, dir, cmd)
+		if err != nil {
+			return err
+		}
+		err = s.Wait()
+		s.Finish()
+		return err
+	}
+	for i := range 200 {
+		errc := make(chan error, 1)
+		go func() {
+			deep(200+i, func() error { return nil }) // grow the stack
+			errc <- deep(i%40, start)
+		}()
+		if err := <-errc; err != nil {
+			t.Fatalf("start %d: %v", i, err)
+		}
+	}
+	noChildLeft(t)
+	if after := openFds(t); after != before {
+		t.Fatalf("vx has %d descriptors open after the starts, %d before", after, before)
+	}
+}

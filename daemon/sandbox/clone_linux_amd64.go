@@ -43,7 +43,9 @@ func forkChild(a *forkArgs) (pid, errno uintptr) {
 	// No call from here to the clone can move this goroutine's stack
 	// (they are nosplit, and signals are blocked), so the address the
 	// kernel writes the pidfd to stays a's.
-	a.clone.pidfd = uint64(uintptr(unsafe.Pointer(&a.pidfd)))
+	if a.clone.flags&unix.CLONE_PIDFD != 0 {
+		a.clone.pidfd = uint64(uintptr(unsafe.Pointer(&a.pidfd)))
+	}
 	pid, errno = vfork3(uintptr(unsafe.Pointer(&a.clone)), unsafe.Sizeof(a.clone))
 	if errno != 0 || pid != 0 {
 		return // the parent, which calls runtime_AfterFork

@@ -420,3 +420,64 @@ func TestStartSurvivesItsStackMoving(t *testing.T) {
 		t.Fatalf("vx has %d descriptors open after the starts, %d before", after, before)
 	}
 }
+
+// A task confined by Landlock alone (enforce where violations cannot be
+// recorded) makes no notification and is waited for in waitid, not
+// through a pidfd: its exit status, output, process group and confinement
+// are a watched task's, and a grandchild holding its pipe is cut off by
+// WaitDelay.
+func TestUnobservedTaskIsWaitedFor(t *testing.T) {
+	v := Detect()
+	if !v.Landlock {
+		t.Fatalf("this host has no Landlock (%s)", v.Reason)
+	}
+	dir := t.TempDir()
+	before := openFds(t)
+	start := func(command string) (*exec.Cmd, *Session, *bytes.Buffer) {
+		t.Helper()
+		var out bytes.Buffer
+		cmd := exec.Command("/bin/sh", "-c", command)
+		cmd.Dir, cmd.Stdout, cmd.Stderr = dir, &out, &out
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		cmd.WaitDelay = 50 * time.Millisecond
+		dirs, files := WriteRoots(dir, []string{"dist/**"}, "")
+		p := &Policy{Landlock: true, ABI: v.ABI, WriteDirs: dirs, WriteFiles: files}
+		p.Resolve()
+		s, err := Start(cmd, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if runtime.GOARCH == "amd64" && (s.io == nil || s.io.exited != nil) {
+			t.Fatal("on amd64 an unobserved task must be forked and waited for without a pidfd")
+		}
+		return cmd, s, &out
+	}
+	cmd, s, out := start(`echo in > dist/ok && cat dist/ok; cut -d' ' -f5 /proc/$$/stat; echo x > ../outside-unobserved; exit 7`)
+	err := s.Wait()
+	vs := s.Finish()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 7 {
+		t.Fatalf("Wait = %v, want exit status 7", err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) < 3 || lines[0] != "in" || lines[1] != strconv.Itoa(cmd.Process.Pid) || !strings.Contains(lines[2], "ermission denied") {
+		t.Fatalf("output %q: want the write inside, its own process group, the write outside denied", out.String())
+	}
+	if len(vs) != 0 {
+		t.Fatalf("violations %+v, want none recorded without an observer", vs)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(dir), "outside-unobserved")); err == nil {
+		t.Fatal("the write outside went through")
+	}
+	cmd, s, out = start(`sleep 30 & echo started`)
+	err = s.Wait()
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	s.Finish()
+	if !errors.Is(err, exec.ErrWaitDelay) || !strings.Contains(out.String(), "started") {
+		t.Fatalf("Wait = %v with output %q, want exec.ErrWaitDelay after the output", err, out.String())
+	}
+	noChildLeft(t)
+	if after := openFds(t); after != before {
+		t.Fatalf("vx has %d descriptors open after the tasks, %d before", after, before)
+	}
+}

@@ -19,7 +19,7 @@ type taskIO struct {
 	parent  []*os.File // the pipes' read (or stdin's write) ends
 	copiers int
 	copied  chan error
-	exited  *os.File // the task's pidfd, in Go's poller: readable once it has exited
+	exited  *os.File // an observed task's pidfd, in Go's poller: readable once it has exited; nil: waited for in waitid
 }
 
 // stdio gives the child cmd's Stdin, Stdout and Stderr as os/exec would:
@@ -147,7 +147,7 @@ func (t *taskIO) wait(cmd *exec.Cmd) error {
 		return errors.New("exec: Wait was already called")
 	}
 	awaitExit(t.exited)
-	state, err := cmd.Process.Wait() // at once: the task has exited
+	state, err := cmd.Process.Wait() // at once if awaited: the task has exited
 	if err != nil {
 		t.abandon()
 		return err

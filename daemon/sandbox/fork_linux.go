@@ -220,14 +220,10 @@ func (s *Session) fork(cmd *exec.Cmd, rfd int, rflags uint32, prog *unix.SockFpr
 		unix.Close(int(a.pidfd))
 	}
 	if err == nil && prog != nil {
+		// Answered by the task's waiter (waiter_linux.go) until its first
+		// process exits.
 		s.listener = int(a.listener)
-		err = observers.add(s)
-		if err != nil {
-			// Nothing will answer its watched calls: it must not run on.
-			unix.Kill(pid, unix.SIGKILL)
-			var ws unix.WaitStatus
-			unix.Wait4(pid, &ws, 0, nil)
-		}
+		wakeOnCaller(s.listener)
 	}
 	if err != nil {
 		// A child that failed after installing its filter left the

@@ -481,3 +481,45 @@ func TestUnobservedTaskIsWaitedFor(t *testing.T) {
 		t.Fatalf("vx has %d descriptors open after the tasks, %d before", after, before)
 	}
 }
+
+// The task's waiter answers its notifications until the task's first
+// process exits; a process that outlives it is answered by the hub from
+// then on: its watched call neither hangs nor goes unrecorded.
+func TestCallsAfterTheLeadersExitAreAnswered(t *testing.T) {
+	dir := t.TempDir()
+	late := filepath.Join(filepath.Dir(dir), filepath.Base(dir)+"-late")
+	marker := filepath.Join(dir, "dist", "done")
+	for _, mode := range []string{wire.SandboxEnforce, wire.SandboxReport} {
+		os.Remove(late)
+		os.RemoveAll(filepath.Join(dir, "dist"))
+		cmd := exec.Command("/bin/sh", "-c", `mkdir -p dist; (sleep 0.2; echo x > `+late+`; echo y > dist/done) >/dev/null 2>&1 &`)
+		cmd.Dir = dir
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		s, err := startConfined(t, mode, dir, cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Wait(); err != nil {
+			t.Fatalf("%s: %v %s", mode, err, out.String())
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			if _, err := os.Stat(marker); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: the grandchild's calls after the leader's exit were never answered", mode)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		vs := s.Finish()
+		if len(vs) != 1 || vs[0].Path != late || vs[0].Denied != (mode == wire.SandboxEnforce) {
+			t.Fatalf("%s: violations %+v, want the grandchild's write to %s", mode, vs, late)
+		}
+	}
+	os.Remove(late)
+	noChildLeft(t)
+}

@@ -19,7 +19,7 @@ type Session struct {
 	policy    *Policy
 	table     map[int]call
 	listener  int        // the seccomp listener, -1 without one
-	answering sync.Mutex // held by the hub while it answers
+	answering sync.Mutex // held by whoever answers: the task's waiter, then the hub
 	closed    bool       // the listener is closed (by the hub, if it failed)
 	cmd       *exec.Cmd
 	io        *taskIO       // a forked session's descriptors and wait; nil when started from a thread
@@ -127,6 +127,9 @@ func (s *Session) confineThread(rfd int, rflags uint32, prog *unix.SockFprog) er
 // Wait waits for the command, as cmd.Wait.
 func (s *Session) Wait() error {
 	if s.io != nil {
+		if s.listener >= 0 && s.io.exited != nil {
+			s.serveUntilExit(int(s.io.exited.Fd()))
+		}
 		return s.io.wait(s.cmd)
 	}
 	return s.cmd.Wait()

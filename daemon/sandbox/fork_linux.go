@@ -129,8 +129,8 @@ func prepare(cmd *exec.Cmd, a *forkArgs) error {
 	a.clone.flags = unix.CLONE_VM | unix.CLONE_VFORK
 	if a.prog != nil {
 		// The child creates its listener in vx's descriptor table, and
-		// the task is waited for through its pidfd (exitPollable says
-		// why). clone.pidfd, an address held as an integer, is set by
+		// the task's waiter polls its pidfd with the listener
+		// (waiter_linux.go). clone.pidfd, an address held as an integer, is set by
 		// forkChild at the last moment: a goroutine's stack, where a may
 		// be, moves when it grows or when the collector shrinks it.
 		a.clone.flags |= unix.CLONE_FILES | unix.CLONE_PIDFD
@@ -210,12 +210,7 @@ func (s *Session) fork(cmd *exec.Cmd, rfd int, rflags uint32, prog *unix.SockFpr
 	unix.Close(status[0])
 	t.started()
 	if err == nil && a.pidfd >= 0 {
-		t.exited, err = exitPollable(int(a.pidfd))
-		if err != nil {
-			unix.Kill(pid, unix.SIGKILL)
-			var ws unix.WaitStatus
-			unix.Wait4(pid, &ws, 0, nil)
-		}
+		t.exited = os.NewFile(uintptr(a.pidfd), "task")
 	} else if a.pidfd >= 0 {
 		unix.Close(int(a.pidfd))
 	}
@@ -274,24 +269,4 @@ func taskNofile() *unix.Rlimit {
 		cmd.Wait()
 	})
 	return nofile
-}
-
-// exitPollable hands an observed task's pidfd to Go's poller: it turns
-// readable when the task exits. Waiting on it there, not in a blocking
-// waitid, leaves the waiting goroutine's P free while the task runs, so
-// the hub (and the other tasks' goroutines) need not wait for the runtime
-// to take a P back from a thread blocked in a system call, as they would
-// at every notification of a task waited for in waitid. A task with no
-// observer makes no notification, and is waited for as os/exec does, in a
-// blocking waitid: the kernel wakes the waiting thread itself at the exit,
-// where the poller's wake-up comes through the scheduler. Measured on the
-// cold run of scripts/bench-sandbox.sh (Landlock alone, 200 tasks, ext4):
-// 1.15x the unconfined run's wall time waited for in the poller, 1.07x in
-// waitid.
-func exitPollable(pidfd int) (*os.File, error) {
-	if err := unix.SetNonblock(pidfd, true); err != nil {
-		unix.Close(pidfd)
-		return nil, fmt.Errorf("starting the task: its pidfd: %w", err)
-	}
-	return os.NewFile(uintptr(pidfd), "task"), nil
 }

@@ -19,7 +19,7 @@ type taskIO struct {
 	parent  []*os.File // the pipes' read (or stdin's write) ends
 	copiers int
 	copied  chan error
-	exited  *os.File // an observed task's pidfd, in Go's poller: readable once it has exited; nil: waited for in waitid
+	exited  *os.File // an observed task's pidfd, which its waiter polls (waiter_linux.go); nil without an observer
 }
 
 // stdio gives the child cmd's Stdin, Stdout and Stderr as os/exec would:
@@ -146,8 +146,12 @@ func (t *taskIO) wait(cmd *exec.Cmd) error {
 	if cmd.ProcessState != nil {
 		return errors.New("exec: Wait was already called")
 	}
-	awaitExit(t.exited)
-	state, err := cmd.Process.Wait() // at once if awaited: the task has exited
+	if t.exited != nil {
+		t.exited.Close()
+	}
+	// At once after serveUntilExit; without an observer the task is
+	// waited for here, in waitid, as os/exec does.
+	state, err := cmd.Process.Wait()
 	if err != nil {
 		t.abandon()
 		return err
@@ -184,25 +188,4 @@ func (t *taskIO) wait(cmd *exec.Cmd) error {
 		return &exec.ExitError{ProcessState: state}
 	}
 	return copyErr
-}
-
-// awaitExit parks the calling goroutine in Go's poller until the pidfd
-// turns readable (the task has exited), then closes it. On any error it
-// returns, and the blocking wait that follows does the waiting.
-func awaitExit(pidfd *os.File) {
-	if pidfd == nil {
-		return
-	}
-	defer pidfd.Close()
-	rc, err := pidfd.SyscallConn()
-	if err != nil {
-		return
-	}
-	// Go's poller drops a readiness that came before this wait began,
-	// so the pidfd's state is asked each time, never assumed.
-	rc.Read(func(fd uintptr) bool {
-		p := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-		n, err := unix.Poll(p, 0)
-		return err != nil || n == 1
-	})
 }

@@ -15,6 +15,13 @@ import (
 // and a cold 200-task run's tasks lasted about 1 ms longer for their two
 // notifications. Processes of the task that outlive its first one are
 // answered by the hub from then on, until Finish.
+//
+// A task without an observer makes no notification and is waited for in
+// waitid, as os/exec does. Neither kind is waited for in Go's poller: the
+// kernel wakes a thread blocked in poll(2) or waitid itself at the exit,
+// where the poller's wake-up came through the scheduler (cold 200-task
+// run, Landlock alone, ext4: 1.15x the unconfined wall time waited for in
+// the poller, 1.07x in waitid).
 
 // ioctlNotifSetFlags is SECCOMP_IOCTL_NOTIF_SET_FLAGS, and
 // userNotifFDSyncWakeUp its one flag.

@@ -19,7 +19,7 @@ type taskIO struct {
 	parent  []*os.File // the pipes' read (or stdin's write) ends
 	copiers int
 	copied  chan error
-	exited  *os.File // an observed task's pidfd, which its waiter polls (waiter_linux.go); nil without an observer
+	exited  *os.File // an observed task's pidfd, which its waiter polls (waiter_linux.go); nil without an observer, and once Wait closed it
 }
 
 // stdio gives the child cmd's Stdin, Stdout and Stderr as os/exec would:
@@ -147,7 +147,9 @@ func (t *taskIO) wait(cmd *exec.Cmd) error {
 		return errors.New("exec: Wait was already called")
 	}
 	if t.exited != nil {
+		// Nil once closed: a second Wait must not poll it again.
 		t.exited.Close()
+		t.exited = nil
 	}
 	// At once after serveUntilExit; without an observer the task is
 	// waited for here, in waitid, as os/exec does.

@@ -236,6 +236,7 @@ func (s *Session) fork(cmd *exec.Cmd, rfd int, rflags uint32, prog *unix.SockFpr
 	// A pidfd-backed handle: the child is not reaped yet, so its pid is
 	// still its own.
 	cmd.Process, _ = os.FindProcess(pid)
+	t.copy()
 	s.io = t
 	return nil
 }

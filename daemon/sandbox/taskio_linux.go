@@ -18,6 +18,7 @@ type taskIO struct {
 	child   []*os.File // the child's ends, closed once it has started
 	parent  []*os.File // the pipes' read (or stdin's write) ends
 	copiers int
+	copies  []func() // the copiers, started once the task has: an abandoned start copies nothing
 	copied  chan error
 	exited  *os.File // an observed task's pidfd, which its waiter polls (waiter_linux.go); nil without an observer, and once Wait closed it
 }
@@ -73,7 +74,7 @@ func (t *taskIO) input(r io.Reader) (int, error) {
 	}
 	t.child, t.parent = append(t.child, pr), append(t.parent, pw)
 	t.copiers++
-	go func() {
+	t.copies = append(t.copies, func() {
 		_, err := io.Copy(pw, r)
 		// The task may stop reading and exit: that is no error of its.
 		if errors.Is(err, syscall.EPIPE) || errors.Is(err, os.ErrClosed) {
@@ -83,7 +84,7 @@ func (t *taskIO) input(r io.Reader) (int, error) {
 			err = cerr
 		}
 		t.copied <- err
-	}()
+	})
 	return int(pr.Fd()), nil
 }
 
@@ -100,13 +101,13 @@ func (t *taskIO) output(w io.Writer) (int, error) {
 	}
 	t.child, t.parent = append(t.child, pw), append(t.parent, pr)
 	t.copiers++
-	go func() {
+	t.copies = append(t.copies, func() {
 		_, err := io.Copy(w, pr)
 		if errors.Is(err, os.ErrClosed) {
 			err = nil // closed by wait after WaitDelay, which says so
 		}
 		t.copied <- err
-	}()
+	})
 	return int(pw.Fd()), nil
 }
 
@@ -119,6 +120,17 @@ func (t *taskIO) devNull(flag int) (int, error) {
 	return int(f.Fd()), nil
 }
 
+// copy starts the copiers, once the task has started. Not before: a
+// start that gives up (errNoFork) leaves cmd's streams to os/exec, and
+// a copier begun meanwhile would have read the task's stdin into a pipe
+// nobody reads, or written to its Stdout beside os/exec's.
+func (t *taskIO) copy() {
+	for _, f := range t.copies {
+		go f()
+	}
+	t.copies = nil
+}
+
 // started closes the child's ends, which only the child uses now.
 func (t *taskIO) started() {
 	for _, f := range t.child {
@@ -127,7 +139,7 @@ func (t *taskIO) started() {
 	t.child = nil
 }
 
-// abandon closes everything after a failed start; the copiers end.
+// abandon closes everything after a failed start; no copier started.
 func (t *taskIO) abandon() {
 	t.started()
 	for _, f := range t.parent {

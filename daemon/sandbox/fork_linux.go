@@ -215,10 +215,21 @@ func (s *Session) fork(cmd *exec.Cmd, rfd int, rflags uint32, prog *unix.SockFpr
 		unix.Close(int(a.pidfd))
 	}
 	if err == nil && prog != nil {
-		// Answered by the task's waiter (waiter_linux.go) until its first
-		// process exits.
+		// Answered by the hub until Wait takes the listener over, then by
+		// the task's waiter until its first process exits
+		// (waiter_linux.go): the task runs whether or not Wait is called.
 		s.listener = int(a.listener)
 		wakeOnCaller(s.listener)
+		if err = observers.add(s); err != nil {
+			// Nothing would answer its watched calls: it must not run on.
+			unix.Kill(pid, unix.SIGKILL)
+			var ws unix.WaitStatus
+			for {
+				if _, werr := unix.Wait4(pid, &ws, 0, nil); werr != unix.EINTR {
+					break
+				}
+			}
+		}
 	}
 	if err != nil {
 		// A child that failed after installing its filter left the

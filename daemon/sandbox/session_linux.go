@@ -127,7 +127,7 @@ func (s *Session) confineThread(rfd int, rflags uint32, prog *unix.SockFprog) er
 // Wait waits for the command, as cmd.Wait.
 func (s *Session) Wait() error {
 	if s.io != nil {
-		if s.listener >= 0 && s.io.exited != nil {
+		if s.listener >= 0 && s.io.exited != nil && s.takeFromHub() {
 			s.serveUntilExit(int(s.io.exited.Fd()))
 		}
 		return s.io.wait(s.cmd)

@@ -5,7 +5,9 @@ import (
 )
 
 // A forked task's notifications are answered by the goroutine waiting for
-// it, not by the hub, for as long as the task's first process lives. That
+// it, not by the hub, from Wait on for as long as the task's first process
+// lives (before Wait the hub answers them: a started task runs whether or
+// not Wait has been called, as exec.Cmd's does). That
 // goroutine blocks in poll(2) on the task's listener and pidfd, and the
 // listener is set to wake its waiter on the CPU of the process that made
 // the call (SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP, Linux 6.6), which yields
@@ -35,6 +37,16 @@ const (
 // other, which is slower but as correct.
 func wakeOnCaller(listener int) {
 	unix.Syscall(unix.SYS_IOCTL, uintptr(listener), ioctlNotifSetFlags, userNotifFDSyncWakeUp)
+}
+
+// takeFromHub stops the hub answering s's listener (after the answer in
+// progress, if any) for the waiter to answer it. false: the hub failed
+// and closed it, and there is nothing to answer.
+func (s *Session) takeFromHub() bool {
+	observers.remove(s)
+	s.answering.Lock()
+	defer s.answering.Unlock()
+	return !s.closed
 }
 
 // serveUntilExit answers s's notifications until the process behind pidfd

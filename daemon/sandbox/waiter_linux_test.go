@@ -76,3 +76,49 @@ func TestSecondWaitSaysItWasCalled(t *testing.T) {
 	}
 	noChildLeft(t)
 }
+
+// A started task runs, as exec.Cmd's does, whether or not Wait has been
+// called yet: its watched calls are answered from Start on. A caller may
+// do its own work between Start and Wait (feed the task's stdin, read
+// another task's output); a task stalled at its first watched call until
+// Wait would deadlock it.
+func TestTaskRunsBeforeWaitIsCalled(t *testing.T) {
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "dist", "started")
+	outside := filepath.Join(filepath.Dir(dir), filepath.Base(dir)+"-before-wait")
+	for _, mode := range []string{wire.SandboxEnforce, wire.SandboxReport} {
+		os.RemoveAll(filepath.Join(dir, "dist"))
+		os.Remove(outside)
+		cmd := exec.Command("/bin/sh", "-c", `mkdir -p dist; echo x > `+outside+`; echo y > dist/started`)
+		cmd.Dir = dir
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		s, err := startConfined(t, mode, dir, cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			if _, err := os.Stat(marker); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+				s.Wait()
+				s.Finish()
+				t.Fatalf("%s: the task has not got past its watched calls in 10 s without Wait: it waits for Wait to answer them", mode)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if err := s.Wait(); err != nil {
+			t.Fatalf("%s: %v %s", mode, err, out.String())
+		}
+		vs := s.Finish()
+		if len(vs) != 1 || vs[0].Path != outside || vs[0].Denied != (mode == wire.SandboxEnforce) {
+			t.Fatalf("%s: violations %+v, want the write to %s made before Wait", mode, vs, outside)
+		}
+	}
+	os.Remove(outside)
+	noChildLeft(t)
+}

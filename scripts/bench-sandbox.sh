@@ -11,8 +11,17 @@
 # configurations so that machine noise hits all alike. Prints a markdown
 # block: medians of BENCH_COLD_RUNS (default 5) and the ratios.
 #
+# With BENCH_VX_BIN_B (another vx binary, e.g. main's before a change),
+# each round also runs the enforce and report configurations with it, so
+# that the two binaries are compared in one series, and the block adds
+# their rows and the median of each round's ratio to that round's
+# unconfined run (steadier than the ratio of medians when the machine's
+# speed drifts). A BENCH_WORK under /dev/shm measures on tmpfs, without
+# ext4's inode allocation, which varies from run to run more than the
+# sandbox costs.
+#
 # Usage: bash scripts/bench-sandbox.sh
-# Env:   BENCH_COLD_N, BENCH_COLD_RUNS, BENCH_WORK, BENCH_VX_BIN
+# Env:   BENCH_COLD_N, BENCH_COLD_RUNS, BENCH_WORK, BENCH_VX_BIN, BENCH_VX_BIN_B
 set -euo pipefail
 {
 BENCH_NAME=bench-sandbox
@@ -37,27 +46,47 @@ sed '0,/"projects"/s//"sandbox": { "mode": "report" },\n  "projects"/' "$cfg/off
 cp "$cfg/enforce" "$ws/vx.workspace.json"
 (cd "$ws" && "$VX" info | grep -i '^sandbox' >&2)
 
-# ms CONFIG: "WALL CPU" in ms of one cold run; CPU is user+sys of vx and
-# its tasks (GNU time), steadier than wall time on a shared machine.
+VXB=
+if [[ -n ${BENCH_VX_BIN_B:-} ]]; then
+  VXB=$(cd "$(dirname "$BENCH_VX_BIN_B")" && pwd)/$(basename "$BENCH_VX_BIN_B")
+fi
+
+# ms CONFIG [VX]: "WALL CPU" in ms of one cold run; CPU is user+sys of vx
+# and its tasks (GNU time), steadier than wall time on a shared machine.
+# A run that fails stops the script with the run's last lines (ms runs in
+# a process substitution, whose failure alone would not stop it: the read
+# that follows would, without a word).
 ms() {
   cp "$cfg/$1" "$ws/vx.workspace.json"
   wipe "$ws"
-  (cd "$ws" && /usr/bin/time -f '%e %U %S' -o "$WORK/time.txt" "$VX" run build >/dev/null)
+  if ! (cd "$ws" && /usr/bin/time -f '%e %U %S' -o "$WORK/time.txt" "${2:-$VX}" run build >"$WORK/run.log" 2>&1); then
+    log "a run failed: configuration $1, vx ${2:-$VX}; its last lines:"
+    tail -5 "$WORK/run.log" >&2
+    kill -TERM $$
+    exit 1
+  fi
   awk '{ printf "%d %d\n", $1 * 1000, ($2 + $3) * 1000 }' "$WORK/time.txt"
 }
 
 [[ -x /usr/bin/time ]] || { log "GNU time (/usr/bin/time, Debian package time) is needed"; exit 1; }
-off=() on=() rep=() coff=() con=() crep=()
+off=() on=() rep=() coff=() con=() crep=() onb=() repb=() ron=() rrep=() ronb=() rrepb=()
+x() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
 ms off >/dev/null; ms enforce >/dev/null; ms report >/dev/null # warm the page cache
 for ((i = 1; i <= RUNS; i++)); do
   read -r w c < <(ms off); off+=("$w"); coff+=("$c")
-  read -r w c < <(ms enforce); on+=("$w"); con+=("$c")
-  read -r w c < <(ms report); rep+=("$w"); crep+=("$c")
+  read -r w c < <(ms enforce); on+=("$w"); con+=("$c"); ron+=("$(x "$w" "${off[-1]}")")
+  read -r w c < <(ms report); rep+=("$w"); crep+=("$c"); rrep+=("$(x "$w" "${off[-1]}")")
   log "run $i: off ${off[-1]} ms (cpu ${coff[-1]}), enforce ${on[-1]} (${con[-1]}), report ${rep[-1]} (${crep[-1]})"
+  if [[ -n $VXB ]]; then
+    read -r w _ < <(ms enforce "$VXB"); onb+=("$w"); ronb+=("$(x "$w" "${off[-1]}")")
+    read -r w _ < <(ms report "$VXB"); repb+=("$w"); rrepb+=("$(x "$w" "${off[-1]}")")
+    log "run $i, BENCH_VX_BIN_B: enforce ${onb[-1]} ms, report ${repb[-1]}"
+  fi
 done
 mo=$(median "${off[@]}") mn=$(median "${on[@]}") mr=$(median "${rep[@]}")
 co=$(median "${coff[@]}") cn=$(median "${con[@]}") cr=$(median "${crep[@]}")
-x() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
+# fmedian: median of decimal numbers.
+fmedian() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 cat <<MD
 Command: \`bash scripts/bench-sandbox.sh\`, $(nproc) CPUs, Linux $(uname -r), $(go version | awk '{print $3}').
 
@@ -66,6 +95,12 @@ Command: \`bash scripts/bench-sandbox.sh\`, $(nproc) CPUs, Linux $(uname -r), $(
 | no sandbox | $mo | 1 | $co | 1 |
 | every task sandboxed, enforce, network false | $mn | $(x "$mn" "$mo") | $cn | $(x "$cn" "$co") |
 | every task sandboxed, report | $mr | $(x "$mr" "$mo") | $cr | $(x "$cr" "$co") |
+
+Median of each round's ratio to its unconfined run, wall: enforce $(fmedian "${ron[@]}"), report $(fmedian "${rrep[@]}").
+$(if [[ -n $VXB ]]; then
+  echo
+  echo "BENCH_VX_BIN_B ($VXB), same rounds: enforce $(median "${onb[@]}") ms wall ($(x "$(median "${onb[@]}")" "$mo")×, round ratios $(fmedian "${ronb[@]}")), report $(median "${repb[@]}") ms ($(x "$(median "${repb[@]}")" "$mo")×, round ratios $(fmedian "${rrepb[@]}"))."
+fi)
 
 Goal: enforce ≤ 1.05× wall. Samples, wall ms: off ${off[*]}; enforce ${on[*]}; report ${rep[*]}.
 CPU ms: off ${coff[*]}; enforce ${con[*]}; report ${crep[*]}. Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg).

@@ -50,6 +50,20 @@ func openFds(t *testing.T) int {
 	return len(entries)
 }
 
+// fileAppears waits up to within for path to exist.
+func fileAppears(path string, within time.Duration) bool {
+	deadline := time.Now().Add(within)
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 func noChildLeft(t *testing.T) {
 	t.Helper()
 	var ws syscall.WaitStatus
@@ -504,15 +518,8 @@ func TestCallsAfterTheLeadersExitAreAnswered(t *testing.T) {
 		if err := s.Wait(); err != nil {
 			t.Fatalf("%s: %v %s", mode, err, out.String())
 		}
-		deadline := time.Now().Add(5 * time.Second)
-		for {
-			if _, err := os.Stat(marker); err == nil {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: the grandchild's calls after the leader's exit were never answered", mode)
-			}
-			time.Sleep(10 * time.Millisecond)
+		if !fileAppears(marker, 5*time.Second) {
+			t.Fatalf("%s: the grandchild's calls after the leader's exit were never answered", mode)
 		}
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		vs := s.Finish()

@@ -61,17 +61,8 @@ func TestSecondWaitSaysItWasCalled(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), "already called") {
 				t.Fatalf("%s: %q: second Wait = %v, want exec's 'Wait was already called'", mode, command, err)
 			}
-			if strings.Contains(command, "&") {
-				deadline := time.Now().Add(5 * time.Second)
-				for {
-					if _, err := os.Stat(marker); err == nil {
-						break
-					}
-					if time.Now().After(deadline) {
-						t.Fatalf("%s: the grandchild's calls were never answered", mode)
-					}
-					time.Sleep(10 * time.Millisecond)
-				}
+			if strings.Contains(command, "&") && !fileAppears(marker, 5*time.Second) {
+				t.Fatalf("%s: the grandchild's calls were never answered", mode)
 			}
 			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			s.Finish()
@@ -101,18 +92,11 @@ func TestTaskRunsBeforeWaitIsCalled(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			if _, err := os.Stat(marker); err == nil {
-				break
-			}
-			if time.Now().After(deadline) {
-				syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-				s.Wait()
-				s.Finish()
-				t.Fatalf("%s: the task has not got past its watched calls in 10 s without Wait: it waits for Wait to answer them", mode)
-			}
-			time.Sleep(10 * time.Millisecond)
+		if !fileAppears(marker, 10*time.Second) {
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			s.Wait()
+			s.Finish()
+			t.Fatalf("%s: the task has not got past its watched calls in 10 s without Wait: it waits for Wait to answer them", mode)
 		}
 		if err := s.Wait(); err != nil {
 			t.Fatalf("%s: %v %s", mode, err, out.String())

@@ -50,6 +50,22 @@ func openFds(t *testing.T) int {
 	return len(entries)
 }
 
+// startShell starts /bin/sh -c command in dir, in its own process group,
+// under startConfined's policy; its output is in the buffer.
+func startShell(t *testing.T, mode, dir, command string) (*exec.Cmd, *Session, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command("/bin/sh", "-c", command)
+	cmd.Dir = dir
+	out := &bytes.Buffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	s, err := startConfined(t, mode, dir, cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cmd, s, out
+}
+
 // fileAppears waits up to within for path to exist.
 func fileAppears(path string, within time.Duration) bool {
 	deadline := time.Now().Add(within)
@@ -506,15 +522,7 @@ func TestCallsAfterTheLeadersExitAreAnswered(t *testing.T) {
 	for _, mode := range []string{wire.SandboxEnforce, wire.SandboxReport} {
 		os.Remove(late)
 		os.RemoveAll(filepath.Join(dir, "dist"))
-		cmd := exec.Command("/bin/sh", "-c", `mkdir -p dist; (sleep 0.2; echo x > `+late+`; echo y > dist/done) >/dev/null 2>&1 &`)
-		cmd.Dir = dir
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		s, err := startConfined(t, mode, dir, cmd)
-		if err != nil {
-			t.Fatal(err)
-		}
+		cmd, s, out := startShell(t, mode, dir, `mkdir -p dist; (sleep 0.2; echo x > `+late+`; echo y > dist/done) >/dev/null 2>&1 &`)
 		if err := s.Wait(); err != nil {
 			t.Fatalf("%s: %v %s", mode, err, out.String())
 		}

@@ -45,19 +45,11 @@ func TestSecondWaitSaysItWasCalled(t *testing.T) {
 			`mkdir -p dist; (sleep 0.2; echo y > dist/done) >/dev/null 2>&1 &`,
 		} {
 			os.RemoveAll(filepath.Join(dir, "dist"))
-			cmd := exec.Command("/bin/sh", "-c", command)
-			cmd.Dir = dir
-			var out bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &out
-			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-			s, err := startConfined(t, mode, dir, cmd)
-			if err != nil {
-				t.Fatal(err)
-			}
+			cmd, s, out := startShell(t, mode, dir, command)
 			if err := s.Wait(); err != nil {
 				t.Fatalf("%s: %q: %v %s", mode, command, err, out.String())
 			}
-			err = waitAgain(t, s)
+			err := waitAgain(t, s)
 			if err == nil || !strings.Contains(err.Error(), "already called") {
 				t.Fatalf("%s: %q: second Wait = %v, want exec's 'Wait was already called'", mode, command, err)
 			}
@@ -83,15 +75,7 @@ func TestTaskRunsBeforeWaitIsCalled(t *testing.T) {
 	for _, mode := range []string{wire.SandboxEnforce, wire.SandboxReport} {
 		os.RemoveAll(filepath.Join(dir, "dist"))
 		os.Remove(outside)
-		cmd := exec.Command("/bin/sh", "-c", `mkdir -p dist; echo x > `+outside+`; echo y > dist/started`)
-		cmd.Dir = dir
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		s, err := startConfined(t, mode, dir, cmd)
-		if err != nil {
-			t.Fatal(err)
-		}
+		cmd, s, out := startShell(t, mode, dir, `mkdir -p dist; echo x > `+outside+`; echo y > dist/started`)
 		if !fileAppears(marker, 10*time.Second) {
 			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			s.Wait()

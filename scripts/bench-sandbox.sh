@@ -8,7 +8,8 @@
 # each run): copies in different directories land in different ext4 block
 # groups, whose inode allocation costs differ by more than the sandbox does.
 # Caches and dist/ are wiped before each run; runs alternate between the
-# configurations so that machine noise hits all alike. Prints a markdown
+# configurations, in an order rotated every round, so that machine noise
+# hits all alike. Prints a markdown
 # block: medians of BENCH_COLD_RUNS (default 5) and the ratios.
 #
 # With BENCH_VX_BIN_B (another vx binary, e.g. main's before a change),
@@ -72,14 +73,30 @@ ms() {
 off=() on=() rep=() coff=() con=() crep=() onb=() repb=() ron=() rrep=() ronb=() rrepb=()
 x() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
 ms off >/dev/null; ms enforce >/dev/null; ms report >/dev/null # warm the page cache
+# Each round runs every configuration once, in an order rotated by one
+# from the round before: a cold run on ext4 costs more after runs that
+# freed many inodes in the last seconds, so a fixed order would charge
+# whichever configuration came early in every round.
+slots=(off enforce report)
+[[ -n $VXB ]] && slots+=(enforceB reportB)
+declare -A W C
 for ((i = 1; i <= RUNS; i++)); do
-  read -r w c < <(ms off); off+=("$w"); coff+=("$c")
-  read -r w c < <(ms enforce); on+=("$w"); con+=("$c"); ron+=("$(x "$w" "${off[-1]}")")
-  read -r w c < <(ms report); rep+=("$w"); crep+=("$c"); rrep+=("$(x "$w" "${off[-1]}")")
+  for ((k = 0; k < ${#slots[@]}; k++)); do
+    slot=${slots[$(((k + i) % ${#slots[@]}))]}
+    case $slot in
+      enforceB) read -r w c < <(ms enforce "$VXB") ;;
+      reportB) read -r w c < <(ms report "$VXB") ;;
+      *) read -r w c < <(ms "$slot") ;;
+    esac
+    W[$slot]=$w C[$slot]=$c
+  done
+  off+=("${W[off]}") coff+=("${C[off]}")
+  on+=("${W[enforce]}") con+=("${C[enforce]}") ron+=("$(x "${W[enforce]}" "${W[off]}")")
+  rep+=("${W[report]}") crep+=("${C[report]}") rrep+=("$(x "${W[report]}" "${W[off]}")")
   log "run $i: off ${off[-1]} ms (cpu ${coff[-1]}), enforce ${on[-1]} (${con[-1]}), report ${rep[-1]} (${crep[-1]})"
   if [[ -n $VXB ]]; then
-    read -r w _ < <(ms enforce "$VXB"); onb+=("$w"); ronb+=("$(x "$w" "${off[-1]}")")
-    read -r w _ < <(ms report "$VXB"); repb+=("$w"); rrepb+=("$(x "$w" "${off[-1]}")")
+    onb+=("${W[enforceB]}") ronb+=("$(x "${W[enforceB]}" "${W[off]}")")
+    repb+=("${W[reportB]}") rrepb+=("$(x "${W[reportB]}" "${W[off]}")")
     log "run $i, BENCH_VX_BIN_B: enforce ${onb[-1]} ms, report ${repb[-1]}"
   fi
 done

@@ -1,18 +1,24 @@
 // Package sandbox confines a task's process with Linux Landlock and learns
 // of every access it makes outside its declaration.
 //
-// Go runs no code of ours between fork and exec, but a child inherits the
-// credentials and seccomp filter of the thread that forks it. Start confines
-// a fresh, locked OS thread of vx (no_new_privs, the Landlock ruleset, and a
-// seccomp filter that hands each write-intent filesystem call and each TCP
-// connect/bind to vx through a user-notification listener) and starts the
-// task's /bin/sh -c from it; the thread is never reused. The shell and every
-// process it starts are bound from their first instruction. The observer
-// reads each notification while the calling process waits, resolves the path
-// against that process's cwd or directory descriptor, records what falls
-// outside the policy and lets the call continue: in enforce mode Landlock
-// then denies it, in report mode it goes through. No task string is ever
-// parsed: the command is the shell's -c argument, as without a sandbox.
+// Start clones the task itself (fork_linux.go): the child, sharing vx's
+// memory until it execs, sets no_new_privs, restricts itself with the
+// Landlock ruleset and installs a seccomp filter that hands each
+// write-intent filesystem call and each TCP connect/bind to vx through a
+// user-notification listener, then execs the task's /bin/sh -c. The shell
+// and every process it starts are bound from their first instruction, and
+// no thread of vx is confined. (Where vx cannot clone the task itself, on
+// other architectures or where clone3 is refused, a fresh locked thread of
+// vx is confined instead and starts the task through os/exec; the thread is
+// never reused.) The observer reads each notification while the calling
+// process waits, resolves the path against that process's cwd or directory
+// descriptor, records what falls outside the policy and lets the call
+// continue: in enforce mode Landlock then denies it, in report mode it goes
+// through. The goroutine waiting for the task answers its notifications
+// (waiter_linux.go); one hub answers those that come before that wait or
+// after the task's first process has exited (hub_linux.go). No task string
+// is ever parsed: the command is the shell's -c argument, as without a
+// sandbox.
 package sandbox
 
 import (

@@ -164,12 +164,7 @@ func childStatus(fd, pid int) error {
 	if err == nil && n == 0 {
 		return nil
 	}
-	var ws unix.WaitStatus
-	for {
-		if _, werr := unix.Wait4(pid, &ws, 0, nil); werr != unix.EINTR {
-			break
-		}
-	}
+	reap(pid)
 	if err != nil {
 		return fmt.Errorf("starting the task: reading its status: %w", err)
 	}
@@ -181,6 +176,16 @@ func childStatus(fd, pid int) error {
 		what = fmt.Sprintf("step %d", fail.stage)
 	}
 	return fmt.Errorf("starting the task: %s: %w", what, syscall.Errno(fail.errno))
+}
+
+// reap waits for the child pid to end and reaps it.
+func reap(pid int) {
+	var ws unix.WaitStatus
+	for {
+		if _, err := unix.Wait4(pid, &ws, 0, nil); err != unix.EINTR {
+			return
+		}
+	}
 }
 
 // fork starts cmd as a forked session: errNoFork when this host cannot
@@ -223,12 +228,7 @@ func (s *Session) fork(cmd *exec.Cmd, rfd int, rflags uint32, prog *unix.SockFpr
 		if err = observers.add(s); err != nil {
 			// Nothing would answer its watched calls: it must not run on.
 			unix.Kill(pid, unix.SIGKILL)
-			var ws unix.WaitStatus
-			for {
-				if _, werr := unix.Wait4(pid, &ws, 0, nil); werr != unix.EINTR {
-					break
-				}
-			}
+			reap(pid)
 		}
 	}
 	if err != nil {

@@ -132,10 +132,8 @@ func (h *hub) serve(ev unix.EpollEvent) {
 		return
 	}
 	s.answering.Lock()
-	fds := []unix.PollFd{{Fd: ev.Fd, Events: unix.POLLIN}}
-	n, _ := unix.Poll(fds, 0)
-	ready := n == 1 && fds[0].Revents&unix.POLLIN != 0
-	if n == 1 && !ready {
+	ready, gone := pollListener(int(ev.Fd))
+	if gone {
 		// No observed process left (POLLHUP): stop waking for it.
 		delete(h.sessions, ev.Fd)
 		unix.EpollCtl(h.epfd, unix.EPOLL_CTL_DEL, int(ev.Fd), nil)
@@ -164,4 +162,16 @@ func (h *hub) fail(err error) {
 		s.closed = true
 		s.answering.Unlock()
 	}
+}
+
+// pollListener asks a listener, without waiting, whether a notification is
+// ready, and whether it is gone: no process holds its filter any more and
+// nothing is left to read (hung up).
+func pollListener(fd int) (ready, gone bool) {
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	if n, _ := unix.Poll(fds, 0); n != 1 {
+		return false, false
+	}
+	ready = fds[0].Revents&unix.POLLIN != 0
+	return ready, !ready
 }

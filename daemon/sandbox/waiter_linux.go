@@ -51,10 +51,10 @@ func (s *Session) takeFromHub() bool {
 
 // serveUntilExit answers s's notifications until the process behind pidfd
 // has exited, then hands the listener to the hub if any process of the
-// task still holds it. false: the hub could not take it, and the session
-// was halted (a process left gets ENOSYS from a watched call rather than
-// wait for an answer that would never come).
-func (s *Session) serveUntilExit(pidfd int) bool {
+// task still holds it. If the hub cannot take it, the session is halted:
+// a process left gets ENOSYS from a watched call rather than wait for an
+// answer that would never come.
+func (s *Session) serveUntilExit(pidfd int) {
 	fds := []unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}, {Fd: int32(s.listener), Events: unix.POLLIN}}
 	for {
 		for i := range fds {
@@ -78,13 +78,10 @@ func (s *Session) serveUntilExit(pidfd int) bool {
 		// any more): wait for its exit alone.
 		fds = fds[:1]
 	}
-	held := []unix.PollFd{{Fd: int32(s.listener), Events: unix.POLLIN}}
-	if n, _ := unix.Poll(held, 0); n == 1 && held[0].Revents&unix.POLLHUP != 0 && held[0].Revents&unix.POLLIN == 0 {
-		return true // no process of the task is left holding the filter
+	if _, gone := pollListener(s.listener); gone {
+		return // no process of the task is left holding the filter
 	}
 	if observers.add(s) != nil {
 		s.halt()
-		return false
 	}
-	return true
 }

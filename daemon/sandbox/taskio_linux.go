@@ -15,12 +15,11 @@ import (
 // taskIO is what a forked session does in exec.Cmd's place: the task's
 // standard descriptors, the goroutines copying its pipes, and its wait.
 type taskIO struct {
-	child   []*os.File // the child's ends, closed once it has started
-	parent  []*os.File // the pipes' read (or stdin's write) ends
-	copiers int
-	copies  []func() // the copiers, started once the task has: an abandoned start copies nothing
-	copied  chan error
-	exited  *os.File // an observed task's pidfd, which its waiter polls (waiter_linux.go); nil without an observer, and once Wait closed it
+	child  []*os.File // the child's ends, closed once it has started
+	parent []*os.File // the pipes' read (or stdin's write) ends
+	copies []func()   // the copiers, started once the task has: an abandoned start copies nothing
+	copied chan error
+	exited *os.File // an observed task's pidfd, which its waiter polls (waiter_linux.go); nil without an observer, and once Wait closed it
 }
 
 // stdio gives the child cmd's Stdin, Stdout and Stderr as os/exec would:
@@ -73,7 +72,6 @@ func (t *taskIO) input(r io.Reader) (int, error) {
 		return -1, err
 	}
 	t.child, t.parent = append(t.child, pr), append(t.parent, pw)
-	t.copiers++
 	t.copies = append(t.copies, func() {
 		_, err := io.Copy(pw, r)
 		// The task may stop reading and exit: that is no error of its.
@@ -100,7 +98,6 @@ func (t *taskIO) output(w io.Writer) (int, error) {
 		return -1, err
 	}
 	t.child, t.parent = append(t.child, pw), append(t.parent, pr)
-	t.copiers++
 	t.copies = append(t.copies, func() {
 		_, err := io.Copy(w, pr)
 		if errors.Is(err, os.ErrClosed) {
@@ -128,7 +125,6 @@ func (t *taskIO) copy() {
 	for _, f := range t.copies {
 		go f()
 	}
-	t.copies = nil
 }
 
 // started closes the child's ends, which only the child uses now.
@@ -178,7 +174,7 @@ func (t *taskIO) wait(cmd *exec.Cmd) error {
 		defer timer.Stop()
 		timeout = timer.C
 	}
-	for n := t.copiers; n > 0; {
+	for n := len(t.copies); n > 0; {
 		select {
 		case err := <-t.copied:
 			n--

@@ -205,14 +205,8 @@ func (h *Hasher) HashFile(abs string) (string, error) {
 	// A bare lstat into a Stat_t on the stack: os.Lstat would allocate a
 	// FileInfo for each of a run's (often 10,000 and more) inputs.
 	var st syscall.Stat_t
-	for {
-		err := syscall.Lstat(abs, &st)
-		if err == nil {
-			break
-		}
-		if err != syscall.EINTR {
-			return "", &fs.PathError{Op: "lstat", Path: abs, Err: err}
-		}
+	if err := lstat(abs, &st); err != nil {
+		return "", &fs.PathError{Op: "lstat", Path: abs, Err: err}
 	}
 	switch st.Mode & syscall.S_IFMT {
 	case syscall.S_IFLNK:

@@ -30,12 +30,11 @@ type prestat struct {
 	stop   atomic.Bool
 }
 
-// add keeps a loaded record and returns its index.
-func (p *prestat) add(name string, k statKey, sum [16]byte) int32 {
+// add keeps a loaded record.
+func (p *prestat) add(name string, k statKey, sum [16]byte) {
 	p.names = append(p.names, name)
 	p.keys = append(p.keys, k)
 	p.hashes = append(p.hashes, sum)
-	return int32(len(p.names) - 1)
 }
 
 // Prestat stats every file of the loaded stat cache under root, in

@@ -26,7 +26,7 @@ type Stamp struct {
 func StampOf(path string) Stamp {
 	st := Stamp{Path: path}
 	var s syscall.Stat_t
-	if err := syscall.Lstat(path, &s); err != nil {
+	if err := lstat(path, &s); err != nil {
 		return st
 	}
 	return stampOfStat(path, &s)

@@ -54,25 +54,17 @@ type Reader struct {
 func (r *Reader) Fail() { r.Bad, r.S = true, "" }
 
 // Uint reads an unsigned varint.
-func (r *Reader) Uint() uint64 {
-	if r.Bad {
-		return 0
-	}
-	v, n := binary.Uvarint([]byte(r.S[:min(len(r.S), binary.MaxVarintLen64)]))
-	if n <= 0 {
-		r.Fail()
-		return 0
-	}
-	r.S = r.S[n:]
-	return v
-}
+func (r *Reader) Uint() uint64 { return varint(r, binary.Uvarint) }
 
 // Int reads a signed varint.
-func (r *Reader) Int() int64 {
+func (r *Reader) Int() int64 { return varint(r, binary.Varint) }
+
+// varint reads one varint with decode (binary.Uvarint or binary.Varint).
+func varint[T uint64 | int64](r *Reader, decode func([]byte) (T, int)) T {
 	if r.Bad {
 		return 0
 	}
-	v, n := binary.Varint([]byte(r.S[:min(len(r.S), binary.MaxVarintLen64)]))
+	v, n := decode([]byte(r.S[:min(len(r.S), binary.MaxVarintLen64)]))
 	if n <= 0 {
 		r.Fail()
 		return 0
@@ -93,13 +85,7 @@ func (r *Reader) Bytes(n uint64) string {
 }
 
 // Str reads a string written after its length.
-func (r *Reader) Str() string {
-	n := r.Uint()
-	if r.Bad {
-		return ""
-	}
-	return r.Bytes(n)
-}
+func (r *Reader) Str() string { return r.Bytes(r.Uint()) }
 
 // Bool reads a 0 or a 1; anything else is malformed.
 func (r *Reader) Bool() bool {

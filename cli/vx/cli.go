@@ -21,7 +21,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/vzn/vx/cli/cmdline"
-	"github.com/vzn/vx/client/platformpush"
 	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/daemon/remotecache"
 	"github.com/vzn/vx/daemon/repeat"
@@ -147,13 +146,16 @@ func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	debug.SetGCPercent(1000)
 	root, rootErr := workspace.FindRoot(s.WorkingDir())
 	var asked repeat.Answer
-	if rootErr == nil && !a.Has("dry") && !a.Has("affected") {
+	if rootErr == nil && !a.Has("dry") {
 		// With vxd up, an identical run may repeat the last one.
 		q := in
 		fillRun(&q, s, a, argv, req)
-		var done bool
-		if asked, done, err = tryRepeat(ctx, s, root, q, format); done {
-			return err
+		var sum *wire.RunSummary
+		if sum, asked, err = tryRepeat(ctx, s, root, q, format); sum != nil || err != nil {
+			if err != nil {
+				return err
+			}
+			return finishRun(s, sum, format, nil)
 		}
 	}
 	// The listing, the stat cache and the history need only the root:
@@ -173,11 +175,7 @@ func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 		// second is not asked again: the run stats every file.)
 		in.Changes = changeSource(m.Root)
 	}
-	if _, pushes, _ := platformpush.Resolve(m.Config.Platform, s.Environment()); !pushes {
-		// A run the platform hears of is never repeated (a repeat
-		// does not load the configuration that says where to push).
-		in.Repeat = asked.Base
-	}
+	in.Repeat = asked.Base
 	e := ops.NewEnv(m.Root, m, nil, s.Environment())
 	if a.Has("dry") {
 		plan, err := ops.Plan(ctx, e, in)
@@ -205,36 +203,14 @@ func fillRun(in *ops.ExecuteInput, s *cmdline.IO, a *cmdline.Args, argv []string
 	}
 }
 
-// tryRepeat answers the run from the memo of the last identical fully
-// cached run when vxd's change journal proves nothing it depends on has
-// changed since (done); else it answers what vxd said (the Base the run
-// may leave its own memo on; Silent when vxd did not answer, so that the
-// run does not wait for it a second time). It never starts a daemon.
-func tryRepeat(ctx context.Context, s *cmdline.IO, root string, in ops.ExecuteInput, format string) (repeat.Answer, bool, error) {
-	src := changeSource(root)
-	parts, ok := in.RepeatParts(s.WorkingDir())
-	if src == nil || !ok {
-		return repeat.Answer{}, false, nil
-	}
-	ans := repeat.Ask(ctx, root, src, in.Environ, parts...)
-	in.Logger.Debug().Str("why", ans.Why).Bool("repeat", ans.Memo != nil).Msg("repeat")
-	if ans.Memo == nil {
-		return ans, false, nil
-	}
+// tryRepeat is ops.TryRepeat with vxd's change journal, stopped by an
+// interrupt, printing as a run does.
+func tryRepeat(ctx context.Context, s *cmdline.IO, root string, in ops.ExecuteInput, format string) (*wire.RunSummary, repeat.Answer, error) {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	out, closeOut := runOutput(s, root, format)
-	defer closeOut()
-	in.Output = out
-	sum, err := ops.Repeat(ctx, root, ans.Memo, in)
-	if errors.Is(err, runner.ErrNotRepeated) {
-		in.Logger.Debug().Err(err).Msg("repeat")
-		return ans, false, nil
-	}
-	if err != nil {
-		return ans, true, err
-	}
-	return ans, true, finishRun(s, sum, format, nil)
+	return ops.TryRepeat(ctx, root, s.WorkingDir(), changeSource(root), in, func() (runner.Output, func()) {
+		return runOutput(s, root, format)
+	})
 }
 
 // runOutput is how a run prints: task lines to stdout (stderr when the

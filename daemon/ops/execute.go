@@ -3,11 +3,11 @@ package ops
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/rs/zerolog"
+	"github.com/vzn/vx/client/platformpush"
 
 	"github.com/vzn/vx/daemon/hashing"
 	"github.com/vzn/vx/daemon/remotecache"
@@ -68,6 +68,13 @@ func (e *Env) prepare(ctx context.Context, in *ExecuteInput, plan bool) (*runner
 	if err != nil {
 		return nil, nil, &RefusalError{ExitCode: 2, Msg: e.Masker.String(err.Error())}
 	}
+	if in.Repeat != nil {
+		if _, pushes, _ := platformpush.Resolve(m.Config.Platform, in.Environ); pushes {
+			// A run the platform hears of leaves no memo: a repeat does
+			// not load the configuration that says where to push.
+			in.Repeat = nil
+		}
+	}
 	opts := in.options(m)
 	opts.Plan = plan
 	p, err := runner.Prepare(ctx, opts)
@@ -112,9 +119,11 @@ func (in *ExecuteInput) RepeatParts(cwd string) ([]string, bool) {
 	if in.Force || in.Selection.Affected || in.Selection.AffectedRef != "" || len(in.Tasks) == 0 {
 		return nil, false
 	}
-	cache := "default"
+	// The flag's own syntax, the default spelt out: --cache local:rw,remote:rw
+	// and no flag ask the same.
+	cache := remotecache.DefaultMode().String()
 	if in.Cache != nil {
-		cache = fmt.Sprintf("%+v", *in.Cache)
+		cache = in.Cache.String()
 	}
 	parts := []string{"cwd", cwd, "tasks", strings.Join(in.Tasks, "\x00"), "filters", strings.Join(in.Selection.Filters, "\x00"),
 		"continue", strconv.FormatBool(in.Continue), "concurrency", strconv.Itoa(in.Concurrency), "cache", cache,
@@ -122,10 +131,34 @@ func (in *ExecuteInput) RepeatParts(cwd string) ([]string, bool) {
 	return parts, true
 }
 
-// Repeat is Execute answered from the memo m of an earlier identical run
-// that repeat.Ask proved nothing has changed for: every task is that
-// run's hit again, printed and recorded, and the workspace is not loaded.
-func Repeat(ctx context.Context, root string, m *repeat.Memo, in ExecuteInput) (*wire.RunSummary, error) {
+// TryRepeat answers the run in, asked from cwd, from the memo of the last
+// identical fully cached run when vxd's change journal (src) proves that
+// nothing it depends on has changed since: every task is that run's hit
+// again, printed through output's Output (output's func closes it) and
+// recorded, and the workspace is not loaded. A nil summary says the run
+// must be executed; the answer is then what vxd said: the Base the run
+// may leave its own memo on, Silent when vxd did not answer (the run then
+// does not wait for it a second time). It never starts a daemon.
+func TryRepeat(ctx context.Context, root, cwd string, src hashing.ChangeSource, in ExecuteInput, output func() (runner.Output, func())) (*wire.RunSummary, repeat.Answer, error) {
+	parts, ok := in.RepeatParts(cwd)
+	if src == nil || !ok {
+		return nil, repeat.Answer{}, nil
+	}
+	ans := repeat.Ask(ctx, root, src, in.Environ, parts...)
+	in.Logger.Debug().Str("why", ans.Why).Bool("repeat", ans.Memo != nil).Msg("repeat")
+	if ans.Memo == nil {
+		return nil, ans, nil
+	}
+	out, closeOut := output()
+	defer closeOut()
 	o := &runner.Options{Tasks: in.Tasks, Args: in.Command, Environ: in.Environ, Logger: in.Logger}
-	return runner.Repeat(ctx, root, m, o, in.Output)
+	sum, err := runner.Repeat(ctx, root, ans.Memo, o, out)
+	if errors.Is(err, runner.ErrNotRepeated) {
+		in.Logger.Debug().Err(err).Msg("repeat")
+		return nil, ans, nil
+	}
+	if err != nil {
+		return nil, ans, err
+	}
+	return sum, ans, nil
 }

@@ -219,3 +219,23 @@ func TestRepeatKeepsSecretsMasked(t *testing.T) {
 		}
 	}
 }
+
+// A run the platform hears of leaves no memo (a repeat would not load the
+// configuration that says where to push), so no later run repeats it;
+// the same workspace without the platform does repeat.
+func TestPlatformRunIsNeverRepeated(t *testing.T) {
+	root := journalWorkspace(t)
+	repeatRun(t, root, nil)
+	settle()
+	waitJournal(t, startDaemon(t, root))
+	platform := []string{"VX_PLATFORM_URL=http://127.0.0.1:1", "VX_PLATFORM_WORKSPACE=acme"}
+	repeatRun(t, root, platform)
+	settle()
+	for i := 0; i < 3; i++ {
+		wantNoRepeat(t, root, "a run the platform hears of", "", platform)
+		if _, err := os.Stat(filepath.Join(root, ".vx", "repeat")); err == nil {
+			t.Fatal("a run the platform hears of left a repeat memo")
+		}
+	}
+	settleRepeat(t, root)
+}

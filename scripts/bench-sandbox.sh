@@ -102,8 +102,6 @@ for ((i = 1; i <= RUNS; i++)); do
 done
 mo=$(median "${off[@]}") mn=$(median "${on[@]}") mr=$(median "${rep[@]}")
 co=$(median "${coff[@]}") cn=$(median "${con[@]}") cr=$(median "${crep[@]}")
-# fmedian: median of decimal numbers.
-fmedian() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 cat <<MD
 Command: \`bash scripts/bench-sandbox.sh\`, $(nproc) CPUs, Linux $(uname -r), $(go version | awk '{print $3}').
 

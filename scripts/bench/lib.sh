@@ -84,6 +84,9 @@ ms() {
   echo $(((end - start) / 1000))
 }
 
-median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2)}'; }
+# fmedian is the median of decimal numbers; median, of whole ones
+# (rounded down).
+fmedian() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.10g\n", (a[NR/2]+a[NR/2+1])/2}'; }
+median() { fmedian "$@" | awk '{printf "%d\n", $1}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a/b}'; }
 met() { awk -v r="$1" -v t="$2" 'BEGIN {print (r <= t) ? "yes" : "NO"}'; }

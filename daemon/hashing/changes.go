@@ -80,6 +80,9 @@ type Changes struct {
 	dirty    bool
 	listing  fileID
 	listOK   bool
+	// listStamps are the stats of the run's listing (listing) that the
+	// journal does not watch: git's index, configuration, ignore files.
+	listStamps []Stamp
 	// unwatched are the inputs read that the journal cannot vouch for
 	// (outside its view, or with other links), by absolute path.
 	unwatched map[string]Stamp
@@ -194,23 +197,29 @@ func (c *Changes) ListFiles(ctx context.Context, root string) ([]string, error) 
 		files, _, err := ListFilesCached(ctx, root, path)
 		return files, err
 	}
+	var held []Stamp
+	keep := func(stats []Stamp) { held = unwatchedOf(c.root, stats) }
+	defer func() {
+		if c.listOK {
+			c.listStamps = held
+		}
+	}()
 	if c.complete && c.prior.listingOK {
-		if files, id, ok := c.loadTrustedListing(path); ok {
+		if files, id, ok := c.loadTrustedListing(path, keep); ok {
 			c.listing, c.listOK = id, true
 			return files, nil
 		}
 	}
 	var before, after syscall.Stat_t
 	errBefore := syscall.Stat(path, &before)
-	files, reused, saved, err := listFilesCached(ctx, root, path)
-	errAfter := syscall.Stat(path, &after)
+	files, reused, saved, err := listFilesCached(ctx, root, path, keep)
 	switch {
 	case err != nil:
 	case saved != nil:
 		// Saved by this run from stats it took after the token: as good
-		// as one the check reused.
+		// as one the check reused (listFilesCached stat'ed it after).
 		c.listing, c.listOK = *saved, true
-	case reused && errBefore == nil && errAfter == nil && fileIDOf(&before) == fileIDOf(&after):
+	case reused && errBefore == nil && syscall.Stat(path, &after) == nil && fileIDOf(&before) == fileIDOf(&after):
 		// The same file before and after: the listing the check reused.
 		c.listing, c.listOK = fileIDOf(&after), true
 	}
@@ -219,7 +228,7 @@ func (c *Changes) ListFiles(ctx context.Context, root string) ([]string, error) 
 
 // loadTrustedListing reads the saved listing the last run found valid
 // (the same file: one open, its fstat and its read).
-func (c *Changes) loadTrustedListing(path string) ([]string, fileID, bool) {
+func (c *Changes) loadTrustedListing(path string, keep func([]Stamp)) ([]string, fileID, bool) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fileID{}, false
@@ -233,7 +242,7 @@ func (c *Changes) loadTrustedListing(path string) ([]string, fileID, bool) {
 	if _, err := readFull(f, raw); err != nil {
 		return nil, fileID{}, false
 	}
-	files, ok := parseListing(raw, listEnv(c.root), c.unchanged)
+	files, ok := parseListing(raw, listEnv(c.root), c.unchanged, keep)
 	return files, fileIDOf(&st), ok
 }
 

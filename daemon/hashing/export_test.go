@@ -17,7 +17,7 @@ func SetRacyWindow(d time.Duration) func() {
 // ListFilesSaved is ListFilesCached answering also whether this call saved
 // the listing, and whether the identity it answered is the file's now.
 func ListFilesSaved(ctx context.Context, root, path string) (reused, saved, same bool, err error) {
-	_, reused, id, err := listFilesCached(ctx, root, path)
+	_, reused, id, err := listFilesCached(ctx, root, path, nil)
 	if id == nil {
 		return reused, false, false, err
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"errors"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -15,6 +14,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/vzn/vx/daemon/records"
 	"github.com/vzn/vx/protocol/layout"
 )
 
@@ -49,15 +49,16 @@ var racyWindow = 2 * time.Second
 // git, or with GIT_DIR, GIT_WORK_TREE or GIT_INDEX_FILE set, it is
 // ListFiles.
 func ListFilesCached(ctx context.Context, root, path string) (files []string, reused bool, err error) {
-	files, reused, _, err = listFilesCached(ctx, root, path)
+	files, reused, _, err = listFilesCached(ctx, root, path, nil)
 	return files, reused, err
 }
 
 // listFilesCached is ListFilesCached; saved, when this call saved the
-// listing anew, is the saved file's identity.
-func listFilesCached(ctx context.Context, root, path string) (files []string, reused bool, saved *fileID, err error) {
+// listing anew, is the saved file's identity. keep, when not nil, is given
+// the stats of the listing reused or saved.
+func listFilesCached(ctx context.Context, root, path string, keep func([]Stamp)) (files []string, reused bool, saved *fileID, err error) {
 	env := listEnv(root)
-	if files, ok := loadListing(path, env); ok {
+	if files, ok := loadListing(path, env, keep); ok {
 		return files, true, nil, nil
 	}
 	if os.Getenv("GIT_DIR") != "" || os.Getenv("GIT_WORK_TREE") != "" || os.Getenv("GIT_INDEX_FILE") != "" {
@@ -91,6 +92,9 @@ func listFilesCached(ctx context.Context, root, path string) (files []string, re
 		return files, false, nil, nil // not saved, or replaced since by another run
 	}
 	id := fileIDOf(&now)
+	if keep != nil {
+		keep(stats)
+	}
 	return files, false, &id, nil
 }
 
@@ -246,19 +250,19 @@ func gitRepoFiles(ctx context.Context, root string) ([]Stamp, bool) {
 	return stats, true
 }
 
+// statBytes is one saved stat's size: mtime, ctime, size and inode (8
+// bytes each), mode (4), and whether it exists (1).
+const statBytes = 37
+
 // saveListing writes the listing and answers the inode it wrote.
 func saveListing(path, env string, stats []Stamp, files []string) (uint64, error) {
-	var b bytes.Buffer
-	b.WriteString(listCacheMagic)
-	putString := func(s string) {
-		b.Write(binary.AppendUvarint(nil, uint64(len(s))))
-		b.WriteString(s)
-	}
-	putString(env)
-	b.Write(binary.AppendUvarint(nil, uint64(len(stats))))
-	var rec [37]byte
+	var w records.Writer
+	w.B.WriteString(listCacheMagic)
+	w.Str(env)
+	w.Uint(uint64(len(stats)))
+	var rec [statBytes]byte
 	for _, st := range stats {
-		putString(st.Path)
+		w.Str(st.Path)
 		binary.LittleEndian.PutUint64(rec[0:], uint64(st.Mtime))
 		binary.LittleEndian.PutUint64(rec[8:], uint64(st.Ctime))
 		binary.LittleEndian.PutUint64(rec[16:], uint64(st.Size))
@@ -268,33 +272,40 @@ func saveListing(path, env string, stats []Stamp, files []string) (uint64, error
 		if st.Exists {
 			rec[36] = 1
 		}
-		b.Write(rec[:])
+		w.B.Write(rec[:])
 	}
-	b.Write(binary.AppendUvarint(nil, uint64(len(files))))
+	w.Uint(uint64(len(files)))
 	for _, f := range files {
-		putString(f)
+		w.Str(f)
 	}
-	return writeFileAtomic(path, b.Bytes(), 0o644)
+	return writeFileAtomic(path, w.B.Bytes(), 0o644)
 }
-
-var errBadListing = errors.New("bad listing")
 
 // loadListing answers the saved listing when every stat it holds is
 // unchanged and it was saved under the same environment.
-func loadListing(path, env string) ([]string, bool) {
+func loadListing(path, env string, keep func([]Stamp)) ([]string, bool) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, false
 	}
-	return parseListing(raw, env, nil)
+	return parseListing(raw, env, nil, keep)
 }
 
 // parseListing is loadListing of the file's bytes; the stats of the paths
-// skip reports are taken as unchanged (vxd's journal proved them).
-func parseListing(raw []byte, env string, skip func(string) bool) ([]string, bool) {
-	return decodeListing(raw, env, func(want Stamp) bool {
+// skip reports are taken as unchanged (vxd's journal proved them). keep,
+// when not nil, is given the listing's stats once it holds.
+func parseListing(raw []byte, env string, skip func(string) bool, keep func([]Stamp)) ([]string, bool) {
+	var held []Stamp
+	files, ok := decodeListing(raw, env, func(want Stamp) bool {
+		if keep != nil {
+			held = append(held, want)
+		}
 		return (skip != nil && skip(want.Path)) || StampOf(want.Path) == want
 	})
+	if ok && keep != nil {
+		keep(held)
+	}
+	return files, ok
 }
 
 // decodeListing decodes a saved listing made under env, calling visit for
@@ -307,54 +318,30 @@ func decodeListing(raw []byte, env string, visit func(Stamp) bool) ([]string, bo
 	// One string for the whole file: the paths below share it. It is the
 	// caller's buffer itself, which nothing writes once read.
 	body := raw[len(listCacheMagic):]
-	s := unsafe.String(unsafe.SliceData(body), len(body))
-	getUint := func() (uint64, error) {
-		v, n := binary.Uvarint([]byte(s[:min(len(s), binary.MaxVarintLen64)]))
-		if n <= 0 {
-			return 0, errBadListing
-		}
-		s = s[n:]
-		return v, nil
-	}
-	getString := func() (string, error) {
-		n, err := getUint()
-		if err != nil || n > uint64(len(s)) {
-			return "", errBadListing
-		}
-		v := s[:n]
-		s = s[n:]
-		return v, nil
-	}
-	if e, err := getString(); err != nil || e != env {
+	r := records.Reader{S: unsafe.String(unsafe.SliceData(body), len(body))}
+	if r.Str() != env || r.Bad {
 		return nil, false
 	}
-	n, err := getUint()
-	if err != nil {
-		return nil, false
-	}
-	for i := uint64(0); i < n; i++ {
-		p, err := getString()
-		if err != nil || len(s) < 37 {
+	for n := r.Uint(); n > 0 && !r.Bad; n-- {
+		p := r.Str()
+		s := r.Bytes(statBytes)
+		if r.Bad {
 			return nil, false
 		}
 		want := Stamp{Path: p, Mtime: int64(binary.LittleEndian.Uint64([]byte(s[0:8]))), Ctime: int64(binary.LittleEndian.Uint64([]byte(s[8:16]))),
 			Size: int64(binary.LittleEndian.Uint64([]byte(s[16:24]))), Ino: binary.LittleEndian.Uint64([]byte(s[24:32])),
 			Mode: binary.LittleEndian.Uint32([]byte(s[32:36])), Exists: s[36] == 1}
-		s = s[37:]
 		if !visit(want) {
 			return nil, false
 		}
 	}
-	if n, err = getUint(); err != nil || n > uint64(len(s)) {
+	n := r.Uint()
+	if r.Bad || n > uint64(len(r.S)) {
 		return nil, false
 	}
 	files := make([]string, 0, n)
-	for i := uint64(0); i < n; i++ {
-		f, err := getString()
-		if err != nil {
-			return nil, false
-		}
-		files = append(files, f)
+	for ; n > 0; n-- {
+		files = append(files, r.Str())
 	}
-	return files, len(s) == 0
+	return files, !r.Bad && len(r.S) == 0
 }

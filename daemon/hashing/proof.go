@@ -1,7 +1,6 @@
 package hashing
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -74,27 +73,26 @@ func (c *Changes) Unwatched() (stamps []Stamp, ok bool) {
 	if !c.listOK {
 		return nil, false
 	}
-	raw, err := os.ReadFile(layout.FileList(c.root))
-	if err != nil {
-		return nil, false
-	}
 	var st syscall.Stat_t
 	if err := syscall.Stat(layout.FileList(c.root), &st); err != nil || fileIDOf(&st) != c.listing {
-		return nil, false
+		return nil, false // rewritten since
 	}
-	_, ok = decodeListing(raw, listEnv(c.root), func(p Stamp) bool {
-		if !Covered(c.root, p.Path) {
-			stamps = append(stamps, p)
-		}
-		return true
-	})
-	if !ok {
-		return nil, false
-	}
+	stamps = append(stamps, c.listStamps...)
 	for _, s := range c.unwatched {
 		stamps = append(stamps, s)
 	}
 	return stamps, true
+}
+
+// unwatchedOf is the stats of stats outside the journal's view.
+func unwatchedOf(root string, stats []Stamp) []Stamp {
+	var out []Stamp
+	for _, p := range stats {
+		if !Covered(root, p.Path) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // Epoch is the journal epoch the run's answer came from ("" for nil).

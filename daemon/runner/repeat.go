@@ -94,13 +94,18 @@ func (l *repeatLog) linkFree(root, dir string) bool {
 	}
 	var st syscall.Stat_t
 	v = syscall.Lstat(dir, &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFDIR && l.linkFree(root, filepath.Dir(dir))
+	l.setDirect(dir, v)
+	return v
+}
+
+// setDirect records whether dir is reached without a link.
+func (l *repeatLog) setDirect(dir string, v bool) {
 	l.mu.Lock()
+	defer l.mu.Unlock()
 	if l.direct == nil {
 		l.direct = map[string]bool{}
 	}
 	l.direct[dir] = v
-	l.mu.Unlock()
-	return v
 }
 
 // modelLinked names a file of the workspace's configuration (or a
@@ -110,14 +115,7 @@ func (l *repeatLog) linkFree(root, dir string) bool {
 func (l *repeatLog) modelLinked(m *workspace.Model) string {
 	// The glob walk proves most project directories reached without a
 	// link (entries of a cleared directory): linkFree need not lstat them.
-	p := m.ProjectGlobLinkSeeing(func(abs string) {
-		l.mu.Lock()
-		if l.direct == nil {
-			l.direct = map[string]bool{}
-		}
-		l.direct[abs] = true
-		l.mu.Unlock()
-	})
+	p := m.ProjectGlobLink(func(abs string) { l.setDirect(abs, true) })
 	if p != "" {
 		return p
 	}

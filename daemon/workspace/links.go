@@ -20,16 +20,11 @@ var errLinkFound = errors.New("a symbolic link")
 // directory the globs start from that is (or is beneath) a link, or a
 // match that is one, project or not yet. What is made or edited behind such a link (a new
 // project's manifest, an edited one) is reported for no path of the
-// workspace that a watch on its directories sees.
-func (m *Model) ProjectGlobLink() string {
-	return m.ProjectGlobLinkSeeing(nil)
-}
-
-// ProjectGlobLinkSeeing is ProjectGlobLink; direct, when set, is told of
-// each directory the walk proves reached without a link: a match of a
-// glob whose only pattern is its last segment (packages/*), a directory
-// entry beneath a base that linkAbove cleared.
-func (m *Model) ProjectGlobLinkSeeing(direct func(abs string)) string {
+// workspace that a watch on its directories sees. direct, when set, is
+// told of each directory the walk proves reached without a link: a match
+// of a glob whose only pattern is its last segment (packages/*), a
+// directory entry beneath a base that linkAbove cleared.
+func (m *Model) ProjectGlobLink(direct func(abs string)) string {
 	for _, g := range m.projectGlobList() {
 		pat := strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(g, "!"), "./"), "/")
 		pat = strings.TrimSuffix(pat, "/")

@@ -53,17 +53,17 @@ func TestProjectGlobLink(t *testing.T) {
 			if c.want != "" {
 				want = filepath.Join(root, filepath.FromSlash(c.want))
 			}
-			if got := m.ProjectGlobLink(); got != want {
+			if got := m.ProjectGlobLink(nil); got != want {
 				t.Fatalf("ProjectGlobLink() = %q, want %q", got, want)
 			}
 		})
 	}
 }
 
-// TestProjectGlobLinkSeeing: a one-level glob tells of each directory it
+// TestProjectGlobLinkTellsOfDirectDirs: a one-level glob tells of each directory it
 // matches (reached without a link); a deeper glob tells of none, since a
 // match beneath a linked directory would not itself be a link.
-func TestProjectGlobLinkSeeing(t *testing.T) {
+func TestProjectGlobLinkTellsOfDirectDirs(t *testing.T) {
 	for glob, want := range map[string][]string{"packages/*": {"packages/a", "packages/b"}, "packages/**": nil, "*/a": nil} {
 		root := t.TempDir()
 		writeTree(t, root, map[string]string{
@@ -77,7 +77,7 @@ func TestProjectGlobLinkSeeing(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got []string
-		if link := m.ProjectGlobLinkSeeing(func(abs string) { got = append(got, abs) }); link != "" {
+		if link := m.ProjectGlobLink(func(abs string) { got = append(got, abs) }); link != "" {
 			t.Fatalf("%s: a link %s where there is none", glob, link)
 		}
 		var wantAbs []string

@@ -108,26 +108,7 @@ var replyBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return 
 // writeParts writes the reply piece by piece, results from where they are.
 func (r *Reply) writeParts(w io.Writer) (int64, error) {
 	cw := &countWriter{w: w}
-	if r.batch {
-		cw.write([]byte{'['})
-	}
-	for i, m := range r.msgs {
-		if i > 0 {
-			cw.write([]byte{','})
-		}
-		if b := r.enc[i]; b != nil {
-			cw.write(b)
-			continue
-		}
-		cw.writeString(respPrefix)
-		cw.write(m.ID)
-		cw.writeString(respMiddle)
-		cw.write(m.Result)
-		cw.write([]byte{'}'})
-	}
-	if r.batch {
-		cw.write([]byte{']'})
-	}
+	r.pieces(cw.write)
 	return cw.n, cw.err
 }
 
@@ -139,29 +120,40 @@ func (r *Reply) Bytes() []byte {
 	return r.appendTo(make([]byte, 0, r.Len()))
 }
 
-// appendTo appends the encoded reply to b, as writeParts writes it.
+// appendTo appends the encoded reply to b.
 func (r *Reply) appendTo(b []byte) []byte {
+	r.pieces(func(p []byte) { b = append(b, p...) })
+	return b
+}
+
+var (
+	openBatch, closeBatch, comma, closeObj = []byte{'['}, []byte{']'}, []byte{','}, []byte{'}'}
+	respPrefixB, respMiddleB               = []byte(respPrefix), []byte(respMiddle)
+)
+
+// pieces gives emit the encoded reply in order: each message encoded, or
+// a result's parts around it, in a batch's brackets.
+func (r *Reply) pieces(emit func([]byte)) {
 	if r.batch {
-		b = append(b, '[')
+		emit(openBatch)
 	}
 	for i, m := range r.msgs {
 		if i > 0 {
-			b = append(b, ',')
+			emit(comma)
 		}
 		if e := r.enc[i]; e != nil {
-			b = append(b, e...)
+			emit(e)
 			continue
 		}
-		b = append(b, respPrefix...)
-		b = append(b, m.ID...)
-		b = append(b, respMiddle...)
-		b = append(b, m.Result...)
-		b = append(b, '}')
+		emit(respPrefixB)
+		emit(m.ID)
+		emit(respMiddleB)
+		emit(m.Result)
+		emit(closeObj)
 	}
 	if r.batch {
-		b = append(b, ']')
+		emit(closeBatch)
 	}
-	return b
 }
 
 type countWriter struct {
@@ -175,15 +167,6 @@ func (c *countWriter) write(p []byte) {
 		return
 	}
 	n, err := c.w.Write(p)
-	c.n += int64(n)
-	c.err = err
-}
-
-func (c *countWriter) writeString(s string) {
-	if c.err != nil {
-		return
-	}
-	n, err := io.WriteString(c.w, s)
 	c.n += int64(n)
 	c.err = err
 }

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 	"github.com/vzn/vx/daemon/sandbox"
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/protocol/wire"
+	"golang.org/x/sys/unix"
 )
 
 // sandboxState is a run's sandbox runtime: the host's verdict, taken once.
@@ -136,7 +138,6 @@ func (r *run) confine(n *workspace.Node, cmd *exec.Cmd, dir string) (*confinemen
 	globs := append(append([]string{}, n.Def.Outputs...), sb.Write...)
 	dirs, files := sandbox.WriteRoots(dir, globs, tmp)
 	p := &sandbox.Policy{Landlock: landlock, Observe: v.Observer != "", Network: sb.Network, ABI: v.ABI, WriteDirs: dirs, WriteFiles: files}
-	p.Resolve()
 	cmd.Env = append(cmd.Env, "TMPDIR="+tmp, "TMP="+tmp, "TEMP="+tmp)
 	return &confinement{run: r, policy: p, tmp: tmp}, nil
 }
@@ -200,10 +201,20 @@ func (r *run) sandboxFooter(s *wire.RunSummary) {
 
 // emptyDir removes what a task left in its temp dir, through an os.Root so
 // that nothing outside it is touched. false: dir is no directory of its own
-// (missing, or a symlink), and nothing was removed.
+// (missing, or a symlink), and nothing was removed. Most tasks leave it
+// empty, which one read of the directory tells.
 func emptyDir(dir string) bool {
-	fi, err := os.Lstat(dir)
-	if err != nil || !fi.IsDir() {
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false // missing, a symlink or no directory
+	}
+	d := os.NewFile(uintptr(fd), dir)
+	defer d.Close()
+	if names, err := d.Readdirnames(1); err == io.EOF || (err == nil && len(names) == 0) {
+		return true
+	}
+	fi, err := d.Stat()
+	if err != nil {
 		return false
 	}
 	root, err := os.OpenRoot(dir)
@@ -212,7 +223,7 @@ func emptyDir(dir string) bool {
 	}
 	defer root.Close()
 	if st, err := root.Stat("."); err != nil || !os.SameFile(fi, st) {
-		return false // replaced since the Lstat
+		return false // replaced since it was opened
 	}
 	entries, _ := fs.ReadDir(root.FS(), ".")
 	for _, e := range entries {

@@ -30,6 +30,9 @@ func TestEmptyDirNeverFollowsASymlink(t *testing.T) {
 	if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
 		t.Fatalf("left in the temp dir: %v", entries)
 	}
+	if !emptyDir(tmp) {
+		t.Fatal("emptyDir refused an empty directory")
+	}
 	if _, err := os.Stat(filepath.Join(victim, "keep")); err != nil {
 		t.Fatalf("a symlink inside the temp dir was followed: %v", err)
 	}
@@ -45,5 +48,24 @@ func TestEmptyDirNeverFollowsASymlink(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(victim, "keep")); err != nil {
 		t.Fatalf("the symlinked temp dir was followed: %v", err)
+	}
+	// Or by an empty symlinked directory, or a file: neither is reused.
+	empty := filepath.Join(base, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(tmp)
+	if err := os.Symlink(empty, tmp); err != nil {
+		t.Fatal(err)
+	}
+	if emptyDir(tmp) {
+		t.Fatal("emptyDir took a symlink to an empty directory for its own")
+	}
+	os.Remove(tmp)
+	if err := os.WriteFile(tmp, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if emptyDir(tmp) {
+		t.Fatal("emptyDir took a file for a directory")
 	}
 }

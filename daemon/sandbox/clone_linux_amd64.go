@@ -84,7 +84,7 @@ func forkChild(a *forkArgs) (pid, errno uintptr) {
 		goto failed
 	}
 	if a.ruleset >= 0 {
-		if _, _, e = syscall.RawSyscall(unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(a.ruleset), a.rflags, 0); e != 0 {
+		if _, _, e = syscall.RawSyscall(unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(a.ruleset), 0, 0); e != 0 {
 			fail.stage = stageLandlock
 			goto failed
 		}

@@ -3,9 +3,9 @@ package sandbox
 import (
 	"fmt"
 	"sort"
+	"sync"
 	"unsafe"
 
-	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
 )
@@ -18,26 +18,43 @@ const writeAccess = ll.AccessFSWriteFile | ll.AccessFSRemoveDir | ll.AccessFSRem
 // fileAccess is what a rule on a single file may grant.
 const fileAccess = ll.AccessFSWriteFile | ll.AccessFSTruncate
 
-// ruleset builds the Landlock ruleset (on any thread): writes only beneath
-// the policy's roots, TCP connect and bind only when the network is allowed.
-// Reads and execution are not handled, so stay allowed. Best effort: an
-// older ABI enforces what it knows (the verdict says what). fd is -1 when
-// there is nothing to restrict.
-func ruleset(p *Policy) (fd int, flags uint32, err error) {
-	cfg := landlock.Config{HandledAccessFS: writeAccess}
-	if !p.Network {
-		cfg.HandledAccessNet = ll.AccessNetBindTCP | ll.AccessNetConnectTCP
-	}
-	cfg = cfg.BestEffort()
-	rules := []landlock.Rule{
-		landlock.PathAccess(writeAccess, p.WriteDirs...).IgnoreIfMissing(),
-		landlock.PathAccess(fileAccess, p.WriteFiles...).IgnoreIfMissing(),
-	}
-	fd, flags, err = cfg.NewRulesetFD(rules...)
+// landlockABI is the kernel's Landlock ABI version, asked once; 0 without.
+var landlockABI = sync.OnceValue(func() int {
+	abi, err := ll.LandlockGetABIVersion()
 	if err != nil {
-		return -1, 0, fmt.Errorf("building the Landlock ruleset: %w", err)
+		return 0
 	}
-	return fd, flags, nil
+	return abi
+})
+
+// minLandlockABI is the oldest ABI vx applies: ABI 1 cannot grant moving
+// a file between directories (the refer right, ABI 2), so every rename or
+// link across directories would be denied even inside the roots.
+const minLandlockABI = 2
+
+// ruleset creates the Landlock ruleset (on any thread) for a policy: it
+// handles every right that changes the filesystem this ABI knows and, when
+// the network is denied, TCP connect and bind; the roots are granted by
+// resolve. Reads and execution are not handled, so stay allowed. It
+// returns the rights a directory root and a file root are granted; fd is
+// -1 when this kernel's Landlock is too old to apply (the verdict says so).
+func ruleset(network bool) (fd int, dirRights, fileRights uint64, err error) {
+	abi := landlockABI()
+	if abi < minLandlockABI {
+		return -1, 0, 0, nil
+	}
+	handled := uint64(writeAccess)
+	if abi < 3 {
+		handled &^= ll.AccessFSTruncate
+	}
+	attr := ll.RulesetAttr{HandledAccessFS: handled}
+	if !network && abi >= 4 {
+		attr.HandledAccessNet = ll.AccessNetBindTCP | ll.AccessNetConnectTCP
+	}
+	if fd, err = ll.LandlockCreateRuleset(&attr, 0); err != nil {
+		return -1, 0, 0, fmt.Errorf("building the Landlock ruleset: landlock_create_ruleset: %w", err)
+	}
+	return fd, handled, fileAccess & handled, nil
 }
 
 // installObserver installs the filter on this thread with a new listener

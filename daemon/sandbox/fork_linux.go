@@ -69,8 +69,7 @@ type forkArgs struct {
 	setpgid   bool
 	deathSig  uintptr
 	ppid      uintptr
-	ruleset   int // -1: no Landlock
-	rflags    uintptr
+	ruleset   int             // -1: no Landlock
 	prog      *unix.SockFprog // nil: no observer
 	listener  int32           // written by the child: its listener, in vx's descriptor table
 	pidfd     int32           // written by clone3 (CLONE_PIDFD, through clone.pidfd): the task, for Go's poller
@@ -190,8 +189,8 @@ func reap(pid int) {
 
 // fork starts cmd as a forked session: errNoFork when this host cannot
 // (nothing was started then, and cmd is as it was).
-func (s *Session) fork(cmd *exec.Cmd, rfd int, rflags uint32, prog *unix.SockFprog) error {
-	a := &forkArgs{ruleset: rfd, rflags: uintptr(rflags), prog: prog, listener: -1, pidfd: -1, status: -1}
+func (s *Session) fork(cmd *exec.Cmd, rfd int, prog *unix.SockFprog) error {
+	a := &forkArgs{ruleset: rfd, prog: prog, listener: -1, pidfd: -1, status: -1}
 	if err := prepare(cmd, a); err != nil {
 		return err
 	}

@@ -35,8 +35,8 @@ const ForceNoLandlockEnv = "VX_SANDBOX_FORCE_NO_LANDLOCK"
 // MaxViolations bounds the distinct violations kept for one execution.
 const MaxViolations = 100
 
-// Policy is what Start applies. WriteDirs and WriteFiles are absolute,
-// symlink-free paths.
+// Policy is what Start applies. WriteDirs and WriteFiles are absolute;
+// Start makes them symlink-free (see Resolve) before the task runs.
 type Policy struct {
 	Landlock   bool // apply a Landlock ruleset (enforce on a host with Landlock)
 	Observe    bool // install the seccomp observer

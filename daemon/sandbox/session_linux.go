@@ -51,10 +51,10 @@ type Session struct {
 // cannot hang up, which would wake the hub for nothing).
 func Start(cmd *exec.Cmd, p *Policy) (*Session, error) {
 	s := &Session{policy: p, cmd: cmd, listener: -1, release: make(chan struct{}), seen: map[string]bool{}}
-	rfd, rflags := -1, uint32(0)
+	rfd, dirRights, fileRights := -1, uint64(0), uint64(0)
 	if p.Landlock {
 		var err error
-		if rfd, rflags, err = ruleset(p); err != nil {
+		if rfd, dirRights, fileRights, err = ruleset(p.Network); err != nil {
 			return nil, err
 		}
 		defer func() {
@@ -62,6 +62,9 @@ func Start(cmd *exec.Cmd, p *Policy) (*Session, error) {
 				unix.Close(rfd)
 			}
 		}()
+	}
+	if err := p.resolve(rfd, dirRights, fileRights); err != nil {
+		return nil, err
 	}
 	var prog *unix.SockFprog
 	if p.Observe {
@@ -73,7 +76,7 @@ func Start(cmd *exec.Cmd, p *Policy) (*Session, error) {
 			return nil, err
 		}
 	}
-	switch err := s.fork(cmd, rfd, rflags, prog); {
+	switch err := s.fork(cmd, rfd, prog); {
 	case err == nil:
 		return s, nil
 	case !errors.Is(err, errNoFork):
@@ -83,7 +86,7 @@ func Start(cmd *exec.Cmd, p *Policy) (*Session, error) {
 	go func() {
 		// Never unlocked: when this goroutine returns, Go ends the thread.
 		runtime.LockOSThread()
-		err := s.confineThread(rfd, rflags, prog)
+		err := s.confineThread(rfd, prog)
 		if err == nil {
 			err = cmd.Start()
 		}
@@ -100,12 +103,12 @@ func Start(cmd *exec.Cmd, p *Policy) (*Session, error) {
 }
 
 // confineThread confines the calling (locked) thread and starts observing.
-func (s *Session) confineThread(rfd int, rflags uint32, prog *unix.SockFprog) error {
+func (s *Session) confineThread(rfd int, prog *unix.SockFprog) error {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("setting no_new_privs: %w", err)
 	}
 	if rfd >= 0 {
-		if err := ll.LandlockRestrictSelf(rfd, rflags); err != nil {
+		if err := ll.LandlockRestrictSelf(rfd, 0); err != nil {
 			return fmt.Errorf("landlock_restrict_self: %w", err)
 		}
 	}

@@ -28,6 +28,9 @@ func Detect() Verdict {
 		reasons = append(reasons, "Landlock is built into this kernel but not enabled at boot (add landlock to the lsm= kernel parameter)")
 	case err != nil:
 		reasons = append(reasons, fmt.Sprintf("asking the kernel for its Landlock ABI failed: %v", err))
+	case abi < minLandlockABI:
+		v.ABI = abi
+		reasons = append(reasons, fmt.Sprintf("this kernel's Landlock is ABI %d, which cannot let a task move files between its own directories; vx applies ABI %d and later (Linux 5.19)", abi, minLandlockABI))
 	default:
 		v.Landlock, v.ABI = true, abi
 		v.Enforced = append(v.Enforced, "filesystem writes")

@@ -1,0 +1,57 @@
+package sandbox
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// Start resolves a policy it is given as the runner builds it (roots named
+// through a symlink, the output directory not made yet): the missing root
+// is created, writes and links between directories beneath it are granted,
+// and what is outside is denied and recorded under the kernel's name.
+func TestStartResolvesAndGrantsItsRoots(t *testing.T) {
+	v := Detect()
+	if !v.Landlock || v.Observer == "" {
+		t.Fatalf("this host cannot sandbox (%s)", v.Reason)
+	}
+	real := t.TempDir()
+	proj := filepath.Join(real, "proj")
+	if err := os.MkdirAll(proj, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(link, "proj")
+	dirs, files := WriteRoots(dir, []string{"dist/**"}, "")
+	p := &Policy{Landlock: true, Observe: true, ABI: v.ABI, WriteDirs: dirs, WriteFiles: files}
+	var out bytes.Buffer
+	cmd := exec.Command("/bin/sh", "-c", `echo a > dist/a && mkdir dist/sub && ln dist/a dist/sub/a && echo b > /dev/null && (echo x > ../outside; echo "rc=$?")`)
+	cmd.Dir, cmd.Stdout, cmd.Stderr = dir, &out, &out
+	s, err := Start(cmd, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	werr := s.Wait()
+	vs := s.Finish()
+	if werr != nil {
+		t.Fatalf("%v: %s", werr, out.String())
+	}
+	if b, err := os.ReadFile(filepath.Join(proj, "dist", "sub", "a")); err != nil || string(b) != "a\n" {
+		t.Fatalf("the link across directories beneath the root: %q %v (output %q)", b, err, out.String())
+	}
+	if _, err := os.Stat(filepath.Join(real, "outside")); err == nil {
+		t.Fatal("the write outside went through")
+	}
+	want := filepath.Join(real, "outside")
+	if len(vs) != 1 || vs[0].Path != want || !vs[0].Denied || vs[0].Op != opCreate {
+		t.Fatalf("violations = %+v, want one denied create of %s", vs, want)
+	}
+	if wantDir := filepath.Join(real, "proj", "dist"); len(p.WriteDirs) == 0 || p.WriteDirs[0] != wantDir {
+		t.Fatalf("resolved roots = %q, want %s first", p.WriteDirs, wantDir)
+	}
+}

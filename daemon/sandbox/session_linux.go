@@ -57,6 +57,9 @@ func Start(cmd *exec.Cmd, p *Policy) (*Session, error) {
 		if rfd, dirRights, fileRights, err = ruleset(p.Network); err != nil {
 			return nil, err
 		}
+		// A kernel whose Landlock vx does not apply denies nothing: no
+		// violation is recorded as denied.
+		p.Landlock = rfd >= 0
 		defer func() {
 			if rfd >= 0 {
 				unix.Close(rfd)

@@ -92,7 +92,8 @@ func (s *Session) inspect(c call, n *seccompNotif) []wire.SandboxViolation {
 		flags = n.Args[c.flags]
 	}
 	var out []wire.SandboxViolation
-	for _, pa := range c.paths {
+	var source abs // a rename's source, resolved only if a violation needs it
+	for i, pa := range c.paths {
 		raw, err := readString(tid, uintptr(n.Args[pa.path]))
 		if err != nil {
 			continue
@@ -103,22 +104,69 @@ func (s *Session) inspect(c call, n *seccompNotif) []wire.SandboxViolation {
 		}
 		follow := op == opWrite || op == opTruncate
 		a, ok := absolute(tid, dirfd, raw)
-		if !ok || s.policy.within(a, raw, follow) {
+		if !ok {
+			continue
+		}
+		if op == opRename && i == 0 {
+			source = a
+		}
+		if s.policy.within(a, raw, follow) {
 			continue
 		}
 		path := a.resolve(follow)
 		if s.policy.Allows(path) {
 			continue
 		}
-		vop := op
-		if op == opWrite && flags&unix.O_CREAT != 0 {
-			if _, err := os.Lstat(path); err != nil {
-				vop = opCreate
-			}
+		vop, changes := outcome(op, flags, path)
+		if !changes {
+			continue
 		}
 		out = append(out, wire.SandboxViolation{Op: vop, Path: path, Process: comm(tid), Pid: tid, Denied: s.policy.Landlock && (op != opTruncate || s.policy.ABI >= 3)})
 	}
+	if len(out) > 0 && source.path != "" && missing(source.resolve(false)) {
+		return nil // a rename of nothing fails (ENOENT) and moves nothing
+	}
 	return out
+}
+
+// outcome is what a call outside the policy does to path, as the kernel
+// decides before Landlock is asked, and whether it changes anything:
+// creating what exists fails (EEXIST), and so does removing, truncating
+// or opening without O_CREAT what does not (ENOENT). Such a call is no
+// violation: nothing is written, and Landlock denies nothing (in report
+// mode, counting it would also keep the task out of the cache for a
+// `mkdir -p` of a directory that is there). The caller is stopped, so
+// only another process changing path meanwhile can make this wrong.
+func outcome(op string, flags uint64, path string) (string, bool) {
+	_, err := os.Lstat(path)
+	exists, gone := err == nil, errors.Is(err, fs.ErrNotExist)
+	switch op {
+	case opMkdir, opMknod, opSymlink, opLink:
+		return op, !exists
+	case opRemove, opTruncate:
+		return op, !gone
+	case opCreate: // creat(2): O_CREAT|O_WRONLY|O_TRUNC
+		if exists {
+			return opWrite, true
+		}
+		return opCreate, true
+	case opWrite:
+		switch {
+		case flags&unix.O_CREAT == 0:
+			return op, !gone
+		case exists:
+			return op, flags&unix.O_EXCL == 0
+		default:
+			return opCreate, true
+		}
+	}
+	return op, true
+}
+
+// missing reports that nothing is at path.
+func missing(path string) bool {
+	_, err := os.Lstat(path)
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // inspectNet reads connect/bind's address; only IPv4/IPv6 TCP counts.

@@ -318,13 +318,40 @@ func absolute(tid int, dirfd int32, raw string) (abs, bool) {
 		}
 		p, canon = dir+"/"+p, filepath.Clean(dir)
 	}
-	p = filepath.Clean(p)
-	for _, self := range []string{"/proc/self", "/proc/thread-self"} {
-		if rest, ok := strings.CutPrefix(p, self); ok && (rest == "" || rest[0] == '/') {
-			p = fmt.Sprintf("/proc/%d%s", tid, rest)
+	if head, tail, ok := cutLastDotDot(p); ok {
+		// ".." is taken after the symlinks before it, as the kernel
+		// does: cleaning "l/../x" to "x" would put it beside the link,
+		// not beside the link's target. A head that does not resolve
+		// fails the call in the kernel too.
+		if r, err := filepath.EvalSymlinks(procSelfAs(head, tid)); err == nil {
+			p, canon = r+"/"+tail, r
 		}
 	}
-	return abs{path: p, canon: canon}, true
+	p = filepath.Clean(p)
+	return abs{path: procSelfAs(p, tid), canon: canon}, true
+}
+
+// procSelfAs names the caller's /proc/self (or thread-self) in p as the
+// caller's own /proc/TID, which vx can read.
+func procSelfAs(p string, tid int) string {
+	for _, self := range []string{"/proc/self", "/proc/thread-self"} {
+		if rest, ok := strings.CutPrefix(p, self); ok && (rest == "" || rest[0] == '/') {
+			return fmt.Sprintf("/proc/%d%s", tid, rest)
+		}
+	}
+	return p
+}
+
+// cutLastDotDot splits p after its last ".." component: head ends with
+// it and tail, what follows, climbs no more.
+func cutLastDotDot(p string) (head, tail string, ok bool) {
+	names := strings.Split(p, "/")
+	for i := len(names) - 1; i >= 0; i-- {
+		if names[i] == ".." {
+			return strings.Join(names[:i+1], "/"), strings.Join(names[i+1:], "/"), true
+		}
+	}
+	return "", "", false
 }
 
 // resolve is where the call writes, every symlink it follows resolved.

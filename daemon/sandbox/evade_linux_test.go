@@ -37,3 +37,26 @@ func TestDotDotAfterASymlinkIsRecorded(t *testing.T) {
 		})
 	}
 }
+
+// A rename out of the roots whose source is missing when the observer
+// looks is still recorded: another process of the task may create the
+// source beneath the roots (unrecorded, it is allowed) before the stopped
+// rename goes on, and then moves it outside. Only a missing source outside
+// the policy, which nothing of the task creates unrecorded, records
+// nothing.
+func TestRenameOfAMissingSourceBeneathTheRootsIsRecorded(t *testing.T) {
+	root := t.TempDir()
+	proj := filepath.Join(root, "proj")
+	if err := os.MkdirAll(filepath.Join(proj, "dist"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := `perl -e 'rename("dist/none", "../moved"); rename("../none", "../moved2")'`
+	out, code, vs := confined(t, wire.SandboxReport, true, proj, cmd, "dist/**")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	want := filepath.Join(root, "moved")
+	if len(vs) != 1 || vs[0].Path != want || vs[0].Op != opRename {
+		t.Fatalf("violations = %+v, want one rename to %s", vs, want)
+	}
+}

@@ -123,8 +123,13 @@ func (s *Session) inspect(c call, n *seccompNotif) []wire.SandboxViolation {
 		}
 		out = append(out, wire.SandboxViolation{Op: vop, Path: path, Process: comm(tid), Pid: tid, Denied: s.policy.Landlock && (op != opTruncate || s.policy.ABI >= 3)})
 	}
-	if len(out) > 0 && source.path != "" && missing(source.resolve(false)) {
-		return nil // a rename of nothing fails (ENOENT) and moves nothing
+	if len(out) > 0 && source.path != "" {
+		// A rename of nothing fails (ENOENT) and moves nothing, unless
+		// the source is beneath the roots, where another process of the
+		// task may create it, unrecorded, before this call goes on.
+		if src := source.resolve(false); missing(src) && !s.policy.Allows(src) {
+			return nil
+		}
 	}
 	return out
 }

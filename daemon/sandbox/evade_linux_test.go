@@ -60,3 +60,29 @@ func TestRenameOfAMissingSourceBeneathTheRootsIsRecorded(t *testing.T) {
 		t.Fatalf("violations = %+v, want one rename to %s", vs, want)
 	}
 }
+
+// Opening a dangling symlink with O_CREAT creates its target: a task that
+// points a symlink beneath its root (or a chain of them) at a missing file
+// outside and writes through it is recorded creating that file.
+func TestCreatingThroughADanglingSymlinkIsRecorded(t *testing.T) {
+	root := t.TempDir()
+	proj, outside := filepath.Join(root, "proj"), filepath.Join(root, "outside")
+	for _, d := range []string{filepath.Join(proj, "dist"), outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := `ln -s ../../outside/a dist/a && echo x > dist/a && ln -s b dist/chain && ln -s ` + filepath.Join(outside, "b") + ` dist/b && echo x > dist/chain`
+	out, code, vs := confined(t, wire.SandboxReport, true, proj, cmd, "dist/**")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	var got []string
+	for _, v := range vs {
+		got = append(got, v.Op+" "+v.Path)
+	}
+	want := []string{opCreate + " " + filepath.Join(outside, "a"), opCreate + " " + filepath.Join(outside, "b")}
+	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("violations = %q, want %q", got, want)
+	}
+}

@@ -297,6 +297,7 @@ type abs struct {
 	path  string // absolute and lexically clean
 	canon string // the kernel's name of its base directory, "" for none
 	final bool   // path is a descriptor's target, the kernel's own name
+	tid   int    // the caller, whose /proc/self a symlink may name
 }
 
 // absolute joins raw to the caller's cwd or dirfd, as the kernel names it.
@@ -323,17 +324,21 @@ func absolute(tid int, dirfd int32, raw string) (abs, bool) {
 		}
 		p, canon = dir+"/"+p, filepath.Clean(dir)
 	}
+	p, canon = climb(p, canon, tid)
+	return abs{path: procSelfAs(p, tid), canon: canon, tid: tid}, true
+}
+
+// climb cleans the absolute p, taking ".." after the symlinks before it,
+// as the kernel does: cleaning "l/../x" to "x" would put it beside the
+// link, not beside the link's target. A head that does not resolve fails
+// the call in the kernel too. canon is p's resolved base, kept or replaced.
+func climb(p, canon string, tid int) (string, string) {
 	if head, tail, ok := cutLastDotDot(p); ok {
-		// ".." is taken after the symlinks before it, as the kernel
-		// does: cleaning "l/../x" to "x" would put it beside the link,
-		// not beside the link's target. A head that does not resolve
-		// fails the call in the kernel too.
 		if r, err := filepath.EvalSymlinks(procSelfAs(head, tid)); err == nil {
 			p, canon = r+"/"+tail, r
 		}
 	}
-	p = filepath.Clean(p)
-	return abs{path: procSelfAs(p, tid), canon: canon}, true
+	return filepath.Clean(p), canon
 }
 
 // procSelfAs names the caller's /proc/self (or thread-self) in p as the
@@ -371,9 +376,35 @@ func (a abs) resolve(follow bool) string {
 			// A file about to be created: its directory is resolved.
 			return r
 		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return danglingTarget(canon, p, a.tid)
+		}
 	}
 	if r, err := evalFrom(canon, filepath.Dir(p)); err == nil {
 		return filepath.Join(r, filepath.Base(p))
+	}
+	return p
+}
+
+// danglingTarget is where a call following p's last component writes
+// when p names no file: the target of the dangling symlink (or chain of
+// them) p is, which open with O_CREAT creates; p itself when it is no
+// symlink. Directories are resolved.
+func danglingTarget(canon, p string, tid int) string {
+	for hops := 0; hops < 40; hops++ { // the kernel's limit (ELOOP)
+		dir, err := evalFrom(canon, filepath.Dir(p))
+		if err != nil {
+			return p
+		}
+		leaf := filepath.Join(dir, filepath.Base(p))
+		target, err := os.Readlink(leaf)
+		if err != nil {
+			return leaf
+		}
+		if !filepath.IsAbs(target) {
+			target = dir + "/" + target
+		}
+		p, canon = climb(procSelfAs(target, tid), "", tid)
 	}
 	return p
 }

@@ -86,3 +86,40 @@ func TestCreatingThroughADanglingSymlinkIsRecorded(t *testing.T) {
 		t.Fatalf("violations = %q, want %q", got, want)
 	}
 }
+
+// A hard link beneath the roots to a file outside makes that file
+// writable under an inside name (Landlock refuses it: EXDEV); the task
+// linking it is recorded, in report mode before it writes through the
+// link, in enforce mode as denied.
+func TestLinkingAFileFromOutsideIsRecorded(t *testing.T) {
+	for _, mode := range []string{wire.SandboxReport, wire.SandboxEnforce} {
+		t.Run(mode, func(t *testing.T) {
+			root := t.TempDir()
+			proj := filepath.Join(root, "proj")
+			if err := os.MkdirAll(filepath.Join(proj, "dist"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			victim, followed := filepath.Join(root, "victim"), filepath.Join(root, "followed")
+			for _, f := range []string{victim, followed} {
+				if err := os.WriteFile(f, []byte("v\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// The symlink itself linked is no violation; what it points to
+			// linked (ln -L: AT_SYMLINK_FOLLOW) is.
+			cmd := `ln ../victim dist/v 2>/dev/null && echo changed > dist/v; ` +
+				`ln -s ../../followed dist/s && ln -P dist/s dist/plain && (ln -L dist/s dist/f 2>/dev/null); true`
+			out, code, vs := confined(t, mode, true, proj, cmd, "dist/**")
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, out)
+			}
+			if b, _ := os.ReadFile(victim); (string(b) == "v\n") != (mode == wire.SandboxEnforce) {
+				t.Fatalf("victim = %q", b)
+			}
+			if len(vs) != 2 || vs[0].Op != opLink || vs[0].Path != victim || vs[1].Op != opLink || vs[1].Path != followed ||
+				vs[0].Denied != (mode == wire.SandboxEnforce) || vs[1].Denied != vs[0].Denied {
+				t.Fatalf("violations = %+v, want links of %s and %s", vs, victim, followed)
+			}
+		})
+	}
+}

@@ -62,7 +62,7 @@ var fsCalls = []call{
 	{nr: unix.SYS_UNLINKAT, op: opRemove, paths: at(0, 1)},
 	{nr: unix.SYS_RENAMEAT, op: opRename, paths: at(0, 1, 2, 3)},
 	{nr: unix.SYS_RENAMEAT2, op: opRename, paths: at(0, 1, 2, 3)},
-	{nr: unix.SYS_LINKAT, op: opLink, paths: at(2, 3)},
+	{nr: unix.SYS_LINKAT, op: opLink, paths: at(0, 1, 2, 3)},
 	{nr: unix.SYS_SYMLINKAT, op: opSymlink, paths: at(1, 2)},
 	{nr: unix.SYS_MKNODAT, op: opMknod, paths: at(0, 1)},
 	{nr: unix.SYS_TRUNCATE, op: opTruncate, paths: cwd(0)},

@@ -93,6 +93,8 @@ func (s *Session) inspect(c call, n *seccompNotif) []wire.SandboxViolation {
 	}
 	var out []wire.SandboxViolation
 	var source abs // a rename's source, resolved only if a violation needs it
+	var linked [2]abs
+	linkedRaw := ""
 	for i, pa := range c.paths {
 		raw, err := readString(tid, uintptr(n.Args[pa.path]))
 		if err != nil {
@@ -110,6 +112,14 @@ func (s *Session) inspect(c call, n *seccompNotif) []wire.SandboxViolation {
 		if op == opRename && i == 0 {
 			source = a
 		}
+		if op == opLink && len(c.paths) == 2 {
+			// The file linked is judged after its new name (linkedIn).
+			linked[i] = a
+			if i == 0 {
+				linkedRaw = raw
+				continue
+			}
+		}
 		if s.policy.within(a, raw, follow) {
 			continue
 		}
@@ -123,6 +133,12 @@ func (s *Session) inspect(c call, n *seccompNotif) []wire.SandboxViolation {
 		}
 		out = append(out, wire.SandboxViolation{Op: vop, Path: path, Process: comm(tid), Pid: tid, Denied: s.policy.Landlock && (op != opTruncate || s.policy.ABI >= 3)})
 	}
+	if len(out) == 0 && linked[0].path != "" && linked[1].path != "" {
+		follow := c.nr == unix.SYS_LINKAT && n.Args[4]&unix.AT_SYMLINK_FOLLOW != 0
+		if v, ok := s.linkedIn(linked[0], linkedRaw, follow, linked[1], tid); ok {
+			out = append(out, v)
+		}
+	}
 	if len(out) > 0 && source.path != "" {
 		// A rename of nothing fails (ENOENT) and moves nothing, unless
 		// the source is beneath the roots, where another process of the
@@ -132,6 +148,21 @@ func (s *Session) inspect(c call, n *seccompNotif) []wire.SandboxViolation {
 		}
 	}
 	return out
+}
+
+// linkedIn is the violation of a hard link at a new name beneath the
+// roots (to) to a file outside them (from): it makes that file writable
+// under an inside name, and Landlock refuses it (EXDEV). A directory is
+// never linked, and a link onto an existing name fails (EEXIST).
+func (s *Session) linkedIn(from abs, raw string, follow bool, to abs, tid int) (wire.SandboxViolation, bool) {
+	if s.policy.within(from, raw, follow) || !missing(to.resolve(false)) {
+		return wire.SandboxViolation{}, false
+	}
+	path := from.resolve(follow)
+	if fi, err := os.Lstat(path); err != nil || fi.IsDir() || s.policy.Allows(path) {
+		return wire.SandboxViolation{}, false
+	}
+	return wire.SandboxViolation{Op: opLink, Path: path, Process: comm(tid), Pid: tid, Denied: s.policy.Landlock}, true
 }
 
 // outcome is what a call outside the policy does to path, as the kernel

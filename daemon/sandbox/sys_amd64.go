@@ -11,7 +11,7 @@ var legacyCalls = []call{
 	{nr: unix.SYS_RMDIR, op: opRemove, paths: cwd(0)},
 	{nr: unix.SYS_UNLINK, op: opRemove, paths: cwd(0)},
 	{nr: unix.SYS_RENAME, op: opRename, paths: cwd(0, 1)},
-	{nr: unix.SYS_LINK, op: opLink, paths: cwd(1)},
+	{nr: unix.SYS_LINK, op: opLink, paths: cwd(0, 1)},
 	{nr: unix.SYS_SYMLINK, op: opSymlink, paths: cwd(1)},
 	{nr: unix.SYS_MKNOD, op: opMknod, paths: cwd(0)},
 	{nr: unix.SYS_OPEN, op: opWrite, paths: cwd(0), flags: 1},

@@ -63,7 +63,8 @@ func TestRenameOfAMissingSourceBeneathTheRootsIsRecorded(t *testing.T) {
 
 // Opening a dangling symlink with O_CREAT creates its target: a task that
 // points a symlink beneath its root (or a chain of them) at a missing file
-// outside and writes through it is recorded creating that file.
+// outside and writes through it is recorded creating that file; with
+// O_EXCL too the call fails and is none.
 func TestCreatingThroughADanglingSymlinkIsRecorded(t *testing.T) {
 	root := t.TempDir()
 	proj, outside := filepath.Join(root, "proj"), filepath.Join(root, "outside")
@@ -72,7 +73,8 @@ func TestCreatingThroughADanglingSymlinkIsRecorded(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cmd := `ln -s ../../outside/a dist/a && echo x > dist/a && ln -s b dist/chain && ln -s ` + filepath.Join(outside, "b") + ` dist/b && echo x > dist/chain`
+	// O_CREAT|O_EXCL follows no symlink: it fails (EEXIST), no violation.
+	cmd := `ln -s ../../outside/a dist/a && perl -e 'use Fcntl; sysopen(F, "dist/a", O_WRONLY|O_CREAT|O_EXCL) and die' && echo x > dist/a && ln -s b dist/chain && ln -s ` + filepath.Join(outside, "b") + ` dist/b && echo x > dist/chain`
 	out, code, vs := confined(t, wire.SandboxReport, true, proj, cmd, "dist/**")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, out)

@@ -104,7 +104,7 @@ func (s *Session) inspect(c call, n *seccompNotif) []wire.SandboxViolation {
 		if pa.dirfd >= 0 {
 			dirfd = int32(n.Args[pa.dirfd])
 		}
-		follow := op == opWrite || op == opTruncate
+		follow := follows(op, flags)
 		a, ok := absolute(tid, dirfd, raw)
 		if !ok {
 			continue
@@ -148,6 +148,21 @@ func (s *Session) inspect(c call, n *seccompNotif) []wire.SandboxViolation {
 		}
 	}
 	return out
+}
+
+// follows reports whether a call follows a symlink at its path's last
+// component as the kernel does: truncate, creat, and an open without
+// O_NOFOLLOW (ELOOP on a symlink) that is not exclusive (O_CREAT|O_EXCL
+// fails with EEXIST on any name that exists, a symlink too).
+func follows(op string, flags uint64) bool {
+	switch op {
+	case opTruncate, opCreate:
+		return true
+	case opWrite:
+		excl := uint64(unix.O_CREAT | unix.O_EXCL)
+		return flags&unix.O_NOFOLLOW == 0 && flags&excl != excl
+	}
+	return false
 }
 
 // linkedIn is the violation of a hard link at a new name beneath the

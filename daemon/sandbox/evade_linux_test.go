@@ -125,3 +125,25 @@ func TestLinkingAFileFromOutsideIsRecorded(t *testing.T) {
 		})
 	}
 }
+
+// A root beneath another root can be replaced by the task (a rename in a
+// directory it may write): a symlink put in its place leads outside, and
+// a write through it is recorded.
+func TestANestedRootReplacedByASymlinkIsRecorded(t *testing.T) {
+	root := t.TempDir()
+	proj, outside := filepath.Join(root, "proj"), filepath.Join(root, "outside")
+	for _, d := range []string{filepath.Join(proj, "dist"), outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := `mv dist old && ln -s ../outside dist && echo x > dist/f; rm dist; mv old dist`
+	out, code, vs := confined(t, wire.SandboxReport, true, proj, cmd, "dist/**", "*.log")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	want := filepath.Join(outside, "f")
+	if len(vs) != 1 || vs[0].Op != opCreate || vs[0].Path != want {
+		t.Fatalf("violations = %+v, want the create of %s", vs, want)
+	}
+}

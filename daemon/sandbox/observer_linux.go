@@ -558,7 +558,9 @@ func fdAlias(p string) (int, bool) {
 // missing one: the call fails or creates inside). The roots are
 // symlink-free and a's base is the kernel's name, so what is lexically
 // inside is inside unless raw climbs with ".." or a component below the
-// root is a symlink; those take resolve. false says only "resolve it".
+// root is a symlink; those take resolve. A root nested beneath another
+// is walked from that one: the task may have replaced it. false says only
+// "resolve it".
 func (p *Policy) within(a abs, raw string, follow bool) bool {
 	if strings.Contains(raw, "..") {
 		return false
@@ -569,6 +571,9 @@ func (p *Policy) within(a abs, raw string, follow bool) bool {
 		}
 	}
 	for _, d := range p.WriteDirs {
+		if nested(d, p.WriteDirs) {
+			continue // the task may replace it: judged from the root above
+		}
 		if a.path == d {
 			return true
 		}
@@ -576,6 +581,18 @@ func (p *Policy) within(a abs, raw string, follow bool) bool {
 			continue
 		}
 		if noSymlinkBelow(d, a.path[len(d)+1:], follow) {
+			return true
+		}
+	}
+	return false
+}
+
+// nested reports that the root d lies beneath another of the roots (but
+// "/", which within never walks from), where the task may move it away
+// and put a symlink in its place.
+func nested(d string, roots []string) bool {
+	for _, o := range roots {
+		if o != "/" && strings.HasPrefix(d, o+"/") {
 			return true
 		}
 	}

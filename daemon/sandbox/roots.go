@@ -46,7 +46,15 @@ func (p *Policy) Resolve() { p.resolve(-1, 0, 0) }
 func (p *Policy) resolve(rs int, dirRights, fileRights uint64) error {
 	var dirs, files []string
 	for _, d := range p.WriteDirs {
-		fd, r, err := openRoot(d, slices.Contains(deviceDirs, d))
+		device := slices.Contains(deviceDirs, d)
+		if device && rs < 0 {
+			// Named once for every task; opened only to be granted.
+			if r, ok := resolvedFile(d); ok {
+				dirs = append(dirs, r)
+			}
+			continue
+		}
+		fd, r, err := openRoot(d, device)
 		if err != nil {
 			continue
 		}

@@ -16,7 +16,13 @@ import (
 // few for every task.
 var resolved sync.Map // path → string ("" when missing)
 
+// resolvedFile is f with every symlink resolved, false when f is missing;
+// cached only for the device files and directories.
 func resolvedFile(f string) (string, bool) {
+	if !slices.Contains(deviceFiles, f) && !slices.Contains(deviceDirs, f) {
+		r, err := filepath.EvalSymlinks(f)
+		return r, err == nil
+	}
 	if v, ok := resolved.Load(f); ok {
 		return v.(string), v.(string) != ""
 	}

@@ -55,3 +55,26 @@ func TestStartResolvesAndGrantsItsRoots(t *testing.T) {
 		t.Fatalf("resolved roots = %q, want %s first", p.WriteDirs, wantDir)
 	}
 }
+
+// A file root that is missing when one task starts is granted to a later
+// task once it exists (only the device files' resolution is kept).
+func TestAFileRootIsResolvedForEachTask(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(dir, "late.txt")
+	first := &Policy{WriteFiles: []string{f}}
+	first.Resolve()
+	if len(first.WriteFiles) != 0 {
+		t.Fatalf("a missing file root resolved to %q", first.WriteFiles)
+	}
+	if err := os.WriteFile(f, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	later := &Policy{WriteFiles: []string{f}}
+	later.Resolve()
+	if len(later.WriteFiles) != 1 || later.WriteFiles[0] != f {
+		t.Fatalf("once created, the file root resolved to %q, want %s", later.WriteFiles, f)
+	}
+}

@@ -36,6 +36,30 @@ type call struct {
 	flags int
 	how   bool // openat2: flags are in the struct open_how at args[2]
 	net   bool // connect/bind: sockaddr at args[1], length args[2]
+	// compat: a call of the architecture's compatibility mode (i386 on
+	// amd64), keyed in a table by compatKey|nr.
+	compat bool
+}
+
+// compatKey marks a compatibility-mode call's key in a table, above every
+// call number.
+const compatKey = 1 << 32
+
+// key is c's key in a table.
+func (c call) key() int {
+	if c.compat {
+		return compatKey | c.nr
+	}
+	return c.nr
+}
+
+// tableKey is the key of a notified call: its number, marked when it is
+// of the compatibility mode (whose numbers differ).
+func tableKey(n *seccompNotif) int {
+	if compatArch != 0 && n.Arch == compatArch {
+		return compatKey | int(n.Nr)
+	}
+	return int(n.Nr)
 }
 
 func cwd(idx ...int) []pathArg {
@@ -79,14 +103,13 @@ const writeFlags = unix.O_WRONLY | unix.O_RDWR | unix.O_CREAT | unix.O_TRUNC
 // calls is the table for a policy: network calls only when TCP is denied.
 func calls(network bool) map[int]call {
 	m := map[int]call{}
-	for _, list := range [][]call{fsCalls, legacyCalls} {
-		for _, c := range list {
-			m[c.nr] = c
-		}
-	}
+	lists := [][]call{fsCalls, legacyCalls, compatCalls}
 	if !network {
-		for _, c := range netCalls {
-			m[c.nr] = c
+		lists = append(lists, netCalls, compatNetCalls)
+	}
+	for _, list := range lists {
+		for _, c := range list {
+			m[c.key()] = c
 		}
 	}
 	return m
@@ -145,22 +168,40 @@ func (p *program) assemble() ([]unix.SockFilter, error) {
 	return p.ins, nil
 }
 
-// filter builds the program: another architecture's calls and every call
-// not in the table are allowed without a word to vx; open and openat
-// notify only with a write flag. The call number is found by a binary
+// filter builds the program: every call not in the table (and every call
+// of an architecture that is neither the native one nor its compatibility
+// mode, which this kernel does not run) is allowed without a word to vx;
+// open and openat notify only with a write flag. A compatibility-mode
+// call (i386's int 0x80 from a 64-bit task too) is looked up among its
+// own numbers: Landlock judges it as any other. The call number is found by a binary
 // search, not a row of compares: when it installs a filter the kernel runs
 // it for every call number to find those it always allows (and then skips
 // it for them), work that grows with the compares a number goes through.
 func filter(table map[int]call) ([]unix.SockFilter, error) {
 	p := &program{jumps: map[int][2]string{}, labels: map[string]int{}}
+	var native, compat []call
+	for _, c := range sortedCalls(table) {
+		if c.compat {
+			compat = append(compat, c)
+		} else {
+			native = append(native, c)
+		}
+	}
 	p.emit(bpfLdAbsW, offArch, "", "")
+	if len(compat) > 0 {
+		p.emit(bpfJeqK, compatArch, "compat", "")
+	}
 	p.emit(bpfJeqK, auditArch, "", "allow")
 	p.emit(bpfLdAbsW, offNr, "", "")
-	sorted := sortedCalls(table)
-	p.search(sorted)
-	for _, c := range sorted {
+	p.search(native)
+	if len(compat) > 0 {
+		p.label("compat")
+		p.emit(bpfLdAbsW, offNr, "", "")
+		p.search(compat)
+	}
+	for _, c := range append(native, compat...) {
 		if c.flags > 0 {
-			p.label(fmt.Sprintf("flags%d", c.nr))
+			p.label(fmt.Sprintf("flags%d", c.key()))
 			p.emit(bpfLdAbsW, uint32(offArgs+8*c.flags), "", "")
 			p.emit(bpfJsetK, writeFlags, "notify", "allow")
 		}
@@ -181,7 +222,7 @@ func (p *program) search(cs []call) {
 		for _, c := range cs {
 			to := "notify"
 			if c.flags > 0 {
-				to = fmt.Sprintf("flags%d", c.nr)
+				to = fmt.Sprintf("flags%d", c.key())
 			}
 			p.emit(bpfJeqK, uint32(c.nr), to, "")
 		}
@@ -189,7 +230,7 @@ func (p *program) search(cs []call) {
 		return
 	}
 	mid := len(cs) / 2
-	upper := fmt.Sprintf("ge%d", cs[mid].nr)
+	upper := fmt.Sprintf("ge%d", cs[mid].key())
 	p.emit(bpfJgeK, uint32(cs[mid].nr), upper, "")
 	p.search(cs[:mid])
 	p.label(upper)

@@ -51,7 +51,12 @@ func (s *Session) answer(notify int) {
 	if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(notify), unix.SECCOMP_IOCTL_NOTIF_RECV, uintptr(unsafe.Pointer(&n))); e != 0 {
 		return // ENOENT: the caller went away before we read it
 	}
-	if c, ok := s.table[int(n.Nr)]; ok {
+	if c, ok := s.table[tableKey(&n)]; ok {
+		if c.compat {
+			for i := range n.Args { // the call takes only their low 32 bits
+				n.Args[i] = uint64(uint32(n.Args[i]))
+			}
+		}
 		vs := s.inspect(c, &n)
 		// The memory read above is only the caller's if it is still waiting.
 		if len(vs) > 0 && valid(notify, n.ID) && !self(int(n.Pid)) {
@@ -134,7 +139,8 @@ func (s *Session) inspect(c call, n *seccompNotif) []wire.SandboxViolation {
 		out = append(out, wire.SandboxViolation{Op: vop, Path: path, Process: comm(tid), Pid: tid, Denied: s.policy.Landlock && (op != opTruncate || s.policy.ABI >= 3)})
 	}
 	if len(out) == 0 && linked[0].path != "" && linked[1].path != "" {
-		follow := c.nr == unix.SYS_LINKAT && n.Args[4]&unix.AT_SYMLINK_FOLLOW != 0
+		// linkat (an at form: its flags follow the paths) may follow.
+		follow := c.paths[0].dirfd >= 0 && n.Args[4]&unix.AT_SYMLINK_FOLLOW != 0
 		if v, ok := s.linkedIn(linked[0], linkedRaw, follow, linked[1], tid); ok {
 			out = append(out, v)
 		}

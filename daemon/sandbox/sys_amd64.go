@@ -16,3 +16,39 @@ var legacyCalls = []call{
 	{nr: unix.SYS_MKNOD, op: opMknod, paths: cwd(0)},
 	{nr: unix.SYS_OPEN, op: opWrite, paths: cwd(0), flags: 1},
 }
+
+// compatArch is i386: a 64-bit task may make its calls too (int 0x80).
+const compatArch = unix.AUDIT_ARCH_I386
+
+// compatCalls are i386's calls that can write (asm/unistd_32.h numbers),
+// their arguments where amd64's are; truncate64 is truncate with a 64-bit
+// length.
+var compatCalls = []call{
+	{nr: 5, op: opWrite, paths: cwd(0), flags: 1, compat: true},      // open
+	{nr: 8, op: opCreate, paths: cwd(0), compat: true},               // creat
+	{nr: 9, op: opLink, paths: cwd(0, 1), compat: true},              // link
+	{nr: 10, op: opRemove, paths: cwd(0), compat: true},              // unlink
+	{nr: 14, op: opMknod, paths: cwd(0), compat: true},               // mknod
+	{nr: 38, op: opRename, paths: cwd(0, 1), compat: true},           // rename
+	{nr: 39, op: opMkdir, paths: cwd(0), compat: true},               // mkdir
+	{nr: 40, op: opRemove, paths: cwd(0), compat: true},              // rmdir
+	{nr: 83, op: opSymlink, paths: cwd(1), compat: true},             // symlink
+	{nr: 92, op: opTruncate, paths: cwd(0), compat: true},            // truncate
+	{nr: 193, op: opTruncate, paths: cwd(0), compat: true},           // truncate64
+	{nr: 295, op: opWrite, paths: at(0, 1), flags: 2, compat: true},  // openat
+	{nr: 296, op: opMkdir, paths: at(0, 1), compat: true},            // mkdirat
+	{nr: 297, op: opMknod, paths: at(0, 1), compat: true},            // mknodat
+	{nr: 301, op: opRemove, paths: at(0, 1), compat: true},           // unlinkat
+	{nr: 302, op: opRename, paths: at(0, 1, 2, 3), compat: true},     // renameat
+	{nr: 303, op: opLink, paths: at(0, 1, 2, 3), compat: true},       // linkat
+	{nr: 304, op: opSymlink, paths: at(1, 2), compat: true},          // symlinkat
+	{nr: 353, op: opRename, paths: at(0, 1, 2, 3), compat: true},     // renameat2
+	{nr: 437, op: opWrite, paths: at(0, 1), how: true, compat: true}, // openat2
+}
+
+// compatNetCalls are i386's bind and connect (socketcall, the older way
+// to make them, is not looked at).
+var compatNetCalls = []call{
+	{nr: 361, op: opBind, net: true, compat: true},
+	{nr: 362, op: opConnect, net: true, compat: true},
+}

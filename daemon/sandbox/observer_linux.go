@@ -82,14 +82,14 @@ func (s *Session) inspect(c call, n *seccompNotif) []wire.SandboxViolation {
 		return s.inspectNet(c, n)
 	}
 	op := c.op
-	var flags uint64
+	var flags, resolveFlags uint64
 	switch {
 	case c.how:
-		b, err := readMem(tid, uintptr(n.Args[2]), 8)
-		if err != nil {
-			return nil
+		b, err := readMem(tid, uintptr(n.Args[2]), openHowSize)
+		if err != nil || n.Args[3] < openHowSize {
+			return nil // the kernel cannot read it either (EFAULT, EINVAL)
 		}
-		flags = binary.NativeEndian.Uint64(b)
+		flags, resolveFlags = binary.NativeEndian.Uint64(b), binary.NativeEndian.Uint64(b[16:])
 		if flags&writeFlags == 0 {
 			return nil
 		}
@@ -111,6 +111,9 @@ func (s *Session) inspect(c call, n *seccompNotif) []wire.SandboxViolation {
 		}
 		follow := follows(op, flags)
 		a, ok := absolute(tid, dirfd, raw)
+		if resolveFlags&unix.RESOLVE_IN_ROOT != 0 {
+			a, ok = inRoot(tid, dirfd, raw, resolveFlags, follow)
+		}
 		if !ok {
 			continue
 		}

@@ -92,18 +92,23 @@ var fsCalls = []call{
 	{nr: unix.SYS_TRUNCATE, op: opTruncate, paths: cwd(0)},
 }
 
+// netCalls are watched only when TCP is denied; bindCalls always, as
+// binding a Unix socket to a path creates a file.
 var netCalls = []call{
 	{nr: unix.SYS_CONNECT, op: opConnect, net: true},
+}
+
+var bindCalls = []call{
 	{nr: unix.SYS_BIND, op: opBind, net: true},
 }
 
 // writeFlags are the open flags that make an open a write.
 const writeFlags = unix.O_WRONLY | unix.O_RDWR | unix.O_CREAT | unix.O_TRUNC
 
-// calls is the table for a policy: network calls only when TCP is denied.
+// calls is the table for a policy: connect only when TCP is denied.
 func calls(network bool) map[int]call {
 	m := map[int]call{}
-	lists := [][]call{fsCalls, legacyCalls, compatCalls}
+	lists := [][]call{fsCalls, legacyCalls, compatCalls, bindCalls, compatBindCalls}
 	if !network {
 		lists = append(lists, netCalls, compatNetCalls)
 	}

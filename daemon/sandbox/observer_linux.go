@@ -229,7 +229,8 @@ func missing(path string) bool {
 	return errors.Is(err, fs.ErrNotExist)
 }
 
-// inspectNet reads connect/bind's address; only IPv4/IPv6 TCP counts.
+// inspectNet reads connect/bind's address: an IPv4/IPv6 TCP one counts
+// when the network is denied, a Unix socket's path when bind creates it.
 func (s *Session) inspectNet(c call, n *seccompNotif) []wire.SandboxViolation {
 	tid := int(n.Pid)
 	size := int(n.Args[2])
@@ -242,6 +243,13 @@ func (s *Session) inspectNet(c call, n *seccompNotif) []wire.SandboxViolation {
 	}
 	var ap netip.AddrPort
 	switch fam := binary.NativeEndian.Uint16(b); {
+	case fam == unix.AF_UNIX:
+		if c.op == opBind {
+			return s.unixBind(tid, b[2:])
+		}
+		return nil
+	case s.policy.Network:
+		return nil // bind is watched for Unix sockets alone
 	case fam == unix.AF_INET && len(b) >= 8:
 		ap = netip.AddrPortFrom(netip.AddrFrom4([4]byte(b[4:8])), binary.BigEndian.Uint16(b[2:4]))
 	case fam == unix.AF_INET6 && len(b) >= 24:
@@ -256,6 +264,27 @@ func (s *Session) inspectNet(c call, n *seccompNotif) []wire.SandboxViolation {
 	// Landlock denies classic TCP only, and only from ABI 4.
 	denied := s.policy.Landlock && s.policy.ABI >= 4 && proto != unix.IPPROTO_MPTCP
 	return []wire.SandboxViolation{{Op: c.op, Address: ap.String(), Process: comm(tid), Pid: tid, Denied: denied}}
+}
+
+// unixBind is the violation of binding a Unix socket at sunPath (the
+// bytes of sun_path the call gives): bind creates the socket file there
+// as mknod does, relative to the cwd and never through a symlink at its
+// last component (EADDRINUSE on any name that exists). A name in the
+// abstract namespace (a leading NUL) or none (autobind) creates nothing.
+func (s *Session) unixBind(tid int, sunPath []byte) []wire.SandboxViolation {
+	if i := bytes.IndexByte(sunPath, 0); i >= 0 {
+		sunPath = sunPath[:i]
+	}
+	raw := string(sunPath)
+	a, ok := absolute(tid, unix.AT_FDCWD, raw)
+	if !ok || s.policy.within(a, raw, false) {
+		return nil
+	}
+	path := a.resolve(false)
+	if s.policy.Allows(path) || !missing(path) {
+		return nil
+	}
+	return []wire.SandboxViolation{{Op: opBind, Path: path, Process: comm(tid), Pid: tid, Denied: s.policy.Landlock}}
 }
 
 // socketProtocol asks the caller's socket its protocol through a duplicate

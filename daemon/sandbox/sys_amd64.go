@@ -46,9 +46,12 @@ var compatCalls = []call{
 	{nr: 437, op: opWrite, paths: at(0, 1), how: true, compat: true}, // openat2
 }
 
-// compatNetCalls are i386's bind and connect (socketcall, the older way
-// to make them, is not looked at).
+// compatNetCalls and compatBindCalls are i386's connect and bind
+// (socketcall, the older way to make them, is not looked at).
 var compatNetCalls = []call{
-	{nr: 361, op: opBind, net: true, compat: true},
 	{nr: 362, op: opConnect, net: true, compat: true},
+}
+
+var compatBindCalls = []call{
+	{nr: 361, op: opBind, net: true, compat: true},
 }

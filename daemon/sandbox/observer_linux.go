@@ -418,7 +418,7 @@ func absolute(tid int, dirfd int32, raw string) (abs, bool) {
 // the call in the kernel too. canon is p's resolved base, kept or replaced.
 func climb(p, canon string, tid int) (string, string) {
 	if head, tail, ok := cutLastDotDot(p); ok {
-		if r, err := filepath.EvalSymlinks(procSelfAs(head, tid)); err == nil {
+		if r, err := evalAs(head, tid); err == nil {
 			p, canon = r+"/"+tail, r
 		}
 	}
@@ -455,7 +455,7 @@ func (a abs) resolve(follow bool) string {
 	}
 	p, canon := a.path, a.canon
 	if follow {
-		r, missingLeaf, err := walkFrom(canon, p)
+		r, missingLeaf, err := walkFromAs(canon, p, a.tid)
 		if err == nil || missingLeaf {
 			// A file about to be created: its directory is resolved.
 			return r
@@ -464,7 +464,7 @@ func (a abs) resolve(follow bool) string {
 			return danglingTarget(canon, p, a.tid)
 		}
 	}
-	if r, err := evalFrom(canon, filepath.Dir(p)); err == nil {
+	if r, err := evalFromAs(canon, filepath.Dir(p), a.tid); err == nil {
 		return filepath.Join(r, filepath.Base(p))
 	}
 	return p
@@ -476,7 +476,7 @@ func (a abs) resolve(follow bool) string {
 // symlink. Directories are resolved.
 func danglingTarget(canon, p string, tid int) string {
 	for hops := 0; hops < 40; hops++ { // the kernel's limit (ELOOP)
-		dir, err := evalFrom(canon, filepath.Dir(p))
+		dir, err := evalFromAs(canon, filepath.Dir(p), tid)
 		if err != nil {
 			return p
 		}
@@ -525,8 +525,11 @@ func procLink(tid int, name string) (string, error) {
 // path the kernel gave (a descriptor's or cwd's link: no symlink in it),
 // checking only the components below canon. Any symlink, or a p not beneath
 // an existing canon, takes the general way.
-func evalFrom(canon, p string) (string, error) {
-	r, missingLeaf, err := walkFrom(canon, p)
+func evalFrom(canon, p string) (string, error) { return evalFromAs(canon, p, 0) }
+
+// evalFromAs is evalFrom as the caller tid sees symlinks (evalAs).
+func evalFromAs(canon, p string, tid int) (string, error) {
+	r, missingLeaf, err := walkFromAs(canon, p, tid)
 	if missingLeaf {
 		return "", err
 	}
@@ -537,14 +540,17 @@ func evalFrom(canon, p string) (string, error) {
 // one before it exists and none is a symlink) it says so with missingLeaf
 // and returns p, whose directory is then resolved: one walk answers both
 // what p is and, for a file about to be created, where it would be.
-func walkFrom(canon, p string) (_ string, missingLeaf bool, _ error) {
+func walkFrom(canon, p string) (string, bool, error) { return walkFromAs(canon, p, 0) }
+
+// walkFromAs is walkFrom as the caller tid sees symlinks (evalAs).
+func walkFromAs(canon, p string, tid int) (_ string, missingLeaf bool, _ error) {
 	rest, ok := strings.CutPrefix(p, canon)
 	if canon == "" || canon == "/" || !ok || (rest != "" && rest[0] != '/') {
-		r, err := filepath.EvalSymlinks(p)
+		r, err := evalAs(p, tid)
 		return r, false, err
 	}
 	if fi, err := os.Lstat(canon); err != nil || !fi.IsDir() {
-		r, err := filepath.EvalSymlinks(p)
+		r, err := evalAs(p, tid)
 		return r, false, err
 	}
 	cur := canon
@@ -562,11 +568,57 @@ func walkFrom(canon, p string) (_ string, missingLeaf bool, _ error) {
 			return "", false, err
 		}
 		if fi.Mode()&os.ModeSymlink != 0 {
-			r, err := filepath.EvalSymlinks(p)
+			r, err := evalAs(p, tid)
 			return r, false, err
 		}
 	}
 	return cur, false, nil
+}
+
+// evalAs is filepath.EvalSymlinks of the absolute p as the caller tid
+// sees it: /proc/self and /proc/thread-self, met in p or in a symlink's
+// target (/dev/fd, /dev/stdout and a task's own links to them), are the
+// caller's /proc/TID, not vx's. tid 0: vx's own view.
+func evalAs(p string, tid int) (string, error) {
+	if tid <= 0 || !filepath.IsAbs(p) {
+		return filepath.EvalSymlinks(p)
+	}
+	resolved, todo := "/", p
+	for links := 0; ; {
+		todo = strings.TrimLeft(todo, "/")
+		if todo == "" {
+			return resolved, nil
+		}
+		var name string
+		name, todo, _ = strings.Cut(todo, "/")
+		switch name {
+		case ".":
+			continue
+		case "..":
+			resolved = filepath.Dir(resolved)
+			continue
+		}
+		next := procSelfAs(filepath.Join(resolved, name), tid)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			return "", err
+		}
+		if fi.Mode()&os.ModeSymlink == 0 {
+			resolved = next
+			continue
+		}
+		if links++; links > 40 { // the kernel's limit
+			return "", &os.PathError{Op: "lstat", Path: next, Err: unix.ELOOP}
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			return "", err
+		}
+		if filepath.IsAbs(target) {
+			resolved = "/"
+		}
+		todo = target + "/" + todo
+	}
 }
 
 // fdAlias recognises names of an open descriptor: /dev/stdout, /dev/fd/N,

@@ -20,6 +20,7 @@ const (
 	opMknod    = "mknod"
 	opConnect  = "connect"
 	opBind     = "bind"
+	opIOURing  = "io_uring_setup"
 )
 
 // pathArg locates one path a call writes: the argument holding the path
@@ -39,6 +40,9 @@ type call struct {
 	// compat: a call of the architecture's compatibility mode (i386 on
 	// amd64), keyed in a table by compatKey|nr.
 	compat bool
+	// refuse: the observer fails the call with this error, never lets it
+	// go on.
+	refuse unix.Errno
 }
 
 // compatKey marks a compatibility-mode call's key in a table, above every
@@ -92,6 +96,16 @@ var fsCalls = []call{
 	{nr: unix.SYS_TRUNCATE, op: opTruncate, paths: cwd(0)},
 }
 
+// ringCalls are refused (ENOSYS, as from a kernel without io_uring): the
+// operations of an io_uring (IORING_OP_OPENAT, _RENAMEAT, _UNLINKAT,
+// _MKDIRAT, _LINKAT, _SYMLINKAT) make no system call, so seccomp never
+// sees them, and a task could write outside the roots unrecorded (report
+// mode) or be denied by Landlock unrecorded (enforce). Programs fall back
+// to system calls, as they do where io_uring is switched off.
+var ringCalls = []call{
+	{nr: unix.SYS_IO_URING_SETUP, op: opIOURing, refuse: unix.ENOSYS},
+}
+
 // netCalls are watched only when TCP is denied; bindCalls always, as
 // binding a Unix socket to a path creates a file.
 var netCalls = []call{
@@ -108,7 +122,7 @@ const writeFlags = unix.O_WRONLY | unix.O_RDWR | unix.O_CREAT | unix.O_TRUNC
 // calls is the table for a policy: connect only when TCP is denied.
 func calls(network bool) map[int]call {
 	m := map[int]call{}
-	lists := [][]call{fsCalls, legacyCalls, compatCalls, bindCalls, compatBindCalls}
+	lists := [][]call{fsCalls, legacyCalls, compatCalls, bindCalls, compatBindCalls, ringCalls, compatRingCalls}
 	if !network {
 		lists = append(lists, netCalls, compatNetCalls)
 	}

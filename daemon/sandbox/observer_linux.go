@@ -66,6 +66,9 @@ func (s *Session) answer(notify int) {
 		}
 	}
 	resp := seccompResp{ID: n.ID, Flags: userNotifFlagContinue}
+	if c := s.table[tableKey(&n)]; c.refuse != 0 {
+		resp = seccompResp{ID: n.ID, Error: -int32(c.refuse)}
+	}
 	unix.Syscall(unix.SYS_IOCTL, uintptr(notify), unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&resp)))
 }
 

@@ -55,3 +55,8 @@ var compatNetCalls = []call{
 var compatBindCalls = []call{
 	{nr: 361, op: opBind, net: true, compat: true},
 }
+
+// compatRingCalls: i386's io_uring_setup, refused as amd64's is.
+var compatRingCalls = []call{
+	{nr: 425, op: opIOURing, refuse: unix.ENOSYS, compat: true},
+}

@@ -10,4 +10,4 @@ var legacyCalls []call
 // compatArch 0: the observer does not look at a compatibility mode's calls.
 const compatArch = 0
 
-var compatCalls, compatNetCalls, compatBindCalls []call
+var compatCalls, compatNetCalls, compatBindCalls, compatRingCalls []call

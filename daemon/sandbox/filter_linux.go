@@ -40,6 +40,9 @@ type call struct {
 	// compat: a call of the architecture's compatibility mode (i386 on
 	// amd64), keyed in a table by compatKey|nr.
 	compat bool
+	// handle: open_by_handle_at, whose file is named by a struct
+	// file_handle at args[1] on the mount of the descriptor args[0].
+	handle bool
 	// refuse: the observer fails the call with this error, never lets it
 	// go on.
 	refuse unix.Errno
@@ -94,6 +97,7 @@ var fsCalls = []call{
 	{nr: unix.SYS_SYMLINKAT, op: opSymlink, paths: at(1, 2)},
 	{nr: unix.SYS_MKNODAT, op: opMknod, paths: at(0, 1)},
 	{nr: unix.SYS_TRUNCATE, op: opTruncate, paths: cwd(0)},
+	{nr: unix.SYS_OPEN_BY_HANDLE_AT, op: opWrite, flags: 2, handle: true},
 }
 
 // ringCalls are refused (ENOSYS, as from a kernel without io_uring): the

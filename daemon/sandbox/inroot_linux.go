@@ -68,15 +68,34 @@ func inRoot(tid int, dirfd int32, raw string, resolve uint64, follow bool) (abs,
 
 // callerDir opens (O_PATH) the caller's directory descriptor, or its cwd.
 func callerDir(tid int, dirfd int32) (int, error) {
+	return openCallers(tid, dirfd, unix.O_PATH|unix.O_DIRECTORY)
+}
+
+// callerFile is a duplicate of the caller's descriptor fd (pidfd_getfd:
+// reopening it could block or act on a device), or its cwd opened for
+// reading: open_by_handle_at refuses an O_PATH mount descriptor (EBADF).
+func callerFile(tid int, fd int32) (int, error) {
+	if fd == unix.AT_FDCWD {
+		return openCallers(tid, fd, unix.O_RDONLY|unix.O_DIRECTORY)
+	}
+	pidfd, err := unix.PidfdOpen(tgid(tid), 0)
+	if err != nil {
+		return -1, err
+	}
+	defer unix.Close(pidfd)
+	return unix.PidfdGetfd(pidfd, int(fd), 0)
+}
+
+func openCallers(tid int, fd int32, flags int) (int, error) {
 	name := "cwd"
-	if dirfd != unix.AT_FDCWD {
-		name = "fd/" + strconv.Itoa(int(dirfd))
+	if fd != unix.AT_FDCWD {
+		name = "fd/" + strconv.Itoa(int(fd))
 	}
 	proc, err := procDir()
 	if err != nil {
 		return -1, err
 	}
-	return unix.Openat(proc, strconv.Itoa(tid)+"/"+name, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	return unix.Openat(proc, strconv.Itoa(tid)+"/"+name, flags|unix.O_CLOEXEC, 0)
 }
 
 // fdPath is the kernel's name of vx's descriptor fd.

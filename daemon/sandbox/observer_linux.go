@@ -84,6 +84,9 @@ func (s *Session) inspect(c call, n *seccompNotif) []wire.SandboxViolation {
 	if c.net {
 		return s.inspectNet(c, n)
 	}
+	if c.handle {
+		return s.inspectHandle(n)
+	}
 	op := c.op
 	var flags, resolveFlags uint64
 	switch {

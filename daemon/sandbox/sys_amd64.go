@@ -44,6 +44,7 @@ var compatCalls = []call{
 	{nr: 304, op: opSymlink, paths: at(1, 2), compat: true},          // symlinkat
 	{nr: 353, op: opRename, paths: at(0, 1, 2, 3), compat: true},     // renameat2
 	{nr: 437, op: opWrite, paths: at(0, 1), how: true, compat: true}, // openat2
+	{nr: 342, op: opWrite, flags: 2, handle: true, compat: true},     // open_by_handle_at
 }
 
 // compatNetCalls and compatBindCalls are i386's connect and bind

@@ -403,6 +403,9 @@ func absolute(tid int, dirfd int32, raw string) (abs, bool) {
 		return abs{path: target, final: true}, true
 	}
 	p, canon := raw, ""
+	if r := callerRoot(tid); r != "" && filepath.IsAbs(p) {
+		p = r + p // chrooted: an absolute name is beneath its root
+	}
 	if !filepath.IsAbs(p) {
 		base := "cwd"
 		if dirfd != unix.AT_FDCWD {
@@ -429,6 +432,19 @@ func climb(p, canon string, tid int) (string, string) {
 		}
 	}
 	return filepath.Clean(p), canon
+}
+
+// callerRoot is the caller's root directory (chroot(2)) in vx's view, ""
+// when it is vx's own "/".
+func callerRoot(tid int) string {
+	if tid <= 0 {
+		return ""
+	}
+	r, err := procLink(tid, "root")
+	if err != nil || r == "/" || !filepath.IsAbs(r) {
+		return ""
+	}
+	return filepath.Clean(r)
 }
 
 // procSelfAs names the caller's /proc/self (or thread-self) in p as the
@@ -493,6 +509,8 @@ func danglingTarget(canon, p string, tid int) string {
 		}
 		if !filepath.IsAbs(target) {
 			target = dir + "/" + target
+		} else if r := callerRoot(tid); r != "" {
+			target = r + target
 		}
 		p, canon = climb(procSelfAs(target, tid), "", tid)
 	}
@@ -581,13 +599,19 @@ func walkFromAs(canon, p string, tid int) (_ string, missingLeaf bool, _ error) 
 	return cur, false, nil
 }
 
-// evalAs is filepath.EvalSymlinks of the absolute p as the caller tid
-// sees it: /proc/self and /proc/thread-self, met in p or in a symlink's
-// target (/dev/fd, /dev/stdout and a task's own links to them), are the
-// caller's /proc/TID, not vx's. tid 0: vx's own view.
+// evalAs is filepath.EvalSymlinks of the absolute p (in vx's view) as
+// the caller tid sees it: /proc/self and /proc/thread-self, met in p or
+// in a symlink's target (/dev/fd, /dev/stdout and a task's own links to
+// them), are the caller's /proc/TID, not vx's; a symlink's absolute
+// target starts at the caller's root (chroot), and ".." of that root is
+// the root. tid 0: vx's own view.
 func evalAs(p string, tid int) (string, error) {
 	if tid <= 0 || !filepath.IsAbs(p) {
 		return filepath.EvalSymlinks(p)
+	}
+	root := callerRoot(tid)
+	if root == "" {
+		root = "/"
 	}
 	resolved, todo := "/", p
 	for links := 0; ; {
@@ -601,7 +625,9 @@ func evalAs(p string, tid int) (string, error) {
 		case ".":
 			continue
 		case "..":
-			resolved = filepath.Dir(resolved)
+			if resolved != root { // ".." of the caller's root is that root
+				resolved = filepath.Dir(resolved)
+			}
 			continue
 		}
 		next := procSelfAs(filepath.Join(resolved, name), tid)
@@ -621,7 +647,7 @@ func evalAs(p string, tid int) (string, error) {
 			return "", err
 		}
 		if filepath.IsAbs(target) {
-			resolved = "/"
+			resolved = root
 		}
 		todo = target + "/" + todo
 	}

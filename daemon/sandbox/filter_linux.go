@@ -21,6 +21,7 @@ const (
 	opConnect  = "connect"
 	opBind     = "bind"
 	opIOURing  = "io_uring_setup"
+	opMount    = "mount"
 )
 
 // pathArg locates one path a call writes: the argument holding the path
@@ -98,6 +99,13 @@ var fsCalls = []call{
 	{nr: unix.SYS_MKNODAT, op: opMknod, paths: at(0, 1)},
 	{nr: unix.SYS_TRUNCATE, op: opTruncate, paths: cwd(0)},
 	{nr: unix.SYS_OPEN_BY_HANDLE_AT, op: opWrite, flags: 2, handle: true},
+	// Landlock refuses every change of mounts to a confined task: a
+	// mount beneath the roots would make an outside directory writable
+	// under inside names.
+	{nr: unix.SYS_MOUNT, op: opMount, paths: cwd(1)},
+	{nr: unix.SYS_UMOUNT2, op: opMount, paths: cwd(0)},
+	{nr: unix.SYS_PIVOT_ROOT, op: opMount, paths: cwd(0)},
+	{nr: unix.SYS_MOVE_MOUNT, op: opMount, paths: at(2, 3)},
 }
 
 // ringCalls are refused (ENOSYS, as from a kernel without io_uring): the

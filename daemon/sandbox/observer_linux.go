@@ -87,6 +87,9 @@ func (s *Session) inspect(c call, n *seccompNotif) []wire.SandboxViolation {
 	if c.handle {
 		return s.inspectHandle(n)
 	}
+	if c.op == opMount {
+		return s.inspectMount(c, n)
+	}
 	op := c.op
 	var flags, resolveFlags uint64
 	switch {

@@ -45,6 +45,11 @@ var compatCalls = []call{
 	{nr: 353, op: opRename, paths: at(0, 1, 2, 3), compat: true},     // renameat2
 	{nr: 437, op: opWrite, paths: at(0, 1), how: true, compat: true}, // openat2
 	{nr: 342, op: opWrite, flags: 2, handle: true, compat: true},     // open_by_handle_at
+	{nr: 21, op: opMount, paths: cwd(1), compat: true},               // mount
+	{nr: 22, op: opMount, paths: cwd(0), compat: true},               // umount
+	{nr: 52, op: opMount, paths: cwd(0), compat: true},               // umount2
+	{nr: 217, op: opMount, paths: cwd(0), compat: true},              // pivot_root
+	{nr: 429, op: opMount, paths: at(2, 3), compat: true},            // move_mount
 }
 
 // compatNetCalls and compatBindCalls are i386's connect and bind

@@ -61,3 +61,57 @@ func TestI386CallsAreObserved(t *testing.T) {
 		})
 	}
 }
+
+// i386SocketcallBind binds a Unix socket to argv[1] through i386's
+// socketcall (102, SYS_BIND 2), the way older i386 programs make socket
+// calls; its arguments are below 4 GiB.
+const i386SocketcallBind = `#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+static struct sockaddr_un sun;
+static unsigned args[3];
+int main(int c, char **v) {
+	long r;
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	sun.sun_family = AF_UNIX;
+	strncpy(sun.sun_path, v[1], sizeof sun.sun_path - 1);
+	args[0] = fd;
+	args[1] = (unsigned)(unsigned long)&sun;
+	args[2] = sizeof sun;
+	/* 102 is i386's socketcall, 2 its SYS_BIND. */
+	__asm__ volatile("int $0x80" : "=a"(r) : "a"(102), "b"(2), "c"(args) : "memory");
+	return fd < 0 || r < 0;
+}
+`
+
+// A Unix socket bound outside the roots through i386's socketcall is
+// recorded as one bound through bind.
+func TestI386SocketcallBindIsObserved(t *testing.T) {
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Fatal("gcc is needed to build the i386 call probe")
+	}
+	bin := filepath.Join(t.TempDir(), "bind32")
+	src := bin + ".c"
+	if err := os.WriteFile(src, []byte(i386SocketcallBind), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("gcc", "-no-pie", "-O", "-o", bin, src).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v: %s", err, out)
+	}
+	root := t.TempDir()
+	proj := filepath.Join(root, "proj")
+	if err := os.MkdirAll(filepath.Join(proj, "dist"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(root, "sock")
+	out, _, vs := confined(t, wire.SandboxReport, true, proj, bin+" dist/in && "+bin+" "+sock+"; true", "dist/**")
+	if _, err := os.Stat(filepath.Join(proj, "dist", "in")); err != nil {
+		t.Fatalf("the probe did not bind inside (%v): %s", err, out)
+	}
+	if _, err := os.Stat(sock); err != nil {
+		t.Fatalf("report mode did not bind %s: %v", sock, err)
+	}
+	if len(vs) != 1 || vs[0].Path != sock || vs[0].Op != opBind || vs[0].Process != "bind32" {
+		t.Fatalf("violations = %+v, want one bind of %s by bind32", vs, sock)
+	}
+}

@@ -44,6 +44,9 @@ type call struct {
 	// handle: open_by_handle_at, whose file is named by a struct
 	// file_handle at args[1] on the mount of the descriptor args[0].
 	handle bool
+	// socketcall: i386's socketcall, args[0] the call (notified for
+	// SYS_BIND and SYS_CONNECT only), args[1] its arguments' address.
+	socketcall bool
 	// refuse: the observer fails the call with this error, never lets it
 	// go on.
 	refuse unix.Errno
@@ -146,6 +149,12 @@ func calls(network bool) map[int]call {
 	return m
 }
 
+// socketcall's calls (linux/net.h) that the observer looks at.
+const (
+	socketcallBind    = 2
+	socketcallConnect = 3
+)
+
 // BPF opcodes (linux/filter.h).
 const (
 	bpfLdAbsW = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
@@ -236,6 +245,12 @@ func filter(table map[int]call) ([]unix.SockFilter, error) {
 			p.emit(bpfLdAbsW, uint32(offArgs+8*c.flags), "", "")
 			p.emit(bpfJsetK, writeFlags, "notify", "allow")
 		}
+		if c.socketcall {
+			p.label(fmt.Sprintf("sock%d", c.key()))
+			p.emit(bpfLdAbsW, offArgs, "", "")
+			p.emit(bpfJeqK, socketcallBind, "notify", "")
+			p.emit(bpfJeqK, socketcallConnect, "notify", "allow")
+		}
 	}
 	p.label("allow")
 	p.emit(bpfRetK, unix.SECCOMP_RET_ALLOW, "", "")
@@ -254,6 +269,9 @@ func (p *program) search(cs []call) {
 			to := "notify"
 			if c.flags > 0 {
 				to = fmt.Sprintf("flags%d", c.key())
+			}
+			if c.socketcall {
+				to = fmt.Sprintf("sock%d", c.key())
 			}
 			p.emit(bpfJeqK, uint32(c.nr), to, "")
 		}

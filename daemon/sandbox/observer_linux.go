@@ -87,6 +87,9 @@ func (s *Session) inspect(c call, n *seccompNotif) []wire.SandboxViolation {
 	if c.handle {
 		return s.inspectHandle(n)
 	}
+	if c.socketcall {
+		return s.inspectSocketcall(n)
+	}
 	if c.op == opMount {
 		return s.inspectMount(c, n)
 	}
@@ -273,6 +276,29 @@ func (s *Session) inspectNet(c call, n *seccompNotif) []wire.SandboxViolation {
 	// Landlock denies classic TCP only, and only from ABI 4.
 	denied := s.policy.Landlock && s.policy.ABI >= 4 && proto != unix.IPPROTO_MPTCP
 	return []wire.SandboxViolation{{Op: c.op, Address: ap.String(), Process: comm(tid), Pid: tid, Denied: denied}}
+}
+
+// inspectSocketcall reads i386's socketcall(SYS_BIND or SYS_CONNECT,
+// args): three 32-bit words, the descriptor, the address and its length,
+// judged as bind's or connect's.
+func (s *Session) inspectSocketcall(n *seccompNotif) []wire.SandboxViolation {
+	op := opBind
+	switch n.Args[0] {
+	case socketcallBind:
+	case socketcallConnect:
+		op = opConnect
+	default:
+		return nil
+	}
+	b, err := readMem(int(n.Pid), uintptr(n.Args[1]), 12)
+	if err != nil {
+		return nil
+	}
+	sub := *n
+	for i := range 3 {
+		sub.Args[i] = uint64(binary.NativeEndian.Uint32(b[4*i:]))
+	}
+	return s.inspectNet(call{op: op, net: true}, &sub)
 }
 
 // unixBind is the violation of binding a Unix socket at sunPath (the

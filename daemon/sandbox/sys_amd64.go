@@ -52,14 +52,15 @@ var compatCalls = []call{
 	{nr: 429, op: opMount, paths: at(2, 3), compat: true},            // move_mount
 }
 
-// compatNetCalls and compatBindCalls are i386's connect and bind
-// (socketcall, the older way to make them, is not looked at).
+// compatNetCalls and compatBindCalls are i386's connect and bind, and
+// socketcall, the older way to make them (stopped for those two only).
 var compatNetCalls = []call{
 	{nr: 362, op: opConnect, net: true, compat: true},
 }
 
 var compatBindCalls = []call{
 	{nr: 361, op: opBind, net: true, compat: true},
+	{nr: 102, op: opBind, socketcall: true, compat: true}, // socketcall
 }
 
 // compatRingCalls: i386's io_uring_setup, refused as amd64's is.

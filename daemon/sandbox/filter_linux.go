@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"sort"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -47,6 +48,10 @@ type call struct {
 	// socketcall: i386's socketcall, args[0] the call (notified for
 	// SYS_BIND and SYS_CONNECT only), args[1] its arguments' address.
 	socketcall bool
+	// fastOpen: the index of sendto/sendmsg/sendmmsg's flags, notified
+	// with MSG_FASTOPEN only (a TCP connection made without connect);
+	// keyed in a table by fastOpenKey|nr.
+	fastOpen int
 	// refuse: the observer fails the call with this error, never lets it
 	// go on.
 	refuse unix.Errno
@@ -56,12 +61,20 @@ type call struct {
 // call number.
 const compatKey = 1 << 32
 
+// fastOpenKey marks a fast-open send's key in a table: the filter alone
+// picks those calls out of the sends, by a flag.
+const fastOpenKey = 1 << 33
+
 // key is c's key in a table.
 func (c call) key() int {
+	k := c.nr
 	if c.compat {
-		return compatKey | c.nr
+		k |= compatKey
 	}
-	return c.nr
+	if c.fastOpen > 0 {
+		k |= fastOpenKey
+	}
+	return k
 }
 
 // tableKey is the key of a notified call: its number, marked when it is
@@ -125,6 +138,9 @@ var ringCalls = []call{
 // binding a Unix socket to a path creates a file.
 var netCalls = []call{
 	{nr: unix.SYS_CONNECT, op: opConnect, net: true},
+	{nr: unix.SYS_SENDTO, op: opConnect, fastOpen: 3},
+	{nr: unix.SYS_SENDMSG, op: opConnect, fastOpen: 2},
+	{nr: unix.SYS_SENDMMSG, op: opConnect, fastOpen: 3},
 }
 
 var bindCalls = []call{
@@ -227,6 +243,10 @@ func filter(table map[int]call) ([]unix.SockFilter, error) {
 			native = append(native, c)
 		}
 	}
+	// The search compares call numbers: sorted by them, not by key.
+	for _, cs := range [][]call{native, compat} {
+		sort.SliceStable(cs, func(i, j int) bool { return cs[i].nr < cs[j].nr })
+	}
 	p.emit(bpfLdAbsW, offArch, "", "")
 	if len(compat) > 0 {
 		p.emit(bpfJeqK, compatArch, "compat", "")
@@ -244,6 +264,11 @@ func filter(table map[int]call) ([]unix.SockFilter, error) {
 			p.label(fmt.Sprintf("flags%d", c.key()))
 			p.emit(bpfLdAbsW, uint32(offArgs+8*c.flags), "", "")
 			p.emit(bpfJsetK, writeFlags, "notify", "allow")
+		}
+		if c.fastOpen > 0 {
+			p.label(fmt.Sprintf("tfo%d", c.key()))
+			p.emit(bpfLdAbsW, uint32(offArgs+8*c.fastOpen), "", "")
+			p.emit(bpfJsetK, unix.MSG_FASTOPEN, "notify", "allow")
 		}
 		if c.socketcall {
 			p.label(fmt.Sprintf("sock%d", c.key()))
@@ -272,6 +297,9 @@ func (p *program) search(cs []call) {
 			}
 			if c.socketcall {
 				to = fmt.Sprintf("sock%d", c.key())
+			}
+			if c.fastOpen > 0 {
+				to = fmt.Sprintf("tfo%d", c.key())
 			}
 			p.emit(bpfJeqK, uint32(c.nr), to, "")
 		}

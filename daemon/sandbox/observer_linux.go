@@ -120,6 +120,11 @@ func (s *Session) inspect(c call, n *seccompNotif) []wire.SandboxViolation {
 	case c.flags > 0:
 		flags = n.Args[c.flags]
 	}
+	if (c.how || c.flags > 0) && flags&unix.O_PATH != 0 {
+		// O_PATH ignores O_CREAT, O_TRUNC and the access mode (openat2
+		// refuses them with it: EINVAL): nothing is written.
+		return nil
+	}
 	var out []wire.SandboxViolation
 	var source abs // a rename's source, resolved only if a violation needs it
 	var linked [2]abs

@@ -157,11 +157,12 @@ func (s *Session) inspect(c call, n *seccompNotif) []wire.SandboxViolation {
 				continue
 			}
 		}
-		if s.policy.within(a, raw, follow) {
+		entry := changesEntry(op)
+		if s.policy.within(a, raw, follow) && !(entry && s.policy.fileRootOnly(a.path)) {
 			continue
 		}
 		path := a.resolve(follow)
-		if s.policy.Allows(path) {
+		if s.policy.Allows(path) && !(entry && s.policy.fileRootOnly(path)) {
 			continue
 		}
 		vop, changes := outcome(op, flags, path)
@@ -186,6 +187,33 @@ func (s *Session) inspect(c call, n *seccompNotif) []wire.SandboxViolation {
 		}
 	}
 	return out
+}
+
+// changesEntry reports that op changes a name in its directory (creates,
+// removes or replaces it), which a file root does not allow: its
+// directory is no root.
+func changesEntry(op string) bool {
+	switch op {
+	case opMkdir, opRemove, opRename, opLink, opSymlink, opMknod:
+		return true
+	}
+	return false
+}
+
+// fileRootOnly reports that path is a file root (WriteFiles) and lies
+// beneath no directory root.
+func (p *Policy) fileRootOnly(path string) bool {
+	for _, d := range p.WriteDirs {
+		if beneath(path, d) {
+			return false
+		}
+	}
+	for _, f := range p.WriteFiles {
+		if path == f {
+			return true
+		}
+	}
+	return false
 }
 
 // follows reports whether a call follows a symlink at its path's last

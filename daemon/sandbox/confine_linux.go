@@ -76,6 +76,6 @@ func sortedCalls(table map[int]call) []call {
 	for _, c := range table {
 		out = append(out, c)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].nr < out[j].nr })
+	sort.Slice(out, func(i, j int) bool { return out[i].key() < out[j].key() })
 	return out
 }

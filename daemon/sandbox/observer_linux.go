@@ -51,7 +51,17 @@ func (s *Session) answer(notify int) {
 	if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(notify), unix.SECCOMP_IOCTL_NOTIF_RECV, uintptr(unsafe.Pointer(&n))); e != 0 {
 		return // ENOENT: the caller went away before we read it
 	}
-	if c, ok := s.table[int(n.Nr)]; ok {
+	resp := seccompResp{ID: n.ID, Flags: userNotifFlagContinue}
+	c, ok := s.table[tableKey(&n)]
+	if !ok {
+		c, ok = s.table[fastOpenKey|tableKey(&n)]
+	}
+	if ok {
+		if c.compat {
+			for i := range n.Args { // the call takes only their low 32 bits
+				n.Args[i] = uint64(uint32(n.Args[i]))
+			}
+		}
 		vs := s.inspect(c, &n)
 		// The memory read above is only the caller's if it is still waiting.
 		if len(vs) > 0 && valid(notify, n.ID) && !self(int(n.Pid)) {
@@ -59,8 +69,15 @@ func (s *Session) answer(notify int) {
 				s.record(v)
 			}
 		}
+		if c.fastOpen > 0 && (len(vs) > 0 && vs[0].Denied || s.refusesFastOpen(&n)) {
+			// Landlock does not see a fast-open connect: vx refuses it
+			// as Landlock refuses connect.
+			resp = seccompResp{ID: n.ID, Error: -int32(unix.EACCES)}
+		}
 	}
-	resp := seccompResp{ID: n.ID, Flags: userNotifFlagContinue}
+	if c.refuse != 0 {
+		resp = seccompResp{ID: n.ID, Error: -int32(c.refuse)}
+	}
 	unix.Syscall(unix.SYS_IOCTL, uintptr(notify), unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&resp)))
 }
 
@@ -76,20 +93,37 @@ func (s *Session) inspect(c call, n *seccompNotif) []wire.SandboxViolation {
 	if c.net {
 		return s.inspectNet(c, n)
 	}
+	if c.handle {
+		return s.inspectHandle(n)
+	}
+	if c.socketcall {
+		return s.inspectSocketcall(n)
+	}
+	if c.fastOpen > 0 {
+		return s.inspectFastOpen(c, n)
+	}
+	if c.op == opMount {
+		return s.inspectMount(c, n)
+	}
 	op := c.op
-	var flags uint64
+	var flags, resolveFlags uint64
 	switch {
 	case c.how:
-		b, err := readMem(tid, uintptr(n.Args[2]), 8)
-		if err != nil {
-			return nil
+		b, err := readMem(tid, uintptr(n.Args[2]), openHowSize)
+		if err != nil || n.Args[3] < openHowSize {
+			return nil // the kernel cannot read it either (EFAULT, EINVAL)
 		}
-		flags = binary.NativeEndian.Uint64(b)
+		flags, resolveFlags = binary.NativeEndian.Uint64(b), binary.NativeEndian.Uint64(b[16:])
 		if flags&writeFlags == 0 {
 			return nil
 		}
 	case c.flags > 0:
 		flags = n.Args[c.flags]
+	}
+	if (c.how || c.flags > 0) && flags&unix.O_PATH != 0 {
+		// O_PATH ignores O_CREAT, O_TRUNC and the access mode (openat2
+		// refuses them with it: EINVAL): nothing is written.
+		return nil
 	}
 	var out []wire.SandboxViolation
 	var source abs // a rename's source, resolved only if a violation needs it
@@ -106,6 +140,9 @@ func (s *Session) inspect(c call, n *seccompNotif) []wire.SandboxViolation {
 		}
 		follow := follows(op, flags)
 		a, ok := absolute(tid, dirfd, raw)
+		if resolveFlags&unix.RESOLVE_IN_ROOT != 0 {
+			a, ok = inRoot(tid, dirfd, raw, resolveFlags, follow)
+		}
 		if !ok {
 			continue
 		}
@@ -120,11 +157,12 @@ func (s *Session) inspect(c call, n *seccompNotif) []wire.SandboxViolation {
 				continue
 			}
 		}
-		if s.policy.within(a, raw, follow) {
+		entry := changesEntry(op)
+		if s.policy.within(a, raw, follow) && !(entry && s.policy.fileRootOnly(a.path)) {
 			continue
 		}
 		path := a.resolve(follow)
-		if s.policy.Allows(path) {
+		if s.policy.Allows(path) && !(entry && s.policy.fileRootOnly(path)) {
 			continue
 		}
 		vop, changes := outcome(op, flags, path)
@@ -134,7 +172,8 @@ func (s *Session) inspect(c call, n *seccompNotif) []wire.SandboxViolation {
 		out = append(out, wire.SandboxViolation{Op: vop, Path: path, Process: comm(tid), Pid: tid, Denied: s.policy.Landlock && (op != opTruncate || s.policy.ABI >= 3)})
 	}
 	if len(out) == 0 && linked[0].path != "" && linked[1].path != "" {
-		follow := c.nr == unix.SYS_LINKAT && n.Args[4]&unix.AT_SYMLINK_FOLLOW != 0
+		// linkat (an at form: its flags follow the paths) may follow.
+		follow := c.paths[0].dirfd >= 0 && n.Args[4]&unix.AT_SYMLINK_FOLLOW != 0
 		if v, ok := s.linkedIn(linked[0], linkedRaw, follow, linked[1], tid); ok {
 			out = append(out, v)
 		}
@@ -148,6 +187,33 @@ func (s *Session) inspect(c call, n *seccompNotif) []wire.SandboxViolation {
 		}
 	}
 	return out
+}
+
+// changesEntry reports that op changes a name in its directory (creates,
+// removes or replaces it), which a file root does not allow: its
+// directory is no root.
+func changesEntry(op string) bool {
+	switch op {
+	case opMkdir, opRemove, opRename, opLink, opSymlink, opMknod:
+		return true
+	}
+	return false
+}
+
+// fileRootOnly reports that path is a file root (WriteFiles) and lies
+// beneath no directory root.
+func (p *Policy) fileRootOnly(path string) bool {
+	for _, d := range p.WriteDirs {
+		if beneath(path, d) {
+			return false
+		}
+	}
+	for _, f := range p.WriteFiles {
+		if path == f {
+			return true
+		}
+	}
+	return false
 }
 
 // follows reports whether a call follows a symlink at its path's last
@@ -220,7 +286,8 @@ func missing(path string) bool {
 	return errors.Is(err, fs.ErrNotExist)
 }
 
-// inspectNet reads connect/bind's address; only IPv4/IPv6 TCP counts.
+// inspectNet reads connect/bind's address: an IPv4/IPv6 TCP one counts
+// when the network is denied, a Unix socket's path when bind creates it.
 func (s *Session) inspectNet(c call, n *seccompNotif) []wire.SandboxViolation {
 	tid := int(n.Pid)
 	size := int(n.Args[2])
@@ -233,6 +300,13 @@ func (s *Session) inspectNet(c call, n *seccompNotif) []wire.SandboxViolation {
 	}
 	var ap netip.AddrPort
 	switch fam := binary.NativeEndian.Uint16(b); {
+	case fam == unix.AF_UNIX:
+		if c.op == opBind {
+			return s.unixBind(tid, b[2:])
+		}
+		return nil
+	case s.policy.Network:
+		return nil // bind is watched for Unix sockets alone
 	case fam == unix.AF_INET && len(b) >= 8:
 		ap = netip.AddrPortFrom(netip.AddrFrom4([4]byte(b[4:8])), binary.BigEndian.Uint16(b[2:4]))
 	case fam == unix.AF_INET6 && len(b) >= 24:
@@ -247,6 +321,79 @@ func (s *Session) inspectNet(c call, n *seccompNotif) []wire.SandboxViolation {
 	// Landlock denies classic TCP only, and only from ABI 4.
 	denied := s.policy.Landlock && s.policy.ABI >= 4 && proto != unix.IPPROTO_MPTCP
 	return []wire.SandboxViolation{{Op: c.op, Address: ap.String(), Process: comm(tid), Pid: tid, Denied: denied}}
+}
+
+// inspectSocketcall reads i386's socketcall(SYS_BIND or SYS_CONNECT,
+// args): three 32-bit words, the descriptor, the address and its length,
+// judged as bind's or connect's.
+func (s *Session) inspectSocketcall(n *seccompNotif) []wire.SandboxViolation {
+	op := opBind
+	switch n.Args[0] {
+	case socketcallBind:
+	case socketcallConnect:
+		op = opConnect
+	default:
+		return nil
+	}
+	b, err := readMem(int(n.Pid), uintptr(n.Args[1]), 12)
+	if err != nil {
+		return nil
+	}
+	sub := *n
+	for i := range 3 {
+		sub.Args[i] = uint64(binary.NativeEndian.Uint32(b[4*i:]))
+	}
+	return s.inspectNet(call{op: op, net: true}, &sub)
+}
+
+// refusesFastOpen reports that a fast-open send is on a TCP socket where
+// Landlock would deny its connect, whatever address vx read: another
+// thread of the task may change the address before the call goes on,
+// and only vx's refusal stops it.
+func (s *Session) refusesFastOpen(n *seccompNotif) bool {
+	return s.policy.Landlock && s.policy.ABI >= 4 && socketProtocol(int(n.Pid), int(n.Args[0])) == unix.IPPROTO_TCP
+}
+
+// inspectFastOpen reads the address a fast-open send connects to:
+// sendto's at args[4] (length args[5]); sendmsg's, and sendmmsg's first
+// message's, msg_name and msg_namelen at the head of the msghdr at
+// args[1]. It is judged as connect's.
+func (s *Session) inspectFastOpen(c call, n *seccompNotif) []wire.SandboxViolation {
+	sub := *n
+	if c.nr == unix.SYS_SENDTO {
+		sub.Args[1], sub.Args[2] = n.Args[4], n.Args[5]
+	} else {
+		b, err := readMem(int(n.Pid), uintptr(n.Args[1]), 12)
+		if err != nil {
+			return nil
+		}
+		sub.Args[1], sub.Args[2] = binary.NativeEndian.Uint64(b), uint64(binary.NativeEndian.Uint32(b[8:]))
+	}
+	if sub.Args[1] == 0 {
+		return nil // no address: a send on a connected socket
+	}
+	return s.inspectNet(call{op: opConnect, net: true}, &sub)
+}
+
+// unixBind is the violation of binding a Unix socket at sunPath (the
+// bytes of sun_path the call gives): bind creates the socket file there
+// as mknod does, relative to the cwd and never through a symlink at its
+// last component (EADDRINUSE on any name that exists). A name in the
+// abstract namespace (a leading NUL) or none (autobind) creates nothing.
+func (s *Session) unixBind(tid int, sunPath []byte) []wire.SandboxViolation {
+	if i := bytes.IndexByte(sunPath, 0); i >= 0 {
+		sunPath = sunPath[:i]
+	}
+	raw := string(sunPath)
+	a, ok := absolute(tid, unix.AT_FDCWD, raw)
+	if !ok || s.policy.within(a, raw, false) {
+		return nil
+	}
+	path := a.resolve(false)
+	if s.policy.Allows(path) || !missing(path) {
+		return nil
+	}
+	return []wire.SandboxViolation{{Op: opBind, Path: path, Process: comm(tid), Pid: tid, Denied: s.policy.Landlock}}
 }
 
 // socketProtocol asks the caller's socket its protocol through a duplicate
@@ -359,6 +506,9 @@ func absolute(tid int, dirfd int32, raw string) (abs, bool) {
 		return abs{path: target, final: true}, true
 	}
 	p, canon := raw, ""
+	if r := callerRoot(tid); r != "" && filepath.IsAbs(p) {
+		p = r + p // chrooted: an absolute name is beneath its root
+	}
 	if !filepath.IsAbs(p) {
 		base := "cwd"
 		if dirfd != unix.AT_FDCWD {
@@ -380,11 +530,24 @@ func absolute(tid int, dirfd int32, raw string) (abs, bool) {
 // the call in the kernel too. canon is p's resolved base, kept or replaced.
 func climb(p, canon string, tid int) (string, string) {
 	if head, tail, ok := cutLastDotDot(p); ok {
-		if r, err := filepath.EvalSymlinks(procSelfAs(head, tid)); err == nil {
+		if r, err := evalAs(head, tid); err == nil {
 			p, canon = r+"/"+tail, r
 		}
 	}
 	return filepath.Clean(p), canon
+}
+
+// callerRoot is the caller's root directory (chroot(2)) in vx's view, ""
+// when it is vx's own "/".
+func callerRoot(tid int) string {
+	if tid <= 0 {
+		return ""
+	}
+	r, err := procLink(tid, "root")
+	if err != nil || r == "/" || !filepath.IsAbs(r) {
+		return ""
+	}
+	return filepath.Clean(r)
 }
 
 // procSelfAs names the caller's /proc/self (or thread-self) in p as the
@@ -417,7 +580,7 @@ func (a abs) resolve(follow bool) string {
 	}
 	p, canon := a.path, a.canon
 	if follow {
-		r, missingLeaf, err := walkFrom(canon, p)
+		r, missingLeaf, err := walkFromAs(canon, p, a.tid)
 		if err == nil || missingLeaf {
 			// A file about to be created: its directory is resolved.
 			return r
@@ -426,7 +589,7 @@ func (a abs) resolve(follow bool) string {
 			return danglingTarget(canon, p, a.tid)
 		}
 	}
-	if r, err := evalFrom(canon, filepath.Dir(p)); err == nil {
+	if r, err := evalFromAs(canon, filepath.Dir(p), a.tid); err == nil {
 		return filepath.Join(r, filepath.Base(p))
 	}
 	return p
@@ -438,7 +601,7 @@ func (a abs) resolve(follow bool) string {
 // symlink. Directories are resolved.
 func danglingTarget(canon, p string, tid int) string {
 	for hops := 0; hops < 40; hops++ { // the kernel's limit (ELOOP)
-		dir, err := evalFrom(canon, filepath.Dir(p))
+		dir, err := evalFromAs(canon, filepath.Dir(p), tid)
 		if err != nil {
 			return p
 		}
@@ -449,6 +612,8 @@ func danglingTarget(canon, p string, tid int) string {
 		}
 		if !filepath.IsAbs(target) {
 			target = dir + "/" + target
+		} else if r := callerRoot(tid); r != "" {
+			target = r + target
 		}
 		p, canon = climb(procSelfAs(target, tid), "", tid)
 	}
@@ -487,8 +652,11 @@ func procLink(tid int, name string) (string, error) {
 // path the kernel gave (a descriptor's or cwd's link: no symlink in it),
 // checking only the components below canon. Any symlink, or a p not beneath
 // an existing canon, takes the general way.
-func evalFrom(canon, p string) (string, error) {
-	r, missingLeaf, err := walkFrom(canon, p)
+func evalFrom(canon, p string) (string, error) { return evalFromAs(canon, p, 0) }
+
+// evalFromAs is evalFrom as the caller tid sees symlinks (evalAs).
+func evalFromAs(canon, p string, tid int) (string, error) {
+	r, missingLeaf, err := walkFromAs(canon, p, tid)
 	if missingLeaf {
 		return "", err
 	}
@@ -499,14 +667,17 @@ func evalFrom(canon, p string) (string, error) {
 // one before it exists and none is a symlink) it says so with missingLeaf
 // and returns p, whose directory is then resolved: one walk answers both
 // what p is and, for a file about to be created, where it would be.
-func walkFrom(canon, p string) (_ string, missingLeaf bool, _ error) {
+func walkFrom(canon, p string) (string, bool, error) { return walkFromAs(canon, p, 0) }
+
+// walkFromAs is walkFrom as the caller tid sees symlinks (evalAs).
+func walkFromAs(canon, p string, tid int) (_ string, missingLeaf bool, _ error) {
 	rest, ok := strings.CutPrefix(p, canon)
 	if canon == "" || canon == "/" || !ok || (rest != "" && rest[0] != '/') {
-		r, err := filepath.EvalSymlinks(p)
+		r, err := evalAs(p, tid)
 		return r, false, err
 	}
 	if fi, err := os.Lstat(canon); err != nil || !fi.IsDir() {
-		r, err := filepath.EvalSymlinks(p)
+		r, err := evalAs(p, tid)
 		return r, false, err
 	}
 	cur := canon
@@ -524,11 +695,65 @@ func walkFrom(canon, p string) (_ string, missingLeaf bool, _ error) {
 			return "", false, err
 		}
 		if fi.Mode()&os.ModeSymlink != 0 {
-			r, err := filepath.EvalSymlinks(p)
+			r, err := evalAs(p, tid)
 			return r, false, err
 		}
 	}
 	return cur, false, nil
+}
+
+// evalAs is filepath.EvalSymlinks of the absolute p (in vx's view) as
+// the caller tid sees it: /proc/self and /proc/thread-self, met in p or
+// in a symlink's target (/dev/fd, /dev/stdout and a task's own links to
+// them), are the caller's /proc/TID, not vx's; a symlink's absolute
+// target starts at the caller's root (chroot), and ".." of that root is
+// the root. tid 0: vx's own view.
+func evalAs(p string, tid int) (string, error) {
+	if tid <= 0 || !filepath.IsAbs(p) {
+		return filepath.EvalSymlinks(p)
+	}
+	root := callerRoot(tid)
+	if root == "" {
+		root = "/"
+	}
+	resolved, todo := "/", p
+	for links := 0; ; {
+		todo = strings.TrimLeft(todo, "/")
+		if todo == "" {
+			return resolved, nil
+		}
+		var name string
+		name, todo, _ = strings.Cut(todo, "/")
+		switch name {
+		case ".":
+			continue
+		case "..":
+			if resolved != root { // ".." of the caller's root is that root
+				resolved = filepath.Dir(resolved)
+			}
+			continue
+		}
+		next := procSelfAs(filepath.Join(resolved, name), tid)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			return "", err
+		}
+		if fi.Mode()&os.ModeSymlink == 0 {
+			resolved = next
+			continue
+		}
+		if links++; links > 40 { // the kernel's limit
+			return "", &os.PathError{Op: "lstat", Path: next, Err: unix.ELOOP}
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			return "", err
+		}
+		if filepath.IsAbs(target) {
+			resolved = root
+		}
+		todo = target + "/" + todo
+	}
 }
 
 // fdAlias recognises names of an open descriptor: /dev/stdout, /dev/fd/N,

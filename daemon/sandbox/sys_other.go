@@ -6,3 +6,8 @@ package sandbox
 const auditArch = 0
 
 var legacyCalls []call
+
+// compatArch 0: the observer does not look at a compatibility mode's calls.
+const compatArch = 0
+
+var compatCalls, compatNetCalls, compatBindCalls, compatRingCalls []call

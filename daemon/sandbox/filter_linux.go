@@ -23,6 +23,7 @@ const (
 	opBind     = "bind"
 	opIOURing  = "io_uring_setup"
 	opMount    = "mount"
+	opChroot   = "chroot"
 )
 
 // pathArg locates one path a call writes: the argument holding the path
@@ -55,6 +56,10 @@ type call struct {
 	// refuse: the observer fails the call with this error, never lets it
 	// go on.
 	refuse unix.Errno
+	// root: the call may give the caller another root directory (chroot,
+	// setns into a mount namespace); it is no violation, but from then on
+	// absolute names are judged beneath the caller's /proc/TID/root.
+	root bool
 }
 
 // compatKey marks a compatibility-mode call's key in a table, above every
@@ -122,6 +127,8 @@ var fsCalls = []call{
 	{nr: unix.SYS_UMOUNT2, op: opMount, paths: cwd(0)},
 	{nr: unix.SYS_PIVOT_ROOT, op: opMount, paths: cwd(0)},
 	{nr: unix.SYS_MOVE_MOUNT, op: opMount, paths: at(2, 3)},
+	{nr: unix.SYS_CHROOT, op: opChroot, root: true},
+	{nr: unix.SYS_SETNS, op: opChroot, root: true},
 }
 
 // ringCalls are refused (ENOSYS, as from a kernel without io_uring): the

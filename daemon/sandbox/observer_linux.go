@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/vzn/vx/protocol/wire"
@@ -101,6 +102,13 @@ func (s *Session) inspect(c call, n *seccompNotif) []wire.SandboxViolation {
 	}
 	if c.fastOpen > 0 {
 		return s.inspectFastOpen(c, n)
+	}
+	if c.root || c.op == opMount {
+		// Any task process may have another root from now on.
+		rootMoved.Store(true)
+	}
+	if c.root {
+		return nil
 	}
 	if c.op == opMount {
 		return s.inspectMount(c, n)
@@ -537,10 +545,16 @@ func climb(p, canon string, tid int) (string, string) {
 	return filepath.Clean(p), canon
 }
 
+// rootMoved is set once any task of this process has made a call that may
+// give it another root directory (chroot, setns, a change of mounts; all
+// watched, and seen before they take effect). Until then every task has
+// vx's root, and callerRoot need not ask /proc for it on every call.
+var rootMoved atomic.Bool
+
 // callerRoot is the caller's root directory (chroot(2)) in vx's view, ""
 // when it is vx's own "/".
 func callerRoot(tid int) string {
-	if tid <= 0 {
+	if tid <= 0 || !rootMoved.Load() {
 		return ""
 	}
 	r, err := procLink(tid, "root")

@@ -50,6 +50,8 @@ var compatCalls = []call{
 	{nr: 52, op: opMount, paths: cwd(0), compat: true},               // umount2
 	{nr: 217, op: opMount, paths: cwd(0), compat: true},              // pivot_root
 	{nr: 429, op: opMount, paths: at(2, 3), compat: true},            // move_mount
+	{nr: 61, op: opChroot, root: true, compat: true},                 // chroot
+	{nr: 346, op: opChroot, root: true, compat: true},                // setns
 }
 
 // compatNetCalls and compatBindCalls are i386's connect and bind, and

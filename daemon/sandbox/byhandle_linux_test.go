@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -33,17 +32,7 @@ func TestOpenByHandleForWritingIsRecorded(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("open_by_handle_at needs CAP_DAC_READ_SEARCH; this runs as uid", os.Geteuid())
 	}
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Fatal("gcc is needed to build the file handle probe")
-	}
-	bin := filepath.Join(t.TempDir(), "byhandle")
-	src := bin + ".c"
-	if err := os.WriteFile(src, []byte(handleOpen), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command("gcc", "-O", "-o", bin, src).CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v: %s", err, out)
-	}
+	bin := buildProbe(t, "byhandle", handleOpen)
 	for _, mode := range []string{wire.SandboxReport, wire.SandboxEnforce} {
 		t.Run(mode, func(t *testing.T) {
 			root := t.TempDir()

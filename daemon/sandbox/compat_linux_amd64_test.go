@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -28,17 +27,7 @@ int main(int c, char **v) {
 // created outside through one is unrecorded (report mode writes it
 // silently, enforce denies it without a word).
 func TestI386CallsAreObserved(t *testing.T) {
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Fatal("gcc is needed to build the i386 call probe")
-	}
-	bin := filepath.Join(t.TempDir(), "open32")
-	src := bin + ".c"
-	if err := os.WriteFile(src, []byte(i386Open), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command("gcc", "-no-pie", "-O", "-o", bin, src).CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v: %s", err, out)
-	}
+	bin := buildProbe(t, "open32", i386Open, "-no-pie")
 	for _, mode := range []string{wire.SandboxReport, wire.SandboxEnforce} {
 		t.Run(mode, func(t *testing.T) {
 			root := t.TempDir()
@@ -87,17 +76,7 @@ int main(int c, char **v) {
 // A Unix socket bound outside the roots through i386's socketcall is
 // recorded as one bound through bind.
 func TestI386SocketcallBindIsObserved(t *testing.T) {
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Fatal("gcc is needed to build the i386 call probe")
-	}
-	bin := filepath.Join(t.TempDir(), "bind32")
-	src := bin + ".c"
-	if err := os.WriteFile(src, []byte(i386SocketcallBind), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command("gcc", "-no-pie", "-O", "-o", bin, src).CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v: %s", err, out)
-	}
+	bin := buildProbe(t, "bind32", i386SocketcallBind, "-no-pie")
 	root := t.TempDir()
 	proj := filepath.Join(root, "proj")
 	if err := os.MkdirAll(filepath.Join(proj, "dist"), 0o755); err != nil {

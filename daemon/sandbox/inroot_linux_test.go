@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -35,17 +34,7 @@ int main(int c, char **v) {
 // roots, given with a descriptor of a directory outside, creates a file
 // outside, which is recorded.
 func TestOpenat2InRootIsJudgedBeneathItsDirectory(t *testing.T) {
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Fatal("gcc is needed to build the openat2 probe")
-	}
-	bin := filepath.Join(t.TempDir(), "inroot")
-	src := bin + ".c"
-	if err := os.WriteFile(src, []byte(inRootOpen), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command("gcc", "-O", "-o", bin, src).CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v: %s", err, out)
-	}
+	bin := buildProbe(t, "inroot", inRootOpen)
 	for _, mode := range []string{wire.SandboxReport, wire.SandboxEnforce} {
 		t.Run(mode, func(t *testing.T) {
 			root := t.TempDir()

@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -62,17 +61,7 @@ int main(int c, char **v) {
 // unrecorded in enforce). Whatever the observer does about it, a file
 // created outside is recorded, and a denial is too.
 func TestIOURingCannotWriteOutsideUnrecorded(t *testing.T) {
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Fatal("gcc is needed to build the io_uring probe")
-	}
-	bin := filepath.Join(t.TempDir(), "ring")
-	src := bin + ".c"
-	if err := os.WriteFile(src, []byte(ringOpen), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command("gcc", "-O", "-o", bin, src).CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v: %s", err, out)
-	}
+	bin := buildProbe(t, "ring", ringOpen)
 	for _, mode := range []string{wire.SandboxReport, wire.SandboxEnforce} {
 		t.Run(mode, func(t *testing.T) {
 			root := t.TempDir()

@@ -37,9 +37,7 @@ func TestOpenByHandleForWritingIsRecorded(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			root := t.TempDir()
 			proj := filepath.Join(root, "proj")
-			if err := os.MkdirAll(filepath.Join(proj, "dist"), 0o755); err != nil {
-				t.Fatal(err)
-			}
+			mkdirs(t, filepath.Join(proj, "dist"))
 			victim := filepath.Join(root, "victim")
 			if err := os.WriteFile(victim, []byte("v\n"), 0o644); err != nil {
 				t.Fatal(err)

@@ -19,11 +19,7 @@ func TestChrootedTaskIsJudgedBeneathItsRoot(t *testing.T) {
 	root := t.TempDir()
 	proj, outside := filepath.Join(root, "proj"), filepath.Join(root, "outside")
 	dist := filepath.Join(proj, "dist")
-	for _, d := range []string{dist, filepath.Join(outside, dist)} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	mkdirs(t, dist, filepath.Join(outside, dist))
 	cmd := `python3 -c '
 import os
 os.symlink("` + dist + `", "dist/l")

@@ -32,9 +32,7 @@ func TestI386CallsAreObserved(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			root := t.TempDir()
 			proj := filepath.Join(root, "proj")
-			if err := os.MkdirAll(filepath.Join(proj, "dist"), 0o755); err != nil {
-				t.Fatal(err)
-			}
+			mkdirs(t, filepath.Join(proj, "dist"))
 			made := filepath.Join(root, "made")
 			out, _, vs := confined(t, mode, true, proj, bin+" dist/in; "+bin+" "+made+"; true", "dist/**")
 			if _, err := os.Stat(filepath.Join(proj, "dist", "in")); err != nil {
@@ -79,9 +77,7 @@ func TestI386SocketcallBindIsObserved(t *testing.T) {
 	bin := buildProbe(t, "bind32", i386SocketcallBind, "-no-pie")
 	root := t.TempDir()
 	proj := filepath.Join(root, "proj")
-	if err := os.MkdirAll(filepath.Join(proj, "dist"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	mkdirs(t, filepath.Join(proj, "dist"))
 	sock := filepath.Join(root, "sock")
 	out, _, vs := confined(t, wire.SandboxReport, true, proj, bin+" dist/in && "+bin+" "+sock+"; true", "dist/**")
 	if _, err := os.Stat(filepath.Join(proj, "dist", "in")); err != nil {

@@ -14,9 +14,7 @@ import (
 func TestCreatThroughASymlinkIsRecorded(t *testing.T) {
 	root := t.TempDir()
 	proj := filepath.Join(root, "proj")
-	if err := os.MkdirAll(filepath.Join(proj, "dist"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	mkdirs(t, filepath.Join(proj, "dist"))
 	victim, made := filepath.Join(root, "victim"), filepath.Join(root, "made")
 	if err := os.WriteFile(victim, []byte("v\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -16,11 +16,7 @@ func TestDotDotAfterASymlinkIsRecorded(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			root := t.TempDir()
 			proj, outside := filepath.Join(root, "proj"), filepath.Join(root, "outside")
-			for _, d := range []string{filepath.Join(proj, "dist"), filepath.Join(outside, "sub")} {
-				if err := os.MkdirAll(d, 0o755); err != nil {
-					t.Fatal(err)
-				}
-			}
+			mkdirs(t, filepath.Join(proj, "dist"), filepath.Join(outside, "sub"))
 			cmd := `ln -s ` + filepath.Join(outside, "sub") + ` dist/l && (echo x > dist/l/../written) 2>/dev/null; true`
 			out, code, vs := confined(t, mode, true, proj, cmd, "dist/**")
 			if code != 0 {
@@ -47,9 +43,7 @@ func TestDotDotAfterASymlinkIsRecorded(t *testing.T) {
 func TestRenameOfAMissingSourceBeneathTheRootsIsRecorded(t *testing.T) {
 	root := t.TempDir()
 	proj := filepath.Join(root, "proj")
-	if err := os.MkdirAll(filepath.Join(proj, "dist"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	mkdirs(t, filepath.Join(proj, "dist"))
 	cmd := `perl -e 'rename("dist/none", "../moved"); rename("../none", "../moved2")'`
 	out, code, vs := confined(t, wire.SandboxReport, true, proj, cmd, "dist/**")
 	if code != 0 {
@@ -68,11 +62,7 @@ func TestRenameOfAMissingSourceBeneathTheRootsIsRecorded(t *testing.T) {
 func TestCreatingThroughADanglingSymlinkIsRecorded(t *testing.T) {
 	root := t.TempDir()
 	proj, outside := filepath.Join(root, "proj"), filepath.Join(root, "outside")
-	for _, d := range []string{filepath.Join(proj, "dist"), outside} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	mkdirs(t, filepath.Join(proj, "dist"), outside)
 	// O_CREAT|O_EXCL follows no symlink: it fails (EEXIST), no violation.
 	cmd := `ln -s ../../outside/a dist/a && perl -e 'use Fcntl; sysopen(F, "dist/a", O_WRONLY|O_CREAT|O_EXCL) and die' && echo x > dist/a && ln -s b dist/chain && ln -s ` + filepath.Join(outside, "b") + ` dist/b && echo x > dist/chain`
 	out, code, vs := confined(t, wire.SandboxReport, true, proj, cmd, "dist/**")
@@ -98,9 +88,7 @@ func TestLinkingAFileFromOutsideIsRecorded(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			root := t.TempDir()
 			proj := filepath.Join(root, "proj")
-			if err := os.MkdirAll(filepath.Join(proj, "dist"), 0o755); err != nil {
-				t.Fatal(err)
-			}
+			mkdirs(t, filepath.Join(proj, "dist"))
 			victim, followed := filepath.Join(root, "victim"), filepath.Join(root, "followed")
 			for _, f := range []string{victim, followed} {
 				if err := os.WriteFile(f, []byte("v\n"), 0o644); err != nil {
@@ -132,11 +120,7 @@ func TestLinkingAFileFromOutsideIsRecorded(t *testing.T) {
 func TestANestedRootReplacedByASymlinkIsRecorded(t *testing.T) {
 	root := t.TempDir()
 	proj, outside := filepath.Join(root, "proj"), filepath.Join(root, "outside")
-	for _, d := range []string{filepath.Join(proj, "dist"), outside} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	mkdirs(t, filepath.Join(proj, "dist"), outside)
 	cmd := `mv dist old && ln -s ../outside dist && echo x > dist/f; rm dist; mv old dist`
 	out, code, vs := confined(t, wire.SandboxReport, true, proj, cmd, "dist/**", "*.log")
 	if code != 0 {

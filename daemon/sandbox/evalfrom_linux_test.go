@@ -14,9 +14,7 @@ func TestEvalFromMatchesEvalSymlinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, d := range []string{"real/sub", "other"} {
-		if err := os.MkdirAll(filepath.Join(base, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		mkdirs(t, filepath.Join(base, d))
 	}
 	if err := os.WriteFile(filepath.Join(base, "real/f"), nil, 0o644); err != nil {
 		t.Fatal(err)

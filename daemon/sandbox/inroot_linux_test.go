@@ -41,11 +41,7 @@ func TestOpenat2InRootIsJudgedBeneathItsDirectory(t *testing.T) {
 			proj, outside := filepath.Join(root, "proj"), filepath.Join(root, "outside")
 			dist := filepath.Join(proj, "dist")
 			// outside holds the tree of dist's absolute path.
-			for _, d := range []string{dist, filepath.Join(outside, dist)} {
-				if err := os.MkdirAll(d, 0o755); err != nil {
-					t.Fatal(err)
-				}
-			}
+			mkdirs(t, dist, filepath.Join(outside, dist))
 			inside := filepath.Join(dist, "in")
 			out, _, vs := confined(t, mode, true, proj, bin+" "+proj+" dist/in && "+bin+" "+outside+" "+filepath.Join(dist, "x")+"; true", "dist/**")
 			if _, err := os.Stat(inside); err != nil {

@@ -25,11 +25,7 @@ func TestMountIsRecorded(t *testing.T) {
 			root := t.TempDir()
 			proj, outside := filepath.Join(root, "proj"), filepath.Join(root, "outside")
 			m := filepath.Join(proj, "dist", "m")
-			for _, d := range []string{m, outside} {
-				if err := os.MkdirAll(d, 0o755); err != nil {
-					t.Fatal(err)
-				}
-			}
+			mkdirs(t, m, outside)
 			t.Cleanup(func() { exec.Command("umount", "-l", m).Run() })
 			out, _, vs := confined(t, mode, true, proj, "mount --bind ../outside dist/m && echo x > dist/m/f; umount dist/m; true", "dist/**")
 			_, err := os.Stat(filepath.Join(outside, "f"))

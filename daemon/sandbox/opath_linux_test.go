@@ -14,9 +14,7 @@ import (
 func TestOpenWithOPathIsNoViolation(t *testing.T) {
 	root := t.TempDir()
 	proj := filepath.Join(root, "proj")
-	if err := os.MkdirAll(proj, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	mkdirs(t, proj)
 	victim := filepath.Join(root, "victim")
 	if err := os.WriteFile(victim, []byte("v\n"), 0o644); err != nil {
 		t.Fatal(err)

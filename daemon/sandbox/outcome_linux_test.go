@@ -17,11 +17,7 @@ func TestCallsThatChangeNothingAreNoViolations(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			root := t.TempDir()
 			proj := filepath.Join(root, "proj")
-			for _, d := range []string{proj, filepath.Join(root, "shared")} {
-				if err := os.MkdirAll(d, 0o755); err != nil {
-					t.Fatal(err)
-				}
-			}
+			mkdirs(t, proj, filepath.Join(root, "shared"))
 			if err := os.WriteFile(filepath.Join(root, "kept"), []byte("x"), 0o644); err != nil {
 				t.Fatal(err)
 			}

@@ -17,11 +17,7 @@ func TestProcSelfInAPathIsTheCallers(t *testing.T) {
 	root := t.TempDir()
 	proj, outside := filepath.Join(root, "proj"), filepath.Join(root, "outside")
 	dist := filepath.Join(proj, "dist")
-	for _, d := range []string{dist, outside} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	mkdirs(t, dist, outside)
 	// vx's descriptor K is dist; the task's K is outside.
 	f, err := os.Open(dist)
 	if err != nil {

@@ -19,9 +19,7 @@ func TestStartResolvesAndGrantsItsRoots(t *testing.T) {
 	}
 	real := t.TempDir()
 	proj := filepath.Join(real, "proj")
-	if err := os.MkdirAll(proj, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	mkdirs(t, proj)
 	link := filepath.Join(t.TempDir(), "link")
 	if err := os.Symlink(real, link); err != nil {
 		t.Fatal(err)

@@ -18,9 +18,7 @@ func TestUnixSocketBoundOutsideIsRecorded(t *testing.T) {
 			t.Run(mode, func(t *testing.T) {
 				root := t.TempDir()
 				proj := filepath.Join(root, "proj")
-				if err := os.MkdirAll(filepath.Join(proj, "dist"), 0o755); err != nil {
-					t.Fatal(err)
-				}
+				mkdirs(t, filepath.Join(proj, "dist"))
 				cmd := `python3 -c '
 import socket
 for p in ("dist/in", "\0vx-abstract-probe", "../sock"):

@@ -66,9 +66,7 @@ func TestIOURingCannotWriteOutsideUnrecorded(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			root := t.TempDir()
 			proj := filepath.Join(root, "proj")
-			if err := os.MkdirAll(proj, 0o755); err != nil {
-				t.Fatal(err)
-			}
+			mkdirs(t, proj)
 			made := filepath.Join(root, "made")
 			out, _, vs := confined(t, mode, true, proj, bin+" "+made+"; true")
 			_, err := os.Stat(made)

@@ -15,9 +15,7 @@ func TestWalkFromMissingLeaf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(filepath.Join(base, "dist"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	mkdirs(t, filepath.Join(base, "dist"))
 	if err := os.Symlink(filepath.Dir(base), filepath.Join(base, "up")); err != nil {
 		t.Fatal(err)
 	}

@@ -17,9 +17,7 @@ func TestWithinOnlyWhereResolveAgrees(t *testing.T) {
 	}
 	dist := filepath.Join(base, "dist")
 	for _, d := range []string{"dist/sub", "outside"} {
-		if err := os.MkdirAll(filepath.Join(base, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		mkdirs(t, filepath.Join(base, d))
 	}
 	if err := os.WriteFile(filepath.Join(dist, "f"), nil, 0o644); err != nil {
 		t.Fatal(err)

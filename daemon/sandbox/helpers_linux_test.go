@@ -25,3 +25,13 @@ func buildProbe(t *testing.T, name, source string, flags ...string) string {
 	}
 	return bin
 }
+
+// mkdirs creates each directory with its parents, or fails the test.
+func mkdirs(t *testing.T, dirs ...string) {
+	t.Helper()
+	for _, d := range dirs {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -109,9 +109,16 @@ func readlinkAt(dir int, name string) (string, error) {
 		return "", unix.EINVAL
 	}
 	var buf [pathMax]byte
-	n, err := unix.Readlinkat(dir, name, buf[:])
-	if err != nil {
-		return "", err
+	for {
+		n, err := unix.Readlinkat(dir, name, buf[:])
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return "", err
+		case n >= len(buf):
+			return "", unix.ENAMETOOLONG
+		}
+		return string(buf[:n]), nil
 	}
-	return string(buf[:n]), nil
 }

@@ -90,49 +90,60 @@ func valid(notify int, id uint64) bool {
 // inspect turns a notification into the violations it is: the paths it
 // writes outside the policy, or a TCP address.
 func (s *Session) inspect(c call, n *seccompNotif) []wire.SandboxViolation {
-	tid := int(n.Pid)
-	if c.net {
+	switch {
+	case c.net:
 		return s.inspectNet(c, n)
-	}
-	if c.handle {
+	case c.handle:
 		return s.inspectHandle(n)
-	}
-	if c.socketcall {
+	case c.socketcall:
 		return s.inspectSocketcall(n)
-	}
-	if c.fastOpen > 0 {
+	case c.fastOpen > 0:
 		return s.inspectFastOpen(c, n)
 	}
 	if c.root || c.op == opMount {
 		// Any task process may have another root from now on.
 		rootMoved.Store(true)
 	}
-	if c.root {
+	switch {
+	case c.root:
 		return nil
-	}
-	if c.op == opMount {
+	case c.op == opMount:
 		return s.inspectMount(c, n)
 	}
-	op := c.op
-	var flags, resolveFlags uint64
+	flags, resolveFlags, writes := callFlags(c, n)
+	if !writes {
+		return nil
+	}
+	return s.inspectPaths(c, n, flags, resolveFlags)
+}
+
+// callFlags reads an open's flags, and openat2's resolve flags; writes is
+// false for an open that writes nothing.
+func callFlags(c call, n *seccompNotif) (flags, resolveFlags uint64, writes bool) {
 	switch {
 	case c.how:
-		b, err := readMem(tid, uintptr(n.Args[2]), openHowSize)
+		b, err := readMem(int(n.Pid), uintptr(n.Args[2]), openHowSize)
 		if err != nil || n.Args[3] < openHowSize {
-			return nil // the kernel cannot read it either (EFAULT, EINVAL)
+			return 0, 0, false // the kernel cannot read it either (EFAULT, EINVAL)
 		}
 		flags, resolveFlags = binary.NativeEndian.Uint64(b), binary.NativeEndian.Uint64(b[16:])
 		if flags&writeFlags == 0 {
-			return nil
+			return 0, 0, false
 		}
 	case c.flags > 0:
 		flags = n.Args[c.flags]
+	default:
+		return 0, 0, true
 	}
-	if (c.how || c.flags > 0) && flags&unix.O_PATH != 0 {
-		// O_PATH ignores O_CREAT, O_TRUNC and the access mode (openat2
-		// refuses them with it: EINVAL): nothing is written.
-		return nil
-	}
+	// O_PATH ignores O_CREAT, O_TRUNC and the access mode (openat2 refuses
+	// them with it: EINVAL): nothing is written.
+	return flags, resolveFlags, flags&unix.O_PATH == 0
+}
+
+// inspectPaths judges each path a call writes.
+func (s *Session) inspectPaths(c call, n *seccompNotif, flags, resolveFlags uint64) []wire.SandboxViolation {
+	tid, op := int(n.Pid), c.op
+	follow := follows(op, flags)
 	var out []wire.SandboxViolation
 	var source abs // a rename's source, resolved only if a violation needs it
 	var linked [2]abs
@@ -146,10 +157,12 @@ func (s *Session) inspect(c call, n *seccompNotif) []wire.SandboxViolation {
 		if pa.dirfd >= 0 {
 			dirfd = int32(n.Args[pa.dirfd])
 		}
-		follow := follows(op, flags)
-		a, ok := absolute(tid, dirfd, raw)
+		var a abs
+		var ok bool
 		if resolveFlags&unix.RESOLVE_IN_ROOT != 0 {
 			a, ok = inRoot(tid, dirfd, raw, resolveFlags, follow)
+		} else {
+			a, ok = absolute(tid, dirfd, raw)
 		}
 		if !ok {
 			continue
@@ -165,19 +178,9 @@ func (s *Session) inspect(c call, n *seccompNotif) []wire.SandboxViolation {
 				continue
 			}
 		}
-		entry := changesEntry(op)
-		if s.policy.within(a, raw, follow) && !(entry && s.policy.fileRootOnly(a.path)) {
-			continue
+		if v, ok := s.judge(op, flags, a, raw, follow, tid); ok {
+			out = append(out, v)
 		}
-		path := a.resolve(follow)
-		if s.policy.Allows(path) && !(entry && s.policy.fileRootOnly(path)) {
-			continue
-		}
-		vop, changes := outcome(op, flags, path)
-		if !changes {
-			continue
-		}
-		out = append(out, wire.SandboxViolation{Op: vop, Path: path, Process: comm(tid), Pid: tid, Denied: s.policy.Landlock && (op != opTruncate || s.policy.ABI >= 3)})
 	}
 	if len(out) == 0 && linked[0].path != "" && linked[1].path != "" {
 		// linkat (an at form: its flags follow the paths) may follow.
@@ -195,6 +198,24 @@ func (s *Session) inspect(c call, n *seccompNotif) []wire.SandboxViolation {
 		}
 	}
 	return out
+}
+
+// judge is the violation a call makes at one path it writes, if any.
+func (s *Session) judge(op string, flags uint64, a abs, raw string, follow bool, tid int) (wire.SandboxViolation, bool) {
+	entry := changesEntry(op)
+	if s.policy.within(a, raw, follow) && !(entry && s.policy.fileRootOnly(a.path)) {
+		return wire.SandboxViolation{}, false
+	}
+	path := a.resolve(follow)
+	if s.policy.Allows(path) && !(entry && s.policy.fileRootOnly(path)) {
+		return wire.SandboxViolation{}, false
+	}
+	vop, changes := outcome(op, flags, path)
+	if !changes {
+		return wire.SandboxViolation{}, false
+	}
+	denied := s.policy.Landlock && (op != opTruncate || s.policy.ABI >= 3)
+	return wire.SandboxViolation{Op: vop, Path: path, Process: comm(tid), Pid: tid, Denied: denied}, true
 }
 
 // changesEntry reports that op changes a name in its directory (creates,
@@ -646,20 +667,11 @@ func procLink(tid int, name string) (string, error) {
 	if err != nil {
 		return os.Readlink("/proc/" + rel)
 	}
-	var buf [pathMax]byte
-	for {
-		n, err := unix.Readlinkat(fd, rel, buf[:])
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return "", &os.PathError{Op: "readlink", Path: "/proc/" + rel, Err: err}
-		}
-		if n >= len(buf) {
-			return "", &os.PathError{Op: "readlink", Path: "/proc/" + rel, Err: unix.ENAMETOOLONG}
-		}
-		return string(buf[:n]), nil
+	target, err := readlinkAt(fd, rel)
+	if err != nil {
+		return "", &os.PathError{Op: "readlink", Path: "/proc/" + rel, Err: err}
 	}
+	return target, nil
 }
 
 // evalFrom is filepath.EvalSymlinks(p) for a p beneath canon, a directory

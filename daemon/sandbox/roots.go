@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"sync"
 
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -136,7 +135,7 @@ func canonicalDir(d string) (int, string, error) {
 	if err != nil {
 		return -1, "", &os.PathError{Op: "open", Path: d, Err: err}
 	}
-	r, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd))
+	r, err := fdPath(fd)
 	if err != nil || !filepath.IsAbs(r) {
 		// No /proc: walk the path instead.
 		if r, err = filepath.EvalSymlinks(d); err != nil {

@@ -28,16 +28,16 @@ func TestEvalFromMatchesEvalSymlinks(t *testing.T) {
 	for _, rel := range []string{"", "real", "real/sub", "real/f", "link", "link/sub", "link/f", "out", "out/passwd", "missing", "real/missing", "real/f/x", "link/missing"} {
 		p := filepath.Join(base, rel)
 		want, wantErr := filepath.EvalSymlinks(p)
-		got, gotErr := evalFrom(base, p)
+		got, gotErr := evalFrom(base, p, 0)
 		if got != want || (gotErr == nil) != (wantErr == nil) {
 			t.Errorf("evalFrom(%q): %q, %v; EvalSymlinks: %q, %v", rel, got, gotErr, want, wantErr)
 		}
 	}
 	// A path outside the base, or no base, takes the general way.
-	if got, err := evalFrom(base, "/etc"); err != nil || got != "/etc" {
+	if got, err := evalFrom(base, "/etc", 0); err != nil || got != "/etc" {
 		t.Errorf("evalFrom outside the base: %q, %v", got, err)
 	}
-	if got, _ := evalFrom("", filepath.Join(base, "link")); got != filepath.Join(base, "real") {
+	if got, _ := evalFrom("", filepath.Join(base, "link"), 0); got != filepath.Join(base, "real") {
 		t.Errorf("evalFrom without a base: %q", got)
 	}
 }

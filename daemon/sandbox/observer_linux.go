@@ -504,16 +504,6 @@ func readString(tid int, addr uintptr) (string, error) {
 	return "", errors.New("path longer than PATH_MAX")
 }
 
-// resolve makes raw absolute as the caller sees it. ok is false for what
-// is no file of a directory tree (a pipe or socket named through /proc).
-func resolve(tid int, dirfd int32, raw string, follow bool) (string, bool) {
-	a, ok := absolute(tid, dirfd, raw)
-	if !ok {
-		return "", false
-	}
-	return a.resolve(follow), true
-}
-
 // abs is a path a call names, made absolute but not yet resolved.
 type abs struct {
 	path  string // absolute and lexically clean
@@ -615,7 +605,7 @@ func (a abs) resolve(follow bool) string {
 	}
 	p, canon := a.path, a.canon
 	if follow {
-		r, missingLeaf, err := walkFromAs(canon, p, a.tid)
+		r, missingLeaf, err := walkFrom(canon, p, a.tid)
 		if err == nil || missingLeaf {
 			// A file about to be created: its directory is resolved.
 			return r
@@ -624,7 +614,7 @@ func (a abs) resolve(follow bool) string {
 			return danglingTarget(canon, p, a.tid)
 		}
 	}
-	if r, err := evalFromAs(canon, filepath.Dir(p), a.tid); err == nil {
+	if r, err := evalFrom(canon, filepath.Dir(p), a.tid); err == nil {
 		return filepath.Join(r, filepath.Base(p))
 	}
 	return p
@@ -636,7 +626,7 @@ func (a abs) resolve(follow bool) string {
 // symlink. Directories are resolved.
 func danglingTarget(canon, p string, tid int) string {
 	for hops := 0; hops < 40; hops++ { // the kernel's limit (ELOOP)
-		dir, err := evalFromAs(canon, filepath.Dir(p), tid)
+		dir, err := evalFrom(canon, filepath.Dir(p), tid)
 		if err != nil {
 			return p
 		}
@@ -677,12 +667,10 @@ func procLink(tid int, name string) (string, error) {
 // evalFrom is filepath.EvalSymlinks(p) for a p beneath canon, a directory
 // path the kernel gave (a descriptor's or cwd's link: no symlink in it),
 // checking only the components below canon. Any symlink, or a p not beneath
-// an existing canon, takes the general way.
-func evalFrom(canon, p string) (string, error) { return evalFromAs(canon, p, 0) }
-
-// evalFromAs is evalFrom as the caller tid sees symlinks (evalAs).
-func evalFromAs(canon, p string, tid int) (string, error) {
-	r, missingLeaf, err := walkFromAs(canon, p, tid)
+// an existing canon, takes the general way. Symlinks are read as the caller
+// tid sees them (evalAs; 0: vx's own view).
+func evalFrom(canon, p string, tid int) (string, error) {
+	r, missingLeaf, err := walkFrom(canon, p, tid)
 	if missingLeaf {
 		return "", err
 	}
@@ -693,10 +681,7 @@ func evalFromAs(canon, p string, tid int) (string, error) {
 // one before it exists and none is a symlink) it says so with missingLeaf
 // and returns p, whose directory is then resolved: one walk answers both
 // what p is and, for a file about to be created, where it would be.
-func walkFrom(canon, p string) (string, bool, error) { return walkFromAs(canon, p, 0) }
-
-// walkFromAs is walkFrom as the caller tid sees symlinks (evalAs).
-func walkFromAs(canon, p string, tid int) (_ string, missingLeaf bool, _ error) {
+func walkFrom(canon, p string, tid int) (_ string, missingLeaf bool, _ error) {
 	rest, ok := strings.CutPrefix(p, canon)
 	if canon == "" || canon == "/" || !ok || (rest != "" && rest[0] != '/') {
 		r, err := evalAs(p, tid)

@@ -24,12 +24,13 @@ func TestWalkFromMissingLeaf(t *testing.T) {
 		missing bool
 	}{{"dist/new.js", true}, {"dist", false}, {"up/new.js", false}, {"gone/new.js", false}} {
 		p := filepath.Join(base, c.rel)
-		got, missing, _ := walkFrom(base, p)
+		got, missing, _ := walkFrom(base, p, 0)
 		if missing != c.missing || (missing && got != p) {
 			t.Errorf("walkFrom(%q) = %q, missingLeaf %v; want missingLeaf %v", c.rel, got, missing, c.missing)
 		}
 	}
-	if got, ok := resolve(os.Getpid(), -100, filepath.Join(base, "up", "new.js"), true); !ok || got != filepath.Join(filepath.Dir(base), "new.js") {
+	a, ok := absolute(os.Getpid(), -100, filepath.Join(base, "up", "new.js"))
+	if got := a.resolve(true); !ok || got != filepath.Join(filepath.Dir(base), "new.js") {
 		t.Errorf("resolve through a symlink = %q, %v", got, ok)
 	}
 }

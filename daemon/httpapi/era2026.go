@@ -106,9 +106,10 @@ func (h *mcpHandler) serveModern(w http.ResponseWriter, r *http.Request, m *json
 		_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
 		go rw.keepAlive(h.keepAlive, stop)
 	}
-	reply := h.srv.HandleChecked(r.Context(), m, meta, nil, rw.notify)
+	reply := h.srv.AnswerChecked(r.Context(), m, meta, nil, rw.notify)
+	defer reply.Release()
 	close(stop)
-	rw.finish(reply)
+	rw.finish(reply.Bytes())
 }
 
 // checkHeaders applies the revision's header rules to a request whose

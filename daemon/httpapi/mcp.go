@@ -180,6 +180,7 @@ func (h *mcpHandler) post(w http.ResponseWriter, r *http.Request) {
 	stopKeepAlive := h.beats.start(rw)
 	defer stopKeepAlive() // (again, should Answer panic: no comment after the handler)
 	reply := ss.Answer(r.Context(), msgs, batch, rw.notify)
+	defer reply.Release()
 	stopKeepAlive()
 	if created && !reply.Succeeded() {
 		w.Header().Del(HeaderSessionID)

@@ -24,6 +24,8 @@ type Reply struct {
 	enc   [][]byte // per message: its encoding, nil when written from its parts
 	batch bool
 	size  int
+	// budget holds the reply's share of the shared answer pool.
+	budget *answerBudget
 }
 
 func newReply(batch bool, msgs ...*jsonrpc.Message) *Reply {
@@ -182,10 +184,11 @@ func (ss *Session) Answer(ctx context.Context, msgs []*jsonrpc.Message, batch bo
 		if len(msgs) != 1 {
 			return one(jsonrpc.NewError(nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "invalid request: expected one message")))
 		}
-		budget := &answerBudget{left: ss.srv.limits.MaxAnswerBytes, max: ss.srv.limits.MaxAnswerBytes}
-		if r := ss.fit(budget, msgs[0], ss.handleOne(ctx, msgs[0], emit, false)); r != nil {
-			return one(r)
+		budget := ss.srv.newBudget()
+		if r := ss.answerWithin(ctx, budget, msgs[0], emit, false); r != nil {
+			return one(r).holding(budget)
 		}
+		budget.release()
 		return nil
 	}
 	if e := ss.batchRefusal(msgs); e != nil {
@@ -193,7 +196,8 @@ func (ss *Session) Answer(ctx context.Context, msgs []*jsonrpc.Message, batch bo
 	}
 	// Requests in a batch run side by side, like separate requests would,
 	// a few at a time.
-	replies := ss.runBatch(ctx, msgs, emit, ss.srv.limits)
+	budget := ss.srv.newBudget()
+	replies := ss.runBatch(ctx, msgs, emit, budget)
 	var out []*jsonrpc.Message
 	for _, r := range replies {
 		if r != nil {
@@ -201,7 +205,24 @@ func (ss *Session) Answer(ctx context.Context, msgs []*jsonrpc.Message, batch bo
 		}
 	}
 	if len(out) == 0 {
+		budget.release()
 		return nil
 	}
-	return newReply(true, out...)
+	return newReply(true, out...).holding(budget)
+}
+
+// holding makes r the holder of budget's share of the shared answer pool,
+// given back by Release.
+func (r *Reply) holding(b *answerBudget) *Reply {
+	r.budget = b
+	return r
+}
+
+// Release gives back what the reply holds of the server's shared answer
+// bound (Limits.SharedAnswerBytes); call it once the reply is written or
+// dropped. A nil Reply, and a second call, are no-ops.
+func (r *Reply) Release() {
+	if r != nil {
+		r.budget.release()
+	}
 }

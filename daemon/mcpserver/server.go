@@ -129,6 +129,8 @@ type Server struct {
 	onSession                   func(id string, opened bool)
 	limits                      Limits
 	sessionIdle                 time.Duration
+	answers                     *answerPool   // SharedAnswerBytes; nil: no bound
+	calls                       chan struct{} // CallsAtOnce's slots; nil: no bound
 
 	mu        sync.Mutex
 	tools     []Tool
@@ -168,6 +170,12 @@ func New(opts *Options) *Server {
 	}
 	if s.sessionIdle == 0 {
 		s.sessionIdle = DefaultSessionIdle
+	}
+	if n := s.limits.SharedAnswerBytes; n > 0 {
+		s.answers = &answerPool{left: n}
+	}
+	if n := s.limits.CallsAtOnce; n > 0 {
+		s.calls = make(chan struct{}, n)
 	}
 	if s.name == "" {
 		s.name = "vxd"

@@ -103,7 +103,9 @@ func (ss *Session) HandleBody(ctx context.Context, body []byte, emit func(*jsonr
 // Batches are answered only under revision 2025-03-26; otherwise, or when
 // empty, the whole batch gets one -32600.
 func (ss *Session) Handle(ctx context.Context, msgs []*jsonrpc.Message, batch bool, emit func(*jsonrpc.Message)) []byte {
-	return ss.Answer(ctx, msgs, batch, emit).Bytes()
+	r := ss.Answer(ctx, msgs, batch, emit)
+	defer r.Release()
+	return r.Bytes()
 }
 
 // batchRefusal is the error a whole batch gets: batches outside revision
@@ -385,11 +387,23 @@ func (ss *Session) callTool(ctx context.Context, params json.RawMessage, emit fu
 	}
 	call.Log = ss.logFunc(ctx, emit)
 
+	if s.calls != nil {
+		select {
+		case s.calls <- struct{}{}:
+			defer func() { <-s.calls }()
+		case <-ctx.Done():
+			return nil, errCancelled
+		}
+	}
 	value, err := runHandler(ctx, tool.Handler, call)
 	if ctx.Err() != nil && errors.Is(context.Cause(ctx), context.Canceled) {
 		return nil, errCancelled
 	}
-	return s.toolResult(name, call, value, err)
+	room, bounded := ctx.Value(roomKey{}).(answerRoom)
+	if !bounded {
+		room.left = -1
+	}
+	return s.toolResult(name, call, value, err, room)
 }
 
 // findTool returns the tool named name, nil when there is none.
@@ -442,7 +456,7 @@ func (ss *Session) logFunc(ctx context.Context, emit func(*jsonrpc.Message)) fun
 // toolResult turns what tool name's handler returned into the answer: a
 // handler's error is a masked error result unless it is a JSON-RPC error,
 // error results are masked, and other values are encoded.
-func (s *Server) toolResult(name string, call *Call, value any, err error) (any, error) {
+func (s *Server) toolResult(name string, call *Call, value any, err error, room answerRoom) (any, error) {
 	if err != nil {
 		var rpcErr *jsonrpc.Error
 		if errors.As(err, &rpcErr) {
@@ -471,11 +485,19 @@ func (s *Server) toolResult(name string, call *Call, value any, err error) (any,
 	if enc, ok := value.(Masked); ok {
 		return masked(enc), nil
 	}
-	enc, err := EncodeResult(value)
+	raw, err := jsonrpc.Encode(value)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the result of %s: %w", name, err)
 	}
-	return json.RawMessage(enc), nil
+	// Refused before the value is doubled into text and structuredContent.
+	if room.left >= 0 && 2*len(raw) > room.left && room.busy {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "server busy: the answer to tools/call %q (%d bytes twice over, as text and as structuredContent) does not fit beside the answers being sent to other requests; try again shortly", name, len(raw))
+	}
+	if room.left >= 0 && 2*len(raw) > room.left {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "%v: the answer to tools/call %q is %d bytes twice over (as text and as structuredContent), more than the %d bytes left of the server's limit of %d bytes per body (see Limits in docs/mcp.md); ask for less, or send the requests of a batch separately",
+			ErrTooLarge, name, len(raw), room.left, room.max)
+	}
+	return json.RawMessage(encodeRaw(raw)), nil
 }
 
 // Encoded is a tool answer already encoded by EncodeResult; a handler may
@@ -490,6 +512,10 @@ func EncodeResult(value any) (Encoded, error) {
 	if err != nil {
 		return nil, err
 	}
+	return encodeRaw(raw), nil
+}
+
+func encodeRaw(raw []byte) Encoded {
 	b := make([]byte, 0, 2*len(raw)+64)
 	b = append(b, `{"content":[{"type":"text","text":`...)
 	b = jsonrpc.AppendString(b, string(raw))
@@ -498,7 +524,7 @@ func EncodeResult(value any) (Encoded, error) {
 		b = append(b, `,"structuredContent":`...)
 		b = append(b, raw...)
 	}
-	return Encoded(append(b, '}')), nil
+	return Encoded(append(b, '}'))
 }
 
 // runHandler calls h, turning a panic into an internal error so one tool's

@@ -113,17 +113,29 @@ func (s *Server) HandleModern(ctx context.Context, m *jsonrpc.Message, emit func
 // HandleChecked is HandleModern for a transport that already ran
 // CheckModern on m (and answered what it refused, if it wished).
 func (s *Server) HandleChecked(ctx context.Context, m *jsonrpc.Message, meta mcp.ModernMeta, rpcErr *jsonrpc.Error, emit func(*jsonrpc.Message)) []byte {
+	r := s.AnswerChecked(ctx, m, meta, rpcErr, emit)
+	defer r.Release()
+	return r.Bytes()
+}
+
+// AnswerChecked is HandleChecked leaving the reply to be written (nil
+// when none is owed): the transport calls its Release once it is, as for
+// Session.Answer, since the answer counts against the server's bounds
+// until then.
+func (s *Server) AnswerChecked(ctx context.Context, m *jsonrpc.Message, meta mcp.ModernMeta, rpcErr *jsonrpc.Error, emit func(*jsonrpc.Message)) *Reply {
 	if emit == nil {
 		emit = func(*jsonrpc.Message) {}
 	}
 	ss := &Session{srv: s, modern: &meta, level: meta.LogLevel, silent: meta.LogLevel == "",
 		revision: meta.ProtocolVersion, inflight: map[string]context.CancelFunc{}, done: make(chan struct{}), last: time.Now()}
 	if rpcErr != nil {
-		return ss.encode(ss.errorReply(m.ID, rpcErr))
+		return newReply(false, ss.errorReply(m.ID, rpcErr))
 	}
-	if r := ss.handleOne(ctx, m, emit, false); r != nil {
-		return ss.encode(r)
+	budget := s.newBudget()
+	if r := ss.answerWithin(ctx, budget, m, emit, false); r != nil {
+		return newReply(false, r).holding(budget)
 	}
+	budget.release()
 	return nil
 }
 

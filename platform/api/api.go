@@ -63,6 +63,7 @@ func New(pool *pgxpool.Pool, opts *Options) *Server {
 	env := &teamops.Env{Pool: pool}
 	s := &Server{pool: pool, ops: env, log: opts.Logger, opts: *opts, tools: map[string]mcpserver.Tool{}, streams: newStreams()}
 	s.mcp = mcpserver.New(&mcpserver.Options{Name: "vx-platform", Version: opts.Version, Logger: opts.Logger,
+		Limits:       &mcpserver.Limits{CallsAtOnce: HeavyReads, SharedAnswerBytes: SharedAnswers},
 		Instructions: "Team-wide vx run history over every workspace of your org: list_workspaces, then list_runs, get_run, run_trends, cache_stats, why_did_rerun and compare_runs."})
 	catalog := teamtools.Catalog(env)
 	s.mcp.SetTools(catalog)

@@ -17,6 +17,12 @@ const (
 	MaxConns = 1024
 	// MaxStreamsPerToken is the most listen streams one token holds open.
 	MaxStreamsPerToken = 16
+	// HeavyReads is the most tool calls computed at once (a get_run of a
+	// 20,000-task run builds some 20 MiB); others wait their turn.
+	HeavyReads = 2
+	// SharedAnswers bounds the answers held in memory at once, over all
+	// requests, until written; beyond it an answer is refused as busy.
+	SharedAnswers = 48 << 20
 )
 
 // connCap is MaxConns within the file limit limit (0: unknown), leaving

@@ -6,6 +6,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/vzn/vx/platform/tokens"
@@ -60,12 +61,16 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, p *tokens.Prin
 		writeRPCError(w, http.StatusBadRequest, fmt.Sprintf("unsupported MCP-Protocol-Version %q; supported: %s", rev, strings.Join(mcp.Supported(), ", ")))
 		return
 	}
-	reply := s.mcp.Stateless(rev).Handle(r.Context(), msgs, batch, nil)
-	if reply == nil {
+	reply := s.mcp.Stateless(rev).Answer(r.Context(), msgs, batch, nil)
+	defer reply.Release() // once written: the shared answer bound counts it until then
+	if reply.Empty() {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	writeRaw(w, http.StatusOK, reply)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(reply.Len()))
+	w.WriteHeader(http.StatusOK)
+	_, _ = reply.WriteTo(w)
 }
 
 func writeRaw(w http.ResponseWriter, status int, b []byte) {

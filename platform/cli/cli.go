@@ -167,6 +167,7 @@ func serve(ctx context.Context, argv []string, stderr io.Writer) error {
 		return usageError{fmt.Sprintf("--log-level %q is not debug, info, warn or error", *level)}
 	}
 	log := zerolog.New(stderr).Level(lvl).With().Timestamp().Logger()
+	limitMemory()
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	db, err := open(ctx, *url)

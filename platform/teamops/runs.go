@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/vzn/vx/daemon/mcpserver"
 	"github.com/vzn/vx/platform/tokens"
 )
 
@@ -157,7 +158,15 @@ func scanTask(row pgx.Row) (*Task, error) {
 	return t, err
 }
 
-func (e *Env) tasks(ctx context.Context, org int64, ws, runID string) ([]Task, error) {
+// taskRowBytes is about what one Task adds to an answer beside its
+// strings: its keys, numbers and punctuation, as structuredContent and
+// again escaped as text.
+const taskRowBytes = 2*230 + 40
+
+// tasks reads the tasks of a run; with room >= 0 it stops with an error
+// wrapping mcpserver.ErrTooLarge once their answer would take more than
+// room bytes, rather than read on what cannot be sent.
+func (e *Env) tasks(ctx context.Context, org int64, ws, runID string, room int) ([]Task, error) {
 	rows, err := e.Pool.Query(ctx, `SELECT `+taskCols+` FROM executions WHERE org_id = $1 AND workspace_id = $2 AND run_id = $3
 		ORDER BY started_at NULLS LAST, task_id`, org, ws, runID)
 	if err != nil {
@@ -165,14 +174,30 @@ func (e *Env) tasks(ctx context.Context, org int64, ws, runID string) ([]Task, e
 	}
 	defer rows.Close()
 	out := []Task{}
+	size := 0
 	for rows.Next() {
 		t, err := scanTask(rows)
 		if err != nil {
 			return nil, fmt.Errorf("reading the tasks of run %s: %w", runID, err)
 		}
 		out = append(out, *t)
+		if room >= 0 {
+			if size += t.answerBytes(); size > room {
+				return nil, fmt.Errorf("%w: the tasks of run %s take more than the %d bytes left for this body's answers (%d tasks read so far); ask for this run alone, in a request of its own",
+					mcpserver.ErrTooLarge, runID, room, len(out))
+			}
+		}
 	}
 	return out, rows.Err()
+}
+
+// answerBytes is about what t adds to an answer (see taskRowBytes).
+func (t *Task) answerBytes() int {
+	n := taskRowBytes + 2*(len(t.TaskID)+len(t.Project)+len(t.Task)+len(t.Key)+len(t.Status)+len(t.Cache)+len(t.CacheSource)+len(t.Reason))
+	for _, b := range t.BlockedBy {
+		n += 2 * (len(b) + 3)
+	}
+	return n
 }
 
 // RunInput names a run.
@@ -202,6 +227,10 @@ func (e *Env) GetRun(ctx context.Context, p *tokens.Principal, in RunInput) (*Ru
 		return out, err
 	}
 	out.Found, out.Run = true, r
-	out.Tasks, err = e.tasks(ctx, p.OrgID, ws.ID, r.RunID)
+	room, bounded := mcpserver.AnswerRoom(ctx)
+	if !bounded {
+		room = -1
+	}
+	out.Tasks, err = e.tasks(ctx, p.OrgID, ws.ID, r.RunID, room)
 	return out, err
 }

@@ -205,11 +205,11 @@ func (e *Env) CompareRuns(ctx context.Context, p *tokens.Principal, in RunInput)
 		return out, nil
 	}
 	out.PreviousRunID = prev.RunID
-	after, err := e.tasks(ctx, p.OrgID, ws.ID, run.RunID)
+	after, err := e.tasks(ctx, p.OrgID, ws.ID, run.RunID, -1)
 	if err != nil {
 		return nil, err
 	}
-	before, err := e.tasks(ctx, p.OrgID, ws.ID, prev.RunID)
+	before, err := e.tasks(ctx, p.OrgID, ws.ID, prev.RunID, -1)
 	if err != nil {
 		return nil, err
 	}

@@ -237,6 +237,9 @@ func post(base, tok string, body []byte) map[string]int {
 	var replies []struct {
 		Result *struct {
 			IsError bool `json:"isError"`
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
 		} `json:"result"`
 		Error *struct {
 			Message string `json:"message"`
@@ -246,10 +249,17 @@ func post(base, tok string, body []byte) map[string]int {
 		return out
 	}
 	for _, r := range replies {
+		msg := ""
 		switch {
-		case r.Error != nil && strings.Contains(r.Error.Message, "too large"):
+		case r.Error != nil:
+			msg = r.Error.Message
+		case r.Result != nil && r.Result.IsError && len(r.Result.Content) > 0:
+			msg = r.Result.Content[0].Text
+		}
+		switch {
+		case strings.Contains(msg, "too large"):
 			out["too large"]++
-		case r.Error != nil && strings.Contains(r.Error.Message, "busy"):
+		case strings.Contains(msg, "busy"):
 			out["busy"]++
 		case r.Error != nil || r.Result == nil || r.Result.IsError:
 			out["other error"]++

@@ -173,7 +173,7 @@ func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	if !asked.Silent {
 		// (A vxd that did not answer the repeat's question within its
 		// second is not asked again: the run stats every file.)
-		in.Changes = changeSource(m.Root)
+		in.Changes = changeSource(s, m.Root)
 	}
 	in.Repeat = asked.Base
 	e := ops.NewEnv(m.Root, m, nil, s.Environment())
@@ -208,7 +208,7 @@ func fillRun(in *ops.ExecuteInput, s *cmdline.IO, a *cmdline.Args, argv []string
 func tryRepeat(ctx context.Context, s *cmdline.IO, root string, in ops.ExecuteInput, format string) (*wire.RunSummary, repeat.Answer, error) {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return ops.TryRepeat(ctx, root, s.WorkingDir(), changeSource(root), in, func() (runner.Output, func()) {
+	return ops.TryRepeat(ctx, root, s.WorkingDir(), changeSource(s, root), in, func() (runner.Output, func()) {
 		return runOutput(s, root, format)
 	})
 }

@@ -136,7 +136,7 @@ func startVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	if root == "" {
 		return err
 	}
-	c := &client.Client{Root: root, Version: version.Version}
+	c := &client.Client{Root: root, Version: version.Version, Notice: s.Err}
 	url, _, err := c.Ensure(ctx, false)
 	if err != nil {
 		return err

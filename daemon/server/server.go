@@ -35,6 +35,7 @@ import (
 	"github.com/vzn/vx/daemon/tools"
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/protocol/layout"
+	"github.com/vzn/vx/protocol/proof"
 	"github.com/vzn/vx/protocol/version"
 	"github.com/vzn/vx/protocol/wire"
 )
@@ -87,15 +88,29 @@ func Lock(root string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, ErrRunning
+	for try := 0; ; try++ {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return f, nil
 		}
-		return nil, err
+		if !errors.Is(err, syscall.EWOULDBLOCK) || try == lockTries {
+			f.Close()
+			if errors.Is(err, syscall.EWOULDBLOCK) {
+				return nil, ErrRunning
+			}
+			return nil, err
+		}
+		time.Sleep(lockRetry)
 	}
-	return f, nil
 }
+
+// A client asks whether a daemon runs by taking the lock for a moment
+// (client.locked): Lock tries lockTries more times, lockRetry apart,
+// before it takes the lock for another daemon's.
+const (
+	lockTries = 20
+	lockRetry = 5 * time.Millisecond
+)
 
 // Serve runs the daemon until ctx ends, it idles out, the workspace is
 // deleted, or a client asks it to stop.
@@ -219,17 +234,19 @@ func (d *daemon) newMCP() *mcpserver.Server {
 		Instructions: "vx answers questions about this monorepo workspace: its tasks (listTasks, getConfig), its cache (getCacheStats, explainCacheKey), its run history (getRunHistory, whyDidThisRerun, getFailures, getTaskLog, compareRuns, runTrends), and runs or plans tasks (runTasks, planTasks)."})
 }
 
-// newMux routes /mcp, /status, /shutdown (which calls cancel), the live
-// feed and the page.
+// newMux routes /mcp, /hello, /status, /shutdown (which calls cancel),
+// the live feed and the page; /hello, /status and /shutdown are proved
+// to a client that sends a nonce.
 func (d *daemon) newMux(cancel context.CancelFunc) *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", httpapi.NewMCPHandler(d.mcp, &httpapi.MCPOptions{Logger: d.log}))
-	mux.HandleFunc("GET /status", d.handleStatus)
-	mux.HandleFunc("POST /shutdown", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("GET "+proof.HelloPath, d.proved(handleHello))
+	mux.HandleFunc("GET /status", d.proved(d.handleStatus))
+	mux.HandleFunc("POST /shutdown", d.proved(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		d.log.Info().Msg("stop requested")
 		go cancel()
-	})
+	}))
 	d.mountLive(mux)
 	d.mountPage(mux)
 	return mux

@@ -193,7 +193,8 @@ func TestImpostorGetsNoTokenFromVXDStart(t *testing.T) {
 // TestImpostorGetsNoTokenFromShim: `vx mcp` with an impostor on the port
 // of the discovery file starts a real vxd on another port; the agent gets
 // the real tools, none of the impostor's made-up answers, and the
-// impostor never sees a token.
+// impostor never sees a token. The same when the daemon is killed in the
+// middle of the session and an impostor takes its port.
 func TestImpostorGetsNoTokenFromShim(t *testing.T) {
 	harness.NeedOtherUID(t)
 	root := journalWorkspace(t)
@@ -216,13 +217,9 @@ func TestImpostorGetsNoTokenFromShim(t *testing.T) {
 	if err != nil {
 		t.Fatalf("tools/list: %v", err)
 	}
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "listTasks", Arguments: map[string]any{}})
-	if err != nil {
-		t.Fatalf("listTasks: %v", err)
-	}
-	cs.Close()
-	got, _ := json.Marshal([]any{cs.InitializeResult(), tools, res})
-	if strings.Contains(string(got), "evil.sh") || len(tools.Tools) < 2 || !strings.Contains(string(got), "a#build") {
+	defer cs.Close()
+	got, _ := json.Marshal([]any{cs.InitializeResult(), tools, listTasks(ctx, t, cs)})
+	if strings.Contains(string(got), "evil.sh") || len(tools.Tools) < 2 {
 		t.Fatalf("the agent got the impostor's answers, not vxd's: %s", got)
 	}
 	if !strings.Contains(stderr.String(), impostorSays(disc.Port)) {
@@ -230,4 +227,28 @@ func TestImpostorGetsNoTokenFromShim(t *testing.T) {
 	}
 	d := wantRealDaemon(t, root, im)
 	wantNoToken(t, im, disc.Token, d.Token)
+
+	// Mid-session: the new vxd is killed and another impostor takes its
+	// port before the agent's next call. The shim's connection to it is
+	// refused before a request (and its token) goes out, and a new vxd
+	// answers the call.
+	killDaemon(t, root)
+	im2 := harness.StartImpostor(t, d.Port, d.Version, root)
+	listTasks(ctx, t, cs)
+	d3 := wantRealDaemon(t, root, im2)
+	wantNoToken(t, im2, d.Token, d3.Token)
+}
+
+// listTasks calls listTasks and wants vxd's answer: the workspace's tasks,
+// nothing of the impostor's.
+func listTasks(ctx context.Context, t *testing.T, cs *mcp.ClientSession) *mcp.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "listTasks", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatalf("listTasks: %v", err)
+	}
+	if got, _ := json.Marshal(res); strings.Contains(string(got), "evil.sh") || !strings.Contains(string(got), "a#build") {
+		t.Fatalf("listTasks answered the impostor's words, not vxd's: %s", got)
+	}
+	return res
 }

@@ -124,6 +124,11 @@ func Serve(ctx context.Context, o Options) error {
 		return err
 	}
 	defer lock.Close()
+	// A discovery file left by a daemon that died names its port and
+	// token: gone at once, so that while this daemon starts (the lock
+	// held) no client asks that port, where another process may listen,
+	// knowing the dead token if a client configured by hand sent it.
+	_ = os.Remove(layout.Discovery(root))
 	if o.IdleTimeout == 0 {
 		o.IdleTimeout = 30 * time.Minute
 	}

@@ -164,8 +164,9 @@ func TestImpostorSteersNoRun(t *testing.T) {
 }
 
 // TestImpostorGetsNoTokenFromVXDStart: `vxd start` with an impostor on
-// the port of the discovery file does not take it for vxd: it says so,
-// never sends it the token, and starts a real vxd on another port.
+// the port of the discovery file does not take it for vxd (no daemon
+// holds the lock: it is not even asked), never sends it the token, and
+// starts a real vxd on another port.
 func TestImpostorGetsNoTokenFromVXDStart(t *testing.T) {
 	harness.NeedOtherUID(t)
 	root := journalWorkspace(t)
@@ -180,9 +181,6 @@ func TestImpostorGetsNoTokenFromVXDStart(t *testing.T) {
 	d := wantRealDaemon(t, root, im)
 	if !strings.Contains(r.Stdout, fmt.Sprintf("http://127.0.0.1:%d/mcp", d.Port)) {
 		t.Errorf("vxd start did not name the new daemon's port %d\n%s", d.Port, r)
-	}
-	if !strings.Contains(r.Stderr, impostorSays(disc.Port)) {
-		t.Errorf("vxd start did not say the port is held by another process\n%s", r)
 	}
 	if st := run(t, root, vxdBin, "status", "--json"); st.Code != 0 || !strings.Contains(st.Stdout, fmt.Sprintf(`"port": %d`, d.Port)) {
 		t.Errorf("vxd status after the start\n%s", st)
@@ -206,8 +204,6 @@ func TestImpostorGetsNoTokenFromShim(t *testing.T) {
 	defer cancel()
 	cmd := exec.Command(vxBin, "mcp")
 	cmd.Dir, cmd.Env = root, baseEnv()
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
 	c := mcp.NewClient(&mcp.Implementation{Name: "vx-live-test", Version: "1"}, nil)
 	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
@@ -221,9 +217,6 @@ func TestImpostorGetsNoTokenFromShim(t *testing.T) {
 	got, _ := json.Marshal([]any{cs.InitializeResult(), tools, listTasks(ctx, t, cs)})
 	if strings.Contains(string(got), "evil.sh") || len(tools.Tools) < 2 {
 		t.Fatalf("the agent got the impostor's answers, not vxd's: %s", got)
-	}
-	if !strings.Contains(stderr.String(), impostorSays(disc.Port)) {
-		t.Errorf("vx mcp did not say the port is held by another process; its stderr:\n%s", stderr.String())
 	}
 	d := wantRealDaemon(t, root, im)
 	wantNoToken(t, im, disc.Token, d.Token)

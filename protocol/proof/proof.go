@@ -90,12 +90,18 @@ func Equal(got, want string) bool { return hmac.Equal([]byte(got), []byte(want))
 
 // mac is the hex HMAC-SHA256, keyed with token, of the lines.
 func mac(token string, lines ...string) string {
-	h := hmac.New(sha256.New, []byte(token))
+	n := len(lines)
+	for _, l := range lines {
+		n += len(l)
+	}
+	msg := make([]byte, 0, n)
 	for i, l := range lines {
 		if i > 0 {
-			h.Write([]byte{'\n'})
+			msg = append(msg, '\n')
 		}
-		h.Write([]byte(l))
+		msg = append(msg, l...)
 	}
+	h := hmac.New(sha256.New, []byte(token))
+	h.Write(msg)
 	return hex.EncodeToString(h.Sum(nil))
 }

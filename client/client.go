@@ -277,13 +277,19 @@ func (c *Client) Start(ctx context.Context) (*wire.Discovery, error) {
 		case <-time.After(15 * time.Millisecond):
 		}
 	}
+	return nil, c.notReady(limit, out)
+}
+
+// notReady is Start's error when no daemon became ready within limit,
+// with the last line the daemons wrote to out.
+func (c *Client) notReady(limit time.Duration, out string) error {
 	tail, _ := os.ReadFile(out)
 	lines := strings.Split(strings.TrimSpace(string(tail)), "\n")
 	last := lines[len(lines)-1]
 	if d, err := c.Discovery(); err == nil && c.wasRefused(d) && c.locked() {
-		return nil, fmt.Errorf("vxd did not become ready within %s: the discovery file still names port %d, whose process does not prove it is this workspace's vxd, and something holds the workspace lock (a vxd too old to prove itself? pid %d per the discovery file; stop it and try again) (last line of %s: %s)", limit, d.Port, d.PID, out, last)
+		return fmt.Errorf("vxd did not become ready within %s: the discovery file still names port %d, whose process does not prove it is this workspace's vxd, and something holds the workspace lock (a vxd too old to prove itself? pid %d per the discovery file; stop it and try again) (last line of %s: %s)", limit, d.Port, d.PID, out, last)
 	}
-	return nil, fmt.Errorf("vxd did not become ready within %s (last line of %s: %s)", limit, out, last)
+	return fmt.Errorf("vxd did not become ready within %s (last line of %s: %s)", limit, out, last)
 }
 
 // IsNotRunning reports whether err means no daemon answers.

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/vzn/vx/client"
 	"github.com/vzn/vx/protocol/layout"
@@ -219,5 +220,40 @@ func TestTransportProvesEachConnection(t *testing.T) {
 	}
 	if got := rec.String(); strings.Contains(got, token) || !strings.Contains(got, proof.HelloPath) || strings.Contains(got, "/status") {
 		t.Errorf("the impostor got more than the hello:\n%s", got)
+	}
+}
+
+// TestUnprovableHolderIsNamed: when the process on the discovery file's
+// port cannot prove itself and something holds the workspace lock (a vxd
+// from before the proof), Ensure starts no second daemon, sends no token,
+// and its error names the port and the pid to stop.
+func TestUnprovableHolderIsNamed(t *testing.T) {
+	root := newWorkspace(t)
+	rec := &recorder{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec.keep(r)
+		w.WriteHeader(http.StatusUnauthorized)
+	}))
+	defer srv.Close()
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	if err := os.MkdirAll(layout.Daemon(root), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	disc, _ := json.Marshal(wire.Discovery{PID: 4242, Port: port, Token: strings.Repeat("ab", 32), Root: root})
+	if err := os.WriteFile(layout.Discovery(root), disc, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	holdLock(t, root)
+	var notice bytes.Buffer
+	c := &client.Client{Root: root, VXD: vxdBin, StartTimeout: 2 * time.Second, Notice: &notice}
+	_, _, err := c.Ensure(context.Background(), false)
+	if err == nil || !strings.Contains(err.Error(), "port "+strconv.Itoa(port)) || !strings.Contains(err.Error(), "pid 4242") {
+		t.Fatalf("Ensure = %v; want an error naming port %d and pid 4242", err, port)
+	}
+	if !strings.Contains(notice.String(), "is held by a process that is not this workspace's vxd") {
+		t.Errorf("Notice: %q", notice.String())
+	}
+	if got := rec.String(); strings.Contains(got, strings.Repeat("ab", 32)) || strings.Count(got, "GET /status") != 1 {
+		t.Errorf("the holder was sent the token, or asked more than once:\n%s", got)
 	}
 }

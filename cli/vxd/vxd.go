@@ -195,7 +195,14 @@ func statusVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	st, _, err := c.Status(ctx)
 	if err != nil {
 		if client.IsNotRunning(err) {
-			fmt.Fprintf(s.Err, "vxd is not running for %s.\n", root)
+			msg := fmt.Sprintf("vxd is not running for %s.", root)
+			if format == "json" {
+				if err := cmdline.WriteJSON(s.Out, wire.NotRunning{Workspace: root, Message: msg}); err != nil {
+					return err
+				}
+			} else {
+				fmt.Fprintln(s.Err, msg)
+			}
 			return cmdline.ExitCode(1)
 		}
 		return err

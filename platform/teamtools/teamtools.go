@@ -38,11 +38,9 @@ func tool[In, Out any](spec ops.Spec[In, Out], run func(ctx context.Context, p *
 // Catalog is the tools for the platform's MCP server.
 func Catalog(e *teamops.Env) []mcpserver.Tool {
 	return []mcpserver.Tool{
-		tool(ops.Spec[teamops.NoInput, teamops.WorkspacesOutput]{Name: "list_workspaces", Title: "List workspaces", ReadOnly: true,
-			Description: "Every workspace of the org: id, name, slug, when it was last seen and how many runs it pushed, most recently seen first."},
-			func(ctx context.Context, p *tokens.Principal, _ teamops.NoInput) (*teamops.WorkspacesOutput, error) {
-				return e.ListWorkspaces(ctx, p)
-			}),
+		tool(ops.Spec[teamops.WorkspacesInput, teamops.WorkspacesOutput]{Name: "list_workspaces", Title: "List workspaces", ReadOnly: true,
+			Description: "Every workspace of the org (or the one workspace names): id, name, slug, when it was last seen and how many runs it pushed, most recently seen first."},
+			e.ListWorkspaces),
 		tool(ops.Spec[teamops.ListRunsInput, teamops.RunsOutput]{Name: "list_runs", Title: "List runs", ReadOnly: true,
 			Description: "Recent vx run invocations of a workspace, newest first: command, branch and commit, CI, status, task/failed/hit counts (local and remote), duration. limit 1..500 (default 50) is clamped and the answer says the limit applied."},
 			e.ListRuns),

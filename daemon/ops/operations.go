@@ -50,6 +50,10 @@ func operations() []*Operation {
 			func(ctx context.Context, e *Env, in ConfigInput) (*ShowOutput, error) {
 				return Show(ctx, e, ShowInput{Target: in.Target})
 			}),
+		Define(Spec[WorkspaceConfigInput, WorkspaceConfigOutput]{Name: "getWorkspaceConfig", Title: "Workspace configuration file", ReadOnly: true,
+			ModelOnly:   func(*WorkspaceConfigInput) bool { return true },
+			Description: "The workspace configuration as written: vx config --format json. file is vx.workspace.json's path, text the file with its comments, secret values masked. Mirrors the vx://workspace/config resource; getConfig is a task's resolved configuration."},
+			WorkspaceConfig),
 		Define(Spec[CacheStatsInput, CacheStatsOutput]{Name: "getCacheStats", Title: "Cache statistics", ReadOnly: true,
 			Description: "What's the state of my cache? Entries, total size, runs, executions and hits in the last 24h (hits split local/remote), hit rate, and the remote cache if one is configured. scope.project narrows every number to one project; checkRemote also asks the remote cache server. " + ExecutionsDefined},
 			CacheStats),

@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -48,6 +49,10 @@ type Client struct {
 	HTTP    *http.Client // nil = a client with short timeouts
 	// StartTimeout bounds Ensure's wait for a new daemon (default 15s).
 	StartTimeout time.Duration
+	// Port is the port Start asks the new daemon to listen on (0: the
+	// workspace's daemon.port or any free port; <0: any free port), and
+	// that Ensure insists a running daemon has (when >0).
+	Port int
 	// Notice, when set, is told (once per discovery file) that the
 	// process on the discovery file's port failed the proof, and what vx
 	// does instead.
@@ -194,6 +199,9 @@ func (c *Client) Ensure(ctx context.Context, restart bool) (string, string, erro
 		st, err := c.status(ctx, d)
 		if err == nil {
 			if c.Version == "" || st.Version == c.Version {
+				if c.Port > 0 && d.Port != c.Port {
+					return "", "", fmt.Errorf("vxd already serves %s on port %d, not %d: stop it first (vxd stop)", c.Root, d.Port, c.Port)
+				}
 				return fmt.Sprintf("http://127.0.0.1:%d", d.Port), d.Token, nil
 			}
 			if _, err := c.Stop(ctx); err != nil {
@@ -230,7 +238,7 @@ func (c *Client) Start(ctx context.Context) (*wire.Discovery, error) {
 	}
 	defer logf.Close()
 	spawn := func() (chan error, error) {
-		cmd := exec.Command(vxd, "serve", "--root", c.Root)
+		cmd := exec.Command(vxd, c.serveArgs()...)
 		cmd.Dir = c.Root
 		cmd.Stdin = nil
 		cmd.Stdout, cmd.Stderr = logf, logf
@@ -273,6 +281,10 @@ func (c *Client) Start(ctx context.Context) (*wire.Discovery, error) {
 				if exited, err = spawn(); err != nil {
 					return nil, err
 				}
+			} else if !c.locked() {
+				// Each vxd exited with the lock free: it failed (a
+				// port in use, say), and waiting longer will not help.
+				return nil, fmt.Errorf("vxd exited without serving (last line of %s: %s)", out, lastLine(out))
 			}
 		case <-time.After(15 * time.Millisecond):
 		}
@@ -283,13 +295,30 @@ func (c *Client) Start(ctx context.Context) (*wire.Discovery, error) {
 // notReady is Start's error when no daemon became ready within limit,
 // with the last line the daemons wrote to out.
 func (c *Client) notReady(limit time.Duration, out string) error {
-	tail, _ := os.ReadFile(out)
-	lines := strings.Split(strings.TrimSpace(string(tail)), "\n")
-	last := lines[len(lines)-1]
+	last := lastLine(out)
 	if d, err := c.Discovery(); err == nil && c.wasRefused(d) && c.locked() {
 		return fmt.Errorf("vxd did not become ready within %s: the discovery file still names port %d, whose process does not prove it is this workspace's vxd, and something holds the workspace lock (a vxd too old to prove itself? pid %d per the discovery file; stop it and try again) (last line of %s: %s)", limit, d.Port, d.PID, out, last)
 	}
 	return fmt.Errorf("vxd did not become ready within %s (last line of %s: %s)", limit, out, last)
+}
+
+// serveArgs are the arguments of the `vxd serve` Start launches.
+func (c *Client) serveArgs() []string {
+	args := []string{"serve", "--root", c.Root}
+	switch {
+	case c.Port > 0:
+		args = append(args, "--port", strconv.Itoa(c.Port))
+	case c.Port < 0:
+		args = append(args, "--port", "0")
+	}
+	return args
+}
+
+// lastLine is the last line of the file at path ("" when unreadable).
+func lastLine(path string) string {
+	tail, _ := os.ReadFile(path)
+	lines := strings.Split(strings.TrimSpace(string(tail)), "\n")
+	return lines[len(lines)-1]
 }
 
 // IsNotRunning reports whether err means no daemon answers.

@@ -40,6 +40,7 @@ var program = cmdline.Program{
 	Commands: []cmdline.Subcommand{
 		{Name: "run", Summary: "run tasks across the workspace, with the cache", Run: runVerb},
 		{Name: "show", Summary: "show projects, tasks and resolved task configuration", Run: showVerb},
+		{Name: "config", Summary: "print vx.workspace.json as written, secret values masked", Run: configVerb},
 		{Name: "why", Summary: "explain why a task re-ran: its key against the previous one", Run: whyVerb},
 		{Name: "last", Summary: "the latest runs, one run's tasks, or a task's log", Run: lastVerb},
 		{Name: "cache", Summary: "cache maintenance and the remote: vx cache prune, vx cache status", Run: cacheVerb},

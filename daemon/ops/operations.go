@@ -10,6 +10,12 @@ import (
 	"github.com/vzn/vx/daemon/migrate"
 )
 
+// ExecutionsDefined is what "executions" and "hits" count wherever vx
+// reports them over runs (runTrends and getCacheStats here, run_trends
+// and cache_stats on the platform): one definition, said in each tool's
+// description.
+const ExecutionsDefined = "executions counts every task outcome the runs recorded (ran, cache hit, blocked, skipped or interrupted), cache hits included; hits are those restored from a cache; hitRate is hits/executions."
+
 // The operations' names that other packages refer to.
 const (
 	OpPlanTasks = "planTasks"
@@ -44,8 +50,12 @@ func operations() []*Operation {
 			func(ctx context.Context, e *Env, in ConfigInput) (*ShowOutput, error) {
 				return Show(ctx, e, ShowInput{Target: in.Target})
 			}),
+		Define(Spec[WorkspaceConfigInput, WorkspaceConfigOutput]{Name: "getWorkspaceConfig", Title: "Workspace configuration file", ReadOnly: true,
+			ModelOnly:   func(*WorkspaceConfigInput) bool { return true },
+			Description: "The workspace configuration as written: vx config --format json. file is vx.workspace.json's path, text the file with its comments, secret values masked. Mirrors the vx://workspace/config resource; getConfig is a task's resolved configuration."},
+			WorkspaceConfig),
 		Define(Spec[CacheStatsInput, CacheStatsOutput]{Name: "getCacheStats", Title: "Cache statistics", ReadOnly: true,
-			Description: "What's the state of my cache? Entries, total size, runs and hits in the last 24h (split local/remote), hit rate, and the remote cache if one is configured. scope.project narrows every number to one project; checkRemote also asks the remote cache server."},
+			Description: "What's the state of my cache? Entries, total size, runs, executions and hits in the last 24h (hits split local/remote), hit rate, and the remote cache if one is configured. scope.project narrows every number to one project; checkRemote also asks the remote cache server. " + ExecutionsDefined},
 			CacheStats),
 		Define(Spec[RunHistoryInput, RunHistoryOutput]{Name: "getRunHistory", Title: "Run history", ReadOnly: true,
 			Description: "Which tasks have I been running, and how fast? Recent executions (exit code, blockedBy, timedOut, reason) plus per-task p50/p99, success rate, hit rate, failure mode, flaky (only when one cache key both passed and failed), maxPeakRssBytes and maxCpuParallelism. limit 1..500 is clamped and the answer says the limit applied."},
@@ -69,7 +79,7 @@ func operations() []*Operation {
 			Description: "How did a run differ from the one before it? Per-task status, cache, duration and key changes, and totals. runId defaults to the latest run."},
 			CompareRuns),
 		Define(Spec[TrendsInput, TrendsOutput]{Name: "runTrends", Title: "Run trends", ReadOnly: true,
-			Description: "Activity over time: per hour or day bucket, runs, failed runs, task executions, cache hits and p50 run duration, newest first. limit 1..1000 is clamped."},
+			Description: "Activity over time: per hour or day bucket, runs, failed runs, task executions, cache hits and p50 run duration, newest first. limit 1..1000 is clamped. " + ExecutionsDefined},
 			RunTrends),
 		Define(Spec[PlanTasksInput, PlanTasksOutput]{Name: OpPlanTasks, Title: "Plan tasks", ReadOnly: true,
 			Description: "What would run, and why? vx run TASKS --dry=json, nothing executed: each task's predicted cache status, key, deps and p50, the affected reason under affected, and predicted wallMs, workMs and criticalPath."},

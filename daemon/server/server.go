@@ -51,6 +51,9 @@ type Options struct {
 	// SessionIdle ends an MCP session idle this long (0: the default,
 	// mcpserver.DefaultSessionIdle; <0: never).
 	SessionIdle time.Duration
+	// Port is the loopback port to listen on (0: the workspace's
+	// daemon.port, else any free port; <0: any free port).
+	Port int
 }
 
 // ErrRunning means another vxd owns the workspace.
@@ -150,9 +153,9 @@ func Serve(ctx context.Context, o Options) error {
 	d.feed.Tap = d.resourceUpdates(ctx)
 	d.refreshCatalog()
 
-	tcp, err := net.Listen("tcp", "127.0.0.1:0")
+	tcp, err := listen(listenPort(o, m))
 	if err != nil {
-		return fmt.Errorf("listening on 127.0.0.1: %w", err)
+		return err
 	}
 	d.port = tcp.Addr().(*net.TCPAddr).Port
 	ln := newLimitListener(tcp, MaxConns)

@@ -27,6 +27,26 @@ type Config struct {
 	// sandbox overrides it field by field.
 	Sandbox  *SandboxConfig  `json:"sandbox,omitempty"`
 	Platform *PlatformConfig `json:"platform,omitempty"`
+	// Daemon configures vxd for this workspace.
+	Daemon *DaemonConfig `json:"daemon,omitempty"`
+}
+
+// DaemonConfig configures the workspace's vxd.
+type DaemonConfig struct {
+	// Port is the loopback port vxd listens on (0 or absent: any free
+	// port). `vxd serve --port` overrides it.
+	Port int `json:"port,omitempty"`
+}
+
+// MaxPort is the largest TCP port.
+const MaxPort = 65535
+
+// validate refuses a port outside 0..65535.
+func (d *DaemonConfig) validate() error {
+	if d != nil && (d.Port < 0 || d.Port > MaxPort) {
+		return fmt.Errorf("daemon.port: %d is not a port (use 1..%d, or leave it out for any free port)", d.Port, MaxPort)
+	}
+	return nil
 }
 
 // PlatformConfig opts the workspace into pushing its runs to a vx-platform

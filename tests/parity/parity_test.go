@@ -108,6 +108,7 @@ func rows(h hist) []row {
 		{tool: "getConfig", args: map[string]any{"target": "app#deploy"}, verb: []string{"show", "app#deploy", "--format", "json"}, holds: `"DEPLOY_TOKEN":"***"`},
 		{tool: "getConfig", args: map[string]any{"target": "lib"}, verb: []string{"show", "lib", "--format", "json"}},
 		{tool: "getConfig", args: map[string]any{"target": "test"}, verb: []string{"show", "test", "--format", "json"}},
+		{tool: "getWorkspaceConfig", args: map[string]any{}, verb: []string{"config", "--format", "json"}, holds: `"text":"{`},
 		{tool: "whyDidThisRerun", args: map[string]any{"taskId": "lib#build"}, verb: []string{"why", "lib#build", "--format", "json"}, holds: `"changed":["src/lib.txt"]`},
 		{tool: "whyDidThisRerun", args: map[string]any{"taskId": "app#build", "runId": h.editRun}, verb: []string{"why", "app#build", "--run", h.editRun, "--format", "json"}, holds: `"changed":["lib#build"]`},
 		{tool: "whyDidThisRerun", args: map[string]any{"taskId": "app#test", "runId": h.failedRun[:8]}, verb: []string{"why", "app#test", "--run", h.failedRun[:8], "--format", "json"}},

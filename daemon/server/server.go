@@ -34,6 +34,7 @@ import (
 	"github.com/vzn/vx/daemon/plans"
 	"github.com/vzn/vx/daemon/tools"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/internal/connlimit"
 	"github.com/vzn/vx/protocol/layout"
 	"github.com/vzn/vx/protocol/proof"
 	"github.com/vzn/vx/protocol/version"
@@ -70,6 +71,7 @@ type daemon struct {
 	token   string
 	pages   pageLogins // the status page's logins, separate from the token
 	port    int
+	streams *connlimit.Streams // the long-lived requests' slots (MaxStreams)
 	started time.Time
 	cancel  context.CancelFunc
 
@@ -137,7 +139,8 @@ func Serve(ctx context.Context, o Options) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	d := &daemon{opts: o, root: root, log: o.Logger, started: time.Now(), cancel: cancel, feed: NewFeed(), plans: plans.NewStore()}
+	d := &daemon{opts: o, root: root, log: o.Logger, started: time.Now(), cancel: cancel, feed: NewFeed(), plans: plans.NewStore(),
+		streams: &connlimit.Streams{Max: MaxStreams}}
 	if d.token, err = newToken(); err != nil {
 		return err
 	}
@@ -158,7 +161,7 @@ func Serve(ctx context.Context, o Options) error {
 		return err
 	}
 	d.port = tcp.Addr().(*net.TCPAddr).Port
-	ln := newLimitListener(tcp, MaxConns)
+	ln := connlimit.NewListener(tcp, MaxConns)
 
 	mux := d.newMux(cancel)
 	if jr, err := d.mountJournal(ctx, mux); err != nil {
@@ -166,7 +169,7 @@ func Serve(ctx context.Context, o Options) error {
 	} else if jr != nil {
 		defer jr.Close()
 	}
-	srv := newHTTPServer(ctx, d.tokenLogin(httpapi.Guard(liftReadDeadline(mcpFirst(mux)), httpapi.GuardOptions{Port: d.port, Token: d.token, Page: &httpapi.PageAuth{Cookie: wire.PageCookieName(d.port), Routes: pageRoutes, Valid: d.pages.valid}, Logger: d.log})), d.log)
+	srv := newHTTPServer(ctx, d.tokenLogin(httpapi.Guard(liftReadDeadline(mcpFirst(mux)), httpapi.GuardOptions{Port: d.port, Token: d.token, Page: &httpapi.PageAuth{Cookie: wire.PageCookieName(d.port), Routes: pageRoutes, Valid: d.pages.valid}, Logger: d.log})), ln, d.log)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 
@@ -247,7 +250,7 @@ func (d *daemon) newMCP() *mcpserver.Server {
 // to a client that sends a nonce.
 func (d *daemon) newMux(cancel context.CancelFunc) *http.ServeMux {
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", httpapi.NewMCPHandler(d.mcp, &httpapi.MCPOptions{Logger: d.log}))
+	mux.Handle("/mcp", httpapi.NewMCPHandler(d.mcp, &httpapi.MCPOptions{Logger: d.log, Streams: d.streams}))
 	mux.HandleFunc("GET "+proof.HelloPath, d.proved(handleHello))
 	mux.HandleFunc("GET /status", d.proved(d.handleStatus))
 	mux.HandleFunc("POST /shutdown", d.proved(func(w http.ResponseWriter, r *http.Request) {

@@ -74,6 +74,7 @@ func (d *daemon) approvals(next http.Handler) http.Handler {
 		}
 		by := d.approver(r)
 		if by == "" {
+			d.log.Warn().Str("method", r.Method).Str("path", clipPath(path)).Bool("bearer", r.Header.Get("Authorization") != "").Msg("refused: an approval without the approval key or an approver page login")
 			msg := "unauthorized: approving a plan takes the approval key (what `vx approve` sends, from .vx/daemon/approve.key) or a status page login made with it (`vx approve --page`)"
 			if r.Header.Get("Authorization") != "" {
 				msg += "; the MCP bearer token never approves"
@@ -151,4 +152,12 @@ func approveError(w http.ResponseWriter, status int, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(map[string]string{"error": msg})
+}
+
+// clipPath bounds a path written to the log.
+func clipPath(p string) string {
+	if len(p) > 200 {
+		return p[:200] + "…"
+	}
+	return p
 }

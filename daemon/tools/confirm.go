@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -29,9 +28,16 @@ var confirmSchema = json.RawMessage(`{"type":"object","properties":{"confirm":{"
 // maxShown bounds the tasks a confirmation lists by name.
 const maxShown = 20
 
-// errNoAsking refuses runTasks with a selection from a client that
-// cannot ask: a person must approve a plan outside MCP.
-var errNoAsking = errors.New("this workspace runs tasks only once a person approves them (mcp.confirm in vx.workspace.json), and this client cannot ask (it declared no elicitation): call planTasks, whose answer says where a person approves the plan (`vx approve PLAN` in a terminal, or the status page), then call runTasks with {\"planId\": …}, which waits for that approval. Nothing ran")
+// noAsking refuses runTasks with a selection when the client is not
+// asked (it cannot ask, or outside: mcp.confirm "outside"): a person
+// approves a plan outside MCP.
+func noAsking(outside bool) error {
+	why := "this client cannot ask (it declared no elicitation)"
+	if outside {
+		why = "this workspace takes approvals only outside MCP (mcp.confirm \"outside\")"
+	}
+	return fmt.Errorf("this workspace runs tasks only once a person approves them (mcp.confirm in vx.workspace.json), and %s: call planTasks, whose answer says where a person approves the plan (`vx approve PLAN` in a terminal, or the status page), then call runTasks with {\"planId\": …}, which waits for that approval. Nothing ran", why)
+}
 
 // runCall is one runTasks call where vxd keeps plans.
 type runCall struct {
@@ -39,6 +45,9 @@ type runCall struct {
 	store  *plans.Store
 	runner plans.Runner // with NeedApproval under mcp.confirm
 	origin string       // the call's arguments (callOrigin)
+	// outside takes approvals only outside MCP (mcp.confirm "outside"):
+	// the client is never asked, even when it could be.
+	outside bool
 	// approveAt says where a person approves a plan outside MCP.
 	approveAt func(p *plans.Plan) string
 }
@@ -47,13 +56,13 @@ type runCall struct {
 // ("" for a selection, in).
 func confirmRun(ctx context.Context, rc *runCall, id string, in ops.RunTasksInput) (any, error) {
 	call, store, e := rc.call, rc.store, rc.runner.Env
-	if call.Modern != nil && call.Modern.RequestState != "" {
+	if call.Modern != nil && call.Modern.RequestState != "" && !rc.outside {
 		return answerModern(ctx, rc)
 	}
 	canAsk := call.Elicit != nil || (call.Modern != nil && call.Modern.CanElicit)
-	if !canAsk {
+	if !canAsk || rc.outside {
 		if id == "" {
-			return nil, errNoAsking
+			return nil, noAsking(rc.outside)
 		}
 		return waitThenApply(ctx, rc, id)
 	}

@@ -34,7 +34,7 @@ func pruneCacheSpec(e *ops.Env, cfg Config) Spec {
 			given := argKeys(call.Arguments)
 			var requirePlan, confirm bool
 			if m, err := e.CurrentModel(); err == nil {
-				requirePlan, confirm = m.Config.MCP.RequirePlan, m.Config.MCP.Confirm
+				requirePlan, confirm = m.Config.MCP.RequirePlan, m.Config.MCP.Confirm.On
 			}
 			if given["planId"] {
 				for _, name := range []string{"olderThan", "maxSize", "dryRun"} {

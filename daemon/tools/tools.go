@@ -257,7 +257,7 @@ func planTasksSpec(e *ops.Env, cfg Config) Spec {
 			if err != nil {
 				return nil, err
 			}
-			if m, err := e.CurrentModel(); err == nil && m.Config.MCP.Confirm {
+			if m, err := e.CurrentModel(); err == nil && m.Config.MCP.Confirm.On {
 				p, err := cfg.Plans.Lookup(out.PlanID)
 				if err != nil {
 					return nil, err
@@ -286,7 +286,10 @@ func runTasksSpec(e *ops.Env, cfg Config) (Spec, bool) {
 	spec := Spec{}
 	if cfg.Plans != nil {
 		desc += planDescription(m.Config.MCP.RequirePlan)
-		if m.Config.MCP.Confirm {
+		switch {
+		case m.Config.MCP.Confirm.Outside:
+			desc += " This workspace runs a plan only once a person approved it outside MCP (mcp.confirm \"outside\": vx approve or the status page): planTasks, then runTasks {planId}, which waits for the approval."
+		case m.Config.MCP.Confirm.On:
 			desc += " This workspace asks the user to confirm the plan (mcp.confirm) before anything runs."
 		}
 		spec.Input = reflect.TypeFor[runTasksArgs]()
@@ -304,14 +307,14 @@ func runTasksSpec(e *ops.Env, cfg Config) (Spec, bool) {
 		in.VX = cfg.VX
 		if cfg.Plans != nil {
 			given := argKeys(call.Arguments)
-			confirm := false
+			var confirm workspace.MCPConfirm
 			if m, err := e.CurrentModel(); err == nil {
 				confirm = m.Config.MCP.Confirm
 			}
-			rc := &runCall{call: call, store: cfg.Plans, origin: callOrigin(call.Arguments),
-				runner:    plans.Runner{Env: e, Allowed: allowed, OnEvent: onEvent, NeedApproval: confirm},
+			rc := &runCall{call: call, store: cfg.Plans, origin: callOrigin(call.Arguments), outside: confirm.Outside,
+				runner:    plans.Runner{Env: e, Allowed: allowed, OnEvent: onEvent, NeedApproval: confirm.On},
 				approveAt: func(p *plans.Plan) string { return cfg.approveAt(e, p) }}
-			if confirm {
+			if confirm.On {
 				if err := checkPlanArgs(e, given); err != nil {
 					return nil, err
 				}

@@ -115,8 +115,7 @@ func httpDo(t *testing.T, method string, port int, path string, set func(*http.R
 // with the token, the tools); `vx approve PLAN` in a terminal does, and
 // the waiting call runs the plan.
 func TestApprovalIsAPersons(t *testing.T) {
-	for _, tr := range []int{0, 2} { // 2025-11-25 and 2026-07-28, over HTTP
-		tr := eraTransports[tr]
+	for _, tr := range eraTransports {
 		t.Run(tr.name, func(t *testing.T) {
 			t.Parallel()
 			root := confirmWorkspace(t, "")
@@ -274,5 +273,73 @@ func TestApprovalExpires(t *testing.T) {
 	}
 	if marked(root) {
 		t.Error("an expired plan ran")
+	}
+}
+
+// TestApprovedPlanIsNotAskedAgain: a client that can ask is not asked
+// about a plan a person already approved with vx approve: it runs.
+func TestApprovedPlanIsNotAskedAgain(t *testing.T) {
+	root := confirmWorkspace(t, "")
+	a := &asker{answers: []*mcp.ElicitResult{{Action: "decline"}}}
+	cs := eraTransports[0].connect(t, root, &mcp.ClientOptions{ElicitationHandler: a.handle})
+	p := planTasks(t, cs, "one#mark")
+	if r := run(t, root, nil, vxBin, "approve", p.PlanID); r.Code != 0 {
+		t.Fatalf("vx approve\n%s", r)
+	}
+	callOK(t, cs, "runTasks", map[string]any{"planId": p.PlanID})
+	if !marked(root) {
+		t.Error("the approved plan did not run")
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.messages) != 0 {
+		t.Errorf("the user was asked again about an approved plan: %q", a.messages)
+	}
+}
+
+// TestConfirmOutside: with mcp.confirm "outside" a client that answers
+// every elicitation with yes (as a client an agent wrote itself would)
+// is never asked: its plan waits for vx approve like any other.
+func TestConfirmOutside(t *testing.T) {
+	for _, tr := range []int{0, 2} {
+		tr := eraTransports[tr]
+		t.Run(tr.name, func(t *testing.T) {
+			t.Parallel()
+			root := confirmWorkspace(t, "")
+			harness.WriteFile(t, filepath.Join(root, "vx.workspace.json"),
+				`{"projects":["pkgs/*"],"tasks":{"prep":{},"test":{"dependsOn":["prep"]},"lint":{},"nap":{"cache":false},"mark":{"cache":false}},"mcp":{"confirm":"outside"}}`)
+			gitIn(t, root, "commit", "-qam", "outside")
+			yes := &asker{answers: []*mcp.ElicitResult{
+				{Action: "accept", Content: map[string]any{"confirm": true}},
+				{Action: "accept", Content: map[string]any{"confirm": true}},
+			}}
+			var progress progressLog
+			cs := tr.connect(t, root, &mcp.ClientOptions{ElicitationHandler: yes.handle, ProgressNotificationHandler: progress.handle})
+			callRefused(t, cs, "runTasks", map[string]any{"tasks": []string{"one#mark"}}, `approvals only outside MCP (mcp.confirm "outside")`)
+			p := planTasks(t, cs, "one#mark")
+			done := waitingRun(cs, p.PlanID, "outside-1")
+			harness.WaitFor(t, 30*time.Second, "a progress notification naming vx approve", func() bool {
+				for _, n := range progress.all() {
+					if strings.Contains(n.Message, "vx approve "+p.PlanID) {
+						return true
+					}
+				}
+				return false
+			})
+			if marked(root) {
+				t.Fatal("the task ran before a person approved it")
+			}
+			if r := run(t, root, nil, vxBin, "approve", p.PlanID); r.Code != 0 {
+				t.Fatalf("vx approve\n%s", r)
+			}
+			if a := <-done; a.err != nil || a.res.IsError || !marked(root) {
+				t.Fatalf("runTasks after vx approve: %v %s", a.err, a.text())
+			}
+			yes.mu.Lock()
+			defer yes.mu.Unlock()
+			if len(yes.messages) != 0 {
+				t.Errorf("the client was asked under mcp.confirm \"outside\": %q", yes.messages)
+			}
+		})
 	}
 }

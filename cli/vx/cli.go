@@ -187,18 +187,7 @@ func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	in.Repeat = asked.Base
 	e := ops.NewEnv(m.Root, m, nil, s.Environment())
 	if a.Has("dry") {
-		plan, err := ops.Plan(ctx, e, in)
-		if err != nil {
-			return runRefusal(err)
-		}
-		if a.Str("dry") == "json" || format == "json" {
-			if err := stampPlan(ctx, m, in, plan); err != nil {
-				return err
-			}
-			return cmdline.WriteJSON(s.Out, plan)
-		}
-		renderPlan(s.Out, plan)
-		return nil
+		return dryRun(ctx, s, e, in, a.Str("dry") == "json" || format == "json")
 	}
 	if planned != nil {
 		in.Command = append([]string{"run"}, argv...)
@@ -207,6 +196,23 @@ func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 		}
 	}
 	return execute(ctx, s, e, in, format)
+}
+
+// dryRun prints what in would run, executing nothing: for people, or
+// as the plan document vx run --plan applies.
+func dryRun(ctx context.Context, s *cmdline.IO, e *ops.Env, in ops.ExecuteInput, asJSON bool) error {
+	plan, err := ops.Plan(ctx, e, in)
+	if err != nil {
+		return runRefusal(err)
+	}
+	if !asJSON {
+		renderPlan(s.Out, plan)
+		return nil
+	}
+	if err := stampPlan(ctx, e.Model, in, plan); err != nil {
+		return err
+	}
+	return cmdline.WriteJSON(s.Out, plan)
 }
 
 // fillRun puts the command line's (or the request's) selection in the

@@ -157,6 +157,9 @@ func TestApprovalIsAPersons(t *testing.T) {
 				t.Fatal("the task ran after approval attempts with the bearer token")
 			}
 
+			if r := run(t, root, nil, vxBin, "approve"); r.Code != 0 || !strings.Contains(r.Stdout, p.PlanID) || !strings.Contains(r.Stdout, "one#mark (off): echo marked") {
+				t.Errorf("vx approve (the plans waiting)\n%s", r)
+			}
 			r := run(t, root, nil, vxBin, "approve", p.PlanID)
 			if r.Code != 0 || !strings.Contains(r.Stdout, "approved "+p.PlanID) {
 				t.Fatalf("vx approve\n%s", r)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"sync"
 
-	"github.com/vzn/vx/daemon/cache"
 	"github.com/vzn/vx/daemon/docsearch"
 	"github.com/vzn/vx/daemon/lockfile"
 	"github.com/vzn/vx/daemon/migrate"
@@ -18,8 +17,10 @@ const ExecutionsDefined = "executions counts every task outcome the runs recorde
 
 // The operations' names that other packages refer to.
 const (
-	OpPlanTasks = "planTasks"
-	OpRunTasks  = "runTasks"
+	OpPlanTasks   = "planTasks"
+	OpRunTasks    = "runTasks"
+	OpPruneCache  = "pruneCache"
+	OpApprovePlan = "approvePlan"
 )
 
 var (
@@ -66,9 +67,9 @@ func operations() []*Operation {
 		Define(Spec[WhyInput, WhyOutput]{Name: "whyDidThisRerun", Title: "Why did this re-run", ReadOnly: true,
 			Description: "Why did a task re-execute? vx why --format json: the execution's key against the previous execution's, whether it changed, the diff (files added/removed/changed, env names, definition fields, upstream keys) and, under a moved upstream, the root tasks whose own inputs moved. runId defaults to the task's latest run."},
 			Why),
-		Define(Spec[PruneInput, cache.PruneResult]{Name: "pruneCache", Title: "Prune the cache", Destructive: true, Idempotent: true,
+		Define(Spec[PruneInput, PruneOutput]{Name: OpPruneCache, Title: "Prune the cache", Destructive: true, Idempotent: true,
 			Description: "Free cache space: vx cache prune --format json. olderThan (e.g. 7d) and maxSize (e.g. 2GiB) bound the cache; a dry run unless dryRun is false. Answers dryRun, evicted, bytesFreed, orphans, orphanBytes."},
-			Prune),
+			PruneCache),
 		Define(Spec[TaskLogInput, TaskLogOutput]{Name: "getTaskLog", Title: "Task log", ReadOnly: true,
 			Description: "What did a task print? runId, taskId, status, source (failure, cache, or null when vx kept nothing) and the plain-text output, masked. runId defaults to the latest run that recorded the task."},
 			TaskLog),
@@ -91,6 +92,9 @@ func operations() []*Operation {
 			func(ctx context.Context, e *Env, in RunTasksInput) (*RunTasksOutput, error) {
 				return RunTasks(ctx, e, in, nil, nil)
 			}),
+		Define(Spec[ApproveInput, ApproveOutput]{Name: OpApprovePlan, Title: "Approve a plan", CLIOnly: true,
+			Description: "A person approves a plan under mcp.confirm (vx approve PLAN), with the running vxd's approval key from .vx/daemon/approve.key: never a tool, so that MCP access alone cannot approve. Without a plan, lists the plans waiting; page prints the status page address that logs a browser in to approve."},
+			ApprovePlan),
 		Define(Spec[RunInput, RunOutput]{Name: "getLastRun", Title: "Latest run", ReadOnly: true,
 			Description: "The latest run (or runId) with every task's status, cache, duration, exit code and reason: vx last --format json. Mirrors the vx://runs/latest resource."},
 			Run),

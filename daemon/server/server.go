@@ -62,18 +62,21 @@ var ErrRunning = errors.New("another vxd already serves this workspace")
 
 // daemon is one running vxd.
 type daemon struct {
-	opts    Options
-	root    string
-	log     zerolog.Logger
-	env     *ops.Env
-	mcp     *mcpserver.Server
-	plans   *plans.Store // planTasks' plans, for runTasks {planId}; gone with the daemon
-	token   string
-	pages   pageLogins // the status page's logins, separate from the token
-	port    int
-	streams *connlimit.Streams // the long-lived requests' slots (MaxStreams)
-	started time.Time
-	cancel  context.CancelFunc
+	opts  Options
+	root  string
+	log   zerolog.Logger
+	env   *ops.Env
+	mcp   *mcpserver.Server
+	plans *plans.Store // planTasks' plans, for runTasks {planId}; gone with the daemon
+	token string
+	pages pageLogins // the status page's logins, separate from the token
+	// approveKey approves plans (approve.go); never the token, never told
+	// to an MCP client.
+	approveKey string
+	port       int
+	streams    *connlimit.Streams // the long-lived requests' slots (MaxStreams)
+	started    time.Time
+	cancel     context.CancelFunc
 
 	mu         sync.Mutex
 	lastReload *wire.Reload
@@ -156,6 +159,10 @@ func Serve(ctx context.Context, o Options) error {
 	d.feed.Tap = d.resourceUpdates(ctx)
 	d.refreshCatalog()
 
+	if err := d.writeApproveKey(); err != nil {
+		return fmt.Errorf("writing the approval key: %w", err)
+	}
+	defer os.Remove(layout.ApproveKey(root))
 	tcp, err := listen(listenPort(o, m))
 	if err != nil {
 		return err
@@ -169,7 +176,7 @@ func Serve(ctx context.Context, o Options) error {
 	} else if jr != nil {
 		defer jr.Close()
 	}
-	srv := newHTTPServer(ctx, d.tokenLogin(httpapi.Guard(liftReadDeadline(mcpFirst(mux)), httpapi.GuardOptions{Port: d.port, Token: d.token, Page: &httpapi.PageAuth{Cookie: wire.PageCookieName(d.port), Routes: pageRoutes, Valid: d.pages.valid}, Logger: d.log})), ln, d.log)
+	srv := newHTTPServer(ctx, d.tokenLogin(d.approvals(httpapi.Guard(liftReadDeadline(mcpFirst(mux)), httpapi.GuardOptions{Port: d.port, Token: d.token, Page: &httpapi.PageAuth{Cookie: wire.PageCookieName(d.port), Routes: pageRoutes, Valid: d.pages.valid}, Logger: d.log}))), ln, d.log)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 
@@ -277,7 +284,7 @@ func (d *daemon) writeDiscovery() (*wire.Discovery, error) {
 // refreshCatalog rebuilds the tool, resource and prompt catalogs from the
 // current model; the MCP server announces changes to sessions.
 func (d *daemon) refreshCatalog() {
-	catalog := tools.Catalog(d.env, tools.Config{VX: d.opts.VX, OnEvent: d.feed.Publish, Plans: d.plans})
+	catalog := tools.Catalog(d.env, tools.Config{VX: d.opts.VX, OnEvent: d.feed.Publish, Plans: d.plans, PageURL: d.pageURL})
 	if m, err := d.env.CurrentModel(); err == nil && m.Config.MCP.Compact() {
 		catalog = tools.Compact(catalog)
 	}
@@ -382,6 +389,9 @@ func (d *daemon) handleStatus(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(d.status(r.Context()))
 }
+
+// pageURL is the status page's address.
+func (d *daemon) pageURL() string { return fmt.Sprintf("http://127.0.0.1:%d/", d.port) }
 
 // info is what getWorkspaceInfo adds about the daemon itself.
 func (d *daemon) info() *wire.Status { return d.status(context.Background()) }

@@ -114,11 +114,45 @@ type MCPConfig struct {
 	PlanTTL string `json:"planTtl,omitempty"`
 	// RequirePlan makes runTasks accept only a planId from planTasks.
 	RequirePlan bool `json:"requirePlan,omitempty"`
-	// Confirm makes runTasks ask the person behind the client first.
-	Confirm bool `json:"confirm,omitempty"`
+	// Confirm makes a plan run only once a person approved it.
+	Confirm MCPConfirm `json:"confirm,omitzero"`
 	// Tools is the catalog vxd lists: "full" (default) or "compact".
 	Tools string `json:"tools,omitempty"`
 }
+
+// MCPConfirm is the decoded "mcp.confirm": false; true (a person
+// approves each plan: through MCP elicitation when the client can ask,
+// else outside MCP); or "outside" (only outside MCP, with vx approve or
+// on the status page, whatever the client can do).
+type MCPConfirm struct {
+	On      bool
+	Outside bool
+}
+
+func (c *MCPConfirm) UnmarshalJSON(b []byte) error {
+	var on bool
+	if err := json.Unmarshal(b, &on); err == nil {
+		*c = MCPConfirm{On: on}
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil || s != ConfirmOutside {
+		return fmt.Errorf("mcp.confirm: expected true, false or %q", ConfirmOutside)
+	}
+	*c = MCPConfirm{On: true, Outside: true}
+	return nil
+}
+
+func (c MCPConfirm) MarshalJSON() ([]byte, error) {
+	if c.Outside {
+		return json.Marshal(ConfirmOutside)
+	}
+	return json.Marshal(c.On)
+}
+
+// ConfirmOutside is the mcp.confirm value that takes approvals only
+// outside MCP.
+const ConfirmOutside = "outside"
 
 // MCPRun is the decoded "mcp.run" value.
 type MCPRun struct {

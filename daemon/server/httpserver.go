@@ -13,7 +13,7 @@ import (
 	"github.com/vzn/vx/internal/connlimit"
 )
 
-// Bounds of vxd's HTTP server; docs/vxd.md ("Limits") lists them.
+// Bounds of vxd's HTTP server; docs/vxd.md ("HTTP limits") lists them.
 const (
 	// MaxConns is the most connections served at once. When all are
 	// taken, a new client takes the slot of the connection idle longest;

@@ -66,7 +66,7 @@ func TestTextArgumentsRefused(t *testing.T) {
 	}
 	t.Logf("%d calls over %d tools", len(cases), len(list.Tools))
 
-	for _, path := range []string{"/v1/runs/a2a2a2a2a2a2/why?taskId=", "/v1/runs?workspace=", "/v1/runs/a2a2a2a2a2a2?workspace="} {
+	for _, path := range []string{"/v1/runs/a2a2a2a2a2a2/why?taskId=", "/v1/runs?workspace=", "/v1/runs/a2a2a2a2a2a2?workspace=", "/v1/flaky?workspace="} {
 		for _, bad := range []string{"app%00%23build", "app%FF%23build"} {
 			r := do(t, "GET", ts.p.srv.URL+path+bad, ts.acme, nil)
 			arg := path[strings.LastIndex(path, "?")+1 : len(path)-1]
@@ -75,5 +75,17 @@ func TestTextArgumentsRefused(t *testing.T) {
 				t.Errorf("GET %s%s (%q): %d %s; want 400 naming %s", path, bad, u, r.status, r.body, arg)
 			}
 		}
+	}
+
+	// The admin routes' own arguments, too.
+	admin, _ := ts.p.token(t, "acme", "admin", "")
+	for _, body := range []string{`{"scope":"read","workspace":"","name":"ci\u0000"}`, "{\"scope\":\"read\",\"workspace\":\"w\xff\",\"name\":\"ci\"}"} {
+		r := do(t, "POST", ts.p.srv.URL+"/v1/admin/tokens", admin, []byte(body))
+		if r.status != http.StatusBadRequest || !strings.Contains(string(r.body), "argument") {
+			t.Errorf("POST /v1/admin/tokens %q: %d %s; want 400 naming the argument", body, r.status, r.body)
+		}
+	}
+	if r := do(t, "POST", ts.p.srv.URL+"/v1/admin/tokens/tok%00x/revoke", admin, nil); r.status != http.StatusBadRequest || !strings.Contains(string(r.body), `"id"`) {
+		t.Errorf("revoking a token id with a NUL: %d %s; want 400 naming id", r.status, r.body)
 	}
 }

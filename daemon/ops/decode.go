@@ -65,7 +65,7 @@ func inputFields(t reflect.Type) []inputField {
 // refused first (see CheckText). Checks beyond the shape are the input's
 // Validate, which the operation runs.
 func DecodeInput(raw json.RawMessage, dst any) error {
-	if err := checkArgsText(raw); err != nil {
+	if err := CheckArgsText(raw); err != nil {
 		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))

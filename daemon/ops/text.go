@@ -41,11 +41,13 @@ func refuseUTF8(name string) error {
 	return refuse(name, "argument %q must be valid UTF-8 text, and it holds a byte sequence (or an unpaired surrogate escape) that is not", name)
 }
 
-// checkArgsText refuses raw, a JSON object of arguments, when one of its
-// strings (at any depth) holds a NUL or is not valid UTF-8: these are
-// lost or replaced once decoded, so the raw text is read. Arguments in
-// plain UTF-8 with no \u escape, the usual ones, cost one pass.
-func checkArgsText(raw json.RawMessage) error {
+// CheckArgsText refuses raw, a JSON object of arguments, when one of its
+// strings (at any depth) holds a NUL or is not valid UTF-8, naming the
+// argument: these are lost or replaced once decoded, so the raw text is
+// read. Arguments in plain UTF-8 with no \u escape, the usual ones, cost
+// one pass. DecodeInput runs it; a route decoding a JSON body of its own
+// runs it first.
+func CheckArgsText(raw json.RawMessage) error {
 	if utf8.Valid(raw) && !bytes.Contains(raw, []byte(`\u`)) {
 		return nil
 	}

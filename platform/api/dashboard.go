@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/daemon/pagekit"
 	"github.com/vzn/vx/platform/dashboard"
 	"github.com/vzn/vx/platform/teamops"
@@ -36,6 +38,10 @@ func (s *Server) dashboardRoutes(m *http.ServeMux) {
 		q := r.URL.Query()
 		var scope teamops.Scope
 		if ws, set := q["workspace"]; set {
+			if err := ops.CheckText("workspace", ws[0]); err != nil {
+				writeErr(w, http.StatusBadRequest, err.Error())
+				return
+			}
 			scope.Workspace = &ws[0]
 		}
 		out, err := s.ops.Flaky(r.Context(), p, scope)
@@ -120,7 +126,16 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request, p *tokens.P
 		Workspace string `json:"workspace"`
 		Name      string `json:"name"`
 	}
-	dec := json.NewDecoder(io.LimitReader(r.Body, 64<<10))
+	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<10))
+	if err != nil {
+		writeErr(w, http.StatusBadRequest, "reading the request body failed")
+		return
+	}
+	if err := ops.CheckArgsText(body); err != nil {
+		writeErr(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
 		writeErr(w, http.StatusBadRequest, "want {\"scope\": \"read|ingest|admin\", \"workspace\": \"SLUG or empty\", \"name\": \"LABEL\"}")
@@ -139,6 +154,10 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request, p *tokens.P
 }
 
 func (s *Server) revokeToken(w http.ResponseWriter, r *http.Request, p *tokens.Principal) {
+	if err := ops.CheckText("id", r.PathValue("id")); err != nil {
+		writeErr(w, http.StatusBadRequest, err.Error())
+		return
+	}
 	if err := tokens.RevokeFor(r.Context(), s.pool, r.PathValue("id"), p); err != nil {
 		writeErr(w, http.StatusNotFound, err.Error())
 		return

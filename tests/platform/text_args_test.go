@@ -85,7 +85,7 @@ func TestTextArgumentsRefused(t *testing.T) {
 			t.Errorf("POST /v1/admin/tokens %q: %d %s; want 400 naming the argument", body, r.status, r.body)
 		}
 	}
-	if r := do(t, "POST", ts.p.srv.URL+"/v1/admin/tokens/tok%00x/revoke", admin, nil); r.status != http.StatusBadRequest || !strings.Contains(string(r.body), `"id"`) {
+	if r := do(t, "POST", ts.p.srv.URL+"/v1/admin/tokens/tok%00x/revoke", admin, nil); r.status != http.StatusBadRequest || !strings.Contains(string(r.body), `argument \"id\"`) {
 		t.Errorf("revoking a token id with a NUL: %d %s; want 400 naming id", r.status, r.body)
 	}
 }

@@ -47,13 +47,14 @@ func TestSpentBudgetStopsTheBatch(t *testing.T) {
 	}
 }
 
-// TestSharedAnswerPool: answers held by one reply count against the
-// server's shared bound until released; another body's answer that does
-// not fit beside them is refused as busy, and fits once they are.
+// TestSharedAnswerPool: large answers held by one reply count against the
+// server's shared bound until released; another body's large answer that
+// does not fit beside them is refused as busy (a small one is not), and
+// fits once they are.
 func TestSharedAnswerPool(t *testing.T) {
 	var runs atomic.Int32
-	f := newFixture(t, &Options{Limits: &Limits{SharedAnswerBytes: 10000}})
-	withCounted(f, 3000, &runs)
+	f := newFixture(t, &Options{Limits: &Limits{SharedAnswerBytes: 3 << 20}})
+	withCounted(f, 1<<20, &runs)
 	a, b := initSession(t, f.srv, "2025-06-18", nil), initSession(t, f.srv, "2025-06-18", nil)
 	msgs := []*jsonrpc.Message{mustDecode(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"big"}}`)}
 	held := a.Answer(context.Background(), msgs, false, nil)
@@ -63,6 +64,10 @@ func TestSharedAnswerPool(t *testing.T) {
 	second := string(b.Handle(context.Background(), msgs, false, nil))
 	if !strings.Contains(second, "server busy") {
 		t.Fatalf("an answer beside one holding the pool: %.300s", second)
+	}
+	echo := []*jsonrpc.Message{mustDecode(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"s":"small"}}}`)}
+	if small := string(b.Handle(context.Background(), echo, false, nil)); !strings.Contains(small, `"result"`) {
+		t.Fatalf("a small answer beside one holding the pool: %.300s", small)
 	}
 	held.Release()
 	held.Release()

@@ -31,9 +31,9 @@ type Limits struct {
 	// runTasks runs for minutes beside reads). Others wait their turn.
 	CallsAtOnce int
 	// SharedAnswerBytes bounds the answers held at once across all bodies
-	// until each reply is written and released (0: no bound). An answer
-	// that does not fit beside the others is replaced by a -32603 error
-	// saying the server is busy.
+	// until each reply is written and released, beyond the first 64 KiB
+	// of each body's (0: no bound). An answer that does not fit beside
+	// the others is replaced by a -32603 error saying the server is busy.
 	SharedAnswerBytes int
 }
 
@@ -69,6 +69,8 @@ type answerBudget struct {
 	max  int
 	pool *answerPool // nil: no shared bound
 	held int         // bytes taken from pool
+	// exempt is what the body holds outside the pool (smallAnswers).
+	exempt int
 	// spent is set once an answer of the body was refused for its size:
 	// the requests not yet started are then refused without running.
 	spent bool
@@ -88,12 +90,18 @@ func (b *answerBudget) room() answerRoom {
 		r.left = 0
 	}
 	if b.pool != nil {
-		if free := b.pool.free(); free < r.left {
+		if free := max(b.pool.free(), smallAnswers-b.exempt); free < r.left {
 			r.left, r.busy = free, true
 		}
 	}
 	return r
 }
+
+// smallAnswers is how much of its answers a body may hold outside the
+// shared pool: ordinary answers are never refused as busy, however long a
+// slow reader keeps large ones from being released, and a thousand
+// connections reading slowly hold 64 MiB of them at most.
+const smallAnswers = 64 << 10
 
 // release gives the body's share of the pool back (its reply is written
 // or dropped).
@@ -148,8 +156,9 @@ func (ss *Session) fit(b *answerBudget, m *jsonrpc.Message, r *jsonrpc.Message) 
 	ok := n <= b.left
 	pooled := true
 	if ok && b.pool != nil {
-		pooled = b.pool.take(n)
-		if pooled {
+		if b.exempt+n <= smallAnswers {
+			b.exempt += n
+		} else if pooled = b.pool.take(n); pooled {
 			b.held += n
 		}
 	}

@@ -191,8 +191,9 @@ func serve(ctx context.Context, argv []string, stderr io.Writer) error {
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
 	log.Info().Str("listen", ln.Addr().String()).Str("version", version.Version).Msg("vx-platform serving")
+	bounded := api.Listen(srv, ln) // before serving: it sets srv.ConnState
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(api.Listen(srv, ln)) }()
+	go func() { errc <- srv.Serve(bounded) }()
 	select {
 	case err := <-errc:
 		return err

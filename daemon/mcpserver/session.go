@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -580,6 +581,12 @@ func (ss *Session) readResource(ctx context.Context, params json.RawMessage) (an
 	if read == nil {
 		for _, t := range s.templates {
 			if vars, ok := matchTemplate(t.re, p.URI); ok {
+				for name, v := range vars {
+					if nul, bad := jsonrpc.StringFault(v); bad {
+						s.mu.Unlock()
+						return nil, textFault(name, nul)
+					}
+				}
 				tr := t.Read
 				read = func(ctx context.Context) (*mcp.ReadResourceResult, error) { return tr(ctx, p.URI, vars) }
 				break
@@ -598,6 +605,11 @@ func (ss *Session) readResource(ctx context.Context, params json.RawMessage) (an
 }
 
 func (ss *Session) getPrompt(ctx context.Context, params json.RawMessage) (any, error) {
+	if f := jsonrpc.CheckText(params); f != nil {
+		if arg, ok := strings.CutPrefix(f.Path, "arguments."); ok {
+			return nil, textFault(arg, f.NUL)
+		}
+	}
 	var p mcp.GetPromptParams
 	if err := decodeParams(params, &p); err != nil {
 		return nil, err
@@ -628,6 +640,15 @@ func (ss *Session) getPrompt(ctx context.Context, params json.RawMessage) (any, 
 		return nil, fmt.Errorf("rendering prompt %s: %w", p.Name, err)
 	}
 	return res, nil
+}
+
+// textFault refuses a prompt's argument or a URI template's variable
+// holding a NUL or bytes that are not UTF-8, as tools refuse theirs.
+func textFault(name string, nul bool) error {
+	if nul {
+		return invalidParams("argument %q must be text without NUL characters, and it holds one (\\u0000)", name)
+	}
+	return invalidParams("argument %q must be valid UTF-8 text, and it holds a byte sequence (or an unpaired surrogate escape) that is not", name)
 }
 
 // listDefs copies a catalog's definitions under the server's lock (the

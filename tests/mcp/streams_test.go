@@ -1,6 +1,7 @@
 package mcp_test
 
 import (
+	"context"
 	"net"
 	"net/http"
 	"net/url"
@@ -8,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/coder/websocket"
 
 	"github.com/vzn/vx/tests/internal/harness"
 	"github.com/vzn/vx/tests/internal/listen"
@@ -79,6 +82,17 @@ func TestStreamsLeaveRoomForCalls(t *testing.T) {
 	c.initialize(t)
 	if r := c.callRaw(t, `{"name":"listTasks","arguments":{}}`); r.Error != nil {
 		t.Fatalf("a tool call with the streams open: %+v", r.Error)
+	}
+	// The /events feed is a stream too: refused while the cap is reached.
+	wsURL := "ws://" + strings.TrimPrefix(strings.TrimSuffix(endpoint, "/mcp"), "http://") + "/events"
+	dctx, dcancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ws, resp, err := websocket.Dial(dctx, wsURL, &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + token}}})
+	dcancel()
+	if err == nil {
+		ws.CloseNow()
+		t.Errorf("the /events feed was accepted with %d streams open", len(open))
+	} else if resp == nil || resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("the /events feed with the stream cap reached: %v, want 503", err)
 	}
 	if len(refused) == 0 || !strings.Contains(refused[0], "Service Unavailable") || !strings.Contains(refused[0], "streams") {
 		t.Fatalf("all %d streams were accepted; want those over vxd's stream cap refused with 503 naming it (first refusal: %v)", attempts, refused)

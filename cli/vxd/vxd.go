@@ -206,12 +206,11 @@ func statusVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	if err != nil {
 		if client.IsNotRunning(err) {
 			msg := fmt.Sprintf("vxd is not running for %s.", root)
+			fmt.Fprintln(s.Err, msg)
 			if format == "json" {
 				if err := cmdline.WriteJSON(s.Out, wire.NotRunning{Workspace: root, Message: msg}); err != nil {
 					return err
 				}
-			} else {
-				fmt.Fprintln(s.Err, msg)
 			}
 			return cmdline.ExitCode(1)
 		}

@@ -195,8 +195,7 @@ func statusVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	st, _, err := c.Status(ctx)
 	if err != nil {
 		if client.IsNotRunning(err) {
-			fmt.Fprintf(s.Err, "vxd is not running for %s.\n", root)
-			return cmdline.ExitCode(1)
+			return notRunning(s, root, err)
 		}
 		return err
 	}
@@ -205,6 +204,19 @@ func statusVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	}
 	renderStatus(s.Out, st)
 	return nil
+}
+
+// notRunning says that no vxd runs for root, and, when a process holds
+// the discovery file's port without proving it is the daemon, that too;
+// exit code 1.
+func notRunning(s *cmdline.IO, root string, err error) error {
+	var ie *client.ImpostorError
+	if errors.As(err, &ie) {
+		fmt.Fprintf(s.Err, "vxd is not running for %s: %s.\n", root, ie)
+	} else {
+		fmt.Fprintf(s.Err, "vxd is not running for %s.\n", root)
+	}
+	return cmdline.ExitCode(1)
 }
 
 // statusFormat reads --format, with --json as its older spelling.

@@ -113,8 +113,8 @@ func wantRealDaemon(t *testing.T, root string, im *harness.Impostor) *wire.Disco
 // `vx run` restore a cached build over an edit: the run sees the edit and
 // re-runs the task. Not while no vxd holds the workspace lock (vx does not
 // ask), nor while one is starting and holds it (vx asks, the impostor
-// cannot prove it is the daemon, and vx says so). The impostor never gets
-// the token.
+// cannot prove it is the daemon, and vx says so, as vxd status does). The
+// impostor never gets the token.
 func TestImpostorSteersNoRun(t *testing.T) {
 	harness.NeedOtherUID(t)
 	root := journalWorkspace(t)
@@ -149,7 +149,11 @@ func TestImpostorSteersNoRun(t *testing.T) {
 	release := holdLock(t, root)
 	harness.WriteFile(t, src, "export const edited = 2;\n")
 	r := run(t, root, vxBin, "run", "build", "--format", "json")
+	st := run(t, root, vxdBin, "status")
 	release()
+	if st.Code != 1 || !strings.Contains(st.Stderr, impostorSays(disc.Port)) {
+		t.Errorf("vxd status with the impostor on the port: want exit 1 naming it\n%s", st)
+	}
 	var s wire.RunSummary
 	if r.Code != 0 || json.Unmarshal([]byte(r.Stdout), &s) != nil || !strings.Contains(executed(&s), "a#build") || s.RepeatOf != "" {
 		t.Fatalf("with the lock held the run took the impostor's answer\n%s", r)

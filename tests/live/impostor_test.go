@@ -249,3 +249,27 @@ func listTasks(ctx context.Context, t *testing.T, cs *mcp.ClientSession) *mcp.Ca
 	}
 	return res
 }
+
+// TestImpostorRepeatsNoRun: a run that vxd's journal would let repeat the
+// last fully cached one is not repeated on the word of a process that
+// holds the dead daemon's port, even while the lock is held (a vxd
+// starting): after an edit the run is an ordinary one that sees it.
+func TestImpostorRepeatsNoRun(t *testing.T) {
+	harness.NeedOtherUID(t)
+	root := journalWorkspace(t)
+	repeatRun(t, root, nil)
+	settle()
+	waitJournal(t, startDaemon(t, root))
+	wantNoRepeat(t, root, "vxd's start", "", nil)
+	settleRepeat(t, root)
+	disc := killDaemon(t, root)
+	im := harness.StartImpostor(t, disc.Port, disc.Version, root)
+	release := holdLock(t, root)
+	defer release()
+	harness.WriteFile(t, filepath.Join(root, "packages/c/src/f1.js"), "export const edited = 3;\n")
+	wantNoRepeat(t, root, "an edit, with an impostor on the port", "c#build", nil)
+	if !strings.Contains(im.Requests(), "/changes") {
+		t.Errorf("with the lock held vx did not ask the port at all; the impostor got:\n%s", im.Requests())
+	}
+	wantNoToken(t, im, disc.Token)
+}

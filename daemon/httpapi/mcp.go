@@ -32,7 +32,7 @@ type MCPOptions struct {
 	// Streams, when set, caps the long-lived requests: each session GET
 	// stream and subscriptions/listen stream takes a slot while open, and
 	// one over the cap is refused with 503.
-	Streams *connlimit.Streams
+	Streams *connlimit.Slots
 }
 
 // Header names of the streamable HTTP transport.
@@ -71,7 +71,7 @@ type mcpHandler struct {
 	beats     *keepAlives // the POSTs' keep-alive comments
 	log       zerolog.Logger
 	// streamSlots caps the open streams; nil: no cap here.
-	streamSlots *connlimit.Streams
+	streamSlots *connlimit.Slots
 
 	mu      sync.Mutex
 	streams map[string]*stream

@@ -74,7 +74,7 @@ type daemon struct {
 	// to an MCP client.
 	approveKey string
 	port       int
-	streams    *connlimit.Streams // the long-lived requests' slots (MaxStreams)
+	streams    *connlimit.Slots // the long-lived requests' slots (MaxStreams)
 	started    time.Time
 	cancel     context.CancelFunc
 
@@ -143,7 +143,7 @@ func Serve(ctx context.Context, o Options) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	d := &daemon{opts: o, root: root, log: o.Logger, started: time.Now(), cancel: cancel, feed: NewFeed(), plans: plans.NewStore(),
-		streams: &connlimit.Streams{Max: MaxStreams}}
+		streams: &connlimit.Slots{Max: MaxStreams}}
 	if d.token, err = newToken(); err != nil {
 		return err
 	}

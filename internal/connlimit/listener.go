@@ -1,10 +1,9 @@
 // Package connlimit bounds what clients may hold of a server, for vxd and
 // vx-platform alike: a Listener serving at most n connections, which
 // closes an idle one when a new client waits rather than leave it in the
-// kernel's queue, and Streams, the slots long-lived requests (event
-// streams) take, capped in all and per key (a token), below the
-// connection limit, so that a reserve of connections always serves
-// ordinary requests.
+// kernel's queue, and Slots, taken by requests of one kind (event streams,
+// reads), capped in all and per key (a token), below the connection
+// limit, so that a reserve of connections always serves the others.
 package connlimit
 
 import (

@@ -51,8 +51,9 @@ type Server struct {
 
 	// modern serves the 2026-07-28 era of mcp with vxd's code.
 	modern *httpapi.Modern
-	// streams are the listen streams' slots, per token and in all.
-	streams *connlimit.Streams
+	// streams are the listen streams' slots, reads the reads' (in
+	// flight, waiting included), per token and in all.
+	streams, reads *connlimit.Slots
 }
 
 // New returns the platform's handler over pool.
@@ -61,7 +62,8 @@ func New(pool *pgxpool.Pool, opts *Options) *Server {
 		opts = &Options{}
 	}
 	env := &teamops.Env{Pool: pool}
-	s := &Server{pool: pool, ops: env, log: opts.Logger, opts: *opts, tools: map[string]mcpserver.Tool{}, streams: newStreams()}
+	s := &Server{pool: pool, ops: env, log: opts.Logger, opts: *opts, tools: map[string]mcpserver.Tool{},
+		streams: newStreams(), reads: newReads()}
 	s.mcp = mcpserver.New(&mcpserver.Options{Name: "vx-platform", Version: opts.Version, Logger: opts.Logger,
 		Limits:       &mcpserver.Limits{CallsAtOnce: HeavyReads, SharedAnswerBytes: SharedAnswers},
 		Instructions: "Team-wide vx run history over every workspace of your org: list_workspaces, then list_runs, get_run, run_trends, cache_stats, why_did_rerun and compare_runs."})

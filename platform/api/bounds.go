@@ -17,6 +17,9 @@ const (
 	MaxConns = 1024
 	// MaxStreamsPerToken is the most listen streams one token holds open.
 	MaxStreamsPerToken = 16
+	// MaxReadsPerToken is the most reads (POST /mcp, the /v1 reads) one
+	// token has in flight, waiting for HeavyReads included.
+	MaxReadsPerToken = 64
 	// HeavyReads is the most tool calls computed at once (a get_run of a
 	// 20,000-task run builds some 20 MiB); others wait their turn.
 	HeavyReads = 2
@@ -39,6 +42,11 @@ func connCap(limit int) int {
 // reads.
 func streamCap(conns int) int { return max(conns/4, 1) }
 
+// readCap is the most reads in flight in all: half the connections, so
+// that reads waiting their turn never take the ones health checks and
+// pushes need.
+func readCap(conns int) int { return max(conns/2, 1) }
+
 // Listen bounds ln to the platform's connection cap and hooks srv's
 // ConnState to it, so that idle connections give way to waiting clients.
 func Listen(srv *http.Server, ln net.Listener) net.Listener {
@@ -47,15 +55,20 @@ func Listen(srv *http.Server, ln net.Listener) net.Listener {
 	return l
 }
 
-// newStreams are the listen streams' slots.
-func newStreams() *connlimit.Streams {
-	return &connlimit.Streams{Max: streamCap(connCap(connlimit.FileLimit())), PerKey: MaxStreamsPerToken}
+// newStreams are the listen streams' slots, newReads the reads'.
+func newStreams() *connlimit.Slots {
+	return &connlimit.Slots{Max: streamCap(connCap(connlimit.FileLimit())), PerKey: MaxStreamsPerToken, What: "listen streams"}
 }
 
-// streamSlot takes a listen stream's slot for p's token, or answers the
-// refusal itself (429 over the token's cap, 503 over the server's).
-func (s *Server) streamSlot(w http.ResponseWriter, p *tokens.Principal) (release func(), ok bool) {
-	release, err := s.streams.Acquire(p.TokenID)
+func newReads() *connlimit.Slots {
+	return &connlimit.Slots{Max: readCap(connCap(connlimit.FileLimit())), PerKey: MaxReadsPerToken, What: "reads"}
+}
+
+// slot takes one of slots for p's token, or answers the refusal itself
+// (429 over the token's cap, 503 over the server's), as a JSON-RPC error
+// when rpc is set (POST /mcp), else as the /v1 routes' {"error"}.
+func (s *Server) slot(w http.ResponseWriter, slots *connlimit.Slots, p *tokens.Principal, rpc bool) (release func(), ok bool) {
+	release, err := slots.Acquire(p.TokenID)
 	if err == nil {
 		return release, true
 	}
@@ -65,6 +78,10 @@ func (s *Server) streamSlot(w http.ResponseWriter, p *tokens.Principal) (release
 		status = http.StatusTooManyRequests
 	}
 	w.Header().Set("Retry-After", "10")
-	writeRPCError(w, status, err.Error())
+	if rpc {
+		writeRPCError(w, status, err.Error())
+	} else {
+		writeErr(w, status, err.Error())
+	}
 	return nil, false
 }

@@ -35,6 +35,11 @@ func (s *Server) dashboardRoutes(m *http.ServeMux) {
 		writeJSONValue(w, http.StatusOK, map[string]any{"org": p.Org, "scope": p.Scope, "workspace": p.Workspace})
 	}))
 	m.HandleFunc("GET /v1/flaky", s.reader(func(w http.ResponseWriter, r *http.Request, p *tokens.Principal) {
+		release, ok := s.slot(w, s.reads, p, false)
+		if !ok {
+			return
+		}
+		defer release()
 		q := r.URL.Query()
 		var scope teamops.Scope
 		if ws, set := q["workspace"]; set {

@@ -44,13 +44,15 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, p *tokens.Prin
 		writeRaw(w, http.StatusBadRequest, b)
 		return
 	}
+	slots := s.reads
 	if !batch && msgs[0].Method == mcp.MethodSubscriptionsListen {
-		release, ok := s.streamSlot(w, p)
-		if !ok {
-			return
-		}
-		defer release()
+		slots = s.streams
 	}
+	release, ok := s.slot(w, slots, p, true)
+	if !ok {
+		return
+	}
+	defer release()
 	if s.modern.Serve(w, r, msgs, batch) {
 		return // the 2026-07-28 era, served by vxd's own code
 	}

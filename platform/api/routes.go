@@ -28,7 +28,12 @@ import (
 // it over MCP: encoding it as JSON would replace those bytes.
 func (s *Server) tool(name string, pathArgs []string) authed {
 	t := s.tools[name]
-	return func(w http.ResponseWriter, r *http.Request, _ *tokens.Principal) {
+	return func(w http.ResponseWriter, r *http.Request, p *tokens.Principal) {
+		release, ok := s.slot(w, s.reads, p, false)
+		if !ok {
+			return
+		}
+		defer release()
 		args := map[string]any{}
 		for k, vs := range r.URL.Query() {
 			if len(vs) != 1 {

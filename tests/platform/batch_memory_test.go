@@ -134,3 +134,48 @@ func TestBatchesKeepMemoryBounded(t *testing.T) {
 		t.Errorf("/healthz after the attack: %d", r.status)
 	}
 }
+
+// TestReadsInFlightCapped: one read token with 150 get_run calls of a
+// 20,000-task run in flight at once (the platform computes two at a time)
+// has those over its cap refused at once with 429 naming it, rather than
+// holding connections while they wait; /healthz, a push and another
+// token's read are served meanwhile.
+func TestReadsInFlightCapped(t *testing.T) {
+	if testing.Short() {
+		t.Skip("pushes a 20,000-task run")
+	}
+	ts := seed(t)
+	_, bin := binaries(t)
+	srv := startServe(t, bin, ts.p.url, freePort(t))
+	run := bigRun("abcdef012346", wire.MaxPushTasks)
+	if r := push(t, srv.base, ts.acmeIngest, run); r.status != http.StatusCreated {
+		t.Fatalf("pushing the big run: %d %s", r.status, r.body)
+	}
+	body := []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_run","arguments":{"workspace":"big","runId":%q}}}`, run.RunID))
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		statuses = map[int]int{}
+		refusal  string
+	)
+	for range 150 {
+		wg.Go(func() {
+			r := do(t, "POST", srv.base+"/mcp", ts.acme, body)
+			mu.Lock()
+			defer mu.Unlock()
+			statuses[r.status]++
+			if r.status == http.StatusTooManyRequests {
+				refusal = string(r.body)
+			}
+		})
+	}
+	// Another token of the org reads meanwhile: the cap was the first
+	// token's.
+	other, _ := ts.p.token(t, "acme", "read", "")
+	stillServes(t, &tenants{p: ts.p, acme: other, acmeIngest: ts.acmeIngest}, srv.base)
+	wg.Wait()
+	t.Logf("HTTP statuses of 150 reads at once: %v", statuses)
+	if statuses[http.StatusTooManyRequests] == 0 || !strings.Contains(refusal, "reads") || statuses[http.StatusOK] == 0 {
+		t.Fatalf("want some reads answered and those over the token's cap refused with 429 naming it: %v %s", statuses, refusal)
+	}
+}

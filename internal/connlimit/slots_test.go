@@ -8,8 +8,8 @@ import (
 // TestStreamsCaps: a key's cap and the total cap each refuse with a
 // FullError saying which, and a release (however often called) gives
 // one slot back.
-func TestStreamsCaps(t *testing.T) {
-	s := &Streams{Max: 3, PerKey: 2}
+func TestSlotsCaps(t *testing.T) {
+	s := &Slots{Max: 3, PerKey: 2}
 	a1, err1 := s.Acquire("a")
 	_, err2 := s.Acquire("a")
 	_, err3 := s.Acquire("a")

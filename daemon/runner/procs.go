@@ -1,0 +1,131 @@
+package runner
+
+import (
+	"sync"
+	"syscall"
+)
+
+// No process of a task outlives vx. Each task starts in a process group of
+// its own (a timeout or an interrupt kills the group) and, where the
+// kernel offers one, in a cgroup of its own beneath the run's cgroup
+// (cgroup_linux.go), which holds also the processes that left the group
+// (setsid, a double fork). When the task ends, its group and its cgroup
+// are killed. So that vx's own death (kill -9) kills them too, a watchdog
+// process (watchdog.go) holds a pipe from vx: when the pipe closes it
+// kills the run's cgroup and the groups of the tasks still running.
+// docs/processes.md says what each host gets.
+
+// procState is a run's hold on its tasks' processes, made when its first
+// task executes (a run that executes nothing starts no watchdog).
+type procState struct {
+	once sync.Once
+	cg   *runCgroup // nil: no cgroup here
+	dog  *watchdog  // nil: it could not start (the run warns)
+}
+
+// procs readies the run's hold on its tasks' processes, once.
+func (r *run) procs() *procState {
+	r.ps.once.Do(func() {
+		r.ps.cg = newRunCgroup()
+		dog, err := startWatchdog(r.ps.cg.path())
+		if err != nil {
+			r.warn("starting the watchdog that stops the tasks' processes should vx die: %v; if vx is killed, a process a task started may outlive it", err)
+		}
+		r.ps.dog = dog
+	})
+	return &r.ps
+}
+
+// stopProcs ends the run's hold: the watchdog removes the run's cgroup
+// (every task's own is gone by then) and exits.
+func (r *run) stopProcs() {
+	r.ps.once.Do(func() {}) // no task executed: nothing to stop
+	r.ps.dog.stop()
+}
+
+// taskProcs is one task's processes: its process group (its first
+// process's pid), its cgroup when the run has one, and vx's own peak
+// memory when the task's is measured without a cgroup.
+type taskProcs struct {
+	ps    *procState
+	cg    *taskCgroup // nil: none
+	pgid  int
+	vxHWM int64
+}
+
+// newTask prepares a task's hold, with a cgroup of its own when possible.
+func (ps *procState) newTask() *taskProcs {
+	return &taskProcs{ps: ps, cg: ps.cg.newTask()}
+}
+
+// attach makes the task's first process start in a group of its own,
+// with vx's death signal where the OS has one, in its cgroup.
+func (t *taskProcs) attach(attr *syscall.SysProcAttr) {
+	attr.Setpgid = true
+	setDeathSignal(attr)
+	t.cg.attach(attr)
+}
+
+// startFailed drops the cgroup after a failed start and reports whether
+// the start is worth trying again without it (the run stops using
+// cgroups: the kernel would not start a task in one).
+func (t *taskProcs) startFailed() bool {
+	if t.cg == nil {
+		return false
+	}
+	t.ps.cg.giveUp()
+	t.cg.remove()
+	t.cg = nil
+	return true
+}
+
+// started records the task's group with the watchdog and, without a
+// cgroup measuring memory, vx's own peak (see peak).
+func (t *taskProcs) started(pid int) {
+	t.pgid = pid
+	t.ps.dog.send(verbGroup, pid)
+	if !t.cg.measuresMemory() {
+		t.vxHWM = selfMaxRSS()
+	}
+}
+
+// peak is the task's own peak memory in bytes (0: none measured).
+//
+// With the memory controller, its cgroup's memory.peak. Otherwise the
+// kernel's high-water mark of the task's processes (ru_maxrss), but only
+// when it exceeds vx's own peak when the task started: the forked child
+// shares vx's pages until it executes the command, so its mark starts at
+// vx's. A task lighter than vx shows no peak (0).
+func (t *taskProcs) peak(ru *syscall.Rusage) int64 {
+	if n, ok := t.cg.peak(); ok {
+		return n
+	}
+	if ru == nil {
+		return 0
+	}
+	if own := maxRSS(ru); t.vxHWM > 0 && own > t.vxHWM {
+		return own
+	}
+	return 0
+}
+
+// end kills what is left of the task in its cgroup (the processes that
+// left its group) and removes the cgroup; the watchdog forgets its group,
+// which the caller has killed.
+func (t *taskProcs) end() {
+	t.cg.remove()
+	t.cg = nil
+	if t.pgid > 0 {
+		t.ps.dog.send(verbDone, t.pgid)
+		t.pgid = 0
+	}
+}
+
+// selfMaxRSS is vx's own peak resident memory in bytes, 0 if unknown.
+func selfMaxRSS() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return maxRSS(&ru)
+}

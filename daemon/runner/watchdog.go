@@ -1,0 +1,145 @@
+package runner
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// The watchdog is vx's own binary started again, in a session of its own,
+// with the read end of a pipe as its stdin. vx tells it, a line each, the
+// run's cgroup and each task's process group as it starts and ends. The
+// pipe closes when vx exits, however it exits (the kernel closes a killed
+// process's descriptors): the watchdog then kills the run's cgroup and
+// the groups of the tasks that were still running, and exits. Only
+// SIGKILL stops it early: it ignores the signals a terminal or a process
+// group gets, so that the Ctrl-C or kill that stops vx does not stop it.
+
+// watchdogArg and watchdogEnv mark a process started as the watchdog.
+const (
+	watchdogArg = "vx-watchdog"
+	watchdogEnv = "VX_WATCHDOG"
+)
+
+// What vx tells the watchdog: "cgroup DIR", "group PGID", "done PGID".
+const (
+	verbCgroup = "cgroup"
+	verbGroup  = "group"
+	verbDone   = "done"
+)
+
+// init turns the process into the watchdog when vx started it so: any
+// binary holding the runner (vx, a test of it) can be started as one.
+func init() {
+	if len(os.Args) == 2 && os.Args[1] == watchdogArg && os.Getenv(watchdogEnv) == "1" {
+		os.Exit(watchdogMain(os.Stdin))
+	}
+}
+
+// watchdog is vx's end of the pipe to its watchdog; a nil one does nothing.
+type watchdog struct {
+	cmd *exec.Cmd
+	mu  sync.Mutex
+	w   *os.File
+}
+
+// startWatchdog starts the watchdog, told of the run's cgroup (if any).
+func startWatchdog(cgroup string) (*watchdog, error) {
+	exe, err := selfExe()
+	if err != nil {
+		return nil, err
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	cmd := &exec.Cmd{
+		Path:  exe,
+		Args:  []string{"vx", watchdogArg},
+		Env:   []string{watchdogEnv + "=1"},
+		Dir:   "/",
+		Stdin: r, // stdout and stderr: /dev/null, so it holds no pipe of vx's
+		// Out of vx's session and group, so that a terminal's hangup or
+		// a signal to vx's group does not reach it.
+		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
+	}
+	if err := cmd.Start(); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("starting %s: %w", exe, err)
+	}
+	d := &watchdog{cmd: cmd, w: w}
+	if cgroup != "" {
+		d.sendLine(verbCgroup + " " + cgroup)
+	}
+	return d, nil
+}
+
+// send tells the watchdog verb and a process group.
+func (d *watchdog) send(verb string, pgid int) {
+	if d != nil {
+		d.sendLine(verb + " " + strconv.Itoa(pgid))
+	}
+}
+
+// sendLine writes one line (shorter than PIPE_BUF: written whole). A
+// watchdog that is gone makes it fail with EPIPE, which is all it can do.
+func (d *watchdog) sendLine(line string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.w != nil {
+		_, _ = d.w.WriteString(line + "\n")
+	}
+}
+
+// stop closes the pipe and waits for the watchdog to clean up and exit.
+func (d *watchdog) stop() {
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	d.w.Close()
+	d.w = nil
+	d.mu.Unlock()
+	_ = d.cmd.Wait()
+}
+
+// watchdogMain reads what vx tells it until the pipe closes, then kills
+// what is left and exits 0.
+func watchdogMain(in io.Reader) int {
+	signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGPIPE)
+	cgroup := ""
+	groups := map[int]bool{}
+	sc := bufio.NewScanner(in)
+	for sc.Scan() {
+		verb, arg, _ := strings.Cut(sc.Text(), " ")
+		if verb == verbCgroup && isRunCgroup(arg) {
+			cgroup = arg
+			continue
+		}
+		pgid, err := strconv.Atoi(arg)
+		if err != nil || pgid <= 1 {
+			continue
+		}
+		switch verb {
+		case verbGroup:
+			groups[pgid] = true
+		case verbDone:
+			delete(groups, pgid)
+		}
+	}
+	for pgid := range groups {
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	}
+	if cgroup != "" {
+		removeCgroup(cgroup)
+	}
+	return 0
+}

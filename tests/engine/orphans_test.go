@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/vzn/vx/daemon/runner"
 )
 
 // TestKilledRunLeavesNoTaskProcess: when vx run is killed with -9 while a
@@ -14,16 +16,26 @@ import (
 // double-forked or that started a session of its own (setsid): the
 // sleepers that would write a file 3 s later never write it, and the run
 // reads as interrupted. Both ways vx starts a task are covered: os/exec
-// (detach) and the sandbox's own clone (confined).
+// (detach) and the sandbox's own clone (confined), each with a cgroup
+// where this host gives vx one, and without (as where it does not).
 func TestKilledRunLeavesNoTaskProcess(t *testing.T) {
 	t.Parallel()
-	for _, task := range []string{"detach", "confined"} {
-		t.Run(task, func(t *testing.T) {
+	for _, tc := range []struct {
+		name, task string
+		env        []string
+	}{
+		{"detach", "detach", nil},
+		{"confined", "confined", nil},
+		{"detach without cgroup", "detach", []string{runner.NoCgroupEnv + "=1"}},
+		{"confined without cgroup", "confined", []string{runner.NoCgroupEnv + "=1"}},
+	} {
+		task := tc.task
+		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			ws := workspace(t, "orphans")
 			cmd := exec.Command(vxBin, "run", task)
 			cmd.Dir = ws
-			cmd.Env = baseEnv()
+			cmd.Env = append(baseEnv(), tc.env...)
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}

@@ -120,6 +120,13 @@ type result struct {
 	violations     []wire.SandboxViolation
 }
 
+// Every task's environment names its task and workspace; processes it
+// starts inherit them, which marks them as the task's (procs.go).
+const (
+	taskIDEnv = "VX_TASK_ID"
+	rootEnv   = "VX_WORKSPACE_ROOT"
+)
+
 // taskEnv builds the task's environment: PATH with node_modules/.bin of
 // the project then the root, a small base set, the declared env and
 // passEnv names, exec.env, and the npm_package_* variables.
@@ -167,8 +174,8 @@ func (r *run) taskEnv(n *workspace.Node, dir string) []string {
 	out["npm_lifecycle_event"] = n.Task
 	out["npm_lifecycle_script"] = n.Def.Command
 	out["INIT_CWD"] = dir
-	out["VX_TASK_ID"] = n.ID
-	out["VX_WORKSPACE_ROOT"] = m.Root
+	out[taskIDEnv] = n.ID
+	out[rootEnv] = m.Root
 	list := make([]string, 0, len(out))
 	for k, v := range out {
 		list = append(list, k+"="+v)
@@ -181,7 +188,7 @@ func (r *run) taskEnv(n *workspace.Node, dir string) []string {
 // (and cgroup, where there is one: procs.go). A timeout or a cancelled ctx
 // kills the whole group.
 func (r *run) execute(ctx context.Context, n *workspace.Node, out *capture) result {
-	procs := r.procs().newTask()
+	procs := r.procs().newTask(n.ID)
 	defer procs.end()
 	cmd, sb, start, err := r.startTask(n, out, procs)
 	if err != nil {

@@ -19,15 +19,20 @@ import (
 // task executes (a run that executes nothing starts no watchdog).
 type procState struct {
 	once sync.Once
-	cg   *runCgroup // nil: no cgroup here
+	root string
+	cg   *runCgroup // nil: no cgroup here (vx is then its tasks' subreaper)
 	dog  *watchdog  // nil: it could not start (the run warns)
 }
 
 // procs readies the run's hold on its tasks' processes, once.
 func (r *run) procs() *procState {
 	r.ps.once.Do(func() {
+		r.ps.root = r.p.Model.Root
 		r.ps.cg = newRunCgroup()
-		dog, err := startWatchdog(r.ps.cg.path())
+		if r.ps.cg == nil {
+			becomeSubreaper()
+		}
+		dog, err := startWatchdog(r.ps.cg.path(), r.ps.root)
 		if err != nil {
 			r.warn("starting the watchdog that stops the tasks' processes should vx die: %v; if vx is killed, a process a task started may outlive it", err)
 		}
@@ -48,14 +53,15 @@ func (r *run) stopProcs() {
 // memory when the task's is measured without a cgroup.
 type taskProcs struct {
 	ps    *procState
+	id    string
 	cg    *taskCgroup // nil: none
 	pgid  int
 	vxHWM int64
 }
 
-// newTask prepares a task's hold, with a cgroup of its own when possible.
-func (ps *procState) newTask() *taskProcs {
-	return &taskProcs{ps: ps, cg: ps.cg.newTask()}
+// newTask prepares task id's hold, with a cgroup of its own when possible.
+func (ps *procState) newTask(id string) *taskProcs {
+	return &taskProcs{ps: ps, id: id, cg: ps.cg.newTask()}
 }
 
 // attach makes the task's first process start in a group of its own,
@@ -74,6 +80,7 @@ func (t *taskProcs) startFailed() bool {
 		return false
 	}
 	t.ps.cg.giveUp()
+	becomeSubreaper()
 	t.cg.remove()
 	t.cg = nil
 	return true
@@ -83,7 +90,7 @@ func (t *taskProcs) startFailed() bool {
 // cgroup measuring memory, vx's own peak (see peak).
 func (t *taskProcs) started(pid int) {
 	t.pgid = pid
-	t.ps.dog.send(verbGroup, pid)
+	t.ps.dog.started(pid, t.id)
 	if !t.cg.measuresMemory() {
 		t.vxHWM = selfMaxRSS()
 	}
@@ -109,14 +116,18 @@ func (t *taskProcs) peak(ru *syscall.Rusage) int64 {
 	return 0
 }
 
-// end kills what is left of the task in its cgroup (the processes that
-// left its group) and removes the cgroup; the watchdog forgets its group,
-// which the caller has killed.
+// end kills what is left of the task outside its group, which the
+// caller killed: all in its cgroup, which is removed, or without one what
+// it left as vx's children (endEscapees). The watchdog forgets the task.
 func (t *taskProcs) end() {
-	t.cg.remove()
-	t.cg = nil
+	if t.cg != nil {
+		t.cg.remove()
+		t.cg = nil
+	} else if t.pgid > 0 {
+		endEscapees(t.ps.root, t.id, t.pgid)
+	}
 	if t.pgid > 0 {
-		t.ps.dog.send(verbDone, t.pgid)
+		t.ps.dog.ended(t.pgid)
 		t.pgid = 0
 	}
 }

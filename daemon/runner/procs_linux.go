@@ -1,6 +1,16 @@
 package runner
 
-import "syscall"
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
 
 // setDeathSignal has the kernel kill the task's first process when vx
 // dies, before the watchdog does.
@@ -12,3 +22,98 @@ func maxRSS(ru *syscall.Rusage) int64 { return ru.Maxrss * 1024 }
 // selfExe is the path that starts vx's own binary again (the watchdog),
 // even when the file was replaced or removed since vx started.
 func selfExe() (string, error) { return "/proc/self/exe", nil }
+
+// becomeSubreaper makes vx the subreaper of its tasks' processes: one a
+// task orphans (a double fork) becomes vx's child instead of init's, so
+// that vx can find it when the task ends (endEscapees).
+func becomeSubreaper() {
+	_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+}
+
+// endEscapees kills and reaps what task id (of the workspace at root)
+// left behind outside its group pgid, which the caller killed: vx being
+// their subreaper, they are vx's children, found by the marker every
+// task's environment carries (taskEnv). Zombies of its group are reaped
+// too (vx started none of them: its first process is reaped already).
+func endEscapees(root, id string, pgid int) {
+	for round := 0; round < 50; round++ {
+		found := false
+		for _, pid := range children(os.Getpid()) {
+			if marked(pid, root, map[string]bool{id: true}) {
+				found = true
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+				reap(pid)
+			}
+		}
+		if !found {
+			break
+		}
+	}
+	for {
+		var info unix.Siginfo
+		if err := unix.Waitid(unix.P_PGID, pgid, &info, unix.WEXITED|unix.WNOHANG, nil); err != nil && err != unix.EINTR {
+			return // ECHILD: none left
+		}
+		if info.Signo == 0 {
+			return // some still running: they are being killed, init reaps them later
+		}
+	}
+}
+
+// reap waits for vx's child pid, killed, to end, and reaps it.
+func reap(pid int) {
+	var ws syscall.WaitStatus
+	for {
+		if _, err := syscall.Wait4(pid, &ws, 0, nil); err != syscall.EINTR {
+			return
+		}
+	}
+}
+
+// children lists the children of pid (of each of its threads).
+func children(pid int) []int {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	var out []int
+	for _, f := range tasks {
+		b, _ := os.ReadFile(f)
+		for _, s := range strings.Fields(string(b)) {
+			if n, err := strconv.Atoi(s); err == nil {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// markedProcs lists the processes whose environment marks them as
+// started for one of the tasks ids of the workspace at root (taskEnv),
+// wherever they are now: the watchdog's search once vx is gone.
+func markedProcs(root string, ids map[string]bool) []int {
+	ents, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err == nil && pid != os.Getpid() && marked(pid, root, ids) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// marked says whether process pid's environment (as it was executed)
+// holds VX_WORKSPACE_ROOT=root and VX_TASK_ID of one of ids.
+func marked(pid int, root string, ids map[string]bool) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return false // gone, a zombie, or another user's
+	}
+	inRoot, ofTask := false, false
+	for _, kv := range bytes.Split(b, []byte{0}) {
+		if v, ok := bytes.CutPrefix(kv, []byte(rootEnv+"=")); ok {
+			inRoot = string(v) == root
+		} else if v, ok := bytes.CutPrefix(kv, []byte(taskIDEnv+"=")); ok {
+			ofTask = ids[string(v)]
+		}
+	}
+	return inRoot && ofTask
+}

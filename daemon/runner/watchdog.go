@@ -11,14 +11,17 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // The watchdog is vx's own binary started again, in a session of its own,
 // with the read end of a pipe as its stdin. vx tells it, a line each, the
-// run's cgroup and each task's process group as it starts and ends. The
-// pipe closes when vx exits, however it exits (the kernel closes a killed
-// process's descriptors): the watchdog then kills the run's cgroup and
-// the groups of the tasks that were still running, and exits. Only
+// run's cgroup and workspace, and each task's process group and id as it
+// starts and ends. The pipe closes when vx exits, however it exits (the
+// kernel closes a killed process's descriptors): the watchdog then kills
+// the groups of the tasks that were still running, the run's cgroup, and
+// the processes marked as those tasks' that it can find (markedProcs),
+// and exits. Only
 // SIGKILL stops it early: it ignores the signals a terminal or a process
 // group gets, so that the Ctrl-C or kill that stops vx does not stop it.
 
@@ -28,10 +31,13 @@ const (
 	watchdogEnv = "VX_WATCHDOG"
 )
 
-// What vx tells the watchdog: "cgroup DIR", "group PGID", "done PGID".
+// What vx tells the watchdog: "cgroup DIR", "root DIR" (the workspace),
+// "task PGID ID" (a task started), "done PGID" (it ended, its processes
+// are gone).
 const (
 	verbCgroup = "cgroup"
-	verbGroup  = "group"
+	verbRoot   = "root"
+	verbTask   = "task"
 	verbDone   = "done"
 )
 
@@ -50,8 +56,9 @@ type watchdog struct {
 	w   *os.File
 }
 
-// startWatchdog starts the watchdog, told of the run's cgroup (if any).
-func startWatchdog(cgroup string) (*watchdog, error) {
+// startWatchdog starts the watchdog, told of the run's cgroup (if any)
+// and workspace root.
+func startWatchdog(cgroup, root string) (*watchdog, error) {
 	exe, err := selfExe()
 	if err != nil {
 		return nil, err
@@ -79,17 +86,26 @@ func startWatchdog(cgroup string) (*watchdog, error) {
 	if cgroup != "" {
 		d.sendLine(verbCgroup + " " + cgroup)
 	}
+	d.sendLine(verbRoot + " " + root)
 	return d, nil
 }
 
-// send tells the watchdog verb and a process group.
-func (d *watchdog) send(verb string, pgid int) {
+// started tells the watchdog of a task's group.
+func (d *watchdog) started(pgid int, id string) {
 	if d != nil {
-		d.sendLine(verb + " " + strconv.Itoa(pgid))
+		d.sendLine(verbTask + " " + strconv.Itoa(pgid) + " " + id)
 	}
 }
 
-// sendLine writes one line (shorter than PIPE_BUF: written whole). A
+// ended tells the watchdog the group is gone.
+func (d *watchdog) ended(pgid int) {
+	if d != nil {
+		d.sendLine(verbDone + " " + strconv.Itoa(pgid))
+	}
+}
+
+// sendLine writes one line (shorter than PIPE_BUF, as task ids and paths
+// are: written whole; a newline in one would only cut it short). A
 // watchdog that is gone makes it fail with EPIPE, which is all it can do.
 func (d *watchdog) sendLine(line string) {
 	d.mu.Lock()
@@ -115,31 +131,54 @@ func (d *watchdog) stop() {
 // what is left and exits 0.
 func watchdogMain(in io.Reader) int {
 	signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGPIPE)
-	cgroup := ""
-	groups := map[int]bool{}
+	var cgroup, root string
+	tasks := map[int]string{} // running tasks: group -> id
 	sc := bufio.NewScanner(in)
 	for sc.Scan() {
 		verb, arg, _ := strings.Cut(sc.Text(), " ")
-		if verb == verbCgroup && isRunCgroup(arg) {
-			cgroup = arg
-			continue
-		}
-		pgid, err := strconv.Atoi(arg)
-		if err != nil || pgid <= 1 {
-			continue
-		}
 		switch verb {
-		case verbGroup:
-			groups[pgid] = true
+		case verbCgroup:
+			if isRunCgroup(arg) {
+				cgroup = arg
+			}
+		case verbRoot:
+			root = arg
+		case verbTask:
+			g, id, _ := strings.Cut(arg, " ")
+			if pgid, err := strconv.Atoi(g); err == nil && pgid > 1 {
+				tasks[pgid] = id
+			}
 		case verbDone:
-			delete(groups, pgid)
+			if pgid, err := strconv.Atoi(arg); err == nil {
+				delete(tasks, pgid)
+			}
 		}
 	}
-	for pgid := range groups {
+	ids := map[string]bool{}
+	for pgid, id := range tasks {
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		ids[id] = true
 	}
 	if cgroup != "" {
 		removeCgroup(cgroup)
 	}
+	if len(ids) > 0 && root != "" {
+		killMarked(root, ids)
+	}
 	return 0
+}
+
+// killMarked kills the processes marked as the tasks', again until none
+// is found (one may have forked before it was killed).
+func killMarked(root string, ids map[string]bool) {
+	for round := 0; round < 50; round++ {
+		pids := markedProcs(root, ids)
+		if len(pids) == 0 {
+			return
+		}
+		for _, pid := range pids {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }

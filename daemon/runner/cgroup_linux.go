@@ -13,10 +13,6 @@ import (
 	"time"
 )
 
-// NoCgroupEnv, set to 1, makes vx run its tasks without cgroups, as on a
-// host where it cannot create one. It exists for tests of that case.
-const NoCgroupEnv = "VX_FORCE_NO_CGROUP"
-
 // runCgroup is a run's cgroup v2 directory, vx-PID-N beneath vx's own
 // cgroup, holding one cgroup per executing task. Tasks start in theirs
 // (clone3 CLONE_INTO_CGROUP, so no process of a task is ever outside it,

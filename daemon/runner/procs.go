@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"sync"
 	"syscall"
 )
@@ -14,6 +15,10 @@ import (
 // process (watchdog.go) holds a pipe from vx: when the pipe closes it
 // kills the run's cgroup and the groups of the tasks still running.
 // docs/processes.md says what each host gets.
+
+// NoCgroupEnv, set to 1, makes vx run its tasks without cgroups, as on a
+// host where it cannot create one. It exists for tests of that case.
+const NoCgroupEnv = "VX_FORCE_NO_CGROUP"
 
 // procState is a run's hold on its tasks' processes, made when its first
 // task executes (a run that executes nothing starts no watchdog).
@@ -139,4 +144,20 @@ func selfMaxRSS() int64 {
 		return 0
 	}
 	return maxRSS(&ru)
+}
+
+// hasMarker says whether env (NAME=VALUE entries) holds
+// VX_WORKSPACE_ROOT=root and VX_TASK_ID of one of ids: the marker of a
+// process started for one of those tasks (taskEnv), which its children
+// inherit.
+func hasMarker(env [][]byte, root string, ids map[string]bool) bool {
+	inRoot, ofTask := false, false
+	for _, kv := range env {
+		if v, ok := bytes.CutPrefix(kv, []byte(rootEnv+"=")); ok {
+			inRoot = string(v) == root
+		} else if v, ok := bytes.CutPrefix(kv, []byte(taskIDEnv+"=")); ok {
+			ofTask = ids[string(v)]
+		}
+	}
+	return inRoot && ofTask
 }

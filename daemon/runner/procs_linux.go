@@ -101,19 +101,11 @@ func markedProcs(root string, ids map[string]bool) []int {
 }
 
 // marked says whether process pid's environment (as it was executed)
-// holds VX_WORKSPACE_ROOT=root and VX_TASK_ID of one of ids.
+// marks it as one of tasks ids' in the workspace at root.
 func marked(pid int, root string, ids map[string]bool) bool {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
 	if err != nil {
 		return false // gone, a zombie, or another user's
 	}
-	inRoot, ofTask := false, false
-	for _, kv := range bytes.Split(b, []byte{0}) {
-		if v, ok := bytes.CutPrefix(kv, []byte(rootEnv+"=")); ok {
-			inRoot = string(v) == root
-		} else if v, ok := bytes.CutPrefix(kv, []byte(taskIDEnv+"=")); ok {
-			ofTask = ids[string(v)]
-		}
-	}
-	return inRoot && ofTask
+	return hasMarker(bytes.Split(b, []byte{0}), root, ids)
 }

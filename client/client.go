@@ -207,7 +207,7 @@ func (c *Client) Start(ctx context.Context) (*wire.Discovery, error) {
 		cmd.Dir = c.Root
 		cmd.Stdin = nil
 		cmd.Stdout, cmd.Stderr = logf, logf
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		cmd.SysProcAttr = ownSession()
 		if err := cmd.Start(); err != nil {
 			return nil, fmt.Errorf("starting %s: %w", vxd, err)
 		}

@@ -283,7 +283,7 @@ func (e *Env) runChild(ctx context.Context, vx string, req wire.RunRequest, onEv
 	}
 	defer stderrF.Close()
 	cmd.Stdout, cmd.Stderr = stdoutF, stderrF
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = ownGroup()
 	cmd.Env = os.Environ()
 	feed, err := newEventFeed(cmd, onEvent)
 	if err != nil {
@@ -329,12 +329,12 @@ func waitChild(ctx context.Context, cmd *exec.Cmd) error {
 		return err
 	case <-ctx.Done():
 	}
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+	signalGroup(cmd.Process.Pid, syscall.SIGINT)
 	select {
 	case err := <-done:
 		return err
 	case <-time.After(10 * time.Second):
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		signalGroup(cmd.Process.Pid, syscall.SIGKILL)
 		return <-done
 	}
 }

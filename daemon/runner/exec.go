@@ -277,7 +277,7 @@ func waitTask(ctx context.Context, n *workspace.Node, cmd *exec.Cmd, sb *confine
 		err = <-done
 	}
 	// Whatever the leader did, no process of the group outlives the task.
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	signalGroup(pgid, syscall.SIGKILL)
 	return timedOut, interrupted, err
 }
 
@@ -298,19 +298,6 @@ func measure(res *result, ps *os.ProcessState, procs *taskProcs) {
 			res.cpuParallelism = float64(cpu) / float64(res.duration)
 		}
 	}
-}
-
-// killGroup asks the group to stop, then kills what is left.
-func killGroup(pgid int) {
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
-	deadline := time.Now().Add(1500 * time.Millisecond)
-	for time.Now().Before(deadline) {
-		if err := syscall.Kill(-pgid, 0); err != nil {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 }
 
 func (r *run) dir(n *workspace.Node) string {

@@ -46,10 +46,14 @@ func (r *run) procs() *procState {
 	return &r.ps
 }
 
-// stopProcs ends the run's hold: the watchdog removes the run's cgroup
-// (every task's own is gone by then) and exits.
+// stopProcs ends the run's hold, once every task has ended: the run's
+// cgroup is removed (every task's own is gone by then) and the watchdog
+// exits.
 func (r *run) stopProcs() {
 	r.ps.once.Do(func() {}) // no task executed: nothing to stop
+	if dir := r.ps.cg.path(); dir != "" {
+		removeCgroup(dir)
+	}
 	r.ps.dog.stop()
 }
 
@@ -72,7 +76,7 @@ func (ps *procState) newTask(id string) *taskProcs {
 // attach makes the task's first process start in a group of its own,
 // with vx's death signal where the OS has one, in its cgroup.
 func (t *taskProcs) attach(attr *syscall.SysProcAttr) {
-	attr.Setpgid = true
+	ownGroup(attr)
 	setDeathSignal(attr)
 	t.cg.attach(attr)
 }

@@ -76,7 +76,7 @@ func startWatchdog(cgroup, root string) (*watchdog, error) {
 		Stdin: r, // stdout and stderr: /dev/null, so it holds no pipe of vx's
 		// Out of vx's session and group, so that a terminal's hangup or
 		// a signal to vx's group does not reach it.
-		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
+		SysProcAttr: ownSession(),
 	}
 	if err := cmd.Start(); err != nil {
 		w.Close()
@@ -115,7 +115,9 @@ func (d *watchdog) sendLine(line string) {
 	}
 }
 
-// stop closes the pipe and waits for the watchdog to clean up and exit.
+// stop closes the pipe: the watchdog, with no task left to kill, exits.
+// vx does not wait for it (it is reaped in the background: a vx about to
+// exit does not pay for its start-up).
 func (d *watchdog) stop() {
 	if d == nil {
 		return
@@ -124,7 +126,7 @@ func (d *watchdog) stop() {
 	d.w.Close()
 	d.w = nil
 	d.mu.Unlock()
-	_ = d.cmd.Wait()
+	go d.cmd.Wait()
 }
 
 // watchdogMain reads what vx tells it until the pipe closes, then kills
@@ -156,7 +158,7 @@ func watchdogMain(in io.Reader) int {
 	}
 	ids := map[string]bool{}
 	for pgid, id := range tasks {
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		signalGroup(pgid, syscall.SIGKILL)
 		ids[id] = true
 	}
 	if cgroup != "" {

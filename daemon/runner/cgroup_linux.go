@@ -42,12 +42,31 @@ func newRunCgroup() *runCgroup {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil
 	}
+	removeStaleCgroups(base)
 	c := &runCgroup{dir: dir}
 	if ctl, err := os.ReadFile(filepath.Join(dir, "cgroup.controllers")); err == nil && containsWord(string(ctl), "memory") {
 		// The run's cgroup holds no process, so its children may have it.
 		c.memory = os.WriteFile(filepath.Join(dir, "cgroup.subtree_control"), []byte("+memory"), 0) == nil
 	}
 	return c
+}
+
+// removeStaleCgroups removes the run cgroups in base of vx processes that
+// are gone, killing what is left in them: a run whose vx and watchdog were
+// both killed leaves its cgroup, and whatever of its tasks was in it.
+func removeStaleCgroups(base string) {
+	ents, _ := os.ReadDir(base)
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), "vx-")
+		pid, _, ok2 := strings.Cut(rest, "-")
+		n, err := strconv.Atoi(pid)
+		if !ok || !ok2 || err != nil || !e.IsDir() || n <= 0 {
+			continue
+		}
+		if syscall.Kill(n, 0) == syscall.ESRCH {
+			removeCgroup(filepath.Join(base, e.Name()))
+		}
+	}
 }
 
 // path is the run's cgroup directory, "" for none.

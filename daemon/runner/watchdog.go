@@ -32,8 +32,8 @@ const (
 )
 
 // What vx tells the watchdog: "cgroup DIR", "root DIR" (the workspace),
-// "task PGID ID" (a task started), "done PGID" (it ended, its processes
-// are gone).
+// "task PGID ID" (a task started; ID quoted as Go does), "done PGID" (it
+// ended, its processes are gone).
 const (
 	verbCgroup = "cgroup"
 	verbRoot   = "root"
@@ -93,7 +93,7 @@ func startWatchdog(cgroup, root string) (*watchdog, error) {
 // started tells the watchdog of a task's group.
 func (d *watchdog) started(pgid int, id string) {
 	if d != nil {
-		d.sendLine(verbTask + " " + strconv.Itoa(pgid) + " " + id)
+		d.sendLine(verbTask + " " + strconv.Itoa(pgid) + " " + strconv.Quote(id))
 	}
 }
 
@@ -105,7 +105,7 @@ func (d *watchdog) ended(pgid int) {
 }
 
 // sendLine writes one line (shorter than PIPE_BUF, as task ids and paths
-// are: written whole; a newline in one would only cut it short). A
+// are: written whole). A
 // watchdog that is gone makes it fail with EPIPE, which is all it can do.
 func (d *watchdog) sendLine(line string) {
 	d.mu.Lock()
@@ -133,6 +133,12 @@ func (d *watchdog) stop() {
 // what is left and exits 0.
 func watchdogMain(in io.Reader) int {
 	signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGPIPE)
+	watch(in)
+	return 0
+}
+
+// watch reads what vx tells until in ends, then kills what is left.
+func watch(in io.Reader) {
 	var cgroup, root string
 	tasks := map[int]string{} // running tasks: group -> id
 	sc := bufio.NewScanner(in)
@@ -146,8 +152,10 @@ func watchdogMain(in io.Reader) int {
 		case verbRoot:
 			root = arg
 		case verbTask:
-			g, id, _ := strings.Cut(arg, " ")
-			if pgid, err := strconv.Atoi(g); err == nil && pgid > 1 {
+			g, quoted, _ := strings.Cut(arg, " ")
+			pgid, err := strconv.Atoi(g)
+			id, qerr := strconv.Unquote(quoted)
+			if err == nil && qerr == nil && pgid > 1 {
 				tasks[pgid] = id
 			}
 		case verbDone:
@@ -167,7 +175,6 @@ func watchdogMain(in io.Reader) int {
 	if len(ids) > 0 && root != "" {
 		killMarked(root, ids)
 	}
-	return 0
 }
 
 // killMarked kills the processes marked as the tasks', again until none

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // No process of a task outlives vx. Each task starts in a process group of
@@ -65,6 +66,7 @@ type taskProcs struct {
 	id    string
 	cg    *taskCgroup // nil: none
 	pgid  int
+	since time.Time // when it started
 	vxHWM int64
 }
 
@@ -98,7 +100,7 @@ func (t *taskProcs) startFailed() bool {
 // started records the task's group with the watchdog and, without a
 // cgroup measuring memory, vx's own peak (see peak).
 func (t *taskProcs) started(pid int) {
-	t.pgid = pid
+	t.pgid, t.since = pid, time.Now()
 	t.ps.dog.started(pid, t.id)
 	if !t.cg.measuresMemory() {
 		t.vxHWM = selfMaxRSS()
@@ -127,13 +129,14 @@ func (t *taskProcs) peak(ru *syscall.Rusage) int64 {
 
 // end kills what is left of the task outside its group, which the
 // caller killed: all in its cgroup, which is removed, or without one what
-// it left as vx's children (endEscapees). The watchdog forgets the task.
+// it left that carries its mark (endEscapees). The watchdog forgets the
+// task.
 func (t *taskProcs) end() {
 	if t.cg != nil {
 		t.cg.remove()
 		t.cg = nil
 	} else if t.pgid > 0 {
-		endEscapees(t.ps.root, t.id, t.pgid)
+		endEscapees(t)
 	}
 	if t.pgid > 0 {
 		t.ps.dog.ended(t.pgid)

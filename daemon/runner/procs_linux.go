@@ -30,12 +30,13 @@ func becomeSubreaper() {
 	_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 }
 
-// endEscapees kills and reaps what task id (of the workspace at root)
-// left behind outside its group pgid, which the caller killed: vx being
-// their subreaper, they are vx's children, found by the marker every
-// task's environment carries (taskEnv). Zombies of its group are reaped
-// too (vx started none of them: its first process is reaped already).
-func endEscapees(root, id string, pgid int) {
+// endEscapees kills and reaps what task t left behind outside its group,
+// which the caller killed: vx being their subreaper, they are vx's
+// children, found by the marker every task's environment carries
+// (taskEnv). Zombies of its group are reaped too (vx started none of
+// them: its first process is reaped already).
+func endEscapees(t *taskProcs) {
+	root, id, pgid := t.ps.root, t.id, t.pgid
 	for round := 0; round < 50; round++ {
 		found := false
 		for _, pid := range children(os.Getpid()) {

@@ -1,8 +1,6 @@
 package runner
 
 import (
-	"bytes"
-	"encoding/binary"
 	"os"
 	"syscall"
 	"time"
@@ -76,31 +74,11 @@ func markedSince(root string, ids map[string]bool, since time.Time) []int {
 }
 
 // procEnv is process pid's environment as it was executed, nil when the
-// kernel does not give it. kern.procargs2 holds argc (4 bytes), the
-// executable's path, NUL padding, argc arguments, then the environment,
-// each NUL-terminated.
+// kernel does not give it.
 func procEnv(pid int) [][]byte {
 	b, err := unix.SysctlRaw("kern.procargs2", pid)
-	if err != nil || len(b) < 4 {
+	if err != nil {
 		return nil
 	}
-	argc := int(binary.LittleEndian.Uint32(b))
-	rest := b[4:]
-	i := bytes.IndexByte(rest, 0) // the executable's path
-	if i < 0 {
-		return nil
-	}
-	rest = bytes.TrimLeft(rest[i:], "\x00")
-	fields := bytes.Split(rest, []byte{0})
-	if len(fields) < argc {
-		return nil
-	}
-	var env [][]byte
-	for _, kv := range fields[argc:] {
-		if len(kv) == 0 {
-			break
-		}
-		env = append(env, kv)
-	}
-	return env
+	return procArgsEnv(b)
 }

@@ -11,11 +11,15 @@ import (
 // its own (a timeout or an interrupt kills the group) and, where the
 // kernel offers one, in a cgroup of its own beneath the run's cgroup
 // (cgroup_linux.go), which holds also the processes that left the group
-// (setsid, a double fork). When the task ends, its group and its cgroup
-// are killed. So that vx's own death (kill -9) kills them too, a watchdog
-// process (watchdog.go) holds a pipe from vx: when the pipe closes it
-// kills the run's cgroup and the groups of the tasks still running.
-// docs/processes.md says what each host gets.
+// (setsid, a double fork). Without a cgroup, those are found by the mark
+// every task's environment carries (taskEnv), among vx's children where
+// vx can be their subreaper (procs_linux.go), else in the process table
+// (procs_darwin.go). When the task ends, its group, its cgroup or what
+// carries its mark are killed. So that vx's own death (kill -9) kills them
+// too, a watchdog process (watchdog.go) holds a pipe from vx: when the
+// pipe closes it kills the groups, the run's cgroup and the marked
+// processes of the tasks still running. docs/processes.md says what each
+// host gets.
 
 // NoCgroupEnv, set to 1, makes vx run its tasks without cgroups, as on a
 // host where it cannot create one. It exists for tests of that case.

@@ -21,9 +21,9 @@ import (
 // kernel closes a killed process's descriptors): the watchdog then kills
 // the groups of the tasks that were still running, the run's cgroup, and
 // the processes marked as those tasks' that it can find (markedProcs),
-// and exits. Only
-// SIGKILL stops it early: it ignores the signals a terminal or a process
-// group gets, so that the Ctrl-C or kill that stops vx does not stop it.
+// and exits. Only SIGKILL stops it early: it ignores the signals a
+// terminal or a process group gets, so that the Ctrl-C or kill that stops
+// vx does not stop it.
 
 // watchdogArg and watchdogEnv mark a process started as the watchdog.
 const (

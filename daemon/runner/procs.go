@@ -107,7 +107,7 @@ func (t *taskProcs) started(pid int) {
 	t.pgid, t.since = pid, time.Now()
 	t.ps.dog.started(pid, t.id)
 	if !t.cg.measuresMemory() {
-		t.vxHWM = selfMaxRSS()
+		t.vxHWM = selfHWM()
 	}
 }
 
@@ -146,15 +146,6 @@ func (t *taskProcs) end() {
 		t.ps.dog.ended(t.pgid)
 		t.pgid = 0
 	}
-}
-
-// selfMaxRSS is vx's own peak resident memory in bytes, 0 if unknown.
-func selfMaxRSS() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return maxRSS(&ru)
 }
 
 // hasMarker says whether env (NAME=VALUE entries) holds

@@ -15,6 +15,15 @@ func setDeathSignal(*syscall.SysProcAttr) {}
 // maxRSS is ru_maxrss in bytes (darwin counts bytes).
 func maxRSS(ru *syscall.Rusage) int64 { return ru.Maxrss }
 
+// selfHWM is vx's own peak resident memory in bytes, 0 if unknown.
+func selfHWM() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return maxRSS(&ru)
+}
+
 // selfExe is vx's own binary, to start again as the watchdog.
 func selfExe() (string, error) { return os.Executable() }
 

@@ -19,6 +19,26 @@ func setDeathSignal(attr *syscall.SysProcAttr) { attr.Pdeathsig = syscall.SIGKIL
 // maxRSS is ru_maxrss in bytes (Linux counts KiB).
 func maxRSS(ru *syscall.Rusage) int64 { return ru.Maxrss * 1024 }
 
+// selfHWM is vx's own peak resident memory (VmHWM) in bytes, 0 if unknown.
+// Not getrusage's ru_maxrss, which starts at the high-water mark of the
+// process that started vx (a vfork shares its memory until the exec).
+func selfHWM() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range bytes.Split(b, []byte{'\n'}) {
+		if rest, ok := bytes.CutPrefix(line, []byte("VmHWM:")); ok {
+			if f := bytes.Fields(rest); len(f) >= 1 {
+				if kb, err := strconv.ParseInt(string(f[0]), 10, 64); err == nil {
+					return kb * 1024
+				}
+			}
+		}
+	}
+	return 0
+}
+
 // selfExe is the path that starts vx's own binary again (the watchdog),
 // even when the file was replaced or removed since vx started.
 func selfExe() (string, error) { return "/proc/self/exe", nil }

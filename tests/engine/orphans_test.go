@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -60,6 +61,59 @@ func TestKilledRunLeavesNoTaskProcess(t *testing.T) {
 	}
 }
 
+// TestKilledRunSparesAnotherRun: two vx runs in one workspace, one killed
+// with -9: the processes of its task are killed, those of the other run's
+// task (same workspace, another task) are not, with a cgroup and without.
+func TestKilledRunSparesAnotherRun(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		env  []string
+	}{
+		{"cgroup", nil},
+		{"without cgroup", []string{runner.NoCgroupEnv + "=1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ws := workspace(t, "orphans")
+			start := func(task, marker string) *exec.Cmd {
+				cmd := exec.Command(vxBin, "run", task)
+				cmd.Dir = ws
+				cmd.Env = append(baseEnv(), tc.env...)
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				waitForFile(t, cmd, filepath.Join(ws, marker))
+				return cmd
+			}
+			other := start("bystander", "bystander.started")
+			defer func() { other.Process.Kill(); other.Wait() }()
+			killed := start("detach", "started")
+			if err := killed.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			killed.Wait()
+			assertSleepersGone(t, ws, "detach", time.Now())
+			if len(taskSurvivors(ws, "svc#bystander")) == 0 {
+				t.Errorf("the other run's task was killed with the killed run's")
+			}
+			if err := other.Process.Signal(os.Interrupt); err != nil {
+				t.Fatal(err)
+			}
+			other.Wait()
+			if left := taskSurvivors(ws, "svc#bystander"); len(left) != 0 {
+				t.Errorf("the other run's task outlived its interrupt: %v", left)
+			}
+		})
+	}
+}
+
+// taskSurvivors lists live processes carrying task id's mark in the
+// workspace at root.
+func taskSurvivors(root, id string) []string {
+	return survivorsWith(root, "VX_TASK_ID="+id)
+}
+
 // TestEndedTaskLeavesNoProcess: when a task ends, what it left running
 // detached from it (double-forked, or in a session of its own) is killed
 // with it; none of it outlives the run.
@@ -91,7 +145,7 @@ func TestEndedTaskLeavesNoProcess(t *testing.T) {
 // shows by its file.
 func assertSleepersGone(t *testing.T, ws, task string, since time.Time) {
 	t.Helper()
-	for left := survivors(ws); len(left) > 0; left = survivors(ws) {
+	for left := taskSurvivors(ws, "svc#"+task); len(left) > 0; left = taskSurvivors(ws, "svc#"+task) {
 		if time.Since(since) > 2500*time.Millisecond {
 			t.Errorf("processes of svc#%s outlived it:\n%s", task, strings.Join(left, "\n"))
 			break

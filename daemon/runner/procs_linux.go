@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -56,11 +57,11 @@ func becomeSubreaper() {
 // (taskEnv). Zombies of its group are reaped too (vx started none of
 // them: its first process is reaped already).
 func endEscapees(t *taskProcs) {
-	root, id, pgid := t.ps.root, t.id, t.pgid
+	ids := map[string]bool{t.id: true}
 	for round := 0; round < 50; round++ {
 		found := false
 		for _, pid := range children(os.Getpid()) {
-			if marked(pid, root, map[string]bool{id: true}) {
+			if marked(pid, t.ps.root, ids) {
 				found = true
 				_ = syscall.Kill(pid, syscall.SIGKILL)
 				reap(pid)
@@ -70,13 +71,23 @@ func endEscapees(t *taskProcs) {
 			break
 		}
 	}
-	for {
+	reapGroup(t.pgid)
+}
+
+// reapGroup reaps vx's children in group pgid, killed: its processes
+// orphaned to vx. It gives up after a second (a process stuck in the
+// kernel).
+func reapGroup(pgid int) {
+	for i := 0; i < 100; {
 		var info unix.Siginfo
-		if err := unix.Waitid(unix.P_PGID, pgid, &info, unix.WEXITED|unix.WNOHANG, nil); err != nil && err != unix.EINTR {
+		err := unix.Waitid(unix.P_PGID, pgid, &info, unix.WEXITED|unix.WNOHANG, nil)
+		switch {
+		case err == unix.EINTR:
+		case err != nil:
 			return // ECHILD: none left
-		}
-		if info.Signo == 0 {
-			return // some still running: they are being killed, init reaps them later
+		case info.Signo == 0:
+			time.Sleep(10 * time.Millisecond) // still dying
+			i++
 		}
 	}
 }
@@ -91,9 +102,14 @@ func reap(pid int) {
 	}
 }
 
-// children lists the children of pid (of each of its threads).
+// children lists the children of pid (of each of its threads), or every
+// process where the kernel does not list children (no
+// CONFIG_PROC_CHILDREN): the caller checks each one's mark.
 func children(pid int) []int {
 	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	if len(tasks) == 0 {
+		return allProcs()
+	}
 	var out []int
 	for _, f := range tasks {
 		b, _ := os.ReadFile(f)
@@ -106,15 +122,25 @@ func children(pid int) []int {
 	return out
 }
 
+// allProcs lists every process but vx itself.
+func allProcs() []int {
+	ents, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range ents {
+		if pid, err := strconv.Atoi(e.Name()); err == nil && pid != os.Getpid() {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
 // markedProcs lists the processes whose environment marks them as
 // started for one of the tasks ids of the workspace at root (taskEnv),
 // wherever they are now: the watchdog's search once vx is gone.
 func markedProcs(root string, ids map[string]bool) []int {
-	ents, _ := os.ReadDir("/proc")
 	var out []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err == nil && pid != os.Getpid() && marked(pid, root, ids) {
+	for _, pid := range allProcs() {
+		if marked(pid, root, ids) {
 			out = append(out, pid)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -136,6 +137,55 @@ func TestEndedTaskLeavesNoProcess(t *testing.T) {
 			assertSleepersGone(t, ws, tc.task, start)
 		})
 	}
+}
+
+// TestEndedTaskLeavesNoZombie: what vx killed when a task ended (its
+// orphans come to vx, their subreaper, where vx has no cgroup) is reaped
+// then, not left as zombies of vx for the rest of the run.
+func TestEndedTaskLeavesNoZombie(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		env  []string
+	}{
+		{"cgroup", nil},
+		{"without cgroup", []string{runner.NoCgroupEnv + "=1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ws := workspace(t, "orphans")
+			cmd := exec.Command(vxBin, "run", "afterLeave")
+			cmd.Dir = ws
+			cmd.Env = append(baseEnv(), tc.env...)
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { cmd.Process.Kill(); cmd.Wait() }()
+			waitForFile(t, cmd, filepath.Join(ws, "after.started"))
+			if z := zombieChildren(cmd.Process.Pid); len(z) > 0 {
+				t.Errorf("vx holds zombies after svc#leave ended: %v", z)
+			}
+			if left := taskSurvivors(ws, "svc#leave"); len(left) > 0 {
+				t.Errorf("svc#leave ended, but its processes live on:\n%s", strings.Join(left, "\n"))
+			}
+		})
+	}
+}
+
+// zombieChildren lists pid's children that are zombies.
+func zombieChildren(pid int) []string {
+	files, _ := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*", "children"))
+	var out []string
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		for _, c := range strings.Fields(string(b)) {
+			stat, _ := os.ReadFile(filepath.Join("/proc", c, "stat"))
+			if statState(stat) == "state Z" {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
 }
 
 // assertSleepersGone fails when a process of the task's detached sleepers

@@ -26,13 +26,14 @@ func watchStatus(ctx context.Context, s *cmdline.IO, c *client.Client) error {
 	st, d, err := c.Status(ctx)
 	if err != nil {
 		if client.IsNotRunning(err) {
-			fmt.Fprintf(s.Err, "vxd is not running for %s.\n", c.Root)
-			return cmdline.ExitCode(1)
+			return notRunning(s, c.Root, "", err)
 		}
 		return err
 	}
 	conn, _, err := websocket.Dial(ctx, fmt.Sprintf("ws://127.0.0.1:%d/events", d.Port), &websocket.DialOptions{
 		HTTPHeader: http.Header{"Authorization": {"Bearer " + d.Token}},
+		// The token goes only on a connection the daemon proved.
+		HTTPClient: &http.Client{Transport: c.Transport()},
 	})
 	if err != nil {
 		return fmt.Errorf("connecting to vxd's event feed: %w", err)

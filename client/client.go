@@ -242,7 +242,7 @@ func (c *Client) Start(ctx context.Context) (*wire.Discovery, error) {
 		cmd.Dir = c.Root
 		cmd.Stdin = nil
 		cmd.Stdout, cmd.Stderr = logf, logf
-		cmd.SysProcAttr = ownSession()
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 		if err := cmd.Start(); err != nil {
 			return nil, fmt.Errorf("starting %s: %w", vxd, err)
 		}

@@ -142,6 +142,7 @@ func watch(in io.Reader) {
 	var cgroup, root string
 	tasks := map[int]string{} // running tasks: group -> id
 	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 4096), 1<<20)
 	for sc.Scan() {
 		verb, arg, _ := strings.Cut(sc.Text(), " ")
 		switch verb {
@@ -163,6 +164,11 @@ func watch(in io.Reader) {
 				delete(tasks, pgid)
 			}
 		}
+	}
+	if sc.Err() != nil {
+		// A line past the bound: what follows is lost, but vx lives on
+		// until the pipe ends; only then is anything killed.
+		_, _ = io.Copy(io.Discard, in)
 	}
 	ids := map[string]bool{}
 	for pgid, id := range tasks {

@@ -6,9 +6,45 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 )
+
+// TestWatchWaitsForTheEnd: a line past the bound does not make the
+// watchdog act before vx is gone: the running task's group is killed only
+// once the pipe ends.
+func TestWatchWaitsForTheEnd(t *testing.T) {
+	running := exec.Command("sleep", "60")
+	running.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := running.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { running.Process.Kill() })
+	r, w := io.Pipe()
+	done := make(chan struct{})
+	go func() { watch(r); close(done) }()
+	written := make(chan error, 1)
+	go func() {
+		_, err := io.WriteString(w, verbTask+" "+strconv.Itoa(running.Process.Pid)+" "+strconv.Quote("svc#a")+"\n"+
+			verbRoot+" "+strings.Repeat("x", 2<<20)+"\n")
+		written <- err
+	}()
+	// io.Pipe: the write returns once all of it was read.
+	select {
+	case <-done:
+		t.Fatal("the watchdog stopped reading after a long line, with vx still alive")
+	case err := <-written:
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	<-done
+	if !killedByWatch(running) {
+		t.Error("the running task's group outlived the end of the pipe")
+	}
+}
 
 // TestWatchKillsWhatIsLeft: when what vx tells the watchdog ends, the
 // groups of the tasks still running are killed, ended ones are left

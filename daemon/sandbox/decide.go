@@ -6,6 +6,9 @@ import (
 	"github.com/vzn/vx/protocol/wire"
 )
 
+// ObserverName is how violations are learned, as the verdict names it.
+const ObserverName = "seccomp user notification"
+
 // ForceUnavailableEnv, set to 1, makes Detect on Linux answer the verdict
 // of a host with no sandbox at all (as on macOS). It exists for tests of
 // that verdict, which can only run on Linux here.

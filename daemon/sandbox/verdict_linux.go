@@ -11,9 +11,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// ObserverName is how violations are learned, as the verdict names it.
-const ObserverName = "seccomp user notification"
-
 // Detect says what the sandbox runtime can do on this host: the Landlock
 // ABI and what it lets vx deny, and whether the observer works.
 func Detect() Verdict {

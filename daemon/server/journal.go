@@ -40,6 +40,10 @@ import (
 // events in order, so every change made before the question was asked has
 // been counted.
 //
+// On macOS fsnotify watches with kqueue, where every watch is an open
+// descriptor: the journal keeps within a budget of them and stops where
+// the tree is larger (watchbudget.go).
+//
 // What inotify does not report, and so the journal cannot see: a write
 // through a second hard link outside the watched tree (vx never takes a
 // file with more than one link as unchanged, but a link made later is not
@@ -70,9 +74,12 @@ type journal struct {
 	over    bool   // more than limit paths changed: the epoch ends after this event
 	seq     uint64
 	changed map[string]uint64 // slash path relative to root → seq of its last event
-	dirs    map[string]bool   // watched directories (absolute)
-	waiters map[string]chan struct{}
-	nextBar uint64
+	dirs    map[string]int    // watched directories (absolute) → descriptors the watch holds
+	// maxFDs is the descriptors the watches may hold, fds those they hold
+	// (watchbudget.go); maxFDs 0: watches hold none (inotify), no budget.
+	maxFDs, fds int
+	waiters     map[string]chan struct{}
+	nextBar     uint64
 	// rootID is the directory the root named when the epoch began (a
 	// root that is a link may be pointed elsewhere: the watches stay on
 	// the old tree).
@@ -109,7 +116,8 @@ func newJournal(root string, limit int, log zerolog.Logger) (*journal, error) {
 		return nil, err
 	}
 	j := &journal{root: root, barDir: layout.JournalBarriers(root), w: fw, limit: limit, log: log, inst: randomID()[:8],
-		reason: "the journal is still adding its watches", changed: map[string]uint64{}, dirs: map[string]bool{}, waiters: map[string]chan struct{}{}}
+		reason: "the journal is still adding its watches", changed: map[string]uint64{}, dirs: map[string]int{}, waiters: map[string]chan struct{}{},
+		maxFDs: descriptorBudget()}
 	// Leftover markers of an earlier vxd go; ours are new names.
 	_ = os.RemoveAll(j.barDir)
 	if err := os.MkdirAll(j.barDir, 0o700); err != nil {
@@ -179,10 +187,7 @@ func (j *journal) begin(reason string) {
 	// Every old watch goes first: a renamed directory's children are
 	// watched under their old names, and adding the new name of the same
 	// inode would share the watch that removing the old name ends.
-	for d := range j.dirs {
-		_ = j.w.Remove(d)
-	}
-	j.dirs = map[string]bool{}
+	j.unwatchAll()
 	j.rootID = dirID(j.root)
 	j.mu.Unlock()
 	if err := j.addTree(j.root, false); err != nil {
@@ -222,12 +227,27 @@ func (j *journal) checkRoot() bool {
 	return broken
 }
 
-// stop gives up until vxd restarts: some directory is not watched.
+// stop gives up until vxd restarts: some directory is not watched, or
+// the tree is too large for the descriptor budget. The watches go: they
+// prove nothing now, and may hold descriptors.
 func (j *journal) stop(err error) {
 	j.log.Warn().Err(err).Msg("change journal stopped: vx runs stat every file")
+	reason := "a directory could not be watched: " + err.Error()
+	if errTooLarge(err) {
+		reason = err.Error()
+	}
 	j.mu.Lock()
-	j.epoch, j.reason, j.broken = "", "a directory could not be watched: "+err.Error(), true
+	j.epoch, j.reason, j.broken = "", reason, true
+	j.unwatchAll()
 	j.mu.Unlock()
+}
+
+// unwatchAll removes every watch; j.mu is held.
+func (j *journal) unwatchAll() {
+	for d := range j.dirs {
+		_ = j.w.Remove(d)
+	}
+	j.dirs, j.fds = map[string]int{}, 0
 }
 
 func (j *journal) rel(abs string) (string, bool) {
@@ -279,16 +299,23 @@ func (j *journal) addTree(dir string, record bool) error {
 		if n >= maxJournalDirs {
 			return fmt.Errorf("more than %d directories", maxJournalDirs)
 		}
+		cost, err := j.reserve(p)
+		if err != nil {
+			return err
+		}
 		// Watched before WalkDir reads it: an entry made after this is an
 		// event, one made before is read.
 		if err := j.w.Add(p); err != nil {
+			j.mu.Lock()
+			j.fds -= cost
+			j.mu.Unlock()
 			if errors.Is(err, fs.ErrNotExist) {
 				return filepath.SkipDir
 			}
 			return fmt.Errorf("%s: %w", rel, err)
 		}
 		j.mu.Lock()
-		j.dirs[p] = true
+		j.dirs[p] = cost
 		j.mu.Unlock()
 		return nil
 	})
@@ -326,7 +353,7 @@ func (j *journal) handle(ev fsnotify.Event) {
 		return
 	}
 	j.mu.Lock()
-	watched := j.dirs[ev.Name]
+	_, watched := j.dirs[ev.Name]
 	broken := j.broken
 	j.mu.Unlock()
 	if broken {
@@ -344,6 +371,10 @@ func (j *journal) handle(ev fsnotify.Event) {
 	if ev.Has(fsnotify.Create) || ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
 		// A name came or went: its directory's listing changed.
 		j.record(parentRel(rel))
+	}
+	if err := j.countEntry(ev); err != nil {
+		j.stop(err)
+		return
 	}
 	if ev.Has(fsnotify.Create) {
 		if st, err := os.Lstat(ev.Name); err == nil && st.IsDir() {
@@ -373,9 +404,10 @@ func (j *journal) unwatch(dir string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	prefix := dir + string(filepath.Separator)
-	for d := range j.dirs {
+	for d, cost := range j.dirs {
 		if d == dir || strings.HasPrefix(d, prefix) {
 			delete(j.dirs, d)
+			j.fds -= cost
 			_ = j.w.Remove(d)
 		}
 	}
@@ -522,5 +554,9 @@ func (j *journal) describe() string {
 	if j.epoch == "" {
 		return "not proving (" + j.reason + "): vx runs stat every file"
 	}
-	return fmt.Sprintf("watching %d directories; %d paths changed in this epoch (began: %s)", len(j.dirs), len(j.changed), j.reason)
+	held := ""
+	if j.maxFDs > 0 {
+		held = fmt.Sprintf(" (holding %d descriptors of the %d it may)", j.fds, j.maxFDs)
+	}
+	return fmt.Sprintf("watching %d directories%s; %d paths changed in this epoch (began: %s)", len(j.dirs), held, len(j.changed), j.reason)
 }

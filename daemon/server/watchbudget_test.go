@@ -1,0 +1,132 @@
+package server
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// budgetJournal starts a journal of a small tree (pkg/a and pkg/b, three
+// files each) that keeps the kqueue descriptor budget max, as on macOS.
+func budgetJournal(t *testing.T, max int) (*journal, string) {
+	t.Helper()
+	root := t.TempDir()
+	for _, d := range []string{"pkg/a", "pkg/b"} {
+		for _, f := range []string{"1.js", "2.js", "3.js"} {
+			write(t, filepath.Join(root, d, f), f)
+		}
+	}
+	j, err := newJournal(root, 1000, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.maxFDs = max
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(func() { cancel(); j.Close() })
+	go j.loop(ctx)
+	return j, root
+}
+
+// settled waits until the journal proves (a token) or has stopped.
+func settled(t *testing.T, j *journal) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		j.mu.Lock()
+		done := j.epoch != "" || j.broken
+		j.mu.Unlock()
+		if done {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the journal never became ready nor stopped")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A tree that needs more descriptors than the budget is not watched at
+// all: the journal holds none, says why (vxd status), and every answer
+// sends vx back to statting every file.
+func TestJournalRefusesATreeOverItsDescriptorBudget(t *testing.T) {
+	j, _ := budgetJournal(t, 5)
+	settled(t, j)
+	ans := j.token(t)
+	if ans.Epoch != "" || ans.Complete || !strings.Contains(ans.Reason, "more files than the change journal may watch within the open-file limit") {
+		t.Errorf("answer = %+v, want no token and the limit named", ans)
+	}
+	j.mu.Lock()
+	dirs, fds := len(j.dirs), j.fds
+	j.mu.Unlock()
+	if dirs != 0 || fds != 0 {
+		t.Errorf("%d directories watched, %d descriptors held after stopping; want none", dirs, fds)
+	}
+	if d := j.describe(); !strings.HasPrefix(d, "not proving (") || !strings.Contains(d, "raise the hard open-file limit") || !strings.HasSuffix(d, "vx runs stat every file") {
+		t.Errorf("vxd status says %q", d)
+	}
+}
+
+// Within the budget the journal counts what kqueue holds: the directory
+// and each entry of every watched directory, one more for each file made
+// and one less for each removed; going past it later stops the journal.
+func TestJournalKeepsItsDescriptorBudget(t *testing.T) {
+	j, root := budgetJournal(t, 1000)
+	settled(t, j)
+	tok := j.token(t)
+	if tok.Epoch == "" {
+		t.Fatalf("no token: %s", tok.Reason)
+	}
+	held := func() int {
+		j.mu.Lock()
+		defer j.mu.Unlock()
+		return j.fds
+	}
+	// root (1 + pkg and .vx, the barriers' parent), pkg (1 + a, b), a and
+	// b (1 + three files each).
+	if got := held(); got != 3+3+4+4 {
+		t.Errorf("holding %d descriptors, want %d", got, 3+3+4+4)
+	}
+	start := held()
+	write(t, filepath.Join(root, "pkg/a/4.js"), "4")
+	j.token(t) // the barrier: every event before it is handled
+	if got := held(); got != start+1 {
+		t.Errorf("after a file was made: %d, want %d", got, start+1)
+	}
+	if err := os.Remove(filepath.Join(root, "pkg/a/4.js")); err != nil {
+		t.Fatal(err)
+	}
+	j.token(t)
+	if got := held(); got != start {
+		t.Errorf("after it was removed: %d, want %d", got, start)
+	}
+	if d := j.describe(); !strings.Contains(d, "descriptors of the 1000 it may") {
+		t.Errorf("vxd status says %q", d)
+	}
+
+	j.mu.Lock()
+	j.maxFDs = start + 2
+	j.mu.Unlock()
+	for _, f := range []string{"5.js", "6.js", "7.js"} {
+		write(t, filepath.Join(root, "pkg/b", f), f)
+	}
+	ans := j.ask(t, tok)
+	if ans.Complete || !strings.Contains(ans.Reason, "open-file limit") {
+		t.Errorf("answer past the budget = %+v", ans)
+	}
+}
+
+func TestBudgetForLimit(t *testing.T) {
+	for _, c := range []struct {
+		limit uint64
+		want  int
+	}{{256, 192}, {10240, 7680}, {1 << 63, 3 << 28}} {
+		if got := budgetForLimit(c.limit); got != c.want {
+			t.Errorf("budgetForLimit(%d) = %d, want %d", c.limit, got, c.want)
+		}
+	}
+}

@@ -18,10 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
-	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -34,6 +31,7 @@ import (
 	"github.com/vzn/vx/daemon/plans"
 	"github.com/vzn/vx/daemon/tools"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/internal/flock"
 	"github.com/vzn/vx/protocol/layout"
 	"github.com/vzn/vx/protocol/version"
 	"github.com/vzn/vx/protocol/wire"
@@ -87,9 +85,9 @@ func Lock(root string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := flock.TryLock(f); err != nil {
 		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
+		if errors.Is(err, flock.ErrHeld) {
 			return nil, ErrRunning
 		}
 		return nil, err
@@ -357,17 +355,3 @@ func (d *daemon) handleStatus(w http.ResponseWriter, r *http.Request) {
 
 // info is what getWorkspaceInfo adds about the daemon itself.
 func (d *daemon) info() *wire.Status { return d.status(context.Background()) }
-
-// rss reads the resident set size from /proc.
-func rss() int64 {
-	b, err := os.ReadFile("/proc/self/statm")
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 2 {
-		return 0
-	}
-	pages, _ := strconv.ParseInt(f[1], 10, 64)
-	return pages * int64(os.Getpagesize())
-}

@@ -100,8 +100,8 @@ func journalLimit() (int, error) {
 
 // startJournal watches the workspace; it is ready once every directory is
 // watched (its loop does that first), answering "cannot prove" until then.
-func startJournal(ctx context.Context, root string, limit int, log zerolog.Logger) (*journal, error) {
-	j, err := newJournal(root, limit, log)
+func startJournal(ctx context.Context, root string, limit, maxFDs int, log zerolog.Logger) (*journal, error) {
+	j, err := newJournal(root, limit, maxFDs, log)
 	if err != nil {
 		return nil, err
 	}
@@ -109,15 +109,16 @@ func startJournal(ctx context.Context, root string, limit int, log zerolog.Logge
 	return j, nil
 }
 
-// newJournal sets the journal up without starting its loop.
-func newJournal(root string, limit int, log zerolog.Logger) (*journal, error) {
+// newJournal sets the journal up without starting its loop. Its watches
+// hold at most maxFDs descriptors (0: they hold none; see watchbudget.go).
+func newJournal(root string, limit, maxFDs int, log zerolog.Logger) (*journal, error) {
 	fw, err := fsnotify.NewWatcher()
 	if err != nil {
 		return nil, err
 	}
 	j := &journal{root: root, barDir: layout.JournalBarriers(root), w: fw, limit: limit, log: log, inst: randomID()[:8],
 		reason: "the journal is still adding its watches", changed: map[string]uint64{}, dirs: map[string]int{}, waiters: map[string]chan struct{}{},
-		maxFDs: descriptorBudget()}
+		maxFDs: maxFDs}
 	// Leftover markers of an earlier vxd go; ours are new names.
 	_ = os.RemoveAll(j.barDir)
 	if err := os.MkdirAll(j.barDir, 0o700); err != nil {
@@ -508,7 +509,11 @@ func (d *daemon) mountJournal(ctx context.Context, mux *http.ServeMux) (*journal
 	if err != nil {
 		return nil, err
 	}
-	j, startErr := startJournal(ctx, d.root, limit, d.log)
+	maxFDs, err := journalDescriptors()
+	if err != nil {
+		return nil, err
+	}
+	j, startErr := startJournal(ctx, d.root, limit, maxFDs, d.log)
 	if startErr != nil {
 		d.log.Warn().Err(startErr).Msg("change journal not started: vx runs stat every file")
 	}
@@ -542,6 +547,16 @@ func (d *daemon) mountJournal(ctx context.Context, mux *http.ServeMux) (*journal
 		_ = json.NewEncoder(w).Encode(&ans)
 	})
 	return j, nil
+}
+
+// stopped reports whether the journal gave up until vxd restarts.
+func (j *journal) stopped() bool {
+	if j == nil {
+		return true
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.broken
 }
 
 // describe is the journal's state for vxd status.

@@ -339,7 +339,7 @@ func (d *daemon) status(ctx context.Context) *wire.Status {
 	d.mu.Lock()
 	s.LastReload = d.lastReload
 	d.mu.Unlock()
-	s.Journal = d.journal.describe()
+	s.Journal, s.JournalStopped = d.journal.describe(), d.journal.stopped()
 	if h, err := d.env.History(ctx); err == nil {
 		if r, err := h.LatestRun(ctx); err == nil {
 			s.LastRun = &wire.RunBrief{RunID: r.ID, Status: r.Status, StartedAt: r.StartedAt, DurationMs: r.DurationMs, Tasks: r.Tasks, Cached: r.Cached, Failed: r.Failed, Command: r.Command}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/fsnotify/fsnotify"
 )
@@ -18,6 +19,30 @@ import (
 // else, and stops (every run then stats every file, as without vxd)
 // rather than go past it. With inotify (Linux) a watch is no descriptor
 // and descriptorBudget answers 0: no budget is kept.
+
+// journalDescriptorsEnv sets the budget (1 to the default, where there is
+// one): to keep vxd's descriptors fewer on macOS, or to have vxd count its
+// watches as kqueue holds them on Linux (the tests of the fallback do).
+const journalDescriptorsEnv = "VXD_JOURNAL_DESCRIPTORS"
+
+// journalDescriptors is the budget: journalDescriptorsEnv, else this OS's
+// descriptorBudget.
+func journalDescriptors() (int, error) {
+	def := descriptorBudget()
+	v := os.Getenv(journalDescriptorsEnv)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || (def > 0 && n > def) {
+		want := "a positive number"
+		if def > 0 {
+			want = fmt.Sprintf("1 to %d, three quarters of the open-file limit", def)
+		}
+		return 0, fmt.Errorf("%s=%q is not a number of descriptors (use %s, or unset it)", journalDescriptorsEnv, v, want)
+	}
+	return n, nil
+}
 
 // budgetShare is the part of the open-file limit the journal's watches may
 // hold: the rest stays free for the daemon's sockets, files and tasks.

@@ -21,11 +21,10 @@ func budgetJournal(t *testing.T, max int) (*journal, string) {
 			write(t, filepath.Join(root, d, f), f)
 		}
 	}
-	j, err := newJournal(root, 1000, zerolog.Nop())
+	j, err := newJournal(root, 1000, max, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
-	j.maxFDs = max
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(func() { cancel(); j.Close() })
 	go j.loop(ctx)

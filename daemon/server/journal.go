@@ -75,11 +75,11 @@ type journal struct {
 	seq     uint64
 	changed map[string]uint64 // slash path relative to root → seq of its last event
 	dirs    map[string]int    // watched directories (absolute) → descriptors the watch holds
-	// maxFDs is the descriptors the watches may hold, fds those they hold
-	// (watchbudget.go); maxFDs 0: watches hold none (inotify), no budget.
-	maxFDs, fds int
-	waiters     map[string]chan struct{}
-	nextBar     uint64
+	// budget counts the descriptors the watches hold, where they are
+	// descriptors (watchbudget.go); dirs holds each watch's share.
+	budget  *fdBudget
+	waiters map[string]chan struct{}
+	nextBar uint64
 	// rootID is the directory the root named when the epoch began (a
 	// root that is a link may be pointed elsewhere: the watches stay on
 	// the old tree).
@@ -100,8 +100,8 @@ func journalLimit() (int, error) {
 
 // startJournal watches the workspace; it is ready once every directory is
 // watched (its loop does that first), answering "cannot prove" until then.
-func startJournal(ctx context.Context, root string, limit, maxFDs int, log zerolog.Logger) (*journal, error) {
-	j, err := newJournal(root, limit, maxFDs, log)
+func startJournal(ctx context.Context, root string, limit int, budget *fdBudget, log zerolog.Logger) (*journal, error) {
+	j, err := newJournal(root, limit, budget, log)
 	if err != nil {
 		return nil, err
 	}
@@ -110,15 +110,15 @@ func startJournal(ctx context.Context, root string, limit, maxFDs int, log zerol
 }
 
 // newJournal sets the journal up without starting its loop. Its watches
-// hold at most maxFDs descriptors (0: they hold none; see watchbudget.go).
-func newJournal(root string, limit, maxFDs int, log zerolog.Logger) (*journal, error) {
+// are counted in budget (nil: not counted; see watchbudget.go).
+func newJournal(root string, limit int, budget *fdBudget, log zerolog.Logger) (*journal, error) {
 	fw, err := fsnotify.NewWatcher()
 	if err != nil {
 		return nil, err
 	}
 	j := &journal{root: root, barDir: layout.JournalBarriers(root), w: fw, limit: limit, log: log, inst: randomID()[:8],
 		reason: "the journal is still adding its watches", changed: map[string]uint64{}, dirs: map[string]int{}, waiters: map[string]chan struct{}{},
-		maxFDs: maxFDs}
+		budget: budget}
 	// Leftover markers of an earlier vxd go; ours are new names.
 	_ = os.RemoveAll(j.barDir)
 	if err := os.MkdirAll(j.barDir, 0o700); err != nil {
@@ -180,6 +180,10 @@ func (j *journal) follow(ctx context.Context, events <-chan fsnotify.Event, errs
 // are released: their answer says the epoch changed.
 func (j *journal) begin(reason string) {
 	j.mu.Lock()
+	if j.broken {
+		j.mu.Unlock()
+		return // stopped until vxd restarts
+	}
 	j.epoch, j.reason = "", reason
 	for name, ch := range j.waiters {
 		close(ch)
@@ -196,8 +200,10 @@ func (j *journal) begin(reason string) {
 		return
 	}
 	j.mu.Lock()
-	j.seq, j.changed, j.over = 0, map[string]uint64{}, false
-	j.epoch = randomID()
+	if !j.broken {
+		j.seq, j.changed, j.over = 0, map[string]uint64{}, false
+		j.epoch = randomID()
+	}
 	j.mu.Unlock()
 }
 
@@ -228,10 +234,16 @@ func (j *journal) checkRoot() bool {
 	return broken
 }
 
+// errStopped ends a walk adding watches to a journal stopped meanwhile.
+var errStopped = errors.New("the change journal stopped")
+
 // stop gives up until vxd restarts: some directory is not watched, or
 // the tree is too large for the descriptor budget. The watches go: they
 // prove nothing now, and may hold descriptors.
 func (j *journal) stop(err error) {
+	if errors.Is(err, errStopped) {
+		return // already stopped, with its reason
+	}
 	j.log.Warn().Err(err).Msg("change journal stopped: vx runs stat every file")
 	reason := "a directory could not be watched: " + err.Error()
 	if errTooLarge(err) {
@@ -248,7 +260,10 @@ func (j *journal) unwatchAll() {
 	for d := range j.dirs {
 		_ = j.w.Remove(d)
 	}
-	j.dirs, j.fds = map[string]int{}, 0
+	for _, cost := range j.dirs {
+		j.budget.give(cost)
+	}
+	j.dirs = map[string]int{}
 }
 
 func (j *journal) rel(abs string) (string, bool) {
@@ -295,8 +310,11 @@ func (j *journal) addTree(dir string, record bool) error {
 			return nil
 		}
 		j.mu.Lock()
-		n := len(j.dirs)
+		n, broken := len(j.dirs), j.broken
 		j.mu.Unlock()
+		if broken {
+			return errStopped
+		}
 		if n >= maxJournalDirs {
 			return fmt.Errorf("more than %d directories", maxJournalDirs)
 		}
@@ -307,17 +325,22 @@ func (j *journal) addTree(dir string, record bool) error {
 		// Watched before WalkDir reads it: an entry made after this is an
 		// event, one made before is read.
 		if err := j.w.Add(p); err != nil {
-			j.mu.Lock()
-			j.fds -= cost
-			j.mu.Unlock()
+			j.budget.give(cost)
 			if errors.Is(err, fs.ErrNotExist) {
 				return filepath.SkipDir
 			}
 			return fmt.Errorf("%s: %w", rel, err)
 		}
 		j.mu.Lock()
+		defer j.mu.Unlock()
+		if j.broken {
+			// Stopped meanwhile (the configuration watcher needed the
+			// descriptors): the watch goes too.
+			_ = j.w.Remove(p)
+			j.budget.give(cost)
+			return errStopped
+		}
 		j.dirs[p] = cost
-		j.mu.Unlock()
 		return nil
 	})
 }
@@ -408,7 +431,7 @@ func (j *journal) unwatch(dir string) {
 	for d, cost := range j.dirs {
 		if d == dir || strings.HasPrefix(d, prefix) {
 			delete(j.dirs, d)
-			j.fds -= cost
+			j.budget.give(cost)
 			_ = j.w.Remove(d)
 		}
 	}
@@ -513,7 +536,8 @@ func (d *daemon) mountJournal(ctx context.Context, mux *http.ServeMux) (*journal
 	if err != nil {
 		return nil, err
 	}
-	j, startErr := startJournal(ctx, d.root, limit, maxFDs, d.log)
+	d.budget = newFDBudget(maxFDs)
+	j, startErr := startJournal(ctx, d.root, limit, d.budget, d.log)
 	if startErr != nil {
 		d.log.Warn().Err(startErr).Msg("change journal not started: vx runs stat every file")
 	}
@@ -570,8 +594,13 @@ func (j *journal) describe() string {
 		return "not proving (" + j.reason + "): vx runs stat every file"
 	}
 	held := ""
-	if j.maxFDs > 0 {
-		held = fmt.Sprintf(" (holding %d descriptors of the %d it may)", j.fds, j.maxFDs)
+	if j.budget.counts() {
+		mine := 0
+		for _, cost := range j.dirs {
+			mine += cost
+		}
+		used, max := j.budget.held()
+		held = fmt.Sprintf(" (holding %d descriptors; vxd's watches %d of the %d they may)", mine, used, max)
 	}
 	return fmt.Sprintf("watching %d directories%s; %d paths changed in this epoch (began: %s)", len(j.dirs), held, len(j.changed), j.reason)
 }

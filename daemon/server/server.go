@@ -70,7 +70,8 @@ type daemon struct {
 	mu         sync.Mutex
 	lastReload *wire.Reload
 	feed       *Feed
-	journal    *journal // nil until mounted, or when it did not start
+	journal    *journal  // nil until mounted, or when it did not start
+	budget     *fdBudget // the descriptors the watches may hold (watchbudget.go)
 }
 
 // Lock takes the workspace's daemon lock without blocking; the returned

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 
 	"github.com/fsnotify/fsnotify"
 )
@@ -14,11 +15,13 @@ import (
 // descriptor: watching a directory opens it and every entry in it
 // (O_EVTONLY), and each file made in it later. A workspace with more files
 // than the open-file limit would leave vxd unable to accept a connection,
-// open the history or start a task. So there the journal keeps a
-// descriptor budget, a quarter of the limit kept free for everything
-// else, and stops (every run then stats every file, as without vxd)
-// rather than go past it. With inotify (Linux) a watch is no descriptor
-// and descriptorBudget answers 0: no budget is kept.
+// open the history or start a task. So there vxd's watches (the change
+// journal's and the configuration watcher's) share a descriptor budget, a
+// quarter of the limit kept free for everything else. The configuration
+// watcher comes first; the journal stops (every run then stats every file,
+// as without vxd) rather than go past the budget. With inotify (Linux) a
+// watch is no descriptor and descriptorBudget answers 0: nothing is
+// counted.
 
 // journalDescriptorsEnv sets the budget (1 to the default, where there is
 // one): to keep vxd's descriptors fewer on macOS, or to have vxd count its
@@ -44,28 +47,75 @@ func journalDescriptors() (int, error) {
 	return n, nil
 }
 
-// budgetShare is the part of the open-file limit the journal's watches may
-// hold: the rest stays free for the daemon's sockets, files and tasks.
+// budgetShare is the part of the open-file limit vxd's watches may hold:
+// the rest stays free for the daemon's sockets, files and tasks.
 const budgetShare = 0.75
 
-// budgetForLimit is the journal's descriptor budget under an open-file
-// limit (descriptorBudget's answer where watches are descriptors).
+// budgetForLimit is the descriptor budget under an open-file limit
+// (descriptorBudget's answer where watches are descriptors).
 func budgetForLimit(limit uint64) int {
 	return int(float64(min(limit, 1<<30)) * budgetShare)
 }
 
-// tooLarge is why the journal stopped at its descriptor budget.
+// fdBudget is the descriptors vxd's watches may hold together. A nil
+// budget, or one of max 0, counts nothing.
+type fdBudget struct {
+	mu        sync.Mutex
+	max, used int
+}
+
+func newFDBudget(max int) *fdBudget { return &fdBudget{max: max} }
+
+// counts reports whether watches are counted at all.
+func (b *fdBudget) counts() bool { return b != nil && b.max > 0 }
+
+// take counts n more descriptors, or answers *tooLarge (and counts
+// nothing) when they would go past the budget.
+func (b *fdBudget) take(n int) error {
+	if !b.counts() {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.used+n > b.max {
+		return &tooLarge{need: b.used + n, budget: b.max}
+	}
+	b.used += n
+	return nil
+}
+
+// give counts n descriptors fewer.
+func (b *fdBudget) give(n int) {
+	if !b.counts() || n == 0 {
+		return
+	}
+	b.mu.Lock()
+	b.used = max(0, b.used-n)
+	b.mu.Unlock()
+}
+
+// held is the descriptors counted and the budget, for vxd status.
+func (b *fdBudget) held() (used, max int) {
+	if !b.counts() {
+		return 0, 0
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.used, b.max
+}
+
+// tooLarge is why a watch was refused: it would go past the budget.
 type tooLarge struct {
 	need, budget int
 }
 
 func (e *tooLarge) Error() string {
-	return fmt.Sprintf("the workspace has more files than the change journal may watch within the open-file limit "+
-		"(watching it needs more than %d descriptors; the journal keeps to %d, three quarters of the limit): "+
+	return fmt.Sprintf("the workspace has more files than vxd may watch within the open-file limit "+
+		"(its watches would hold %d descriptors; vxd keeps them to %d, three quarters of the limit): "+
 		"raise the hard open-file limit and restart vxd", e.need, e.budget)
 }
 
-// errTooLarge reports whether err is the journal's budget running out.
+// errTooLarge reports whether err is the budget running out.
 func errTooLarge(err error) bool {
 	var t *tooLarge
 	return errors.As(err, &t)
@@ -83,63 +133,62 @@ func watchCost(dir string) int {
 	return 1 + len(names)
 }
 
-// reserve takes the descriptors a watch on dir will hold from the budget,
-// or answers *tooLarge when they would go past it. Without a budget it
-// reads nothing and costs nothing.
+// reserve takes the descriptors a journal watch on dir will hold from the
+// budget. Without a budget it reads nothing and costs nothing.
 func (j *journal) reserve(dir string) (int, error) {
-	j.mu.Lock()
-	budget := j.maxFDs
-	j.mu.Unlock()
-	if budget == 0 {
+	if !j.budget.counts() {
 		return 0, nil
 	}
 	cost := watchCost(dir)
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if j.fds+cost > j.maxFDs {
-		return 0, &tooLarge{need: j.fds + cost, budget: j.maxFDs}
+	if err := j.budget.take(cost); err != nil {
+		return 0, err
 	}
-	j.fds += cost
 	return cost, nil
 }
 
-// entryCame counts an entry made in a watched directory: kqueue opens it
-// too. It answers *tooLarge when that goes past the budget.
-func (j *journal) entryCame(name string) error {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	parent := filepath.Dir(name)
-	if _, ok := j.dirs[parent]; !ok || j.maxFDs == 0 {
+// countEntry keeps the budget as entries come and go in watched
+// directories: kqueue opens each new one too. It answers *tooLarge when a
+// new entry goes past the budget.
+func (j *journal) countEntry(ev fsnotify.Event) error {
+	if !j.budget.counts() {
 		return nil
 	}
-	j.dirs[parent]++
-	j.fds++
-	if j.fds > j.maxFDs {
-		return &tooLarge{need: j.fds, budget: j.maxFDs}
-	}
-	return nil
-}
-
-// entryWent gives back the descriptor of an entry gone from a watched
-// directory.
-func (j *journal) entryWent(name string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	parent := filepath.Dir(name)
-	if c, ok := j.dirs[parent]; ok && c > 1 && j.maxFDs > 0 {
-		j.dirs[parent]--
-		j.fds--
-	}
-}
-
-// countEntry keeps the budget as entries come and go in watched
-// directories.
-func (j *journal) countEntry(ev fsnotify.Event) error {
+	parent := filepath.Dir(ev.Name)
+	cost, ok := j.dirs[parent]
 	switch {
+	case !ok:
 	case ev.Has(fsnotify.Create):
-		return j.entryCame(ev.Name)
-	case ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename):
-		j.entryWent(ev.Name)
+		if err := j.budget.take(1); err != nil {
+			return err
+		}
+		j.dirs[parent]++
+	case (ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)) && cost > 1:
+		j.budget.give(1)
+		j.dirs[parent]--
 	}
 	return nil
+}
+
+// reserveWatch takes what a configuration watch on dir holds. The
+// configuration watcher comes first: when the budget is out, the journal
+// stops and gives its share back before the watch is refused.
+func (d *daemon) reserveWatch(dir string) (int, error) {
+	if !d.budget.counts() {
+		return 0, nil
+	}
+	cost := watchCost(dir)
+	err := d.budget.take(cost)
+	d.mu.Lock()
+	j := d.journal
+	d.mu.Unlock()
+	if err != nil && j != nil {
+		j.stop(err)
+		err = d.budget.take(cost)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return cost, nil
 }

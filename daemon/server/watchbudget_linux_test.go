@@ -9,10 +9,8 @@ import (
 // reads no directory for one.
 func TestInotifyJournalKeepsNoBudget(t *testing.T) {
 	j, _ := newTestJournal(t, 1000)
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if j.maxFDs != 0 || j.fds != 0 {
-		t.Errorf("budget %d, held %d; want none with inotify", j.maxFDs, j.fds)
+	if used, max := j.budget.held(); j.budget.counts() || used != 0 || max != 0 {
+		t.Errorf("budget %d, held %d; want none with inotify", max, used)
 	}
 }
 

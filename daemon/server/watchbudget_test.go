@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,7 +22,7 @@ func budgetJournal(t *testing.T, max int) (*journal, string) {
 			write(t, filepath.Join(root, d, f), f)
 		}
 	}
-	j, err := newJournal(root, 1000, max, zerolog.Nop())
+	j, err := newJournal(root, 1000, newFDBudget(max), zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,13 +57,13 @@ func TestJournalRefusesATreeOverItsDescriptorBudget(t *testing.T) {
 	j, _ := budgetJournal(t, 5)
 	settled(t, j)
 	ans := j.token(t)
-	if ans.Epoch != "" || ans.Complete || !strings.Contains(ans.Reason, "more files than the change journal may watch within the open-file limit") {
+	if ans.Epoch != "" || ans.Complete || !strings.Contains(ans.Reason, "more files than vxd may watch within the open-file limit") {
 		t.Errorf("answer = %+v, want no token and the limit named", ans)
 	}
 	j.mu.Lock()
-	dirs, fds := len(j.dirs), j.fds
+	dirs := len(j.dirs)
 	j.mu.Unlock()
-	if dirs != 0 || fds != 0 {
+	if fds, _ := j.budget.held(); dirs != 0 || fds != 0 {
 		t.Errorf("%d directories watched, %d descriptors held after stopping; want none", dirs, fds)
 	}
 	if d := j.describe(); !strings.HasPrefix(d, "not proving (") || !strings.Contains(d, "raise the hard open-file limit") || !strings.HasSuffix(d, "vx runs stat every file") {
@@ -72,7 +73,8 @@ func TestJournalRefusesATreeOverItsDescriptorBudget(t *testing.T) {
 
 // Within the budget the journal counts what kqueue holds: the directory
 // and each entry of every watched directory, one more for each file made
-// and one less for each removed; going past it later stops the journal.
+// and one less for each removed; going past it later (the budget is shared
+// with the configuration watcher) stops the journal.
 func TestJournalKeepsItsDescriptorBudget(t *testing.T) {
 	j, root := budgetJournal(t, 1000)
 	settled(t, j)
@@ -81,9 +83,8 @@ func TestJournalKeepsItsDescriptorBudget(t *testing.T) {
 		t.Fatalf("no token: %s", tok.Reason)
 	}
 	held := func() int {
-		j.mu.Lock()
-		defer j.mu.Unlock()
-		return j.fds
+		used, _ := j.budget.held()
+		return used
 	}
 	// root (1 + pkg and .vx, the barriers' parent), pkg (1 + a, b), a and
 	// b (1 + three files each).
@@ -103,13 +104,15 @@ func TestJournalKeepsItsDescriptorBudget(t *testing.T) {
 	if got := held(); got != start {
 		t.Errorf("after it was removed: %d, want %d", got, start)
 	}
-	if d := j.describe(); !strings.Contains(d, "descriptors of the 1000 it may") {
+	if d := j.describe(); !strings.Contains(d, fmt.Sprintf("holding %d descriptors; vxd's watches %d of the 1000 they may", start, start)) {
 		t.Errorf("vxd status says %q", d)
 	}
 
-	j.mu.Lock()
-	j.maxFDs = start + 2
-	j.mu.Unlock()
+	// Another watch takes all but two of the rest: the third new file is
+	// one too many.
+	if err := j.budget.take(1000 - start - 2); err != nil {
+		t.Fatal(err)
+	}
 	for _, f := range []string{"5.js", "6.js", "7.js"} {
 		write(t, filepath.Join(root, "pkg/b", f), f)
 	}
@@ -127,5 +130,40 @@ func TestBudgetForLimit(t *testing.T) {
 		if got := budgetForLimit(c.limit); got != c.want {
 			t.Errorf("budgetForLimit(%d) = %d, want %d", c.limit, got, c.want)
 		}
+	}
+}
+
+// The configuration watcher comes first: a watch it needs that the budget
+// has no room for stops the journal, which gives its share back; one that
+// does not fit even then is refused.
+func TestConfigurationWatchComesFirst(t *testing.T) {
+	j, _ := budgetJournal(t, 100)
+	settled(t, j)
+	d := &daemon{budget: j.budget, journal: j}
+	journals, _ := j.budget.held()
+	dir := t.TempDir() // outside the workspace: no event for the journal
+	for i := 0; i < 100-journals; i++ {
+		write(t, filepath.Join(dir, fmt.Sprintf("f%d", i)), "x")
+	}
+	cost, err := d.reserveWatch(dir)
+	if err != nil || cost != 1+100-journals {
+		t.Fatalf("reserveWatch = %d, %v; want %d", cost, err, 1+100-journals)
+	}
+	if used, _ := j.budget.held(); used != cost {
+		t.Errorf("the budget counts %d, want the watch's %d alone", used, cost)
+	}
+	if ans := j.token(t); ans.Epoch != "" || !strings.Contains(ans.Reason, "open-file limit") {
+		t.Errorf("the journal still answers: %+v", ans)
+	}
+
+	big := t.TempDir()
+	for i := 0; i < 100; i++ {
+		write(t, filepath.Join(big, fmt.Sprintf("f%d", i)), "x")
+	}
+	if _, err := d.reserveWatch(big); !errTooLarge(err) {
+		t.Errorf("a watch larger than the whole budget: %v", err)
+	}
+	if used, _ := j.budget.held(); used != cost {
+		t.Errorf("a refused watch left the budget at %d, want %d", used, cost)
 	}
 }

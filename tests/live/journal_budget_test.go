@@ -21,7 +21,7 @@ import (
 func TestJournalOverItsDescriptorBudget(t *testing.T) {
 	root := journalWorkspace(t)
 	d := startDaemonEnv(t, root, "VXD_JOURNAL_DESCRIPTORS=5")
-	const why = "more files than the change journal may watch within the open-file limit"
+	const why = "more files than vxd may watch within the open-file limit"
 	harness.WaitFor(t, 20*time.Second, "the journal to stop at its budget", func() bool {
 		ans, code := askChanges(t, d, d.token, "")
 		return code == http.StatusOK && strings.Contains(ans.Reason, why)

@@ -257,10 +257,8 @@ func (j *journal) stop(err error) {
 
 // unwatchAll removes every watch; j.mu is held.
 func (j *journal) unwatchAll() {
-	for d := range j.dirs {
+	for d, cost := range j.dirs {
 		_ = j.w.Remove(d)
-	}
-	for _, cost := range j.dirs {
 		j.budget.give(cost)
 	}
 	j.dirs = map[string]int{}
@@ -599,8 +597,8 @@ func (j *journal) describe() string {
 		for _, cost := range j.dirs {
 			mine += cost
 		}
-		used, max := j.budget.held()
-		held = fmt.Sprintf(" (holding %d descriptors; vxd's watches %d of the %d they may)", mine, used, max)
+		used, budget := j.budget.held()
+		held = fmt.Sprintf(" (holding %d descriptors; vxd's watches %d of the %d they may)", mine, used, budget)
 	}
 	return fmt.Sprintf("watching %d directories%s; %d paths changed in this epoch (began: %s)", len(j.dirs), held, len(j.changed), j.reason)
 }

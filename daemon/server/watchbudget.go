@@ -95,7 +95,7 @@ func (b *fdBudget) give(n int) {
 }
 
 // held is the descriptors counted and the budget, for vxd status.
-func (b *fdBudget) held() (used, max int) {
+func (b *fdBudget) held() (used, budget int) {
 	if !b.counts() {
 		return 0, 0
 	}

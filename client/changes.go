@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -17,13 +16,18 @@ import (
 // changesTimeout bounds one question to vxd's change journal.
 const changesTimeout = time.Second
 
+// maxChangesBytes bounds an answer of vxd's change journal.
+const maxChangesBytes = 64 << 20
+
 // changesHTTP is a client of its own: one connection, short timeouts.
 var changesHTTP = &http.Client{Timeout: changesTimeout}
 
 // Changes asks the workspace's running vxd what changed since the journal
 // token (epoch, seq); epoch "" asks only the current token. It never
 // starts a daemon: with none running it is a NotRunningError, read from
-// the discovery file alone.
+// the discovery file and the lock alone. The answer is proved (ask): an
+// answer from a process that does not know the token is an ImpostorError
+// (in a NotRunningError), and the run goes on as without a daemon.
 func (c *Client) Changes(ctx context.Context, epoch string, seq uint64) (*wire.Changes, error) {
 	d, err := c.Discovery()
 	if err != nil {
@@ -39,23 +43,16 @@ func (c *Client) Changes(ctx context.Context, epoch string, seq uint64) (*wire.C
 	}
 	ctx, cancel := context.WithTimeout(ctx, changesTimeout)
 	defer cancel()
-	u := fmt.Sprintf("http://127.0.0.1:%d%s?%s", d.Port, wire.ChangesPath, q.Encode())
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	code, body, err := c.ask(ctx, changesHTTP, d, http.MethodGet, wire.ChangesPath+"?"+q.Encode(), maxChangesBytes)
 	if err != nil {
+		c.refuse(d, err, "going on without vxd (every file is hashed)")
 		return nil, err
 	}
-	req.Header.Set("Authorization", "Bearer "+d.Token)
-	resp, err := changesHTTP.Do(req)
-	if err != nil {
-		return nil, &NotRunningError{Root: c.Root, Reason: "the daemon in the discovery file does not answer"}
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return nil, fmt.Errorf("vxd answered %s to %s: %s", resp.Status, wire.ChangesPath, msg)
+	if code != http.StatusOK {
+		return nil, fmt.Errorf("vxd answered %d %s to %s: %s", code, http.StatusText(code), wire.ChangesPath, body[:min(len(body), 512)])
 	}
 	var ans wire.Changes
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 64<<20)).Decode(&ans); err != nil {
+	if err := json.Unmarshal(body, &ans); err != nil {
 		return nil, fmt.Errorf("reading vxd's answer to %s: %w", wire.ChangesPath, err)
 	}
 	return &ans, nil

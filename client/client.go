@@ -1,7 +1,10 @@
 // Package client is the thin side of vxd: it finds a workspace's daemon
-// from the discovery file, checks that it answers with the right version
-// and root, starts one (the vxd beside the running executable) when none
-// does, and talks to it: status, stop, and the shim's dial.
+// from the discovery file, checks that a daemon holds the workspace lock
+// and that the one on the port proves it knows the token (proof.go)
+// before it trusts an answer or sends the token, checks that it answers
+// with the right version and root, starts one (the vxd beside the running
+// executable) when none does, and talks to it: status, stop, the change
+// journal, and the shim's proved connections.
 package client
 
 import (
@@ -9,11 +12,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -22,11 +28,15 @@ import (
 	"github.com/vzn/vx/protocol/wire"
 )
 
-// NotRunningError says no daemon answers for a workspace.
+// NotRunningError says no daemon answers for a workspace. Err is the
+// ImpostorError when the peer on the port failed the proof.
 type NotRunningError struct {
 	Root   string
 	Reason string
+	Err    error
 }
+
+func (e *NotRunningError) Unwrap() error { return e.Err }
 
 func (e *NotRunningError) Error() string {
 	return fmt.Sprintf("no vxd is running for %s (%s); `vxd start` starts one, and `vx mcp` starts one as needed", e.Root, e.Reason)
@@ -40,7 +50,25 @@ type Client struct {
 	HTTP    *http.Client // nil = a client with short timeouts
 	// StartTimeout bounds Ensure's wait for a new daemon (default 15s).
 	StartTimeout time.Duration
+	// Port is the port Start asks the new daemon to listen on (0: the
+	// workspace's daemon.port or any free port; <0: any free port), and
+	// that Ensure insists a running daemon has (when >0).
+	Port int
+	// Notice, when set, is told (once per discovery file) that the
+	// process on the discovery file's port failed the proof, and what vx
+	// does instead.
+	Notice io.Writer
+
+	mu      sync.Mutex
+	proved  *wire.Discovery // the daemon that proved itself last (Transport)
+	refused *wire.Discovery // the last discovery file refused on Notice
 }
+
+// Bounds of the answers the client reads.
+const (
+	maxStatusBytes   = 1 << 20
+	maxShutdownBytes = 4 << 10
+)
 
 func (c *Client) http() *http.Client {
 	if c.HTTP != nil {
@@ -51,6 +79,9 @@ func (c *Client) http() *http.Client {
 
 // Discovery reads the discovery file; it is only a hint.
 func (c *Client) Discovery() (*wire.Discovery, error) {
+	if why := private(c.Root); why != "" {
+		return nil, &NotRunningError{Root: c.Root, Reason: why}
+	}
 	b, err := os.ReadFile(layout.Discovery(c.Root))
 	if err != nil {
 		return nil, &NotRunningError{Root: c.Root, Reason: "no discovery file"}
@@ -72,27 +103,24 @@ func (c *Client) Status(ctx context.Context) (*wire.Status, *wire.Discovery, err
 	return st, d, err
 }
 
+// status asks the daemon d names for its status, proved (ask); a proved
+// daemon of this workspace is the one Transport's connections go to.
 func (c *Client) status(ctx context.Context, d *wire.Discovery) (*wire.Status, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d/status", d.Port), nil)
+	code, body, err := c.ask(ctx, c.http(), d, http.MethodGet, "/status", maxStatusBytes)
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Authorization", "Bearer "+d.Token)
-	resp, err := c.http().Do(req)
-	if err != nil {
-		return nil, &NotRunningError{Root: c.Root, Reason: "the daemon in the discovery file does not answer"}
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, &NotRunningError{Root: c.Root, Reason: fmt.Sprintf("the daemon answered %s", resp.Status)}
+	if code != http.StatusOK {
+		return nil, &NotRunningError{Root: c.Root, Reason: fmt.Sprintf("the daemon answered %d %s", code, http.StatusText(code))}
 	}
 	var st wire.Status
-	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
-		return nil, err
+	if err := json.Unmarshal(body, &st); err != nil {
+		return nil, fmt.Errorf("reading vxd's status: %w", err)
 	}
 	if st.Workspace != "" && filepath.Clean(st.Workspace) != filepath.Clean(c.Root) {
 		return nil, &NotRunningError{Root: c.Root, Reason: "the daemon on that port serves " + st.Workspace}
 	}
+	c.vouch(d)
 	return &st, nil
 }
 
@@ -106,13 +134,13 @@ func (c *Client) Stop(ctx context.Context) (bool, error) {
 	if _, err := c.status(ctx, d); err != nil {
 		return false, nil
 	}
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, fmt.Sprintf("http://127.0.0.1:%d/shutdown", d.Port), nil)
-	req.Header.Set("Authorization", "Bearer "+d.Token)
-	resp, err := c.http().Do(req)
+	code, _, err := c.ask(ctx, c.http(), d, http.MethodPost, "/shutdown", maxShutdownBytes)
+	if err == nil && code != http.StatusAccepted {
+		err = fmt.Errorf("it answered %d %s", code, http.StatusText(code))
+	}
 	if err != nil {
 		return false, fmt.Errorf("asking vxd (pid %d) to stop: %w", d.PID, err)
 	}
-	resp.Body.Close()
 	return true, c.waitReleased(ctx, 10*time.Second)
 }
 
@@ -132,7 +160,9 @@ func (c *Client) waitReleased(ctx context.Context, limit time.Duration) error {
 	return fmt.Errorf("vxd for %s did not stop within %s", c.Root, limit)
 }
 
-// locked reports whether a daemon holds the workspace's lock.
+// locked reports whether a daemon holds the workspace's lock. It takes
+// the lock for a moment when it is free (flock has no other way to ask);
+// a vxd starting then retries (server.Lock).
 func (c *Client) locked() bool {
 	f, err := os.OpenFile(layout.DaemonLock(c.Root), os.O_RDWR, 0)
 	if err != nil {
@@ -167,14 +197,19 @@ func VXDPath() (string, error) {
 // one of another version. restart forces a fresh look after a failure.
 func (c *Client) Ensure(ctx context.Context, restart bool) (string, string, error) {
 	if d, err := c.Discovery(); err == nil {
-		if st, err := c.status(ctx, d); err == nil {
+		st, err := c.status(ctx, d)
+		if err == nil {
 			if c.Version == "" || st.Version == c.Version {
+				if c.Port > 0 && d.Port != c.Port {
+					return "", "", fmt.Errorf("vxd already serves %s on port %d, not %d: stop it first (vxd stop)", c.Root, d.Port, c.Port)
+				}
 				return fmt.Sprintf("http://127.0.0.1:%d", d.Port), d.Token, nil
 			}
 			if _, err := c.Stop(ctx); err != nil {
 				return "", "", fmt.Errorf("replacing vxd %s with %s: %w", st.Version, c.Version, err)
 			}
 		}
+		c.refuse(d, err, "starting a new vxd (it picks a free port and rewrites the discovery file)")
 	}
 	d, err := c.Start(ctx)
 	if err != nil {
@@ -204,7 +239,7 @@ func (c *Client) Start(ctx context.Context) (*wire.Discovery, error) {
 	}
 	defer logf.Close()
 	spawn := func() (chan error, error) {
-		cmd := exec.Command(vxd, "serve", "--root", c.Root)
+		cmd := exec.Command(vxd, c.serveArgs()...)
 		cmd.Dir = c.Root
 		cmd.Stdin = nil
 		cmd.Stdout, cmd.Stderr = logf, logf
@@ -227,10 +262,12 @@ func (c *Client) Start(ctx context.Context) (*wire.Discovery, error) {
 	deadline := time.Now().Add(limit)
 	respawns := 0
 	for time.Now().Before(deadline) {
-		if d, err := c.Discovery(); err == nil {
-			if st, err := c.status(ctx, d); err == nil && (c.Version == "" || st.Version == c.Version) {
+		if d, err := c.Discovery(); err == nil && !c.wasRefused(d) {
+			st, err := c.status(ctx, d)
+			if err == nil && (c.Version == "" || st.Version == c.Version) {
 				return d, nil
 			}
+			c.refuse(d, err, "waiting for the new vxd to rewrite the discovery file")
 		}
 		select {
 		case <-ctx.Done():
@@ -245,14 +282,44 @@ func (c *Client) Start(ctx context.Context) (*wire.Discovery, error) {
 				if exited, err = spawn(); err != nil {
 					return nil, err
 				}
+			} else if !c.locked() {
+				// Each vxd exited with the lock free: it failed (a
+				// port in use, say), and waiting longer will not help.
+				return nil, fmt.Errorf("vxd exited without serving (last line of %s: %s)", out, lastLine(out))
 			}
 		case <-time.After(15 * time.Millisecond):
 		}
 	}
-	tail, _ := os.ReadFile(out)
+	return nil, c.notReady(limit, out)
+}
+
+// notReady is Start's error when no daemon became ready within limit,
+// with the last line the daemons wrote to out.
+func (c *Client) notReady(limit time.Duration, out string) error {
+	last := lastLine(out)
+	if d, err := c.Discovery(); err == nil && c.wasRefused(d) && c.locked() {
+		return fmt.Errorf("vxd did not become ready within %s: the discovery file still names port %d, whose process does not prove it is this workspace's vxd, and something holds the workspace lock (a vxd too old to prove itself? pid %d per the discovery file; stop it and try again) (last line of %s: %s)", limit, d.Port, d.PID, out, last)
+	}
+	return fmt.Errorf("vxd did not become ready within %s (last line of %s: %s)", limit, out, last)
+}
+
+// serveArgs are the arguments of the `vxd serve` Start launches.
+func (c *Client) serveArgs() []string {
+	args := []string{"serve", "--root", c.Root}
+	switch {
+	case c.Port > 0:
+		args = append(args, "--port", strconv.Itoa(c.Port))
+	case c.Port < 0:
+		args = append(args, "--port", "0")
+	}
+	return args
+}
+
+// lastLine is the last line of the file at path ("" when unreadable).
+func lastLine(path string) string {
+	tail, _ := os.ReadFile(path)
 	lines := strings.Split(strings.TrimSpace(string(tail)), "\n")
-	last := lines[len(lines)-1]
-	return nil, fmt.Errorf("vxd did not become ready within %s (last line of %s: %s)", limit, out, last)
+	return lines[len(lines)-1]
 }
 
 // IsNotRunning reports whether err means no daemon answers.

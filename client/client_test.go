@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -95,17 +96,36 @@ func stopAtEnd(t *testing.T, root string) {
 	})
 }
 
+// holdLock takes root's daemon lock until the test ends, as a daemon
+// holds it (one that is starting, before it rewrites the discovery file).
+func holdLock(t *testing.T, root string) {
+	t.Helper()
+	if err := os.MkdirAll(layout.Daemon(root), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(layout.DaemonLock(root), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestDiscoveryIsAHint(t *testing.T) {
 	ctx := context.Background()
 	tests := []struct {
 		name   string
 		file   string // discovery file contents; "" = none
+		locked bool   // a process holds the workspace lock
 		reason string
 	}{
-		{"no discovery file", "", "no discovery file"},
-		{"not JSON", "{", "unreadable"},
-		{"no port or token", `{"pid": 1}`, "unreadable"},
-		{"nobody on the port", `{"pid": 1, "port": 1, "token": "t", "root": "/"}`, "does not answer"},
+		{"no discovery file", "", false, "no discovery file"},
+		{"not JSON", "{", false, "unreadable"},
+		{"no port or token", `{"pid": 1}`, false, "unreadable"},
+		{"no daemon holds the lock", `{"pid": 1, "port": 1, "token": "t", "root": "/"}`, false, "no vxd holds the workspace lock"},
+		{"nobody on the port", `{"pid": 1, "port": 1, "token": "t", "root": "/"}`, true, "does not answer"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -117,6 +137,9 @@ func TestDiscoveryIsAHint(t *testing.T) {
 				if err := os.WriteFile(layout.Discovery(root), []byte(tc.file), 0o600); err != nil {
 					t.Fatal(err)
 				}
+			}
+			if tc.locked {
+				holdLock(t, root)
 			}
 			c := &client.Client{Root: root}
 			_, _, err := c.Status(ctx)
@@ -163,6 +186,7 @@ func TestStartStatusStop(t *testing.T) {
 		if err := os.WriteFile(layout.Discovery(other), b, 0o600); err != nil {
 			t.Fatal(err)
 		}
+		holdLock(t, other) // (else the client would not even ask)
 		_, _, err := (&client.Client{Root: other}).Status(ctx)
 		if !client.IsNotRunning(err) || !strings.Contains(err.Error(), "serves "+root) {
 			t.Errorf("Status = %v, want not running: the daemon serves %s", err, root)

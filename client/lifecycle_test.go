@@ -58,6 +58,25 @@ func waitGone(t *testing.T, pid int) {
 	}
 }
 
+// waitUnlocked waits until no process holds root's daemon lock (a killed
+// daemon's leader thread is a zombie before its last thread has let go of
+// the lock); the limit only keeps a failing test from hanging.
+func waitUnlocked(t *testing.T, root string) {
+	t.Helper()
+	f, err := os.OpenFile(layout.DaemonLock(root), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	deadline := time.Now().Add(15 * time.Second)
+	for syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("the daemon lock of %s is still held after 15s", root)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // TestConcurrentEnsureStartsOne: clients racing to start the workspace's
 // daemon end with one daemon, and every one of them is handed it.
 func TestConcurrentEnsureStartsOne(t *testing.T) {
@@ -111,8 +130,9 @@ func TestConcurrentEnsureStartsOne(t *testing.T) {
 }
 
 // TestKilledDaemonIsReplaced: a daemon killed outright leaves its
-// discovery file; the client reads it as a hint only (the port does not
-// answer), and Ensure starts a fresh daemon that rewrites it.
+// discovery file; the client reads it as a hint only (no daemon holds the
+// lock: it does not even ask the port), and Ensure starts a fresh daemon
+// that rewrites it.
 func TestKilledDaemonIsReplaced(t *testing.T) {
 	ctx := context.Background()
 	root := newWorkspace(t)
@@ -126,11 +146,12 @@ func TestKilledDaemonIsReplaced(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitGone(t, first.PID)
+	waitUnlocked(t, root)
 	if d, err := c.Discovery(); err != nil || d.PID != first.PID {
 		t.Fatalf("the killed daemon's discovery file: %+v, %v; want it left in place", d, err)
 	}
-	if _, _, err := c.Status(ctx); !client.IsNotRunning(err) || !strings.Contains(err.Error(), "does not answer") {
-		t.Errorf("Status with a dead daemon's discovery file = %v, want not running: does not answer", err)
+	if _, _, err := c.Status(ctx); !client.IsNotRunning(err) || !strings.Contains(err.Error(), "no vxd holds the workspace lock") {
+		t.Errorf("Status with a dead daemon's discovery file = %v, want not running: no vxd holds the lock", err)
 	}
 	if stopped, err := c.Stop(ctx); stopped || err != nil {
 		t.Errorf("Stop with a dead daemon = %v, %v; want false, nil", stopped, err)

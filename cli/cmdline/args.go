@@ -27,6 +27,7 @@ type Spec struct {
 
 // Args is a verb's parsed command line.
 type Args struct {
+	prog  string // "vx" or "vxd": messages and the usage name "prog verb"
 	verb  string
 	specs map[string]Spec
 	set   map[string][]string
@@ -36,11 +37,16 @@ type Args struct {
 	next map[string]int
 }
 
-// Parse parses flags anywhere among positionals; "--" ends flags.
-// Unknown flags and missing values are errors naming the flag.
+// Parse parses a vx verb's flags anywhere among positionals; "--" ends
+// flags. Unknown flags and missing values are errors naming the flag.
 func Parse(verb string, argv []string, specs map[string]Spec) (*Args, error) {
+	return parse("vx", verb, argv, specs)
+}
+
+// parse is Parse for the verb of program prog.
+func parse(prog, verb string, argv []string, specs map[string]Spec) (*Args, error) {
 	specs["help"] = Spec{Kind: Bool, Help: "print this help"}
-	a := &Args{verb: verb, specs: specs, set: map[string][]string{}, next: map[string]int{}}
+	a := &Args{prog: prog, verb: verb, specs: specs, set: map[string][]string{}, next: map[string]int{}}
 	for i := 0; i < len(argv); i++ {
 		s := argv[i]
 		if s == "--" {
@@ -61,13 +67,13 @@ func Parse(verb string, argv []string, specs map[string]Spec) (*Args, error) {
 		}
 		spec, ok := specs[name]
 		if !ok {
-			return nil, fmt.Errorf("vx %s: unknown flag %s%s", verb, s, flagHint(name, specs))
+			return nil, fmt.Errorf("%s: unknown flag %s%s", a.name(), s, flagHint(name, specs))
 		}
 		switch spec.Kind {
 		case Bool:
 			if hasVal {
 				if _, err := strconv.ParseBool(val); err != nil {
-					return nil, fmt.Errorf("vx %s: --%s takes no value (got %q)", verb, name, val)
+					return nil, fmt.Errorf("%s: --%s takes no value (got %q)", a.name(), name, val)
 				}
 			} else {
 				val = "true"
@@ -82,19 +88,22 @@ func Parse(verb string, argv []string, specs map[string]Spec) (*Args, error) {
 		case Value, Multi:
 			if !hasVal {
 				if i+1 >= len(argv) {
-					return nil, fmt.Errorf("vx %s: --%s needs a value (%s)", verb, name, spec.Arg)
+					return nil, fmt.Errorf("%s: --%s needs a value (%s)", a.name(), name, spec.Arg)
 				}
 				i++
 				val = argv[i]
 			}
 		}
 		if spec.Kind != Multi && len(a.set[name]) > 0 && spec.Kind != Bool {
-			return nil, fmt.Errorf("vx %s: --%s given twice", verb, name)
+			return nil, fmt.Errorf("%s: --%s given twice", a.name(), name)
 		}
 		a.set[name] = append(a.set[name], val)
 	}
 	return a, nil
 }
+
+// name is the command as messages and the usage name it: "vxd serve".
+func (a *Args) name() string { return a.prog + " " + a.verb }
 
 func flagHint(name string, specs map[string]Spec) string {
 	var names []string
@@ -142,7 +151,7 @@ func (a *Args) Int(name string, def int) (int, error) {
 	}
 	n, err := strconv.Atoi(a.Str(name))
 	if err != nil {
-		return 0, fmt.Errorf("vx %s: --%s %q is not a whole number", a.verb, name, a.Str(name))
+		return 0, fmt.Errorf("%s: --%s %q is not a whole number", a.name(), name, a.Str(name))
 	}
 	return n, nil
 }
@@ -156,7 +165,7 @@ func (a *Args) Format() (string, error) {
 	case "json":
 		return "json", nil
 	}
-	return "", fmt.Errorf("vx %s: --format %q is not a format (use text or json)", a.verb, f)
+	return "", fmt.Errorf("%s: --format %q is not a format (use text or json)", a.name(), f)
 }
 
 // Pos are the positional arguments.
@@ -165,7 +174,7 @@ func (a *Args) Pos() []string { return a.pos }
 // Usage is the verb's usage text with every flag.
 func (a *Args) Usage(synopsis string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "usage: vx %s\n\nflags:\n", synopsis)
+	fmt.Fprintf(&b, "usage: %s %s\n\nflags:\n", a.prog, synopsis)
 	var names []string
 	for n := range a.specs {
 		names = append(names, n)
@@ -230,7 +239,11 @@ func Command(s *IO, v Verb, argv []string) (a *Args, format string, help bool, e
 	if v.Answers {
 		v.Flags["format"] = Spec{Kind: Value, Arg: "text|json", Help: "output format"}
 	}
-	a, err = Parse(v.Name, argv, v.Flags)
+	prog := v.Prog
+	if prog == "" {
+		prog = "vx"
+	}
+	a, err = parse(prog, v.Name, argv, v.Flags)
 	if err != nil {
 		return nil, "", false, UsageError(err.Error())
 	}
@@ -248,10 +261,6 @@ func Command(s *IO, v Verb, argv []string) (a *Args, format string, help bool, e
 		}
 	}
 	if v.NoArgs && len(a.pos) > 0 {
-		prog := v.Prog
-		if prog == "" {
-			prog = "vx"
-		}
 		return nil, "", false, UsageError(fmt.Sprintf("%s %s takes no arguments (got %q)%s", prog, v.Name, a.pos[0], v.NoArgsHint))
 	}
 	if v.Check != nil {

@@ -59,7 +59,7 @@ func TestCommand(t *testing.T) {
 	if _, _, help, err := Command(s, v, []string{"-h"}); !help || err != nil {
 		t.Fatalf("-h: help %v, err %v", help, err)
 	}
-	if u := out.String(); !strings.HasPrefix(u, "usage: vx status [flags]\n") || !strings.Contains(u, "--format text|json") || !strings.HasSuffix(u, "\nmore words\n") {
+	if u := out.String(); !strings.HasPrefix(u, "usage: vxd status [flags]\n") || !strings.Contains(u, "--format text|json") || !strings.HasSuffix(u, "\nmore words\n") {
 		t.Errorf("usage:\n%s", u)
 	}
 	if _, format, help, err := Command(s, v, []string{"--format", "json"}); err != nil || help || format != "json" {
@@ -69,9 +69,9 @@ func TestCommand(t *testing.T) {
 		t.Errorf("no --format: %q %v; want text", format, err)
 	}
 	refusals := map[string][]string{
-		`vx status: --format "xml" is not a format (use text or json)`: {"--format=xml"},
-		`vxd status takes no arguments (got "x"); try --run`:           {"x"},
-		`vx status: unknown flag --bogus (flags: --format, --help)`:    {"--bogus"},
+		`vxd status: --format "xml" is not a format (use text or json)`: {"--format=xml"},
+		`vxd status takes no arguments (got "x"); try --run`:            {"x"},
+		`vxd status: unknown flag --bogus (flags: --format, --help)`:    {"--bogus"},
 	}
 	for want, argv := range refusals {
 		_, _, _, err := Command(s, v, argv)

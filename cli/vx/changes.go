@@ -3,6 +3,7 @@ package vx
 import (
 	"os"
 
+	"github.com/vzn/vx/cli/cmdline"
 	"github.com/vzn/vx/client"
 	"github.com/vzn/vx/daemon/hashing"
 	"github.com/vzn/vx/protocol/layout"
@@ -12,9 +13,12 @@ import (
 // changed since the last run. It never starts a daemon: with no discovery
 // file there is nothing to ask (nil), and the run stats every file, as
 // without a daemon, without reading the journal state either.
-func changeSource(root string) hashing.ChangeSource {
+//
+// A process on the discovery file's port that cannot prove it is the
+// workspace's vxd is named on stderr, and the run goes on without it.
+func changeSource(s *cmdline.IO, root string) hashing.ChangeSource {
 	if _, err := os.Stat(layout.Discovery(root)); err != nil {
 		return nil
 	}
-	return (&client.Client{Root: root}).Changes
+	return (&client.Client{Root: root, Notice: s.Err}).Changes
 }

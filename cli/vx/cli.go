@@ -40,6 +40,7 @@ var program = cmdline.Program{
 	Commands: []cmdline.Subcommand{
 		{Name: "run", Summary: "run tasks across the workspace, with the cache", Run: runVerb},
 		{Name: "show", Summary: "show projects, tasks and resolved task configuration", Run: showVerb},
+		{Name: "config", Summary: "print vx.workspace.json as written, secret values masked", Run: configVerb},
 		{Name: "why", Summary: "explain why a task re-ran: its key against the previous one", Run: whyVerb},
 		{Name: "last", Summary: "the latest runs, one run's tasks, or a task's log", Run: lastVerb},
 		{Name: "cache", Summary: "cache maintenance and the remote: vx cache prune, vx cache status", Run: cacheVerb},
@@ -50,6 +51,7 @@ var program = cmdline.Program{
 		{Name: "mcp", Summary: "the stdio MCP server for agents (bridges to vxd)", Run: mcpVerb},
 		{Name: "push", Summary: "send runs waiting in .vx/outbox (--all: the local history) to the team platform", Run: pushVerb},
 		{Name: "doctor", Summary: "what stops vx working here, each with its fix", Run: doctorVerb},
+		{Name: "approve", Summary: "approve a plan an agent made under mcp.confirm (a person's act, never an MCP tool)", Run: approveVerb},
 	},
 }
 
@@ -112,6 +114,7 @@ var runFlags = func() map[string]cmdline.Spec {
 		"dry":         {Kind: cmdline.Optional, Arg: "json", Help: "print what would run, execute nothing (--dry=json for JSON)"},
 		"format":      {Kind: cmdline.Value, Arg: "text|json", Help: "json: the run summary as one JSON document on stdout"},
 		"cache":       {Kind: cmdline.Value, Arg: "local:rw,remote:rw", Help: "which caches to read (r) and write (w); a side left out or empty is off"},
+		"plan":        {Kind: cmdline.Value, Arg: "FILE", Help: "run exactly the plan vx run --dry=json wrote to FILE, refusing (exit 1) when it expired or anything it was planned against moved"},
 		"input":       {Kind: cmdline.Value, Arg: "-", Help: "read the run's request as JSON on stdin (how vxd's runTasks starts a run) and answer in JSON; no tasks or selection flags beside it"},
 	}
 }
@@ -134,6 +137,13 @@ func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	if req != nil {
 		format = "json"
 	}
+	planned, err := readPlanFile(a)
+	if err != nil {
+		return err
+	}
+	if planned != nil {
+		req = &runRequest{*planned.Request}
+	}
 	in, err := runSettings(a)
 	if err != nil {
 		return err
@@ -146,7 +156,7 @@ func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	debug.SetGCPercent(1000)
 	root, rootErr := workspace.FindRoot(s.WorkingDir())
 	var asked repeat.Answer
-	if rootErr == nil && !a.Has("dry") {
+	if rootErr == nil && !a.Has("dry") && planned == nil {
 		// With vxd up, an identical run may repeat the last one.
 		q := in
 		fillRun(&q, s, a, argv, req)
@@ -173,22 +183,37 @@ func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	if !asked.Silent {
 		// (A vxd that did not answer the repeat's question within its
 		// second is not asked again: the run stats every file.)
-		in.Changes = changeSource(m.Root)
+		in.Changes = changeSource(s, m.Root)
 	}
 	in.Repeat = asked.Base
 	e := ops.NewEnv(m.Root, m, nil, s.Environment())
 	if a.Has("dry") {
-		plan, err := ops.Plan(ctx, e, in)
-		if err != nil {
-			return runRefusal(err)
+		return dryRun(ctx, s, e, in, a.Str("dry") == "json" || format == "json")
+	}
+	if planned != nil {
+		in.Command = append([]string{"run"}, argv...)
+		if err := checkPlan(ctx, e, in, planned, a.Str("plan")); err != nil {
+			return err
 		}
-		if a.Str("dry") == "json" || format == "json" {
-			return cmdline.WriteJSON(s.Out, plan)
-		}
+	}
+	return execute(ctx, s, e, in, format)
+}
+
+// dryRun prints what in would run, executing nothing: for people, or
+// as the plan document vx run --plan applies.
+func dryRun(ctx context.Context, s *cmdline.IO, e *ops.Env, in ops.ExecuteInput, asJSON bool) error {
+	plan, err := ops.Plan(ctx, e, in)
+	if err != nil {
+		return runRefusal(err)
+	}
+	if !asJSON {
 		renderPlan(s.Out, plan)
 		return nil
 	}
-	return execute(ctx, s, e, in, format)
+	if err := stampPlan(ctx, e.Model, in, plan); err != nil {
+		return err
+	}
+	return cmdline.WriteJSON(s.Out, plan)
 }
 
 // fillRun puts the command line's (or the request's) selection in the
@@ -208,7 +233,7 @@ func fillRun(in *ops.ExecuteInput, s *cmdline.IO, a *cmdline.Args, argv []string
 func tryRepeat(ctx context.Context, s *cmdline.IO, root string, in ops.ExecuteInput, format string) (*wire.RunSummary, repeat.Answer, error) {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return ops.TryRepeat(ctx, root, s.WorkingDir(), changeSource(root), in, func() (runner.Output, func()) {
+	return ops.TryRepeat(ctx, root, s.WorkingDir(), changeSource(s, root), in, func() (runner.Output, func()) {
 		return runOutput(s, root, format)
 	})
 }

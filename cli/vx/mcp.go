@@ -3,6 +3,7 @@ package vx
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -35,6 +36,8 @@ func mcpVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	c := &client.Client{Root: root, Version: version.Version}
-	return shim.Run(ctx, s.In, s.Out, c, &shim.Options{Logger: logger(s)})
+	// The shim's requests carry the token: they go only on connections
+	// the daemon proved (client.Transport).
+	c := &client.Client{Root: root, Version: version.Version, Notice: s.Err}
+	return shim.Run(ctx, s.In, s.Out, c, &shim.Options{Logger: logger(s), HTTPClient: &http.Client{Transport: c.Transport()}})
 }

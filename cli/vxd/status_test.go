@@ -103,3 +103,24 @@ func TestVersionFlags(t *testing.T) {
 		t.Errorf("vxd --version: exit %d, %q", code, stdout)
 	}
 }
+
+// TestVXDStatusJSONWhenNotRunning: with no daemon, --format json still
+// prints a JSON object saying so (never an empty stdout), and exits 1.
+func TestVXDStatusJSONWhenNotRunning(t *testing.T) {
+	root := t.TempDir()
+	testtree.Write(t, root, map[string]string{"vx.workspace.json": `{"projects": []}`})
+	for _, args := range [][]string{{"--format", "json"}, {"--json"}} {
+		code, out, errs := runVXD(append([]string{"status", "--root", root}, args...)...)
+		var st wire.NotRunning
+		if err := json.Unmarshal([]byte(out), &st); err != nil {
+			t.Fatalf("vxd status %v with no daemon: stdout is not a JSON object (%v): %q (stderr %q)", args, err, out, errs)
+		}
+		if code != 1 || st.Running || st.Workspace != root || !strings.Contains(st.Message, "not running") {
+			t.Errorf("vxd status %v with no daemon: exit %d, %+v; want exit 1, running false, workspace %s and a message", args, code, st, root)
+		}
+	}
+	code, out, errs := runVXD("status", "--root", root)
+	if code != 1 || out != "" || !strings.Contains(errs, "vxd is not running for "+root) {
+		t.Errorf("vxd status (text) with no daemon: exit %d, stdout %q, stderr %q; want the sentence on stderr and exit 1", code, out, errs)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -58,6 +59,7 @@ func serveVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 		"idle-timeout": {Kind: cmdline.Value, Arg: "DURATION", Help: "stop after this long with no session or request (default 30m; 0 never)"},
 		"log-level":    {Kind: cmdline.Value, Arg: "LEVEL", Help: "debug, info, warn or error (default info)"},
 		"session-idle": {Kind: cmdline.Value, Arg: "DURATION", Help: "end an MCP session with no request and no open stream for this long (default 30m; 0 never)"},
+		"port":         portSpec,
 	}}, argv)
 	if help || err != nil {
 		return err
@@ -83,6 +85,10 @@ func serveVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	if err != nil {
 		return err
 	}
+	port, err := portFlag(a)
+	if err != nil {
+		return err
+	}
 	lvl := zerolog.InfoLevel
 	if a.Has("log-level") {
 		if lvl, err = zerolog.ParseLevel(a.Str("log-level")); err != nil || a.Str("log-level") == "" {
@@ -104,7 +110,7 @@ func serveVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err = server.Serve(ctx, server.Options{Root: root, IdleTimeout: idle, SessionIdle: sessionIdle, VX: vx, Logger: log,
+	err = server.Serve(ctx, server.Options{Root: root, IdleTimeout: idle, SessionIdle: sessionIdle, Port: port, VX: vx, Logger: log,
 		Ready: func(d *wire.Discovery) {
 			fmt.Fprintf(s.Err, "vxd %s serving %s at http://127.0.0.1:%d/mcp (pid %d)\n", d.Version, d.Root, d.Port, d.PID)
 		}})
@@ -132,11 +138,15 @@ func command(s *cmdline.IO, v cmdline.Verb, argv []string) (a *cmdline.Args, roo
 }
 
 func startVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
-	_, root, err := command(s, cmdline.Verb{Name: "start", Synopsis: "start [flags]"}, argv)
+	a, root, err := command(s, cmdline.Verb{Name: "start", Synopsis: "start [flags]", Flags: map[string]cmdline.Spec{"port": portSpec}}, argv)
 	if root == "" {
 		return err
 	}
-	c := &client.Client{Root: root, Version: version.Version}
+	port, err := portFlag(a)
+	if err != nil {
+		return err
+	}
+	c := &client.Client{Root: root, Version: version.Version, Port: port, Notice: s.Err}
 	url, _, err := c.Ensure(ctx, false)
 	if err != nil {
 		return err
@@ -195,7 +205,14 @@ func statusVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	st, _, err := c.Status(ctx)
 	if err != nil {
 		if client.IsNotRunning(err) {
-			fmt.Fprintf(s.Err, "vxd is not running for %s.\n", root)
+			msg := fmt.Sprintf("vxd is not running for %s.", root)
+			if format == "json" {
+				if err := cmdline.WriteJSON(s.Out, wire.NotRunning{Workspace: root, Message: msg}); err != nil {
+					return err
+				}
+			} else {
+				fmt.Fprintln(s.Err, msg)
+			}
 			return cmdline.ExitCode(1)
 		}
 		return err
@@ -261,6 +278,25 @@ func renderStatus(w io.Writer, st *wire.Status) {
 		row("change journal", st.Journal)
 	}
 	tw.Flush()
+}
+
+// portSpec is the --port flag of serve and start.
+var portSpec = cmdline.Spec{Kind: cmdline.Value, Arg: "N", Help: "listen on this port of 127.0.0.1 (default: daemon.port of vx.workspace.json, else any free port; 0 any free port)"}
+
+// portFlag reads --port as server.Options.Port: not given 0, 0 as -1
+// (any free port), else the port.
+func portFlag(a *cmdline.Args) (int, error) {
+	if !a.Has("port") {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(a.Str("port"))
+	if err != nil || n < 0 || n > workspace.MaxPort {
+		return 0, cmdline.UsageError(fmt.Sprintf("--port %q is not a port (use 1..%d, or 0 for any free port)", a.Str("port"), workspace.MaxPort))
+	}
+	if n == 0 {
+		return -1, nil
+	}
+	return n, nil
 }
 
 // durationFlag reads a duration flag (or, without it, env) where 0 means

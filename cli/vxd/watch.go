@@ -33,6 +33,8 @@ func watchStatus(ctx context.Context, s *cmdline.IO, c *client.Client) error {
 	}
 	conn, _, err := websocket.Dial(ctx, fmt.Sprintf("ws://127.0.0.1:%d/events", d.Port), &websocket.DialOptions{
 		HTTPHeader: http.Header{"Authorization": {"Bearer " + d.Token}},
+		// The token goes only on a connection the daemon proved.
+		HTTPClient: &http.Client{Transport: c.Transport()},
 	})
 	if err != nil {
 		return fmt.Errorf("connecting to vxd's event feed: %w", err)

@@ -218,3 +218,44 @@ func TestStatsAndLatest(t *testing.T) {
 		t.Errorf("Latest after damage = %+v, %v; want %s", e, err, keys[2])
 	}
 }
+
+// TestEvictExactlyThePlan: a dry run's evictions, evicted later, remove
+// exactly those entries; an entry gone or replaced meanwhile refuses the
+// whole eviction, naming it, and removes nothing.
+func TestEvictExactlyThePlan(t *testing.T) {
+	day := 24 * time.Hour
+	s := openStore(t)
+	keys := fill(t, s, 10*day, 5*day, 0)
+	plan, err := s.Prune(context.Background(), PruneOptions{OlderThan: 2 * day, DryRun: true, Now: now})
+	if err != nil || len(plan.Evicted) != 2 {
+		t.Fatalf("dry run: %v %+v", err, plan)
+	}
+	res, moved, err := s.Evict(context.Background(), plan.Evicted)
+	if err != nil || len(moved) != 0 {
+		t.Fatalf("evict: %v %v", err, moved)
+	}
+	if res.BytesFreed != plan.BytesFreed || res.Entries != 1 {
+		t.Errorf("evicted %+v, want %d bytes freed and one entry left", res, plan.BytesFreed)
+	}
+	for i, k := range keys {
+		_, err := s.Get(k)
+		if gone := errors.Is(err, ErrMiss); gone != (i < 2) {
+			t.Errorf("entry %d (%s): gone %v, err %v", i, k, gone, err)
+		}
+	}
+
+	// Planned again, then one planned entry disappears: nothing is removed.
+	s2 := openStore(t)
+	keys = fill(t, s2, 10*day, 5*day, 0)
+	plan, _ = s2.Prune(context.Background(), PruneOptions{OlderThan: 2 * day, DryRun: true, Now: now})
+	if err := os.Remove(s2.entryPath(keys[0])); err != nil {
+		t.Fatal(err)
+	}
+	_, moved, err = s2.Evict(context.Background(), plan.Evicted)
+	if err != nil || len(moved) != 1 || !strings.Contains(moved[0], keys[0]+" (p0#build) is no longer in the cache") {
+		t.Fatalf("moved %v, err %v", moved, err)
+	}
+	if _, err := s2.Get(keys[1]); err != nil {
+		t.Errorf("a refused eviction removed %s: %v", keys[1], err)
+	}
+}

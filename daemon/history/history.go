@@ -226,7 +226,7 @@ type Bucket struct {
 	Start         time.Time `json:"start"`
 	Runs          int       `json:"runs"`
 	FailedRuns    int       `json:"failedRuns"`
-	Executions    int       `json:"executions"`
+	Executions    int       `json:"executions"` // every task outcome recorded (ops.ExecutionsDefined)
 	Hits          int       `json:"hits"`
 	P50DurationMs int64     `json:"p50DurationMs"` // of the bucket's finished runs
 }

@@ -92,6 +92,13 @@ func (h *mcpHandler) serveModern(w http.ResponseWriter, r *http.Request, m *json
 		writeError(w, http.StatusNotAcceptable, m.ID, jsonrpc.CodeInvalidRequest, "invalid request: subscriptions/listen answers with an event stream; send Accept: application/json, text/event-stream")
 		return
 	}
+	if m.Method == mcp.MethodSubscriptionsListen {
+		release, ok := h.streamSlot(w, m.ID)
+		if !ok {
+			return
+		}
+		defer release()
+	}
 	rw := &modernWriter{w: w, sse: sseOK}
 	stop := make(chan struct{})
 	if m.Method == mcp.MethodSubscriptionsListen && sseOK {

@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/vzn/vx/protocol/mcp"
+	"github.com/vzn/vx/protocol/proof"
 )
 
 // GuardOptions configure Guard.
@@ -41,8 +42,9 @@ const (
 // the Host must be a loopback name with the daemon's port (else 403, which
 // defeats DNS rebinding); an Origin, when sent, must be a loopback origin
 // (else 403, "null" included); a CORS preflight from a loopback origin is
-// answered 204 without a token; anything else needs the bearer token
-// (else 401).
+// answered 204 without a token; anything else needs the bearer token,
+// or the MAC of a client that proves it knows the token without sending
+// it (proof.Scheme; else 401).
 func Guard(next http.Handler, opts GuardOptions) http.Handler {
 	want := sha256.Sum256([]byte(opts.Token))
 	authorized := func(r *http.Request) bool {
@@ -50,7 +52,11 @@ func Guard(next http.Handler, opts GuardOptions) http.Handler {
 			return false
 		}
 		var got string
-		if scheme, tok, ok := strings.Cut(header(r.Header, hdrAuthorization), " "); ok && strings.EqualFold(scheme, "Bearer") {
+		scheme, tok, ok := strings.Cut(header(r.Header, hdrAuthorization), " ")
+		if ok && scheme == proof.Scheme {
+			return macAuthorized(r, opts, strings.TrimSpace(tok))
+		}
+		if ok && strings.EqualFold(scheme, "Bearer") {
 			got = strings.TrimSpace(tok)
 		} else if opts.Page != nil {
 			return opts.Page.allows(r, opts.Port)
@@ -103,6 +109,17 @@ func Guard(next http.Handler, opts GuardOptions) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// macAuthorized reports whether a request without a body carries a nonce
+// and its MAC under the token (proof.Request): a client that knows the
+// token, and did not send it.
+func macAuthorized(r *http.Request, opts GuardOptions, mac string) bool {
+	nonce := header(r.Header, proof.NonceHeader)
+	if !proof.ValidNonce(nonce) || !proof.ValidMAC(mac) || r.ContentLength != 0 || len(r.TransferEncoding) > 0 {
+		return false
+	}
+	return proof.Equal(mac, proof.Request(opts.Token, opts.Port, nonce, r.Method, r.RequestURI))
 }
 
 // ownHosts are the Host headers naming the daemon as its clients write

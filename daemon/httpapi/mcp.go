@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/vzn/vx/daemon/mcpserver"
+	"github.com/vzn/vx/internal/connlimit"
 	"github.com/vzn/vx/protocol/jsonrpc"
 	"github.com/vzn/vx/protocol/mcp"
 )
@@ -28,6 +29,10 @@ type MCPOptions struct {
 	KeepAlive time.Duration
 	// Logger records protocol refusals. The zero value logs nothing.
 	Logger zerolog.Logger
+	// Streams, when set, caps the long-lived requests: each session GET
+	// stream and subscriptions/listen stream takes a slot while open, and
+	// one over the cap is refused with 503.
+	Streams *connlimit.Streams
 }
 
 // Header names of the streamable HTTP transport.
@@ -53,6 +58,7 @@ func NewMCPHandler(srv *mcpserver.Server, opts *MCPOptions) http.Handler {
 			h.keepAlive = opts.KeepAlive
 		}
 		h.log = opts.Logger
+		h.streamSlots = opts.Streams
 	}
 	h.beats = newKeepAlives(h.keepAlive)
 	return h
@@ -64,6 +70,8 @@ type mcpHandler struct {
 	keepAlive time.Duration
 	beats     *keepAlives // the POSTs' keep-alive comments
 	log       zerolog.Logger
+	// streamSlots caps the open streams; nil: no cap here.
+	streamSlots *connlimit.Streams
 
 	mu      sync.Mutex
 	streams map[string]*stream
@@ -365,6 +373,11 @@ func (h *mcpHandler) get(w http.ResponseWriter, r *http.Request) {
 	if ss == nil {
 		return
 	}
+	release, ok := h.streamSlot(w, nil)
+	if !ok {
+		return
+	}
+	defer release()
 	kicked := st.attach()
 	defer ss.Hold()()
 	hdr := w.Header()
@@ -400,6 +413,21 @@ func (h *mcpHandler) get(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+}
+
+// streamSlot takes a slot for a long-lived request, or answers 503
+// itself (ok false) when the cap is reached.
+func (h *mcpHandler) streamSlot(w http.ResponseWriter, id json.RawMessage) (release func(), ok bool) {
+	if h.streamSlots == nil {
+		return func() {}, true
+	}
+	release, err := h.streamSlots.Acquire("")
+	if err != nil {
+		w.Header().Set("Retry-After", "10")
+		writeError(w, http.StatusServiceUnavailable, id, jsonrpc.CodeInternalError, "%v", err)
+		return nil, false
+	}
+	return release, true
 }
 
 // stream holds a session's server-initiated messages until its GET stream

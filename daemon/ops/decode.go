@@ -60,10 +60,14 @@ func inputFields(t reflect.Type) []inputField {
 // DecodeInput fills the input struct dst points to from raw, a JSON
 // object of arguments, strictly: a key the input does not have, a value of
 // the wrong type, an empty string or a missing required argument is
-// refused with one line naming the argument; nothing is coerced.
-// Checks beyond the shape are the input's Validate, which the operation
-// runs.
+// refused with one line naming the argument; nothing is coerced. A
+// string holding NUL or bytes that are not UTF-8, at any depth, is
+// refused first (see CheckText). Checks beyond the shape are the input's
+// Validate, which the operation runs.
 func DecodeInput(raw json.RawMessage, dst any) error {
+	if err := checkArgsText(raw); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var obj map[string]any

@@ -221,6 +221,27 @@ type PruneInput struct {
 	DryRun *bool `json:"dryRun,omitempty" jsonschema:"default true: report without deleting; false deletes" flag:"dry-run" help:"report what would be evicted, delete nothing"`
 }
 
+// PruneOutput is pruneCache's answer: what was (or would be) evicted and
+// what remains; where vxd keeps plans, a dry run's planId and expiresAt,
+// with which pruneCache {planId} evicts exactly those entries.
+type PruneOutput struct {
+	cache.PruneResult
+	PlanID    string     `json:"planId,omitempty"`
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+	// ApproveWith, under mcp.confirm, says where a person approves the
+	// plan before pruneCache {planId} applies it.
+	ApproveWith string `json:"approveWith,omitempty"`
+}
+
+// PruneCache is Prune as pruneCache answers it.
+func PruneCache(ctx context.Context, e *Env, in PruneInput) (*PruneOutput, error) {
+	r, err := Prune(ctx, e, in)
+	if err != nil {
+		return nil, err
+	}
+	return &PruneOutput{PruneResult: *r}, nil
+}
+
 func (in PruneInput) dryRun() bool { return in.DryRun == nil || *in.DryRun }
 
 // Prune answers `vx cache prune` and pruneCache. It writes (unless

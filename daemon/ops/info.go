@@ -143,7 +143,7 @@ func Info(ctx context.Context, e *Env, in InfoInput) (*InfoOutput, error) {
 			out.MCP.RunTasks = "allow-list"
 		}
 		out.MCP.Allowed = nonNil(m.Config.MCP.Run.Tasks)
-		out.MCP.RequirePlan, out.MCP.Confirm = m.Config.MCP.RequirePlan, m.Config.MCP.Confirm
+		out.MCP.RequirePlan, out.MCP.Confirm = m.Config.MCP.RequirePlan, m.Config.MCP.Confirm.On
 		out.MCP.PlanTTL = m.Config.MCP.PlanTTLDuration().String()
 		out.MCP.Tools = workspace.ToolsFull
 		if m.Config.MCP.Compact() {

@@ -4,16 +4,23 @@ import (
 	"context"
 	"sync"
 
-	"github.com/vzn/vx/daemon/cache"
 	"github.com/vzn/vx/daemon/docsearch"
 	"github.com/vzn/vx/daemon/lockfile"
 	"github.com/vzn/vx/daemon/migrate"
 )
 
+// ExecutionsDefined is what "executions" and "hits" count wherever vx
+// reports them over runs (runTrends and getCacheStats here, run_trends
+// and cache_stats on the platform): one definition, said in each tool's
+// description.
+const ExecutionsDefined = "executions counts every task outcome the runs recorded (ran, cache hit, blocked, skipped or interrupted), cache hits included; hits are those restored from a cache; hitRate is hits/executions."
+
 // The operations' names that other packages refer to.
 const (
-	OpPlanTasks = "planTasks"
-	OpRunTasks  = "runTasks"
+	OpPlanTasks   = "planTasks"
+	OpRunTasks    = "runTasks"
+	OpPruneCache  = "pruneCache"
+	OpApprovePlan = "approvePlan"
 )
 
 var (
@@ -44,8 +51,12 @@ func operations() []*Operation {
 			func(ctx context.Context, e *Env, in ConfigInput) (*ShowOutput, error) {
 				return Show(ctx, e, ShowInput{Target: in.Target})
 			}),
+		Define(Spec[WorkspaceConfigInput, WorkspaceConfigOutput]{Name: "getWorkspaceConfig", Title: "Workspace configuration file", ReadOnly: true,
+			ModelOnly:   func(*WorkspaceConfigInput) bool { return true },
+			Description: "The workspace configuration as written: vx config --format json. file is vx.workspace.json's path, text the file with its comments, secret values masked. Mirrors the vx://workspace/config resource; getConfig is a task's resolved configuration."},
+			WorkspaceConfig),
 		Define(Spec[CacheStatsInput, CacheStatsOutput]{Name: "getCacheStats", Title: "Cache statistics", ReadOnly: true,
-			Description: "What's the state of my cache? Entries, total size, runs and hits in the last 24h (split local/remote), hit rate, and the remote cache if one is configured. scope.project narrows every number to one project; checkRemote also asks the remote cache server."},
+			Description: "What's the state of my cache? Entries, total size, runs, executions and hits in the last 24h (hits split local/remote), hit rate, and the remote cache if one is configured. scope.project narrows every number to one project; checkRemote also asks the remote cache server. " + ExecutionsDefined},
 			CacheStats),
 		Define(Spec[RunHistoryInput, RunHistoryOutput]{Name: "getRunHistory", Title: "Run history", ReadOnly: true,
 			Description: "Which tasks have I been running, and how fast? Recent executions (exit code, blockedBy, timedOut, reason) plus per-task p50/p99, success rate, hit rate, failure mode, flaky (only when one cache key both passed and failed), maxPeakRssBytes and maxCpuParallelism. limit 1..500 is clamped and the answer says the limit applied."},
@@ -56,9 +67,9 @@ func operations() []*Operation {
 		Define(Spec[WhyInput, WhyOutput]{Name: "whyDidThisRerun", Title: "Why did this re-run", ReadOnly: true,
 			Description: "Why did a task re-execute? vx why --format json: the execution's key against the previous execution's, whether it changed, the diff (files added/removed/changed, env names, definition fields, upstream keys) and, under a moved upstream, the root tasks whose own inputs moved. runId defaults to the task's latest run."},
 			Why),
-		Define(Spec[PruneInput, cache.PruneResult]{Name: "pruneCache", Title: "Prune the cache", Destructive: true, Idempotent: true,
+		Define(Spec[PruneInput, PruneOutput]{Name: OpPruneCache, Title: "Prune the cache", Destructive: true, Idempotent: true,
 			Description: "Free cache space: vx cache prune --format json. olderThan (e.g. 7d) and maxSize (e.g. 2GiB) bound the cache; a dry run unless dryRun is false. Answers dryRun, evicted, bytesFreed, orphans, orphanBytes."},
-			Prune),
+			PruneCache),
 		Define(Spec[TaskLogInput, TaskLogOutput]{Name: "getTaskLog", Title: "Task log", ReadOnly: true,
 			Description: "What did a task print? runId, taskId, status, source (failure, cache, or null when vx kept nothing) and the plain-text output, masked. runId defaults to the latest run that recorded the task."},
 			TaskLog),
@@ -69,7 +80,7 @@ func operations() []*Operation {
 			Description: "How did a run differ from the one before it? Per-task status, cache, duration and key changes, and totals. runId defaults to the latest run."},
 			CompareRuns),
 		Define(Spec[TrendsInput, TrendsOutput]{Name: "runTrends", Title: "Run trends", ReadOnly: true,
-			Description: "Activity over time: per hour or day bucket, runs, failed runs, task executions, cache hits and p50 run duration, newest first. limit 1..1000 is clamped."},
+			Description: "Activity over time: per hour or day bucket, runs, failed runs, task executions, cache hits and p50 run duration, newest first. limit 1..1000 is clamped. " + ExecutionsDefined},
 			RunTrends),
 		Define(Spec[PlanTasksInput, PlanTasksOutput]{Name: OpPlanTasks, Title: "Plan tasks", ReadOnly: true,
 			Description: "What would run, and why? vx run TASKS --dry=json, nothing executed: each task's predicted cache status, key, deps and p50, the affected reason under affected, and predicted wallMs, workMs and criticalPath."},
@@ -81,6 +92,9 @@ func operations() []*Operation {
 			func(ctx context.Context, e *Env, in RunTasksInput) (*RunTasksOutput, error) {
 				return RunTasks(ctx, e, in, nil, nil)
 			}),
+		Define(Spec[ApproveInput, ApproveOutput]{Name: OpApprovePlan, Title: "Approve a plan", CLIOnly: true,
+			Description: "A person approves a plan under mcp.confirm (vx approve PLAN), with the running vxd's approval key from .vx/daemon/approve.key: never a tool, so that MCP access alone cannot approve. Without a plan, lists the plans waiting; page prints the status page address that logs a browser in to approve."},
+			ApprovePlan),
 		Define(Spec[RunInput, RunOutput]{Name: "getLastRun", Title: "Latest run", ReadOnly: true,
 			Description: "The latest run (or runId) with every task's status, cache, duration, exit code and reason: vx last --format json. Mirrors the vx://runs/latest resource."},
 			Run),

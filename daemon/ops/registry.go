@@ -17,6 +17,9 @@ type Operation struct {
 	ReadOnly    bool // answers without changing anything
 	Destructive bool // may delete or overwrite (meaningful when not ReadOnly)
 	Idempotent  bool // calling it again with the same input changes nothing more
+	// CLIOnly marks a person's act that no MCP client may perform (vx
+	// approve): it is a verb, never a tool.
+	CLIOnly bool
 
 	// Input and Output are the struct types of the input and the answer:
 	// their JSON tags are the arguments and the answer's fields, their
@@ -32,6 +35,7 @@ type Operation struct {
 type Spec[In, Out any] struct {
 	Name, Title, Description          string
 	ReadOnly, Destructive, Idempotent bool
+	CLIOnly                           bool
 	// ModelOnly says, for an input, that the answer depends only on the
 	// workspace model and the input, so it may be kept until a reload.
 	ModelOnly func(in *In) bool
@@ -40,7 +44,7 @@ type Spec[In, Out any] struct {
 // Define makes an operation from its declaration and its function.
 func Define[In, Out any](s Spec[In, Out], do func(ctx context.Context, e *Env, in In) (*Out, error)) *Operation {
 	op := &Operation{Name: s.Name, Title: s.Title, Description: s.Description,
-		ReadOnly: s.ReadOnly, Destructive: s.Destructive, Idempotent: s.Idempotent,
+		ReadOnly: s.ReadOnly, Destructive: s.Destructive, Idempotent: s.Idempotent, CLIOnly: s.CLIOnly,
 		Input: reflect.TypeFor[In](), Output: reflect.TypeFor[Out](),
 		do: func(ctx context.Context, e *Env, in any) (any, error) {
 			out, err := do(ctx, e, *in.(*In))

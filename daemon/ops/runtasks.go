@@ -74,6 +74,9 @@ type PlanTasksOutput struct {
 	PlanID        string                  `json:"planId,omitempty"`
 	ExpiresAt     *time.Time              `json:"expiresAt,omitempty"`
 	Prerequisites *wire.PlanPrerequisites `json:"prerequisites,omitempty"`
+	// ApproveWith, under mcp.confirm, says where a person approves the
+	// plan before runTasks {planId} runs it.
+	ApproveWith string `json:"approveWith,omitempty"`
 }
 
 // RefusalError is vx run refusing before anything ran; Msg is its stderr,

@@ -34,9 +34,30 @@ type Plan struct {
 	// Origin names what asked for the plan: "planTasks", or the arguments
 	// of the runTasks call that planned in order to ask for confirmation.
 	Origin string
+	// Kind is the tool that applies the plan (KindRun when empty); Prune
+	// is a pruneCache plan's eviction.
+	Kind  string
+	Prune *PrunePlan
+	// Does says what applying the plan does, for the person approving it.
+	Does string
 
-	state   string // "", "running", or the applied run's id
-	applied bool
+	state    string // "", "running", or the applied run's id
+	applied  bool
+	approval string        // who approved it, "" while it waits
+	approved chan struct{} // closed once approved
+}
+
+// The kinds of plan, by the tool that applies them.
+const (
+	KindRun   = "runTasks"
+	KindPrune = "pruneCache"
+)
+
+func (p *Plan) kind() string {
+	if p.Kind == "" {
+		return KindRun
+	}
+	return p.Kind
 }
 
 // Store holds one daemon's plans. The zero value is not usable; use
@@ -68,6 +89,7 @@ func (s *Store) Issue(p *Plan, ttl time.Duration) *Plan {
 	p.Made = s.now()
 	p.TTL = ttl
 	p.Expires = p.Made.Add(ttl)
+	p.approved = make(chan struct{})
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.plans[p.ID] = p
@@ -94,6 +116,18 @@ func (s *Store) Lookup(id string) (*Plan, error) {
 // do) an id of another daemon, an unknown, expired, applied or running
 // plan. A claimed plan must be given back with Release or Applied.
 func (s *Store) Claim(id string) (*Plan, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, err := s.live(id)
+	if err != nil {
+		return nil, err
+	}
+	p.state = "running"
+	return p, nil
+}
+
+// live is the plan named id if it may still be applied (s.mu held).
+func (s *Store) live(id string) (*Plan, error) {
 	again := "call planTasks again and runTasks with its planId"
 	rest, ok := strings.CutPrefix(id, idPrefix)
 	inst, _, ok2 := strings.Cut(rest, "-")
@@ -103,8 +137,6 @@ func (s *Store) Claim(id string) (*Plan, error) {
 	if inst != s.instance {
 		return nil, fmt.Errorf("plan %s was made by an earlier vxd, which has stopped since: plans live only in the daemon that made them; %s", id, again)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	p := s.plans[id]
 	now := s.now()
 	switch {
@@ -118,7 +150,6 @@ func (s *Store) Claim(id string) (*Plan, error) {
 		return nil, fmt.Errorf("plan %s expired %s ago: it was made %s ago and plans last %s (mcp.planTtl); %s",
 			id, round(now.Sub(p.Expires)), round(now.Sub(p.Made)), p.TTL, again)
 	}
-	p.state = "running"
 	return p, nil
 }
 

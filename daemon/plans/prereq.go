@@ -31,8 +31,14 @@ func Prerequisites(ctx context.Context, root string, plan *wire.Plan) (*wire.Pla
 	if err != nil {
 		return nil, fmt.Errorf("loading the workspace configuration: %w", err)
 	}
+	return PrerequisitesOf(ctx, root, m.Files, plan)
+}
+
+// PrerequisitesOf is Prerequisites with the configuration files of a
+// model already loaded.
+func PrerequisitesOf(ctx context.Context, root string, files []string, plan *wire.Plan) (*wire.PlanPrerequisites, error) {
 	pr := &wire.PlanPrerequisites{ConfigFiles: map[string]string{}, TaskKeys: map[string]string{}}
-	for _, f := range m.Files {
+	for _, f := range files {
 		h, err := fileHash(f)
 		if err != nil {
 			return nil, fmt.Errorf("hashing %s: %w", f, err)

@@ -38,7 +38,7 @@ type Session struct {
 
 	read  bool
 	write atomic.Bool
-	off   atomic.Bool // unreachable, timed out, refused or disabled
+	off   atomic.Bool // unreachable, timed out, refused, a server error or disabled
 	// offKind is the wire.Remote* status that turned the remote off.
 	offKind atomic.Value
 
@@ -123,7 +123,9 @@ func (x *Session) warnOnce(kind, msg string) {
 }
 
 // trouble reports a failed request once per kind. A server that cannot be
-// reached, does not answer or refuses the token is not asked again.
+// reached, does not answer, refuses the token or answers a server error
+// (5xx) is not asked again this run, as Turborepo switches its remote off
+// on the first failed request.
 func (x *Session) trouble(err error) {
 	var e *Error
 	if !errors.As(err, &e) {
@@ -131,7 +133,7 @@ func (x *Session) trouble(err error) {
 		return
 	}
 	switch e.Kind {
-	case wire.RemoteUnreachable, wire.RemoteTimeout, wire.RemoteUnauthorized:
+	case wire.RemoteUnreachable, wire.RemoteTimeout, wire.RemoteUnauthorized, wire.RemoteServerError:
 		x.turnOff(e.Kind)
 		x.warnOnce("off", e.Error()+"; this run uses the local cache only")
 	case wire.RemoteForbidden:

@@ -9,13 +9,21 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/vzn/vx/internal/connlimit"
 )
 
 // Bounds of vxd's HTTP server; docs/vxd.md ("Limits") lists them.
 const (
-	// MaxConns is the most connections served at once; more wait in the
-	// kernel's queue until one closes.
+	// MaxConns is the most connections served at once. When all are
+	// taken, a new client takes the slot of the connection idle longest;
+	// with none idle it waits in the kernel's queue until one closes.
 	MaxConns = 128
+	// MaxStreams is the most long-lived requests open at once: listen
+	// streams, session GET streams and /events feeds together. The
+	// MaxConns-MaxStreams connections they can never take serve /status
+	// and tool calls whatever streams clients hold.
+	MaxStreams = 64
 	// HeaderTimeout bounds reading a request's header.
 	HeaderTimeout = 10 * time.Second
 	// BodyTimeout bounds reading a whole request, header and body. Once
@@ -28,9 +36,11 @@ const (
 	MaxHeaderBytes = 64 << 10
 )
 
-// newHTTPServer returns vxd's server with every timeout set.
-func newHTTPServer(ctx context.Context, h http.Handler, log zerolog.Logger) *http.Server {
+// newHTTPServer returns vxd's server with every timeout set, telling ln
+// which connections are idle.
+func newHTTPServer(ctx context.Context, h http.Handler, ln *connlimit.Listener, log zerolog.Logger) *http.Server {
 	return &http.Server{
+		ConnState:         ln.ConnState,
 		Handler:           h,
 		ReadHeaderTimeout: HeaderTimeout,
 		ReadTimeout:       BodyTimeout,
@@ -69,48 +79,4 @@ func (b *liftOnEOF) Read(p []byte) (int, error) {
 		b.once.Do(func() { _ = b.rc.SetReadDeadline(time.Time{}) })
 	}
 	return n, err
-}
-
-// limitListener serves at most n connections at once; Accept waits for a
-// free slot.
-type limitListener struct {
-	net.Listener
-	slots chan struct{}
-	done  chan struct{}
-	once  sync.Once
-}
-
-func newLimitListener(ln net.Listener, n int) *limitListener {
-	return &limitListener{Listener: ln, slots: make(chan struct{}, n), done: make(chan struct{})}
-}
-
-func (l *limitListener) Accept() (net.Conn, error) {
-	select {
-	case l.slots <- struct{}{}:
-	case <-l.done:
-		return nil, net.ErrClosed
-	}
-	c, err := l.Listener.Accept()
-	if err != nil {
-		<-l.slots
-		return nil, err
-	}
-	return &limitConn{Conn: c, free: func() { <-l.slots }}, nil
-}
-
-func (l *limitListener) Close() error {
-	l.once.Do(func() { close(l.done) })
-	return l.Listener.Close()
-}
-
-type limitConn struct {
-	net.Conn
-	once sync.Once
-	free func()
-}
-
-func (c *limitConn) Close() error {
-	err := c.Conn.Close()
-	c.once.Do(c.free)
-	return err
 }

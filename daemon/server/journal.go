@@ -542,7 +542,7 @@ func (d *daemon) mountJournal(ctx context.Context, mux *http.ServeMux) (*journal
 	d.mu.Lock()
 	d.journal = j
 	d.mu.Unlock()
-	mux.HandleFunc("GET "+wire.ChangesPath, func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("GET "+wire.ChangesPath, d.proved(func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		epoch, seqText := q.Get("epoch"), q.Get("seq")
 		var seq uint64
@@ -567,7 +567,7 @@ func (d *daemon) mountJournal(ctx context.Context, mux *http.ServeMux) (*journal
 		ans.Version = version.Version
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(&ans)
-	})
+	}))
 	return j, nil
 }
 

@@ -125,6 +125,12 @@ func (d *daemon) mountLive(mux *http.ServeMux) {
 // handleEvents streams the feed over a websocket as JSON messages.
 func (d *daemon) handleEvents(w http.ResponseWriter, r *http.Request) {
 	// The guard already checked Host, Origin (loopback only) and the token.
+	release, err := d.streams.Acquire("")
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	defer release()
 	// Subscribe before the handshake so no event falls in between.
 	ch, cancel := d.feed.Subscribe()
 	defer cancel()

@@ -25,10 +25,17 @@ type Summary struct {
 	Latest  *ops.RunOutput        `json:"latest"`
 }
 
+// PageApprovals is what the page shows of the plans awaiting a person's
+// approval (mcp.confirm), and whether this login may approve them.
+type PageApprovals struct {
+	wire.Approvals
+	CanApprove bool `json:"canApprove"`
+}
+
 // pageRoutes are what a page login opens: the page, its shared script and
 // style, and what it reads. Never /mcp, /status or /shutdown: the login
 // cookie runs nothing.
-var pageRoutes = []string{"GET /", "GET " + pagekit.ScriptPath, "GET " + pagekit.StylePath, "GET /api/summary", "GET /events"}
+var pageRoutes = []string{"GET /", "GET " + pagekit.ScriptPath, "GET " + pagekit.StylePath, "GET /api/summary", "GET /api/approvals", "GET /events"}
 
 // tokenLogin lets a person open the page once with ?token=…: the daemon
 // mints a page credential of its own (never the token) into an HttpOnly,
@@ -44,7 +51,7 @@ func (d *daemon) tokenLogin(next http.Handler) http.Handler {
 		if tok != "" && r.Header.Get("Origin") == "" && loopbackHostPort(r.Host, d.port) {
 			// (A foreign Host falls through to the guard, which refuses it.)
 			if subtle.ConstantTimeCompare([]byte(tok), []byte(d.token)) == 1 {
-				v, err := d.pages.mint()
+				v, err := d.pages.mint(false)
 				if err != nil {
 					http.Error(w, "could not mint a page login: "+err.Error(), http.StatusInternalServerError)
 					return
@@ -74,6 +81,13 @@ func (d *daemon) mountPage(mux *http.ServeMux) {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(d.summary(r.Context()))
 	})
+	mux.HandleFunc("GET /api/approvals", d.serveApprovals)
+}
+
+func (d *daemon) serveApprovals(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	_ = json.NewEncoder(w).Encode(PageApprovals{Approvals: wire.Approvals{Pending: d.plans.Pending()}, CanApprove: d.pageApprover(r)})
 }
 
 func (d *daemon) summary(ctx context.Context) *Summary {

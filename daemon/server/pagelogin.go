@@ -12,15 +12,21 @@ import (
 const maxPageLogins = 32
 
 // pageLogins are the credentials minted by logging in to the status page
-// with ?token=. Each is random and unrelated to the token; only their
-// hashes are kept, in memory, so they end with the daemon.
+// with ?token= (reading) or ?approver= and the approval key (reading and
+// approving plans). Each is random and unrelated to the token and the
+// key; only their hashes are kept, in memory, so they end with the daemon.
 type pageLogins struct {
 	mu   sync.Mutex
-	live map[[sha256.Size]byte]time.Time
+	live map[[sha256.Size]byte]pageLogin
 }
 
-// mint makes a new page credential.
-func (p *pageLogins) mint() (string, error) {
+type pageLogin struct {
+	at       time.Time
+	approver bool // made with the approval key: may approve plans
+}
+
+// mint makes a new page credential; approver ones may approve plans.
+func (p *pageLogins) mint(approver bool) (string, error) {
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {
 		return "", err
@@ -29,19 +35,19 @@ func (p *pageLogins) mint() (string, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.live == nil {
-		p.live = map[[sha256.Size]byte]time.Time{}
+		p.live = map[[sha256.Size]byte]pageLogin{}
 	}
 	for len(p.live) >= maxPageLogins {
 		var oldest [sha256.Size]byte
 		first := true
-		for k, at := range p.live {
-			if first || at.Before(p.live[oldest]) {
+		for k, l := range p.live {
+			if first || l.at.Before(p.live[oldest].at) {
 				oldest, first = k, false
 			}
 		}
 		delete(p.live, oldest)
 	}
-	p.live[sha256.Sum256([]byte(v))] = time.Now()
+	p.live[sha256.Sum256([]byte(v))] = pageLogin{at: time.Now(), approver: approver}
 	return v, nil
 }
 
@@ -52,4 +58,12 @@ func (p *pageLogins) valid(v string) bool {
 	defer p.mu.Unlock()
 	_, ok := p.live[sha256.Sum256([]byte(v))]
 	return ok
+}
+
+// approver reports whether v is a live page credential made with the
+// approval key.
+func (p *pageLogins) approver(v string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.live[sha256.Sum256([]byte(v))].approver
 }

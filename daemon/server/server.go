@@ -31,8 +31,10 @@ import (
 	"github.com/vzn/vx/daemon/plans"
 	"github.com/vzn/vx/daemon/tools"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/internal/connlimit"
 	"github.com/vzn/vx/internal/flock"
 	"github.com/vzn/vx/protocol/layout"
+	"github.com/vzn/vx/protocol/proof"
 	"github.com/vzn/vx/protocol/version"
 	"github.com/vzn/vx/protocol/wire"
 )
@@ -48,6 +50,9 @@ type Options struct {
 	// SessionIdle ends an MCP session idle this long (0: the default,
 	// mcpserver.DefaultSessionIdle; <0: never).
 	SessionIdle time.Duration
+	// Port is the loopback port to listen on (0: the workspace's
+	// daemon.port, else any free port; <0: any free port).
+	Port int
 }
 
 // ErrRunning means another vxd owns the workspace.
@@ -55,17 +60,21 @@ var ErrRunning = errors.New("another vxd already serves this workspace")
 
 // daemon is one running vxd.
 type daemon struct {
-	opts    Options
-	root    string
-	log     zerolog.Logger
-	env     *ops.Env
-	mcp     *mcpserver.Server
-	plans   *plans.Store // planTasks' plans, for runTasks {planId}; gone with the daemon
-	token   string
-	pages   pageLogins // the status page's logins, separate from the token
-	port    int
-	started time.Time
-	cancel  context.CancelFunc
+	opts  Options
+	root  string
+	log   zerolog.Logger
+	env   *ops.Env
+	mcp   *mcpserver.Server
+	plans *plans.Store // planTasks' plans, for runTasks {planId}; gone with the daemon
+	token string
+	pages pageLogins // the status page's logins, separate from the token
+	// approveKey approves plans (approve.go); never the token, never told
+	// to an MCP client.
+	approveKey string
+	port       int
+	streams    *connlimit.Streams // the long-lived requests' slots (MaxStreams)
+	started    time.Time
+	cancel     context.CancelFunc
 
 	mu         sync.Mutex
 	lastReload *wire.Reload
@@ -86,15 +95,29 @@ func Lock(root string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := flock.TryLock(f); err != nil {
-		f.Close()
-		if errors.Is(err, flock.ErrHeld) {
-			return nil, ErrRunning
+	for try := 0; ; try++ {
+		err := flock.TryLock(f)
+		if err == nil {
+			return f, nil
 		}
-		return nil, err
+		if !errors.Is(err, flock.ErrHeld) || try == lockTries {
+			f.Close()
+			if errors.Is(err, flock.ErrHeld) {
+				return nil, ErrRunning
+			}
+			return nil, err
+		}
+		time.Sleep(lockRetry)
 	}
-	return f, nil
 }
+
+// A client asks whether a daemon runs by taking the lock for a moment
+// (client.locked): Lock tries lockTries more times, lockRetry apart,
+// before it takes the lock for another daemon's.
+const (
+	lockTries = 20
+	lockRetry = 5 * time.Millisecond
+)
 
 // Serve runs the daemon until ctx ends, it idles out, the workspace is
 // deleted, or a client asks it to stop.
@@ -108,12 +131,18 @@ func Serve(ctx context.Context, o Options) error {
 		return err
 	}
 	defer lock.Close()
+	// A discovery file left by a daemon that died names its port and
+	// token: gone at once, so that while this daemon starts (the lock
+	// held) no client asks that port, where another process may listen,
+	// knowing the dead token if a client configured by hand sent it.
+	_ = os.Remove(layout.Discovery(root))
 	if o.IdleTimeout == 0 {
 		o.IdleTimeout = 30 * time.Minute
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	d := &daemon{opts: o, root: root, log: o.Logger, started: time.Now(), cancel: cancel, feed: NewFeed(), plans: plans.NewStore()}
+	d := &daemon{opts: o, root: root, log: o.Logger, started: time.Now(), cancel: cancel, feed: NewFeed(), plans: plans.NewStore(),
+		streams: &connlimit.Streams{Max: MaxStreams}}
 	if d.token, err = newToken(); err != nil {
 		return err
 	}
@@ -129,12 +158,16 @@ func Serve(ctx context.Context, o Options) error {
 	d.feed.Tap = d.resourceUpdates(ctx)
 	d.refreshCatalog()
 
-	tcp, err := net.Listen("tcp", "127.0.0.1:0")
+	if err := d.writeApproveKey(); err != nil {
+		return fmt.Errorf("writing the approval key: %w", err)
+	}
+	defer os.Remove(layout.ApproveKey(root))
+	tcp, err := listen(listenPort(o, m))
 	if err != nil {
-		return fmt.Errorf("listening on 127.0.0.1: %w", err)
+		return err
 	}
 	d.port = tcp.Addr().(*net.TCPAddr).Port
-	ln := newLimitListener(tcp, MaxConns)
+	ln := connlimit.NewListener(tcp, MaxConns)
 
 	mux := d.newMux(cancel)
 	if jr, err := d.mountJournal(ctx, mux); err != nil {
@@ -142,7 +175,7 @@ func Serve(ctx context.Context, o Options) error {
 	} else if jr != nil {
 		defer jr.Close()
 	}
-	srv := newHTTPServer(ctx, d.tokenLogin(httpapi.Guard(liftReadDeadline(mcpFirst(mux)), httpapi.GuardOptions{Port: d.port, Token: d.token, Page: &httpapi.PageAuth{Cookie: wire.PageCookieName(d.port), Routes: pageRoutes, Valid: d.pages.valid}, Logger: d.log})), d.log)
+	srv := newHTTPServer(ctx, d.tokenLogin(d.approvals(httpapi.Guard(liftReadDeadline(mcpFirst(mux)), httpapi.GuardOptions{Port: d.port, Token: d.token, Page: &httpapi.PageAuth{Cookie: wire.PageCookieName(d.port), Routes: pageRoutes, Valid: d.pages.valid}, Logger: d.log}))), ln, d.log)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 
@@ -218,17 +251,19 @@ func (d *daemon) newMCP() *mcpserver.Server {
 		Instructions: "vx answers questions about this monorepo workspace: its tasks (listTasks, getConfig), its cache (getCacheStats, explainCacheKey), its run history (getRunHistory, whyDidThisRerun, getFailures, getTaskLog, compareRuns, runTrends), and runs or plans tasks (runTasks, planTasks)."})
 }
 
-// newMux routes /mcp, /status, /shutdown (which calls cancel), the live
-// feed and the page.
+// newMux routes /mcp, /hello, /status, /shutdown (which calls cancel),
+// the live feed and the page; /hello, /status and /shutdown are proved
+// to a client that sends a nonce.
 func (d *daemon) newMux(cancel context.CancelFunc) *http.ServeMux {
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", httpapi.NewMCPHandler(d.mcp, &httpapi.MCPOptions{Logger: d.log}))
-	mux.HandleFunc("GET /status", d.handleStatus)
-	mux.HandleFunc("POST /shutdown", func(w http.ResponseWriter, r *http.Request) {
+	mux.Handle("/mcp", httpapi.NewMCPHandler(d.mcp, &httpapi.MCPOptions{Logger: d.log, Streams: d.streams}))
+	mux.HandleFunc("GET "+proof.HelloPath, d.proved(handleHello))
+	mux.HandleFunc("GET /status", d.proved(d.handleStatus))
+	mux.HandleFunc("POST /shutdown", d.proved(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		d.log.Info().Msg("stop requested")
 		go cancel()
-	})
+	}))
 	d.mountLive(mux)
 	d.mountPage(mux)
 	return mux
@@ -248,7 +283,7 @@ func (d *daemon) writeDiscovery() (*wire.Discovery, error) {
 // refreshCatalog rebuilds the tool, resource and prompt catalogs from the
 // current model; the MCP server announces changes to sessions.
 func (d *daemon) refreshCatalog() {
-	catalog := tools.Catalog(d.env, tools.Config{VX: d.opts.VX, OnEvent: d.feed.Publish, Plans: d.plans})
+	catalog := tools.Catalog(d.env, tools.Config{VX: d.opts.VX, OnEvent: d.feed.Publish, Plans: d.plans, PageURL: d.pageURL})
 	if m, err := d.env.CurrentModel(); err == nil && m.Config.MCP.Compact() {
 		catalog = tools.Compact(catalog)
 	}
@@ -353,6 +388,9 @@ func (d *daemon) handleStatus(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(d.status(r.Context()))
 }
+
+// pageURL is the status page's address.
+func (d *daemon) pageURL() string { return fmt.Sprintf("http://127.0.0.1:%d/", d.port) }
 
 // info is what getWorkspaceInfo adds about the daemon itself.
 func (d *daemon) info() *wire.Status { return d.status(context.Background()) }

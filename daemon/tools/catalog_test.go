@@ -46,12 +46,21 @@ func catalogTools(t *testing.T) map[string]mcpserver.Tool {
 
 // TestCatalogIsTheOperations: every operation is a tool, with an object
 // inputSchema that refuses unknown arguments, an outputSchema generated
-// from its output type, and annotations from its declaration.
+// from its output type, and annotations from its declaration; except a
+// CLI-only one (a person's act, vx approve), which is never a tool.
 func TestCatalogIsTheOperations(t *testing.T) {
 	tools := catalogTools(t)
+	cliOnly := 0
 	for _, op := range ops.Operations() {
 		t.Run(op.Name, func(t *testing.T) {
 			tl, ok := tools[op.Name]
+			if op.CLIOnly {
+				cliOnly++
+				if ok {
+					t.Fatalf("operation %s is CLI-only (a person's act), yet the catalog serves it as a tool", op.Name)
+				}
+				return
+			}
 			if !ok {
 				t.Fatalf("operation %s is not in the catalog", op.Name)
 			}
@@ -79,6 +88,12 @@ func TestCatalogIsTheOperations(t *testing.T) {
 				t.Errorf("an unknown argument: %v; want a refusal naming it", err)
 			}
 		})
+	}
+	if cliOnly == 0 {
+		t.Error("no CLI-only operation: approvePlan (vx approve) should be one")
+	}
+	if _, ok := tools[ops.OpApprovePlan]; ok {
+		t.Errorf("%s is a tool: an MCP client could approve its own plans", ops.OpApprovePlan)
 	}
 }
 

@@ -26,7 +26,7 @@ type compactSub struct{ what, tool string }
 
 var compactGroups = []compactGroup{
 	{"inspect", "Inspect the workspace", "What is here and how is it configured?", []compactSub{
-		{"tasks", "listTasks"}, {"config", "getConfig"}, {"workspace", "getWorkspaceInfo"}, {"lock", "checkLock"}}},
+		{"tasks", "listTasks"}, {"config", "getConfig"}, {"workspace", "getWorkspaceInfo"}, {"lock", "checkLock"}, {"file", "getWorkspaceConfig"}}},
 	{"plan", "Plan", "What would run, or what would adopting vx write? Nothing executes.", []compactSub{
 		{"tasks", "planTasks"}, {"init", "planInit"}}},
 	{"run", "Run tasks", "Run tasks (or a plan from plan).", []compactSub{{"tasks", "runTasks"}}},

@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -12,7 +11,6 @@ import (
 	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/daemon/plans"
 	"github.com/vzn/vx/protocol/mcp"
-	"github.com/vzn/vx/protocol/wire"
 )
 
 // Under mcp.confirm, runTasks shows a person the plan and runs it only
@@ -30,35 +28,43 @@ var confirmSchema = json.RawMessage(`{"type":"object","properties":{"confirm":{"
 // maxShown bounds the tasks a confirmation lists by name.
 const maxShown = 20
 
-var errNoAsking = errors.New("this workspace asks a person to confirm before tasks run (mcp.confirm in vx.workspace.json), and this client cannot ask (it declared no elicitation): call planTasks, show the plan to the user, then call runTasks with {\"planId\": …} once they agree. Nothing ran")
+// noAsking refuses runTasks with a selection when the client is not
+// asked (it cannot ask, or outside: mcp.confirm "outside"): a person
+// approves a plan outside MCP.
+func noAsking(outside bool) error {
+	why := "this client cannot ask (it declared no elicitation)"
+	if outside {
+		why = "this workspace takes approvals only outside MCP (mcp.confirm \"outside\")"
+	}
+	return fmt.Errorf("this workspace runs tasks only once a person approves them (mcp.confirm in vx.workspace.json), and %s: call planTasks, whose answer says where a person approves the plan (`vx approve PLAN` in a terminal, or the status page), then call runTasks with {\"planId\": …}, which waits for that approval. Nothing ran", why)
+}
 
-// confirmRun serves runTasks under mcp.confirm.
-func confirmRun(ctx context.Context, call *mcpserver.Call, e *ops.Env, store *plans.Store, id, origin string, in ops.RunTasksInput, allowed func(string) bool, onEvent func(wire.Event)) (any, error) {
-	if call.Modern != nil && call.Modern.RequestState != "" {
-		p, err := store.Lookup(call.Modern.RequestState)
-		if err != nil {
-			return nil, err
-		}
-		if p.Origin != origin {
-			return nil, fmt.Errorf("requestState %s belongs to another runTasks call (its arguments differ); call runTasks again without it. Nothing ran", p.ID)
-		}
-		raw, ok := call.Modern.InputResponses[confirmKey]
-		if !ok {
-			return askModern(e, p), nil // the answer is missing: ask again
-		}
-		var res mcp.ElicitResult
-		if err := json.Unmarshal(raw, &res); err != nil {
-			return nil, fmt.Errorf("inputResponses.%s is not an elicitation result ({action, content}): %v. Nothing ran", confirmKey, err)
-		}
-		return decide(ctx, e, store, p, &res, allowed, onEvent)
+// runCall is one runTasks call where vxd keeps plans.
+type runCall struct {
+	call   *mcpserver.Call
+	store  *plans.Store
+	runner plans.Runner // with NeedApproval under mcp.confirm
+	origin string       // the call's arguments (callOrigin)
+	// outside takes approvals only outside MCP (mcp.confirm "outside"):
+	// the client is never asked, even when it could be.
+	outside bool
+	// approveAt says where a person approves a plan outside MCP.
+	approveAt func(p *plans.Plan) string
+}
+
+// confirmRun serves runTasks under mcp.confirm: id is the planId given
+// ("" for a selection, in).
+func confirmRun(ctx context.Context, rc *runCall, id string, in ops.RunTasksInput) (any, error) {
+	call, store, e := rc.call, rc.store, rc.runner.Env
+	if call.Modern != nil && call.Modern.RequestState != "" && !rc.outside {
+		return answerModern(ctx, rc)
 	}
 	canAsk := call.Elicit != nil || (call.Modern != nil && call.Modern.CanElicit)
-	if !canAsk {
-		if id != "" {
-			// The two-call flow: the plan went to a person between the calls.
-			return store.Apply(ctx, e, id, allowed, onEvent)
+	if !canAsk || rc.outside {
+		if id == "" {
+			return nil, noAsking(rc.outside)
 		}
-		return nil, errNoAsking
+		return waitThenApply(ctx, rc, id)
 	}
 	var p *plans.Plan
 	var err error
@@ -66,17 +72,21 @@ func confirmRun(ctx context.Context, call *mcpserver.Call, e *ops.Env, store *pl
 		p, err = store.Lookup(id)
 	} else {
 		var out *ops.PlanTasksOutput
-		if out, err = store.Plan(ctx, e, in, origin); err == nil {
+		if out, err = store.Plan(ctx, e, in, rc.origin); err == nil {
 			p, err = store.Lookup(out.PlanID)
 		}
 	}
 	if err != nil {
 		return nil, err
 	}
+	if store.Approved(p) != "" {
+		// A person approved it already (vx approve, the status page).
+		return store.Apply(ctx, rc.runner, p.ID)
+	}
 	if call.Modern != nil {
-		if p.Origin != origin {
+		if p.Origin != rc.origin {
 			// A planTasks plan confirmed through a retry: tie it to this call.
-			p, err = reissue(ctx, e, store, p, origin)
+			p, err = reissue(ctx, e, store, p, rc.origin)
 			if err != nil {
 				return nil, err
 			}
@@ -89,7 +99,60 @@ func confirmRun(ctx context.Context, call *mcpserver.Call, e *ops.Env, store *pl
 	if err != nil {
 		return nil, fmt.Errorf("asking the user to confirm plan %s failed, nothing ran: %w", p.ID, err)
 	}
-	return decide(ctx, e, store, p, res, allowed, onEvent)
+	return decide(ctx, rc, p, res)
+}
+
+// answerModern serves a 2026-07-28 retry carrying the person's answer.
+func answerModern(ctx context.Context, rc *runCall) (any, error) {
+	m := rc.call.Modern
+	p, err := rc.store.Lookup(m.RequestState)
+	if err != nil {
+		return nil, err
+	}
+	if p.Origin != rc.origin {
+		return nil, fmt.Errorf("requestState %s belongs to another runTasks call (its arguments differ); call runTasks again without it. Nothing ran", p.ID)
+	}
+	raw, ok := m.InputResponses[confirmKey]
+	if !ok {
+		return askModern(rc.runner.Env, p), nil // the answer is missing: ask again
+	}
+	var res mcp.ElicitResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, fmt.Errorf("inputResponses.%s is not an elicitation result ({action, content}): %v. Nothing ran", confirmKey, err)
+	}
+	return decide(ctx, rc, p, &res)
+}
+
+// waitThenApply applies plan id once a person approved it outside MCP:
+// the call says where (a progress notification) and waits, at most until
+// the plan expires.
+func waitThenApply(ctx context.Context, rc *runCall, id string) (any, error) {
+	if err := awaitApproval(ctx, rc.call, rc.store, id, rc.approveAt); err != nil {
+		return nil, err
+	}
+	return rc.store.Apply(ctx, rc.runner, id)
+}
+
+// awaitApproval returns once a person approved plan id: at once when
+// they have, else after saying where (a progress notification) and
+// waiting, at most until the plan expires.
+func awaitApproval(ctx context.Context, call *mcpserver.Call, store *plans.Store, id string, where func(*plans.Plan) string) error {
+	p, err := store.Lookup(id)
+	if err != nil {
+		return err
+	}
+	if store.Approved(p) != "" {
+		return nil
+	}
+	call.Progress(0, 0, where(p))
+	return store.WaitApproved(ctx, p)
+}
+
+// approveWhere says where a person approves plan id, given the status
+// page's address and the workspace.
+func approveWhere(id, root, page string, expires time.Time) string {
+	return fmt.Sprintf("plan %s awaits a person's approval (mcp.confirm): run `vx approve %s` in a terminal in %s, or approve it on the status page %s (log in to approve with the address `vx approve --page` prints); runTasks {planId} waits for it until %s, when the plan expires",
+		id, id, root, page, expires.UTC().Format(time.RFC3339))
 }
 
 // reissue plans p's selection again under origin (the retry is checked
@@ -120,7 +183,7 @@ func askModern(e *ops.Env, p *plans.Plan) *mcpserver.InputRequired {
 
 // decide runs the plan when the person accepted, and otherwise says that
 // nothing ran and why.
-func decide(ctx context.Context, e *ops.Env, store *plans.Store, p *plans.Plan, res *mcp.ElicitResult, allowed func(string) bool, onEvent func(wire.Event)) (any, error) {
+func decide(ctx context.Context, rc *runCall, p *plans.Plan, res *mcp.ElicitResult) (any, error) {
 	switch res.Action {
 	case mcp.ElicitAccept:
 		var yes bool
@@ -130,7 +193,10 @@ func decide(ctx context.Context, e *ops.Env, store *plans.Store, p *plans.Plan, 
 		if !yes {
 			return nil, fmt.Errorf("the user answered not to run plan %s: nothing ran", p.ID)
 		}
-		return store.Apply(ctx, e, p.ID, allowed, onEvent)
+		if _, err := rc.store.Approve(p.ID, plans.ByElicitation); err != nil {
+			return nil, err
+		}
+		return rc.store.Apply(ctx, rc.runner, p.ID)
 	case mcp.ElicitDecline:
 		return nil, fmt.Errorf("the user declined to run plan %s: nothing ran", p.ID)
 	case mcp.ElicitCancel:

@@ -5,8 +5,6 @@ import (
 	"fmt"
 
 	"github.com/vzn/vx/daemon/ops"
-	"github.com/vzn/vx/daemon/plans"
-	"github.com/vzn/vx/protocol/wire"
 )
 
 // selectionArgs are runTasks' arguments that choose what runs; a planId
@@ -32,14 +30,14 @@ func planDescription(requirePlan bool) string {
 // applyPlan serves runTasks when a plan decides it: a planId is applied
 // through the store, and under mcp.requirePlan a call without one is
 // refused. handled is false when the call is an ordinary selection.
-func applyPlan(ctx context.Context, e *ops.Env, store *plans.Store, given map[string]bool, planID string, allowed func(string) bool, onEvent func(wire.Event)) (handled bool, out any, err error) {
-	if err := checkPlanArgs(e, given); err != nil {
+func applyPlan(ctx context.Context, rc *runCall, given map[string]bool, planID string) (handled bool, out any, err error) {
+	if err := checkPlanArgs(rc.runner.Env, given); err != nil {
 		return true, nil, err
 	}
 	if !given["planId"] {
 		return false, nil, nil
 	}
-	res, err := store.Apply(ctx, e, planID, allowed, onEvent)
+	res, err := rc.store.Apply(ctx, rc.runner, planID)
 	if err != nil {
 		return true, nil, err
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/url"
-	"os"
 
 	"github.com/vzn/vx/daemon/mcpserver"
 	"github.com/vzn/vx/daemon/ops"
@@ -29,20 +28,17 @@ func jsonResource(uri string, v any) (*mcp.ReadResourceResult, error) {
 }
 
 // Resources lists the daemon's resources; each is mirrored by a tool
-// (getConfig, getLastRun, getTaskLog) since clients' support varies.
+// (getWorkspaceConfig, getLastRun, getTaskLog) since clients' support
+// varies, and each reads through that tool's operation.
 func Resources(e *ops.Env) ([]mcpserver.Resource, []mcpserver.ResourceTemplate) {
 	res := []mcpserver.Resource{
 		{Def: mcp.Resource{URI: ConfigURI, Name: "workspace-config", Title: "Workspace configuration", Description: "vx.workspace.json as written, secret Values masked", MimeType: "application/json"},
 			Read: func(ctx context.Context) (*mcp.ReadResourceResult, error) {
-				m, err := e.CurrentModel()
+				out, err := ops.WorkspaceConfig(ctx, e, ops.WorkspaceConfigInput{})
 				if err != nil {
 					return nil, err
 				}
-				b, err := os.ReadFile(m.ConfigPath)
-				if err != nil {
-					return nil, err
-				}
-				return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{{URI: ConfigURI, MimeType: "application/json", Text: string(e.Masker.JSON(b))}}}, nil
+				return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{{URI: ConfigURI, MimeType: "application/json", Text: out.Text}}}, nil
 			}},
 		{Def: mcp.Resource{URI: LatestRunURI, Name: "latest-run", Title: "Latest run", Description: "the latest run with every task's outcome (vx last --format json)", MimeType: "application/json"},
 			Read: func(ctx context.Context) (*mcp.ReadResourceResult, error) {

@@ -29,6 +29,18 @@ type Config struct {
 	Plans *plans.Store
 	// OnEvent receives runTasks' run events (for the live feed).
 	OnEvent func(wire.Event)
+	// PageURL is the status page's address, where (besides `vx approve`)
+	// a person approves plans under mcp.confirm; nil outside vxd.
+	PageURL func() string
+}
+
+// approveAt says where a person approves plan id outside MCP.
+func (cfg Config) approveAt(e *ops.Env, p *plans.Plan) string {
+	page := "(no status page: vxd is not serving one)"
+	if cfg.PageURL != nil {
+		page = cfg.PageURL()
+	}
+	return approveWhere(p.ID, e.Root, page, p.Expires)
 }
 
 // Handler answers one tool call with its decoded input (a pointer to the
@@ -220,7 +232,12 @@ func Catalog(e *ops.Env, cfg Config) []mcpserver.Tool {
 			if spec, ok := runTasksSpec(e, cfg); ok {
 				out = append(out, Tool(op, e, spec))
 			}
+		case ops.OpPruneCache:
+			out = append(out, Tool(op, e, pruneCacheSpec(e, cfg)))
 		default:
+			if op.CLIOnly {
+				continue // a person's act (vx approve): never a tool
+			}
 			out = append(out, Tool(op, e, Spec{}))
 		}
 	}
@@ -236,7 +253,18 @@ func planTasksSpec(e *ops.Env, cfg Config) Spec {
 		Run: func(ctx context.Context, _ *mcpserver.Call, v any) (any, error) {
 			in := v.(*ops.PlanTasksInput).Run()
 			in.VX = cfg.VX
-			return cfg.Plans.Plan(ctx, e, in, "planTasks")
+			out, err := cfg.Plans.Plan(ctx, e, in, "planTasks")
+			if err != nil {
+				return nil, err
+			}
+			if m, err := e.CurrentModel(); err == nil && m.Config.MCP.Confirm.On {
+				p, err := cfg.Plans.Lookup(out.PlanID)
+				if err != nil {
+					return nil, err
+				}
+				out.ApproveWith = cfg.approveAt(e, p)
+			}
+			return out, nil
 		}}
 }
 
@@ -258,7 +286,10 @@ func runTasksSpec(e *ops.Env, cfg Config) (Spec, bool) {
 	spec := Spec{}
 	if cfg.Plans != nil {
 		desc += planDescription(m.Config.MCP.RequirePlan)
-		if m.Config.MCP.Confirm {
+		switch {
+		case m.Config.MCP.Confirm.Outside:
+			desc += " This workspace runs a plan only once a person approved it outside MCP (mcp.confirm \"outside\": vx approve or the status page): planTasks, then runTasks {planId}, which waits for the approval."
+		case m.Config.MCP.Confirm.On:
 			desc += " This workspace asks the user to confirm the plan (mcp.confirm) before anything runs."
 		}
 		spec.Input = reflect.TypeFor[runTasksArgs]()
@@ -276,13 +307,20 @@ func runTasksSpec(e *ops.Env, cfg Config) (Spec, bool) {
 		in.VX = cfg.VX
 		if cfg.Plans != nil {
 			given := argKeys(call.Arguments)
-			if m, err := e.CurrentModel(); err == nil && m.Config.MCP.Confirm {
+			var confirm workspace.MCPConfirm
+			if m, err := e.CurrentModel(); err == nil {
+				confirm = m.Config.MCP.Confirm
+			}
+			rc := &runCall{call: call, store: cfg.Plans, origin: callOrigin(call.Arguments), outside: confirm.Outside,
+				runner:    plans.Runner{Env: e, Allowed: allowed, OnEvent: onEvent, NeedApproval: confirm.On},
+				approveAt: func(p *plans.Plan) string { return cfg.approveAt(e, p) }}
+			if confirm.On {
 				if err := checkPlanArgs(e, given); err != nil {
 					return nil, err
 				}
-				return confirmRun(ctx, call, e, cfg.Plans, planID, callOrigin(call.Arguments), in, allowed, onEvent)
+				return confirmRun(ctx, rc, planID, in)
 			}
-			if applied, out, err := applyPlan(ctx, e, cfg.Plans, given, planID, allowed, onEvent); applied {
+			if applied, out, err := applyPlan(ctx, rc, given, planID); applied {
 				return out, err
 			}
 		}

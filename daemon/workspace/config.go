@@ -27,6 +27,26 @@ type Config struct {
 	// sandbox overrides it field by field.
 	Sandbox  *SandboxConfig  `json:"sandbox,omitempty"`
 	Platform *PlatformConfig `json:"platform,omitempty"`
+	// Daemon configures vxd for this workspace.
+	Daemon *DaemonConfig `json:"daemon,omitempty"`
+}
+
+// DaemonConfig configures the workspace's vxd.
+type DaemonConfig struct {
+	// Port is the loopback port vxd listens on (0 or absent: any free
+	// port). `vxd serve --port` overrides it.
+	Port int `json:"port,omitempty"`
+}
+
+// MaxPort is the largest TCP port.
+const MaxPort = 65535
+
+// validate refuses a port outside 0..65535.
+func (d *DaemonConfig) validate() error {
+	if d != nil && (d.Port < 0 || d.Port > MaxPort) {
+		return fmt.Errorf("daemon.port: %d is not a port (use 1..%d, or leave it out for any free port)", d.Port, MaxPort)
+	}
+	return nil
 }
 
 // PlatformConfig opts the workspace into pushing its runs to a vx-platform
@@ -94,11 +114,45 @@ type MCPConfig struct {
 	PlanTTL string `json:"planTtl,omitempty"`
 	// RequirePlan makes runTasks accept only a planId from planTasks.
 	RequirePlan bool `json:"requirePlan,omitempty"`
-	// Confirm makes runTasks ask the person behind the client first.
-	Confirm bool `json:"confirm,omitempty"`
+	// Confirm makes a plan run only once a person approved it.
+	Confirm MCPConfirm `json:"confirm,omitzero"`
 	// Tools is the catalog vxd lists: "full" (default) or "compact".
 	Tools string `json:"tools,omitempty"`
 }
+
+// MCPConfirm is the decoded "mcp.confirm": false; true (a person
+// approves each plan: through MCP elicitation when the client can ask,
+// else outside MCP); or "outside" (only outside MCP, with vx approve or
+// on the status page, whatever the client can do).
+type MCPConfirm struct {
+	On      bool
+	Outside bool
+}
+
+func (c *MCPConfirm) UnmarshalJSON(b []byte) error {
+	var on bool
+	if err := json.Unmarshal(b, &on); err == nil {
+		*c = MCPConfirm{On: on}
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil || s != ConfirmOutside {
+		return fmt.Errorf("mcp.confirm: expected true, false or %q", ConfirmOutside)
+	}
+	*c = MCPConfirm{On: true, Outside: true}
+	return nil
+}
+
+func (c MCPConfirm) MarshalJSON() ([]byte, error) {
+	if c.Outside {
+		return json.Marshal(ConfirmOutside)
+	}
+	return json.Marshal(c.On)
+}
+
+// ConfirmOutside is the mcp.confirm value that takes approvals only
+// outside MCP.
+const ConfirmOutside = "outside"
 
 // MCPRun is the decoded "mcp.run" value.
 type MCPRun struct {

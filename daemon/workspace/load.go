@@ -349,6 +349,9 @@ func (m *Model) validateConfig() error {
 	if err := m.Config.RemoteCache.validate(); err != nil {
 		return &FileError{File: m.ConfigPath, Msg: err.Error()}
 	}
+	if err := m.Config.Daemon.validate(); err != nil {
+		return &FileError{File: m.ConfigPath, Msg: err.Error()}
+	}
 	return nil
 }
 

@@ -20,6 +20,7 @@ import (
 
 	"github.com/vzn/vx/daemon/httpapi"
 	"github.com/vzn/vx/daemon/mcpserver"
+	"github.com/vzn/vx/internal/connlimit"
 	"github.com/vzn/vx/platform/teamops"
 	"github.com/vzn/vx/platform/teamtools"
 	"github.com/vzn/vx/platform/tokens"
@@ -50,6 +51,8 @@ type Server struct {
 
 	// modern serves the 2026-07-28 era of mcp with vxd's code.
 	modern *httpapi.Modern
+	// streams are the listen streams' slots, per token and in all.
+	streams *connlimit.Streams
 }
 
 // New returns the platform's handler over pool.
@@ -58,7 +61,7 @@ func New(pool *pgxpool.Pool, opts *Options) *Server {
 		opts = &Options{}
 	}
 	env := &teamops.Env{Pool: pool}
-	s := &Server{pool: pool, ops: env, log: opts.Logger, opts: *opts, tools: map[string]mcpserver.Tool{}}
+	s := &Server{pool: pool, ops: env, log: opts.Logger, opts: *opts, tools: map[string]mcpserver.Tool{}, streams: newStreams()}
 	s.mcp = mcpserver.New(&mcpserver.Options{Name: "vx-platform", Version: opts.Version, Logger: opts.Logger,
 		Instructions: "Team-wide vx run history over every workspace of your org: list_workspaces, then list_runs, get_run, run_trends, cache_stats, why_did_rerun and compare_runs."})
 	catalog := teamtools.Catalog(env)

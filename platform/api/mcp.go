@@ -22,7 +22,7 @@ const headerProtocolVersion = "MCP-Protocol-Version"
 // message or a batch, in a session that lives for this request only (the
 // revision comes from the request's header, 2025-03-26 when it has none);
 // only notifications → 202.
-func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, _ *tokens.Principal) {
+func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, p *tokens.Principal) {
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		writeErr(w, http.StatusUnsupportedMediaType, "unsupported media type: POST a JSON-RPC body with Content-Type: application/json")
 		return
@@ -42,6 +42,13 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, _ *tokens.Prin
 		b, _ := jsonrpc.Encode(jsonrpc.NewError(nil, derr))
 		writeRaw(w, http.StatusBadRequest, b)
 		return
+	}
+	if !batch && msgs[0].Method == mcp.MethodSubscriptionsListen {
+		release, ok := s.streamSlot(w, p)
+		if !ok {
+			return
+		}
+		defer release()
 	}
 	if s.modern.Serve(w, r, msgs, batch) {
 		return // the 2026-07-28 era, served by vxd's own code

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/vzn/vx/daemon/mcpserver"
+	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/platform/ingest"
 	"github.com/vzn/vx/platform/teamops"
 	"github.com/vzn/vx/platform/tokens"
@@ -22,7 +23,9 @@ import (
 // tool serves a GET route with a tool's own handler: the query string and
 // the named path values become its arguments (a number-looking limit is a
 // number; everything else is a string, checked by the tool exactly as over
-// MCP), and the answer is the tool's structured content.
+// MCP), and the answer is the tool's structured content. A value holding
+// NUL or bytes that are not UTF-8 is refused here, as DecodeInput refuses
+// it over MCP: encoding it as JSON would replace those bytes.
 func (s *Server) tool(name string, pathArgs []string) authed {
 	t := s.tools[name]
 	return func(w http.ResponseWriter, r *http.Request, _ *tokens.Principal) {
@@ -30,6 +33,10 @@ func (s *Server) tool(name string, pathArgs []string) authed {
 		for k, vs := range r.URL.Query() {
 			if len(vs) != 1 {
 				writeErr(w, http.StatusBadRequest, fmt.Sprintf("query parameter %q is given %d times; give it once", k, len(vs)))
+				return
+			}
+			if err := ops.CheckText(k, vs[0]); err != nil {
+				writeErr(w, http.StatusBadRequest, err.Error())
 				return
 			}
 			args[k] = vs[0]
@@ -40,6 +47,10 @@ func (s *Server) tool(name string, pathArgs []string) authed {
 			}
 		}
 		for _, k := range pathArgs {
+			if err := ops.CheckText(k, r.PathValue(k)); err != nil {
+				writeErr(w, http.StatusBadRequest, err.Error())
+				return
+			}
 			args[k] = r.PathValue(k)
 		}
 		raw, _ := json.Marshal(args)

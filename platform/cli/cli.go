@@ -191,7 +191,7 @@ func serve(ctx context.Context, argv []string, stderr io.Writer) error {
 	}
 	log.Info().Str("listen", ln.Addr().String()).Str("version", version.Version).Msg("vx-platform serving")
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.Serve(api.Listen(srv, ln)) }()
 	select {
 	case err := <-errc:
 		return err

@@ -17,7 +17,9 @@ type TrendsInput struct {
 	Limit  *ops.Limit `json:"limit,omitempty" jsonschema:"buckets, 1..1000 (default 24), clamped"`
 }
 
-// Bucket is one hour or day (UTC) of activity.
+// Bucket is one hour or day (UTC) of activity. Executions and Hits are
+// counted as ops.ExecutionsDefined says (runs.tasks: every task row of a
+// run; runs.executions counts only the tasks that ran, list_runs' executed).
 type Bucket struct {
 	Start         time.Time `json:"start"`
 	Runs          int       `json:"runs"`
@@ -54,7 +56,7 @@ func (e *Env) RunTrends(ctx context.Context, p *tokens.Principal, in TrendsInput
 	}
 	limit, note := clamp(in.Limit, TrendsDefault, 1, TrendsMax)
 	rows, err := e.Pool.Query(ctx, `SELECT date_trunc($3, started_at AT TIME ZONE 'UTC') AS b, count(*),
-		count(*) FILTER (WHERE status = 'failed'), sum(executions), sum(hits), sum(local_hits), sum(remote_hits),
+		count(*) FILTER (WHERE status = 'failed'), sum(tasks), sum(hits), sum(local_hits), sum(remote_hits),
 		(percentile_disc(0.5) WITHIN GROUP (ORDER BY duration_ms))::bigint
 		FROM runs WHERE org_id = $1 AND workspace_id = $2 GROUP BY b ORDER BY b DESC LIMIT $4`, p.OrgID, ws.ID, b, limit)
 	if err != nil {
@@ -109,7 +111,7 @@ func (e *Env) CacheStats(ctx context.Context, p *tokens.Principal, s Scope) (*Ca
 	}
 	err = e.Pool.QueryRow(ctx, `SELECT
 		count(*) FILTER (WHERE started_at > now() - interval '24 hours'),
-		COALESCE(sum(executions + hits) FILTER (WHERE started_at > now() - interval '24 hours'), 0),
+		COALESCE(sum(tasks) FILTER (WHERE started_at > now() - interval '24 hours'), 0),
 		COALESCE(sum(hits) FILTER (WHERE started_at > now() - interval '24 hours'), 0),
 		COALESCE(sum(local_hits) FILTER (WHERE started_at > now() - interval '24 hours'), 0),
 		COALESCE(sum(remote_hits) FILTER (WHERE started_at > now() - interval '24 hours'), 0),

@@ -34,8 +34,11 @@ type Scope struct {
 	Workspace *string `json:"workspace,omitempty" jsonschema:"a workspace id from list_workspaces (or its slug); default: the org's most recently seen workspace. Ignored for a workspace-pinned token"`
 }
 
-// NoInput is list_workspaces' input: it takes no arguments.
-type NoInput struct{}
+// WorkspacesInput selects list_workspaces: every workspace of the org, or
+// the one named (the same argument as Scope, with another default).
+type WorkspacesInput struct {
+	Workspace *string `json:"workspace,omitempty" jsonschema:"a workspace id from list_workspaces (or its slug): list that workspace only; default: every workspace of the org. Ignored for a workspace-pinned token"`
+}
 
 // WorkspaceRef names the workspace an answer is about.
 type WorkspaceRef struct {
@@ -117,10 +120,19 @@ type WorkspacesOutput struct {
 }
 
 // ListWorkspaces answers list_workspaces: the org's workspaces, most
-// recently seen first (a pinned token sees its own only).
-func (e *Env) ListWorkspaces(ctx context.Context, p *tokens.Principal) (*WorkspacesOutput, error) {
+// recently seen first, or the one in.Workspace names (an unknown one is
+// refused). A pinned token sees its own only, whatever the argument.
+func (e *Env) ListWorkspaces(ctx context.Context, p *tokens.Principal, in WorkspacesInput) (*WorkspacesOutput, error) {
+	id := ""
+	if p.Workspace == "" && in.Workspace != nil {
+		ref, err := e.workspace(ctx, p, Scope{Workspace: in.Workspace})
+		if err != nil {
+			return nil, err
+		}
+		id = ref.ID
+	}
 	rows, err := e.Pool.Query(ctx, `SELECT id, name, slug, created_at, last_seen_at, run_count FROM workspaces
-		WHERE org_id = $1 AND ($2 = '' OR slug = $2) ORDER BY last_seen_at DESC, id`, p.OrgID, p.Workspace)
+		WHERE org_id = $1 AND ($2 = '' OR slug = $2) AND ($3 = '' OR id = $3) ORDER BY last_seen_at DESC, id`, p.OrgID, p.Workspace, id)
 	if err != nil {
 		return nil, fmt.Errorf("listing workspaces: %w", err)
 	}

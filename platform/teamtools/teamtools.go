@@ -38,11 +38,9 @@ func tool[In, Out any](spec ops.Spec[In, Out], run func(ctx context.Context, p *
 // Catalog is the tools for the platform's MCP server.
 func Catalog(e *teamops.Env) []mcpserver.Tool {
 	return []mcpserver.Tool{
-		tool(ops.Spec[teamops.NoInput, teamops.WorkspacesOutput]{Name: "list_workspaces", Title: "List workspaces", ReadOnly: true,
-			Description: "Every workspace of the org: id, name, slug, when it was last seen and how many runs it pushed, most recently seen first."},
-			func(ctx context.Context, p *tokens.Principal, _ teamops.NoInput) (*teamops.WorkspacesOutput, error) {
-				return e.ListWorkspaces(ctx, p)
-			}),
+		tool(ops.Spec[teamops.WorkspacesInput, teamops.WorkspacesOutput]{Name: "list_workspaces", Title: "List workspaces", ReadOnly: true,
+			Description: "Every workspace of the org (or the one workspace names): id, name, slug, when it was last seen and how many runs it pushed, most recently seen first."},
+			e.ListWorkspaces),
 		tool(ops.Spec[teamops.ListRunsInput, teamops.RunsOutput]{Name: "list_runs", Title: "List runs", ReadOnly: true,
 			Description: "Recent vx run invocations of a workspace, newest first: command, branch and commit, CI, status, task/failed/hit counts (local and remote), duration. limit 1..500 (default 50) is clamped and the answer says the limit applied."},
 			e.ListRuns),
@@ -50,10 +48,10 @@ func Catalog(e *teamops.Env) []mcpserver.Tool {
 			Description: "One run in full: the invocation header and every task's outcome (status, cache and its source, key, exit code, duration, peak RSS, CPU parallelism, failure reason, blockedBy, timedOut). found is false for an id the workspace does not have."},
 			e.GetRun),
 		tool(ops.Spec[teamops.TrendsInput, teamops.TrendsOutput]{Name: "run_trends", Title: "Run trends", ReadOnly: true,
-			Description: "Activity over time per hour or day (UTC), newest first: runs, failed runs, task executions, cache hits (local and remote) and the p50 run duration. limit 1..1000 (default 24) is clamped."},
+			Description: "Activity over time per hour or day (UTC), newest first: runs, failed runs, task executions, cache hits (local and remote) and the p50 run duration. limit 1..1000 (default 24) is clamped. " + ops.ExecutionsDefined},
 			e.RunTrends),
 		tool(ops.Spec[teamops.Scope, teamops.CacheStatsOutput]{Name: "cache_stats", Title: "Cache statistics", ReadOnly: true,
-			Description: "Cache effectiveness of a workspace: the entries its runs wrote and their bytes, runs, executions and hits of the last 24 hours with the hit rate, and hits split between the local cache and the remote cache."},
+			Description: "Cache effectiveness of a workspace: the entries its runs wrote and their bytes, runs, executions and hits of the last 24 hours with the hit rate, and hits split between the local cache and the remote cache. " + ops.ExecutionsDefined},
 			e.CacheStats),
 		tool(ops.Spec[teamops.WhyInput, teamops.WhyOutput]{Name: "why_did_rerun", Title: "Why did this re-run", ReadOnly: true,
 			Description: "Why a task re-executed in a run: its key against the task's previous execution in the workspace, and the per-component diff (files, global inputs, env names, definition fields, upstream keys) of the two keys."},

@@ -47,3 +47,8 @@ func Events(root string) string { return filepath.Join(Daemon(root), "events") }
 // OutputStamps records what each task's outputs were when vx last wrote
 // them, ROOT/.vx/outputs.json.
 func OutputStamps(root string) string { return filepath.Join(root, DirName, "outputs.json") }
+
+// ApproveKey is the running daemon's approval key, ROOT/.vx/daemon/approve.key
+// (0600): what `vx approve` sends to approve a plan. MCP clients are
+// never given it.
+func ApproveKey(root string) string { return filepath.Join(Daemon(root), "approve.key") }

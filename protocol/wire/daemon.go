@@ -64,3 +64,11 @@ type RunBrief struct {
 	Failed     int       `json:"failed"`
 	Command    string    `json:"command"`
 }
+
+// NotRunning is what `vxd status --format json` prints when no daemon
+// answers for the workspace (it exits 1).
+type NotRunning struct {
+	Running   bool   `json:"running"` // always false
+	Workspace string `json:"workspace"`
+	Message   string `json:"message"`
+}

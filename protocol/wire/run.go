@@ -118,6 +118,15 @@ type Plan struct {
 	Tasks     []PlanTask    `json:"tasks"`
 	Predicted PlanPredicted `json:"predicted"`
 	Affected  *PlanAffected `json:"affected,omitempty"`
+
+	// Request, Prerequisites, MadeAt and ExpiresAt are what vx run
+	// --dry=json adds so that vx run --plan can apply the plan: the
+	// selection planned, the state it was planned against, and until when
+	// it may be applied (mcp.planTtl).
+	Request       *RunRequest        `json:"request,omitempty"`
+	Prerequisites *PlanPrerequisites `json:"prerequisites,omitempty"`
+	MadeAt        *time.Time         `json:"madeAt,omitempty"`
+	ExpiresAt     *time.Time         `json:"expiresAt,omitempty"`
 }
 
 // PlanTask is one task a run would see.

@@ -33,12 +33,15 @@ func run(t *testing.T, dir string, name string, args ...string) string {
 	return string(out)
 }
 
-func TestStatusPage(t *testing.T) {
-	chromium := os.Getenv("CHROMIUM")
+// browserReady finds Debian's chromium and playwright-core, skipping the
+// test (failing it under CI) without them.
+func browserReady(t *testing.T) (chromium, here string) {
+	t.Helper()
+	chromium = os.Getenv("CHROMIUM")
 	if chromium == "" {
 		chromium = "/usr/bin/chromium"
 	}
-	here := filepath.Join(repoRoot(t), "tests", "browser")
+	here = filepath.Join(repoRoot(t), "tests", "browser")
 	if _, err := os.Stat(filepath.Join(here, "node_modules", "playwright-core")); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("playwright-core is not installed in %s (.ci/run installs it with npm ci)", here)
@@ -51,6 +54,11 @@ func TestStatusPage(t *testing.T) {
 		}
 		t.Skip("chromium not installed")
 	}
+	return chromium, here
+}
+
+func TestStatusPage(t *testing.T) {
+	chromium, here := browserReady(t)
 	bin := t.TempDir()
 	root := repoRoot(t)
 	run(t, root, "go", "build", "-o", filepath.Join(bin, "vx"), "./cmd/vx")

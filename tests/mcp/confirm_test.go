@@ -96,8 +96,9 @@ func TestConfirm(t *testing.T) {
 }
 
 // TestConfirmWithoutElicitation: a client that declared no elicitation
-// is told to plan and apply (two calls, the person in between), and that
-// works.
+// is refused a selection and told to plan; the plan runs only once a
+// person approved it with vx approve (TestApprovalIsAPersons has the
+// waiting call).
 func TestConfirmWithoutElicitation(t *testing.T) {
 	for _, tr := range []int{0, 2} {
 		tr := eraTransports[tr]
@@ -107,8 +108,11 @@ func TestConfirmWithoutElicitation(t *testing.T) {
 			setRunPolicy(t, root, `,"mcp":{"confirm":true}`)
 			gitIn(t, root, "commit", "-qam", "confirm")
 			cs := tr.connect(t, root, nil)
-			callRefused(t, cs, "runTasks", map[string]any{"tasks": []string{"lint"}}, "call planTasks, show the plan to the user, then call runTasks")
+			callRefused(t, cs, "runTasks", map[string]any{"tasks": []string{"lint"}}, "call planTasks, whose answer says where a person approves the plan")
 			p := planTasks(t, cs, "lint")
+			if r := run(t, root, nil, vxBin, "approve", p.PlanID); r.Code != 0 {
+				t.Fatalf("vx approve\n%s", r)
+			}
 			var out runTasksOut
 			callOK(t, cs, "runTasks", map[string]any{"planId": p.PlanID}).structured(t, &out)
 			if strings.Join(out.ids(), " ") != "one#lint two#lint" {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/tests/internal/harness"
 )
 
@@ -102,12 +103,13 @@ func rows(h hist) []row {
 		{tool: "listTasks", args: map[string]any{"affected": "HEAD~1"}, verb: []string{"show", "--affected=HEAD~1", "--format", "json"}, holds: `"name":"app"`},
 		{tool: "listTasks", args: map[string]any{"affected": "HEAD"}, verb: []string{"show", "--affected=HEAD", "--format", "json"}},
 		{tool: "listTasks", args: map[string]any{"affected": true}, verb: []string{"show", "--affected", "--format", "json"}},
-		{tool: "planTasks", args: map[string]any{"tasks": []any{"test"}, "affected": true}, verb: []string{"run", "test", "--affected", "--dry=json"}, part: "plan"},
-		{tool: "planTasks", args: map[string]any{"tasks": []any{"build"}, "affected": "HEAD~1"}, verb: []string{"run", "build", "--affected=HEAD~1", "--dry=json"}, part: "plan", holds: `"affectedReason"`},
+		{tool: "planTasks", args: map[string]any{"tasks": []any{"test"}, "affected": true}, verb: []string{"run", "test", "--affected", "--dry=json"}, part: "plan", ignore: dryStamp},
+		{tool: "planTasks", args: map[string]any{"tasks": []any{"build"}, "affected": "HEAD~1"}, verb: []string{"run", "build", "--affected=HEAD~1", "--dry=json"}, part: "plan", holds: `"affectedReason"`, ignore: dryStamp},
 		{tool: "getConfig", args: map[string]any{"target": "app#build"}, verb: []string{"show", "app#build", "--format", "json"}, holds: `"dependsOn":["^build"]`},
 		{tool: "getConfig", args: map[string]any{"target": "app#deploy"}, verb: []string{"show", "app#deploy", "--format", "json"}, holds: `"DEPLOY_TOKEN":"***"`},
 		{tool: "getConfig", args: map[string]any{"target": "lib"}, verb: []string{"show", "lib", "--format", "json"}},
 		{tool: "getConfig", args: map[string]any{"target": "test"}, verb: []string{"show", "test", "--format", "json"}},
+		{tool: "getWorkspaceConfig", args: map[string]any{}, verb: []string{"config", "--format", "json"}, holds: `"text":"{`},
 		{tool: "whyDidThisRerun", args: map[string]any{"taskId": "lib#build"}, verb: []string{"why", "lib#build", "--format", "json"}, holds: `"changed":["src/lib.txt"]`},
 		{tool: "whyDidThisRerun", args: map[string]any{"taskId": "app#build", "runId": h.editRun}, verb: []string{"why", "app#build", "--run", h.editRun, "--format", "json"}, holds: `"changed":["lib#build"]`},
 		{tool: "whyDidThisRerun", args: map[string]any{"taskId": "app#test", "runId": h.failedRun[:8]}, verb: []string{"why", "app#test", "--run", h.failedRun[:8], "--format", "json"}},
@@ -119,13 +121,15 @@ func rows(h hist) []row {
 		// planTasks answers {exitCode, plan, planId, expiresAt,
 		// prerequisites}: vxd keeps the plan for runTasks {planId}; the
 		// plan itself is what vx run --dry=json prints.
-		{tool: "planTasks", args: map[string]any{"tasks": []any{"build"}}, verb: []string{"run", "build", "--dry=json"}, part: "plan", holds: `"cache":"hit"`},
-		{tool: "planTasks", args: map[string]any{"tasks": []any{"test"}, "filter": "app"}, verb: []string{"run", "test", "--filter", "app", "--dry=json"}, part: "plan"},
+		{tool: "planTasks", args: map[string]any{"tasks": []any{"build"}}, verb: []string{"run", "build", "--dry=json"}, part: "plan", holds: `"cache":"hit"`, ignore: dryStamp},
+		{tool: "planTasks", args: map[string]any{"tasks": []any{"test"}, "filter": "app"}, verb: []string{"run", "test", "--filter", "app", "--dry=json"}, part: "plan", ignore: dryStamp},
 		// vx run has no --all: all: true is every task name of the
 		// workspace, here build, deploy and test.
-		{tool: "planTasks", args: map[string]any{"all": true}, verb: []string{"run", "build", "deploy", "test", "--dry=json"}, part: "plan", holds: `"taskId":"app#deploy"`},
-		{tool: "pruneCache", args: map[string]any{"olderThan": "7d"}, verb: []string{"cache", "prune", "--older-than", "7d", "--dry-run", "--format", "json"}},
-		{tool: "pruneCache", args: map[string]any{"maxSize": "1B", "dryRun": true}, verb: []string{"cache", "prune", "--max-size", "1B", "--dry-run", "--format", "json"}, holds: `"reason":"maxSize"`},
+		{tool: "planTasks", args: map[string]any{"all": true}, verb: []string{"run", "build", "deploy", "test", "--dry=json"}, part: "plan", holds: `"taskId":"app#deploy"`, ignore: dryStamp},
+		// vxd keeps a dry run as a plan: its answer adds planId and
+		// expiresAt, which vx cache prune (no daemon's plan) has not.
+		{tool: "pruneCache", args: map[string]any{"olderThan": "7d"}, verb: []string{"cache", "prune", "--older-than", "7d", "--dry-run", "--format", "json"}, ignore: prunePlan},
+		{tool: "pruneCache", args: map[string]any{"maxSize": "1B", "dryRun": true}, verb: []string{"cache", "prune", "--max-size", "1B", "--dry-run", "--format", "json"}, holds: `"reason":"maxSize"`, ignore: prunePlan},
 		{tool: "checkLock", args: map[string]any{}, verb: []string{"lock", "--check", "--format", "json"}, holds: `"upToDate":true`},
 		{tool: "searchDocs", args: map[string]any{"query": "cache key"}, verb: []string{"docs", "cache", "key", "--format", "json"}, holds: `Cache key components`},
 		{tool: "searchDocs", args: map[string]any{"query": "mcp.run", "limit": 2}, verb: []string{"docs", "mcp.run", "--limit", "2", "--format", "json"}},
@@ -165,6 +169,15 @@ func rows(h hist) []row {
 // /status: seen in TestBrokenConfig, whose session lists no tools first).
 var daemonLive = []string{"daemon.heapBytes", "daemon.rssBytes", "daemon.uptimeMs", "daemon.lastActivity", "daemon.requests"}
 
+// dryStamp is what vx run --dry=json adds to the plan for vx run --plan
+// (the selection, the prerequisites, when it was made and expires);
+// planTasks keeps those beside the plan (planId, expiresAt,
+// prerequisites) rather than in it.
+var dryStamp = []string{"request", "prerequisites", "madeAt", "expiresAt"}
+
+// prunePlan is what vxd adds to a pruneCache dry run: the plan kept.
+var prunePlan = []string{"planId", "expiresAt"}
+
 // statusLive are the same figures in vxd status.
 var statusLive = []string{"heapBytes", "rssBytes", "uptimeMs", "lastActivity", "requests"}
 
@@ -203,6 +216,25 @@ func TestVerbJSONIsTheToolAnswer(t *testing.T) {
 			if !slices.Contains(listed, name) {
 				t.Errorf("the parity table has a row for %s, which tools/list does not list", name)
 			}
+		}
+	})
+	t.Run("a CLI-only operation is a verb, never a tool", func(t *testing.T) {
+		listed := listTools(t, cs)
+		n := 0
+		for _, op := range ops.Operations() {
+			if !op.CLIOnly {
+				continue
+			}
+			n++
+			if slices.Contains(listed, op.Name) {
+				t.Errorf("tools/list lists %s, a person's act that no MCP client may perform", op.Name)
+			}
+		}
+		if n == 0 {
+			t.Error("no CLI-only operation declared (approvePlan should be)")
+		}
+		if r := run(t, root, vxBin, "approve", "--help"); r.Code != 0 || !strings.Contains(r.Stdout, "approve") {
+			t.Errorf("vx approve --help\n%s", r)
 		}
 	})
 	t.Run("resources", func(t *testing.T) {

@@ -16,6 +16,10 @@ type resourceRow struct {
 	template string // the template the uri fills, for a templated resource
 	verb     []string
 	file     string // without a verb: the workspace file the text is
+	// tool, with a file, is the tool whose answer's text is the
+	// resource's, with the verb that prints that answer.
+	tool     string
+	toolVerb []string
 }
 
 // resourcesAreTheVerbs reads each resource the daemon lists (and one URI
@@ -26,9 +30,9 @@ func resourcesAreTheVerbs(t *testing.T, cs *mcp.ClientSession, root string) {
 		{uri: "vx://runs/latest", verb: []string{"last", "--format", "json"}},
 		{uri: "vx://tasks/app%23test/log", template: "vx://tasks/{taskId}/log", verb: []string{"last", "--log", "app#test", "--format", "json"}},
 		{uri: "vx://tasks/lib%23build/log", template: "vx://tasks/{taskId}/log", verb: []string{"last", "--log", "lib#build", "--format", "json"}},
-		// No verb prints the configuration as written; with no secret in
-		// it, the resource is the file.
-		{uri: "vx://workspace/config", file: "vx.workspace.json"},
+		// With no secret in it, the resource is the file as written;
+		// getWorkspaceConfig and vx config answer the same text.
+		{uri: "vx://workspace/config", file: "vx.workspace.json", tool: "getWorkspaceConfig", toolVerb: []string{"config", "--format", "json"}},
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -65,6 +69,13 @@ func resourcesAreTheVerbs(t *testing.T, cs *mcp.ClientSession, root string) {
 			}
 			if text != string(b) {
 				t.Errorf("%s is not %s as written:\n%s", r.uri, r.file, text)
+			}
+			if r.tool != "" {
+				got := callTool(t, cs, r.tool, map[string]any{})
+				if m, _ := got.(map[string]any); m == nil || m["text"] != text {
+					t.Errorf("%s's text is not %s's:\n%v", r.tool, r.uri, got)
+				}
+				verbPrints(t, root, row{tool: r.tool, verb: r.toolVerb}, got, nil)
 			}
 			continue
 		}

@@ -35,10 +35,13 @@ type serveProc struct {
 	log  string // its stderr, debug level: a line per request
 }
 
-func startServe(t *testing.T, bin, db string, port int) *serveProc {
+// startServe runs `vx-platform serve` on port over db, through the
+// command prefix when one is given (such as prlimit with its flags).
+func startServe(t *testing.T, bin, db string, port int, prefix ...string) *serveProc {
 	t.Helper()
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	cmd := exec.Command(bin, "serve", "--listen", addr, "--log-level", "debug")
+	argv := append(append(prefix, bin), "serve", "--listen", addr, "--log-level", "debug")
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(harness.Env("VX_PLATFORM_DB", "VX_PLATFORM_LISTEN"), "VX_PLATFORM_DB="+db)
 	logPath := filepath.Join(t.TempDir(), "serve.log")
 	logf, err := os.Create(logPath)

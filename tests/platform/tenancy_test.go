@@ -60,9 +60,6 @@ func TestOrgsNeverSeeEachOther(t *testing.T) {
 					case "other org's":
 						args = with(args, "workspace", s.otherWS)
 					}
-					if tool.name == "list_workspaces" && mode != "default" {
-						t.Skip("list_workspaces takes no workspace")
-					}
 					res := call(t, base, s.token, tool.name, args)
 					text := res.text()
 					sent, _ := json.Marshal(args)

@@ -91,7 +91,7 @@ func TestToolsAnswerHandComputedFigures(t *testing.T) {
 	if s, _ := time.Parse(time.RFC3339, get(t, newest, "start").(string)); !s.Equal(T0.Add(time.Hour).Truncate(time.Hour)) {
 		t.Fatalf("newest bucket starts %v, want %v", s, T0.Add(time.Hour).Truncate(time.Hour))
 	}
-	if num(t, newest, "runs") != 1 || num(t, newest, "failedRuns") != 1 || num(t, newest, "executions") != 2 || num(t, newest, "hits") != 1 || num(t, newest, "remoteHits") != 1 {
+	if num(t, newest, "runs") != 1 || num(t, newest, "failedRuns") != 1 || num(t, newest, "executions") != 3 || num(t, newest, "hits") != 1 || num(t, newest, "remoteHits") != 1 {
 		t.Fatalf("newest bucket: %v", newest)
 	}
 	if day := call(t, base, ts.acme, "run_trends", map[string]any{"bucket": "day"}).Struct; num(t, get(t, day, "buckets").([]any)[0], "runs")+0 < 1 {

@@ -1,0 +1,163 @@
+package server
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/vzn/vx/daemon/hashing"
+	"github.com/vzn/vx/daemon/plans"
+	"github.com/vzn/vx/protocol/layout"
+	"github.com/vzn/vx/protocol/wire"
+)
+
+// Under mcp.confirm a plan runs once a person approved it. Without MCP
+// elicitation the person approves outside MCP, on routes the bearer
+// token does not open: `vx approve` sends the approval key, which vxd
+// writes to .vx/daemon/approve.key (0600) and never tells a client; the
+// status page approves with a page login made from that key. Whoever
+// holds only the token (an MCP client) cannot approve.
+
+// writeApproveKey makes this daemon's approval key and writes it for
+// `vx approve` to read.
+func (d *daemon) writeApproveKey() error {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return err
+	}
+	d.approveKey = hex.EncodeToString(b)
+	return hashing.WriteFileAtomic(layout.ApproveKey(d.root), []byte(d.approveKey+"\n"), 0o600)
+}
+
+// keyMatches reports whether v is the approval key, in time that says
+// nothing about how much of v is right.
+func (d *daemon) keyMatches(v string) bool {
+	if d.approveKey == "" || v == "" {
+		return false
+	}
+	a, b := sha256.Sum256([]byte(v)), sha256.Sum256([]byte(d.approveKey))
+	return subtle.ConstantTimeCompare(a[:], b[:]) == 1
+}
+
+// pageApprover reports whether r carries a page login made with the
+// approval key.
+func (d *daemon) pageApprover(r *http.Request) bool {
+	c, err := r.Cookie(wire.PageCookieName(d.port))
+	return err == nil && c.Value != "" && d.pages.approver(c.Value)
+}
+
+// approvals serves the approval routes and the approver page login, and
+// passes everything else to next (the guard).
+func (d *daemon) approvals(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		path := r.URL.Path
+		login := r.Method == http.MethodGet && path == "/" && r.URL.Query().Has(wire.ApproveLoginParam)
+		if path != wire.ApprovePath && !strings.HasPrefix(path, wire.ApprovePath+"/") && !login {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if !loopbackHostPort(r.Host, d.port) {
+			http.Error(w, "forbidden: the Host header must be 127.0.0.1, localhost or [::1] with this daemon's port", http.StatusForbidden)
+			return
+		}
+		if o := r.Header.Get("Origin"); o != "" && !d.ownOrigin(o) {
+			http.Error(w, "forbidden: only the daemon's own status page may approve plans", http.StatusForbidden)
+			return
+		}
+		if login {
+			d.approverLogin(w, r)
+			return
+		}
+		by := d.approver(r)
+		if by == "" {
+			d.log.Warn().Str("method", r.Method).Str("path", clipPath(path)).Bool("bearer", r.Header.Get("Authorization") != "").Msg("refused: an approval without the approval key or an approver page login")
+			msg := "unauthorized: approving a plan takes the approval key (what `vx approve` sends, from .vx/daemon/approve.key) or a status page login made with it (`vx approve --page`)"
+			if r.Header.Get("Authorization") != "" {
+				msg += "; the MCP bearer token never approves"
+			}
+			approveError(w, http.StatusUnauthorized, msg)
+			return
+		}
+		d.serveApproval(w, r, by)
+	})
+}
+
+// approver says who r approves as: "vx approve" with the key, "status
+// page" with an approver login from the daemon's own page, else "".
+func (d *daemon) approver(r *http.Request) string {
+	if d.keyMatches(r.Header.Get(wire.ApproveKeyHeader)) {
+		return plans.ByCLI
+	}
+	// A cookie counts only from the page itself: a browser sends it with
+	// any request to 127.0.0.1, so a POST must name the daemon's origin.
+	if d.pageApprover(r) && (r.Method == http.MethodGet || d.ownOrigin(r.Header.Get("Origin"))) {
+		return plans.ByPage
+	}
+	return ""
+}
+
+// serveApproval lists the plans awaiting approval (GET /approve) or
+// approves one (POST /approve/PLAN).
+func (d *daemon) serveApproval(w http.ResponseWriter, r *http.Request, by string) {
+	id, hasID := strings.CutPrefix(r.URL.Path, wire.ApprovePath+"/")
+	switch {
+	case r.Method == http.MethodGet && r.URL.Path == wire.ApprovePath:
+		writeApprovals(w, &wire.Approvals{Pending: d.plans.Pending()})
+	case r.Method == http.MethodPost && hasID && id != "" && !strings.Contains(id, "/"):
+		b, err := d.plans.Approve(id, by)
+		if err != nil {
+			approveError(w, http.StatusConflict, err.Error())
+			return
+		}
+		d.log.Info().Str("plan", id).Str("by", by).Msg("plan approved")
+		writeApprovals(w, &wire.Approvals{Approved: &b, Pending: d.plans.Pending()})
+	default:
+		approveError(w, http.StatusNotFound, "not found: GET "+wire.ApprovePath+" lists the plans awaiting approval, POST "+wire.ApprovePath+"/PLAN approves one")
+	}
+}
+
+// approverLogin turns the approval key (?approver=KEY) into a page login
+// that may approve, as tokenLogin does with the token.
+func (d *daemon) approverLogin(w http.ResponseWriter, r *http.Request) {
+	if !d.keyMatches(r.URL.Query().Get(wire.ApproveLoginParam)) {
+		http.Error(w, "wrong approval key: `vx approve --page` prints the address to open", http.StatusUnauthorized)
+		return
+	}
+	v, err := d.pages.mint(true)
+	if err != nil {
+		http.Error(w, "could not mint a page login: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: wire.PageCookieName(d.port), Value: v, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+}
+
+// ownOrigin reports whether origin is the daemon's own page.
+func (d *daemon) ownOrigin(origin string) bool {
+	hostport, ok := strings.CutPrefix(origin, "http://")
+	return ok && loopbackHostPort(hostport, d.port)
+}
+
+func writeApprovals(w http.ResponseWriter, a *wire.Approvals) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	_ = json.NewEncoder(w).Encode(a)
+}
+
+func approveError(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]string{"error": msg})
+}
+
+// clipPath bounds a path written to the log.
+func clipPath(p string) string {
+	if len(p) > 200 {
+		return p[:200] + "…"
+	}
+	return p
+}

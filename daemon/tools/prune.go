@@ -1,0 +1,72 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+
+	"github.com/vzn/vx/daemon/mcpserver"
+	"github.com/vzn/vx/daemon/ops"
+	"github.com/vzn/vx/daemon/plans"
+)
+
+// pruneArgs is pruneCache's input where vxd keeps plans: the bounds, or a
+// dry run's plan to apply.
+type pruneArgs struct {
+	ops.PruneInput
+	PlanID string `json:"planId,omitempty" jsonschema:"a plan from pruneCache with dryRun true, given alone: exactly its entries are evicted, or nothing when any moved"`
+}
+
+// pruneCacheSpec makes pruneCache plan and apply like runTasks: a dry
+// run is kept as a plan, {planId} evicts exactly its entries.
+// mcp.requirePlan and mcp.confirm make deleting take a plan, and under
+// mcp.confirm a person approves the plan first (vx approve, the status
+// page).
+func pruneCacheSpec(e *ops.Env, cfg Config) Spec {
+	if cfg.Plans == nil {
+		return Spec{}
+	}
+	return Spec{
+		MoreDescription: " A dry run is kept as a plan (planId, expiresAt); pruneCache {planId} alone evicts exactly its entries, or refuses naming each entry that is gone or changed.",
+		Input:           reflect.TypeFor[pruneArgs](),
+		Run: func(ctx context.Context, call *mcpserver.Call, v any) (any, error) {
+			a := v.(*pruneArgs)
+			given := argKeys(call.Arguments)
+			var requirePlan, confirm bool
+			if m, err := e.CurrentModel(); err == nil {
+				requirePlan, confirm = m.Config.MCP.RequirePlan, m.Config.MCP.Confirm.On
+			}
+			if given["planId"] {
+				for _, name := range []string{"olderThan", "maxSize", "dryRun"} {
+					if given[name] {
+						return nil, fmt.Errorf("argument %q: pruneCache {planId} evicts exactly the plan's entries; give planId alone", name)
+					}
+				}
+				if confirm {
+					where := func(p *plans.Plan) string { return cfg.approveAt(e, p) }
+					if err := awaitApproval(ctx, call, cfg.Plans, a.PlanID, where); err != nil {
+						return nil, err
+					}
+				}
+				return cfg.Plans.ApplyPrune(ctx, e, a.PlanID, confirm)
+			}
+			if a.DryRun != nil && !*a.DryRun && (requirePlan || confirm) {
+				return nil, fmt.Errorf("this workspace deletes cache entries only as planned (mcp.requirePlan or mcp.confirm in vx.workspace.json): call pruneCache with dryRun true, read the plan, then pruneCache with {\"planId\": …} alone; nothing was deleted")
+			}
+			if a.DryRun != nil && !*a.DryRun {
+				return ops.PruneCache(ctx, e, a.PruneInput)
+			}
+			out, err := cfg.Plans.PlanPrune(ctx, e, a.PruneInput, "pruneCache")
+			if err != nil {
+				return nil, err
+			}
+			if confirm {
+				p, err := cfg.Plans.Lookup(out.PlanID)
+				if err != nil {
+					return nil, err
+				}
+				out.ApproveWith = cfg.approveAt(e, p)
+			}
+			return out, nil
+		}}
+}

@@ -115,7 +115,7 @@ func TestVXDStatusJSONWhenNotRunning(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &st); err != nil {
 			t.Fatalf("vxd status %v with no daemon: stdout is not a JSON object (%v): %q (stderr %q)", args, err, out, errs)
 		}
-		if code != 1 || st.Running || st.Workspace != root || !strings.Contains(st.Message, "not running") {
+		if code != 1 || st.Running || st.Workspace != root || !strings.Contains(st.Message, "not running") || !strings.Contains(errs, "vxd is not running for "+root) {
 			t.Errorf("vxd status %v with no daemon: exit %d, %+v; want exit 1, running false, workspace %s and a message", args, code, st, root)
 		}
 	}

@@ -205,15 +205,7 @@ func statusVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	st, _, err := c.Status(ctx)
 	if err != nil {
 		if client.IsNotRunning(err) {
-			msg := fmt.Sprintf("vxd is not running for %s.", root)
-			if format == "json" {
-				if err := cmdline.WriteJSON(s.Out, wire.NotRunning{Workspace: root, Message: msg}); err != nil {
-					return err
-				}
-			} else {
-				fmt.Fprintln(s.Err, msg)
-			}
-			return cmdline.ExitCode(1)
+			return notRunning(s, root, format, err)
 		}
 		return err
 	}
@@ -222,6 +214,24 @@ func statusVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	}
 	renderStatus(s.Out, st)
 	return nil
+}
+
+// notRunning says that no vxd runs for root, and, when a process holds
+// the discovery file's port without proving it is the daemon, that too;
+// exit code 1.
+func notRunning(s *cmdline.IO, root, format string, err error) error {
+	msg := fmt.Sprintf("vxd is not running for %s.", root)
+	var ie *client.ImpostorError
+	if errors.As(err, &ie) {
+		msg = fmt.Sprintf("vxd is not running for %s: %s.", root, ie)
+	}
+	fmt.Fprintln(s.Err, msg)
+	if format == "json" {
+		if err := cmdline.WriteJSON(s.Out, wire.NotRunning{Workspace: root, Message: msg}); err != nil {
+			return err
+		}
+	}
+	return cmdline.ExitCode(1)
 }
 
 // statusFormat reads --format, with --json as its older spelling.

@@ -26,8 +26,7 @@ func watchStatus(ctx context.Context, s *cmdline.IO, c *client.Client) error {
 	st, d, err := c.Status(ctx)
 	if err != nil {
 		if client.IsNotRunning(err) {
-			fmt.Fprintf(s.Err, "vxd is not running for %s.\n", c.Root)
-			return cmdline.ExitCode(1)
+			return notRunning(s, c.Root, "", err)
 		}
 		return err
 	}

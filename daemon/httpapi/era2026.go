@@ -12,19 +12,25 @@ import (
 )
 
 // isModern reports whether a POST belongs to the 2026-07-28 era: one
-// message whose params._meta carries the revision, or a notification with
-// no session under a 2026-07-28 MCP-Protocol-Version header (what a
-// client posts when it cancels). Anything else, a bare server/discover
-// probe included, is the session era's, answered as before (initialize
-// always opens a session).
+// message whose params._meta carries the revision, or one with no session
+// under a 2026-07-28 MCP-Protocol-Version header (a notification, as a
+// client posts when it cancels; or a request whose _meta lacks the
+// revision or is unreadable, which the era refuses as malformed: -32602).
+// Anything else, a bare server/discover probe (no _meta at all) included,
+// is the session era's, answered as before (initialize always opens a
+// session).
 func isModern(r *http.Request, msgs []*jsonrpc.Message, batch bool) bool {
 	if batch || len(msgs) != 1 || msgs[0].Method == mcp.MethodInitialize {
 		return false
 	}
-	if mcp.HasModernMeta(msgs[0].Params) {
+	m := msgs[0]
+	if mcp.HasModernMeta(m.Params) {
 		return true
 	}
-	return msgs[0].Kind() == jsonrpc.KindNotification && header(r.Header, hdrSessionID) == "" && mcp.IsModern(header(r.Header, hdrProtocolVersion))
+	if m.Method == mcp.MethodDiscover && !mcp.HasMeta(m.Params) {
+		return false
+	}
+	return header(r.Header, hdrSessionID) == "" && mcp.IsModern(header(r.Header, hdrProtocolVersion))
 }
 
 // Modern serves the 2026-07-28 era of an MCP server over HTTP with the

@@ -26,3 +26,24 @@ func TestHasModernMetaSpellings(t *testing.T) {
 		}
 	}
 }
+
+// HasMeta finds a _meta member whatever it holds, however it is spelt,
+// and only a member.
+func TestHasMeta(t *testing.T) {
+	for params, want := range map[string]bool{
+		`{"_meta":{}}`:                     true,
+		`{"_meta":5}`:                      true,
+		`{"_meta":null}`:                   true,
+		`{"_META":"x"}`:                    true,
+		`{"\u005fmeta":[]}`:                true,
+		`{}`:                               false,
+		`{"name":"x","arguments":{"a":1}}`: false,
+		`{"arguments":{"_meta":{}}}`:       false,
+		`[1]`:                              false,
+		``:                                 false,
+	} {
+		if got := HasMeta(json.RawMessage(params)); got != want {
+			t.Errorf("HasMeta(%s) = %v, want %v", params, got, want)
+		}
+	}
+}

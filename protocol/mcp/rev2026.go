@@ -100,6 +100,17 @@ func HasModernMeta(params json.RawMessage) bool {
 	return ok
 }
 
+// HasMeta reports whether params have a _meta member, whatever it holds.
+func HasMeta(params json.RawMessage) bool {
+	var p struct {
+		Meta json.RawMessage `json:"_meta"`
+	}
+	if len(params) == 0 || params[0] != '{' || cannotHoldMeta(params) || json.Unmarshal(params, &p) != nil {
+		return false
+	}
+	return p.Meta != nil
+}
+
 // cannotHoldMeta reports, without decoding, that params have no _meta
 // member: plain ASCII with no escape and no "_meta" in any case (the
 // decoder matches member names without regard to case). Most requests of

@@ -113,8 +113,8 @@ func wantRealDaemon(t *testing.T, root string, im *harness.Impostor) *wire.Disco
 // `vx run` restore a cached build over an edit: the run sees the edit and
 // re-runs the task. Not while no vxd holds the workspace lock (vx does not
 // ask), nor while one is starting and holds it (vx asks, the impostor
-// cannot prove it is the daemon, and vx says so). The impostor never gets
-// the token.
+// cannot prove it is the daemon, and vx says so, as vxd status does). The
+// impostor never gets the token.
 func TestImpostorSteersNoRun(t *testing.T) {
 	harness.NeedOtherUID(t)
 	root := journalWorkspace(t)
@@ -149,7 +149,11 @@ func TestImpostorSteersNoRun(t *testing.T) {
 	release := holdLock(t, root)
 	harness.WriteFile(t, src, "export const edited = 2;\n")
 	r := run(t, root, vxBin, "run", "build", "--format", "json")
+	st := run(t, root, vxdBin, "status")
 	release()
+	if st.Code != 1 || !strings.Contains(st.Stderr, impostorSays(disc.Port)) {
+		t.Errorf("vxd status with the impostor on the port: want exit 1 naming it\n%s", st)
+	}
 	var s wire.RunSummary
 	if r.Code != 0 || json.Unmarshal([]byte(r.Stdout), &s) != nil || !strings.Contains(executed(&s), "a#build") || s.RepeatOf != "" {
 		t.Fatalf("with the lock held the run took the impostor's answer\n%s", r)
@@ -244,4 +248,28 @@ func listTasks(ctx context.Context, t *testing.T, cs *mcp.ClientSession) *mcp.Ca
 		t.Fatalf("listTasks answered the impostor's words, not vxd's: %s", got)
 	}
 	return res
+}
+
+// TestImpostorRepeatsNoRun: a run that vxd's journal would let repeat the
+// last fully cached one is not repeated on the word of a process that
+// holds the dead daemon's port, even while the lock is held (a vxd
+// starting): after an edit the run is an ordinary one that sees it.
+func TestImpostorRepeatsNoRun(t *testing.T) {
+	harness.NeedOtherUID(t)
+	root := journalWorkspace(t)
+	repeatRun(t, root, nil)
+	settle()
+	waitJournal(t, startDaemon(t, root))
+	wantNoRepeat(t, root, "vxd's start", "", nil)
+	settleRepeat(t, root)
+	disc := killDaemon(t, root)
+	im := harness.StartImpostor(t, disc.Port, disc.Version, root)
+	release := holdLock(t, root)
+	defer release()
+	harness.WriteFile(t, filepath.Join(root, "packages/c/src/f1.js"), "export const edited = 3;\n")
+	wantNoRepeat(t, root, "an edit, with an impostor on the port", "c#build", nil)
+	if !strings.Contains(im.Requests(), "/changes") {
+		t.Errorf("with the lock held vx did not ask the port at all; the impostor got:\n%s", im.Requests())
+	}
+	wantNoToken(t, im, disc.Token)
 }

@@ -182,7 +182,8 @@ func TestConfigEdits(t *testing.T) {
 }
 
 // TestStatusNoDaemon: `vxd status` with none running exits 1 with one
-// sentence and starts nothing.
+// sentence (and, under --json, a JSON object saying so on stdout) and
+// starts nothing.
 func TestStatusNoDaemon(t *testing.T) {
 	root := workspace(t, "policy")
 	for _, args := range [][]string{{"status"}, {"status", "--json"}} {
@@ -190,8 +191,15 @@ func TestStatusNoDaemon(t *testing.T) {
 		if r.Code != 1 {
 			t.Errorf("vxd %v with no daemon: exit %d, want 1\n%s", args, r.Code, r)
 		}
-		if strings.TrimSpace(r.Stdout) != "" {
+		if len(args) == 1 && strings.TrimSpace(r.Stdout) != "" {
 			t.Errorf("vxd %v with no daemon printed on stdout: %q", args, r.Stdout)
+		}
+		var st struct {
+			Running   *bool  `json:"running"`
+			Workspace string `json:"workspace"`
+		}
+		if len(args) == 2 && (json.Unmarshal([]byte(r.Stdout), &st) != nil || st.Running == nil || *st.Running || st.Workspace != root) {
+			t.Errorf("vxd %v with no daemon: want {running: false, workspace} on stdout, got %q", args, r.Stdout)
 		}
 		msg := strings.TrimSpace(r.Stderr)
 		if msg == "" || strings.Count(msg, "\n") > 0 || strings.Count(msg, ". ") > 0 {

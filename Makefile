@@ -13,7 +13,7 @@ GITDESC    := $(shell git describe --tags --match 'v[0-9]*' --always --dirty 2>/
 VERSION    ?= $(if $(filter v%,$(GITDESC)),$(patsubst v%,%,$(GITDESC)),$(DEVVERSION)$(if $(GITDESC),+$(GITDESC)))
 LDFLAGS    := -X github.com/vzn/vx/protocol/version.Version=$(VERSION)
 
-.PHONY: help build test race vet vet-cross lint bench demo platformdemo platformbench fuzz clean
+.PHONY: help build test race vet lint bench demo platformdemo platformbench fuzz clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-8s %s\n", $$1, $$2}'
@@ -31,6 +31,7 @@ race: test ## alias of test: the suite always runs with -race
 vet: ## go vet
 	$(GO) vet $(PKGS)
 
+.PHONY: vet-cross
 vet-cross: ## go vet for darwin/arm64, darwin/amd64 and linux/arm64, cgo off (tests/crossvet)
 	$(GO) test -count=1 -v -run TestVetCross ./tests/crossvet
 

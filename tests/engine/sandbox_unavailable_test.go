@@ -34,6 +34,9 @@ func TestSandboxOnAHostWithNone(t *testing.T) {
 	if info.Sandbox.Landlock || len(info.Sandbox.Enforced) != 0 || info.Sandbox.Observer != "" || !strings.Contains(info.Sandbox.Reason, "the sandbox is not available on") {
 		t.Errorf("verdict = %+v", info.Sandbox)
 	}
+	if text := vxOK(t, ws, none, "info"); !strings.Contains(text.Stdout, "no sandbox: sandboxed tasks run unconfined, a required one refuses the run") {
+		t.Errorf("vx info does not say the host has no sandbox\n%s", text)
+	}
 
 	rows, warns, r := sbRun(t, ws, none, 0, "all")
 	var sandboxWarns []string

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/vzn/vx/protocol/layout"
 	"github.com/vzn/vx/protocol/wire"
@@ -68,7 +69,12 @@ func (c *Client) approval(ctx context.Context, method, path string) (*wire.Appro
 		return nil, err
 	}
 	req.Header.Set(wire.ApproveKeyHeader, key)
-	resp, err := c.http().Do(req)
+	// The key goes only over a connection the daemon proved itself on
+	// (approveKey's status vouched for d), never to whoever took the
+	// port since.
+	hc := &http.Client{Transport: c.Transport(), Timeout: 5 * time.Second}
+	defer hc.CloseIdleConnections()
+	resp, err := hc.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("asking vxd (pid %d): %w", d.PID, err)
 	}

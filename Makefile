@@ -16,7 +16,7 @@ LDFLAGS    := -X github.com/vzn/vx/protocol/version.Version=$(VERSION)
 .PHONY: help build test race vet lint bench demo platformdemo platformbench fuzz clean
 
 help: ## list the targets
-	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-8s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-8s %s\n", $$1, $$2}'
 
 build: ## build bin/vx, bin/vxd and bin/vx-platform
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/vx ./cmd/vx
@@ -30,6 +30,10 @@ race: test ## alias of test: the suite always runs with -race
 
 vet: ## go vet
 	$(GO) vet $(PKGS)
+
+.PHONY: vet-cross
+vet-cross: ## go vet for darwin/arm64, darwin/amd64 and linux/arm64, cgo off (tests/crossvet)
+	$(GO) test -count=1 -v -run TestVetCross ./tests/crossvet
 
 lint: vet ## vet plus gofmt
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -23,6 +23,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/vzn/vx/internal/flock"
 	"github.com/vzn/vx/protocol/layout"
 	"github.com/vzn/vx/protocol/wire"
 )
@@ -168,10 +169,10 @@ func (c *Client) locked() bool {
 		return false
 	}
 	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := flock.TryLock(f); err != nil {
 		return true
 	}
-	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	_ = flock.Unlock(f)
 	return false
 }
 

@@ -137,6 +137,8 @@ func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	if req != nil {
 		format = "json"
 	}
+	ctx, endLife := lifelineContext(ctx)
+	defer endLife()
 	planned, err := readPlanFile(a)
 	if err != nil {
 		return err
@@ -385,6 +387,35 @@ func eventWriter(fd string) func(wire.Event) {
 			_, _ = f.Write(append(line, '\n'))
 		}
 	}
+}
+
+// lifelineContext is ctx, cancelled when the vxd that started this run
+// (for runTasks, naming its lifeline in LifelineFDEnv) dies: as on
+// SIGTERM, the run then stops its tasks and records itself as interrupted.
+func lifelineContext(ctx context.Context) (context.Context, func()) {
+	fd := os.Getenv(ops.LifelineFDEnv)
+	if fd == "" {
+		return ctx, func() {}
+	}
+	os.Unsetenv(ops.LifelineFDEnv) // for this process alone
+	n, err := strconv.Atoi(fd)
+	var st syscall.Stat_t
+	if err != nil || n < 3 || syscall.Fstat(n, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFIFO {
+		return ctx, func() {}
+	}
+	syscall.CloseOnExec(n) // no task holds it
+	f := os.NewFile(uintptr(n), "lifeline")
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		var b [1]byte
+		for {
+			if _, err := f.Read(b[:]); err != nil {
+				break // EOF: vxd is gone
+			}
+		}
+		cancel()
+	}()
+	return ctx, cancel
 }
 
 // refNotTask accepts an argument as --affected's REF when it is no task

@@ -30,9 +30,12 @@ func sandboxText(sb *workspace.SandboxDef) string {
 // sandboxVerdictText is vx info's line for the host's sandbox runtime.
 func sandboxVerdictText(v wire.SandboxVerdict) string {
 	var s string
-	if v.Landlock {
+	switch {
+	case v.Landlock:
 		s = fmt.Sprintf("Landlock ABI %d enforces %s", v.ABI, strings.Join(v.Enforced, ", "))
-	} else {
+	case v.Observer == "":
+		s = "no sandbox: sandboxed tasks run unconfined, a required one refuses the run"
+	default:
 		s = "no Landlock: sandboxed tasks run unconfined"
 	}
 	if v.Observer != "" {

@@ -53,7 +53,8 @@ type fileID struct {
 }
 
 func fileIDOf(st *syscall.Stat_t) fileID {
-	return fileID{ino: st.Ino, size: uint64(st.Size), mtime: st.Mtim.Sec*1e9 + st.Mtim.Nsec, ctim: st.Ctim.Sec*1e9 + st.Ctim.Nsec}
+	mtime, ctime := StatTimes(st)
+	return fileID{ino: st.Ino, size: uint64(st.Size), mtime: mtime, ctim: ctime}
 }
 
 type journalState struct {

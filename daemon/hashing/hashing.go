@@ -221,7 +221,8 @@ func (h *Hasher) HashFile(abs string) (string, error) {
 	default:
 		return "", errors.New("not a regular file")
 	}
-	mtime := time.Unix(st.Mtim.Sec, st.Mtim.Nsec)
+	mtimeNs, _ := StatTimes(&st)
+	mtime := time.Unix(0, mtimeNs)
 	k := statKeyOf(&st)
 	if ok && e.key == k {
 		sum := hex.EncodeToString(e.hash[:])

@@ -84,5 +84,6 @@ func lstat(abs string, st *syscall.Stat_t) error {
 
 // statKeyOf is the stat cache's key of a stat.
 func statKeyOf(st *syscall.Stat_t) statKey {
-	return statKey{size: st.Size, mtime: st.Mtim.Sec*1e9 + st.Mtim.Nsec, ino: st.Ino, ctime: st.Ctim.Sec*1e9 + st.Ctim.Nsec}
+	mtime, ctime := StatTimes(st)
+	return statKey{size: st.Size, mtime: mtime, ino: st.Ino, ctime: ctime}
 }

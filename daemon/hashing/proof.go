@@ -35,8 +35,8 @@ func StampOf(path string) Stamp {
 func (s Stamp) Holds() bool { return StampOf(s.Path) == s }
 
 func stampOfStat(abs string, st *syscall.Stat_t) Stamp {
-	return Stamp{Path: abs, Mtime: st.Mtim.Sec*1e9 + st.Mtim.Nsec, Ctime: st.Ctim.Sec*1e9 + st.Ctim.Nsec, Size: st.Size,
-		Ino: st.Ino, Mode: st.Mode, Exists: true}
+	mtime, ctime := StatTimes(st)
+	return Stamp{Path: abs, Mtime: mtime, Ctime: ctime, Size: st.Size, Ino: st.Ino, Mode: uint32(st.Mode), Exists: true}
 }
 
 // Covered reports whether vxd's change journal watches the absolute path

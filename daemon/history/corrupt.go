@@ -2,13 +2,10 @@ package history
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
-
-	sqlite3 "github.com/mattn/go-sqlite3"
 )
 
 // MovedAside says that Open found the history unreadable and moved it
@@ -49,8 +46,8 @@ func isCorrupt(path string, err error) bool {
 	if st, serr := os.Stat(path); serr == nil && st.IsDir() {
 		return true
 	}
-	var se sqlite3.Error
-	return errors.As(err, &se) && (se.Code == sqlite3.ErrNotADB || se.Code == sqlite3.ErrCorrupt)
+	code, _ := sqliteCode(err)
+	return code == codeNotADB || code == codeCorrupt
 }
 
 // openRecovering opens the history for writing; when the file is no
@@ -85,9 +82,8 @@ func causeOf(path string, err error) string {
 	if st, serr := os.Stat(path); serr == nil && st.IsDir() {
 		return "it is a directory"
 	}
-	var se sqlite3.Error
-	if errors.As(err, &se) {
-		return se.Error()
+	if _, msg := sqliteCode(err); msg != "" {
+		return msg
 	}
 	return err.Error()
 }

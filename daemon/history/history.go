@@ -21,7 +21,6 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
-	"database/sql/driver"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -36,7 +35,6 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
-	sqlite3 "github.com/mattn/go-sqlite3"
 	"github.com/rs/zerolog"
 )
 
@@ -134,7 +132,7 @@ type Run struct {
 	Cached     int        `json:"cached"`
 	DurationMs int64      `json:"durationMs"`
 	// PID and ProcStart name the vx process recording the run (its start
-	// time in clock ticks since boot, from /proc/PID/stat), so that a run
+	// time as the OS keeps it: see ProcStart), so that a run
 	// whose process died without finishing it reads as interrupted. 0 is
 	// unknown; BeginRun fills in the calling process.
 	PID       int   `json:"-"`
@@ -351,26 +349,19 @@ func OpenReadOnly(ctx context.Context, path string, opts *Options) (*Store, erro
 	return s, nil
 }
 
-// connector opens go-sqlite3 connections without registering a driver name.
-type connector struct {
-	dsn    string
-	driver *sqlite3.SQLiteDriver
-}
-
-func (c connector) Connect(context.Context) (driver.Conn, error) { return c.driver.Open(c.dsn) }
-func (c connector) Driver() driver.Driver                        { return c.driver }
-
 // mmapSize lets SQLite read the database through the OS page cache by
 // mmap rather than a read(2) per page.
 const mmapSize = 256 << 20
 
-func openDB(dsn string) *sql.DB {
-	d := &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
-		_, err := c.Exec(fmt.Sprintf("PRAGMA mmap_size = %d", mmapSize), nil)
-		return err
-	}}
-	return sql.OpenDB(connector{dsn: dsn, driver: d})
-}
+// SQLite's primary result codes (sqlite.org/rescode.html) that history
+// tells apart; sqliteCode answers them.
+const (
+	codeBusy       = 5
+	codeLocked     = 6
+	codeCorrupt    = 11
+	codeConstraint = 19
+	codeNotADB     = 26
+)
 
 func openReader(path string) (*sql.DB, error) {
 	db := openDB(dsn(path, fmt.Sprintf("mode=ro&_busy_timeout=%d&_stmt_cache_size=64&_cache_size=-4096", busyTimeoutMs)))
@@ -492,12 +483,12 @@ func (s *Store) prepareSchemaRetrying(ctx context.Context) error {
 }
 
 func isBusy(err error) bool {
-	var se sqlite3.Error
-	return errors.As(err, &se) && (se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked)
+	code, _ := sqliteCode(err)
+	return code == codeBusy || code == codeLocked
 }
 
 // isConstraint reports a primary key or unique violation.
 func isConstraint(err error) bool {
-	var se sqlite3.Error
-	return errors.As(err, &se) && se.Code == sqlite3.ErrConstraint
+	code, _ := sqliteCode(err)
+	return code == codeConstraint
 }

@@ -1,42 +1,21 @@
 package history
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
-	"os"
-	"strconv"
 )
 
-// ProcStart is pid's start time in clock ticks since boot (field 22 of
-// /proc/PID/stat), or 0 when no such process is alive (gone, or a zombie
-// nobody reaped yet). With the pid it names one process: a pid reused by
-// another process has another start time.
+// ProcStart is a number that, with the pid, names one process: its start
+// time as the OS keeps it (procStart, one per OS), or 0 when no such
+// process is alive (gone, or a zombie nobody reaped yet). A pid reused by
+// another process has another start time. Its unit is the OS's own, so it
+// is only ever compared with another ProcStart on the same machine.
 func ProcStart(pid int) int64 {
 	if pid <= 0 {
 		return 0
 	}
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	// The command name (field 2) is in parentheses and may hold spaces or
-	// parentheses itself: the fields after it follow the last ')'.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0
-	}
-	f := bytes.Fields(b[i+1:])
-	// f[0] is field 3 (state), so field 22 is f[19].
-	if len(f) < 20 || string(f[0]) == "Z" || string(f[0]) == "X" {
-		return 0
-	}
-	n, err := strconv.ParseInt(string(f[19]), 10, 64)
-	if err != nil {
-		return 0
-	}
-	return n
+	return procStart(pid)
 }
 
 // processGone reports whether the process that recorded a running run is

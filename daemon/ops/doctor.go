@@ -69,7 +69,9 @@ func Doctor(ctx context.Context, e *Env, in DoctorInput) (*DoctorOutput, error) 
 	cfg := checkConfig(e)
 	add(cfg)
 	add(checkLock(e, cfg.Status == CheckOK))
-	add(checkDaemon(ctx, in))
+	daemon, st := checkDaemon(ctx, in)
+	add(daemon)
+	add(checkJournal(st))
 	add(checkRemoteCache(ctx, e))
 	add(checkPlatform(ctx, e))
 	shim, snippet := checkShim(in.VX)
@@ -188,16 +190,16 @@ func checkLock(e *Env, configOK bool) DoctorCheck {
 	return c
 }
 
-func checkDaemon(ctx context.Context, in DoctorInput) DoctorCheck {
+func checkDaemon(ctx context.Context, in DoctorInput) (DoctorCheck, *wire.Status) {
 	c := DoctorCheck{Name: "daemon"}
 	if in.Self != nil {
 		st := in.Self()
 		c.Status, c.Detail = CheckOK, fmt.Sprintf("this vxd %s, pid %d, port %d", st.Version, st.PID, st.Port)
-		return c
+		return c, st
 	}
 	if in.Probe == nil {
 		c.Status, c.Detail = CheckSkipped, "not checked"
-		return c
+		return c, nil
 	}
 	st, notRunning, err := in.Probe(ctx)
 	switch {
@@ -211,6 +213,27 @@ func checkDaemon(ctx context.Context, in DoctorInput) DoctorCheck {
 		c.Fix = "vxd stop; the next vx mcp starts the vxd beside this vx"
 	default:
 		c.Status, c.Detail = CheckOK, fmt.Sprintf("this vxd %s, pid %d, port %d", st.Version, st.PID, st.Port) // as diagnose says it (tests/parity)
+	}
+	if err != nil || notRunning {
+		return c, nil
+	}
+	return c, st
+}
+
+// checkJournal says whether the daemon's change journal spares runs their
+// stat walk: a stopped one (on macOS, where every watched file is an open
+// descriptor, a tree too large for the open-file limit) is a problem until
+// vxd restarts.
+func checkJournal(st *wire.Status) DoctorCheck {
+	c := DoctorCheck{Name: "change journal"}
+	switch {
+	case st == nil:
+		c.Status, c.Detail = CheckSkipped, "no daemon runs: vx runs stat every file"
+	case st.JournalStopped:
+		c.Status, c.Detail = CheckProblem, st.Journal
+		c.Fix = "vxd stop, and the next vxd starts a new journal; where the workspace has more files than the open-file limit lets vxd watch, raise the hard limit first (docs/platforms.md)"
+	default:
+		c.Status, c.Detail = CheckOK, st.Journal
 	}
 	return c
 }

@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,6 +25,10 @@ import (
 // EventsFDEnv names the file descriptor on which a child `vx run` writes
 // its events as JSON lines, for the daemon's progress and live feed.
 const EventsFDEnv = "VX_EVENTS_FD"
+
+// LifelineFDEnv names the file descriptor a child `vx run` reads until
+// vxd, which holds the pipe's only write end, dies (newLifeline).
+const LifelineFDEnv = "VX_LIFELINE_FD"
 
 // RunTasksInput is what runTasks and planTasks ask vx run for.
 type RunTasksInput struct {
@@ -158,7 +161,7 @@ func taskArgs(e *Env, in RunTasksInput, allowed func(string) bool, extra ...stri
 // workspace (nothing a task does may take vxd down), handing it the typed
 // request on stdin and reading the typed summary from its stdout, reporting each event through onEvent. Cancelling ctx
 // interrupts the child (SIGINT), which records the run as interrupted;
-// so does vxd's death (SIGTERM). One runs at a time per workspace: a
+// so does vxd's death (its lifeline). One runs at a time per workspace: a
 // second is refused with a *BusyError naming the first.
 func RunTasks(ctx context.Context, e *Env, in RunTasksInput, allowed func(string) bool, onEvent func(wire.Event)) (*RunTasksOutput, error) {
 	args, err := taskArgs(e, in, allowed, "--format=json")
@@ -283,21 +286,23 @@ func (e *Env) runChild(ctx context.Context, vx string, req wire.RunRequest, onEv
 	}
 	defer stderrF.Close()
 	cmd.Stdout, cmd.Stderr = stdoutF, stderrF
-	// The child stops (SIGTERM: vx run records the run as interrupted and
-	// stops its tasks) when vxd dies. The signal follows the thread that
-	// started the child, so that thread stays locked to this call.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	cmd.SysProcAttr = ownGroup()
 	cmd.Env = os.Environ()
 	feed, err := newEventFeed(cmd, onEvent)
 	if err != nil {
 		return 0, nil, nil, err
 	}
+	life, err := newLifeline(cmd)
+	if err != nil {
+		feed.close()
+		return 0, nil, nil, err
+	}
+	defer life.close()
 	if err := cmd.Start(); err != nil {
 		feed.close()
 		return 0, nil, nil, fmt.Errorf("starting %s: %w", vx, err)
 	}
+	life.started()
 	feed.start()
 	werr := waitChild(ctx, cmd)
 	feed.finish()
@@ -327,14 +332,42 @@ func waitChild(ctx context.Context, cmd *exec.Cmd) error {
 		return err
 	case <-ctx.Done():
 	}
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+	signalGroup(cmd.Process.Pid, syscall.SIGINT)
 	select {
 	case err := <-done:
 		return err
 	case <-time.After(10 * time.Second):
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		signalGroup(cmd.Process.Pid, syscall.SIGKILL)
 		return <-done
 	}
+}
+
+// lifeline is a pipe whose read end a child `vx run` holds (as the
+// descriptor LifelineFDEnv names) and whose write end only vxd holds:
+// when vxd exits, however it exits, the kernel closes it, and the child,
+// reading EOF, stops as on SIGTERM (it records the run as interrupted and
+// stops its tasks). No parent-death signal is needed, which not every OS
+// has.
+type lifeline struct{ r, w *os.File }
+
+// newLifeline gives cmd the read end.
+func newLifeline(cmd *exec.Cmd) (*lifeline, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.ExtraFiles = append(cmd.ExtraFiles, r)
+	cmd.Env = append(cmd.Env, LifelineFDEnv+"="+strconv.Itoa(2+len(cmd.ExtraFiles)))
+	return &lifeline{r: r, w: w}, nil
+}
+
+// started drops vxd's copy of the read end, the child holding its own.
+func (l *lifeline) started() { l.r.Close() }
+
+// close ends the line, once the child has ended (or did not start).
+func (l *lifeline) close() {
+	l.r.Close()
+	l.w.Close()
 }
 
 // eventFeed carries a child's events: JSON lines it writes on the pipe
@@ -356,8 +389,8 @@ func newEventFeed(cmd *exec.Cmd, onEvent func(wire.Event)) (*eventFeed, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd.ExtraFiles = []*os.File{w}
-	cmd.Env = append(cmd.Env, EventsFDEnv+"=3")
+	cmd.ExtraFiles = append(cmd.ExtraFiles, w)
+	cmd.Env = append(cmd.Env, EventsFDEnv+"="+strconv.Itoa(2+len(cmd.ExtraFiles)))
 	return &eventFeed{r: r, w: w, onEvent: onEvent, done: make(chan struct{})}, nil
 }
 

@@ -120,6 +120,13 @@ type result struct {
 	violations     []wire.SandboxViolation
 }
 
+// Every task's environment names its task and workspace; processes it
+// starts inherit them, which marks them as the task's (procs.go).
+const (
+	taskIDEnv = "VX_TASK_ID"
+	rootEnv   = "VX_WORKSPACE_ROOT"
+)
+
 // taskEnv builds the task's environment: PATH with node_modules/.bin of
 // the project then the root, a small base set, the declared env and
 // passEnv names, exec.env, and the npm_package_* variables.
@@ -167,8 +174,8 @@ func (r *run) taskEnv(n *workspace.Node, dir string) []string {
 	out["npm_lifecycle_event"] = n.Task
 	out["npm_lifecycle_script"] = n.Def.Command
 	out["INIT_CWD"] = dir
-	out["VX_TASK_ID"] = n.ID
-	out["VX_WORKSPACE_ROOT"] = m.Root
+	out[taskIDEnv] = n.ID
+	out[rootEnv] = m.Root
 	list := make([]string, 0, len(out))
 	for k, v := range out {
 		list = append(list, k+"="+v)
@@ -177,12 +184,13 @@ func (r *run) taskEnv(n *workspace.Node, dir string) []string {
 	return list
 }
 
-// execute runs the node's command through sh -c in its own process group.
-// A timeout or a cancelled ctx kills the whole group.
+// execute runs the node's command through sh -c in its own process group
+// (and cgroup, where there is one: procs.go). A timeout or a cancelled ctx
+// kills the whole group.
 func (r *run) execute(ctx context.Context, n *workspace.Node, out *capture) result {
-	probe := newPeakProbe()
-	defer probe.release()
-	cmd, sb, start, err := r.startTask(n, out, probe)
+	procs := r.procs().newTask(n.ID)
+	defer procs.end()
+	cmd, sb, start, err := r.startTask(n, out, procs)
 	if err != nil {
 		res := result{exitCode: -1, startErr: err}
 		if !start.IsZero() {
@@ -190,13 +198,13 @@ func (r *run) execute(ctx context.Context, n *workspace.Node, out *capture) resu
 		}
 		return res
 	}
-	probe.started()
+	procs.started(cmd.Process.Pid)
 	var res result
 	var waitErr error
 	res.timedOut, res.interrupted, waitErr = waitTask(ctx, n, cmd, sb)
 	res.duration = time.Since(start)
 	res.violations = sb.finish(r.p.Masker.String)
-	measure(&res, cmd.ProcessState, probe)
+	measure(&res, cmd.ProcessState, procs)
 	var ee *exec.ExitError
 	if waitErr != nil && !errors.As(waitErr, &ee) && !errors.Is(waitErr, exec.ErrWaitDelay) && res.exitCode == 0 {
 		res.exitCode = -1
@@ -207,9 +215,9 @@ func (r *run) execute(ctx context.Context, n *workspace.Node, out *capture) resu
 }
 
 // startTask starts the node's command, confined, writing to out, in a
-// memory cgroup of its own when the kernel allows (else again without).
+// cgroup of its own when the kernel allows (else again without).
 // start is when it started (zero when it was not confined).
-func (r *run) startTask(n *workspace.Node, out *capture, probe *peakProbe) (cmd *exec.Cmd, sb *confinement, start time.Time, err error) {
+func (r *run) startTask(n *workspace.Node, out *capture, procs *taskProcs) (cmd *exec.Cmd, sb *confinement, start time.Time, err error) {
 	dir := r.dir(n)
 	command := func() *exec.Cmd {
 		cmd := exec.Command("/bin/sh", "-c", n.Def.Command)
@@ -218,10 +226,10 @@ func (r *run) startTask(n *workspace.Node, out *capture, probe *peakProbe) (cmd 
 		cmd.Stdin = nil
 		cmd.Stdout = out
 		cmd.Stderr = out
-		// Its own group (so a timeout kills every process of it), and killed
-		// if vx itself dies without getting to clean up.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-		probe.attach(cmd.SysProcAttr)
+		// Its own group (so a timeout kills every process of it), and
+		// killed if vx itself dies without getting to clean up.
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+		procs.attach(cmd.SysProcAttr)
 		// Grandchildren that keep the pipes open must not hold up the run.
 		cmd.WaitDelay = 2 * time.Second
 		return cmd
@@ -232,7 +240,7 @@ func (r *run) startTask(n *workspace.Node, out *capture, probe *peakProbe) (cmd 
 	}
 	start = time.Now()
 	err = sb.start(cmd)
-	if err != nil && probe.startFailed() {
+	if err != nil && procs.startFailed() {
 		// The kernel would not start it in a cgroup of its own.
 		cmd = command()
 		if sb, err = r.confine(n, cmd, dir); err != nil {
@@ -269,13 +277,13 @@ func waitTask(ctx context.Context, n *workspace.Node, cmd *exec.Cmd, sb *confine
 		err = <-done
 	}
 	// Whatever the leader did, no process of the group outlives the task.
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	signalGroup(pgid, syscall.SIGKILL)
 	return timedOut, interrupted, err
 }
 
 // measure reads the ended command's exit code (128+N when signal N
 // killed it), its peak memory and how many CPUs it kept busy.
-func measure(res *result, ps *os.ProcessState, probe *peakProbe) {
+func measure(res *result, ps *os.ProcessState, procs *taskProcs) {
 	if ps == nil {
 		return
 	}
@@ -284,25 +292,12 @@ func measure(res *result, ps *os.ProcessState, probe *peakProbe) {
 		res.exitCode = 128 + int(ws.Signal())
 	}
 	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
-		res.peakRSS = probe.peak(ru)
+		res.peakRSS = procs.peak(ru)
 		cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 		if res.duration > 0 {
 			res.cpuParallelism = float64(cpu) / float64(res.duration)
 		}
 	}
-}
-
-// killGroup asks the group to stop, then kills what is left.
-func killGroup(pgid int) {
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
-	deadline := time.Now().Add(1500 * time.Millisecond)
-	for time.Now().Before(deadline) {
-		if err := syscall.Kill(-pgid, 0); err != nil {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 }
 
 func (r *run) dir(n *workspace.Node) string {

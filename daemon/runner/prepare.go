@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -555,15 +554,7 @@ func MemoryBudget(env map[string]string) (int64, string) {
 			return n, "env"
 		}
 	}
-	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
-				kb, _ := strconv.ParseInt(f[1], 10, 64)
-				return kb * 1024 * 3 / 4, "default"
-			}
-		}
-	}
-	return 0, "default"
+	return totalMemory() * 3 / 4, "default"
 }
 
 // peakRSS reads each task's largest recorded peak RSS from the history

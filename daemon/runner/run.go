@@ -63,6 +63,7 @@ type run struct {
 	guard    *outputGuard
 
 	sb sandboxState
+	ps procState
 
 	// rep keeps each quick hit of a run that may leave a memo for a
 	// later run to repeat (repeat.go); nil otherwise.
@@ -138,6 +139,7 @@ func Execute(ctx context.Context, p *Prepared, o *Options, out Output) (*wire.Ru
 	compsDone := r.writeComponents(ctx)
 	stopFlush := r.flushEvery(ctx, 150*time.Millisecond)
 	r.schedule(ctx)
+	r.stopProcs()
 	r.removeTmp()
 	if err := r.stamps.save(); err != nil {
 		r.warn("saving output stamps: %v", err)

@@ -21,6 +21,8 @@ import (
 type sandboxState struct {
 	once    sync.Once
 	verdict sandbox.Verdict
+	// hostWarned: a host with no sandbox at all is said once a run.
+	hostWarned sync.Once
 	// Temp dirs: one per task executing at a time, kept for the run and
 	// emptied between tasks (creating a directory per task cost more than
 	// confining it). Named by pid so two vx runs never share one.
@@ -98,7 +100,7 @@ func sandboxRequired(p *Prepared) error {
 			d := sandbox.Detect()
 			v = &d
 		}
-		if (sb.Mode == wire.SandboxEnforce && !v.Landlock) || v.Observer == "" {
+		if sandbox.Decide(*v, sb.Mode, true).Refuse {
 			refused = append(refused, n.ID)
 		}
 	}
@@ -118,18 +120,15 @@ func (r *run) confine(n *workspace.Node, cmd *exec.Cmd, dir string) (*confinemen
 		return nil, nil
 	}
 	v := r.sandboxVerdict()
-	landlock := sb.Mode == wire.SandboxEnforce && v.Landlock
-	if sb.Mode == wire.SandboxEnforce && !v.Landlock {
-		r.warn("%s: its sandbox is not enforced: %s; it runs unconfined", n.ID, v.Reason)
+	d := sandbox.Decide(v, sb.Mode, false)
+	switch {
+	case d.HostWide:
+		r.sb.hostWarned.Do(func() { r.warn("%s", d.Warning) })
+	case d.Warning != "":
+		r.warn("%s: %s", n.ID, d.Warning)
 	}
-	if v.Observer == "" {
-		if !landlock {
-			if sb.Mode == wire.SandboxReport {
-				r.warn("%s: its report sandbox cannot observe here: %s; it runs unconfined", n.ID, v.Reason)
-			}
-			return nil, nil
-		}
-		r.warn("%s: its sandbox is enforced but violations cannot be recorded: %s", n.ID, v.Reason)
+	if !d.Landlock && !d.Observe {
+		return nil, nil
 	}
 	tmp, err := r.takeTmp()
 	if err != nil {
@@ -137,7 +136,7 @@ func (r *run) confine(n *workspace.Node, cmd *exec.Cmd, dir string) (*confinemen
 	}
 	globs := append(append([]string{}, n.Def.Outputs...), sb.Write...)
 	dirs, files := sandbox.WriteRoots(dir, globs, tmp)
-	p := &sandbox.Policy{Landlock: landlock, Observe: v.Observer != "", Network: sb.Network, ABI: v.ABI, WriteDirs: dirs, WriteFiles: files}
+	p := &sandbox.Policy{Landlock: d.Landlock, Observe: d.Observe, Network: sb.Network, ABI: v.ABI, WriteDirs: dirs, WriteFiles: files}
 	cmd.Env = append(cmd.Env, "TMPDIR="+tmp, "TMP="+tmp, "TEMP="+tmp)
 	return &confinement{run: r, policy: p, tmp: tmp}, nil
 }

@@ -73,7 +73,8 @@ func stampFileLinks(dir, rel string) (fileStamp, uint64, bool) {
 			return fileStamp{}, 0, false
 		}
 	}
-	return fileStamp{Path: rel, Size: st.Size, Mtime: st.Mtim.Nano(), Ino: st.Ino, Ctime: st.Ctim.Nano(), Mode: uint32(fileMode(st.Mode))}, uint64(st.Nlink), true
+	mtime, ctime := hashing.StatTimes(&st)
+	return fileStamp{Path: rel, Size: st.Size, Mtime: mtime, Ino: st.Ino, Ctime: ctime, Mode: uint32(fileMode(uint32(st.Mode)))}, uint64(st.Nlink), true
 }
 
 // fileMode is the os.FileMode that os.Lstat gives for a stat's mode, which

@@ -19,9 +19,16 @@
 // after the task's first process has exited (hub_linux.go). No task string
 // is ever parsed: the command is the shell's -c argument, as without a
 // sandbox.
+//
+// Only Linux has Landlock and seccomp: the Linux code is in _linux.go files.
+// Elsewhere (session_other.go) Detect answers Unavailable, and Decide, the
+// one place that turns a verdict into what a run does with a task's
+// sandbox, runs such tasks unconfined with one warning a run and refuses a
+// required one.
 package sandbox
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -120,6 +127,11 @@ func WriteRoots(dir string, globs []string, tmp string) (dirs, files []string) {
 	}
 	files = append(files, deviceFiles...)
 	return dirs, files
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
 }
 
 // Verdict is re-exported for callers that only import this package.

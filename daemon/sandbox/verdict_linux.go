@@ -11,12 +11,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// ObserverName is how violations are learned, as the verdict names it.
-const ObserverName = "seccomp user notification"
-
 // Detect says what the sandbox runtime can do on this host: the Landlock
 // ABI and what it lets vx deny, and whether the observer works.
 func Detect() Verdict {
+	if os.Getenv(ForceUnavailableEnv) == "1" {
+		return Unavailable("this host (" + ForceUnavailableEnv + "=1 is set, for testing)")
+	}
 	v := Verdict{Enforced: []string{}}
 	var reasons []string
 	switch abi, err := ll.LandlockGetABIVersion(); {

@@ -40,6 +40,10 @@ import (
 // events in order, so every change made before the question was asked has
 // been counted.
 //
+// On macOS fsnotify watches with kqueue, where every watch is an open
+// descriptor: the journal keeps within a budget of them and stops where
+// the tree is larger (watchbudget.go).
+//
 // What inotify does not report, and so the journal cannot see: a write
 // through a second hard link outside the watched tree (vx never takes a
 // file with more than one link as unchanged, but a link made later is not
@@ -70,7 +74,10 @@ type journal struct {
 	over    bool   // more than limit paths changed: the epoch ends after this event
 	seq     uint64
 	changed map[string]uint64 // slash path relative to root → seq of its last event
-	dirs    map[string]bool   // watched directories (absolute)
+	dirs    map[string]int    // watched directories (absolute) → descriptors the watch holds
+	// budget counts the descriptors the watches hold, where they are
+	// descriptors (watchbudget.go); dirs holds each watch's share.
+	budget  *fdBudget
 	waiters map[string]chan struct{}
 	nextBar uint64
 	// rootID is the directory the root named when the epoch began (a
@@ -93,8 +100,8 @@ func journalLimit() (int, error) {
 
 // startJournal watches the workspace; it is ready once every directory is
 // watched (its loop does that first), answering "cannot prove" until then.
-func startJournal(ctx context.Context, root string, limit int, log zerolog.Logger) (*journal, error) {
-	j, err := newJournal(root, limit, log)
+func startJournal(ctx context.Context, root string, limit int, budget *fdBudget, log zerolog.Logger) (*journal, error) {
+	j, err := newJournal(root, limit, budget, log)
 	if err != nil {
 		return nil, err
 	}
@@ -102,14 +109,16 @@ func startJournal(ctx context.Context, root string, limit int, log zerolog.Logge
 	return j, nil
 }
 
-// newJournal sets the journal up without starting its loop.
-func newJournal(root string, limit int, log zerolog.Logger) (*journal, error) {
+// newJournal sets the journal up without starting its loop. Its watches
+// are counted in budget (nil: not counted; see watchbudget.go).
+func newJournal(root string, limit int, budget *fdBudget, log zerolog.Logger) (*journal, error) {
 	fw, err := fsnotify.NewWatcher()
 	if err != nil {
 		return nil, err
 	}
 	j := &journal{root: root, barDir: layout.JournalBarriers(root), w: fw, limit: limit, log: log, inst: randomID()[:8],
-		reason: "the journal is still adding its watches", changed: map[string]uint64{}, dirs: map[string]bool{}, waiters: map[string]chan struct{}{}}
+		reason: "the journal is still adding its watches", changed: map[string]uint64{}, dirs: map[string]int{}, waiters: map[string]chan struct{}{},
+		budget: budget}
 	// Leftover markers of an earlier vxd go; ours are new names.
 	_ = os.RemoveAll(j.barDir)
 	if err := os.MkdirAll(j.barDir, 0o700); err != nil {
@@ -171,6 +180,10 @@ func (j *journal) follow(ctx context.Context, events <-chan fsnotify.Event, errs
 // are released: their answer says the epoch changed.
 func (j *journal) begin(reason string) {
 	j.mu.Lock()
+	if j.broken {
+		j.mu.Unlock()
+		return // stopped until vxd restarts
+	}
 	j.epoch, j.reason = "", reason
 	for name, ch := range j.waiters {
 		close(ch)
@@ -179,10 +192,7 @@ func (j *journal) begin(reason string) {
 	// Every old watch goes first: a renamed directory's children are
 	// watched under their old names, and adding the new name of the same
 	// inode would share the watch that removing the old name ends.
-	for d := range j.dirs {
-		_ = j.w.Remove(d)
-	}
-	j.dirs = map[string]bool{}
+	j.unwatchAll()
 	j.rootID = dirID(j.root)
 	j.mu.Unlock()
 	if err := j.addTree(j.root, false); err != nil {
@@ -190,8 +200,10 @@ func (j *journal) begin(reason string) {
 		return
 	}
 	j.mu.Lock()
-	j.seq, j.changed, j.over = 0, map[string]uint64{}, false
-	j.epoch = randomID()
+	if !j.broken {
+		j.seq, j.changed, j.over = 0, map[string]uint64{}, false
+		j.epoch = randomID()
+	}
 	j.mu.Unlock()
 }
 
@@ -222,12 +234,34 @@ func (j *journal) checkRoot() bool {
 	return broken
 }
 
-// stop gives up until vxd restarts: some directory is not watched.
+// errStopped ends a walk adding watches to a journal stopped meanwhile.
+var errStopped = errors.New("the change journal stopped")
+
+// stop gives up until vxd restarts: some directory is not watched, or
+// the tree is too large for the descriptor budget. The watches go: they
+// prove nothing now, and may hold descriptors.
 func (j *journal) stop(err error) {
+	if errors.Is(err, errStopped) {
+		return // already stopped, with its reason
+	}
 	j.log.Warn().Err(err).Msg("change journal stopped: vx runs stat every file")
+	reason := "a directory could not be watched: " + err.Error()
+	if errTooLarge(err) {
+		reason = err.Error()
+	}
 	j.mu.Lock()
-	j.epoch, j.reason, j.broken = "", "a directory could not be watched: "+err.Error(), true
+	j.epoch, j.reason, j.broken = "", reason, true
+	j.unwatchAll()
 	j.mu.Unlock()
+}
+
+// unwatchAll removes every watch; j.mu is held.
+func (j *journal) unwatchAll() {
+	for d, cost := range j.dirs {
+		_ = j.w.Remove(d)
+		j.budget.give(cost)
+	}
+	j.dirs = map[string]int{}
 }
 
 func (j *journal) rel(abs string) (string, bool) {
@@ -274,22 +308,37 @@ func (j *journal) addTree(dir string, record bool) error {
 			return nil
 		}
 		j.mu.Lock()
-		n := len(j.dirs)
+		n, broken := len(j.dirs), j.broken
 		j.mu.Unlock()
+		if broken {
+			return errStopped
+		}
 		if n >= maxJournalDirs {
 			return fmt.Errorf("more than %d directories", maxJournalDirs)
+		}
+		cost, err := j.reserve(p)
+		if err != nil {
+			return err
 		}
 		// Watched before WalkDir reads it: an entry made after this is an
 		// event, one made before is read.
 		if err := j.w.Add(p); err != nil {
+			j.budget.give(cost)
 			if errors.Is(err, fs.ErrNotExist) {
 				return filepath.SkipDir
 			}
 			return fmt.Errorf("%s: %w", rel, err)
 		}
 		j.mu.Lock()
-		j.dirs[p] = true
-		j.mu.Unlock()
+		defer j.mu.Unlock()
+		if j.broken {
+			// Stopped meanwhile (the configuration watcher needed the
+			// descriptors): the watch goes too.
+			_ = j.w.Remove(p)
+			j.budget.give(cost)
+			return errStopped
+		}
+		j.dirs[p] = cost
 		return nil
 	})
 }
@@ -326,7 +375,7 @@ func (j *journal) handle(ev fsnotify.Event) {
 		return
 	}
 	j.mu.Lock()
-	watched := j.dirs[ev.Name]
+	_, watched := j.dirs[ev.Name]
 	broken := j.broken
 	j.mu.Unlock()
 	if broken {
@@ -344,6 +393,10 @@ func (j *journal) handle(ev fsnotify.Event) {
 	if ev.Has(fsnotify.Create) || ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
 		// A name came or went: its directory's listing changed.
 		j.record(parentRel(rel))
+	}
+	if err := j.countEntry(ev); err != nil {
+		j.stop(err)
+		return
 	}
 	if ev.Has(fsnotify.Create) {
 		if st, err := os.Lstat(ev.Name); err == nil && st.IsDir() {
@@ -373,9 +426,10 @@ func (j *journal) unwatch(dir string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	prefix := dir + string(filepath.Separator)
-	for d := range j.dirs {
+	for d, cost := range j.dirs {
 		if d == dir || strings.HasPrefix(d, prefix) {
 			delete(j.dirs, d)
+			j.budget.give(cost)
 			_ = j.w.Remove(d)
 		}
 	}
@@ -476,7 +530,12 @@ func (d *daemon) mountJournal(ctx context.Context, mux *http.ServeMux) (*journal
 	if err != nil {
 		return nil, err
 	}
-	j, startErr := startJournal(ctx, d.root, limit, d.log)
+	maxFDs, err := journalDescriptors()
+	if err != nil {
+		return nil, err
+	}
+	d.budget = newFDBudget(maxFDs)
+	j, startErr := startJournal(ctx, d.root, limit, d.budget, d.log)
 	if startErr != nil {
 		d.log.Warn().Err(startErr).Msg("change journal not started: vx runs stat every file")
 	}
@@ -512,6 +571,16 @@ func (d *daemon) mountJournal(ctx context.Context, mux *http.ServeMux) (*journal
 	return j, nil
 }
 
+// stopped reports whether the journal gave up until vxd restarts.
+func (j *journal) stopped() bool {
+	if j == nil {
+		return true
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.broken
+}
+
 // describe is the journal's state for vxd status.
 func (j *journal) describe() string {
 	if j == nil {
@@ -522,5 +591,14 @@ func (j *journal) describe() string {
 	if j.epoch == "" {
 		return "not proving (" + j.reason + "): vx runs stat every file"
 	}
-	return fmt.Sprintf("watching %d directories; %d paths changed in this epoch (began: %s)", len(j.dirs), len(j.changed), j.reason)
+	held := ""
+	if j.budget.counts() {
+		mine := 0
+		for _, cost := range j.dirs {
+			mine += cost
+		}
+		used, budget := j.budget.held()
+		held = fmt.Sprintf(" (holding %d descriptors; vxd's watches %d of the %d they may)", mine, used, budget)
+	}
+	return fmt.Sprintf("watching %d directories%s; %d paths changed in this epoch (began: %s)", len(j.dirs), held, len(j.changed), j.reason)
 }

@@ -30,7 +30,7 @@ func newTestJournal(t *testing.T, limit int) (*journal, string) {
 func startReadyJournal(t *testing.T, root string, limit int) *journal {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	j, err := startJournal(ctx, root, limit, zerolog.Nop())
+	j, err := startJournal(ctx, root, limit, newFDBudget(descriptorBudget()), zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestJournalOverflow(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(root, "pkg/src"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	j, err := newJournal(root, 1000, zerolog.Nop())
+	j, err := newJournal(root, 1000, newFDBudget(descriptorBudget()), zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,10 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
-	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -35,6 +32,7 @@ import (
 	"github.com/vzn/vx/daemon/tools"
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/internal/connlimit"
+	"github.com/vzn/vx/internal/flock"
 	"github.com/vzn/vx/protocol/layout"
 	"github.com/vzn/vx/protocol/proof"
 	"github.com/vzn/vx/protocol/version"
@@ -81,7 +79,8 @@ type daemon struct {
 	mu         sync.Mutex
 	lastReload *wire.Reload
 	feed       *Feed
-	journal    *journal // nil until mounted, or when it did not start
+	journal    *journal  // nil until mounted, or when it did not start
+	budget     *fdBudget // the descriptors the watches may hold (watchbudget.go)
 }
 
 // Lock takes the workspace's daemon lock without blocking; the returned
@@ -97,13 +96,13 @@ func Lock(root string) (*os.File, error) {
 		return nil, err
 	}
 	for try := 0; ; try++ {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		err := flock.TryLock(f)
 		if err == nil {
 			return f, nil
 		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) || try == lockTries {
+		if !errors.Is(err, flock.ErrHeld) || try == lockTries {
 			f.Close()
-			if errors.Is(err, syscall.EWOULDBLOCK) {
+			if errors.Is(err, flock.ErrHeld) {
 				return nil, ErrRunning
 			}
 			return nil, err
@@ -376,7 +375,7 @@ func (d *daemon) status(ctx context.Context) *wire.Status {
 	d.mu.Lock()
 	s.LastReload = d.lastReload
 	d.mu.Unlock()
-	s.Journal = d.journal.describe()
+	s.Journal, s.JournalStopped = d.journal.describe(), d.journal.stopped()
 	if h, err := d.env.History(ctx); err == nil {
 		if r, err := h.LatestRun(ctx); err == nil {
 			s.LastRun = &wire.RunBrief{RunID: r.ID, Status: r.Status, StartedAt: r.StartedAt, DurationMs: r.DurationMs, Tasks: r.Tasks, Cached: r.Cached, Failed: r.Failed, Command: r.Command}
@@ -395,17 +394,3 @@ func (d *daemon) pageURL() string { return fmt.Sprintf("http://127.0.0.1:%d/", d
 
 // info is what getWorkspaceInfo adds about the daemon itself.
 func (d *daemon) info() *wire.Status { return d.status(context.Background()) }
-
-// rss reads the resident set size from /proc.
-func rss() int64 {
-	b, err := os.ReadFile("/proc/self/statm")
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 2 {
-		return 0
-	}
-	pages, _ := strconv.ParseInt(f[1], 10, 64)
-	return pages * int64(os.Getpagesize())
-}

@@ -31,6 +31,7 @@ type watcher struct {
 	d    *daemon
 	mu   sync.Mutex
 	dirs map[string]bool
+	held map[string]int // descriptors each watch holds, where they are counted
 }
 
 func (w *watcher) Close() error { return w.w.Close() }
@@ -42,7 +43,7 @@ func (d *daemon) watch(ctx context.Context) (*watcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &watcher{w: fw, d: d, dirs: map[string]bool{}}
+	w := &watcher{w: fw, d: d, dirs: map[string]bool{}, held: map[string]int{}}
 	if t, err := d.tailEvents(fw); err == nil {
 		w.tail = t
 	} else {
@@ -68,8 +69,16 @@ func (w *watcher) sync() {
 		if w.dirs[dir] {
 			continue
 		}
+		cost, err := w.d.reserveWatch(dir)
+		if err != nil {
+			w.d.log.Warn().Err(err).Str("dir", dir).Msg("not watching a configuration directory: its edits need a restart")
+			continue
+		}
 		if err := w.w.Add(dir); err == nil {
 			w.dirs[dir] = true
+			w.held[dir] = cost
+		} else {
+			w.d.budget.give(cost)
 		}
 	}
 }
@@ -164,6 +173,8 @@ func (w *watcher) loop(ctx context.Context) {
 				if w.dirs[ev.Name] {
 					delete(w.dirs, ev.Name)
 					_ = w.w.Remove(ev.Name)
+					w.d.budget.give(w.held[ev.Name])
+					delete(w.held, ev.Name)
 				}
 				w.mu.Unlock()
 			}

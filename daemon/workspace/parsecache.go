@@ -6,6 +6,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/vzn/vx/daemon/hashing"
 )
 
 // parseCache remembers decoded manifests by path against their size,
@@ -33,7 +35,7 @@ func stampOf(path string) (fileStamp, error) {
 	s := fileStamp{size: st.Size(), mtime: st.ModTime().UnixNano()}
 	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
 		s.ino = sys.Ino
-		s.ctime = sys.Ctim.Nano()
+		_, s.ctime = hashing.StatTimes(sys)
 	}
 	return s, nil
 }

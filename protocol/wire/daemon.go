@@ -37,6 +37,11 @@ type Status struct {
 	LastActivity time.Time `json:"lastActivity"`
 	// Journal is the change journal's state in a sentence (see Changes).
 	Journal string `json:"journal,omitempty"`
+	// JournalStopped: the journal gave up until vxd restarts (it did not
+	// start, a directory could not be watched, the tree has more files
+	// than the open-file limit lets it watch, the root moved): every run
+	// stats every file. Journal says why.
+	JournalStopped bool `json:"journalStopped,omitempty"`
 }
 
 // Reload is one rebuild of the workspace model.

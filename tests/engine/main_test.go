@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -198,7 +199,11 @@ func answerJSON(t *testing.T, dir string, v any, args ...string) result {
 // survivors lists live processes started for the workspace at root: vx
 // gives every task VX_WORKSPACE_ROOT=root, and children inherit it, so it
 // marks the task's whole process tree, whatever each process became.
-func survivors(root string) []string {
+func survivors(root string) []string { return survivorsWith(root) }
+
+// survivorsWith lists the survivors whose environment also holds each of
+// the entries in also (such as VX_TASK_ID=svc#build).
+func survivorsWith(root string, also ...string) []string {
 	marker := []byte("VX_WORKSPACE_ROOT=" + root)
 	ents, _ := os.ReadDir("/proc")
 	var out []string
@@ -211,16 +216,28 @@ func survivors(root string) []string {
 		if err != nil {
 			continue // gone, or not ours
 		}
-		for _, kv := range bytes.Split(env, []byte{0}) {
-			if bytes.Equal(kv, marker) {
-				stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-				cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-				out = append(out, fmt.Sprintf("pid %d (%s): %s", pid, bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '}), statState(stat)))
-				break
-			}
+		kvs := bytes.Split(env, []byte{0})
+		if !slices.ContainsFunc(kvs, func(kv []byte) bool { return bytes.Equal(kv, marker) }) {
+			continue
 		}
+		if !allIn(kvs, also) {
+			continue
+		}
+		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		out = append(out, fmt.Sprintf("pid %d (%s): %s", pid, bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '}), statState(stat)))
 	}
 	return out
+}
+
+// allIn says whether every entry of want is one of kvs.
+func allIn(kvs [][]byte, want []string) bool {
+	for _, w := range want {
+		if !slices.ContainsFunc(kvs, func(kv []byte) bool { return string(kv) == w }) {
+			return false
+		}
+	}
+	return true
 }
 
 func statState(stat []byte) string {

@@ -1,6 +1,7 @@
 // Package harness is what the integration suites under tests/ share:
 // building the real binaries once, copying workspaces, running processes
-// and reading what they did, and watching processes through /proc.
+// and reading what they did, and watching processes (Cmdline: one way per
+// OS, in proc_linux.go and proc_darwin.go).
 package harness
 
 import (
@@ -13,10 +14,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vzn/vx/daemon/history"
 )
 
 // ModuleRoot is the source the binaries are built from: VX_TEST_SRC (a
@@ -151,23 +153,9 @@ func Run(t *testing.T, dir string, env []string, bin string, args ...string) Res
 	return r
 }
 
-// Alive reports whether pid runs (a zombie does not).
-func Alive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) && b[i+2] == 'Z' {
-		return false
-	}
-	return true
-}
-
-// Cmdline is pid's command line, arguments joined by spaces.
-func Cmdline(pid int) string {
-	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-	return string(bytes.ReplaceAll(b, []byte{0}, []byte{' '}))
-}
+// Alive reports whether pid runs (a zombie does not): it has a start
+// time, as vx itself tells (history.ProcStart, one way per OS).
+func Alive(pid int) bool { return history.ProcStart(pid) != 0 }
 
 // WaitFor polls cond until it holds; the limit only keeps the suite from
 // hanging, it is not what a test asserts.

@@ -26,6 +26,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/vzn/vx/tests/internal/harness"
 )
 
 type server struct {
@@ -165,7 +167,8 @@ func (s *server) start() error {
 		"-c", "full_page_writes=off", "-c", "max_connections=200")
 	s.cmd.Dir = s.dir
 	// The server dies with the test binary even if it is killed.
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGTERM}
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	harness.DieWithTest(s.cmd.SysProcAttr, syscall.SIGTERM)
 	logf, err := os.Create(filepath.Join(s.dir, "postgres.log"))
 	if err != nil {
 		return err

@@ -33,11 +33,6 @@ func resolvedFile(f string) (string, bool) {
 	return r, r != ""
 }
 
-func isDir(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.IsDir()
-}
-
 // Resolve makes the policy's roots symlink-free, as Landlock sees them,
 // creating missing write directories (a declared output directory is about
 // to be written; Landlock can only name a path that exists). A root vx

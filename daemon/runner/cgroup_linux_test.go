@@ -1,0 +1,68 @@
+package runner
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+)
+
+// writableCgroup is vx's own cgroup when a run could have one here; the
+// test is skipped otherwise (not root, no delegated subtree: a host vx
+// supports without cgroups, not a missing tool, so CI skips too).
+func writableCgroup(t *testing.T) string {
+	t.Helper()
+	base := ownCgroup()
+	probe := filepath.Join(base, "vx-probe-"+strconv.Itoa(os.Getpid()))
+	if base == "" || os.Mkdir(probe, 0o755) != nil {
+		t.Skipf("no writable cgroup v2 cgroup here (vx's own: %q): runs get no cgroup", base)
+	}
+	os.Remove(probe)
+	return base
+}
+
+// TestStaleRunCgroupIsRemoved: a run cgroup left by a vx that is gone
+// (its watchdog killed too) is removed by the next run that makes one,
+// and what was left in it is killed; a live vx's is left alone.
+func TestStaleRunCgroupIsRemoved(t *testing.T) {
+	base := writableCgroup(t)
+	// A pid that is no process: past pid_max.
+	stale := filepath.Join(base, "vx-99999999-1")
+	live := filepath.Join(base, "vx-"+strconv.Itoa(os.Getpid())+"-999")
+	for _, dir := range []string{stale, filepath.Join(stale, "1"), live} {
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { removeCgroup(stale); removeCgroup(live) })
+	f, err := os.Open(filepath.Join(stale, "1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	left := exec.Command("sleep", "60")
+	left.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: int(f.Fd())}
+	err = left.Start()
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { left.Process.Kill() })
+
+	c := newRunCgroup()
+	if c == nil {
+		t.Fatal("no run cgroup, where the probe could make one")
+	}
+	removeCgroup(c.dir)
+	left.Wait()
+	if ws, ok := left.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Errorf("the process left in the stale cgroup: %v, want killed", left.ProcessState)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("the stale cgroup is still there: %v", err)
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("a live vx's cgroup was removed: %v", err)
+	}
+}

@@ -1,0 +1,13 @@
+package runner
+
+import "golang.org/x/sys/unix"
+
+// totalMemory is the machine's memory in bytes (sysctl hw.memsize), 0
+// when unknown.
+func totalMemory() int64 {
+	n, err := unix.SysctlUint64("hw.memsize")
+	if err != nil {
+		return 0
+	}
+	return int64(n)
+}

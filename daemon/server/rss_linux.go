@@ -1,0 +1,21 @@
+package server
+
+import (
+	"os"
+	"strconv"
+	"strings"
+)
+
+// rss is vxd's resident set size now, from /proc/self/statm.
+func rss() int64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0
+	}
+	pages, _ := strconv.ParseInt(f[1], 10, 64)
+	return pages * int64(os.Getpagesize())
+}

@@ -10,6 +10,8 @@
 # A Linux host builds linux/amd64 and linux/arm64 (the other one with the
 # Debian cross compiler); a macOS host builds darwin/arm64 and darwin/amd64.
 # TARGETS="linux/amd64" limits the build. VERSION and COMMIT come from make.
+# `release.sh finish` only packs @vzn/vx and writes checksums.txt over what
+# dist/ already holds (release.yml, after gathering every host's output).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${VERSION:?VERSION is set by make release}" "${COMMIT:=unknown}"
@@ -106,14 +108,21 @@ npm_platform() {
   "publishConfig": {"access": "public"}
 }
 JSON
-  (cd "$pkg" && npm pack --silent --pack-destination "$OLDPWD/$DIST/npm" >/dev/null)
+  (cd "$pkg" && npm pack --silent --pack-destination "$DIST/npm" >/dev/null)
 }
 
 # npm_main packs @vzn/vx: the vx and vxd commands (Node launchers until
-# the install script replaces them) and every platform package, built here
-# or not, as optionalDependencies.
+# the install script replaces them) and, as optionalDependencies, the
+# platform packages of this version in dist/npm (built here, or gathered
+# there from the other hosts by release.yml before `release.sh finish`).
 npm_main() {
-  local pkg="$DIST/npm/build/vx"
+  local pkg="$DIST/npm/build/vx" deps=() f p
+  for f in "$DIST"/npm/vzn-vx-*-"$NPM_VERSION".tgz; do
+    [ -e "$f" ] || continue
+    p=${f##*/vzn-vx-}
+    deps+=("\"@vzn/vx-${p%-"$NPM_VERSION".tgz}\": \"$NPM_VERSION\"")
+  done
+  if [ ${#deps[@]} = 0 ]; then echo "release: no platform package of $NPM_VERSION in $DIST/npm" >&2; exit 1; fi
   rm -rf "$pkg" && mkdir -p "$pkg"
   cp -R npm/vx/. "$pkg/"
   if [ -f LICENSE ]; then cp LICENSE "$pkg/"; fi
@@ -127,16 +136,12 @@ npm_main() {
   "scripts": {"postinstall": "node install.js"},
   "files": ["bin/", "lib/", "install.js", "README.md"$([ -f LICENSE ] && echo ', "LICENSE"')],
   "engines": {"node": ">=16"},
-  "optionalDependencies": {
-    "@vzn/vx-linux-x64": "$NPM_VERSION",
-    "@vzn/vx-linux-arm64": "$NPM_VERSION",
-    "@vzn/vx-darwin-x64": "$NPM_VERSION",
-    "@vzn/vx-darwin-arm64": "$NPM_VERSION"
-  },
+  "optionalDependencies": {$(IFS=,; echo "${deps[*]}")},
   "publishConfig": {"access": "public"}
 }
 JSON
-  (cd "$pkg" && npm pack --silent --pack-destination "$OLDPWD/$DIST/npm" >/dev/null)
+  (cd "$pkg" && npm pack --silent --pack-destination "$DIST/npm" >/dev/null)
+  rm -rf "$pkg"; rmdir "$DIST/npm/build" 2>/dev/null || true
 }
 
 # checksums writes dist/checksums.txt in sha256sum's format.
@@ -144,9 +149,19 @@ checksums() {
   (cd "$DIST" && if command -v sha256sum >/dev/null; then sha256sum -- *.tar.gz; else shasum -a 256 -- *.tar.gz; fi) >"$DIST/checksums.txt"
 }
 
+# finish packs @vzn/vx and writes checksums.txt over what dist/ holds:
+# release.yml runs it once the archives and platform packages of every
+# host are gathered in dist/.
+finish() {
+  DIST=$(cd "$DIST" && pwd)
+  npm_main
+  checksums
+}
+
 main() {
   local targets=${TARGETS:-$(host_targets)}
   rm -rf "$DIST" && mkdir -p "$DIST/build" "$DIST/npm"
+  DIST=$(cd "$DIST" && pwd)
   [ -f LICENSE ] || echo "release: the repository has no LICENSE file; the archives and packages carry none" >&2
   for t in $targets; do
     local os=${t%/*} arch=${t#*/} name="vx_${VERSION}_${t%/*}_${t#*/}"
@@ -156,10 +171,13 @@ main() {
     archive "$os" "$arch" "$name"
     npm_platform "$os" "$arch" "$name"
   done
-  npm_main
-  checksums
   rm -rf "$DIST/build" "$DIST/npm/build"
+  finish
   ls -l "$DIST" "$DIST/npm" >&2
 }
 
-main
+case "${1:-}" in
+  "") main ;;
+  finish) finish ;;
+  *) echo "usage: scripts/release.sh [finish]" >&2; exit 2 ;;
+esac

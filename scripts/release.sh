@@ -9,7 +9,8 @@
 # Linux binaries are static (no dynamic loader: they run on glibc and musl).
 # A Linux host builds linux/amd64 and linux/arm64 (the other one with the
 # Debian cross compiler); a macOS host builds darwin/arm64 and darwin/amd64.
-# TARGETS="linux/amd64" limits the build. VERSION and COMMIT come from make.
+# TARGETS="linux/amd64" limits the build, COMMANDS="vx vxd" the binaries
+# (tests/npm, which needs no vx-platform). VERSION and COMMIT come from make.
 # `release.sh finish` only packs @vzn/vx and writes checksums.txt over what
 # dist/ already holds (release.yml, after gathering every host's output).
 set -euo pipefail
@@ -60,7 +61,7 @@ build_target() {
     ld="$ld -linkmode external -extldflags -static"
     tags="$tags,netgo,osusergo"
   fi
-  for cmd in vx vxd vx-platform; do
+  for cmd in ${COMMANDS:-vx vxd vx-platform}; do
     GOOS=$os GOARCH=$arch CC="$(cc_for "$os/$arch")" \
       $GO build -trimpath -tags "$tags" -ldflags "$ld" -o "$dir/$cmd" "./cmd/$cmd"
     [ "$os" != linux ] || check_static "$dir/$cmd"

@@ -17,6 +17,9 @@ TOOLS=$ROOT/tests/npmregistry/node/node_modules/.bin
 N=${BENCH_NPM_RUNS:-20}
 W=$WORK/npm
 rm -rf "$W" && mkdir -p "$W/home"
+# The package managers get a HOME of their own (caches, stores, .npmrc);
+# go keeps its own caches.
+export GOCACHE="$(go env GOCACHE)" GOMODCACHE="$(go env GOMODCACHE)" GOPATH="$(go env GOPATH)" GOENV="$(go env GOENV)"
 export HOME=$W/home PATH=$TOOLS:$PATH
 
 log "packing the npm packages for this platform"

@@ -29,7 +29,7 @@ host_targets() {
   case "$(uname -s)" in
     Linux) for t in linux/amd64 linux/arm64; do
         if command -v "$(cc_for "$t")" >/dev/null; then echo "$t"
-        else echo "release: skipping $t: no C compiler $(cc_for "$t") (apt-get install gcc-$(gnu_arch "${t#*/}")-linux-gnu)" >&2
+        else echo "release: skipping $t: no C compiler $(cc_for "$t") (Debian: apt-get install $(cc_package "$t"))" >&2
           [ "${CI:-}" != true ] || exit 1; fi
       done ;;
     Darwin) echo darwin/arm64; echo darwin/amd64 ;;
@@ -37,6 +37,8 @@ host_targets() {
   esac
 }
 
+# cc_package is the Debian package of cc_for's compiler.
+cc_package() { if [ "$(cc_for "$1")" = gcc ]; then echo gcc; else echo "gcc-$(gnu_arch "${1#*/}")-linux-gnu libc6-dev-${1#*/}-cross"; fi; }
 gnu_arch() { case "$1" in amd64) echo x86_64 ;; arm64) echo aarch64 ;; esac; }
 node_arch() { case "$1" in amd64) echo x64 ;; arm64) echo arm64 ;; esac; }
 host_arch() { case "$(uname -m)" in x86_64|amd64) echo amd64 ;; aarch64|arm64) echo arm64 ;; esac; }
@@ -160,7 +162,8 @@ finish() {
 }
 
 main() {
-  local targets=${TARGETS:-$(host_targets)}
+  local targets
+  targets=${TARGETS:-$(host_targets)} # not in `local`, which would hide its failure
   rm -rf "$DIST" && mkdir -p "$DIST/build" "$DIST/npm"
   DIST=$(cd "$DIST" && pwd)
   [ -f LICENSE ] || echo "release: the repository has no LICENSE file; the archives and packages carry none" >&2

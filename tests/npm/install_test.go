@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/vzn/vx/tests/internal/harness"
 	"github.com/vzn/vx/tests/internal/reach"
@@ -59,6 +62,9 @@ func TestInstallFromRegistry(t *testing.T) {
 			root := reach.Workspace(t, map[string]string{
 				"package.json": `{"name": "vx-npm-test", "private": true}`,
 				".npmrc":       reg.npmrc(),
+				// a slow task, for the launcher's signal check.
+				"vx.workspace.json":   `{"projects": ["pkgs/*"], "tasks": {"build": {"dependsOn": ["^build"], "inputs": ["src/**", "package.json"], "outputs": ["dist/**"]}, "slow": {"cache": false}}}`,
+				"pkgs/a/package.json": `{"name": "a", "scripts": {"build": "mkdir -p dist && cp src/a.txt dist/a.txt", "slow": "echo $$ > slow.pid && exec sleep 300"}}`,
 			})
 			args := append(append([]string{}, m.add[1:]...), "@vzn/vx@"+npmVersion)
 			if r := harness.Run(t, root, e, prog, args...); r.Code != 0 {
@@ -86,6 +92,9 @@ func checkInstalled(t *testing.T, root string, e []string, m manager) {
 	}
 	reach.ColdWarm(t, vx, root, e)
 	checkDoctor(t, vx, root, e, m)
+	if !m.native {
+		checkLauncherStops(t, vx, root, e)
+	}
 	vxd := reach.Command{filepath.Join(root, "node_modules", ".bin", "vxd")}
 	reach.MCP(t, reach.Command{"npx", "--no", "vx", "mcp"}, root, e, func() {
 		checkOwnDaemon(t, root)
@@ -140,4 +149,40 @@ func checkOwnDaemon(t *testing.T, root string) {
 	if err != nil || !strings.HasPrefix(exe, filepath.Join(root, "node_modules")+string(filepath.Separator)) {
 		t.Errorf("vxd (pid %d) runs %s (%v), want the vxd in %s/node_modules", d.PID, exe, err, root)
 	}
+}
+
+// checkLauncherStops: SIGTERM to the Node launcher alone (as an MCP client
+// stopping its server does) reaches vx behind it, which stops its task:
+// nothing outlives the launcher.
+func checkLauncherStops(t *testing.T, vx reach.Command, root string, e []string) {
+	t.Helper()
+	cmd := exec.Command(vx[0], "run", "slow", "--filter", "a")
+	cmd.Dir, cmd.Env = root, e
+	// A file, not a pipe: Wait must return when the launcher ends, not
+	// when the last process holding the pipe (a surviving task) does.
+	out, err := os.Create(filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pidFile := filepath.Join(root, "pkgs", "a", "slow.pid")
+	var task int
+	harness.WaitFor(t, time.Minute, "the slow task to start", func() bool {
+		b, err := os.ReadFile(pidFile)
+		task, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		return err == nil && task > 0
+	})
+	t.Cleanup(func() { _ = syscall.Kill(task, syscall.SIGKILL) }) // should it survive
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err == nil {
+		b, _ := os.ReadFile(out.Name())
+		t.Errorf("vx run slow through the launcher exited 0 after SIGTERM\n%s", b)
+	}
+	harness.WaitFor(t, time.Minute, "the task to end after the launcher's SIGTERM", func() bool { return !harness.Alive(task) })
 }

@@ -142,10 +142,10 @@ func checkOwnDaemon(t *testing.T, root string) {
 	if err != nil || json.Unmarshal(b, &d) != nil || d.PID == 0 {
 		t.Fatalf("no running vxd recorded in .vx/daemon/vxd.json: %v %s", err, b)
 	}
-	if runtime.GOOS != "linux" {
+	exe, ok, err := processExe(d.PID)
+	if !ok {
 		return
 	}
-	exe, err := os.Readlink("/proc/" + strconv.Itoa(d.PID) + "/exe")
 	if err != nil || !strings.HasPrefix(exe, filepath.Join(root, "node_modules")+string(filepath.Separator)) {
 		t.Errorf("vxd (pid %d) runs %s (%v), want the vxd in %s/node_modules", d.PID, exe, err, root)
 	}

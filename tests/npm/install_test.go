@@ -58,6 +58,12 @@ func TestInstallFromRegistry(t *testing.T) {
 				if _, err := os.Stat(prog); err != nil {
 					reach.Missing(t, m.name+" is not installed: run npm ci in tests/npmregistry/node")
 				}
+				// bun's npm package takes its binary from an optional
+				// platform package, else its install script downloads it
+				// from GitHub: without either there is no bun to run.
+				if r := harness.Run(t, home, e, prog, "--version"); r.Code != 0 {
+					reach.Missing(t, m.name+" from tests/npmregistry/node does not run here\n"+r.String())
+				}
 			}
 			root := reach.Workspace(t, map[string]string{
 				"package.json": `{"name": "vx-npm-test", "private": true}`,

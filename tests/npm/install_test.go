@@ -25,13 +25,17 @@ type manager struct {
 	name   string
 	add    []string
 	native bool
+	// allow, when set, is what vx doctor's fix says runs the install
+	// script afterwards: after it the binary is native.
+	allow []string
 }
 
 var managers = []manager{
-	{"npm", []string{"npm", "install", "--save-dev"}, true},
-	{"pnpm", []string{"pnpm", "add", "--save-dev"}, false},
-	{"yarn", []string{"yarn", "add", "--dev", "--non-interactive"}, true},
-	{"bun", []string{"bun", "add", "--dev"}, false},
+	{"npm", []string{"npm", "install", "--save-dev"}, true, nil},
+	{"npm --ignore-scripts", []string{"npm", "install", "--save-dev", "--ignore-scripts"}, false, []string{"npm", "rebuild", "@vzn/vx"}},
+	{"pnpm", []string{"pnpm", "add", "--save-dev"}, false, nil},
+	{"yarn", []string{"yarn", "add", "--dev", "--non-interactive"}, true, nil},
+	{"bun", []string{"bun", "add", "--dev"}, false, []string{"bun", "pm", "trust", "@vzn/vx"}},
 }
 
 // TestInstallFromRegistry: @vzn/vx published to a real registry installs
@@ -41,7 +45,9 @@ var managers = []manager{
 // runs a workspace cold and then from the cache, vx doctor says which kind
 // of install it is and gives the npx MCP configuration, and `npx --no vx
 // mcp` starts the vxd of the package (beside the real vx) and answers
-// initialize and tools/list.
+// initialize and tools/list. Where the script was blocked (npm
+// --ignore-scripts, bun), the command vx doctor gives to allow it makes
+// node_modules/.bin/vx the native binary.
 func TestInstallFromRegistry(t *testing.T) {
 	bin := tools(t)
 	tgz := pack(t)
@@ -77,6 +83,9 @@ func TestInstallFromRegistry(t *testing.T) {
 				t.Fatalf("%s", r)
 			}
 			checkInstalled(t, root, e, m)
+			if m.allow != nil {
+				checkAllowed(t, root, e, bin, m)
+			}
 		})
 	}
 }
@@ -108,7 +117,8 @@ func checkInstalled(t *testing.T, root string, e []string, m manager) {
 	})
 }
 
-// checkDoctor: vx doctor names the kind of install and gives the npx
+// checkDoctor: vx doctor names the kind of install (with the command that
+// allows the install script, where there is one) and gives the npx
 // configuration, vx being on no PATH here.
 func checkDoctor(t *testing.T, vx reach.Command, root string, e []string, m manager) {
 	t.Helper()
@@ -129,6 +139,9 @@ func checkDoctor(t *testing.T, vx reach.Command, root string, e []string, m mana
 			found = true
 			if c.Status != "ok" || !strings.HasPrefix(c.Detail, kind) || (!m.native && c.Fix == "") {
 				t.Errorf("install check %+v, want ok, %q (and a fix for the launcher)", c, kind)
+			}
+			if m.allow != nil && !strings.Contains(c.Fix, strings.Join(m.allow, " ")) {
+				t.Errorf("install check's fix %q does not give %q", c.Fix, strings.Join(m.allow, " "))
 			}
 		}
 	}
@@ -191,4 +204,25 @@ func checkLauncherStops(t *testing.T, vx reach.Command, root string, e []string)
 		t.Errorf("vx run slow through the launcher exited 0 after SIGTERM\n%s", b)
 	}
 	harness.WaitFor(t, time.Minute, "the task to end after the launcher's SIGTERM", func() bool { return !harness.Alive(task) })
+}
+
+// checkAllowed runs the command vx doctor gives for allowing the install
+// script; then node_modules/.bin/vx is the native binary and still works.
+func checkAllowed(t *testing.T, root string, e []string, bin string, m manager) {
+	t.Helper()
+	prog := m.allow[0]
+	if prog != "npm" {
+		prog = filepath.Join(bin, prog)
+	}
+	if r := harness.Run(t, root, e, prog, m.allow[1:]...); r.Code != 0 {
+		t.Fatalf("%s", r)
+	}
+	b, err := os.ReadFile(filepath.Join(root, "node_modules", "@vzn", "vx", "bin", "vx"))
+	if err != nil || !(bytes.HasPrefix(b, []byte("\x7fELF")) || bytes.HasPrefix(b, []byte("\xcf\xfa\xed\xfe"))) {
+		t.Errorf("after %v, @vzn/vx/bin/vx is still not the native binary (%v)", m.allow, err)
+	}
+	vx := reach.Command{filepath.Join(root, "node_modules", ".bin", "vx")}
+	if r := vx.Run(t, root, e, "--version"); r.Code != 0 || !strings.HasPrefix(r.Stdout, "vx "+version+" ") {
+		t.Errorf("vx --version after %v\n%s", m.allow, r)
+	}
 }

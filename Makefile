@@ -11,9 +11,10 @@ PKGS     := ./...
 DEVVERSION := $(shell sed -n 's/^const DevVersion = "\(.*\)"/\1/p' protocol/version/version.go)
 GITDESC    := $(shell git describe --tags --match 'v[0-9]*' --always --dirty 2>/dev/null)
 VERSION    ?= $(if $(filter v%,$(GITDESC)),$(patsubst v%,%,$(GITDESC)),$(DEVVERSION)$(if $(GITDESC),+$(GITDESC)))
-LDFLAGS    := -X github.com/vzn/vx/protocol/version.Version=$(VERSION)
+COMMIT     ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(if $(filter %-dirty,$(GITDESC)),-dirty)
+LDFLAGS    := -X github.com/vzn/vx/protocol/version.Version=$(VERSION) -X github.com/vzn/vx/protocol/version.Commit=$(COMMIT)
 
-.PHONY: help build test race vet lint bench demo platformdemo platformbench fuzz clean
+.PHONY: help build test race vet lint bench demo platformdemo platformbench fuzz clean release
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-8s %s\n", $$1, $$2}'
@@ -41,6 +42,7 @@ lint: vet ## vet plus gofmt
 bench: build ## benchmarks: vx against Turborepo side by side (local and remote cache), and the daemon (see docs/benchmarks.md)
 	bash scripts/bench.sh
 	bash scripts/bench-remote.sh
+	bash scripts/bench-npm.sh
 	$(GO) run ./scripts/daemonbench -projects 1000 -executions 100000
 
 demo: build ## the main job on examples/demo: cold and warm runs, why, a sandboxed task, vxd, MCP through the shim, vxd status, then the remote cache and the team platform
@@ -55,5 +57,8 @@ platformbench: ## the platform at 100 workspaces × 100 runs × 100 tasks on a p
 fuzz: ## fuzz the JSON-RPC decoder for a minute
 	$(GO) test ./protocol/jsonrpc -run '^$$' -fuzz FuzzDecode -fuzztime 60s
 
+release: ## build dist/: an archive per target this host builds (static on Linux), checksums.txt, and the npm packages in dist/npm (docs/install.md)
+	VERSION='$(VERSION)' COMMIT='$(COMMIT)' bash scripts/release.sh
+
 clean: ## remove build output
-	rm -rf $(BIN)
+	rm -rf $(BIN) dist

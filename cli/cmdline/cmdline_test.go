@@ -107,7 +107,7 @@ func TestProgram(t *testing.T) {
 		!strings.Contains(out, "  version  print the version\n") || !strings.HasSuffix(out, "footer\n") {
 		t.Errorf("help: exit %d\n%s", code, out)
 	}
-	if code, out, _ := run("--version"); code != 0 || out != "vx "+version.Version+"\n" {
+	if code, out, _ := run("--version"); code != 0 || out != version.Line("vx")+"\n" {
 		t.Errorf("--version: exit %d %q", code, out)
 	}
 	if code, _, errs := run("nope"); code != 2 || errs != "vx: unknown command \"nope\" (did you mean ok?); run `vx help`\n" {

@@ -30,7 +30,7 @@ type Program struct {
 // unknown verb is refused (exit 2).
 func (p Program) Run(ctx context.Context, argv []string, s *IO) int {
 	cmds := append(p.Commands, Subcommand{"version", "print the version", func(ctx context.Context, s *IO, argv []string) error {
-		fmt.Fprintf(s.Out, "%s %s\n", p.Name, version.Version)
+		fmt.Fprintln(s.Out, version.Line(p.Name))
 		return nil
 	}})
 	if len(argv) == 0 || argv[0] == "help" || argv[0] == "--help" || argv[0] == "-h" {

@@ -24,7 +24,7 @@ func doctorVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	defer e.Close()
 	root := e.Root
 	self, _ := os.Executable()
-	out, err := ops.Doctor(ctx, e, ops.DoctorInput{Version: version.Version, VX: self,
+	out, err := ops.Doctor(ctx, e, ops.DoctorInput{Version: version.Version, VX: self, Launcher: os.Getenv(ops.NPMLauncherEnv),
 		Probe: func(ctx context.Context) (*wire.Status, bool, error) {
 			st, _, err := (&client.Client{Root: root}).Status(ctx)
 			return st, client.IsNotRunning(err), err

@@ -96,10 +96,10 @@ func TestVXDStatusFormats(t *testing.T) {
 
 func TestVersionFlags(t *testing.T) {
 	var out bytes.Buffer
-	if code := vx.Run(context.Background(), []string{"--version"}, &cmdline.IO{Out: &out, Err: &out}); code != 0 || out.String() != "vx "+version.Version+"\n" {
+	if code := vx.Run(context.Background(), []string{"--version"}, &cmdline.IO{Out: &out, Err: &out}); code != 0 || out.String() != version.Line("vx")+"\n" {
 		t.Errorf("vx --version: exit %d, %q", code, out.String())
 	}
-	if code, stdout, _ := runVXD("--version"); code != 0 || stdout != "vxd "+version.Version+"\n" {
+	if code, stdout, _ := runVXD("--version"); code != 0 || stdout != version.Line("vxd")+"\n" {
 		t.Errorf("vxd --version: exit %d, %q", code, stdout)
 	}
 }

@@ -22,6 +22,9 @@ type DoctorInput struct {
 	Version string `json:"-"`
 	// VX is this vx executable (for the MCP client configuration).
 	VX string `json:"-"`
+	// Launcher is the Node launcher of the npm package that started this
+	// vx (NPMLauncherEnv), "" when none did.
+	Launcher string `json:"-"`
 	// Self is set inside vxd: the daemon's own status.
 	Self func() *wire.Status `json:"-"`
 	// Probe is set by vx doctor: the workspace's daemon's status, or an
@@ -56,7 +59,8 @@ type DoctorOutput struct {
 // Doctor checks, in order: git and the repository, that .vx/ is writable,
 // the run history's integrity, the configuration, vx.lock, the daemon,
 // the remote cache and the platform (each when configured: reachable and
-// the token accepted), and vx on PATH for MCP clients. It changes nothing.
+// the token accepted), how vx was installed, and vx on PATH for MCP
+// clients. It changes nothing.
 func Doctor(ctx context.Context, e *Env, in DoctorInput) (*DoctorOutput, error) {
 	out := &DoctorOutput{Root: e.Root}
 	add := func(c DoctorCheck) {
@@ -74,7 +78,8 @@ func Doctor(ctx context.Context, e *Env, in DoctorInput) (*DoctorOutput, error) 
 	add(checkJournal(st))
 	add(checkRemoteCache(ctx, e))
 	add(checkPlatform(ctx, e))
-	shim, snippet := checkShim(in.VX)
+	add(checkInstall(in.VX, in.Launcher))
+	shim, snippet := checkShim(in.VX, in.Launcher)
 	add(shim)
 	out.MCPConfig = snippet
 	out.OK = true
@@ -239,12 +244,16 @@ func checkJournal(st *wire.Status) DoctorCheck {
 }
 
 // checkShim finds vx on PATH, where an MCP client's {"command": "vx"}
-// looks for it, and writes the client configuration to use.
-func checkShim(self string) (DoctorCheck, string) {
+// looks for it, and writes the client configuration to use: for an npm
+// install off PATH, npx from the workspace root.
+func checkShim(self, launcher string) (DoctorCheck, string) {
 	c := DoctorCheck{Name: "vx on PATH"}
-	command := "vx"
+	command, args := "vx", []string{"mcp"}
 	found, err := exec.LookPath("vx")
 	switch {
+	case err != nil && installKind(self, launcher) != InstallStandalone:
+		command, args = npmMCPConfig()
+		c.Status, c.Detail = CheckOK, "vx is not on PATH; this npm install is reached with npx from the workspace root (configuration below)"
 	case err != nil:
 		c.Status, c.Detail = CheckProblem, "vx is not on PATH: an MCP client configured with command \"vx\" cannot start it"
 		c.Fix = "put the directory of vx on PATH, or use the configuration below with the absolute path"
@@ -256,7 +265,7 @@ func checkShim(self string) (DoctorCheck, string) {
 	default:
 		c.Status, c.Detail = CheckOK, found
 	}
-	b, _ := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{"vx": map[string]any{"command": command, "args": []string{"mcp"}}}}, "", "  ")
+	b, _ := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{"vx": map[string]any{"command": command, "args": args}}}, "", "  ")
 	return c, string(b)
 }
 

@@ -125,7 +125,7 @@ func operations() []*Operation {
 				return Info(ctx, e, in)
 			}),
 		Define(Spec[DoctorInput, DoctorOutput]{Name: "diagnose", Title: "Diagnose the workspace", ReadOnly: true,
-			Description: "What stops vx working here? vx doctor --format json: git present and the workspace a repository, .vx/ writable, the run history's integrity, the configuration loading, vx.lock current, the daemon, the remote cache and the platform (reachable and the token accepted, when configured), vx on PATH for MCP clients; each check ok, problem or skipped, a problem with its fix; ok false when any problem; mcpConfig is the client configuration to use."},
+			Description: "What stops vx working here? vx doctor --format json: git present and the workspace a repository, .vx/ writable, the run history's integrity, the configuration loading, vx.lock current, the daemon, the remote cache and the platform (reachable and the token accepted, when configured), how vx was installed (npm package or standalone binary, and whether each call starts Node), vx on PATH for MCP clients; each check ok, problem or skipped, a problem with its fix; ok false when any problem; mcpConfig is the client configuration to use."},
 			func(ctx context.Context, e *Env, in DoctorInput) (*DoctorOutput, error) {
 				if in.Self == nil && in.Probe == nil {
 					in.Self = e.Daemon

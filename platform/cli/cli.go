@@ -74,7 +74,7 @@ func run(ctx context.Context, argv []string, stdout, stderr io.Writer) error {
 	case "migrate":
 		return migrate(ctx, argv[1:], stdout, stderr)
 	case "version", "--version":
-		fmt.Fprintf(stdout, "vx-platform %s\n", version.Version)
+		fmt.Fprintln(stdout, version.Line("vx-platform"))
 		return nil
 	case "org":
 		if len(argv) >= 2 && argv[1] == "create" {

@@ -30,10 +30,13 @@ import (
 // version stamped as the Makefile stamps a release.
 var binDir, vxBin, vxdBin string
 
-const stamped = "0.0.0-parity-stamp"
+const (
+	stamped       = "0.0.0-parity-stamp"
+	stampedCommit = "c0ffee0parity"
+)
 
 func TestMain(m *testing.M) {
-	stamp := []string{"-ldflags", "-X github.com/vzn/vx/protocol/version.Version=" + stamped}
+	stamp := []string{"-ldflags", "-X github.com/vzn/vx/protocol/version.Version=" + stamped + " -X github.com/vzn/vx/protocol/version.Commit=" + stampedCommit}
 	os.Exit(harness.Suite{
 		TempPrefix: "vx-parity-test-",
 		Binaries: []harness.Binary{

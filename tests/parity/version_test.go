@@ -2,6 +2,7 @@ package parity_test
 
 import (
 	"encoding/json"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -9,7 +10,8 @@ import (
 )
 
 // TestOneVersion: the version stamped into the build is the one every
-// surface shows: vx --version, vx version, vxd --version, vxd status, the
+// surface shows: vx --version, vx version, vxd --version (each with the
+// stamped commit and the OS/architecture it was built for), vxd status, the
 // MCP serverInfo of every client, and vx info / getWorkspaceInfo (vx's and
 // the daemon's).
 func TestOneVersion(t *testing.T) {
@@ -19,9 +21,9 @@ func TestOneVersion(t *testing.T) {
 		args []string
 		want string
 	}{
-		{vxBin, []string{"--version"}, "vx " + stamped},
-		{vxBin, []string{"version"}, "vx " + stamped},
-		{vxdBin, []string{"--version"}, "vxd " + stamped},
+		{vxBin, []string{"--version"}, "vx " + stamped + " (commit " + stampedCommit + ", " + runtime.GOOS + "/" + runtime.GOARCH + ")"},
+		{vxBin, []string{"version"}, "vx " + stamped + " (commit " + stampedCommit + ", " + runtime.GOOS + "/" + runtime.GOARCH + ")"},
+		{vxdBin, []string{"--version"}, "vxd " + stamped + " (commit " + stampedCommit + ", " + runtime.GOOS + "/" + runtime.GOARCH + ")"},
 	} {
 		r := run(t, root, c.bin, c.args...)
 		if r.Code != 0 || strings.TrimSpace(r.Stdout) != c.want {

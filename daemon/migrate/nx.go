@@ -879,6 +879,14 @@ func (in *nxInputs) path(f *srcFile, item string, off int, s string) {
 	b := in.tr.b
 	neg := strings.HasPrefix(s, "!")
 	p := strings.TrimPrefix(s, "!")
+	if strings.Contains(p, "(") {
+		g, ok := extglob(p)
+		if !ok {
+			b.todo(f, off, item, fmt.Sprintf("input %q: a negated or unbalanced extended glob group, which vx globs cannot say; dropped", s))
+			return
+		}
+		p = g
+	}
 	if rest, ok := strings.CutPrefix(p, "{workspaceRoot}/"+in.dir+"/"); ok && in.dir != "" && !in.inDep {
 		p = "{projectRoot}/" + rest // the project's own file, named from the root
 	}

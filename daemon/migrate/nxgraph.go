@@ -208,6 +208,10 @@ func (b *builder) nxResolvedGraph(f *srcFile) *jsonc.Node {
 		b.nxNotInstalled(f)
 		return nil
 	}
+	if !b.runNx {
+		b.todo(f, 0, "", "the targets Nx plugins infer were not read: only vx init on the command line runs the repository's Nx (its code) to ask for them; until then only project.json targets and package.json scripts were translated")
+		return nil
+	}
 	g, err := b.nxGraph(bin)
 	if err != nil {
 		b.todo(f, 0, "", fmt.Sprintf("could not read Nx's resolved graph, so the targets Nx plugins infer were not translated (only project.json targets and package.json scripts): %v", err))

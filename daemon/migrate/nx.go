@@ -38,6 +38,7 @@ var nxDropped = map[string]string{
 	"useLegacyCache":      "vx has its own cache",
 	"maxCacheSize":        "vx cache prune trims the cache",
 	"pluginsConfig":       "vx has no plugins of this kind",
+	"analytics":           "vx sends no telemetry",
 }
 
 var runCommandsExecutors = []string{"nx:run-commands", "@nrwl/workspace:run-commands", "@nx/workspace:run-commands"}
@@ -286,7 +287,7 @@ func (tr *nxTr) project(np *nxProject) {
 	}
 	for _, m := range f.root.Members {
 		switch m.Key {
-		case "$schema", "name", "root", "sourceRoot", "projectType", "namedInputs", "generators", "metadata", "release":
+		case "$schema", "name", "root", "sourceRoot", "projectType", "namedInputs", "generators", "metadata", "release", "prefix":
 		case "tags":
 			if list, ok := b.strList(f, m); ok {
 				pc.Tags = list
@@ -507,7 +508,19 @@ func needsProject(outputs *jsonc.Node) bool {
 // simpleProjectPath reports whether s is "{projectRoot}/path" with no other token.
 func simpleProjectPath(s string) bool {
 	rest, ok := strings.CutPrefix(s, "{projectRoot}/")
-	return ok && !strings.Contains(rest, "{")
+	return ok && !hasNxToken(rest)
+}
+
+// hasNxToken reports whether s holds an Nx token ({projectRoot},
+// {workspaceRoot}, {projectName}, {options.…}); other braces are glob
+// alternatives ("*.{ts,tsx}").
+func hasNxToken(s string) bool {
+	for _, tok := range []string{"{projectRoot}", "{workspaceRoot}", "{projectName}", "{options."} {
+		if strings.Contains(s, tok) {
+			return true
+		}
+	}
+	return false
 }
 
 // runCommands turns nx:run-commands options into one shell command run in
@@ -923,6 +936,10 @@ func (in *nxInputs) path(f *srcFile, item string, off int, s string) {
 		if !neg && in.tr.addGlobalInput(f, item, rel) {
 			return
 		}
+		if neg {
+			b.note("%s: the exclusion %q dropped: globalInputs take no exclusions, and a workspace file is an input of a vx task only where it is listed", where(f, item), s)
+			return
+		}
 		b.todo(f, off, item, fmt.Sprintf("input %q: a vx task's inputs are files of its project; add %q to globalInputs if every task should re-run when it changes, else drop it", s, rel))
 	default:
 		b.todo(f, off, item, fmt.Sprintf("input %q: expected {projectRoot}/… or {workspaceRoot}/…; dropped", s))
@@ -967,7 +984,7 @@ func (tr *nxTr) outputs(f *srcFile, item string, list *jsonc.Node, np *nxProject
 			p = strings.TrimPrefix(strings.ReplaceAll(p, "{workspaceRoot}", ""), "/")
 			p = path.Clean(p)
 			switch {
-			case strings.Contains(p, "{"):
+			case hasNxToken(p):
 				b.todo(f, it.Off, item, fmt.Sprintf("output %q: a token vx cannot resolve; dropped", it.Str))
 				continue
 			case p == np.p.dir || strings.HasPrefix(p, np.p.dir+"/"):

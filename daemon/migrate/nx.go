@@ -414,6 +414,16 @@ func (tr *nxTr) targetKeys(f *srcFile, item string, n *jsonc.Node, np *nxProject
 			b.todo(f, m.KeyOff, sub, fmt.Sprintf("unknown target key %q was not translated", m.Key))
 		}
 	}
+	if n.Get("inputs") == nil && np != nil && np.graph {
+		// Nx hashes a target without inputs as ["default", "^default"].
+		def := &jsonc.Node{Kind: jsonc.Array, Items: []*jsonc.Node{{Kind: jsonc.String, Str: "default"}, {Kind: jsonc.String, Str: "^default"}}}
+		if np.named["default"] == nil {
+			def.Items = []*jsonc.Node{{Kind: jsonc.String, Str: "{projectRoot}/**/*"}, {Kind: jsonc.String, Str: "^{projectRoot}/**/*"}}
+		}
+		in, e := tr.inputs(f, item+".inputs (Nx's default)", def, np.named, np.p.dir)
+		tc.Inputs = in
+		env = append(env, e...)
+	}
 	if len(env) > 0 {
 		tc.Env = &env
 	}

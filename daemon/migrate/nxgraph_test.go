@@ -73,6 +73,10 @@ func TestNxGraphTargets(t *testing.T) {
 	if !slices.Equal(def.Inputs, want) {
 		t.Errorf("web#test inputs %v, want %v", def.Inputs, want)
 	}
+	// build has no inputs: Nx hashes it as ["default", "^default"].
+	if def, _ := m.Resolve("web", "build"); !slices.Equal(def.Inputs, []string{"**", "^**"}) {
+		t.Errorf("web#build inputs %v, want [** ^**] (Nx's default inputs)", def.Inputs)
+	}
 	if !slices.Contains(m.Config.GlobalInputs, "tsconfig.base.json") {
 		t.Errorf("globalInputs %v lack the sharedGlobals file", m.Config.GlobalInputs)
 	}

@@ -757,7 +757,7 @@ func (tr *nxTr) inputs(f *srcFile, item string, list *jsonc.Node, named map[stri
 	in := &nxInputs{tr: tr, named: named, dir: dir}
 	in.walk(f, item, list, 0)
 	globs, negs, env := in.globs, in.negs, in.env
-	deps := in.depInputs()
+	deps := append(in.depInputs(), in.roots...)
 	if in.all && len(deps) > 0 && len(negs) == 0 {
 		out := append([]string{"**"}, deps...)
 		return &out, env
@@ -788,6 +788,7 @@ type nxInputs struct {
 	// collected while inDep.
 	depGlobs, depNegs []string
 	depAll, inDep     bool
+	roots             []string // workspace files ("/tsconfig.base.json")
 }
 
 // depInputs are the vx "^" inputs for the dependency projects' files.
@@ -943,7 +944,10 @@ func (in *nxInputs) path(f *srcFile, item string, off int, s string) {
 		if !neg && b.inGlobalInputs(rel) {
 			return
 		}
-		if !neg && in.tr.addGlobalInput(f, item, rel) {
+		if !neg {
+			if in.tr.matchesFile(f, item, rel) {
+				in.roots = appendNew(in.roots, "/"+rel)
+			}
 			return
 		}
 		if neg {

@@ -6,30 +6,29 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 )
 
-// addGlobalInput makes rel, a workspace-root path or glob a target named
-// as an input ({workspaceRoot}/…), one of globalInputs: vx task inputs are
-// files of the task's project, so the nearest faithful place is the key of
-// every task (broader than Nx: every task re-runs when it changes). A glob
-// that matches no file is dropped, as it adds nothing to Nx's hash either.
-// It reports whether rel was handled.
-func (tr *nxTr) addGlobalInput(f *srcFile, item, rel string) bool {
+// matchesFile reports whether rel, a workspace-root path or glob a
+// target names as an input ({workspaceRoot}/…), matches a file; one that
+// matches none is dropped with a note, as it adds nothing to Nx's hash
+// either. A glob starting with a pattern is not walked and counts as
+// matching.
+func (tr *nxTr) matchesFile(f *srcFile, item, rel string) bool {
 	b := tr.b
 	if tr.globalDone == nil {
 		tr.globalDone = map[string]bool{}
 	}
-	if tr.globalDone[rel] {
-		return true
+	ok, done := tr.globalDone[rel]
+	if done {
+		return ok
 	}
-	tr.globalDone[rel] = true
+	ok = true
 	if !hasMeta(rel[:1]) {
 		if m, err := doublestar.Glob(os.DirFS(b.root), rel); err != nil || len(m) == 0 {
 			b.note("%s: the input {workspaceRoot}/%s matches no file; dropped", where(f, item), rel)
-			return true
+			ok = false
 		}
 	}
-	b.ws.GlobalInputs = appendNew(b.ws.GlobalInputs, rel)
-	b.note("%s: the input {workspaceRoot}/%s joined globalInputs, so every vx task re-runs when it changes (Nx re-runs the targets that name it)", where(f, item), rel)
-	return true
+	tr.globalDone[rel] = ok
+	return ok
 }
 
 // lockfileInput translates externalDependencies (the versions of npm

@@ -37,7 +37,8 @@ func fileText(t *testing.T, p *Plan, path string) string {
 
 // TestNxGraphTargets: with Nx installed, vx init migrates the targets of
 // Nx's resolved graph (inferred ones included), with the dependencies Nx
-// found, ^production as ^ inputs and executors as their commands.
+// found, ^production as ^ inputs, sharedGlobals as a workspace ("/")
+// input and executors as their commands.
 func TestNxGraphTargets(t *testing.T) {
 	dir := copyLayout(t, "nx-graph")
 	graph, _ := filepath.Abs(filepath.Join("testdata", "nx-graph", "graph.json"))
@@ -69,16 +70,13 @@ func TestNxGraphTargets(t *testing.T) {
 		t.Errorf("web depends on %v, want [a] (the import Nx found)", web.Deps)
 	}
 	def, _ := m.Resolve("web", "test")
-	want := []string{"**", "^**", "^!**/{*.,}{spec,test}.ts"}
+	want := []string{"**", "^**", "^!**/{*.,}{spec,test}.ts", "/tsconfig.base.json"}
 	if !slices.Equal(def.Inputs, want) {
 		t.Errorf("web#test inputs %v, want %v", def.Inputs, want)
 	}
 	// build has no inputs: Nx hashes it as ["default", "^default"].
-	if def, _ := m.Resolve("web", "build"); !slices.Equal(def.Inputs, []string{"**", "^**"}) {
-		t.Errorf("web#build inputs %v, want [** ^**] (Nx's default inputs)", def.Inputs)
-	}
-	if !slices.Contains(m.Config.GlobalInputs, "tsconfig.base.json") {
-		t.Errorf("globalInputs %v lack the sharedGlobals file", m.Config.GlobalInputs)
+	if def, _ := m.Resolve("web", "build"); !slices.Equal(def.Inputs, []string{"**", "^**", "/tsconfig.base.json"}) {
+		t.Errorf("web#build inputs %v, want [** ^** /tsconfig.base.json] (Nx's default inputs, sharedGlobals included)", def.Inputs)
 	}
 	var todos []string
 	for _, td := range p.Todos {

@@ -13,11 +13,11 @@ import (
 
 // TestDepInputsRekeyDependents: a "^" input makes a task's key follow the
 // files of the projects it depends on, through a project in between, and
-// only the files the globs pick.
+// only the files the globs pick; a "/" input, the workspace file it names.
 func TestDepInputsRekeyDependents(t *testing.T) {
 	root := t.TempDir()
 	testtree.Write(t, root, map[string]string{
-		"vx.workspace.json":        `{"projects": ["p/*"], "tasks": {"test": {"command": "true", "inputs": ["**", "^src/**", "^!**/*.spec.js"]}, "plain": {"command": "true"}}}`,
+		"vx.workspace.json":        `{"projects": ["p/*"], "tasks": {"test": {"command": "true", "inputs": ["**", "^src/**", "^!**/*.spec.js", "/tsconfig.base.json"]}, "plain": {"command": "true"}}}`,
 		"p/app/package.json":       `{"name": "app", "dependencies": {"mid": "*"}}`,
 		"p/mid/package.json":       `{"name": "mid", "dependencies": {"core": "*"}}`,
 		"p/core/package.json":      `{"name": "core"}`,
@@ -25,6 +25,8 @@ func TestDepInputsRekeyDependents(t *testing.T) {
 		"p/core/src/index.js":      "export const a = 1",
 		"p/core/src/index.spec.js": "test()",
 		"p/core/README.md":         "core",
+		"tsconfig.base.json":       "{}",
+		"eslint.config.mjs":        "export default []",
 	})
 	keys := func() map[string]string {
 		t.Helper()
@@ -50,6 +52,8 @@ func TestDepInputsRekeyDependents(t *testing.T) {
 		{"a dependency's source", "p/core/src/index.js", "export const a = 22", []string{"app#test", "mid#test"}},
 		{"a dependency's spec file", "p/core/src/index.spec.js", "test(); test()", nil},
 		{"a dependency's file outside the globs", "p/core/README.md", "core, longer", nil},
+		{"a workspace file the task names", "tsconfig.base.json", `{"compilerOptions": {}}`, []string{"app#test", "mid#test", "lone#test"}},
+		{"a workspace file the task does not name", "eslint.config.mjs", "export default [{}]", nil},
 		{"the project's own file", "p/app/package.json", `{"name": "app", "version": "1.0.0", "dependencies": {"mid": "*"}}`, []string{"app#test", "app#plain"}},
 	} {
 		before := keys()

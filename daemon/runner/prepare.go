@@ -342,6 +342,9 @@ func (p *Prepared) runHashWorkers(all []string, f *folder) {
 						f.errs[i] = p.hashDepInputs(n, byDir, recsByDir, outputsOf, files)
 					}
 					if f.errs[i] == nil {
+						f.errs[i] = p.hashRootInputs(n, all, files)
+					}
+					if f.errs[i] == nil {
 						// All but the upstream keys, encoded here
 						// in parallel; the keys fold in graph order.
 						f.comps[i] = p.components(n, f.global, files)
@@ -546,14 +549,45 @@ func (p *Prepared) hashDepInputs(n *workspace.Node, byDir map[string][]string, r
 	return nil
 }
 
+// hashRootInputs adds to files the workspace files a node's "/" globs
+// select, each keyed by "/" and its workspace-relative path.
+func (p *Prepared) hashRootInputs(n *workspace.Node, all []string, files map[string]string) error {
+	globs := workspace.RootInputs(n.Def.Inputs)
+	if len(globs) == 0 {
+		return nil
+	}
+	for i, f := range all {
+		if !workspace.MatchInputs(globs, f) {
+			continue
+		}
+		rec, abs := int32(-1), ""
+		if p.recs != nil {
+			rec = p.recs[i]
+			abs = p.hasher.RecordPath(rec)
+		}
+		if abs == "" {
+			abs = filepath.Join(p.Model.Root, filepath.FromSlash(f))
+		}
+		h, err := p.hasher.HashRecord(abs, rec)
+		if err != nil {
+			if os.IsNotExist(err) {
+				continue
+			}
+			return fmt.Errorf("hashing %s: %w", f, err)
+		}
+		files["/"+f] = h
+	}
+	return nil
+}
+
 // selectedInput reports whether a project file is an input of the task:
 // it matches the inputs globs (all files when none), is not excluded by a
 // "!" glob, and is not one of the task's outputs.
 func selectedInput(d workspace.TaskDef, f string) bool {
 	in := len(d.Inputs) == 0
 	for _, g := range d.Inputs {
-		if strings.HasPrefix(g, "^") {
-			continue // a dependency project's files (hashDepInputs)
+		if strings.HasPrefix(g, "^") || strings.HasPrefix(strings.TrimPrefix(g, "!"), "/") {
+			continue // a dependency project's files (hashDepInputs), a workspace file (hashRootInputs)
 		}
 		if strings.HasPrefix(g, "!") {
 			if workspace.MatchGlob(strings.TrimPrefix(g[1:], "./"), f) {

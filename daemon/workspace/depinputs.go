@@ -18,6 +18,23 @@ func DepInputs(inputs []string) []string {
 	return out
 }
 
+// RootInputs are the "/" globs of a project task's inputs ("/tsconfig.base.json",
+// and "!/…" to leave some out) without their "/": they pick files of the
+// whole workspace, relative to its root. Nil when there are none.
+func RootInputs(inputs []string) []string {
+	var out []string
+	for _, g := range inputs {
+		neg, rest := "", g
+		if r, ok := strings.CutPrefix(g, "!"); ok {
+			neg, rest = "!", r
+		}
+		if r, ok := strings.CutPrefix(rest, "/"); ok {
+			out = append(out, neg+r)
+		}
+	}
+	return out
+}
+
 // MatchInputs reports whether f matches one of globs and none of its "!"
 // globs.
 func MatchInputs(globs []string, f string) bool {

@@ -134,8 +134,9 @@ func edit(t *testing.T, path, old, new string) {
 
 // TestNxRerunsMatch: the same edits, one after another, make Nx and vx
 // re-run the same test targets: a shared library's source re-runs its
-// dependents' tests, its spec file only its own, a root file named in
-// sharedGlobals and the locked vitest version every one.
+// dependents' tests, its spec file only its own, a root file only lint
+// names none, a root file named in sharedGlobals and the locked vitest
+// version every one.
 func TestNxRerunsMatch(t *testing.T) {
 	root := workspace(t)
 	env := env(t)
@@ -159,6 +160,7 @@ func TestNxRerunsMatch(t *testing.T) {
 		{"shared lib spec", func() { edit(t, at("libs/lib-a/src/index.spec.ts"), "toBeTruthy", "toBeDefined") }, []string{"lib-a:test"}},
 		{"shared lib vite config", func() { edit(t, at("libs/lib-b/vite.config.ts"), "test:", "test :") }, []string{"lib-b:test"}},
 		{"app source", func() { edit(t, at("apps/app/src/index.ts"), "+ 1", "+ 2") }, []string{"app:test"}},
+		{"root eslint config, an input of lint only", func() { edit(t, at("eslint.config.mjs"), "rules: {}", "rules: { }") }, nil},
 		{"sharedGlobals root file", func() { edit(t, at("tsconfig.base.json"), `"strict": true`, `"strict": false`) }, all},
 		{"locked vitest version", func() {
 			// Nx hashes a locked package by its integrity, which a new

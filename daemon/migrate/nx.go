@@ -102,11 +102,6 @@ func (b *builder) nx(f *srcFile) bool {
 	for _, np := range projects {
 		tr.project(np)
 	}
-	if graph != nil {
-		// Nx hashes the versions of the packages a target uses (all of
-		// them for run-commands): the lockfile stands for them.
-		tr.lockfileInput(f, "targets")
-	}
 	if graph == nil {
 		b.note("Nx infers project dependencies from imports too; vx reads package.json dependencies and vx.project.json dependsOn, so check the ^build order with vx run build --dry")
 	} else {
@@ -385,7 +380,7 @@ func (tr *nxTr) targetKeys(f *srcFile, item string, n *jsonc.Node, np *nxProject
 			if np != nil {
 				named, dir = np.named, np.p.dir
 			}
-			in, e := tr.inputs(f, sub, m.Val, named, dir)
+			in, e := tr.inputs(f, sub, m.Val, named, dir, tr.externalDefault(n, np))
 			tc.Inputs = in
 			env = append(env, e...)
 		case "outputs":
@@ -420,7 +415,7 @@ func (tr *nxTr) targetKeys(f *srcFile, item string, n *jsonc.Node, np *nxProject
 		if np.named["default"] == nil {
 			def.Items = []*jsonc.Node{{Kind: jsonc.String, Str: "{projectRoot}/**/*"}, {Kind: jsonc.String, Str: "^{projectRoot}/**/*"}}
 		}
-		in, e := tr.inputs(f, item+".inputs (Nx's default)", def, np.named, np.p.dir)
+		in, e := tr.inputs(f, item+".inputs (Nx's default)", def, np.named, np.p.dir, tr.externalDefault(n, np))
 		tc.Inputs = in
 		env = append(env, e...)
 	}
@@ -752,10 +747,13 @@ func (tr *nxTr) dependsOn(f *srcFile, item string, m jsonc.Member) *[]string {
 // inputs expands Nx inputs (named inputs, {projectRoot} and
 // {workspaceRoot} paths, {env}) into vx input globs and env names. Input
 // covering every project file is vx's default and is left out.
-func (tr *nxTr) inputs(f *srcFile, item string, list *jsonc.Node, named map[string]*jsonc.Node, dir string) (*[]string, []string) {
+func (tr *nxTr) inputs(f *srcFile, item string, list *jsonc.Node, named map[string]*jsonc.Node, dir, external string) (*[]string, []string) {
 	b := tr.b
 	in := &nxInputs{tr: tr, named: named, dir: dir}
 	in.walk(f, item, list, 0)
+	if !in.external && external != "" {
+		in.roots = appendNew(in.roots, external)
+	}
 	globs, negs, env := in.globs, in.negs, in.env
 	deps := append(in.depInputs(), in.roots...)
 	if in.all && len(deps) > 0 && len(negs) == 0 {
@@ -788,7 +786,8 @@ type nxInputs struct {
 	// collected while inDep.
 	depGlobs, depNegs []string
 	depAll, inDep     bool
-	roots             []string // workspace files ("/tsconfig.base.json")
+	roots             []string // workspace files ("/tsconfig.base.json") and npm: packages
+	external          bool     // an externalDependencies input was read
 }
 
 // depInputs are the vx "^" inputs for the dependency projects' files.
@@ -874,7 +873,11 @@ func (in *nxInputs) object(f *srcFile, item string, it *jsonc.Node, depth int) {
 	case it.Get("runtime") != nil:
 		b.todo(f, it.Off, item, fmt.Sprintf("runtime input %q: vx does not run commands to compute keys; declare what it reads as env or globalInputs", it.Get("runtime").Str))
 	case it.Get("externalDependencies") != nil:
-		in.tr.lockfileInput(f, item)
+		names, _ := it.Get("externalDependencies").Strings()
+		for _, name := range names {
+			in.roots = appendNew(in.roots, "npm:"+name)
+		}
+		in.external = true
 	case it.Get("dependentTasksOutputFiles") != nil:
 		b.note("%s dependentTasksOutputFiles dropped: a task's key includes the keys of the tasks it depends on", where(f, item))
 	default:

@@ -2,8 +2,11 @@ package migrate
 
 import (
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/vzn/vx/daemon/jsonc"
 )
 
 // matchesFile reports whether rel, a workspace-root path or glob a
@@ -31,23 +34,6 @@ func (tr *nxTr) matchesFile(f *srcFile, item, rel string) bool {
 	return ok
 }
 
-// lockfileInput translates externalDependencies (the versions of npm
-// packages a target uses) into the lockfile in globalInputs: every task
-// re-runs when any locked version changes.
-func (tr *nxTr) lockfileInput(f *srcFile, item string) {
-	b := tr.b
-	for _, lf := range []string{"package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.yaml", "yarn.lock", "bun.lock", "bun.lockb"} {
-		if b.exists(lf) {
-			if !b.inGlobalInputs(lf) {
-				b.ws.GlobalInputs = append(b.ws.GlobalInputs, lf)
-				b.note("%s externalDependencies: %s joined globalInputs, so every vx task re-runs when a locked package version changes (Nx re-runs the targets that use that package)", where(f, item), lf)
-			}
-			return
-		}
-	}
-	b.todo(f, 0, item, "externalDependencies: no lockfile here, so no package version joins the key; add the lockfile to globalInputs once there is one")
-}
-
 func hasMeta(s string) bool {
 	for _, c := range s {
 		switch c {
@@ -56,4 +42,29 @@ func hasMeta(s string) bool {
 		}
 	}
 	return false
+}
+
+// externalDefault is the input standing for the packages Nx hashes for a
+// graph target that lists no externalDependencies: its executor's package
+// ("npm:@nx/jest"), or for run-commands and run-script every locked
+// package (the lockfile, "/package-lock.json"); "" outside graph mode, for
+// a no-op, or without a lockfile.
+func (tr *nxTr) externalDefault(n *jsonc.Node, np *nxProject) string {
+	if np == nil || !np.graph {
+		return ""
+	}
+	ex := n.Get("executor")
+	if ex == nil || ex.Kind != jsonc.String || slices.Contains(noopExecutors, ex.Str) {
+		return ""
+	}
+	if !slices.Contains(runCommandsExecutors, ex.Str) && !slices.Contains(runScriptExecutors, ex.Str) {
+		pkg, _, _ := strings.Cut(ex.Str, ":")
+		return "npm:" + pkg
+	}
+	for _, lf := range []string{"package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.yaml", "yarn.lock", "bun.lock", "bun.lockb"} {
+		if tr.b.exists(lf) {
+			return "/" + lf
+		}
+	}
+	return ""
 }

@@ -70,13 +70,18 @@ func TestNxGraphTargets(t *testing.T) {
 		t.Errorf("web depends on %v, want [a] (the import Nx found)", web.Deps)
 	}
 	def, _ := m.Resolve("web", "test")
-	want := []string{"**", "^**", "^!**/{*.,}{spec,test}.ts", "/tsconfig.base.json"}
+	// Nx hashes the executor's package for a target that lists no
+	// externalDependencies.
+	want := []string{"**", "^**", "^!**/{*.,}{spec,test}.ts", "/tsconfig.base.json", "npm:@nx/jest"}
 	if !slices.Equal(def.Inputs, want) {
 		t.Errorf("web#test inputs %v, want %v", def.Inputs, want)
 	}
 	// build has no inputs: Nx hashes it as ["default", "^default"].
-	if def, _ := m.Resolve("web", "build"); !slices.Equal(def.Inputs, []string{"**", "^**", "/tsconfig.base.json"}) {
-		t.Errorf("web#build inputs %v, want [** ^** /tsconfig.base.json] (Nx's default inputs, sharedGlobals included)", def.Inputs)
+	if def, _ := m.Resolve("web", "build"); !slices.Equal(def.Inputs, []string{"**", "^**", "/tsconfig.base.json", "npm:@nx/webpack"}) {
+		t.Errorf("web#build inputs %v, want [** ^** /tsconfig.base.json npm:@nx/webpack] (Nx's default inputs, sharedGlobals included)", def.Inputs)
+	}
+	if def, _ := m.Resolve("a", "test"); !slices.Contains(def.Inputs, "npm:vitest") {
+		t.Errorf("a#test inputs %v lack npm:vitest (its externalDependencies)", def.Inputs)
 	}
 	var todos []string
 	for _, td := range p.Todos {

@@ -75,6 +75,7 @@ type Prepared struct {
 	MemoryBudget int64
 	PeakRSS      map[string]int64
 	hasher       *hashing.Hasher
+	npm          npmLock           // npm: inputs' lockfile (npminputs.go)
 	encoded      map[string][]byte // task id → its components as the history stores them
 	early        *Early
 	changes      chan *hashing.Changes // vxd's answer, asked while the graph is built
@@ -345,6 +346,9 @@ func (p *Prepared) runHashWorkers(all []string, f *folder) {
 						f.errs[i] = p.hashRootInputs(n, all, files)
 					}
 					if f.errs[i] == nil {
+						f.errs[i] = p.hashNpmInputs(n, files)
+					}
+					if f.errs[i] == nil {
 						// All but the upstream keys, encoded here
 						// in parallel; the keys fold in graph order.
 						f.comps[i] = p.components(n, f.global, files)
@@ -586,7 +590,7 @@ func (p *Prepared) hashRootInputs(n *workspace.Node, all []string, files map[str
 func selectedInput(d workspace.TaskDef, f string) bool {
 	in := len(d.Inputs) == 0
 	for _, g := range d.Inputs {
-		if strings.HasPrefix(g, "^") || strings.HasPrefix(strings.TrimPrefix(g, "!"), "/") {
+		if strings.HasPrefix(g, "^") || strings.HasPrefix(strings.TrimPrefix(g, "!"), "/") || strings.HasPrefix(g, "npm:") {
 			continue // a dependency project's files (hashDepInputs), a workspace file (hashRootInputs)
 		}
 		if strings.HasPrefix(g, "!") {

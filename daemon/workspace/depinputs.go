@@ -35,6 +35,19 @@ func RootInputs(inputs []string) []string {
 	return out
 }
 
+// NpmInputs are the package names of a task's "npm:NAME" inputs: the
+// version of NAME and of every package it depends on, as the lockfile pins
+// them, joins the key. Nil when there are none.
+func NpmInputs(inputs []string) []string {
+	var out []string
+	for _, g := range inputs {
+		if name, ok := strings.CutPrefix(g, "npm:"); ok && name != "" {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // MatchInputs reports whether f matches one of globs and none of its "!"
 // globs.
 func MatchInputs(globs []string, f string) bool {

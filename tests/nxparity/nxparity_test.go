@@ -136,7 +136,7 @@ func edit(t *testing.T, path, old, new string) {
 // re-run the same test targets: a shared library's source re-runs its
 // dependents' tests, its spec file only its own, a root file only lint
 // names none, a root file named in sharedGlobals and the locked vitest
-// version every one.
+// version every one, another locked package none.
 func TestNxRerunsMatch(t *testing.T) {
 	root := workspace(t)
 	env := env(t)
@@ -167,6 +167,9 @@ func TestNxRerunsMatch(t *testing.T) {
 			// version changes along with the version.
 			edit(t, at("package-lock.json"), "\"node_modules/vitest\": {\n      \"version\": \"3.2.4\",\n      \"integrity\": \"sha512-L", "\"node_modules/vitest\": {\n      \"version\": \"3.2.5\",\n      \"integrity\": \"sha512-M")
 		}, all},
+		{"a locked package no test target uses", func() {
+			edit(t, at("package-lock.json"), "\"node_modules/yargs\": {\n      \"version\": \"17.7.3\",\n      \"integrity\": \"sha512-", "\"node_modules/yargs\": {\n      \"version\": \"17.7.4\",\n      \"integrity\": \"sha512-X")
+		}, nil},
 	} {
 		c.edit()
 		nx := nxReran(t, root, env)

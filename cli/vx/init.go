@@ -24,7 +24,7 @@ func initVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	if help || err != nil {
 		return err
 	}
-	in := ops.InitInput{Dir: s.WorkingDir(), Environ: s.Environment()}
+	in := ops.InitInput{Dir: s.WorkingDir(), Environ: s.Environment(), RunNx: true}
 	if err := b.fill(a, &in); err != nil {
 		return err
 	}

@@ -38,6 +38,7 @@ var nxDropped = map[string]string{
 	"useLegacyCache":      "vx has its own cache",
 	"maxCacheSize":        "vx cache prune trims the cache",
 	"pluginsConfig":       "vx has no plugins of this kind",
+	"analytics":           "vx sends no telemetry",
 }
 
 var runCommandsExecutors = []string{"nx:run-commands", "@nrwl/workspace:run-commands", "@nx/workspace:run-commands"}
@@ -50,16 +51,20 @@ type nxProject struct {
 	named  map[string]*jsonc.Node
 	tgts   *jsonc.Node
 	nxName string
+	graph  bool // read from Nx's resolved graph (nxgraph.go)
 }
 
 type nxTr struct {
-	b         *builder
-	f         *srcFile // nx.json
-	named     map[string]*jsonc.Node
-	defaults  map[string]*jsonc.Node
-	cacheable map[string]bool
-	known     map[string]bool
-	byNx      map[string]*pkg // projects by their Nx name
+	b          *builder
+	f          *srcFile // nx.json
+	named      map[string]*jsonc.Node
+	defaults   map[string]*jsonc.Node
+	cacheable  map[string]bool
+	known      map[string]bool
+	byNx       map[string]*pkg     // projects by their Nx name
+	graph      bool                // the projects come from Nx's resolved graph
+	graphDeps  map[string][]string // Nx name -> vx names of its dependency projects
+	globalDone map[string]bool     // workspace inputs addGlobalInput handled
 }
 
 // lookup finds a project by Nx name, else by vx name.
@@ -74,8 +79,16 @@ func (tr *nxTr) lookup(name string) *pkg {
 // project.json's targets, name, tags and implicitDependencies.
 func (b *builder) nx(f *srcFile) bool {
 	tr := &nxTr{b: b, f: f, named: map[string]*jsonc.Node{}, defaults: map[string]*jsonc.Node{}, cacheable: map[string]bool{}, known: map[string]bool{}, byNx: map[string]*pkg{}}
+	graph := b.nxResolvedGraph(f)
+	tr.graph = graph != nil
 	targetDefaults := tr.nxGlobals(f)
-	projects := b.nxProjects(tr)
+	var projects []*nxProject
+	if graph != nil {
+		projects = b.nxGraphProjects(tr, graph)
+		targetDefaults = nil // already applied to each target of the graph
+	} else {
+		projects = b.nxProjects(tr)
+	}
 	for _, np := range projects {
 		if np.tgts != nil {
 			for _, t := range np.tgts.Members {
@@ -89,7 +102,11 @@ func (b *builder) nx(f *srcFile) bool {
 	for _, np := range projects {
 		tr.project(np)
 	}
-	b.note("Nx infers project dependencies from imports too; vx reads package.json dependencies and vx.project.json dependsOn, so check the ^build order with vx run build --dry")
+	if graph == nil {
+		b.note("Nx infers project dependencies from imports too; vx reads package.json dependencies and vx.project.json dependsOn, so check the ^build order with vx run build --dry")
+	} else {
+		b.note("projects, targets and project dependencies were read from Nx's resolved graph (nx graph), plugins' inferred targets and targetDefaults included; the dependencies Nx finds in imports are in each vx.project.json dependsOn")
+	}
 	b.note("vx caches every task unless it says cache: false; Nx cached only targets marked cache: true")
 	return true
 }
@@ -135,6 +152,10 @@ func (tr *nxTr) nxGlobals(f *srcFile) *jsonc.Node {
 				} else if p := it.Get("plugin"); p != nil && p.Kind == jsonc.String {
 					names = append(names, p.Str)
 				}
+			}
+			if tr.graph {
+				b.note("nx.json plugins (%s): the targets they infer were read from Nx's resolved graph", strings.Join(names, ", "))
+				continue
 			}
 			b.todo(f, m.KeyOff, m.Key, fmt.Sprintf("Nx plugins (%s) infer targets vx does not see: vx runs package.json scripts and the targets translated from project.json; add a script or a vx task with a command for each inferred target you use", strings.Join(names, ", ")))
 		case "parallel":
@@ -261,7 +282,7 @@ func (tr *nxTr) project(np *nxProject) {
 	}
 	for _, m := range f.root.Members {
 		switch m.Key {
-		case "$schema", "name", "root", "sourceRoot", "projectType", "namedInputs", "generators", "metadata", "release":
+		case "$schema", "name", "root", "sourceRoot", "projectType", "namedInputs", "generators", "metadata", "release", "prefix":
 		case "tags":
 			if list, ok := b.strList(f, m); ok {
 				pc.Tags = list
@@ -308,6 +329,11 @@ func (tr *nxTr) project(np *nxProject) {
 			b.todo(f, m.KeyOff, m.Key, fmt.Sprintf("unknown project.json key %q was not translated", m.Key))
 		}
 	}
+	for _, d := range tr.graphDeps[np.nxName] {
+		if d != np.p.name {
+			pc.DependsOn = appendNew(pc.DependsOn, d)
+		}
+	}
 	if pc.Name == "" && len(pc.Tags) == 0 && len(pc.DependsOn) == 0 && len(pc.Tasks) == 0 && b.exists(np.p.dir+"/package.json") {
 		delete(b.projects, np.p.dir)
 	}
@@ -350,11 +376,11 @@ func (tr *nxTr) targetKeys(f *srcFile, item string, n *jsonc.Node, np *nxProject
 		case "dependsOn":
 			tc.DependsOn = tr.dependsOn(f, sub, m)
 		case "inputs":
-			named := tr.named
+			named, dir := tr.named, ""
 			if np != nil {
-				named = np.named
+				named, dir = np.named, np.p.dir
 			}
-			in, e := tr.inputs(f, sub, m.Val, named)
+			in, e := tr.inputs(f, sub, m.Val, named, dir, tr.externalDefault(n, np))
 			tc.Inputs = in
 			env = append(env, e...)
 		case "outputs":
@@ -369,13 +395,29 @@ func (tr *nxTr) targetKeys(f *srcFile, item string, n *jsonc.Node, np *nxProject
 				tc.Cache = ptr(false)
 			}
 		case "configurations", "defaultConfiguration":
+			if m.Val.Kind == jsonc.Object && len(m.Val.Members) == 0 {
+				continue // Nx's resolved graph gives every target one
+			}
 			b.note("%s dropped: a vx task has one definition; make a separate task for each configuration you run", where(f, sub))
 		case "parallelism":
+			if m.Val.Kind == jsonc.Bool && m.Val.Bool {
+				continue // Nx's default, which its resolved graph spells out
+			}
 			b.note("%s dropped: vx runs any task alongside others, up to workers", where(f, sub))
 		case "syncGenerators", "metadata":
 		default:
 			b.todo(f, m.KeyOff, sub, fmt.Sprintf("unknown target key %q was not translated", m.Key))
 		}
+	}
+	if n.Get("inputs") == nil && np != nil && np.graph {
+		// Nx hashes a target without inputs as ["default", "^default"].
+		def := &jsonc.Node{Kind: jsonc.Array, Items: []*jsonc.Node{{Kind: jsonc.String, Str: "default"}, {Kind: jsonc.String, Str: "^default"}}}
+		if np.named["default"] == nil {
+			def.Items = []*jsonc.Node{{Kind: jsonc.String, Str: "{projectRoot}/**/*"}, {Kind: jsonc.String, Str: "^{projectRoot}/**/*"}}
+		}
+		in, e := tr.inputs(f, item+".inputs (Nx's default)", def, np.named, np.p.dir, tr.externalDefault(n, np))
+		tc.Inputs = in
+		env = append(env, e...)
 	}
 	if len(env) > 0 {
 		tc.Env = &env
@@ -434,6 +476,14 @@ func (tr *nxTr) targetCommand(f *srcFile, item, name string, n *jsonc.Node, np *
 		if ex := n.Get("executor"); ex != nil {
 			off = ex.Off
 		}
+		if cmd, dropped, ok := executorCommand(executor, opts, p.dir); ok {
+			tc.Command = &cmd
+			b.note("%s %s: the %s executor became the command it runs: %s", f.rel, item, executor, cmd)
+			if len(dropped) > 0 {
+				b.todo(f, off, item+".options", fmt.Sprintf("options %s of the %s executor were not translated into the command %q; add what they do by hand", strings.Join(dropped, ", "), executor, cmd))
+			}
+			break
+		}
 		if p.scripts[name] != "" {
 			b.todo(f, off, item+".executor", fmt.Sprintf("executor %q has no vx equivalent; vx runs the package.json %q script (%s) instead — check it does the same", executor, name, p.scripts[name]))
 			break
@@ -463,7 +513,19 @@ func needsProject(outputs *jsonc.Node) bool {
 // simpleProjectPath reports whether s is "{projectRoot}/path" with no other token.
 func simpleProjectPath(s string) bool {
 	rest, ok := strings.CutPrefix(s, "{projectRoot}/")
-	return ok && !strings.Contains(rest, "{")
+	return ok && !hasNxToken(rest)
+}
+
+// hasNxToken reports whether s holds an Nx token ({projectRoot},
+// {workspaceRoot}, {projectName}, {options.…}); other braces are glob
+// alternatives ("*.{ts,tsx}").
+func hasNxToken(s string) bool {
+	for _, tok := range []string{"{projectRoot}", "{workspaceRoot}", "{projectName}", "{options."} {
+		if strings.Contains(s, tok) {
+			return true
+		}
+	}
+	return false
 }
 
 // runCommands turns nx:run-commands options into one shell command run in
@@ -685,21 +747,29 @@ func (tr *nxTr) dependsOn(f *srcFile, item string, m jsonc.Member) *[]string {
 // inputs expands Nx inputs (named inputs, {projectRoot} and
 // {workspaceRoot} paths, {env}) into vx input globs and env names. Input
 // covering every project file is vx's default and is left out.
-func (tr *nxTr) inputs(f *srcFile, item string, list *jsonc.Node, named map[string]*jsonc.Node) (*[]string, []string) {
+func (tr *nxTr) inputs(f *srcFile, item string, list *jsonc.Node, named map[string]*jsonc.Node, dir, external string) (*[]string, []string) {
 	b := tr.b
-	in := &nxInputs{tr: tr, named: named}
+	in := &nxInputs{tr: tr, named: named, dir: dir}
 	in.walk(f, item, list, 0)
+	if !in.external && external != "" {
+		in.roots = appendNew(in.roots, external)
+	}
 	globs, negs, env := in.globs, in.negs, in.env
+	deps := append(in.depInputs(), in.roots...)
+	if in.all && len(deps) > 0 && len(negs) == 0 {
+		out := append([]string{"**"}, deps...)
+		return &out, env
+	}
 	if in.all {
 		if len(negs) == 0 {
 			b.note("%s cover every file of the project, vx's default (every file git does not ignore); inputs left out", where(f, item))
 			return nil, env
 		}
-		out := append([]string{"**"}, negs...)
+		out := append(append([]string{"**"}, negs...), deps...)
 		return &out, env
 	}
-	out := append(append([]string{}, globs...), negs...)
-	if len(globs) == 0 {
+	out := append(append(append([]string{}, globs...), negs...), deps...)
+	if len(globs) == 0 && len(deps) == 0 {
 		b.todo(f, list.Off, item, "these inputs name no file of the project, and vx reads an empty list as every file; list the files the task reads")
 	}
 	return &out, env
@@ -709,8 +779,47 @@ func (tr *nxTr) inputs(f *srcFile, item string, list *jsonc.Node, named map[stri
 type nxInputs struct {
 	tr               *nxTr
 	named            map[string]*jsonc.Node
+	dir              string // the project's, "" for targetDefaults
 	globs, negs, env []string
 	all              bool // an input covers every file of the project
+	// The same for the files of the dependency projects ("^production"),
+	// collected while inDep.
+	depGlobs, depNegs []string
+	depAll, inDep     bool
+	roots             []string // workspace files ("/tsconfig.base.json") and npm: packages
+	external          bool     // an externalDependencies input was read
+}
+
+// depInputs are the vx "^" inputs for the dependency projects' files.
+func (in *nxInputs) depInputs() []string {
+	var out []string
+	if in.depAll {
+		out = append(out, "^**")
+	} else {
+		for _, g := range in.depGlobs {
+			out = append(out, "^"+g)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	for _, g := range in.depNegs {
+		out = append(out, "^!"+g)
+	}
+	return out
+}
+
+// dep walks input s (a named input or a path) as an input of the
+// dependency projects, as Nx reads "^production".
+func (in *nxInputs) dep(f *srcFile, item string, off int, s string, depth int) {
+	was := in.inDep
+	in.inDep = true
+	if strings.Contains(s, "{") || strings.Contains(s, "/") {
+		in.path(f, item, off, s)
+	} else {
+		in.expandName(f, item, off, s, depth)
+	}
+	in.inDep = was
 }
 
 // walk reads a list of inputs, expanding named inputs up to 20 deep.
@@ -726,7 +835,7 @@ func (in *nxInputs) walk(f *srcFile, item string, list *jsonc.Node, depth int) {
 			s := it.Str
 			switch {
 			case strings.HasPrefix(s, "^"):
-				b.note("%s %q: vx does not hash dependencies' files directly; a task's key includes the keys of the tasks it depends on (^build)", where(f, item), s)
+				in.dep(f, item, it.Off, s[1:], depth)
 			case strings.Contains(s, "{") || strings.Contains(s, "/"):
 				in.path(f, item, it.Off, s)
 			default:
@@ -752,6 +861,10 @@ func (in *nxInputs) object(f *srcFile, item string, it *jsonc.Node, depth int) {
 	case it.Get("fileset") != nil:
 		in.path(f, item, it.Off, it.Get("fileset").Str)
 	case it.Get("input") != nil:
+		if d := it.Get("dependencies"); d != nil && d.Kind == jsonc.Bool && d.Bool && it.Get("projects") == nil {
+			in.dep(f, item, it.Off, it.Get("input").Str, depth)
+			return
+		}
 		if it.Get("projects") != nil || it.Get("dependencies") != nil {
 			b.note("%s: the %q input of other projects dropped; a task's key includes the keys of the tasks it depends on", where(f, item), it.Get("input").Str)
 			return
@@ -760,7 +873,11 @@ func (in *nxInputs) object(f *srcFile, item string, it *jsonc.Node, depth int) {
 	case it.Get("runtime") != nil:
 		b.todo(f, it.Off, item, fmt.Sprintf("runtime input %q: vx does not run commands to compute keys; declare what it reads as env or globalInputs", it.Get("runtime").Str))
 	case it.Get("externalDependencies") != nil:
-		b.todo(f, it.Off, item, "externalDependencies: vx does not hash installed package versions; add the lockfile to globalInputs if these tasks must re-run when it changes")
+		names, _ := it.Get("externalDependencies").Strings()
+		for _, name := range names {
+			in.roots = appendNew(in.roots, "npm:"+name)
+		}
+		in.external = true
 	case it.Get("dependentTasksOutputFiles") != nil:
 		b.note("%s dependentTasksOutputFiles dropped: a task's key includes the keys of the tasks it depends on", where(f, item))
 	default:
@@ -789,13 +906,35 @@ func (in *nxInputs) path(f *srcFile, item string, off int, s string) {
 	b := in.tr.b
 	neg := strings.HasPrefix(s, "!")
 	p := strings.TrimPrefix(s, "!")
+	if strings.Contains(p, "(") {
+		g, ok := extglob(p)
+		if !ok {
+			b.todo(f, off, item, fmt.Sprintf("input %q: a negated or unbalanced extended glob group, which vx globs cannot say; dropped", s))
+			return
+		}
+		p = g
+	}
+	if rest, ok := strings.CutPrefix(p, "{workspaceRoot}/"+in.dir+"/"); ok && in.dir != "" && !in.inDep {
+		p = "{projectRoot}/" + rest // the project's own file, named from the root
+	}
 	switch {
 	case p == "{projectRoot}/**/*" || p == "{projectRoot}/**" || p == "{projectRoot}":
 		if neg {
 			b.todo(f, off, item, fmt.Sprintf("input %q excludes every file; dropped", s))
 			return
 		}
-		in.all = true
+		if in.inDep {
+			in.depAll = true
+		} else {
+			in.all = true
+		}
+	case simpleProjectPath(p) && in.inDep:
+		g := strings.TrimPrefix(p, "{projectRoot}/")
+		if neg {
+			in.depNegs = appendNew(in.depNegs, g)
+		} else {
+			in.depGlobs = appendNew(in.depGlobs, g)
+		}
 	case simpleProjectPath(p):
 		g := strings.TrimPrefix(p, "{projectRoot}/")
 		if neg {
@@ -806,6 +945,16 @@ func (in *nxInputs) path(f *srcFile, item string, off int, s string) {
 	case strings.HasPrefix(p, "{workspaceRoot}/"):
 		rel := strings.TrimPrefix(p, "{workspaceRoot}/")
 		if !neg && b.inGlobalInputs(rel) {
+			return
+		}
+		if !neg {
+			if in.tr.matchesFile(f, item, rel) {
+				in.roots = appendNew(in.roots, "/"+rel)
+			}
+			return
+		}
+		if neg {
+			b.note("%s: the exclusion %q dropped: globalInputs take no exclusions, and a workspace file is an input of a vx task only where it is listed", where(f, item), s)
 			return
 		}
 		b.todo(f, off, item, fmt.Sprintf("input %q: a vx task's inputs are files of its project; add %q to globalInputs if every task should re-run when it changes, else drop it", s, rel))
@@ -852,7 +1001,7 @@ func (tr *nxTr) outputs(f *srcFile, item string, list *jsonc.Node, np *nxProject
 			p = strings.TrimPrefix(strings.ReplaceAll(p, "{workspaceRoot}", ""), "/")
 			p = path.Clean(p)
 			switch {
-			case strings.Contains(p, "{"):
+			case hasNxToken(p):
 				b.todo(f, it.Off, item, fmt.Sprintf("output %q: a token vx cannot resolve; dropped", it.Str))
 				continue
 			case p == np.p.dir || strings.HasPrefix(p, np.p.dir+"/"):

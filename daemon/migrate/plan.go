@@ -24,6 +24,10 @@ type Options struct {
 	// Environ is the environment secret variables without an inline value
 	// are read from, to mask them in the plan; nil is the process's own.
 	Environ []string
+	// RunNx lets PlanInit run the repository's own Nx (its code and its
+	// plugins) to read the resolved project graph of an Nx workspace.
+	// vx init on the command line sets it; the planInit tool does not.
+	RunNx bool
 }
 
 // File is one file the plan proposes.
@@ -109,6 +113,7 @@ type builder struct {
 	ctx      context.Context
 	root     string
 	force    bool
+	runNx    bool // Options.RunNx
 	plan     *Plan
 	rootPkg  *pkgJSON
 	from     string // what the header comment names, e.g. "turbo.json"
@@ -137,7 +142,7 @@ func PlanInit(ctx context.Context, root string, opts *Options) (*Plan, error) {
 		return nil, fmt.Errorf("root %s is not a directory", abs)
 	}
 	b := &builder{
-		ctx: ctx, root: abs, force: opts.Force,
+		ctx: ctx, root: abs, force: opts.Force, runNx: opts.RunNx,
 		plan:     &Plan{Root: abs, Files: []File{}, Todos: []Todo{}, Notes: []string{}, Next: []string{}},
 		byName:   map[string]*pkg{},
 		byDir:    map[string]*pkg{},

@@ -59,6 +59,10 @@ type InitInput struct {
 	// Environ is where secret variables without an inline value are read,
 	// to mask them in the plan; nil is the process's own.
 	Environ []string `json:"-"`
+	// RunNx lets the plan run the repository's own Nx to list the
+	// targets its plugins infer: vx init on the command line does; the
+	// planInit tool, which runs no code of the repository, does not.
+	RunNx bool `json:"-"`
 }
 
 func (in InitInput) options() (*migrate.Options, error) {
@@ -67,7 +71,7 @@ func (in InitInput) options() (*migrate.Options, error) {
 	default:
 		return nil, argErr("mode", "%q is not a mode (use %q to keep an existing vx.workspace.json or %q to replace it)", in.Mode, InitKeep, InitForce)
 	}
-	return &migrate.Options{Force: string(in.Mode) == InitForce, Environ: in.Environ}, nil
+	return &migrate.Options{Force: string(in.Mode) == InitForce, Environ: in.Environ, RunNx: in.RunNx}, nil
 }
 
 // PlanInit proposes vx.workspace.json (and vx.project.json files) from

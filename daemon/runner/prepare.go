@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -73,6 +74,7 @@ type Prepared struct {
 	MemoryBudget int64
 	PeakRSS      map[string]int64
 	hasher       *hashing.Hasher
+	npm          npmLock           // npm: inputs' lockfile (npminputs.go)
 	encoded      map[string][]byte // task id → its components as the history stores them
 	early        *Early
 	changes      chan *hashing.Changes // vxd's answer, asked while the graph is built
@@ -337,6 +339,15 @@ func (p *Prepared) runHashWorkers(all []string, f *folder) {
 					}
 					var files map[string]string
 					if files, f.errs[i] = p.hashInputs(n, list, recs, outputsOf[n.Project]); f.errs[i] == nil {
+						f.errs[i] = p.hashDepInputs(n, byDir, recsByDir, outputsOf, files)
+					}
+					if f.errs[i] == nil {
+						f.errs[i] = p.hashRootInputs(n, all, files)
+					}
+					if f.errs[i] == nil {
+						f.errs[i] = p.hashNpmInputs(n, files)
+					}
+					if f.errs[i] == nil {
 						// All but the upstream keys, encoded here
 						// in parallel; the keys fold in graph order.
 						f.comps[i] = p.components(n, f.global, files)
@@ -499,12 +510,88 @@ func (p *Prepared) hashInputs(n *workspace.Node, files []string, recs []int32, o
 	return out, nil
 }
 
+// hashDepInputs adds to files the inputs a node's "^" globs select in
+// the projects its project depends on, directly or not: each file keyed
+// "^" and its workspace-relative path. The dependency projects' outputs
+// are never inputs, as for the task's own files.
+func (p *Prepared) hashDepInputs(n *workspace.Node, byDir map[string][]string, recsByDir map[string][]int32, outputsOf map[string][]string, files map[string]string) error {
+	globs := workspace.DepInputs(n.Def.Inputs)
+	if len(globs) == 0 || n.Project == workspace.RootProject {
+		return nil
+	}
+	for _, dp := range p.Model.DepClosure(n.Project) {
+		outputs, ok := outputsOf[dp.Name]
+		if !ok {
+			outputs = projectOutputs(p.Model, dp.Name)
+		}
+		outputs = trimDot(outputs)
+		recs := recsByDir[dp.Dir]
+		base := filepath.Join(p.Model.Root, filepath.FromSlash(dp.Dir))
+		for i, f := range byDir[dp.Dir] {
+			if !workspace.MatchInputs(globs, f) || workspace.MatchesAny(outputs, f) {
+				continue
+			}
+			rec, abs := int32(-1), ""
+			if recs != nil {
+				rec = recs[i]
+				abs = p.hasher.RecordPath(rec)
+			}
+			if abs == "" {
+				abs = filepath.Join(base, filepath.FromSlash(f))
+			}
+			h, err := p.hasher.HashRecord(abs, rec)
+			if err != nil {
+				if os.IsNotExist(err) {
+					continue
+				}
+				return fmt.Errorf("hashing %s: %w", path.Join(dp.Dir, f), err)
+			}
+			files["^"+path.Join(dp.Dir, f)] = h
+		}
+	}
+	return nil
+}
+
+// hashRootInputs adds to files the workspace files a node's "/" globs
+// select, each keyed by "/" and its workspace-relative path.
+func (p *Prepared) hashRootInputs(n *workspace.Node, all []string, files map[string]string) error {
+	globs := workspace.RootInputs(n.Def.Inputs)
+	if len(globs) == 0 {
+		return nil
+	}
+	for i, f := range all {
+		if !workspace.MatchInputs(globs, f) {
+			continue
+		}
+		rec, abs := int32(-1), ""
+		if p.recs != nil {
+			rec = p.recs[i]
+			abs = p.hasher.RecordPath(rec)
+		}
+		if abs == "" {
+			abs = filepath.Join(p.Model.Root, filepath.FromSlash(f))
+		}
+		h, err := p.hasher.HashRecord(abs, rec)
+		if err != nil {
+			if os.IsNotExist(err) {
+				continue
+			}
+			return fmt.Errorf("hashing %s: %w", f, err)
+		}
+		files["/"+f] = h
+	}
+	return nil
+}
+
 // selectedInput reports whether a project file is an input of the task:
 // it matches the inputs globs (all files when none), is not excluded by a
 // "!" glob, and is not one of the task's outputs.
 func selectedInput(d workspace.TaskDef, f string) bool {
 	in := len(d.Inputs) == 0
 	for _, g := range d.Inputs {
+		if strings.HasPrefix(g, "^") || strings.HasPrefix(strings.TrimPrefix(g, "!"), "/") || strings.HasPrefix(g, "npm:") {
+			continue // a dependency project's files (hashDepInputs), a workspace file (hashRootInputs)
+		}
 		if strings.HasPrefix(g, "!") {
 			if workspace.MatchGlob(strings.TrimPrefix(g[1:], "./"), f) {
 				return false

@@ -1,0 +1,5 @@
+import { test, expect } from 'vitest';
+
+test('app', () => {
+  expect('app').toBeTruthy();
+});

@@ -1,0 +1,2 @@
+import { b } from '@fx/lib-b';
+export const app = b + 1;

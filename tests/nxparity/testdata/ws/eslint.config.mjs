@@ -1,0 +1,1 @@
+export default [{ files: ["**/*.ts"], rules: {} }];

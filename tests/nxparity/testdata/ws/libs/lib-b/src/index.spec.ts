@@ -1,0 +1,5 @@
+import { test, expect } from 'vitest';
+
+test('lib-b', () => {
+  expect('lib-b').toBeTruthy();
+});

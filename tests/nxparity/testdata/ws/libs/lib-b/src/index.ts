@@ -1,0 +1,2 @@
+import { a } from '@fx/lib-a';
+export const b = a + 1;

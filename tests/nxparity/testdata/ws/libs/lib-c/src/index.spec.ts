@@ -1,0 +1,5 @@
+import { test, expect } from 'vitest';
+
+test('lib-c', () => {
+  expect('lib-c').toBeTruthy();
+});

@@ -1,0 +1,2 @@
+
+export const c = 3;

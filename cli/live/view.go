@@ -1,0 +1,209 @@
+// Package live is vx run's live view on a terminal: a status area at the
+// bottom of the screen (tasks done of the total, failures, cache hits,
+// each running task with its elapsed time, the time left predicted from
+// the history) with the run's task lines scrolling above it. It redraws at
+// most ten times a second, and only when something changed; it clears
+// the area when the run ends, so the summary prints as it would without
+// it.
+package live
+
+import (
+	"context"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/vzn/vx/protocol/wire"
+)
+
+// Forecaster predicts the time a run has left (runner.Forecast).
+type Forecaster interface {
+	Load(ctx context.Context) error
+	P50(id string) (time.Duration, bool)
+	Left(done func(id string) bool, running map[string]time.Duration) (time.Duration, int)
+}
+
+// Tick is how often the view may redraw.
+const Tick = 100 * time.Millisecond
+
+// maxPending bounds the task lines held between redraws: past it a write
+// draws at once.
+const maxPending = 64 << 10
+
+// View draws the status area on a terminal. Its Write takes the task lines
+// (they scroll above the area), Event follows the run, Progress takes its
+// forecast. The zero value is not usable: use New.
+type View struct {
+	out  io.Writer
+	size func() (cols, rows int)
+
+	mu      sync.Mutex
+	st      state
+	fc      Forecaster
+	loaded  bool
+	pending []byte
+	shown   int    // rows of the area on the screen now
+	last    string // the frame on the screen
+	hidden  bool   // the cursor is hidden
+	ticking bool
+	stop    chan struct{}
+	done    chan struct{}
+}
+
+// New is a view drawing on out, a terminal whose size size reads (it is
+// read again at each redraw, so a resized terminal is followed).
+func New(out io.Writer, size func() (cols, rows int)) *View {
+	return &View{out: out, size: size, st: state{running: map[string]time.Time{}, finished: map[string]bool{}}}
+}
+
+// Progress takes the run's forecast; the view loads its p50s in the
+// background once the run has lasted a tick.
+func (v *View) Progress(f Forecaster) {
+	v.mu.Lock()
+	v.fc = f
+	v.mu.Unlock()
+}
+
+// Event follows the run: its start starts the ticker, its end stops it and
+// clears the area (before the summary prints).
+func (v *View) Event(e wire.Event) {
+	switch e.Type {
+	case wire.EventRunStarted:
+		v.start(e.Tasks)
+	case wire.EventRunFinished:
+		v.Stop()
+	case wire.EventTaskStarted, wire.EventTaskFinished:
+		v.mu.Lock()
+		v.st.note(e, time.Now())
+		v.mu.Unlock()
+	}
+}
+
+// Write takes task lines. Before the area first shows and after the view
+// stops they go straight out; while it shows they are held and drawn
+// above it at the next tick (at once past maxPending).
+func (v *View) Write(p []byte) (int, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.shown == 0 {
+		return v.out.Write(p)
+	}
+	v.pending = append(v.pending, p...)
+	if len(v.pending) > maxPending {
+		v.redraw(true)
+	}
+	return len(p), nil
+}
+
+func (v *View) start(total int) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.ticking {
+		return
+	}
+	v.st.total, v.st.began = total, time.Now()
+	v.ticking = true
+	v.stop, v.done = make(chan struct{}), make(chan struct{})
+	go v.tick(v.stop, v.done)
+}
+
+// Stop ends the view: it stops the ticker, writes the lines it holds,
+// clears the area and shows the cursor again. It may be called more than
+// once.
+func (v *View) Stop() {
+	v.mu.Lock()
+	stop, done := v.stop, v.done
+	v.stop = nil
+	v.mu.Unlock()
+	if stop == nil {
+		return
+	}
+	close(stop)
+	<-done
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	buf := erase(nil, v.shown)
+	buf = append(buf, v.pending...)
+	if v.hidden {
+		buf = append(buf, showCursor...)
+	}
+	if len(buf) > 0 {
+		_, _ = v.out.Write(buf)
+	}
+	v.pending, v.shown, v.last, v.hidden = nil, 0, "", false
+}
+
+// tick redraws at most once a Tick until stop closes. The first tick
+// loads the forecast (outside the lock: it reads the history).
+func (v *View) tick(stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	t := time.NewTicker(Tick)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		v.load(stop)
+		v.mu.Lock()
+		v.redraw(false)
+		v.mu.Unlock()
+	}
+}
+
+// load loads the forecast once, giving up when the run ends first.
+func (v *View) load(stop <-chan struct{}) {
+	v.mu.Lock()
+	fc, loaded := v.fc, v.loaded
+	v.loaded = true
+	v.mu.Unlock()
+	if fc == nil || loaded {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	if fc.Load(ctx) == nil {
+		v.mu.Lock()
+		v.st.fc = fc
+		v.mu.Unlock()
+	}
+}
+
+// redraw writes the held lines and the area, in one write, when either
+// changed (always when force). v.mu is held.
+func (v *View) redraw(force bool) {
+	cols, rows := v.size()
+	frame := v.st.frame(time.Now(), cols, rows)
+	if !force && frame == v.last && len(v.pending) == 0 {
+		return
+	}
+	buf := erase(nil, v.shown)
+	// Only whole lines go above the area; a partial one waits.
+	cut := len(v.pending)
+	for cut > 0 && v.pending[cut-1] != '\n' {
+		cut--
+	}
+	if force && cut == 0 {
+		cut = len(v.pending)
+	}
+	buf = append(buf, v.pending[:cut]...)
+	if cut > 0 && v.pending[cut-1] != '\n' {
+		buf = append(buf, '\n')
+	}
+	v.pending = append(v.pending[:0], v.pending[cut:]...)
+	if !v.hidden {
+		buf = append(buf, hideCursor...)
+		v.hidden = true
+	}
+	buf = append(buf, frame...)
+	_, _ = v.out.Write(buf)
+	v.shown, v.last = countRows(frame), frame
+}

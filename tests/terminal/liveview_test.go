@@ -2,6 +2,7 @@ package terminal_test
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -79,6 +80,29 @@ func TestLiveViewShowsProgress(t *testing.T) {
 	}
 	if c := strings.TrimSpace(p.tmux("display", "-p", "-t", p.target, "#{cursor_flag}")); c != "1" {
 		t.Errorf("the cursor is hidden after the run (cursor_flag %s)", c)
+	}
+}
+
+// TestLiveViewPredictsTimeLeft: with a history, the area says how long
+// the run has left and each running task's p50.
+func TestLiveViewPredictsTimeLeft(t *testing.T) {
+	dir := workspace(t, "", map[string]string{"b": waiting("b"), "c": waiting("c")})
+	release(t, dir)
+	env := harness.Env("CI", "VX_LOG", "VX_EVENTS_FD")
+	if r := harness.Run(t, dir, env, vxBin, "run", "build"); r.Code != 0 {
+		t.Fatalf("the run that makes the history: %s", r)
+	}
+	if err := os.Remove(filepath.Join(dir, "release")); err != nil {
+		t.Fatal(err)
+	}
+	p := startPane(t, dir, 100, 30, vxBin+" run build")
+	p.waitScreen("the time left and a p50", func(s string) bool {
+		return regexp.MustCompile(`0 of 2 done · 2 running · \d+s · ~\d+s left`).MatchString(s) &&
+			regexp.MustCompile(`(?m)^  [bc]#build  \d+s \(p50 \d+s\)`).MatchString(s)
+	})
+	release(t, dir)
+	if end := p.exited(); strings.Contains(end, " left") || !strings.Contains(end, "Tasks:  2 passed") {
+		t.Errorf("after the run the area is there or the summary is not:\n%s", end)
 	}
 }
 

@@ -143,6 +143,7 @@ func (s *screen) String() string {
 func TestViewWrites(t *testing.T) {
 	out := &screen{}
 	v := New(out, func() (int, int) { return 80, 24 })
+	v.every = time.Hour // the test redraws
 	v.Write([]byte("x#build: before\n"))
 	if out.String() != "x#build: before\n" {
 		t.Fatalf("before the area shows, a line is not written at once: %q", out.String())
@@ -176,5 +177,26 @@ func TestViewWrites(t *testing.T) {
 	v.Write([]byte("footer\n"))
 	if !strings.HasSuffix(out.String(), showCursor+"footer\n") {
 		t.Errorf("after Stop a line is not written at once: %q", out.String())
+	}
+}
+
+// TestQuickRunDrawsNothing: a run that ends before the first tick (a
+// fully cached one) never starts the ticker: its lines go out as they
+// are, without one escape sequence.
+func TestQuickRunDrawsNothing(t *testing.T) {
+	out := &screen{}
+	v := New(out, func() (int, int) { return 80, 24 })
+	v.every = time.Hour
+	v.Event(wire.Event{Type: wire.EventRunStarted, Tasks: 1})
+	v.Event(wire.Event{Type: wire.EventTaskStarted, TaskID: "x#build"})
+	v.Write([]byte("x#build: replayed\n"))
+	v.Event(wire.Event{Type: wire.EventTaskFinished, TaskID: "x#build", Status: wire.StatusPassed, Cache: wire.CacheHit})
+	v.Event(wire.Event{Type: wire.EventRunFinished})
+	v.Write([]byte("footer\n"))
+	if got := out.String(); got != "x#build: replayed\nfooter\n" {
+		t.Errorf("a run shorter than a tick wrote %q", got)
+	}
+	if v.timer.Stop() {
+		t.Errorf("the ticker's timer was still pending after the run ended")
 	}
 }

@@ -34,8 +34,9 @@ const maxPending = 64 << 10
 // (they scroll above the area), Event follows the run, Progress takes its
 // forecast. The zero value is not usable: use New.
 type View struct {
-	out  io.Writer
-	size func() (cols, rows int)
+	out   io.Writer
+	size  func() (cols, rows int)
+	every time.Duration // Tick
 
 	mu      sync.Mutex
 	st      state
@@ -46,6 +47,7 @@ type View struct {
 	last    string // the frame on the screen
 	hidden  bool   // the cursor is hidden
 	ticking bool
+	timer   *time.Timer // starts the ticker
 	stop    chan struct{}
 	done    chan struct{}
 }
@@ -53,7 +55,7 @@ type View struct {
 // New is a view drawing on out, a terminal whose size size reads (it is
 // read again at each redraw, so a resized terminal is followed).
 func New(out io.Writer, size func() (cols, rows int)) *View {
-	return &View{out: out, size: size, st: state{running: map[string]time.Time{}, finished: map[string]bool{}}}
+	return &View{out: out, size: size, every: Tick, st: state{running: map[string]time.Time{}, finished: map[string]bool{}}}
 }
 
 // Progress takes the run's forecast; the view loads its p50s in the
@@ -95,6 +97,8 @@ func (v *View) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// start begins the run's clock and, one Tick later, the ticker: a run
+// that ends sooner (a fully cached one) never starts it and never draws.
 func (v *View) start(total int) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -103,8 +107,9 @@ func (v *View) start(total int) {
 	}
 	v.st.total, v.st.began = total, time.Now()
 	v.ticking = true
-	v.stop, v.done = make(chan struct{}), make(chan struct{})
-	go v.tick(v.stop, v.done)
+	stop, done := make(chan struct{}), make(chan struct{})
+	v.stop, v.done = stop, done
+	v.timer = time.AfterFunc(v.every, func() { v.tick(stop, done) })
 }
 
 // Stop ends the view: it stops the ticker, writes the lines it holds,
@@ -112,14 +117,16 @@ func (v *View) start(total int) {
 // once.
 func (v *View) Stop() {
 	v.mu.Lock()
-	stop, done := v.stop, v.done
+	stop, done, timer := v.stop, v.done, v.timer
 	v.stop = nil
 	v.mu.Unlock()
 	if stop == nil {
 		return
 	}
 	close(stop)
-	<-done
+	if !timer.Stop() {
+		<-done // the ticker started: wait for its last redraw
+	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	buf := erase(nil, v.shown)
@@ -133,22 +140,27 @@ func (v *View) Stop() {
 	v.pending, v.shown, v.last, v.hidden = nil, 0, "", false
 }
 
-// tick redraws at most once a Tick until stop closes. The first tick
-// loads the forecast (outside the lock: it reads the history).
+// tick redraws now and then at most once a Tick until stop closes. It
+// first loads the forecast (outside the lock: it reads the history).
 func (v *View) tick(stop <-chan struct{}, done chan<- struct{}) {
 	defer close(done)
-	t := time.NewTicker(Tick)
+	t := time.NewTicker(v.every)
 	defer t.Stop()
 	for {
 		select {
 		case <-stop:
 			return
-		case <-t.C:
+		default:
 		}
 		v.load(stop)
 		v.mu.Lock()
 		v.redraw(false)
 		v.mu.Unlock()
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
 	}
 }
 

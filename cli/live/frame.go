@@ -165,5 +165,22 @@ func erase(buf []byte, rows int) []byte {
 	return append(buf, clearDown...)
 }
 
-// countRows is the rows a frame takes (each line is cut to fit one).
-func countRows(frame string) int { return strings.Count(frame, "\n") + 1 }
+// widths appends the width of each line of frame to w.
+func widths(w []int, frame string) []int {
+	for _, l := range strings.Split(frame, "\n") {
+		w = append(w, utf8.RuneCountInString(l))
+	}
+	return w
+}
+
+// rowsAt is the rows lines of these widths take on a screen cols wide.
+// Each was cut to fit one row when drawn, but a terminal made narrower
+// since wraps what no longer fits (as tmux, VTE, iTerm2 and kitty do):
+// the area is erased from its first row, not from a row inside it.
+func rowsAt(w []int, cols int) int {
+	rows := 0
+	for _, n := range w {
+		rows += max(1, (n+max(1, cols)-1)/max(1, cols))
+	}
+	return rows
+}

@@ -94,7 +94,7 @@ func TestFrame(t *testing.T) {
 					t.Errorf("row %q has %d characters on a %d-column screen", l, n, tc.cols)
 				}
 			}
-			if rows := countRows(got); rows > max(1, tc.rows/2) {
+			if rows := rowsAt(widths(nil, got), tc.cols); rows > max(1, tc.rows/2) {
 				t.Errorf("%d rows on a %d-row screen", rows, tc.rows)
 			}
 		})

@@ -43,7 +43,7 @@ type View struct {
 	fc      Forecaster
 	loaded  bool
 	pending []byte
-	shown   int    // rows of the area on the screen now
+	shown   []int  // the width of each line of the area on the screen now
 	last    string // the frame on the screen
 	hidden  bool   // the cursor is hidden
 	ticking bool
@@ -87,7 +87,7 @@ func (v *View) Event(e wire.Event) {
 func (v *View) Write(p []byte) (int, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if v.shown == 0 {
+	if len(v.shown) == 0 {
 		return v.out.Write(p)
 	}
 	v.pending = append(v.pending, p...)
@@ -129,7 +129,8 @@ func (v *View) Stop() {
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	buf := erase(nil, v.shown)
+	cols, _ := v.size()
+	buf := erase(nil, rowsAt(v.shown, cols))
 	buf = append(buf, v.pending...)
 	if v.hidden {
 		buf = append(buf, showCursor...)
@@ -137,7 +138,7 @@ func (v *View) Stop() {
 	if len(buf) > 0 {
 		_, _ = v.out.Write(buf)
 	}
-	v.pending, v.shown, v.last, v.hidden = nil, 0, "", false
+	v.pending, v.shown, v.last, v.hidden = nil, nil, "", false
 }
 
 // tick redraws now and then at most once a Tick until stop closes. It
@@ -197,7 +198,7 @@ func (v *View) redraw(force bool) {
 	if !force && frame == v.last && len(v.pending) == 0 {
 		return
 	}
-	buf := erase(nil, v.shown)
+	buf := erase(nil, rowsAt(v.shown, cols))
 	// Only whole lines go above the area; a partial one waits.
 	cut := len(v.pending)
 	for cut > 0 && v.pending[cut-1] != '\n' {
@@ -217,5 +218,5 @@ func (v *View) redraw(force bool) {
 	}
 	buf = append(buf, frame...)
 	_, _ = v.out.Write(buf)
-	v.shown, v.last = countRows(frame), frame
+	v.shown, v.last = widths(v.shown[:0], frame), frame
 }

@@ -132,6 +132,23 @@ func TestLiveViewNarrowAndCrowded(t *testing.T) {
 	}
 }
 
+// TestLiveViewFollowsResize: a terminal made narrower mid-run (tmux wraps
+// the rows that no longer fit) gets an area cut to its new width, and
+// nothing of the area is left on it after the run.
+func TestLiveViewFollowsResize(t *testing.T) {
+	dir := workspace(t, "", map[string]string{"b": waiting("b"), "c": waiting("c")})
+	p := startPane(t, dir, 100, 30, vxBin+" run build")
+	p.waitScreen("the area", func(s string) bool { return strings.Contains(s, "0 of 2 done · 2 running · ") })
+	p.tmux("resize-window", "-t", p.target, "-x", "24", "-y", "30")
+	p.waitScreen("the area cut to 24 columns", func(s string) bool {
+		return regexp.MustCompile(`(?m)^vx  0 of 2 done · [^\n]*…$`).MatchString(s)
+	})
+	release(t, dir)
+	if end := p.exited(); strings.Contains(end, "of 2 done") || !strings.Contains(end, "2 passed") {
+		t.Errorf("after the run the area, or part of it, is there or the summary is not:\n%s", end)
+	}
+}
+
 // TestInterruptLeavesTerminalClean: Ctrl-C mid-run ends vx with the area
 // cleared, the summary of an interrupted run printed and the cursor shown.
 func TestInterruptLeavesTerminalClean(t *testing.T) {

@@ -151,9 +151,9 @@ func TestViewWrites(t *testing.T) {
 	v.Event(wire.Event{Type: wire.EventRunStarted, Tasks: 2})
 	v.Event(wire.Event{Type: wire.EventTaskStarted, TaskID: "x#build"})
 	v.mu.Lock()
-	v.redraw(false)
+	v.redraw()
 	shown := out.String()
-	v.redraw(false)
+	v.redraw()
 	v.mu.Unlock()
 	if !strings.Contains(shown, hideCursor+"vx  0 of 2 done") || out.String() != shown {
 		t.Fatalf("first frame %q; an unchanged frame redrawn: %q", shown, out.String())
@@ -163,7 +163,7 @@ func TestViewWrites(t *testing.T) {
 		t.Errorf("a line was written while the area shows, before its redraw")
 	}
 	v.mu.Lock()
-	v.redraw(false)
+	v.redraw()
 	v.mu.Unlock()
 	if got := strings.TrimPrefix(out.String(), shown); !strings.HasPrefix(got, "\r\x1b[1A\x1b[Jx#build: during\nvx  0 of 2 done") {
 		t.Errorf("a redraw with a held line wrote %q", got)
@@ -199,4 +199,39 @@ func TestQuickRunDrawsNothing(t *testing.T) {
 	if v.timer.Stop() {
 		t.Errorf("the ticker's timer was still pending after the run ended")
 	}
+}
+
+// TestFloodDrawsNoMoreOften: past maxPending held bytes the area goes and
+// the lines flow straight out until the next tick draws it again.
+func TestFloodDrawsNoMoreOften(t *testing.T) {
+	out := &screen{}
+	v := New(out, func() (int, int) { return 80, 24 })
+	v.every = time.Hour // the test redraws
+	v.Event(wire.Event{Type: wire.EventRunStarted, Tasks: 1})
+	v.Event(wire.Event{Type: wire.EventTaskStarted, TaskID: "x#build"})
+	v.mu.Lock()
+	v.redraw()
+	v.mu.Unlock()
+	shown := out.String()
+	line := []byte("x#build: " + strings.Repeat("y", 90) + "\n")
+	n := 0
+	for ; n*len(line) <= maxPending; n++ {
+		v.Write(line)
+	}
+	after := strings.TrimPrefix(out.String(), shown)
+	if !strings.HasPrefix(after, "\r\x1b[1A\x1b[J") || strings.Count(after, string(line)) != n || strings.Contains(after, "of 1 done") {
+		t.Fatalf("a flood of %d lines did not erase the area once and write them: %q…", n, after[:min(len(after), 40)])
+	}
+	before := out.String()
+	v.Write(line)
+	if out.String() != before+string(line) {
+		t.Errorf("with the area gone a line is not written straight out")
+	}
+	v.mu.Lock()
+	v.redraw()
+	v.mu.Unlock()
+	if got := strings.TrimPrefix(out.String(), before+string(line)); !strings.HasPrefix(got, "vx  0 of 1 done") {
+		t.Errorf("the next tick did not draw the area again below the lines: %q", got)
+	}
+	v.Stop()
 }

@@ -46,6 +46,7 @@ type View struct {
 	shown   []int  // the width of each line of the area on the screen now
 	last    string // the frame on the screen
 	hidden  bool   // the cursor is hidden
+	midLine bool   // what went out straight ended inside a line
 	ticking bool
 	timer   *time.Timer // starts the ticker
 	stop    chan struct{}
@@ -87,12 +88,23 @@ func (v *View) Event(e wire.Event) {
 func (v *View) Write(p []byte) (int, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if len(v.shown) == 0 {
+	if len(v.shown) == 0 && len(v.pending) == 0 {
+		if len(p) > 0 {
+			v.midLine = p[len(p)-1] != '\n'
+		}
 		return v.out.Write(p)
 	}
 	v.pending = append(v.pending, p...)
 	if len(v.pending) > maxPending {
-		v.redraw(true)
+		// The area goes until the next tick: lines flow straight out
+		// meanwhile, so a flood of them draws it no more often.
+		cols, _ := v.size()
+		buf := append(erase(nil, rowsAt(v.shown, cols)), v.pending...)
+		v.midLine = buf[len(buf)-1] != '\n'
+		v.pending, v.shown, v.last = v.pending[:0], v.shown[:0], ""
+		if _, err := v.out.Write(buf); err != nil {
+			return 0, err
+		}
 	}
 	return len(p), nil
 }
@@ -155,7 +167,7 @@ func (v *View) tick(stop <-chan struct{}, done chan<- struct{}) {
 		}
 		v.load(stop)
 		v.mu.Lock()
-		v.redraw(false)
+		v.redraw()
 		v.mu.Unlock()
 		select {
 		case <-stop:
@@ -191,11 +203,11 @@ func (v *View) load(stop <-chan struct{}) {
 }
 
 // redraw writes the held lines and the area, in one write, when either
-// changed (always when force). v.mu is held.
-func (v *View) redraw(force bool) {
+// changed. v.mu is held.
+func (v *View) redraw() {
 	cols, rows := v.size()
 	frame := v.st.frame(time.Now(), cols, rows)
-	if !force && frame == v.last && len(v.pending) == 0 {
+	if frame == v.last && len(v.pending) == 0 {
 		return
 	}
 	buf := erase(nil, rowsAt(v.shown, cols))
@@ -204,13 +216,11 @@ func (v *View) redraw(force bool) {
 	for cut > 0 && v.pending[cut-1] != '\n' {
 		cut--
 	}
-	if force && cut == 0 {
-		cut = len(v.pending)
+	if v.midLine {
+		buf = append(buf, '\n') // a line written straight out ended mid-way
+		v.midLine = false
 	}
 	buf = append(buf, v.pending[:cut]...)
-	if cut > 0 && v.pending[cut-1] != '\n' {
-		buf = append(buf, '\n')
-	}
 	v.pending = append(v.pending[:0], v.pending[cut:]...)
 	if !v.hidden {
 		buf = append(buf, hideCursor...)

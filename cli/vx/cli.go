@@ -21,6 +21,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/vzn/vx/cli/cmdline"
+	"github.com/vzn/vx/cli/live"
 	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/daemon/remotecache"
 	"github.com/vzn/vx/daemon/repeat"
@@ -115,6 +116,7 @@ var runFlags = func() map[string]cmdline.Spec {
 		"format":      {Kind: cmdline.Value, Arg: "text|json", Help: "json: the run summary as one JSON document on stdout"},
 		"cache":       {Kind: cmdline.Value, Arg: "local:rw,remote:rw", Help: "which caches to read (r) and write (w); a side left out or empty is off"},
 		"plan":        {Kind: cmdline.Value, Arg: "FILE", Help: "run exactly the plan vx run --dry=json wrote to FILE, refusing (exit 1) when it expired or anything it was planned against moved"},
+		"ui":          {Kind: cmdline.Value, Arg: "tui|stream", Help: "tui: a live status area under the task lines on a terminal (the default there); stream: task lines alone (default: config ui, else tui)"},
 		"input":       {Kind: cmdline.Value, Arg: "-", Help: "read the run's request as JSON on stdin (how vxd's runTasks starts a run) and answer in JSON; no tasks or selection flags beside it"},
 	}
 }
@@ -198,7 +200,7 @@ func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 			return err
 		}
 	}
-	return execute(ctx, s, e, in, format)
+	return execute(ctx, s, e, in, format, liveView(s, a, m, format))
 }
 
 // dryRun prints what in would run, executing nothing: for people, or
@@ -290,6 +292,9 @@ func runSettings(a *cmdline.Args) (ops.ExecuteInput, error) {
 		}
 	}
 	in.Concurrency = conc
+	if err := checkUIFlag(a); err != nil {
+		return in, err
+	}
 	if d := a.Str("dry"); a.Has("dry") && d != "" && d != "json" && d != "text" {
 		return in, cmdline.UsageError(fmt.Sprintf("vx run: --dry=%s is not a dry-run format (use --dry or --dry=json)", d))
 	}
@@ -306,12 +311,16 @@ func runSettings(a *cmdline.Args) (ops.ExecuteInput, error) {
 // execute runs in with the process's signals and event sink, prints the
 // summary as JSON when asked, pushes the run to the platform, and exits
 // with the run's code.
-func execute(ctx context.Context, s *cmdline.IO, e *ops.Env, in ops.ExecuteInput, format string) error {
+func execute(ctx context.Context, s *cmdline.IO, e *ops.Env, in ops.ExecuteInput, format string, view *live.View) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	out, closeOut := runOutput(s, e.Root, format)
 	defer closeOut()
-	in.Output = out
+	in.Output = withView(out, view)
+	if view != nil {
+		// However the run ends, the terminal is left clean.
+		defer view.Stop()
+	}
 	sum, err := ops.Execute(ctx, e, in)
 	if err != nil {
 		return runRefusal(err)

@@ -85,6 +85,8 @@ type wsConfig struct {
 	Tasks        map[string]workspace.TaskConfig `json:"tasks,omitempty"`
 	// Sandbox is proposed in report mode for migrated tasks.
 	Sandbox *workspace.SandboxConfig `json:"sandbox,omitempty"`
+	// UI keeps turbo.json's choice of live view or streamed lines.
+	UI string `json:"ui,omitempty"`
 }
 
 // srcFile is a parsed configuration file of the repository.

@@ -19,7 +19,6 @@ const (
 // turboDropped are turbo.json keys that configure turbo itself and have
 // no vx counterpart; they are noted, not todos.
 var turboDropped = map[string]string{
-	"ui":                                    "vx prints task output as it comes; vx run --format json gives a machine-readable summary",
 	"daemon":                                "vx needs no daemon for runs",
 	"noUpdateNotifier":                      "vx has no update notifier",
 	"dangerouslyDisablePackageManagerCheck": "vx does not check the package manager",
@@ -95,6 +94,8 @@ func (b *builder) turboGlobals(f *srcFile) (*jsonc.Node, string) {
 			}
 		case "concurrency":
 			b.concurrency(f, m)
+		case "ui":
+			b.turboUI(f, m)
 		case "extends":
 			b.todo(f, m.KeyOff, m.Key, "the root turbo.json cannot extend another config; vx.workspace.json has no extends")
 		default:
@@ -571,6 +572,16 @@ func (b *builder) concurrency(f *srcFile, m jsonc.Member) {
 		}
 	}
 	b.todo(f, m.Val.Off, m.Key, fmt.Sprintf("concurrency %s: vx's workers is a number of tasks at once (default: one per CPU); set it if the default does not suit", strconv.Quote(text)))
+}
+
+// turboUI keeps turbo.json's ui ("tui" or "stream"), which vx's ui names
+// the same way.
+func (b *builder) turboUI(f *srcFile, m jsonc.Member) {
+	if m.Val.Kind == jsonc.String && workspace.CheckUI(m.Val.Str) == nil {
+		b.ws.UI = m.Val.Str
+		return
+	}
+	b.todo(f, m.Val.Off, m.Key, fmt.Sprintf("ui: expected \"tui\" or \"stream\", found %s; vx run shows the live view on a terminal (set ui to \"stream\" for task lines alone)", m.Val.Kind))
 }
 
 // strList reads a member holding an array of strings, or adds a todo.

@@ -32,6 +32,9 @@ type Output struct {
 	W        io.Writer // task lines and the footer; nil discards
 	Warnings io.Writer // warnings; nil = W
 	Events   func(wire.Event)
+	// Progress, when set, receives the run's Forecast as it starts
+	// (after its run-started event), for a live view.
+	Progress func(*Forecast)
 }
 
 type run struct {
@@ -135,6 +138,9 @@ func Execute(ctx context.Context, p *Prepared, o *Options, out Output) (*wire.Ru
 		return nil, fmt.Errorf("recording run: %w", err)
 	}
 	r.event(wire.Event{Type: wire.EventRunStarted, Command: command, Tasks: len(p.Graph.Executable())})
+	if out.Progress != nil {
+		out.Progress(&Forecast{g: p.Graph, workers: p.Workers, hist: hist})
+	}
 
 	compsDone := r.writeComponents(ctx)
 	stopFlush := r.flushEvery(ctx, 150*time.Millisecond)

@@ -29,6 +29,24 @@ type Config struct {
 	Platform *PlatformConfig `json:"platform,omitempty"`
 	// Daemon configures vxd for this workspace.
 	Daemon *DaemonConfig `json:"daemon,omitempty"`
+	// UI is how vx run shows a run on a terminal: UITUI (the default) or
+	// UIStream; `vx run --ui` overrides it.
+	UI string `json:"ui,omitempty"`
+}
+
+// How vx run shows a run: a live status area under the task lines, or
+// the task lines alone.
+const (
+	UITUI    = "tui"
+	UIStream = "stream"
+)
+
+// CheckUI refuses a ui value that is neither UITUI nor UIStream.
+func CheckUI(v string) error {
+	if v != UITUI && v != UIStream {
+		return fmt.Errorf("ui: %q is not a way to show a run (use %q for the live view on a terminal, or %q for task lines alone)", v, UITUI, UIStream)
+	}
+	return nil
 }
 
 // DaemonConfig configures the workspace's vxd.

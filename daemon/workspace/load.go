@@ -352,6 +352,11 @@ func (m *Model) validateConfig() error {
 	if err := m.Config.Daemon.validate(); err != nil {
 		return &FileError{File: m.ConfigPath, Msg: err.Error()}
 	}
+	if m.Config.UI != "" {
+		if err := CheckUI(m.Config.UI); err != nil {
+			return &FileError{File: m.ConfigPath, Msg: err.Error()}
+		}
+	}
 	return nil
 }
 

@@ -250,6 +250,7 @@ func TestLoadInvalidValues(t *testing.T) {
 		{"half task id as a task key", `{"projects": ["apps/*"], "tasks": {"web#": {}}}`, "web#"},
 		{"task key starting with #", `{"projects": ["apps/*"], "tasks": {"#build": {}}}`, "#build"},
 		{"bad mcp.run", `{"projects": ["apps/*"], "mcp": {"run": "yes"}}`, "mcp.run"},
+		{"ui neither tui nor stream", `{"projects": ["apps/*"], "ui": "fancy"}`, `ui: "fancy"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

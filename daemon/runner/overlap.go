@@ -2,6 +2,7 @@ package runner
 
 import (
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/protocol/wire"
 )
 
 // outputGuard keeps two tasks of a run whose declared outputs may name the
@@ -83,10 +84,34 @@ func (g *outputGuard) blocked(id string) bool {
 func (g *outputGuard) start(id string) { g.busy[id] = true }
 func (g *outputGuard) done(id string)  { delete(g.busy, id) }
 
-// warnOverlaps says, once per run, which tasks vx keeps apart and why.
+// warnOverlaps says, in one line each, which tasks of the run vx keeps
+// apart (vx show --overlaps says why). An overlap already said for the
+// same definitions is held back, and said at the end only when one of its
+// tasks ran (sayHeldOverlaps): a fully cached run repeats none.
 func (r *run) warnOverlaps(overlaps []workspace.OutputOverlap) {
 	for _, o := range overlaps {
-		r.warn("%s and %s may write the same files (outputs %q and %q) and neither depends on the other: vx runs them one at a time, and the one that finishes last leaves its version; give each its own outputs or add a dependsOn between them",
-			o.Tasks[0], o.Tasks[1], o.Outputs[0], o.Outputs[1])
+		key := noticeKey("overlap", o.Tasks[0], o.Tasks[1], o.Outputs[0], o.Outputs[1])
+		if r.notices.said(key) {
+			r.heldOverlaps = append(r.heldOverlaps, o)
+			continue
+		}
+		r.warnOverlap(o)
+		r.notices.remember(key)
+	}
+}
+
+func (r *run) warnOverlap(o workspace.OutputOverlap) {
+	r.warn("%s and %s may write the same files: run one at a time (vx show --overlaps)", o.Tasks[0], o.Tasks[1])
+}
+
+// sayHeldOverlaps repeats the held overlaps of which a task ran.
+func (r *run) sayHeldOverlaps() {
+	for _, o := range r.heldOverlaps {
+		for _, id := range o.Tasks {
+			if row, ok := r.rows[id]; ok && row.ExitCode != nil && row.Cache != wire.CacheHit {
+				r.warnOverlap(o)
+				break
+			}
+		}
 	}
 }

@@ -96,10 +96,11 @@ func renderOverlapsOnly(w io.Writer, o *ops.ShowOutput) {
 		return
 	}
 	for _, ov := range o.OutputOverlaps {
-		fmt.Fprintf(w, "%s\n  %s: outputs %s\n  %s: outputs %s\n", ops.OverlapText(ov), ov.Tasks[0], ov.Outputs[0], ov.Tasks[1], ov.Outputs[1])
+		fmt.Fprintf(w, "%s and %s may write the same files:\n  %s declares output %s\n  %s declares output %s\n", ov.Tasks[0], ov.Tasks[1], ov.Tasks[0], ov.Outputs[0], ov.Tasks[1], ov.Outputs[1])
 	}
-	fmt.Fprintln(w, "\nvx never runs two tasks of a pair at once, across runs too, and the one that finishes last leaves its version of the files;")
-	fmt.Fprintln(w, "give each task its own outputs, or add a dependsOn between them, and the warning goes.")
+	fmt.Fprintln(w, "\nNeither task of a pair depends on the other, so they could run at once; vx never runs both at the same time")
+	fmt.Fprintln(w, "(across runs too), and the one that finishes last leaves its version of the files.")
+	fmt.Fprintln(w, "Give each task its own outputs, or add a dependsOn between them, and the warning goes.")
 }
 
 func renderShow(w io.Writer, o *ops.ShowOutput) {

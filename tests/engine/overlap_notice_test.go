@@ -43,7 +43,7 @@ func TestOverlapWarnedOnceInOneLine(t *testing.T) {
 	}
 
 	show := vxOK(t, ws, nil, "show", "--overlaps")
-	for _, w := range []string{"p#build and p#typecheck may write the same files", "p#typecheck: outputs .cache/info.json", "dependsOn"} {
+	for _, w := range []string{"p#build and p#typecheck may write the same files", "p#typecheck declares output .cache/info.json", "dependsOn"} {
 		if !strings.Contains(show.Stdout, w) {
 			t.Errorf("vx show --overlaps lacks %q\n%s", w, show)
 		}

@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"slices"
+
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/protocol/wire"
 )
@@ -75,6 +77,22 @@ func (g *outputGuard) lockName(id string) string {
 func (g *outputGuard) blocked(id string) bool {
 	for _, other := range g.conflicts[id] {
 		if g.busy[other] {
+			return true
+		}
+	}
+	return false
+}
+
+// yields says whether n should let a queued task of its overlap start
+// first: n has no dependents and that one has, so starting n first would
+// hold them back for all of n's run (create-t3-turbo's api#typecheck
+// before api#build delayed three apps' typecheck by its whole duration).
+func (s *scheduler) yields(n *workspace.Node) bool {
+	if len(s.dependents[n.Index]) > 0 || len(s.r.guard.conflicts[n.ID]) == 0 {
+		return false
+	}
+	for _, q := range s.queue {
+		if q != n && len(s.dependents[q.Index]) > 0 && slices.Contains(s.r.guard.conflicts[n.ID], q.ID) && !s.r.guard.blocked(q.ID) {
 			return true
 		}
 	}

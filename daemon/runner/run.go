@@ -465,8 +465,8 @@ func (s *scheduler) holdBack() {
 // -1 when none may.
 func (s *scheduler) pick() int {
 	for i, n := range s.queue {
-		if s.r.guard.blocked(n.ID) {
-			continue // a task writing the same outputs is running
+		if s.r.guard.blocked(n.ID) || s.yields(n) {
+			continue // a task writing the same outputs is running, or should first
 		}
 		need := s.r.p.PeakRSS[n.ID]
 		if s.running == 0 || s.r.p.MemoryBudget <= 0 || s.memInUse+need <= s.r.p.MemoryBudget {

@@ -26,6 +26,9 @@ func lastVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 		return err
 	}
 	defer e.Close()
+	if a.Bool("violations") && (a.Bool("list") || a.Has("log")) {
+		return cmdline.UsageError("vx last --violations answers about one run's tasks: use it without --list and --log")
+	}
 	switch {
 	case a.Bool("list"):
 		var in ops.RunsInput

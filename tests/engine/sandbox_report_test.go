@@ -70,4 +70,7 @@ func TestReportModeCachesAndSummarisesViolations(t *testing.T) {
 	if len(last.Tasks) != 2 {
 		t.Errorf("vx last --violations --run %s: %+v", coldID, last.Tasks)
 	}
+	if r := vx(t, ws, nil, "last", "--violations", "--list"); r.Code != 2 || !strings.Contains(r.Stderr, "--violations") {
+		t.Errorf("vx last --violations --list: want a usage error, not a run list\n%s", r)
+	}
 }

@@ -109,7 +109,7 @@ func operations() []*Operation {
 				return SearchDocs(ctx, in)
 			}),
 		Define(Spec[InitInput, migrate.Plan]{Name: "planInit", Title: "Plan vx adoption", ReadOnly: true,
-			Description: "What would adopting vx write here? vx init --dry --format json: each file with its full text and whether it is new, kept or replaced, todos (what could not be translated, with file:line:col and the reason), notes and next steps. Reads turbo.json, nx.json/project.json or package.json workspaces. Nothing is written. mode \"force\" plans replacing an existing vx.workspace.json."},
+			Description: "What would adopting vx write here? vx init --dry --format json: each file with its full text and whether it is new, kept or replaced (.gitignore, which gets .vx/: new, or appended with the lines added), todos (what could not be translated, with file:line:col and the reason), notes and next steps. Reads turbo.json, nx.json/project.json or package.json workspaces. Nothing is written. mode \"force\" plans replacing an existing vx.workspace.json; sandbox \"report\" or \"enforce\" proposes a sandbox for every task (none by default)."},
 			func(ctx context.Context, e *Env, in InitInput) (*migrate.Plan, error) {
 				if in.Dir == "" {
 					in.Dir = e.Root

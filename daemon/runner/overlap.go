@@ -1,10 +1,10 @@
 package runner
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/vzn/vx/daemon/workspace"
-	"github.com/vzn/vx/protocol/wire"
 )
 
 // outputGuard keeps two tasks of a run whose declared outputs may name the
@@ -103,33 +103,24 @@ func (g *outputGuard) start(id string) { g.busy[id] = true }
 func (g *outputGuard) done(id string)  { delete(g.busy, id) }
 
 // warnOverlaps says, in one line each, which tasks of the run vx keeps
-// apart (vx show --overlaps says why). An overlap already said for the
-// same definitions is held back, and said at the end only when one of its
-// tasks ran (sayHeldOverlaps): a fully cached run repeats none.
+// apart (vx show --overlaps says why), once: an overlap already said for
+// the same definitions (both tasks' outputs and dependencies) is not said
+// again, so no later run, cached or not, repeats it.
 func (r *run) warnOverlaps(overlaps []workspace.OutputOverlap) {
+	defs := map[string]string{}
+	for _, n := range r.p.Graph.Nodes {
+		deps := make([]string, len(n.Deps))
+		for i, d := range n.Deps {
+			deps[i] = d.ID
+		}
+		defs[n.ID] = fmt.Sprintf("%q %q", n.Def.Outputs, deps)
+	}
 	for _, o := range overlaps {
-		key := noticeKey("overlap", o.Tasks[0], o.Tasks[1], o.Outputs[0], o.Outputs[1])
+		key := noticeKey("overlap", o.Tasks[0], o.Tasks[1], defs[o.Tasks[0]], defs[o.Tasks[1]])
 		if r.notices.said(key) {
-			r.heldOverlaps = append(r.heldOverlaps, o)
 			continue
 		}
-		r.warnOverlap(o)
+		r.warn("%s and %s may write the same files: run one at a time (vx show --overlaps)", o.Tasks[0], o.Tasks[1])
 		r.notices.remember(key)
-	}
-}
-
-func (r *run) warnOverlap(o workspace.OutputOverlap) {
-	r.warn("%s and %s may write the same files: run one at a time (vx show --overlaps)", o.Tasks[0], o.Tasks[1])
-}
-
-// sayHeldOverlaps repeats the held overlaps of which a task ran.
-func (r *run) sayHeldOverlaps() {
-	for _, o := range r.heldOverlaps {
-		for _, id := range o.Tasks {
-			if row, ok := r.rows[id]; ok && row.ExitCode != nil && row.Cache != wire.CacheHit {
-				r.warnOverlap(o)
-				break
-			}
-		}
 	}
 }

@@ -61,11 +61,8 @@ type run struct {
 	// them apart (overlap.go).
 	overlaps []workspace.OutputOverlap
 	guard    *outputGuard
-	// notices is what earlier runs said once (notices.go); heldOverlaps
-	// are the overlaps already said, repeated only if one of their tasks
-	// runs.
-	notices      *notices
-	heldOverlaps []workspace.OutputOverlap
+	// notices is what earlier runs said once (notices.go).
+	notices *notices
 
 	sb sandboxState
 
@@ -154,7 +151,6 @@ func Execute(ctx context.Context, p *Prepared, o *Options, out Output) (*wire.Ru
 	stopFlush()
 	r.flush(context.WithoutCancel(ctx))
 
-	r.sayHeldOverlaps()
 	if err := r.notices.save(); err != nil {
 		r.warn("saving %s: %v", layout.Notices(root), err)
 	}

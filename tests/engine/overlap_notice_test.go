@@ -21,8 +21,9 @@ func overlapLines(r result) []string {
 
 // TestOverlapWarnedOnceInOneLine: tasks whose outputs overlap (build and
 // typecheck of create-t3-turbo's packages) are warned about in one short
-// line pointing at vx show --overlaps; a fully cached run of the same
-// definitions says nothing more, and a changed definition is said again.
+// line pointing at vx show --overlaps, once: no later run of the same
+// definitions repeats it (cached or not), and a changed definition is said
+// again.
 func TestOverlapWarnedOnceInOneLine(t *testing.T) {
 	t.Parallel()
 	ws := workspace(t, "overlap")
@@ -37,6 +38,9 @@ func TestOverlapWarnedOnceInOneLine(t *testing.T) {
 	}
 	if l := overlapLines(warm); len(l) != 0 {
 		t.Errorf("a fully cached run repeats the warning: %q", l)
+	}
+	if l := overlapLines(vxOK(t, ws, nil, "run", "build", "typecheck", "--force")); len(l) != 0 {
+		t.Errorf("a run that executes both tasks again repeats the warning: %q", l)
 	}
 	if _, err := os.Stat(filepath.Join(ws, ".vx", "notices.json")); err != nil {
 		t.Errorf("what was said is not remembered under .vx/: %v", err)

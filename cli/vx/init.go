@@ -15,7 +15,7 @@ var initBinding = bind("init", reflect.TypeFor[ops.InitInput]())
 
 func initVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	b := initBinding
-	a, format, help, err := cmdline.Command(s, cmdline.Verb{Name: "init", Synopsis: "init [--dry] [--force] [flags]",
+	a, format, help, err := cmdline.Command(s, cmdline.Verb{Name: "init", Synopsis: "init [--dry] [--force] [--sandbox MODE] [flags]",
 		About:   "\nDetects turbo.json, nx.json/project.json or package.json workspaces and proposes vx.workspace.json (and vx.project.json files).\n",
 		Answers: true, NoArgs: true,
 		Flags: b.specs(map[string]cmdline.Spec{
@@ -39,7 +39,7 @@ func initVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 		}
 	}
 	if err != nil {
-		return err
+		return b.refusal(err)
 	}
 	if format == "json" {
 		return cmdline.WriteJSON(s.Out, plan)

@@ -17,7 +17,7 @@ var lastBinding = bind("last", reflect.TypeFor[ops.RunInput](), reflect.TypeFor[
 
 func lastVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	b := lastBinding
-	a, format, e, err := question(s, cmdline.Verb{Name: "last", Synopsis: "last [--list] [--run ID] [--log PROJECT#TASK] [flags]",
+	a, format, e, err := question(s, cmdline.Verb{Name: "last", Synopsis: "last [--list] [--run ID] [--violations] [--log PROJECT#TASK] [flags]",
 		Answers: true, NoArgs: true, NoArgsHint: "; use --run ID or --log PROJECT#TASK",
 		Flags: b.specs(map[string]cmdline.Spec{
 			"list": {Kind: cmdline.Bool, Help: "list the latest runs"},
@@ -26,6 +26,9 @@ func lastVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 		return err
 	}
 	defer e.Close()
+	if a.Bool("violations") && (a.Bool("list") || a.Has("log")) {
+		return cmdline.UsageError("vx last --violations answers about one run's tasks: use it without --list and --log")
+	}
 	switch {
 	case a.Bool("list"):
 		var in ops.RunsInput
@@ -81,6 +84,12 @@ func renderRun(w io.Writer, o *ops.RunOutput) {
 	}
 	r := o.Run
 	fmt.Fprintf(w, "run %s  %s  %s  %s\n  %s\n\n", r.ID, cmdline.Time(r.StartedAt), r.Status, cmdline.Ms(r.DurationMs), r.Command)
+	if o.Note != "" {
+		fmt.Fprintln(w, o.Note)
+	}
+	if len(o.Tasks) == 0 {
+		return
+	}
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 	fmt.Fprintln(tw, "TASK\tSTATUS\tCACHE\tTIME\tEXIT\tREASON")
 	for _, t := range o.Tasks {

@@ -82,7 +82,25 @@ func showVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 		return err
 	}
 	out, err := ops.Show(ctx, e, in)
+	if in.Overlaps {
+		return answer(s, b, format, out, err, renderOverlapsOnly)
+	}
 	return answer(s, b, format, out, err, renderShow)
+}
+
+// renderOverlapsOnly is vx show --overlaps: each pair, its outputs, what
+// vx does about it and what would end it.
+func renderOverlapsOnly(w io.Writer, o *ops.ShowOutput) {
+	if len(o.OutputOverlaps) == 0 {
+		fmt.Fprintln(w, "no two tasks shown here may write the same files")
+		return
+	}
+	for _, ov := range o.OutputOverlaps {
+		fmt.Fprintf(w, "%s and %s may write the same files:\n  %s declares output %s\n  %s declares output %s\n", ov.Tasks[0], ov.Tasks[1], ov.Tasks[0], ov.Outputs[0], ov.Tasks[1], ov.Outputs[1])
+	}
+	fmt.Fprintln(w, "\nNeither task of a pair depends on the other, so they could run at once; vx never runs both at the same time")
+	fmt.Fprintln(w, "(across runs too), and the one that finishes last leaves its version of the files.")
+	fmt.Fprintln(w, "Give each task its own outputs, or add a dependsOn between them, and the warning goes.")
 }
 
 func renderShow(w io.Writer, o *ops.ShowOutput) {

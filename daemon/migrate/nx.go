@@ -14,6 +14,10 @@ import (
 	"github.com/vzn/vx/daemon/workspace"
 )
 
+// nxCloudNote is why Nx Cloud's keys are dropped: vx shares its cache
+// through a server of the Turborepo Remote Cache API, not Nx Cloud.
+const nxCloudNote = "vx does not speak to Nx Cloud; its remote cache is a Turborepo Remote Cache API server: set remoteCache.url in vx.workspace.json (or VX_REMOTE_CACHE_URL) and the token in VX_REMOTE_CACHE_TOKEN (vx docs remoteCache)"
+
 // nxDropped are nx.json keys that configure Nx itself and have no vx
 // counterpart; they are noted, not todos.
 var nxDropped = map[string]string{
@@ -31,10 +35,10 @@ var nxDropped = map[string]string{
 	"workspaceLayout":     "vx finds projects through the projects globs",
 	"defaultBase":         "pass the base to vx run --affected <ref>",
 	"affected":            "pass the base to vx run --affected <ref>",
-	"nxCloudAccessToken":  "vx has no remote cache yet; its cache is local (.vx/cache)",
-	"nxCloudId":           "vx has no remote cache yet; its cache is local (.vx/cache)",
-	"nxCloudUrl":          "vx has no remote cache yet; its cache is local (.vx/cache)",
-	"neverConnectToCloud": "vx has no remote cache",
+	"nxCloudAccessToken":  nxCloudNote,
+	"nxCloudId":           nxCloudNote,
+	"nxCloudUrl":          nxCloudNote,
+	"neverConnectToCloud": "vx uses a remote cache only when remoteCache (or VX_REMOTE_CACHE_URL) is set",
 	"useLegacyCache":      "vx has its own cache",
 	"maxCacheSize":        "vx cache prune trims the cache",
 	"pluginsConfig":       "vx has no plugins of this kind",

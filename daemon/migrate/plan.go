@@ -28,13 +28,16 @@ type Options struct {
 	// plugins) to read the resolved project graph of an Nx workspace.
 	// vx init on the command line sets it; the planInit tool does not.
 	RunNx bool
+	// Sandbox is the mode of the sandbox proposed for every task
+	// (wire.SandboxReport or wire.SandboxEnforce), or "" for none.
+	Sandbox string
 }
 
 // File is one file the plan proposes.
 type File struct {
 	Path   string `json:"path"`   // relative to the root, slash-separated
-	Action string `json:"action"` // "new", "kept" (exists, left alone) or "replaced"
-	Text   string `json:"text"`   // the proposed text; for "kept", the current text
+	Action string `json:"action"` // "new", "kept" (exists, left alone), "replaced" or "appended" (.gitignore)
+	Text   string `json:"text"`   // the proposed text; for "kept", the current text; for "appended", the lines added
 }
 
 // Todo is something the migration could not translate exactly and a person
@@ -83,7 +86,7 @@ type wsConfig struct {
 	PassEnv      []string                        `json:"passEnv,omitempty"`
 	Workers      int                             `json:"workers,omitempty"`
 	Tasks        map[string]workspace.TaskConfig `json:"tasks,omitempty"`
-	// Sandbox is proposed in report mode for migrated tasks.
+	// Sandbox is proposed only when asked (vx init --sandbox MODE).
 	Sandbox *workspace.SandboxConfig `json:"sandbox,omitempty"`
 	// UI keeps turbo.json's choice of live view or streamed lines.
 	UI string `json:"ui,omitempty"`
@@ -115,7 +118,8 @@ type builder struct {
 	ctx      context.Context
 	root     string
 	force    bool
-	runNx    bool // Options.RunNx
+	runNx    bool   // Options.RunNx
+	sandbox  string // Options.Sandbox
 	plan     *Plan
 	rootPkg  *pkgJSON
 	from     string // what the header comment names, e.g. "turbo.json"
@@ -144,7 +148,7 @@ func PlanInit(ctx context.Context, root string, opts *Options) (*Plan, error) {
 		return nil, fmt.Errorf("root %s is not a directory", abs)
 	}
 	b := &builder{
-		ctx: ctx, root: abs, force: opts.Force, runNx: opts.RunNx,
+		ctx: ctx, root: abs, force: opts.Force, runNx: opts.RunNx, sandbox: opts.Sandbox,
 		plan:     &Plan{Root: abs, Files: []File{}, Todos: []Todo{}, Notes: []string{}, Next: []string{}},
 		byName:   map[string]*pkg{},
 		byDir:    map[string]*pkg{},
@@ -227,7 +231,11 @@ func (b *builder) run() error {
 		b.plan.Todos[len(b.plan.Todos)-1].File = workspace.ConfigFile
 	}
 	b.proposeSandbox()
-	return b.files()
+	if err := b.files(); err != nil {
+		return err
+	}
+	b.gitignore()
+	return nil
 }
 
 // files renders the proposed files and decides kept/replaced.
@@ -433,7 +441,20 @@ func Apply(plan *Plan, root string, opts *Options) ([]string, error) {
 	if err := stageFiles(plan, todo); err != nil {
 		return nil, err
 	}
-	return renameStaged(todo)
+	written, err := renameStaged(todo)
+	if err != nil {
+		return written, err
+	}
+	for _, f := range plan.Files {
+		if f.Path == GitIgnoreFile {
+			if wrote, err := applyGitIgnore(root); err != nil {
+				return written, err
+			} else if wrote {
+				written = append(written, GitIgnoreFile)
+			}
+		}
+	}
+	return written, nil
 }
 
 // pendingFile is a plan file Apply writes: its path in the plan, where it
@@ -446,8 +467,8 @@ type pendingFile struct{ rel, dst, tmp string }
 func applyTargets(plan *Plan, root string, force bool) ([]pendingFile, error) {
 	var todo []pendingFile
 	for _, f := range plan.Files {
-		if f.Action == ActionKept {
-			continue
+		if f.Action == ActionKept || f.Path == GitIgnoreFile {
+			continue // .gitignore: applyGitIgnore
 		}
 		if f.Action != ActionNew && f.Action != ActionReplaced {
 			return nil, fmt.Errorf("applying plan: file %s has action %q (want new, kept or replaced)", f.Path, f.Action)

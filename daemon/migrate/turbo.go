@@ -23,7 +23,7 @@ var turboDropped = map[string]string{
 	"noUpdateNotifier":                      "vx has no update notifier",
 	"dangerouslyDisablePackageManagerCheck": "vx does not check the package manager",
 	"cacheDir":                              "vx's cache lives in .vx/cache",
-	"remoteCache":                           "vx has no remote cache yet; its cache is local (.vx/cache)",
+	"remoteCache":                           "not translated: set remoteCache (url, team, signature) in vx.workspace.json; vx reads TURBO_API, TURBO_TOKEN and TURBO_TEAM too (vx docs remoteCache)",
 	"futureFlags":                           "turbo-specific feature flags",
 	"boundaries":                            "vx does not check package boundaries",
 	"telemetry":                             "vx sends no telemetry",

@@ -5,6 +5,7 @@ import (
 
 	"github.com/vzn/vx/daemon/lockfile"
 	"github.com/vzn/vx/daemon/migrate"
+	"github.com/vzn/vx/protocol/wire"
 )
 
 // LockOutput is what vx lock recorded.
@@ -53,6 +54,9 @@ type InitInput struct {
 	// Mode is InitKeep (the default, "") to keep an existing
 	// vx.workspace.json, or InitForce to replace it.
 	Mode InitMode `json:"mode,omitempty" jsonschema:"keep (default): an existing vx.workspace.json is kept; force: plan replacing it" flag:"force" help:"replace an existing vx.workspace.json"`
+	// Sandbox is "" (no sandbox proposed) or the mode every migrated
+	// task's sandbox is proposed in.
+	Sandbox string `json:"sandbox,omitempty" jsonschema:"propose a sandbox for every task: report (nothing denied; what a task writes outside its outputs is recorded, caching unchanged) or enforce; none by default" flag:"sandbox" arg:"MODE" help:"propose a sandbox for every task: report or enforce (none by default)"`
 	// Dir is where vx is adopted: the command line's directory, vxd's
 	// workspace root.
 	Dir string `json:"-"`
@@ -71,7 +75,12 @@ func (in InitInput) options() (*migrate.Options, error) {
 	default:
 		return nil, argErr("mode", "%q is not a mode (use %q to keep an existing vx.workspace.json or %q to replace it)", in.Mode, InitKeep, InitForce)
 	}
-	return &migrate.Options{Force: string(in.Mode) == InitForce, Environ: in.Environ, RunNx: in.RunNx}, nil
+	switch in.Sandbox {
+	case "", wire.SandboxReport, wire.SandboxEnforce:
+	default:
+		return nil, argErr("sandbox", "%q is not a sandbox mode (use %q or %q)", in.Sandbox, wire.SandboxReport, wire.SandboxEnforce)
+	}
+	return &migrate.Options{Force: string(in.Mode) == InitForce, Environ: in.Environ, Sandbox: in.Sandbox, RunNx: in.RunNx}, nil
 }
 
 // PlanInit proposes vx.workspace.json (and vx.project.json files) from

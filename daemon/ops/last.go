@@ -42,6 +42,8 @@ func Runs(ctx context.Context, e *Env, in RunsInput) (*RunsOutput, error) {
 // RunInput selects one run ("" = the latest).
 type RunInput struct {
 	RunID *RunID `json:"runId,omitempty" jsonschema:"a run id or a unique prefix (vx last --list prints them)" flag:"run" arg:"ID" help:"a run id or unique prefix (default: the latest run)"`
+	// Violations keeps only the tasks with sandbox violations.
+	Violations bool `json:"violations,omitempty" jsonschema:"true: only the tasks that wrote or connected outside their sandbox declaration, with what they did" flag:"violations" help:"only the tasks that wrote or connected outside their sandbox"`
 }
 
 // RunOutput is one run with every task's outcome.
@@ -69,10 +71,28 @@ func Run(ctx context.Context, e *Env, in RunInput) (*RunOutput, error) {
 	if err != nil {
 		return nil, err
 	}
-	if ex == nil {
-		ex = []history.Execution{}
+	out := &RunOutput{Found: true, Run: r, Tasks: ex}
+	if in.Violations {
+		out.Tasks = withViolations(ex)
+		if len(out.Tasks) == 0 {
+			out.Note = "no task of run " + r.ID + " wrote or connected outside its sandbox (a task restored from the cache did not run, and records none)"
+		}
 	}
-	return &RunOutput{Found: true, Run: r, Tasks: ex}, nil
+	if out.Tasks == nil {
+		out.Tasks = []history.Execution{}
+	}
+	return out, nil
+}
+
+// withViolations keeps the executions that recorded sandbox violations.
+func withViolations(ex []history.Execution) []history.Execution {
+	kept := []history.Execution{}
+	for _, x := range ex {
+		if len(x.SandboxViolations) > 0 {
+			kept = append(kept, x)
+		}
+	}
+	return kept
 }
 
 // TaskLogInput selects a task's log.

@@ -41,9 +41,9 @@ func operations() []*Operation {
 	return []*Operation{
 		Define(Spec[ListTasksInput, ShowOutput]{Name: "listTasks", Title: "List tasks", ReadOnly: true,
 			ModelOnly:   func(in *ListTasksInput) bool { return !in.Affected.On }, // affected reads git
-			Description: "What can I run here? Every project, its tags, and the tasks a run would see (command, dependsOn, cache), resolved as vx run resolves them; secret Values read ***. project narrows to one project; filter and affected narrow as vx show --filter / --affected."},
+			Description: "What can I run here? Every project, its tags, and the tasks a run would see (command, dependsOn, cache), resolved as vx run resolves them; secret Values read ***. project narrows to one project; filter and affected narrow as vx show --filter / --affected; overlaps answers only the tasks that may write the same files (vx show --overlaps)."},
 			func(ctx context.Context, e *Env, in ListTasksInput) (*ShowOutput, error) {
-				return Show(ctx, e, ShowInput{Project: in.Project, Filters: in.Filters, Affected: in.Affected})
+				return Show(ctx, e, ShowInput{Project: in.Project, Filters: in.Filters, Affected: in.Affected, Overlaps: in.Overlaps})
 			}),
 		Define(Spec[ConfigInput, ShowOutput]{Name: "getConfig", Title: "Get task configuration", ReadOnly: true,
 			ModelOnly:   func(*ConfigInput) bool { return true },
@@ -109,7 +109,7 @@ func operations() []*Operation {
 				return SearchDocs(ctx, in)
 			}),
 		Define(Spec[InitInput, migrate.Plan]{Name: "planInit", Title: "Plan vx adoption", ReadOnly: true,
-			Description: "What would adopting vx write here? vx init --dry --format json: each file with its full text and whether it is new, kept or replaced, todos (what could not be translated, with file:line:col and the reason), notes and next steps. Reads turbo.json, nx.json/project.json or package.json workspaces. Nothing is written. mode \"force\" plans replacing an existing vx.workspace.json."},
+			Description: "What would adopting vx write here? vx init --dry --format json: each file with its full text and whether it is new, kept or replaced (.gitignore, which gets .vx/: new, or appended with the lines added), todos (what could not be translated, with file:line:col and the reason), notes and next steps. Reads turbo.json, nx.json/project.json or package.json workspaces. Nothing is written. mode \"force\" plans replacing an existing vx.workspace.json; sandbox \"report\" or \"enforce\" proposes a sandbox for every task (none by default)."},
 			func(ctx context.Context, e *Env, in InitInput) (*migrate.Plan, error) {
 				if in.Dir == "" {
 					in.Dir = e.Root

@@ -46,6 +46,7 @@ type ShowInput struct {
 	Project  string   `json:"project,omitempty" jsonschema:"one project's name"`
 	Filters  Filter   `json:"filter,omitempty" jsonschema:"projects to include, as vx run --filter: a name or glob, tag:NAME, or ./path/glob (a string or an array)" flag:"filter" arg:"SEL" help:"only projects matching SEL (as vx run --filter)"`
 	Affected Affected `json:"affected,omitzero" jsonschema:"true: only projects changed against the default branch's merge base, plus dependents; or a git ref to compare against" flag:"affected" arg:"REF" help:"only affected projects (as vx run --affected)"`
+	Overlaps bool     `json:"overlaps,omitempty" jsonschema:"true: answer only outputOverlaps, the pairs of tasks that may write the same files (projects and tasks left empty)" flag:"overlaps" help:"only the tasks that may write the same files, and why vx runs them apart"`
 }
 
 // Validate checks what the schema cannot: blank selectors, a ref git
@@ -59,6 +60,7 @@ type ListTasksInput struct {
 	Project  string   `json:"project,omitempty" jsonschema:"one project's name"`
 	Filters  Filter   `json:"filter,omitempty" jsonschema:"projects to include, as vx run --filter: a name or glob, tag:NAME, or ./path/glob (a string or an array)"`
 	Affected Affected `json:"affected,omitzero" jsonschema:"true: only projects changed against the default branch's merge base, plus dependents; or a git ref to compare against"`
+	Overlaps bool     `json:"overlaps,omitempty" jsonschema:"true: answer only outputOverlaps, the pairs of tasks that may write the same files (projects and tasks left empty)"`
 }
 
 // ConfigInput is getConfig's: one target's resolved configuration.
@@ -136,8 +138,18 @@ func projectTasks(m *workspace.Model, p *workspace.Project) []string {
 	return out
 }
 
-// Show answers `vx show [TARGET]`, getConfig and listTasks.
+// Show answers `vx show [TARGET]`, getConfig and listTasks; with
+// Overlaps, only the output overlaps among what it would show.
 func Show(ctx context.Context, e *Env, in ShowInput) (*ShowOutput, error) {
+	out, err := show(ctx, e, in)
+	if err != nil || !in.Overlaps {
+		return out, err
+	}
+	out.Projects, out.RootTasks, out.Global, out.Note = []ProjectInfo{}, []TaskInfo{}, nil, ""
+	return out, nil
+}
+
+func show(ctx context.Context, e *Env, in ShowInput) (*ShowOutput, error) {
 	if err := in.Validate(); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,9 @@
 package runner
 
 import (
+	"fmt"
+	"slices"
+
 	"github.com/vzn/vx/daemon/workspace"
 )
 
@@ -80,13 +83,44 @@ func (g *outputGuard) blocked(id string) bool {
 	return false
 }
 
+// yields says whether n should let a queued task of its overlap start
+// first: n has no dependents and that one has, so starting n first would
+// hold them back for all of n's run (create-t3-turbo's api#typecheck
+// before api#build delayed three apps' typecheck by its whole duration).
+func (s *scheduler) yields(n *workspace.Node) bool {
+	if len(s.dependents[n.Index]) > 0 || len(s.r.guard.conflicts[n.ID]) == 0 {
+		return false
+	}
+	for _, q := range s.queue {
+		if q != n && len(s.dependents[q.Index]) > 0 && slices.Contains(s.r.guard.conflicts[n.ID], q.ID) && !s.r.guard.blocked(q.ID) {
+			return true
+		}
+	}
+	return false
+}
+
 func (g *outputGuard) start(id string) { g.busy[id] = true }
 func (g *outputGuard) done(id string)  { delete(g.busy, id) }
 
-// warnOverlaps says, once per run, which tasks vx keeps apart and why.
+// warnOverlaps says, in one line each, which tasks of the run vx keeps
+// apart (vx show --overlaps says why), once: an overlap already said for
+// the same definitions (both tasks' outputs and dependencies) is not said
+// again, so no later run, cached or not, repeats it.
 func (r *run) warnOverlaps(overlaps []workspace.OutputOverlap) {
+	defs := map[string]string{}
+	for _, n := range r.p.Graph.Nodes {
+		deps := make([]string, len(n.Deps))
+		for i, d := range n.Deps {
+			deps[i] = d.ID
+		}
+		defs[n.ID] = fmt.Sprintf("%q %q", n.Def.Outputs, deps)
+	}
 	for _, o := range overlaps {
-		r.warn("%s and %s may write the same files (outputs %q and %q) and neither depends on the other: vx runs them one at a time, and the one that finishes last leaves its version; give each its own outputs or add a dependsOn between them",
-			o.Tasks[0], o.Tasks[1], o.Outputs[0], o.Outputs[1])
+		key := noticeKey("overlap", o.Tasks[0], o.Tasks[1], defs[o.Tasks[0]], defs[o.Tasks[1]])
+		if r.notices.said(key) {
+			continue
+		}
+		r.warn("%s and %s may write the same files: run one at a time (vx show --overlaps)", o.Tasks[0], o.Tasks[1])
+		r.notices.remember(key)
 	}
 }

@@ -64,6 +64,8 @@ type run struct {
 	// them apart (overlap.go).
 	overlaps []workspace.OutputOverlap
 	guard    *outputGuard
+	// notices is what earlier runs said once (notices.go).
+	notices *notices
 
 	sb sandboxState
 	ps procState
@@ -157,6 +159,9 @@ func Execute(ctx context.Context, p *Prepared, o *Options, out Output) (*wire.Ru
 	stopFlush()
 	r.flush(context.WithoutCancel(ctx))
 
+	if err := r.notices.save(); err != nil {
+		r.warn("saving %s: %v", layout.Notices(root), err)
+	}
 	sum := r.summary(started, command, branch, commit, ctx.Err() != nil)
 	r.recordRemote(ctx, sum, remoteRun)
 	if err := hist.FinishRun(context.WithoutCancel(ctx), r.runID, sum.Status, sum.ExitCode, sum.EndedAt, sum.Totals.Tasks, sum.Totals.Failed+sum.Totals.TimedOut, sum.Totals.Cached); err != nil {
@@ -207,7 +212,9 @@ func (r *run) tidy(ctx context.Context) {
 		r.overlaps, model = p.Graph.OutputOverlaps(), p.Model.OutputOverlaps()
 	}
 	r.guard = newOutputGuard(r.overlaps, model)
+	r.notices = loadNotices(p.Model.Root)
 	r.warnOverlaps(r.overlaps)
+	r.checkGitIgnore(r.notices, p.Model.Root)
 	if err := reapDead(ctx, r.hist, p.Model.Root, r.log); err != nil {
 		r.warn("%v", err)
 	}
@@ -462,8 +469,8 @@ func (s *scheduler) holdBack() {
 // -1 when none may.
 func (s *scheduler) pick() int {
 	for i, n := range s.queue {
-		if s.r.guard.blocked(n.ID) {
-			continue // a task writing the same outputs is running
+		if s.r.guard.blocked(n.ID) || s.yields(n) {
+			continue // a task writing the same outputs is running, or should first
 		}
 		need := s.r.p.PeakRSS[n.ID]
 		if s.running == 0 || s.r.p.MemoryBudget <= 0 || s.memInUse+need <= s.r.p.MemoryBudget {
@@ -541,10 +548,7 @@ func (r *run) runNode(ctx context.Context, n *workspace.Node) bool {
 	prefix := n.ID + ": "
 	res, log := r.runCommand(ctx, n, prefix)
 	log = r.verdict(n, res, row, log)
-	if row.Status == wire.StatusPassed && n.Def.Cache && reported(n, res.violations) {
-		r.warn("%s: not cached: it wrote or connected outside its sandbox in report mode, which its outputs may depend on", n.ID)
-		r.stamps.forget(n.ID)
-	} else if row.Status == wire.StatusPassed && n.Def.Cache {
+	if row.Status == wire.StatusPassed && n.Def.Cache {
 		r.cacheOutputs(ctx, n, row, log)
 	} else {
 		r.stamps.forget(n.ID)

@@ -176,19 +176,29 @@ func (c *confinement) finish(mask func(string) string) []wire.SandboxViolation {
 	return vs
 }
 
-// reported says whether a report-mode task made a violation: its outputs
-// may then depend on writes the cache does not capture.
-func reported(n *workspace.Node, vs []wire.SandboxViolation) bool {
-	return len(vs) > 0 && n.Def.Sandbox != nil && n.Def.Sandbox.Mode == wire.SandboxReport
+// reportMode says whether the task declares a report-mode sandbox.
+func reportMode(n *workspace.Node) bool {
+	return n.Def.Sandbox != nil && n.Def.Sandbox.Mode == wire.SandboxReport
 }
 
-// sandboxFooter prints each task's violations under the run's footer.
+// sandboxFooter prints each enforced task's violations under the run's
+// footer, and one line for the report-mode tasks that made any: report
+// mode is for learning, and vx last --violations lists them.
 func (r *run) sandboxFooter(s *wire.RunSummary) {
+	report := map[string]bool{}
+	for _, n := range r.p.Graph.Nodes {
+		report[n.ID] = reportMode(n)
+	}
+	reported := 0
 	for _, row := range s.Tasks {
 		if len(row.SandboxViolations) == 0 {
 			continue
 		}
-		r.printf(" Sandbox: %s: %d violation%s\n", row.TaskID, len(row.SandboxViolations), map[bool]string{true: "", false: "s"}[len(row.SandboxViolations) == 1])
+		if report[row.TaskID] {
+			reported++
+			continue
+		}
+		r.printf(" Sandbox: %s: %d violation%s\n", row.TaskID, len(row.SandboxViolations), plural(len(row.SandboxViolations)))
 		for _, v := range row.SandboxViolations {
 			r.printf("   %s\n", v)
 		}
@@ -196,6 +206,18 @@ func (r *run) sandboxFooter(s *wire.RunSummary) {
 			r.printf("   (only the first %d distinct violations are kept)\n", sandbox.MaxViolations)
 		}
 	}
+	if reported > 0 {
+		r.printf(" Sandbox (report): %d task%s wrote or connected outside %s declaration; vx last --violations shows them\n",
+			reported, plural(reported), map[bool]string{true: "its", false: "their"}[reported == 1])
+	}
+}
+
+// plural is "s" unless n is 1.
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 // emptyDir removes what a task left in its temp dir, through an os.Root so

@@ -103,6 +103,7 @@ func rows(h hist) []row {
 		{tool: "listTasks", args: map[string]any{"affected": "HEAD~1"}, verb: []string{"show", "--affected=HEAD~1", "--format", "json"}, holds: `"name":"app"`},
 		{tool: "listTasks", args: map[string]any{"affected": "HEAD"}, verb: []string{"show", "--affected=HEAD", "--format", "json"}},
 		{tool: "listTasks", args: map[string]any{"affected": true}, verb: []string{"show", "--affected", "--format", "json"}},
+		{tool: "listTasks", args: map[string]any{"overlaps": true}, verb: []string{"show", "--overlaps", "--format", "json"}, holds: `"projects":[]`},
 		{tool: "planTasks", args: map[string]any{"tasks": []any{"test"}, "affected": true}, verb: []string{"run", "test", "--affected", "--dry=json"}, part: "plan", ignore: dryStamp},
 		{tool: "planTasks", args: map[string]any{"tasks": []any{"build"}, "affected": "HEAD~1"}, verb: []string{"run", "build", "--affected=HEAD~1", "--dry=json"}, part: "plan", holds: `"affectedReason"`, ignore: dryStamp},
 		{tool: "getConfig", args: map[string]any{"target": "app#build"}, verb: []string{"show", "app#build", "--format", "json"}, holds: `"dependsOn":["^build"]`},
@@ -118,6 +119,7 @@ func rows(h hist) []row {
 		{tool: "getTaskLog", args: map[string]any{"taskId": "app#deploy"}, verb: []string{"last", "--log", "app#deploy", "--format", "json"}, holds: `with ***`},
 		{tool: "getLastRun", args: map[string]any{}, verb: []string{"last", "--format", "json"}, holds: h.deployRun},
 		{tool: "getLastRun", args: map[string]any{"runId": h.failedRun}, verb: []string{"last", "--run", h.failedRun, "--format", "json"}, holds: `"status":"failed"`},
+		{tool: "getLastRun", args: map[string]any{"violations": true}, verb: []string{"last", "--violations", "--format", "json"}, holds: `"tasks":[]`},
 		// planTasks answers {exitCode, plan, planId, expiresAt,
 		// prerequisites}: vxd keeps the plan for runTasks {planId}; the
 		// plan itself is what vx run --dry=json prints.

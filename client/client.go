@@ -80,7 +80,11 @@ func (c *Client) http() *http.Client {
 // Discovery reads the discovery file; it is only a hint.
 func (c *Client) Discovery() (*wire.Discovery, error) {
 	if why := private(c.Root); why != "" {
-		return nil, &NotRunningError{Root: c.Root, Reason: why}
+		var err error
+		if why != noDiscovery {
+			err = &UntrustedError{Why: why}
+		}
+		return nil, &NotRunningError{Root: c.Root, Reason: why, Err: err}
 	}
 	b, err := os.ReadFile(layout.Discovery(c.Root))
 	if err != nil {

@@ -216,7 +216,10 @@ func private(root string) string {
 		if ok && int(st.Uid) != os.Geteuid() {
 			return fmt.Sprintf("%s belongs to uid %d, not to this user (uid %d)", p.path, st.Uid, os.Geteuid())
 		}
-		if fi.Mode().Perm()&p.deny != 0 || fi.Mode()&os.ModeSymlink != 0 {
+		if fi.Mode()&os.ModeSymlink != 0 {
+			return fmt.Sprintf("%s is a symlink (whoever made it chose where it points)", p.path)
+		}
+		if fi.Mode().Perm()&p.deny != 0 {
 			return fmt.Sprintf("%s is open to other users (mode %v)", p.path, fi.Mode())
 		}
 	}

@@ -38,4 +38,29 @@ func TestStatusSaysWhyDiscoveryIsDistrusted(t *testing.T) {
 			_ = os.Chmod(dir, 0o700) // the next case opens the file alone
 		}
 	}
+	if err := os.Chmod(layout.Discovery(root), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Another user's file (chown needs root: vx's tests run as root in CI).
+	if os.Geteuid() == 0 {
+		if err := os.Chown(layout.Discovery(root), 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+		if code, _, errs := runVXD("status", "--root", root); code != 1 || !strings.Contains(errs, "belongs to uid 65534") {
+			t.Errorf("vxd status with another user's discovery file: exit %d, stderr %q", code, errs)
+		}
+		_ = os.Chown(layout.Discovery(root), 0, 0)
+	}
+	// A symlink to a private file elsewhere (whoever made the link chose
+	// where it points).
+	elsewhere := filepath.Join(t.TempDir(), "vxd.json")
+	if err := os.Rename(layout.Discovery(root), elsewhere); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, layout.Discovery(root)); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := runVXD("status", "--root", root); code != 1 || !strings.Contains(errs, "not trusted") || !strings.Contains(errs, "symlink") {
+		t.Errorf("vxd status with the discovery file a symlink: exit %d, stderr %q", code, errs)
+	}
 }

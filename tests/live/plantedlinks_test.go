@@ -3,6 +3,7 @@ package live_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -31,9 +32,42 @@ func TestDaemonFollowsNoPlantedSymlink(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r := run(t, root, vxdBin, "start")
-	t.Logf("vxd start with planted symlinks:\n%s", r)
-	stopDaemon(t, root)
+	// Each link in turn: vxd start refuses, naming it; then it goes.
+	for _, name := range []string{"vxd.out", "vxd.log", "vxd.lock"} {
+		r := run(t, root, vxdBin, "start")
+		if r.Code == 0 || !strings.Contains(r.Stdout+r.Stderr, name) {
+			t.Errorf("vxd start with %s a planted symlink: want a refusal naming it\n%s", name, r)
+		}
+		stopDaemon(t, root)
+		if err := os.Remove(filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A .vx/daemon of another user (its owner may open it again at any
+	// time): vxd serves from it never (chown needs root, as CI runs).
+	if os.Geteuid() == 0 {
+		if err := os.Chown(dir, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+		if r := run(t, root, vxdBin, "start"); r.Code == 0 || !strings.Contains(r.Stdout+r.Stderr, "belongs to uid 65534") {
+			t.Errorf("vxd start with .vx/daemon another user's: want a refusal saying so\n%s", r)
+		}
+		stopDaemon(t, root)
+		_ = os.Chown(dir, 0, 0)
+	}
+	// An events directory planted as a link beside a discovery file: a
+	// run outside the daemon writes no events through it.
+	elsewhere := t.TempDir()
+	if err := os.Symlink(elsewhere, filepath.Join(dir, "events")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "vxd.json"), []byte(`{"port":1,"token":"x","pid":1}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	vxRun(t, root, "build", "--force")
+	if ents, _ := os.ReadDir(elsewhere); len(ents) > 0 {
+		t.Errorf("vx run wrote %s through the planted events link", ents[0].Name())
+	}
 	if b, _ := os.ReadFile(victim); string(b) != "victim\n" {
 		t.Errorf("vxd wrote through the planted vxd.log symlink into %s:\n%s", victim, b)
 	}

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/vzn/vx/internal/flock"
+	"github.com/vzn/vx/internal/privfile"
 	"github.com/vzn/vx/protocol/layout"
 	"github.com/vzn/vx/protocol/wire"
 )
@@ -80,7 +81,11 @@ func (c *Client) http() *http.Client {
 // Discovery reads the discovery file; it is only a hint.
 func (c *Client) Discovery() (*wire.Discovery, error) {
 	if why := private(c.Root); why != "" {
-		return nil, &NotRunningError{Root: c.Root, Reason: why}
+		var err error
+		if why != noDiscovery {
+			err = &UntrustedError{Why: why}
+		}
+		return nil, &NotRunningError{Root: c.Root, Reason: why, Err: err}
 	}
 	b, err := os.ReadFile(layout.Discovery(c.Root))
 	if err != nil {
@@ -232,8 +237,11 @@ func (c *Client) Start(ctx context.Context) (*wire.Discovery, error) {
 	if err := os.MkdirAll(layout.Daemon(c.Root), 0o700); err != nil {
 		return nil, err
 	}
+	if err := privfile.OwnDir(layout.Daemon(c.Root)); err != nil {
+		return nil, err
+	}
 	out := layout.DaemonOut(c.Root)
-	logf, err := os.OpenFile(out, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	logf, err := privfile.Open(out, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, err
 	}

@@ -210,17 +210,31 @@ func private(root string) string {
 	}{{layout.Daemon(root), 0o022}, {layout.Discovery(root), 0o077}} {
 		fi, err := os.Lstat(p.path)
 		if err != nil {
-			return "no discovery file"
+			return noDiscovery
 		}
 		st, ok := fi.Sys().(*syscall.Stat_t)
 		if ok && int(st.Uid) != os.Geteuid() {
 			return fmt.Sprintf("%s belongs to uid %d, not to this user (uid %d)", p.path, st.Uid, os.Geteuid())
 		}
-		if fi.Mode().Perm()&p.deny != 0 || fi.Mode()&os.ModeSymlink != 0 {
+		if fi.Mode()&os.ModeSymlink != 0 {
+			return fmt.Sprintf("%s is a symlink (whoever made it chose where it points)", p.path)
+		}
+		if fi.Mode().Perm()&p.deny != 0 {
 			return fmt.Sprintf("%s is open to other users (mode %v)", p.path, fi.Mode())
 		}
 	}
 	return ""
+}
+
+// noDiscovery is private's reason when there is no discovery file.
+const noDiscovery = "no discovery file"
+
+// UntrustedError says the discovery file is not trusted: it or its
+// directory belongs to another user or is open to others.
+type UntrustedError struct{ Why string }
+
+func (e *UntrustedError) Error() string {
+	return "the discovery file is not trusted: " + e.Why
 }
 
 // wasRefused reports whether d is a discovery file whose port already

@@ -222,8 +222,12 @@ func statusVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 func notRunning(s *cmdline.IO, root, format string, err error) error {
 	msg := fmt.Sprintf("vxd is not running for %s.", root)
 	var ie *client.ImpostorError
-	if errors.As(err, &ie) {
+	var ue *client.UntrustedError
+	switch {
+	case errors.As(err, &ie):
 		msg = fmt.Sprintf("vxd is not running for %s: %s.", root, ie)
+	case errors.As(err, &ue):
+		msg = fmt.Sprintf("vxd is not running for %s: %s.", root, ue)
 	}
 	fmt.Fprintln(s.Err, msg)
 	if format == "json" {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vzn/vx/internal/privfile"
 	"github.com/vzn/vx/protocol/layout"
 	"github.com/vzn/vx/protocol/wire"
 )
@@ -19,8 +20,8 @@ import (
 // workspace (its events directory and discovery file exist), else nil.
 func Open(root string) (func(wire.Event), func()) {
 	dir := layout.Events(root)
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return nil, nil
+	if privfile.OwnDir(dir) != nil {
+		return nil, nil // none, or not the daemon's own (a planted link)
 	}
 	if _, err := os.Stat(layout.Discovery(root)); err != nil {
 		return nil, nil
@@ -57,7 +58,7 @@ func (w *writer) write(e wire.Event) {
 			return
 		}
 		var err error
-		w.f, err = os.OpenFile(filepath.Join(w.dir, e.RunID+".jsonl"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		w.f, err = privfile.Open(filepath.Join(w.dir, e.RunID+".jsonl"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
 			return
 		}

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/vzn/vx/daemon/hashing"
@@ -19,8 +20,11 @@ import (
 // elicitation the person approves outside MCP, on routes the bearer
 // token does not open: `vx approve` sends the approval key, which vxd
 // writes to .vx/daemon/approve.key (0600) and never tells a client; the
-// status page approves with a page login made from that key. Whoever
-// holds only the token (an MCP client) cannot approve.
+// status page sends the same key, which it keeps in its own origin's
+// session storage. Whoever holds only the token (an MCP client) cannot
+// approve. No cookie ever approves: a browser sends 127.0.0.1's cookies
+// to every port of 127.0.0.1, another local user's server included,
+// where session storage stays with the page's origin (port included).
 
 // writeApproveKey makes this daemon's approval key and writes it for
 // `vx approve` to read.
@@ -43,14 +47,7 @@ func (d *daemon) keyMatches(v string) bool {
 	return subtle.ConstantTimeCompare(a[:], b[:]) == 1
 }
 
-// pageApprover reports whether r carries a page login made with the
-// approval key.
-func (d *daemon) pageApprover(r *http.Request) bool {
-	c, err := r.Cookie(wire.PageCookieName(d.port))
-	return err == nil && c.Value != "" && d.pages.approver(c.Value)
-}
-
-// approvals serves the approval routes and the approver page login, and
+// approvals serves the approval routes and the approver login, and
 // passes everything else to next (the guard).
 func (d *daemon) approvals(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -74,8 +71,8 @@ func (d *daemon) approvals(next http.Handler) http.Handler {
 		}
 		by := d.approver(r)
 		if by == "" {
-			d.log.Warn().Str("method", r.Method).Str("path", clipPath(path)).Bool("bearer", r.Header.Get("Authorization") != "").Msg("refused: an approval without the approval key or an approver page login")
-			msg := "unauthorized: approving a plan takes the approval key (what `vx approve` sends, from .vx/daemon/approve.key) or a status page login made with it (`vx approve --page`)"
+			d.log.Warn().Str("method", r.Method).Str("path", clipPath(path)).Bool("bearer", r.Header.Get("Authorization") != "").Msg("refused: an approval without the approval key")
+			msg := "unauthorized: approving a plan takes the approval key (what `vx approve` sends, from .vx/daemon/approve.key, and the status page opened at the address `vx approve --page` prints); a page login cookie never approves"
 			if r.Header.Get("Authorization") != "" {
 				msg += "; the MCP bearer token never approves"
 			}
@@ -86,18 +83,17 @@ func (d *daemon) approvals(next http.Handler) http.Handler {
 	})
 }
 
-// approver says who r approves as: "vx approve" with the key, "status
-// page" with an approver login from the daemon's own page, else "".
+// approver says who r approves as: the status page (the key from the
+// daemon's own origin) or "vx approve" (the key, no Origin); "" without
+// the key.
 func (d *daemon) approver(r *http.Request) string {
-	if d.keyMatches(r.Header.Get(wire.ApproveKeyHeader)) {
-		return plans.ByCLI
+	if !d.keyMatches(r.Header.Get(wire.ApproveKeyHeader)) {
+		return ""
 	}
-	// A cookie counts only from the page itself: a browser sends it with
-	// any request to 127.0.0.1, so a POST must name the daemon's origin.
-	if d.pageApprover(r) && (r.Method == http.MethodGet || d.ownOrigin(r.Header.Get("Origin"))) {
+	if d.ownOrigin(r.Header.Get("Origin")) {
 		return plans.ByPage
 	}
-	return ""
+	return plans.ByCLI
 }
 
 // serveApproval lists the plans awaiting approval (GET /approve) or
@@ -120,20 +116,24 @@ func (d *daemon) serveApproval(w http.ResponseWriter, r *http.Request, by string
 	}
 }
 
-// approverLogin turns the approval key (?approver=KEY) into a page login
-// that may approve, as tokenLogin does with the token.
+// approverLogin turns the approval key (?approver=KEY) into a page
+// login, as tokenLogin does with the token, and hands the key to the
+// page in the address's fragment (which no browser sends to a server):
+// the page keeps it in its session storage and sends it to approve. The
+// login cookie itself only reads the page.
 func (d *daemon) approverLogin(w http.ResponseWriter, r *http.Request) {
-	if !d.keyMatches(r.URL.Query().Get(wire.ApproveLoginParam)) {
+	key := r.URL.Query().Get(wire.ApproveLoginParam)
+	if !d.keyMatches(key) {
 		http.Error(w, "wrong approval key: `vx approve --page` prints the address to open", http.StatusUnauthorized)
 		return
 	}
-	v, err := d.pages.mint(true)
+	v, err := d.pages.mint()
 	if err != nil {
 		http.Error(w, "could not mint a page login: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: wire.PageCookieName(d.port), Value: v, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-	http.Redirect(w, r, "/", http.StatusSeeOther)
+	http.Redirect(w, r, "/#"+wire.ApproveLoginParam+"="+url.QueryEscape(key), http.StatusSeeOther)
 }
 
 // ownOrigin reports whether origin is the daemon's own page.

@@ -3,13 +3,15 @@ package server
 import (
 	"bytes"
 	"fmt"
-	"github.com/vzn/vx/protocol/layout"
 	"io"
 	"log"
 	"os"
 	"sync"
 
 	"github.com/rs/zerolog"
+
+	"github.com/vzn/vx/internal/privfile"
+	"github.com/vzn/vx/protocol/layout"
 )
 
 // MaxLogBytes is the size at which vxd.log is rotated to vxd.log.1 (the
@@ -20,6 +22,9 @@ const MaxLogBytes = 8 << 20
 // MaxLogBytes.
 func OpenLog(root string) (io.WriteCloser, error) {
 	if err := os.MkdirAll(layout.Daemon(root), 0o700); err != nil {
+		return nil, err
+	}
+	if err := privfile.OwnDir(layout.Daemon(root)); err != nil {
 		return nil, err
 	}
 	w := &rotatingLog{path: layout.DaemonLog(root), max: MaxLogBytes}
@@ -41,7 +46,7 @@ type rotatingLog struct {
 }
 
 func (w *rotatingLog) open() error {
-	f, err := os.OpenFile(w.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := privfile.Open(w.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("opening %s: %w", w.path, err)
 	}

@@ -51,7 +51,7 @@ func (d *daemon) tokenLogin(next http.Handler) http.Handler {
 		if tok != "" && r.Header.Get("Origin") == "" && loopbackHostPort(r.Host, d.port) {
 			// (A foreign Host falls through to the guard, which refuses it.)
 			if subtle.ConstantTimeCompare([]byte(tok), []byte(d.token)) == 1 {
-				v, err := d.pages.mint(false)
+				v, err := d.pages.mint()
 				if err != nil {
 					http.Error(w, "could not mint a page login: "+err.Error(), http.StatusInternalServerError)
 					return
@@ -87,7 +87,7 @@ func (d *daemon) mountPage(mux *http.ServeMux) {
 func (d *daemon) serveApprovals(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	_ = json.NewEncoder(w).Encode(PageApprovals{Approvals: wire.Approvals{Pending: d.plans.Pending()}, CanApprove: d.pageApprover(r)})
+	_ = json.NewEncoder(w).Encode(PageApprovals{Approvals: wire.Approvals{Pending: d.plans.Pending()}, CanApprove: d.keyMatches(r.Header.Get(wire.ApproveKeyHeader))})
 }
 
 func (d *daemon) summary(ctx context.Context) *Summary {

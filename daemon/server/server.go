@@ -33,6 +33,7 @@ import (
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/internal/connlimit"
 	"github.com/vzn/vx/internal/flock"
+	"github.com/vzn/vx/internal/privfile"
 	"github.com/vzn/vx/protocol/layout"
 	"github.com/vzn/vx/protocol/proof"
 	"github.com/vzn/vx/protocol/version"
@@ -90,8 +91,11 @@ func Lock(root string) (*os.File, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", dir, err)
 	}
+	if err := privfile.OwnDir(dir); err != nil {
+		return nil, err
+	}
 	_ = os.Chmod(dir, 0o700)
-	f, err := os.OpenFile(layout.DaemonLock(root), os.O_CREATE|os.O_RDWR, 0o600)
+	f, err := privfile.Open(layout.DaemonLock(root), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, err
 	}

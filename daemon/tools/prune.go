@@ -32,10 +32,7 @@ func pruneCacheSpec(e *ops.Env, cfg Config) Spec {
 		Run: func(ctx context.Context, call *mcpserver.Call, v any) (any, error) {
 			a := v.(*pruneArgs)
 			given := argKeys(call.Arguments)
-			var requirePlan, confirm bool
-			if m, err := e.CurrentModel(); err == nil {
-				requirePlan, confirm = m.Config.MCP.RequirePlan, m.Config.MCP.Confirm.On
-			}
+			requirePlan, confirm, unknown := pruneGates(e)
 			if given["planId"] {
 				for _, name := range []string{"olderThan", "maxSize", "dryRun"} {
 					if given[name] {
@@ -51,7 +48,7 @@ func pruneCacheSpec(e *ops.Env, cfg Config) Spec {
 				return cfg.Plans.ApplyPrune(ctx, e, a.PlanID, confirm)
 			}
 			if a.DryRun != nil && !*a.DryRun && (requirePlan || confirm) {
-				return nil, fmt.Errorf("this workspace deletes cache entries only as planned (mcp.requirePlan or mcp.confirm in vx.workspace.json): call pruneCache with dryRun true, read the plan, then pruneCache with {\"planId\": …} alone; nothing was deleted")
+				return nil, fmt.Errorf("this workspace deletes cache entries only as planned (mcp.requirePlan or mcp.confirm in vx.workspace.json%s): call pruneCache with dryRun true, read the plan, then pruneCache with {\"planId\": …} alone; nothing was deleted", unknown)
 			}
 			if a.DryRun != nil && !*a.DryRun {
 				return ops.PruneCache(ctx, e, a.PruneInput)
@@ -69,4 +66,15 @@ func pruneCacheSpec(e *ops.Env, cfg Config) Spec {
 			}
 			return out, nil
 		}}
+}
+
+// pruneGates reads mcp.requirePlan and mcp.confirm. While the
+// configuration has never loaded, neither is known, so both count as on
+// (deleting takes a plan a person approved); unknown then says why.
+func pruneGates(e *ops.Env) (requirePlan, confirm bool, unknown string) {
+	m, err := e.CurrentModel()
+	if err != nil {
+		return true, true, "; the configuration did not load, so both count as on"
+	}
+	return m.Config.MCP.RequirePlan, m.Config.MCP.Confirm.On, ""
 }

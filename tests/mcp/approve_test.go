@@ -211,9 +211,9 @@ func tokenCannotApprove(t *testing.T, cs *mcp.ClientSession, d *discovery, id st
 	}
 }
 
-// TestApproveOnThePage: the status page approves with its own login,
-// made from the approval key (`vx approve --page`), from its own origin
-// only; a plan so approved runs at once.
+// TestApproveOnThePage: the status page approves with the approval key
+// (`vx approve --page` hands it to the page in the address's fragment),
+// from its own origin only; a plan so approved runs at once.
 func TestApproveOnThePage(t *testing.T) {
 	root := confirmWorkspace(t, "")
 	cs := eraTransports[0].connect(t, root, nil)
@@ -227,28 +227,38 @@ func TestApproveOnThePage(t *testing.T) {
 	if r.Code != 0 || json.Unmarshal([]byte(r.Stdout), &out) != nil || !strings.Contains(out.PageLogin, "?approver=") {
 		t.Fatalf("vx approve --page\n%s", r)
 	}
-	cookie := pageLogin(t, out.PageLogin)
-	own := fmt.Sprintf("http://127.0.0.1:%d", d.Port)
-	code, body := httpDo(t, http.MethodGet, d.Port, "/api/approvals", func(r *http.Request) { r.AddCookie(cookie) })
-	if code != http.StatusOK || !strings.Contains(body, p.PlanID) || !strings.Contains(body, `"canApprove":true`) || !strings.Contains(body, "one#mark") {
-		t.Fatalf("GET /api/approvals as an approver: %d %s", code, body)
+	key := out.PageLogin[strings.Index(out.PageLogin, "?approver=")+len("?approver="):]
+	resp, err := noRedirect.Get(out.PageLogin)
+	if err != nil {
+		t.Fatal(err)
 	}
-	// A cookie travels with any request to 127.0.0.1: a POST must come
-	// from the page itself.
-	for _, origin := range []string{"", "http://127.0.0.1:1"} {
-		if code, body := httpDo(t, http.MethodPost, d.Port, "/approve/"+p.PlanID, func(r *http.Request) {
+	resp.Body.Close()
+	if loc := resp.Header.Get("Location"); loc != "/#approver="+key || len(resp.Cookies()) != 1 {
+		t.Fatalf("the approver login: %s to %q with cookies %v; want the page with the key in the fragment", resp.Status, loc, resp.Cookies())
+	}
+	cookie := resp.Cookies()[0]
+	own := fmt.Sprintf("http://127.0.0.1:%d", d.Port)
+	withKey := func(origin string) func(*http.Request) {
+		return func(r *http.Request) {
 			r.AddCookie(cookie)
+			r.Header.Set("X-Vx-Approve-Key", key)
 			if origin != "" {
 				r.Header.Set("Origin", origin)
 			}
-		}); code == http.StatusOK {
-			t.Errorf("POST /approve/PLAN with the approver login from origin %q was accepted: %s", origin, body)
 		}
+	}
+	code, body := httpDo(t, http.MethodGet, d.Port, "/api/approvals", withKey(""))
+	if code != http.StatusOK || !strings.Contains(body, p.PlanID) || !strings.Contains(body, `"canApprove":true`) || !strings.Contains(body, "one#mark") {
+		t.Fatalf("GET /api/approvals with the key: %d %s", code, body)
+	}
+	// Another origin never approves, the key or not.
+	if code, body := httpDo(t, http.MethodPost, d.Port, "/approve/"+p.PlanID, withKey("http://127.0.0.1:1")); code == http.StatusOK {
+		t.Errorf("POST /approve/PLAN from another origin was accepted: %s", body)
 	}
 	if marked(root) {
 		t.Fatal("the task ran before its approval")
 	}
-	code, body = httpDo(t, http.MethodPost, d.Port, "/approve/"+p.PlanID, func(r *http.Request) { r.AddCookie(cookie); r.Header.Set("Origin", own) })
+	code, body = httpDo(t, http.MethodPost, d.Port, "/approve/"+p.PlanID, withKey(own))
 	if code != http.StatusOK || !strings.Contains(body, `"approvedBy":"status page"`) {
 		t.Fatalf("POST /approve/PLAN from the page: %d %s", code, body)
 	}

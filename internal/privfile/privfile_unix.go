@@ -1,0 +1,25 @@
+//go:build unix
+
+package privfile
+
+import (
+	"os"
+	"syscall"
+)
+
+const noFollow = syscall.O_NOFOLLOW
+
+func links(fi os.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 1
+}
+
+func owner(fi os.FileInfo) (int, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, false
+	}
+	return int(st.Uid), true
+}

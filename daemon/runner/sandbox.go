@@ -186,8 +186,10 @@ func reportMode(n *workspace.Node) bool {
 // mode is for learning, and vx last --violations lists them.
 func (r *run) sandboxFooter(s *wire.RunSummary) {
 	report := map[string]bool{}
-	for _, n := range r.p.Graph.Nodes {
-		report[n.ID] = reportMode(n)
+	if r.p != nil && r.p.Graph != nil { // a repeat (Repeat) loads no graph; its rows ran nothing
+		for _, n := range r.p.Graph.Nodes {
+			report[n.ID] = reportMode(n)
+		}
 	}
 	reported := 0
 	for _, row := range s.Tasks {

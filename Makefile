@@ -45,7 +45,9 @@ bench: build ## benchmarks: vx against Turborepo side by side (local and remote 
 	bash scripts/bench-npm.sh
 	$(GO) run ./scripts/daemonbench -projects 1000 -executions 100000
 
-demo: build ## the main job on examples/demo: cold and warm runs, why, a sandboxed task, vxd, MCP through the shim, vxd status, then the remote cache and the team platform
+demo: ## the main job on examples/demo: cold and warm runs, why, a sandboxed task, vxd, MCP through the shim, vxd status, then the remote cache and the team platform
+	@echo "building vx, vxd and vx-platform (the first build compiles SQLite: a few minutes)"
+	@$(MAKE) --no-print-directory build
 	bash scripts/demo.sh
 
 platformdemo: build ## the team platform on examples/demo: private PostgreSQL, vx-platform serve, pushed runs, team tools

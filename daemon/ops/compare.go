@@ -2,7 +2,9 @@ package ops
 
 import "github.com/vzn/vx/daemon/history"
 
-// CompareTotals sums the comparison of a run with the run before it.
+// CompareTotals sums the comparison of a run with the run before it. The
+// durations are the runs' wall times (what a run's header, list_runs and
+// getRunHistory answer), not sums of their tasks'.
 type CompareTotals struct {
 	DurationMsBefore int64 `json:"durationMsBefore"`
 	DurationMsAfter  int64 `json:"durationMsAfter"`
@@ -24,12 +26,11 @@ type TaskOutcome struct {
 
 // Deltas compares the tasks of a run (after) with those of the run before
 // it: a row per task of after, in its order, then one per task only the
-// earlier run had; and the totals of both. compareRuns and the platform's
+// earlier run had; and the totals of both, whose durations are the runs'
+// wall times wallBefore and wallAfter. compareRuns and the platform's
 // compare_runs both answer with it.
-func Deltas(before, after []TaskOutcome) ([]TaskDelta, CompareTotals) {
-	var t CompareTotals
-	t.DurationMsBefore, t.HitsBefore = spent(before)
-	t.DurationMsAfter, t.HitsAfter = spent(after)
+func Deltas(before, after []TaskOutcome, wallBefore, wallAfter int64) ([]TaskDelta, CompareTotals) {
+	t := CompareTotals{DurationMsBefore: wallBefore, DurationMsAfter: wallAfter, HitsBefore: hits(before), HitsAfter: hits(after)}
 	old := make(map[string]TaskOutcome, len(before))
 	for _, o := range before {
 		old[o.TaskID] = o
@@ -68,16 +69,15 @@ func Deltas(before, after []TaskOutcome) ([]TaskDelta, CompareTotals) {
 	return out, t
 }
 
-// spent is the summed duration of the outcomes and how many were cache
-// hits.
-func spent(xs []TaskOutcome) (ms int64, hits int) {
+// hits counts the outcomes that were cache hits.
+func hits(xs []TaskOutcome) int {
+	n := 0
 	for _, x := range xs {
-		ms += x.DurationMs
 		if x.Cache == history.CacheHit {
-			hits++
+			n++
 		}
 	}
-	return ms, hits
+	return n
 }
 
 // outcomes reads what Deltas compares from recorded executions.

@@ -419,7 +419,7 @@ func CompareRuns(ctx context.Context, e *Env, in CompareInput) (*CompareOutput, 
 	if err != nil {
 		return nil, err
 	}
-	out.Tasks, out.Totals = Deltas(outcomes(before), outcomes(after))
+	out.Tasks, out.Totals = Deltas(outcomes(before), outcomes(after), prev.DurationMs, run.DurationMs)
 	if n := len(out.Tasks); n > MaxDeltas {
 		// Changed tasks first, so what moved survives the cap.
 		sort.SliceStable(out.Tasks, func(i, j int) bool { return out.Tasks[i].Change != "same" && out.Tasks[j].Change == "same" })

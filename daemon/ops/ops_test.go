@@ -203,6 +203,19 @@ func TestReadOperations(t *testing.T) {
 		if !out.Found || out.PreviousRunID == "" || !changed["web#build"] || changed["api#build"] || out.Totals.KeysChanged < 1 {
 			t.Errorf("CompareRuns = found %v, previous %q, key changes %v", out.Found, out.PreviousRunID, changed)
 		}
+		// The totals' durations are the runs' wall times, as recorded.
+		h, err := e.History(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		after, err1 := h.ResolveRun(ctx, out.RunID)
+		before, err2 := h.ResolveRun(ctx, out.PreviousRunID)
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		if out.Totals.DurationMsBefore != before.DurationMs || out.Totals.DurationMsAfter != after.DurationMs {
+			t.Errorf("CompareRuns totals %d → %d ms, the runs' wall times %d → %d ms", out.Totals.DurationMsBefore, out.Totals.DurationMsAfter, before.DurationMs, after.DurationMs)
+		}
 	})
 	t.Run("RunTrends", func(t *testing.T) {
 		out, err := ops.RunTrends(ctx, e, ops.TrendsInput{})

@@ -269,9 +269,7 @@ func (r *run) replayMemo(m *repeat.Memo, sum *wire.RunSummary) []history.Executi
 		t := &m.Tasks[i]
 		start := time.Now()
 		r.event(wire.Event{Type: wire.EventTaskStarted, TaskID: t.ID, DependsOn: t.DependsOn})
-		if t.Printed {
-			r.printLog(t.ID, t.Log)
-		}
+		r.printHit(t.ID, t.CacheSource, t.Log, t.Printed)
 		code := 0
 		row := wire.TaskRow{TaskID: t.ID, Project: t.Project, Task: t.Task, Status: wire.StatusPassed, Cache: wire.CacheHit,
 			CacheSource: t.CacheSource, Key: t.Key, DurationMs: time.Since(start).Milliseconds(), ExitCode: &code, Outputs: t.Outputs}

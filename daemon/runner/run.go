@@ -721,10 +721,10 @@ func (r *run) quickHit(n *workspace.Node, row *wire.TaskRow) bool {
 	return true
 }
 
-// hit prints a hit's log and records it; it answers the log as printed
-// (masked, without the prefix).
+// hit prints a hit's line and log and records it; it answers the log as
+// printed (masked, without the prefix).
 func (r *run) hit(n *workspace.Node, row *wire.TaskRow, start time.Time, source string, files []string, log []byte) string {
-	text := r.replay(n, log)
+	text := r.replay(n, source, log)
 	code := 0
 	row.Status, row.Cache, row.ExitCode = wire.StatusPassed, wire.CacheHit, &code
 	row.CacheSource = source
@@ -734,30 +734,48 @@ func (r *run) hit(n *workspace.Node, row *wire.TaskRow, start time.Time, source 
 	return text
 }
 
-// replay prints a cached log with the task's prefix, masked, and answers
-// the masked text.
-func (r *run) replay(n *workspace.Node, log []byte) string {
-	if len(log) == 0 || (r.out.W == nil && r.rep == nil) {
+// replay prints a hit's line and its cached log with the task's prefix,
+// masked, and answers the masked text.
+func (r *run) replay(n *workspace.Node, source string, log []byte) string {
+	if len(log) == 0 {
+		r.printHit(n.ID, source, "", false)
+		return ""
+	}
+	if r.out.W == nil && r.rep == nil {
 		return ""
 	}
 	text := strings.TrimSuffix(r.p.Masker.String(string(log)), "\n")
-	r.printLog(n.ID, text)
+	r.printHit(n.ID, source, text, true)
 	return text
 }
 
-// printLog prints a task's masked log, each line with the task's prefix.
-func (r *run) printLog(id, text string) {
+// printHit prints the line that marks a task as a cache hit (from source,
+// local or remote) and, when logged, its masked log after it, each line
+// with the task's prefix, in one write so no other task's line comes
+// between.
+func (r *run) printHit(id, source, text string, logged bool) {
 	if r.out.W == nil {
 		return
 	}
 	prefix := id + ": "
 	var b strings.Builder
+	b.WriteString(prefix + "cache hit (" + source + ")")
+	if logged {
+		b.WriteString(", replaying its log\n")
+		writeLog(&b, prefix, text)
+	} else {
+		b.WriteByte('\n')
+	}
+	r.printf("%s", b.String())
+}
+
+// writeLog writes text to b, each line with prefix.
+func writeLog(b *strings.Builder, prefix, text string) {
 	for _, l := range strings.Split(text, "\n") {
 		b.WriteString(prefix)
 		b.WriteString(l)
 		b.WriteByte('\n')
 	}
-	r.printf("%s", b.String())
 }
 
 // outputs lists the files the task's outputs globs match now, relative to

@@ -371,7 +371,7 @@ func (d *daemon) status(ctx context.Context) *wire.Status {
 		Requests: st.Requests, RSSBytes: rss(), HeapBytes: ms.HeapAlloc, IdleTimeout: d.opts.IdleTimeout.String(), LastActivity: st.LastActivity}
 	if m, err := d.env.CurrentModel(); err == nil {
 		s.Projects = len(m.Projects)
-		s.Tasks = len(m.TaskNames())
+		s.Tasks = m.TaskCount()
 	}
 	if err := d.env.LoadError(); err != nil {
 		s.ConfigError = d.env.Masker.String(err.Error())

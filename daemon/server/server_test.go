@@ -221,10 +221,16 @@ func TestReload(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(root, "apps", "api", "package.json"), []byte(`{"name": "api"}`), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		var st *wire.Status
 		eventually(t, "serving two projects", func() bool {
-			st := r.status(t)
+			st = r.status(t)
 			return st.Projects == 2 && st.ConfigError == ""
 		})
+		// Tasks counts tasks (project × task name), not task names: web
+		// has build and its test script, api has build.
+		if st.Tasks != 3 {
+			t.Errorf("status: %d projects, %d tasks; want 3 tasks (web#build, web#test, api#build)", st.Projects, st.Tasks)
+		}
 	})
 }
 

@@ -57,6 +57,20 @@ func (m *Model) KnownTask(name string) bool {
 	return m.taskSet[name]
 }
 
+// TaskCount is the number of tasks in the workspace: each project's
+// defined tasks (project × task name) and the root tasks.
+func (m *Model) TaskCount() int {
+	n := len(m.RootTasks())
+	for _, p := range m.Projects {
+		for _, name := range m.TaskNames() {
+			if _, defined := m.Resolve(p.Name, name); defined {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // RootTasks lists the configured root task names ("//#lint" → "lint").
 func (m *Model) RootTasks() []string {
 	var out []string

@@ -175,7 +175,6 @@ type CompareOutput struct {
 	Note          string          `json:"note,omitempty"`
 }
 
-// CompareTotals sums a comparison.
 // CompareTotals sums compare_runs, as vxd's compareRuns does.
 type CompareTotals = ops.CompareTotals
 
@@ -213,14 +212,14 @@ func (e *Env) CompareRuns(ctx context.Context, p *tokens.Principal, in RunInput)
 	if err != nil {
 		return nil, err
 	}
-	out.Tasks, out.Totals = deltas(before, after)
+	out.Tasks, out.Totals = deltas(before, after, prev.DurationMs, run.DurationMs)
 	return out, nil
 }
 
 // deltas compares two runs' tasks with vxd's own comparison, in task id
-// order.
-func deltas(before, after []Task) ([]ops.TaskDelta, CompareTotals) {
-	out, t := ops.Deltas(outcomes(before), outcomes(after))
+// order; wallBefore and wallAfter are the runs' wall times.
+func deltas(before, after []Task, wallBefore, wallAfter int64) ([]ops.TaskDelta, CompareTotals) {
+	out, t := ops.Deltas(outcomes(before), outcomes(after), wallBefore, wallAfter)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].TaskID < out[j].TaskID })
 	return out, t
 }

@@ -132,12 +132,17 @@ func TestToolsAnswerHandComputedFigures(t *testing.T) {
 	if get(t, cmp, "previousRunId") != "a1a1a1a1a1a1" {
 		t.Fatalf("compare_runs: %v", cmp)
 	}
-	tot := map[string]float64{"durationMsBefore": 155, "durationMsAfter": 130, "durationDeltaMs": -25, "keysChanged": 2, "statusChanged": 1,
+	// A run's duration is its wall time, the one list_runs answers (a1:
+	// 2000 ms, a2: 3000 ms), not the sum of its tasks' (155, 130).
+	tot := map[string]float64{"durationMsBefore": 2000, "durationMsAfter": 3000, "durationDeltaMs": 1000, "keysChanged": 2, "statusChanged": 1,
 		"added": 0, "removed": 0, "hitsBefore": 1, "hitsAfter": 1}
 	for k, v := range tot {
 		if num(t, cmp, "totals", k) != v {
 			t.Errorf("compare totals %s = %v, want %v", k, num(t, cmp, "totals", k), v)
 		}
+	}
+	if num(t, cmp, "totals", "durationMsAfter") != num(t, runs, "runs", 0, "durationMs") || num(t, cmp, "totals", "durationMsBefore") != num(t, runs, "runs", 1, "durationMs") {
+		t.Errorf("compare_runs totals %v disagree with list_runs' durations %v, %v", get(t, cmp, "totals"), num(t, runs, "runs", 0, "durationMs"), num(t, runs, "runs", 1, "durationMs"))
 	}
 	if get(t, cmp, "tasks", 1, "taskId") != "app#test" || get(t, cmp, "tasks", 1, "cacheAfter") != "hit" || get(t, cmp, "tasks", 1, "keyChanged") != false {
 		t.Errorf("compare app#test: %v", get(t, cmp, "tasks", 1))

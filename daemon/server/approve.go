@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/vzn/vx/daemon/hashing"
@@ -34,7 +36,16 @@ func (d *daemon) writeApproveKey() error {
 		return err
 	}
 	d.approveKey = hex.EncodeToString(b)
-	return hashing.WriteFileAtomic(layout.ApproveKey(d.root), []byte(d.approveKey+"\n"), 0o600)
+	path := layout.ApproveKey(d.root)
+	// The key's directory is the user's alone (it may hold the keys of
+	// several workspaces' daemons).
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	if err := os.Chmod(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	return hashing.WriteFileAtomic(path, []byte(d.approveKey+"\n"), 0o600)
 }
 
 // keyMatches reports whether v is the approval key, in time that says

@@ -2,7 +2,12 @@
 // vx, vxd and the client agree on every path.
 package layout
 
-import "path/filepath"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+)
 
 // DirName is the state directory at a workspace root; file listings and
 // hashing skip it.
@@ -48,7 +53,21 @@ func Events(root string) string { return filepath.Join(Daemon(root), "events") }
 // them, ROOT/.vx/outputs.json.
 func OutputStamps(root string) string { return filepath.Join(root, DirName, "outputs.json") }
 
-// ApproveKey is the running daemon's approval key, ROOT/.vx/daemon/approve.key
-// (0600): what `vx approve` sends to approve a plan. MCP clients are
-// never given it.
-func ApproveKey(root string) string { return filepath.Join(Daemon(root), "approve.key") }
+// ApproveKey is the running daemon's approval key (0600): what `vx
+// approve` sends to approve a plan. MCP clients are never given it. It is
+// the one file of a workspace kept outside it, in the user's configuration
+// directory (CONFIG/vx/approve/HASH.key, HASH naming the workspace root),
+// so that an agent whose file tools cover the workspace does not find it
+// there; without a configuration directory (no HOME) it is
+// ROOT/.vx/daemon/approve.key.
+func ApproveKey(root string) string {
+	dir, err := os.UserConfigDir()
+	if err != nil || dir == "" || !filepath.IsAbs(dir) {
+		return filepath.Join(Daemon(root), "approve.key")
+	}
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
+	sum := sha256.Sum256([]byte(filepath.Clean(root)))
+	return filepath.Join(dir, "vx", "approve", hex.EncodeToString(sum[:12])+".key")
+}

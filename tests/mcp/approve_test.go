@@ -356,3 +356,32 @@ func TestConfirmOutside(t *testing.T) {
 		})
 	}
 }
+
+// TestApproveKeyIsNotInTheWorkspace: the approval key is kept out of the
+// workspace, which an agent's file tools usually cover, so that reading
+// the workspace does not hand an agent the means to approve its own plans.
+func TestApproveKeyIsNotInTheWorkspace(t *testing.T) {
+	root := confirmWorkspace(t, "")
+	eraTransports[0].connect(t, root, nil)
+	runningDaemon(t, root)
+	r := run(t, root, nil, vxBin, "approve", "--page", "--format", "json")
+	var out struct {
+		PageLogin string `json:"pageLogin"`
+	}
+	if r.Code != 0 || json.Unmarshal([]byte(r.Stdout), &out) != nil || !strings.Contains(out.PageLogin, "?approver=") {
+		t.Fatalf("vx approve --page\n%s", r)
+	}
+	key := out.PageLogin[strings.Index(out.PageLogin, "?approver=")+len("?approver="):]
+	err := filepath.WalkDir(root, func(path string, e os.DirEntry, err error) error {
+		if err != nil || e.IsDir() || !e.Type().IsRegular() {
+			return err
+		}
+		if b, err := os.ReadFile(path); err == nil && strings.Contains(string(b), key) {
+			t.Errorf("%s holds the approval key", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

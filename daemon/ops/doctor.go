@@ -250,6 +250,11 @@ func checkShim(self, launcher string) (DoctorCheck, string) {
 	c := DoctorCheck{Name: "vx on PATH"}
 	command, args := "vx", []string{"mcp"}
 	found, err := exec.LookPath("vx")
+	if err == nil && inNodeModulesBin(found) {
+		// npx or a package.json script put the workspace's
+		// node_modules/.bin on PATH; an MCP client does not.
+		err = exec.ErrNotFound
+	}
 	switch {
 	case err != nil && installKind(self, launcher) != InstallStandalone:
 		command, args = npmMCPConfig()
@@ -267,6 +272,13 @@ func checkShim(self, launcher string) (DoctorCheck, string) {
 	}
 	b, _ := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{"vx": map[string]any{"command": command, "args": args}}}, "", "  ")
 	return c, string(b)
+}
+
+// inNodeModulesBin reports whether path is in a node_modules/.bin
+// directory, which is on PATH only under npx and package.json scripts.
+func inNodeModulesBin(path string) bool {
+	dir := filepath.Dir(path)
+	return filepath.Base(dir) == ".bin" && filepath.Base(filepath.Dir(dir)) == "node_modules"
 }
 
 func sameFile(a, b string) bool {

@@ -1,6 +1,8 @@
 package ops
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -39,5 +41,24 @@ func TestInstallCheck(t *testing.T) {
 	}
 	if c := checkInstall("", ""); c.Status != CheckSkipped {
 		t.Errorf("unknown executable: %+v, want skipped", c)
+	}
+}
+
+// TestShimUnderNPX: vx doctor run as `npx vx doctor` (or from a
+// package.json script) finds vx on PATH only because npx put the
+// workspace's node_modules/.bin there; an MCP client started elsewhere has
+// no such PATH, so the configuration is npx's, not a bare "vx".
+func TestShimUnderNPX(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "node_modules", ".bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "vx"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin)
+	shim, config := checkShim("/w/node_modules/@vzn/vx/bin/vx", "")
+	if shim.Status != CheckOK || !strings.Contains(config, `"npx"`) || !strings.Contains(config, `"--no"`) {
+		t.Errorf("vx found only in node_modules/.bin: %+v, config %s; want ok and npx --no vx mcp", shim, config)
 	}
 }

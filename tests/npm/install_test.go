@@ -59,7 +59,7 @@ func TestInstallFromRegistry(t *testing.T) {
 	for _, m := range managers {
 		t.Run(m.name, func(t *testing.T) {
 			prog := m.add[0]
-			if m.name != "npm" {
+			if prog != "npm" { // npm is the one on PATH; the others are tests/npmregistry/node's
 				prog = filepath.Join(bin, m.add[0])
 				if _, err := os.Stat(prog); err != nil {
 					reach.Missing(t, m.name+" is not installed: run npm ci in tests/npmregistry/node")

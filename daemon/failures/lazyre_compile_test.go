@@ -12,7 +12,7 @@ import (
 
 // Every expression given to lazy compiles: they are compiled on first
 // use now, so a bad one would panic in a user's run, not at init.
-func TestReviewLazyExpressionsCompile(t *testing.T) {
+func TestLazyExpressionsCompile(t *testing.T) {
 	files, _ := filepath.Glob("*.go")
 	fset := token.NewFileSet()
 	n := 0

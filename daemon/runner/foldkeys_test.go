@@ -17,7 +17,7 @@ import (
 // components hold its dependencies' final keys, runs agree, and a node
 // whose inputs cannot be hashed fails Prepare (under -race: the fold and
 // the workers share the slots).
-func TestReviewFoldKeys(t *testing.T) {
+func TestFoldKeys(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
 	files := map[string]string{"vx.workspace.json": `{"projects": ["p/*"], "tasks": {"build": {"dependsOn": ["^build", "gen"]}, "gen": {}, "all": {"dependsOn": ["build"]}}}`}

@@ -20,7 +20,7 @@ import (
 // The whole workspace's overlaps are empty here (a task the run does not
 // select names an unknown dependency, so the model's graph cannot be
 // built), which leaves only the run's own pairs to keep them apart.
-func TestReviewQuickHitKeepsRunOverlapsApart(t *testing.T) {
+func TestQuickHitKeepsRunOverlapsApart(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
 	testtree.Write(t, root, map[string]string{

@@ -7,7 +7,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 )
 
-func TestReviewGlobFuzz(t *testing.T) {
+func TestGlobFuzz(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	alpha := []string{"a", "b", "/", ".", "é", "!", "", " "}
 	gen := func(n int) string {

@@ -1,7 +1,6 @@
 package mcp_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -21,14 +20,8 @@ func TestPageCookieNeverApproves(t *testing.T) {
 	d := runningDaemon(t, root)
 	p := planTasks(t, cs, "one#mark")
 
-	r := run(t, root, nil, vxBin, "approve", "--page", "--format", "json")
-	var out struct {
-		PageLogin string `json:"pageLogin"`
-	}
-	if r.Code != 0 || json.Unmarshal([]byte(r.Stdout), &out) != nil || !strings.Contains(out.PageLogin, "?approver=") {
-		t.Fatalf("vx approve --page\n%s", r)
-	}
-	cookie := pageLogin(t, out.PageLogin)
+	login, _ := approverPage(t, root)
+	cookie := pageLogin(t, login)
 	own := fmt.Sprintf("http://127.0.0.1:%d", d.Port)
 	code, body := httpDo(t, http.MethodPost, d.Port, "/approve/"+p.PlanID, func(r *http.Request) { r.AddCookie(cookie); r.Header.Set("Origin", own) })
 	if code != http.StatusUnauthorized {

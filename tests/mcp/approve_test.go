@@ -220,15 +220,8 @@ func TestApproveOnThePage(t *testing.T) {
 	d := runningDaemon(t, root)
 	p := planTasks(t, cs, "one#mark")
 
-	r := run(t, root, nil, vxBin, "approve", "--page", "--format", "json")
-	var out struct {
-		PageLogin string `json:"pageLogin"`
-	}
-	if r.Code != 0 || json.Unmarshal([]byte(r.Stdout), &out) != nil || !strings.Contains(out.PageLogin, "?approver=") {
-		t.Fatalf("vx approve --page\n%s", r)
-	}
-	key := out.PageLogin[strings.Index(out.PageLogin, "?approver=")+len("?approver="):]
-	resp, err := noRedirect.Get(out.PageLogin)
+	login, key := approverPage(t, root)
+	resp, err := noRedirect.Get(login)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,14 +357,7 @@ func TestApproveKeyIsNotInTheWorkspace(t *testing.T) {
 	root := confirmWorkspace(t, "")
 	eraTransports[0].connect(t, root, nil)
 	runningDaemon(t, root)
-	r := run(t, root, nil, vxBin, "approve", "--page", "--format", "json")
-	var out struct {
-		PageLogin string `json:"pageLogin"`
-	}
-	if r.Code != 0 || json.Unmarshal([]byte(r.Stdout), &out) != nil || !strings.Contains(out.PageLogin, "?approver=") {
-		t.Fatalf("vx approve --page\n%s", r)
-	}
-	key := out.PageLogin[strings.Index(out.PageLogin, "?approver=")+len("?approver="):]
+	_, key := approverPage(t, root)
 	err := filepath.WalkDir(root, func(path string, e os.DirEntry, err error) error {
 		if err != nil || e.IsDir() || !e.Type().IsRegular() {
 			return err
@@ -384,4 +370,19 @@ func TestApproveKeyIsNotInTheWorkspace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// approverPage is what `vx approve --page` prints for root: the status
+// page address that logs a browser in to approve, and the approval key it
+// carries.
+func approverPage(t *testing.T, root string) (url, key string) {
+	t.Helper()
+	r := run(t, root, nil, vxBin, "approve", "--page", "--format", "json")
+	var out struct {
+		PageLogin string `json:"pageLogin"`
+	}
+	if r.Code != 0 || json.Unmarshal([]byte(r.Stdout), &out) != nil || !strings.Contains(out.PageLogin, "?approver=") {
+		t.Fatalf("vx approve --page\n%s", r)
+	}
+	return out.PageLogin, out.PageLogin[strings.Index(out.PageLogin, "?approver=")+len("?approver="):]
 }

@@ -198,6 +198,15 @@ func (b *builder) addPkg(dir string) *pkg {
 	return p
 }
 
+// rename gives package p the name vx knows it by.
+func (b *builder) rename(p *pkg, name string) {
+	if b.byName[p.name] == p {
+		delete(b.byName, p.name)
+	}
+	p.name = name
+	b.byName[name] = p
+}
+
 func (b *builder) sortPkgs() {
 	sort.Slice(b.pkgs, func(i, j int) bool { return b.pkgs[i].dir < b.pkgs[j].dir })
 }

@@ -237,7 +237,7 @@ func (b *builder) nxProjects(tr *nxTr) []*nxProject {
 		}
 		hasPkgJSON := b.exists(dir + "/package.json")
 		p := b.addPkg(dir)
-		np := &nxProject{p: p, f: f, named: tr.named, tgts: f.root.Get("targets")}
+		np := &nxProject{p: p, f: f, named: tr.projectNamed(f.root.Get("namedInputs")), tgts: f.root.Get("targets")}
 		if n := f.root.Get("name"); n != nil && n.Kind == jsonc.String && n.Str != "" {
 			np.nxName = n.Str
 			tr.byNx[n.Str] = p
@@ -247,20 +247,7 @@ func (b *builder) nxProjects(tr *nxTr) []*nxProject {
 				// vx finds dependencies by package.json name, so that name stays.
 				b.note("%s: Nx calls the project %q, vx calls it %q (its package.json name, by which dependencies are found); references to %q were rewritten", f.rel, n.Str, p.name, n.Str)
 			default:
-				if b.byName[p.name] == p {
-					delete(b.byName, p.name)
-				}
-				p.name = n.Str
-				b.byName[p.name] = p
-			}
-		}
-		if ni := f.root.Get("namedInputs"); ni != nil && ni.Kind == jsonc.Object {
-			np.named = map[string]*jsonc.Node{}
-			for k, v := range tr.named {
-				np.named[k] = v
-			}
-			for _, m := range ni.Members {
-				np.named[m.Key] = m.Val
+				b.rename(p, n.Str)
 			}
 		}
 		if !covered[dir] {
@@ -275,6 +262,22 @@ func (b *builder) nxProjects(tr *nxTr) []*nxProject {
 		}
 	}
 	return out
+}
+
+// projectNamed is a project's named inputs: nx.json's, overridden by
+// the project's own namedInputs object when it has one.
+func (tr *nxTr) projectNamed(ni *jsonc.Node) map[string]*jsonc.Node {
+	if ni == nil || ni.Kind != jsonc.Object {
+		return tr.named
+	}
+	named := map[string]*jsonc.Node{}
+	for k, v := range tr.named {
+		named[k] = v
+	}
+	for _, m := range ni.Members {
+		named[m.Key] = m.Val
+	}
+	return named
 }
 
 // project translates one project.json into the project's vx.project.json.

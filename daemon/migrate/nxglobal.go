@@ -24,7 +24,7 @@ func (tr *nxTr) matchesFile(f *srcFile, item, rel string) bool {
 		return ok
 	}
 	ok = true
-	if !hasMeta(rel[:1]) {
+	if !strings.ContainsAny(rel[:1], "*?[{") {
 		if m, err := doublestar.Glob(os.DirFS(b.root), rel); err != nil || len(m) == 0 {
 			b.note("%s: the input {workspaceRoot}/%s matches no file; dropped", where(f, item), rel)
 			ok = false
@@ -32,16 +32,6 @@ func (tr *nxTr) matchesFile(f *srcFile, item, rel string) bool {
 	}
 	tr.globalDone[rel] = ok
 	return ok
-}
-
-func hasMeta(s string) bool {
-	for _, c := range s {
-		switch c {
-		case '*', '?', '[', '{':
-			return true
-		}
-	}
-	return false
 }
 
 // externalDefault is the input standing for the packages Nx hashes for a

@@ -164,23 +164,10 @@ func (b *builder) nxGraphProjects(tr *nxTr, g *jsonc.Node) []*nxProject {
 			rel = dir + "/package.json"
 		}
 		p := b.addPkg(dir)
-		np := &nxProject{p: p, f: &srcFile{rel: rel, root: data}, named: tr.named, tgts: data.Get("targets"), nxName: m.Key, graph: true}
+		np := &nxProject{p: p, f: &srcFile{rel: rel, root: data}, named: tr.projectNamed(data.Get("namedInputs")), tgts: data.Get("targets"), nxName: m.Key, graph: true}
 		tr.byNx[m.Key] = p
 		if p.name != m.Key && !b.exists(dir+"/package.json") {
-			if b.byName[p.name] == p {
-				delete(b.byName, p.name)
-			}
-			p.name = m.Key
-			b.byName[p.name] = p
-		}
-		if ni := data.Get("namedInputs"); ni != nil && ni.Kind == jsonc.Object {
-			np.named = map[string]*jsonc.Node{}
-			for k, v := range tr.named {
-				np.named[k] = v
-			}
-			for _, nm := range ni.Members {
-				np.named[nm.Key] = nm.Val
-			}
+			b.rename(p, m.Key)
 		}
 		if !covered[dir] {
 			b.ws.Projects = append(b.ws.Projects, dir)

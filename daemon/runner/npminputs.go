@@ -29,6 +29,9 @@ type npmLock struct {
 	// Another lockfile (pnpm, yarn, bun, npm v1): its contents' hash
 	// stands for every package.
 	whole string
+	// sums holds sum's answers by package name: many tasks name the same
+	// packages, and each sum walks the package's whole dependency tree.
+	sums sync.Map
 }
 
 type npmLocked struct {
@@ -106,6 +109,16 @@ func (l *npmLock) sum(name string) string {
 	if l.pkgs == nil {
 		return l.whole
 	}
+	if s, ok := l.sums.Load(name); ok {
+		return s.(string)
+	}
+	s := l.treeSum(name)
+	l.sums.Store(name, s)
+	return s
+}
+
+// treeSum is sum's answer, computed.
+func (l *npmLock) treeSum(name string) string {
 	seen := map[string]bool{}
 	var lines []string
 	stack := []string{l.resolve("", name)}

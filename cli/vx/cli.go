@@ -23,6 +23,7 @@ import (
 	"github.com/vzn/vx/cli/cmdline"
 	"github.com/vzn/vx/cli/live"
 	"github.com/vzn/vx/daemon/ops"
+	"github.com/vzn/vx/daemon/plans"
 	"github.com/vzn/vx/daemon/remotecache"
 	"github.com/vzn/vx/daemon/repeat"
 	"github.com/vzn/vx/daemon/runevents"
@@ -214,7 +215,7 @@ func dryRun(ctx context.Context, s *cmdline.IO, e *ops.Env, in ops.ExecuteInput,
 		renderPlan(s.Out, plan)
 		return nil
 	}
-	if err := stampPlan(ctx, e.Model, in, plan); err != nil {
+	if err := plans.Stamp(ctx, e.Model, in, plan); err != nil {
 		return err
 	}
 	return cmdline.WriteJSON(s.Out, plan)

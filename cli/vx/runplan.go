@@ -7,14 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/vzn/vx/cli/cmdline"
 	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/daemon/plans"
-	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/protocol/wire"
 )
 
@@ -66,21 +64,6 @@ func readPlanFile(a *cmdline.Args) (*wire.Plan, error) {
 	return &p, nil
 }
 
-// stampPlan adds to a dry run's plan what vx run --plan checks: the
-// selection, the prerequisites and the expiry (mcp.planTtl from now).
-func stampPlan(ctx context.Context, m *workspace.Model, in ops.ExecuteInput, p *wire.Plan) error {
-	pr, err := plans.PrerequisitesOf(ctx, m.Root, m.Files, p)
-	if err != nil {
-		return err
-	}
-	made := time.Now().UTC()
-	exp := made.Add(m.Config.MCP.PlanTTLDuration())
-	p.Request = &wire.RunRequest{Tasks: in.Tasks, Filters: in.Selection.Filters, Affected: in.Selection.Affected,
-		AffectedRef: in.Selection.AffectedRef, Force: in.Force}
-	p.Prerequisites, p.MadeAt, p.ExpiresAt = pr, &made, &exp
-	return nil
-}
-
 // checkPlan refuses (exit 1) a plan that expired or whose prerequisites
 // moved, planning its selection again to compare; nothing runs then.
 func checkPlan(ctx context.Context, e *ops.Env, in ops.ExecuteInput, p *wire.Plan, name string) error {
@@ -100,39 +83,9 @@ func checkPlan(ctx context.Context, e *ops.Env, in ops.ExecuteInput, p *wire.Pla
 	if err != nil {
 		return err
 	}
-	moved := append(shownMoved(p.Tasks, cur.Tasks), plans.Moved(p.Prerequisites, pr)...)
+	moved := append(plans.ShownMoved(p.Tasks, cur.Tasks), plans.Moved(p.Prerequisites, pr)...)
 	if len(moved) > 0 {
 		return fmt.Errorf("vx run: the plan in %s no longer matches the workspace, nothing ran: %s; plan again with vx run --dry=json", name, strings.Join(moved, "; "))
 	}
 	return nil
-}
-
-// shownMoved lists how the tasks a plan file shows (what a person reads:
-// each task, its key and command) differ from the tasks its request
-// selects now. The file's request is what runs, so a file whose shown
-// tasks are not its request's (edited by hand, or tampered with) is
-// refused rather than running something it does not show.
-func shownMoved(shown, now []wire.PlanTask) []string {
-	was := make(map[string]wire.PlanTask, len(shown))
-	for _, t := range shown {
-		was[t.TaskID] = t
-	}
-	var out []string
-	for _, t := range now {
-		s, ok := was[t.TaskID]
-		switch {
-		case !ok:
-			out = append(out, t.TaskID+" would run but the plan does not show it")
-		case s.Key != t.Key:
-			out = append(out, t.TaskID+"'s key is not the one the plan shows")
-		case s.Command != t.Command:
-			out = append(out, fmt.Sprintf("%s's command is %q, not %q as the plan shows", t.TaskID, t.Command, s.Command))
-		}
-		delete(was, t.TaskID)
-	}
-	for id := range was {
-		out = append(out, id+" is shown in the plan but would not run")
-	}
-	sort.Strings(out[len(out)-len(was):])
-	return out
 }

@@ -107,6 +107,9 @@ func (g *outputGuard) done(id string)  { delete(g.busy, id) }
 // the same definitions (both tasks' outputs and dependencies) is not said
 // again, so no later run, cached or not, repeats it.
 func (r *run) warnOverlaps(overlaps []workspace.OutputOverlap) {
+	if len(overlaps) == 0 {
+		return // the common case: no definition to describe
+	}
 	defs := map[string]string{}
 	for _, n := range r.p.Graph.Nodes {
 		deps := make([]string, len(n.Deps))

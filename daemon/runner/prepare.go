@@ -490,24 +490,36 @@ func (p *Prepared) hashInputs(n *workspace.Node, files []string, recs []int32, o
 		if !selectedInput(n.Def, f) || workspace.MatchesAny(outputs, f) {
 			continue
 		}
-		rec, abs := int32(-1), ""
-		if recs != nil {
-			rec = recs[i]
-			abs = p.hasher.RecordPath(rec) // the same path, not joined again
-		}
-		if abs == "" {
-			abs = filepath.Join(base, filepath.FromSlash(f))
-		}
-		h, err := p.hasher.HashRecord(abs, rec)
+		h, ok, err := p.hashFile(base, f, recs, i)
 		if err != nil {
-			if os.IsNotExist(err) {
-				continue
-			}
 			return nil, fmt.Errorf("hashing %s: %w", filepath.Join(n.Dir, f), err)
 		}
-		out[f] = h
+		if ok {
+			out[f] = h
+		}
 	}
 	return out, nil
+}
+
+// hashFile hashes the file rel under base, recs[i] being its stat cache
+// record (recs nil: none known); ok is false when the file is gone.
+func (p *Prepared) hashFile(base, rel string, recs []int32, i int) (h string, ok bool, err error) {
+	rec, abs := int32(-1), ""
+	if recs != nil {
+		rec = recs[i]
+		abs = p.hasher.RecordPath(rec) // the same path, not joined again
+	}
+	if abs == "" {
+		abs = filepath.Join(base, filepath.FromSlash(rel))
+	}
+	h, err = p.hasher.HashRecord(abs, rec)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return "", false, nil
+		}
+		return "", false, err
+	}
+	return h, true, nil
 }
 
 // hashDepInputs adds to files the inputs a node's "^" globs select in
@@ -531,22 +543,13 @@ func (p *Prepared) hashDepInputs(n *workspace.Node, byDir map[string][]string, r
 			if !workspace.MatchInputs(globs, f) || workspace.MatchesAny(outputs, f) {
 				continue
 			}
-			rec, abs := int32(-1), ""
-			if recs != nil {
-				rec = recs[i]
-				abs = p.hasher.RecordPath(rec)
-			}
-			if abs == "" {
-				abs = filepath.Join(base, filepath.FromSlash(f))
-			}
-			h, err := p.hasher.HashRecord(abs, rec)
+			h, ok, err := p.hashFile(base, f, recs, i)
 			if err != nil {
-				if os.IsNotExist(err) {
-					continue
-				}
 				return fmt.Errorf("hashing %s: %w", path.Join(dp.Dir, f), err)
 			}
-			files["^"+path.Join(dp.Dir, f)] = h
+			if ok {
+				files["^"+path.Join(dp.Dir, f)] = h
+			}
 		}
 	}
 	return nil
@@ -563,22 +566,13 @@ func (p *Prepared) hashRootInputs(n *workspace.Node, all []string, files map[str
 		if !workspace.MatchInputs(globs, f) {
 			continue
 		}
-		rec, abs := int32(-1), ""
-		if p.recs != nil {
-			rec = p.recs[i]
-			abs = p.hasher.RecordPath(rec)
-		}
-		if abs == "" {
-			abs = filepath.Join(p.Model.Root, filepath.FromSlash(f))
-		}
-		h, err := p.hasher.HashRecord(abs, rec)
+		h, ok, err := p.hashFile(p.Model.Root, f, p.recs, i)
 		if err != nil {
-			if os.IsNotExist(err) {
-				continue
-			}
 			return fmt.Errorf("hashing %s: %w", f, err)
 		}
-		files["/"+f] = h
+		if ok {
+			files["/"+f] = h
+		}
 	}
 	return nil
 }

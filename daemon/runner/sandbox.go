@@ -186,7 +186,7 @@ func reportMode(n *workspace.Node) bool {
 // mode is for learning, and vx last --violations lists them.
 func (r *run) sandboxFooter(s *wire.RunSummary) {
 	report := map[string]bool{}
-	if r.p != nil && r.p.Graph != nil { // a repeat (Repeat) loads no graph; its rows ran nothing
+	if r.p != nil && r.p.Graph != nil && anyViolations(s.Tasks) { // a repeat (Repeat) loads no graph; its rows ran nothing
 		for _, n := range r.p.Graph.Nodes {
 			report[n.ID] = reportMode(n)
 		}
@@ -212,6 +212,17 @@ func (r *run) sandboxFooter(s *wire.RunSummary) {
 		r.printf(" Sandbox (report): %d task%s wrote or connected outside %s declaration; vx last --violations shows them\n",
 			reported, plural(reported), map[bool]string{true: "its", false: "their"}[reported == 1])
 	}
+}
+
+// anyViolations says whether a task of rows made a sandbox violation
+// (none in a fully cached run, which then looks up no node).
+func anyViolations(rows []wire.TaskRow) bool {
+	for i := range rows {
+		if len(rows[i].SandboxViolations) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // plural is "s" unless n is 1.

@@ -58,11 +58,9 @@ func pruneCacheSpec(e *ops.Env, cfg Config) Spec {
 				return nil, err
 			}
 			if confirm {
-				p, err := cfg.Plans.Lookup(out.PlanID)
-				if err != nil {
+				if out.ApproveWith, err = cfg.approveWith(e, out.PlanID); err != nil {
 					return nil, err
 				}
-				out.ApproveWith = cfg.approveAt(e, p)
 			}
 			return out, nil
 		}}

@@ -43,6 +43,15 @@ func (cfg Config) approveAt(e *ops.Env, p *plans.Plan) string {
 	return approveWhere(p.ID, e.Root, page, p.Expires)
 }
 
+// approveWith says where a person approves plan id, just issued.
+func (cfg Config) approveWith(e *ops.Env, id string) (string, error) {
+	p, err := cfg.Plans.Lookup(id)
+	if err != nil {
+		return "", err
+	}
+	return cfg.approveAt(e, p), nil
+}
+
 // Handler answers one tool call with its decoded input (a pointer to the
 // operation's input type, or to the type a Spec replaced it with).
 type Handler func(ctx context.Context, call *mcpserver.Call, in any) (any, error)
@@ -258,11 +267,9 @@ func planTasksSpec(e *ops.Env, cfg Config) Spec {
 				return nil, err
 			}
 			if m, err := e.CurrentModel(); err == nil && m.Config.MCP.Confirm.On {
-				p, err := cfg.Plans.Lookup(out.PlanID)
-				if err != nil {
+				if out.ApproveWith, err = cfg.approveWith(e, out.PlanID); err != nil {
 					return nil, err
 				}
-				out.ApproveWith = cfg.approveAt(e, p)
 			}
 			return out, nil
 		}}

@@ -67,13 +67,7 @@ func TestKilledRunLeavesNoTaskProcess(t *testing.T) {
 // task (same workspace, another task) are not, with a cgroup and without.
 func TestKilledRunSparesAnotherRun(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		name string
-		env  []string
-	}{
-		{"cgroup", nil},
-		{"without cgroup", []string{runner.NoCgroupEnv + "=1"}},
-	} {
+	for _, tc := range cgroupCases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			ws := workspace(t, "orphans")
@@ -107,6 +101,16 @@ func TestKilledRunSparesAnotherRun(t *testing.T) {
 			}
 		})
 	}
+}
+
+// cgroupCases runs a test with a cgroup where this host gives vx one,
+// and without (as where it does not).
+var cgroupCases = []struct {
+	name string
+	env  []string
+}{
+	{"cgroup", nil},
+	{"without cgroup", []string{runner.NoCgroupEnv + "=1"}},
 }
 
 // taskSurvivors lists live processes carrying task id's mark in the
@@ -144,13 +148,7 @@ func TestEndedTaskLeavesNoProcess(t *testing.T) {
 // then, not left as zombies of vx for the rest of the run.
 func TestEndedTaskLeavesNoZombie(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		name string
-		env  []string
-	}{
-		{"cgroup", nil},
-		{"without cgroup", []string{runner.NoCgroupEnv + "=1"}},
-	} {
+	for _, tc := range cgroupCases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			ws := workspace(t, "orphans")

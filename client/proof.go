@@ -10,9 +10,9 @@ import (
 	"net/http"
 	"os"
 	"strconv"
-	"syscall"
 	"time"
 
+	"github.com/vzn/vx/internal/privfile"
 	"github.com/vzn/vx/protocol/layout"
 	"github.com/vzn/vx/protocol/proof"
 	"github.com/vzn/vx/protocol/wire"
@@ -212,9 +212,8 @@ func private(root string) string {
 		if err != nil {
 			return noDiscovery
 		}
-		st, ok := fi.Sys().(*syscall.Stat_t)
-		if ok && int(st.Uid) != os.Geteuid() {
-			return fmt.Sprintf("%s belongs to uid %d, not to this user (uid %d)", p.path, st.Uid, os.Geteuid())
+		if uid, ok := privfile.Owner(fi); ok && uid != os.Geteuid() {
+			return fmt.Sprintf("%s belongs to uid %d, not to this user (uid %d)", p.path, uid, os.Geteuid())
 		}
 		if fi.Mode()&os.ModeSymlink != 0 {
 			return fmt.Sprintf("%s is a symlink (whoever made it chose where it points)", p.path)

@@ -1,10 +1,8 @@
 package server
 
 import (
-	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -31,11 +29,11 @@ import (
 // writeApproveKey makes this daemon's approval key and writes it for
 // `vx approve` to read.
 func (d *daemon) writeApproveKey() error {
-	b := make([]byte, 32)
-	if _, err := rand.Read(b); err != nil {
+	key, err := newToken()
+	if err != nil {
 		return err
 	}
-	d.approveKey = hex.EncodeToString(b)
+	d.approveKey = key
 	path := layout.ApproveKey(d.root)
 	// The key's directory is the user's alone (it may hold the keys of
 	// several workspaces' daemons).

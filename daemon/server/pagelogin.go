@@ -1,9 +1,7 @@
 package server
 
 import (
-	"crypto/rand"
 	"crypto/sha256"
-	"encoding/hex"
 	"sync"
 	"time"
 )
@@ -22,11 +20,10 @@ type pageLogins struct {
 
 // mint makes a new page credential.
 func (p *pageLogins) mint() (string, error) {
-	b := make([]byte, 32)
-	if _, err := rand.Read(b); err != nil {
+	v, err := newToken()
+	if err != nil {
 		return "", err
 	}
-	v := hex.EncodeToString(b)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.live == nil {

@@ -2,7 +2,7 @@
 
 package server
 
-import "syscall"
+import "github.com/vzn/vx/internal/connlimit"
 
 // openFileLimit is vxd's soft RLIMIT_NOFILE: how many descriptors it may
 // hold. Go's runtime has already raised it to the hard limit when vxd
@@ -11,9 +11,8 @@ import "syscall"
 // starts. Calling Setrlimit here would end that restoring, and tasks would
 // inherit the raised limit: so vxd reads the limit and never sets it.
 func openFileLimit() uint64 {
-	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-		return 256 // macOS's default soft limit, the smallest vxd meets
+	if n, ok := connlimit.OpenFileLimit(); ok {
+		return n
 	}
-	return lim.Cur
+	return 256 // macOS's default soft limit, the smallest vxd meets
 }

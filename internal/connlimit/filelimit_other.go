@@ -2,5 +2,5 @@
 
 package connlimit
 
-// FileLimit is unknown here: 0.
-func FileLimit() int { return 0 }
+// OpenFileLimit is unknown here: false.
+func OpenFileLimit() (uint64, bool) { return 0, false }

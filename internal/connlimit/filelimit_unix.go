@@ -4,13 +4,12 @@ package connlimit
 
 import "syscall"
 
-// FileLimit is how many files the process may hold open (its soft
-// RLIMIT_NOFILE, which the Go runtime raises to the hard limit at start);
-// 0 when unknown.
-func FileLimit() int {
+// OpenFileLimit is the process's soft RLIMIT_NOFILE, which the Go runtime
+// raises to the hard limit at start; false when it cannot be read.
+func OpenFileLimit() (uint64, bool) {
 	var r syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &r); err != nil || r.Cur > 1<<30 {
-		return 0
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &r); err != nil {
+		return 0, false
 	}
-	return int(r.Cur)
+	return r.Cur, true
 }

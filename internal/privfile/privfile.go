@@ -42,7 +42,7 @@ func OwnDir(dir string) error {
 	if !fi.IsDir() {
 		return fmt.Errorf("%s is not a directory (%v): vx keeps the daemon's state only in a directory of its own", dir, fi.Mode().Type())
 	}
-	if uid, ok := owner(fi); ok && uid != os.Geteuid() {
+	if uid, ok := Owner(fi); ok && uid != os.Geteuid() {
 		return fmt.Errorf("%s belongs to uid %d, not to this user (uid %d): vxd keeps its token there, so it serves only from a directory of its own (remove it)", dir, uid, os.Geteuid())
 	}
 	return nil

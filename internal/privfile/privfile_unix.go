@@ -16,7 +16,9 @@ func links(fi os.FileInfo) uint64 {
 	return 1
 }
 
-func owner(fi os.FileInfo) (int, bool) {
+// Owner is the uid that owns the file fi describes (false when the OS
+// does not say).
+func Owner(fi os.FileInfo) (int, bool) {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
 		return 0, false

@@ -1,38 +1,18 @@
 package live_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/vzn/vx/tests/internal/harness"
 )
-
-// syncBuffer is a bytes.Buffer a process writes while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 func TestStatusWatch(t *testing.T) {
 	root := demo(t)
@@ -43,7 +23,7 @@ func TestStatusWatch(t *testing.T) {
 	cmd := exec.CommandContext(ctx, vxdBin, "status", "--watch")
 	cmd.Dir = root
 	cmd.Env = baseEnv()
-	var stdout, stderr syncBuffer
+	var stdout, stderr harness.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr // pipes, no terminal
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

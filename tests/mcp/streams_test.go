@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -28,38 +27,7 @@ func TestStreamsLeaveRoomForCalls(t *testing.T) {
 	root := workspace(t, "hist")
 	endpoint, token, _ := startDaemon(t, root)
 	const attempts = 128
-	var (
-		mu      sync.Mutex
-		open    []*listen.Stream
-		refused []string
-		failed  []error
-		wg      sync.WaitGroup
-	)
-	for range attempts {
-		wg.Go(func() {
-			s, status, body, err := listen.Open(endpoint, token, 20*time.Second)
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case err != nil:
-				failed = append(failed, err)
-			case s != nil:
-				open = append(open, s)
-			default:
-				refused = append(refused, http.StatusText(status)+": "+body)
-			}
-		})
-	}
-	wg.Wait()
-	t.Cleanup(func() {
-		for _, s := range open {
-			s.Close()
-		}
-	})
-	t.Logf("%d streams open, %d refused, %d unanswered", len(open), len(refused), len(failed))
-	if len(failed) > 0 {
-		t.Fatalf("%d listen requests got no answer (the first: %v): vxd stopped answering", len(failed), failed[0])
-	}
+	open, refused := listen.OpenMany(t, endpoint, []string{token}, attempts, 20*time.Second)
 
 	// Bare connections that never send a request.
 	u, _ := url.Parse(endpoint)

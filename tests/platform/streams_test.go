@@ -6,51 +6,11 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/vzn/vx/tests/internal/listen"
 )
-
-// openStreams tries n listen streams at once with each token and sorts
-// the outcomes.
-func openStreams(t *testing.T, endpoint string, tokens []string, n int) (open []*listen.Stream, refused []string) {
-	t.Helper()
-	var (
-		mu     sync.Mutex
-		failed []error
-		wg     sync.WaitGroup
-	)
-	for _, tok := range tokens {
-		for range n {
-			wg.Go(func() {
-				s, status, body, err := listen.Open(endpoint, tok, 30*time.Second)
-				mu.Lock()
-				defer mu.Unlock()
-				switch {
-				case err != nil:
-					failed = append(failed, err)
-				case s != nil:
-					open = append(open, s)
-				default:
-					refused = append(refused, fmt.Sprintf("%d %s", status, body))
-				}
-			})
-		}
-	}
-	wg.Wait()
-	t.Cleanup(func() {
-		for _, s := range open {
-			s.Close()
-		}
-	})
-	t.Logf("%d streams open, %d refused, %d unanswered", len(open), len(refused), len(failed))
-	if len(failed) > 0 {
-		t.Fatalf("%d listen requests got no answer; the first: %v", len(failed), failed[0])
-	}
-	return open, refused
-}
 
 // stillServes checks what must work however many streams are open:
 // /healthz, a push with an ingest token, and a read.
@@ -87,7 +47,7 @@ func bareConns(t *testing.T, base string, n int) {
 // health, ingest and reads go on being served, bare connections besides.
 func TestListenStreamsCappedPerToken(t *testing.T) {
 	ts, srv := modernPlatform(t)
-	open, refused := openStreams(t, srv.base+"/mcp", []string{ts.acme}, 100)
+	open, refused := listen.OpenMany(t, srv.base+"/mcp", []string{ts.acme}, 100, 30*time.Second)
 	if len(refused) == 0 || !strings.HasPrefix(refused[0], "429") || !strings.Contains(refused[0], "token") {
 		t.Fatalf("one token holds %d listen streams; want the ones over its cap refused with 429 naming the token (first refusal: %v)", len(open), refused)
 	}
@@ -114,7 +74,7 @@ func TestStreamsWithinFileLimit(t *testing.T) {
 		tok, _ := ts.p.token(t, "acme", "read", "")
 		toks = append(toks, tok)
 	}
-	open, refused := openStreams(t, srv.base+"/mcp", toks, 10)
+	open, refused := listen.OpenMany(t, srv.base+"/mcp", toks, 10, 30*time.Second)
 	if len(refused) == 0 || !strings.HasPrefix(refused[0], "503") {
 		t.Fatalf("%d streams open; want those over the platform's cap refused with 503 (first refusal: %v)", len(open), refused)
 	}

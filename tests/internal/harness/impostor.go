@@ -36,7 +36,7 @@ func NeedOtherUID(t *testing.T) {
 type Impostor struct {
 	Port int
 	cmd  *exec.Cmd
-	out  *syncBuffer
+	out  *SyncBuffer
 }
 
 // StartImpostor builds the impostor, starts it as ImpostorUID on port
@@ -58,7 +58,7 @@ func StartImpostor(t *testing.T, port int, version, root string) *Impostor {
 	if err := Build(bin, "./tests/internal/impostor"); err != nil {
 		t.Fatal(err)
 	}
-	im := &Impostor{Port: port, out: &syncBuffer{}}
+	im := &Impostor{Port: port, out: &SyncBuffer{}}
 	im.cmd = exec.Command(bin, "-port", strconv.Itoa(port), "-version", version, "-root", root)
 	im.cmd.Dir = dir
 	im.cmd.Stdout, im.cmd.Stderr = im.out, im.out
@@ -84,19 +84,19 @@ func StartImpostor(t *testing.T, port int, version, root string) *Impostor {
 // Requests is every request the impostor got, as it recorded them.
 func (im *Impostor) Requests() string { return im.out.String() }
 
-// syncBuffer is a bytes.Buffer a process writes while a test reads.
-type syncBuffer struct {
+// SyncBuffer is a bytes.Buffer a process writes while a test reads.
+type SyncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
+func (s *SyncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Write(p)
 }
 
-func (s *syncBuffer) String() string {
+func (s *SyncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()

@@ -10,6 +10,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
+	"testing"
 	"time"
 )
 
@@ -72,4 +74,45 @@ func Open(endpoint, token string, limit time.Duration) (*Stream, int, string, er
 	resp.Body.Close()
 	cancel()
 	return nil, 0, "", fmt.Errorf("the listen stream ended before its acknowledgement: %v", sc.Err())
+}
+
+// OpenMany tries n listen streams at once with each token, waiting at most
+// limit for each, and sorts the outcomes: the streams opened (closed when
+// the test ends) and the refusals, each as "STATUS STATUS-TEXT: BODY". A
+// request that gets no answer fails the test.
+func OpenMany(t testing.TB, endpoint string, tokens []string, n int, limit time.Duration) (open []*Stream, refused []string) {
+	t.Helper()
+	var (
+		mu     sync.Mutex
+		failed []error
+		wg     sync.WaitGroup
+	)
+	for _, tok := range tokens {
+		for range n {
+			wg.Go(func() {
+				s, status, body, err := Open(endpoint, tok, limit)
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case err != nil:
+					failed = append(failed, err)
+				case s != nil:
+					open = append(open, s)
+				default:
+					refused = append(refused, fmt.Sprintf("%d %s: %s", status, http.StatusText(status), body))
+				}
+			})
+		}
+	}
+	wg.Wait()
+	t.Cleanup(func() {
+		for _, s := range open {
+			s.Close()
+		}
+	})
+	t.Logf("%d streams open, %d refused, %d unanswered", len(open), len(refused), len(failed))
+	if len(failed) > 0 {
+		t.Fatalf("%d listen requests got no answer (the first: %v): the server stopped answering", len(failed), failed[0])
+	}
+	return open, refused
 }

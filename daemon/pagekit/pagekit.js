@@ -139,6 +139,12 @@ const vxui = (() => {
       bar.style.width = "max(3px, " + ((tEnd - t.start) / span) * 100 + "%)";
       lanes[t.lane].appendChild(bar);
     }
+    // No task with a time (all cached without timing, blocked, skipped):
+    // no axis, whose span would run from 1970 to now.
+    if (!run.tasks.some((t) => t.lane >= 0) || !(run.start > 0)) {
+      if (run.skipped) box.appendChild(el("p", run.skipped + " task(s) not executed (cached without timing, blocked or skipped) are not drawn", "skipped"));
+      return;
+    }
     const axis = box.appendChild(el("div", null, "axis"));
     for (const f of [0, 0.25, 0.5, 0.75, 1]) {
       const s = axis.appendChild(el("span", f === 0 ? "0" : fmtMs(span * f)));

@@ -72,3 +72,29 @@ func TestSubscribeMidRun(t *testing.T) {
 		cancel()
 	}
 }
+
+// TestLiveRunsBounded: the runs under way keep at most maxLiveEvents task
+// events together and maxLiveRuns runs (a run killed before its end never
+// finishes), and a finished run gives its budget back.
+func TestLiveRunsBounded(t *testing.T) {
+	var l liveRuns
+	l.note(wire.Event{Type: wire.EventRunStarted, RunID: "big"})
+	for range maxLiveEvents + 10 {
+		l.note(wire.Event{Type: wire.EventTaskFinished, RunID: "big", TaskID: "a#b"})
+	}
+	if l.events != maxLiveEvents || len(l.replay()) != maxLiveEvents+1 {
+		t.Fatalf("kept %d task events (%d replayed), want %d", l.events, len(l.replay()), maxLiveEvents)
+	}
+	l.note(wire.Event{Type: wire.EventRunFinished, RunID: "big"})
+	if l.events != 0 || len(l.replay()) != 0 {
+		t.Fatalf("after the run finished: %d events kept", l.events)
+	}
+	for i := range maxLiveRuns + 3 {
+		id := string(rune('a' + i))
+		l.note(wire.Event{Type: wire.EventRunStarted, RunID: id})
+		l.note(wire.Event{Type: wire.EventTaskStarted, RunID: id, TaskID: "x#y"})
+	}
+	if len(l.runs) != maxLiveRuns || l.events != maxLiveRuns || l.runs[0].id != string(rune('a'+3)) {
+		t.Fatalf("%d runs, %d events kept, oldest %s", len(l.runs), l.events, l.runs[0].id)
+	}
+}

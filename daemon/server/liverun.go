@@ -16,15 +16,16 @@ import (
 // so, and the oldest such run is dropped when more start.
 const maxLiveRuns = 8
 
-// maxLiveEvents bounds the events kept of one run (a task starts and
-// finishes: two per task, for the largest run vx pushes); past it the
-// run's further task events are not kept, and its replay says so by
-// ending before the run's last tasks.
-const maxLiveEvents = 2*wire.MaxPushTasks + 2
+// maxLiveEvents bounds the task events kept of all runs under way
+// together (a task starts and finishes: two a task, for the largest run vx
+// pushes; a few MiB). Past it a run's further task events are not kept:
+// its replay ends before its last tasks.
+const maxLiveEvents = 2 * wire.MaxPushTasks
 
 // liveRuns are the runs under way, in the order they started.
 type liveRuns struct {
-	runs []*liveRun
+	runs   []*liveRun
+	events int // task events kept, of every run
 }
 
 type liveRun struct {
@@ -41,21 +42,28 @@ func (l *liveRuns) note(e wire.Event) {
 	switch e.Type {
 	case wire.EventRunStarted:
 		if i >= 0 {
-			l.runs = slices.Delete(l.runs, i, i+1)
+			l.drop(i)
 		}
 		if len(l.runs) >= maxLiveRuns {
-			l.runs = slices.Delete(l.runs, 0, 1)
+			l.drop(0)
 		}
 		l.runs = append(l.runs, &liveRun{id: e.RunID, events: []wire.Event{e}})
 	case wire.EventRunFinished:
 		if i >= 0 {
-			l.runs = slices.Delete(l.runs, i, i+1)
+			l.drop(i)
 		}
 	case wire.EventTaskStarted, wire.EventTaskFinished:
-		if i >= 0 && len(l.runs[i].events) < maxLiveEvents {
+		if i >= 0 && l.events < maxLiveEvents {
 			l.runs[i].events = append(l.runs[i].events, e)
+			l.events++
 		}
 	}
+}
+
+// drop forgets the i-th run.
+func (l *liveRuns) drop(i int) {
+	l.events -= len(l.runs[i].events) - 1 // its run.started is not counted
+	l.runs = slices.Delete(l.runs, i, i+1)
 }
 
 // replay is every kept event, run by run; called with the feed's lock held.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -80,12 +81,24 @@ func taskColumns(r *wire.PushRun) *columns {
 			c.started[i] = *t.StartedAt
 		}
 		if t.Failure != nil {
-			b, _ := json.Marshal(t.Failure)
+			b, _ := json.Marshal(withoutNUL(t.Failure))
 			f := string(b)
 			c.failure[i] = &f
 		}
 	}
 	return c
+}
+
+// withoutNUL is f with each NUL character of its text replaced by U+FFFD:
+// PostgreSQL refuses \u0000 in JSONB, and a task's output may hold one.
+func withoutNUL(f *wire.PushFailure) *wire.PushFailure {
+	clean := func(s string) string { return strings.ReplaceAll(s, "\x00", "\uFFFD") }
+	out := &wire.PushFailure{Excerpt: clean(f.Excerpt), Truncated: f.Truncated, Locations: make([]wire.FailureLocation, len(f.Locations))}
+	for i, l := range f.Locations {
+		l.File, l.Message, l.Tool = clean(l.File), clean(l.Message), clean(l.Tool)
+		out.Locations[i] = l
+	}
+	return out
 }
 
 func splitTaskID(id, project, task string) (string, string) {

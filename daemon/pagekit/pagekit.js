@@ -283,7 +283,10 @@ const vxui = (() => {
     box.dataset.task = f.taskId;
     const h = box.appendChild(el("h3"));
     h.appendChild(el("span", f.taskId));
-    const what = [f.status, f.exitCode !== null && f.exitCode !== undefined ? "exit " + f.exitCode : "", f.reason || ""].filter(Boolean).join(" · ");
+    const exit = f.exitCode !== null && f.exitCode !== undefined ? "exit " + f.exitCode : "";
+    // The reason, unless it only repeats the exit code.
+    const reason = f.reason && f.reason !== "exited with code " + f.exitCode ? f.reason : "";
+    const what = [f.status, exit, reason].filter(Boolean).join(" · ");
     h.appendChild(el("span", " " + what, "muted"));
     const locs = f.locations || [];
     if (locs.length) {

@@ -131,7 +131,9 @@ func (d *daemon) summary(ctx context.Context) *Summary {
 	s.History, _ = ops.RunHistory(ctx, d.env, ops.RunHistoryInput{Limit: ops.LimitOf(200)})
 	s.Trends, _ = ops.RunTrends(ctx, d.env, ops.TrendsInput{Bucket: "hour", Limit: ops.LimitOf(24)})
 	s.Latest, _ = ops.Run(ctx, d.env, ops.RunInput{})
-	if s.Latest != nil && s.Latest.Found && s.Latest.Run.Failed > 0 {
+	// A failed or interrupted run (a timed-out task counts in neither
+	// passed nor failed totals): say why.
+	if l := s.Latest; l != nil && l.Found && l.Run.Status != wire.StatusPassed && l.Run.Status != "running" {
 		s.Failures = latestFailures(ctx, d.env, s.Latest.Run.ID)
 	}
 	return s

@@ -30,6 +30,11 @@ try {
   await page.waitForSelector("#login:not([hidden])", { timeout: 10000 });
   // Before sign-in the navigation (workspaces, Sign out) is not shown.
   if (await page.isVisible("#nav")) fail("the navigation shows before sign-in");
+  await page.setViewportSize({ width: 390, height: 844 });
+  const wideLogin = await overflowing(page);
+  if (wideLogin.length) fail("sign-in wider than 390 px: " + wideLogin.join("; "));
+  await page.screenshot({ path: SHOTS + "/platform-signin-390.png", fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 900 });
 
   await page.fill("#token", "vxc_" + "x".repeat(43));
   await page.click("#login-form button");

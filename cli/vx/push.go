@@ -21,6 +21,7 @@ func pushRun(ctx context.Context, s *cmdline.IO, m *workspace.Model, sum *wire.R
 		fmt.Fprintf(s.Err, "vx: platform: %s\n", mask(err.Error()))
 		return
 	}
+	t.ProjectDir = projectDirs(m)
 	platformpush.AfterRun(ctx, m.Root, t, sum, mask, s.Err)
 }
 
@@ -45,6 +46,7 @@ func pushVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	if err != nil {
 		return fmt.Errorf("%s", mask(err.Error()))
 	}
+	t.ProjectDir = projectDirs(m)
 	var rep platformpush.Report
 	if a.Bool("all") {
 		rep, err = platformpush.All(ctx, m.Root, t, mask, s.Err)
@@ -56,4 +58,15 @@ func pushVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 		return fmt.Errorf("%s", mask(err.Error()))
 	}
 	return nil
+}
+
+// projectDirs names each project's directory for the failures a push
+// carries.
+func projectDirs(m *workspace.Model) func(string) string {
+	return func(name string) string {
+		if p, ok := m.Project(name); ok {
+			return p.Dir
+		}
+		return ""
+	}
 }

@@ -1,4 +1,4 @@
-// Package vxd is vxd's command line: serve, start, stop, status, token.
+// Package vxd is vxd's command line: serve, start, stop, status, token, open.
 // It shares vx's flag parser and renderers (package cli/cmdline) and adds what only
 // the daemon links: its server, its MCP catalog's adoption tools, and the
 // websocket of vxd status --watch.
@@ -39,6 +39,7 @@ var program = cmdline.Program{
 		{Name: "stop", Summary: "stop the daemon", Run: stopVerb},
 		{Name: "status", Summary: "is it up: workspace, pid, port, version, uptime, sessions, memory, last run", Run: statusVerb},
 		{Name: "token", Summary: "print the bearer token (to configure a browser-based agent)", Run: tokenVerb},
+		{Name: "open", Summary: "print the status page's login link, and open it in a browser when there is one", Run: openVerb},
 	},
 }
 

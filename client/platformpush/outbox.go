@@ -98,7 +98,7 @@ func AfterRun(ctx context.Context, root string, t *Target, sum *wire.RunSummary,
 		return
 	}
 	defer h.Close()
-	doc, err := Build(ctx, root, h, sum.RunID, t.Workspace, sum, mask)
+	doc, err := Build(ctx, root, h, sum.RunID, t, sum, mask)
 	if err != nil {
 		fmt.Fprintf(warn, "vx: platform: run %s not pushed: %s\n", sum.RunID, mask(err.Error()))
 		return
@@ -161,7 +161,7 @@ func All(ctx context.Context, root string, t *Target, mask func(string) string, 
 				known++
 				continue
 			}
-			doc, err := Build(ctx, root, h, id, t.Workspace, nil, mask)
+			doc, err := Build(ctx, root, h, id, t, nil, mask)
 			if err != nil {
 				return Report{Known: known}, err
 			}

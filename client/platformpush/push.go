@@ -17,8 +17,10 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/vzn/vx/daemon/cache"
+	"github.com/vzn/vx/daemon/failures"
 	"github.com/vzn/vx/daemon/history"
 	"github.com/vzn/vx/daemon/taskkey"
 	"github.com/vzn/vx/daemon/workspace"
@@ -41,6 +43,9 @@ type Target struct {
 	URL       string // base URL of the platform
 	Workspace string // slug
 	token     string
+	// ProjectDir, when set, names a project's directory relative to the
+	// workspace root: a failure's relative locations are found from it.
+	ProjectDir func(project string) string
 }
 
 // Resolve reads the target from the configuration and environment. ok is
@@ -90,7 +95,7 @@ func Resolve(cfg *workspace.PlatformConfig, environ []string) (t *Target, ok boo
 // task (with the summary's cache sources when the run just ended), the
 // key components of every key it computed, masked, and the size of each
 // cache entry it wrote that the local cache still holds.
-func Build(ctx context.Context, root string, h *history.Store, runID, slug string, sum *wire.RunSummary, mask func(string) string) (*wire.PushRun, error) {
+func Build(ctx context.Context, root string, h *history.Store, runID string, tg *Target, sum *wire.RunSummary, mask func(string) string) (*wire.PushRun, error) {
 	run, err := h.ResolveRun(ctx, runID)
 	if err != nil {
 		return nil, err
@@ -99,7 +104,7 @@ func Build(ctx context.Context, root string, h *history.Store, runID, slug strin
 	if err != nil {
 		return nil, err
 	}
-	doc := &wire.PushRun{Workspace: slug, RunID: run.ID, Command: mask(run.Command), GitBranch: run.GitBranch, GitCommit: run.GitCommit,
+	doc := &wire.PushRun{Workspace: tg.Workspace, RunID: run.ID, Command: mask(run.Command), GitBranch: run.GitBranch, GitCommit: run.GitCommit,
 		CI: run.CI, StartedAt: run.StartedAt, EndedAt: run.EndedAt, ExitCode: run.ExitCode, Status: run.Status, DurationMs: run.DurationMs,
 		Tasks: make([]wire.PushTask, 0, len(execs)), Components: map[string]json.RawMessage{}}
 	source := map[string]string{}
@@ -109,6 +114,7 @@ func Build(ctx context.Context, root string, h *history.Store, runID, slug strin
 		}
 	}
 	store, _ := cache.Open(layout.Cache(root), &cache.Options{ReadOnly: true})
+	failed := 0
 	for _, x := range execs {
 		started := x.StartedAt
 		src, ok := source[x.TaskID]
@@ -132,9 +138,58 @@ func Build(ctx context.Context, root string, h *history.Store, runID, slug strin
 				doc.Components[x.Key] = c
 			}
 		}
+		if len(x.Output) > 0 && failedStatus(x.Status) && failed < wire.MaxPushFailures {
+			failed++
+			t.Failure = failure(root, tg.projectDir(x.Project), mask(string(x.Output)))
+		}
 		doc.Tasks = append(doc.Tasks, t)
 	}
 	return doc, nil
+}
+
+// projectDir is a project's directory relative to the root ("" when
+// unknown: the root).
+func (t *Target) projectDir(project string) string {
+	if t.ProjectDir == nil {
+		return ""
+	}
+	return t.ProjectDir(project)
+}
+
+func failedStatus(s string) bool {
+	return s == wire.StatusFailed || s == wire.StatusTimedOut || s == wire.StatusInterrupted
+}
+
+// failure is why a task failed from its (masked) output: the locations
+// it names, found in the whole output and made relative to root when
+// under it, and the output's brief excerpt, within the wire's bounds.
+func failure(root, dir, text string) *wire.PushFailure {
+	f := &wire.PushFailure{Locations: []wire.FailureLocation{}}
+	f.Excerpt, f.Truncated = failures.Brief(text)
+	for _, l := range failures.Locate(text, filepath.Join(root, filepath.FromSlash(dir)), root) {
+		if len(f.Locations) == wire.MaxFailureLocations {
+			break
+		}
+		file := l.File
+		if rel, err := filepath.Rel(root, file); err == nil && filepath.IsLocal(rel) {
+			file = filepath.ToSlash(rel)
+		}
+		f.Locations = append(f.Locations, wire.FailureLocation{File: clipText(file), Line: l.Line, Col: l.Col, Message: clipText(l.Message), Tool: l.Tool})
+	}
+	return f
+}
+
+// clipText bounds a location's text to wire.MaxFailureText bytes, on a
+// rune boundary.
+func clipText(s string) string {
+	if len(s) <= wire.MaxFailureText {
+		return s
+	}
+	n := wire.MaxFailureText - len("…")
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // components reads a key's components with every definition value

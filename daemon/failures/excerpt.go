@@ -18,14 +18,35 @@ const (
 // each cut moves by at most three bytes so that it does not split a rune,
 // toward keeping less, and invalid bytes are left as they are.
 func Excerpt(out []byte) (text string, truncated bool) {
-	if len(out) <= excerptHead+excerptTail {
+	return excerpt(out, excerptHead, excerptTail)
+}
+
+// The brief excerpt is what a page shows of a failure and what vx pushes
+// to the platform with each failed task: small enough for a screen and a
+// row, still holding the start and the end.
+const (
+	briefHead = 1 << 10
+	briefTail = 7 << 10
+	// BriefMax bounds Brief's answer (the marker line included).
+	BriefMax = briefHead + briefTail + 64
+)
+
+// Brief is Excerpt within 8 KiB: the first 1 KiB and the last 7 KiB of
+// out, cut the same way.
+func Brief(out string) (text string, truncated bool) {
+	return excerpt([]byte(out), briefHead, briefTail)
+}
+
+// excerpt keeps the first head and the last tail bytes of out.
+func excerpt(out []byte, hn, tn int) (text string, truncated bool) {
+	if len(out) <= hn+tn {
 		return string(out), false
 	}
-	h := excerptHead
+	h := hn
 	for i := 0; i < utf8.UTFMax-1 && h > 0 && !utf8.RuneStart(out[h]); i++ {
 		h--
 	}
-	t := len(out) - excerptTail
+	t := len(out) - tn
 	for i := 0; i < utf8.UTFMax-1 && t < len(out) && !utf8.RuneStart(out[t]); i++ {
 		t++
 	}

@@ -73,3 +73,16 @@ func TestExcerptBinary(t *testing.T) {
 		t.Errorf("kept %d bytes, want about 64 KiB", n)
 	}
 }
+
+// TestBrief: a failure's brief excerpt fits BriefMax, keeps the start and
+// the end, and leaves short output whole.
+func TestBrief(t *testing.T) {
+	if got, cut := Brief("short\n"); got != "short\n" || cut {
+		t.Fatalf("short output: %q %v", got, cut)
+	}
+	long := "START\n" + strings.Repeat("noise line\n", 10000) + "src/a.go:3:1: undefined: x\n"
+	got, cut := Brief(long)
+	if !cut || len(got) > BriefMax || !strings.HasPrefix(got, "START\n") || !strings.HasSuffix(got, "undefined: x\n") || !strings.Contains(got, "bytes elided") {
+		t.Fatalf("brief of %d bytes: %d bytes, cut %v, %q…", len(long), len(got), cut, got[:40])
+	}
+}

@@ -104,6 +104,10 @@ func Guard(next http.Handler, opts GuardOptions) http.Handler {
 		if !authorized(r) {
 			refusals.warn(log()).Msg("refused: missing or wrong bearer token")
 			w.Header().Set("WWW-Authenticate", `Bearer realm="vxd"`)
+			if opts.Page.helps(r) {
+				opts.Page.Help(w, r)
+				return
+			}
 			http.Error(w, "unauthorized: send Authorization: Bearer <token>, the token from the daemon's discovery file", http.StatusUnauthorized)
 			return
 		}

@@ -16,6 +16,16 @@ type PageAuth struct {
 	Routes []string
 	// Valid reports whether a cookie value is a live page login.
 	Valid func(value string) bool
+	// Help, when set, answers a GET of the page itself (/) that carries
+	// no credential the guard accepts, in place of the bare 401: a person
+	// who opened the address learns how to log in. It must set the 401.
+	Help http.HandlerFunc
+}
+
+// helps reports whether r is a browser opening the page without a
+// credential, which p.Help answers.
+func (p *PageAuth) helps(r *http.Request) bool {
+	return p != nil && p.Help != nil && r.Method == http.MethodGet && r.URL.Path == "/"
 }
 
 // allows reports whether r carries a page login for one of the routes.

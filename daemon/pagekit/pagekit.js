@@ -139,6 +139,12 @@ const vxui = (() => {
       bar.style.width = "max(3px, " + ((tEnd - t.start) / span) * 100 + "%)";
       lanes[t.lane].appendChild(bar);
     }
+    // No task with a time (all cached without timing, blocked, skipped):
+    // no axis, whose span would run from 1970 to now.
+    if (!run.tasks.some((t) => t.lane >= 0) || !(run.start > 0)) {
+      if (run.skipped) box.appendChild(el("p", run.skipped + " task(s) not executed (cached without timing, blocked or skipped) are not drawn", "skipped"));
+      return;
+    }
     const axis = box.appendChild(el("div", null, "axis"));
     for (const f of [0, 0.25, 0.5, 0.75, 1]) {
       const s = axis.appendChild(el("span", f === 0 ? "0" : fmtMs(span * f)));
@@ -148,14 +154,35 @@ const vxui = (() => {
     if (run.skipped) box.appendChild(el("p", run.skipped + " task(s) not executed (cached without timing, blocked or skipped) are not drawn", "skipped"));
   }
 
+  // chartWidth is the pixel width a chart is drawn at: its box's, so that
+  // its text keeps the stylesheet's size (a chart scaled down to a phone
+  // drew 5 px labels).
+  function chartWidth(box) {
+    return Math.max(240, Math.floor(box.clientWidth || 720));
+  }
+
+  // redrawOnResize redraws a chart when its box's width changes.
+  function redrawOnResize(box, draw) {
+    box.vxDraw = draw;
+    if (box.vxObserved || typeof ResizeObserver === "undefined") return;
+    box.vxObserved = true;
+    let width = box.clientWidth;
+    new ResizeObserver(() => {
+      if (Math.abs(box.clientWidth - width) < 2) return;
+      width = box.clientWidth;
+      box.vxDraw();
+    }).observe(box);
+  }
+
   // trendChart draws buckets (newest first, as the tools answer them)
   // oldest left: per bucket a bar of runs with its failed share and a bar
   // of hits split into local and remote when known; a y axis of round
   // ticks and x labels that never repeat.
   function trendChart(box, buckets, bucket) {
+    redrawOnResize(box, () => trendChart(box, buckets, bucket));
     box.textContent = "";
-    const W = 720, H = 220, L = 40, R = 10, T = 10, B = 30;
-    const root = svg(box, "svg", { viewBox: `0 0 ${W} ${H}`, class: "vx-chart", role: "img", width: "100%" });
+    const W = chartWidth(box), H = 220, L = 40, R = 10, T = 10, B = 30;
+    const root = svg(box, "svg", { viewBox: `0 0 ${W} ${H}`, class: "vx-chart", role: "img", width: W, height: H });
     const b = buckets.slice().reverse();
     if (!b.length) { svg(root, "text", { x: W / 2, y: H / 2, "text-anchor": "middle" }, "no runs yet"); return; }
     const hits = (x) => (x.localHits !== undefined ? x.localHits + x.remoteHits : x.hits);
@@ -165,7 +192,9 @@ const vxui = (() => {
       svg(root, "line", { x1: L, x2: W - R, y1: y(v), y2: y(v), stroke: "#e3e6ea" });
       svg(root, "text", { x: L - 4, y: y(v) + 3, "text-anchor": "end" }, tick(v));
     }
-    const bw = (W - L - R) / b.length, w = Math.min(40, Math.max(1, bw / 3 - 1)), every = Math.ceil(b.length / 8);
+    // An x label is ~70 px wide: as many as fit, never overlapping.
+    const fit = Math.max(1, Math.floor((W - L - R) / 80));
+    const bw = (W - L - R) / b.length, w = Math.min(40, Math.max(1, bw / 3 - 1)), every = Math.ceil(b.length / Math.min(8, fit));
     const label = (d) => {
       const iso = d.toISOString();
       return bucket === "day" ? iso.slice(5, 10) : iso.slice(5, 10) + " " + iso.slice(11, 13) + "h";
@@ -202,26 +231,81 @@ const vxui = (() => {
   // durationChart draws one row per item ({label, p50, p99?}) as bars
   // against a labelled millisecond axis; all rows are drawn.
   function durationChart(box, items) {
+    redrawOnResize(box, () => durationChart(box, items));
     box.textContent = "";
     if (!items.length) { box.appendChild(el("p", "no executed tasks yet", "muted")); return; }
-    const rowH = 18, L = 200, R = 90, W = 720, T = 4, B = 20;
+    const W = chartWidth(box), rowH = 20, L = Math.min(200, Math.round(W * 0.36)), R = 110, T = 4, B = 20;
     const H = T + items.length * rowH + B;
-    const root = svg(box, "svg", { viewBox: `0 0 ${W} ${H}`, class: "vx-chart", width: "100%" });
+    const chars = Math.max(8, Math.floor(L / 7) - 1); // ~7 px a character at 12 px
+    const root = svg(box, "svg", { viewBox: `0 0 ${W} ${H}`, class: "vx-chart", width: W, height: H });
     const { top, ticks } = scale(Math.max(...items.map((t) => t.p99 || t.p50)));
     const x = (v) => L + (W - L - R) * (v / top);
-    for (const v of ticks) {
+    // A tick label is up to ~60 px wide: every other one when they crowd.
+    const step = (W - L - R) / Math.max(1, ticks.length - 1) < 64 ? 2 : 1;
+    for (const v of ticks.filter((_, i) => i % step === 0)) {
       svg(root, "line", { x1: x(v), x2: x(v), y1: T, y2: H - B, stroke: "#e3e6ea" });
       svg(root, "text", { x: x(v), y: H - 6, "text-anchor": "middle" }, fmtMs(v));
     }
     items.forEach((t, i) => {
       const y0 = T + i * rowH;
-      svg(root, "text", { x: L - 6, y: y0 + 12, "text-anchor": "end" }, t.label.length > 32 ? t.label.slice(0, 31) + "…" : t.label);
-      if (t.p99 !== undefined) svg(root, "rect", { x: L, y: y0 + 3, width: Math.max(1, x(t.p99) - L), height: 12, fill: "#cfdcfb" });
-      svg(svg(root, "rect", { x: L, y: y0 + 3, width: Math.max(1, x(t.p50) - L), height: 12, fill: "#5b8def" }), "title", {}, t.label);
-      svg(root, "text", { x: W - R + 4, y: y0 + 12 }, t.p99 !== undefined ? fmtMs(t.p50) + " / " + fmtMs(t.p99) : fmtMs(t.p50));
+      svg(svg(root, "text", { x: L - 6, y: y0 + 14, "text-anchor": "end" }, t.label.length > chars ? "…" + t.label.slice(-(chars - 1)) : t.label), "title", {}, t.label);
+      if (t.p99 !== undefined) svg(root, "rect", { x: L, y: y0 + 4, width: Math.max(1, x(t.p99) - L), height: 12, fill: "#cfdcfb" });
+      svg(svg(root, "rect", { x: L, y: y0 + 4, width: Math.max(1, x(t.p50) - L), height: 12, fill: "#5b8def" }), "title", {}, t.label);
+      svg(root, "text", { x: W - R + 4, y: y0 + 14 }, t.p99 !== undefined ? fmtMs(t.p50) + " / " + fmtMs(t.p99) : fmtMs(t.p50));
     });
     svg(root, "line", { x1: L, x2: L, y1: T, y2: H - B, stroke: "#667085" });
   }
 
-  return { fmtMs, fmtBytes, el, row, table, fromHistory, markCritical, timeline, trendChart, durationChart };
+  // relPath names a file relative to root when it is under it.
+  function relPath(file, root) {
+    if (root && file.startsWith(root.replace(/\/$/, "") + "/")) return file.slice(root.replace(/\/$/, "").length + 1);
+    return file;
+  }
+
+  // locText is a location as a reader types it: file:line:col.
+  function locText(l, root) {
+    return relPath(l.file, root) + (l.line ? ":" + l.line + (l.col ? ":" + l.col : "") : "");
+  }
+
+  // failureLine is one line saying why a task failed: its first location
+  // and message, or its reason.
+  function failureLine(f, root) {
+    const l = (f.locations || [])[0];
+    if (l) return locText(l, root) + (l.message ? " " + l.message : "");
+    return f.reason || f.status;
+  }
+
+  // failure shows why one task failed ({taskId, status, exitCode, reason,
+  // locations: [{file, line, col, message}], output, truncated}): the
+  // locations, then the output's excerpt in a box that scrolls.
+  function failure(f, root) {
+    const box = el("div", null, "failure");
+    box.dataset.task = f.taskId;
+    const h = box.appendChild(el("h3"));
+    h.appendChild(el("span", f.taskId));
+    const exit = f.exitCode !== null && f.exitCode !== undefined ? "exit " + f.exitCode : "";
+    // The reason, unless it only repeats the exit code.
+    const reason = f.reason && f.reason !== "exited with code " + f.exitCode ? f.reason : "";
+    const what = [f.status, exit, reason].filter(Boolean).join(" · ");
+    h.appendChild(el("span", " " + what, "muted"));
+    const locs = f.locations || [];
+    if (locs.length) {
+      const ul = box.appendChild(el("ul", null, "locations"));
+      for (const l of locs.slice(0, 10)) {
+        const li = ul.appendChild(el("li"));
+        li.appendChild(el("code", locText(l, root), "loc"));
+        if (l.message) li.appendChild(document.createTextNode(" " + l.message));
+      }
+      if (locs.length > 10) ul.appendChild(el("li", "… " + (locs.length - 10) + " more", "muted"));
+    }
+    if (f.output) {
+      box.appendChild(el("pre", f.output, "excerpt"));
+      if (f.truncated) box.appendChild(el("p", "an excerpt: vx last --log " + f.taskId + " prints the whole output where it ran", "muted"));
+    } else {
+      box.appendChild(el("p", "the task printed nothing", "muted"));
+    }
+    return box;
+  }
+
+  return { fmtMs, fmtBytes, el, row, table, fromHistory, markCritical, timeline, trendChart, durationChart, failure, failureLine };
 })();

@@ -20,6 +20,8 @@ type Feed struct {
 	// its buffer queued; zero while it keeps up), for PublishPaced.
 	subs map[chan wire.Event]time.Time
 	last time.Time
+	// live keeps the events of the runs under way for new subscribers.
+	live liveRuns
 	// Tap, when set before the feed is used, sees every event first (the
 	// MCP server's resource updates); it must not block.
 	Tap func(wire.Event)
@@ -38,6 +40,7 @@ func (f *Feed) Publish(e wire.Event) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.live.note(e)
 	for ch := range f.subs {
 		select {
 		case ch <- e:
@@ -88,12 +91,20 @@ func (f *Feed) waitFor(now time.Time) bool {
 // Subscribe returns a channel of events; it is closed when the subscriber
 // is dropped or cancel is called.
 func (f *Feed) Subscribe() (<-chan wire.Event, func()) {
+	_, ch, cancel := f.SubscribeLive()
+	return ch, cancel
+}
+
+// SubscribeLive is Subscribe that also returns the events so far of the
+// runs under way, which come before every event on the channel.
+func (f *Feed) SubscribeLive() ([]wire.Event, <-chan wire.Event, func()) {
 	ch := make(chan wire.Event, 256)
 	f.mu.Lock()
 	f.subs[ch] = time.Time{}
 	f.last = time.Now()
+	replay := f.live.replay()
 	f.mu.Unlock()
-	return ch, func() {
+	return replay, ch, func() {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		if _, ok := f.subs[ch]; ok {
@@ -132,7 +143,7 @@ func (d *daemon) handleEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	defer release()
 	// Subscribe before the handshake so no event falls in between.
-	ch, cancel := d.feed.Subscribe()
+	replay, ch, cancel := d.feed.SubscribeLive()
 	defer cancel()
 	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
 	if err != nil {
@@ -140,6 +151,11 @@ func (d *daemon) handleEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	defer c.CloseNow()
 	ctx := c.CloseRead(r.Context())
+	for _, e := range replay {
+		if writeEvent(ctx, c, e) != nil {
+			return
+		}
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -149,14 +165,18 @@ func (d *daemon) handleEvents(w http.ResponseWriter, r *http.Request) {
 				c.Close(websocket.StatusPolicyViolation, "too slow: events were dropped")
 				return
 			}
-			wctx, stop := contextWithTimeout(ctx, 5*time.Second)
-			err := wsjson.Write(wctx, c, e)
-			stop()
-			if err != nil {
+			if writeEvent(ctx, c, e) != nil {
 				return
 			}
 		}
 	}
+}
+
+// writeEvent sends one event, giving up on a client that takes over 5 s.
+func writeEvent(ctx context.Context, c *websocket.Conn, e wire.Event) error {
+	wctx, stop := contextWithTimeout(ctx, 5*time.Second)
+	defer stop()
+	return wsjson.Write(wctx, c, e)
 }
 
 func contextWithTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/vzn/vx/daemon/failures"
 	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/daemon/pagekit"
 	"github.com/vzn/vx/protocol/wire"
@@ -23,6 +24,9 @@ type Summary struct {
 	History *ops.RunHistoryOutput `json:"history"`
 	Trends  *ops.TrendsOutput     `json:"trends"`
 	Latest  *ops.RunOutput        `json:"latest"`
+	// Failures say why the latest run's tasks failed (masked), each
+	// output cut to failures.Brief; nil when it has none.
+	Failures *ops.FailuresOutput `json:"failures,omitempty"`
 }
 
 // PageApprovals is what the page shows of the plans awaiting a person's
@@ -60,11 +64,40 @@ func (d *daemon) tokenLogin(next http.Handler) http.Handler {
 				http.Redirect(w, r, "/", http.StatusSeeOther)
 				return
 			}
-			http.Error(w, "wrong token: run `vxd token` for the current one", http.StatusUnauthorized)
+			http.Error(w, "wrong token: `vxd open` prints a login link for this daemon", http.StatusUnauthorized)
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// pageLoginHelp is what opening the page without a login answers: how to
+// open it. It names no workspace and no credential (any local page may
+// read it).
+var pageLoginHelp = []byte(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>vxd: log in to the status page</title>
+<style>body{margin:0;padding:24px 16px;font:15px/1.5 system-ui,sans-serif;color:#1d2330;background:#fafbfc}
+main{max-width:640px;margin:0 auto}h1{font-size:20px}code{background:#eef0f4;padding:1px 4px;border-radius:3px;overflow-wrap:anywhere}</style>
+</head><body><main id="login-help">
+<h1>This is vxd's status page: it opens with a login link</h1>
+<p>The page shows a workspace's runs, so it needs a login, which this browser does not have
+(or had from a vxd that has stopped since: a login ends with the daemon).</p>
+<p>In a terminal, in the workspace's directory, run:</p>
+<p><code>vxd open</code></p>
+<p>It prints a login link for this daemon, and opens it in your browser when it can.
+Open that link here; the page then keeps a login cookie of its own.</p>
+<p>The link carries the workspace's approval key: keep it to yourself.</p>
+</main></body></html>
+`)
+
+// servePageLoginHelp answers a page request without a login.
+func servePageLoginHelp(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
+	w.WriteHeader(http.StatusUnauthorized)
+	_, _ = w.Write(pageLoginHelp)
 }
 
 func (d *daemon) mountPage(mux *http.ServeMux) {
@@ -98,7 +131,27 @@ func (d *daemon) summary(ctx context.Context) *Summary {
 	s.History, _ = ops.RunHistory(ctx, d.env, ops.RunHistoryInput{Limit: ops.LimitOf(200)})
 	s.Trends, _ = ops.RunTrends(ctx, d.env, ops.TrendsInput{Bucket: "hour", Limit: ops.LimitOf(24)})
 	s.Latest, _ = ops.Run(ctx, d.env, ops.RunInput{})
+	// A failed or interrupted run (a timed-out task counts in neither
+	// passed nor failed totals): say why.
+	if l := s.Latest; l != nil && l.Found && l.Run.Status != wire.StatusPassed && l.Run.Status != "running" {
+		s.Failures = latestFailures(ctx, d.env, s.Latest.Run.ID)
+	}
 	return s
+}
+
+// latestFailures is why run id failed, each output cut to what a page
+// shows (the locations are found in the whole output first).
+func latestFailures(ctx context.Context, e *ops.Env, id string) *ops.FailuresOutput {
+	ref := ops.RunID(id)
+	f, err := ops.Failures(ctx, e, ops.FailuresInput{RunID: &ref})
+	if err != nil {
+		return nil
+	}
+	for i := range f.Failures {
+		out, cut := failures.Brief(f.Failures[i].Output)
+		f.Failures[i].Output, f.Failures[i].Truncated = out, f.Failures[i].Truncated || cut
+	}
+	return f
 }
 
 // loopbackHostPort reports whether a Host header names this daemon.

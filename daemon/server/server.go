@@ -179,7 +179,7 @@ func Serve(ctx context.Context, o Options) error {
 	} else if jr != nil {
 		defer jr.Close()
 	}
-	srv := newHTTPServer(ctx, d.tokenLogin(d.approvals(httpapi.Guard(liftReadDeadline(mcpFirst(mux)), httpapi.GuardOptions{Port: d.port, Token: d.token, Page: &httpapi.PageAuth{Cookie: wire.PageCookieName(d.port), Routes: pageRoutes, Valid: d.pages.valid}, Logger: d.log}))), ln, d.log)
+	srv := newHTTPServer(ctx, d.tokenLogin(d.approvals(httpapi.Guard(liftReadDeadline(mcpFirst(mux)), httpapi.GuardOptions{Port: d.port, Token: d.token, Page: &httpapi.PageAuth{Cookie: wire.PageCookieName(d.port), Routes: pageRoutes, Valid: d.pages.valid, Help: servePageLoginHelp}, Logger: d.log}))), ln, d.log)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 

@@ -73,6 +73,7 @@ func Check(r *wire.PushRun) error {
 		return bad("%d tasks; a run carries at most %d", len(r.Tasks), wire.MaxPushTasks)
 	}
 	seen := make(map[string]bool, len(r.Tasks))
+	failures := 0
 	for i, t := range r.Tasks {
 		if t.TaskID == "" || len(t.TaskID) > 1024 || seen[t.TaskID] {
 			return bad("tasks[%d]: taskId %q is empty, too long or repeated", i, t.TaskID)
@@ -100,6 +101,14 @@ func Check(r *wire.PushRun) error {
 		if len(t.Reason) > maxText {
 			return bad("tasks[%d] (%s): reason is too long", i, t.TaskID)
 		}
+		if t.Failure != nil {
+			if failures++; failures > wire.MaxPushFailures {
+				return bad("tasks[%d] (%s): more than %d tasks carry a failure", i, t.TaskID, wire.MaxPushFailures)
+			}
+			if err := checkFailure(t.Failure); err != nil {
+				return bad("tasks[%d] (%s): failure: %v", i, t.TaskID, err)
+			}
+		}
 	}
 	keys := make(map[string]bool, len(r.Tasks))
 	for _, t := range r.Tasks {
@@ -114,6 +123,22 @@ func Check(r *wire.PushRun) error {
 		// it has tasks.
 		if !keys[k] {
 			return bad("components[%q]: no task of the run has that key", k)
+		}
+	}
+	return nil
+}
+
+// checkFailure refuses a failure past the wire's bounds.
+func checkFailure(f *wire.PushFailure) error {
+	if len(f.Excerpt) > wire.MaxFailureExcerpt {
+		return fmt.Errorf("excerpt of %d bytes; at most %d", len(f.Excerpt), wire.MaxFailureExcerpt)
+	}
+	if len(f.Locations) > wire.MaxFailureLocations {
+		return fmt.Errorf("%d locations; at most %d", len(f.Locations), wire.MaxFailureLocations)
+	}
+	for j, l := range f.Locations {
+		if l.File == "" || len(l.File) > wire.MaxFailureText || len(l.Message) > wire.MaxFailureText || len(l.Tool) > 16 || l.Line < 0 || l.Col < 0 {
+			return fmt.Errorf("locations[%d]: want a file, a line and column >= 0, and text within %d bytes", j, wire.MaxFailureText)
 		}
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -28,14 +29,14 @@ WITH new_ws AS (
 	FROM ws ON CONFLICT (workspace_id, id) DO NOTHING RETURNING workspace_id, id, started_at
 ), tasks AS (
 	INSERT INTO executions (org_id, workspace_id, run_id, run_started_at, task_id, project, task, key, status, cache, cache_source,
-		exit_code, started_at, duration_ms, peak_rss_bytes, cpu_parallelism, reason, blocked_by, timed_out, entry_bytes)
+		exit_code, started_at, duration_ms, peak_rss_bytes, cpu_parallelism, reason, blocked_by, timed_out, entry_bytes, failure)
 	SELECT $1, run.workspace_id, run.id, run.started_at, t.task_id, t.project, t.task, t.key, t.status, t.cache, t.cache_source,
 		t.exit_code, t.started_at, t.duration_ms, t.peak_rss, t.cpu, t.reason,
-		ARRAY(SELECT jsonb_array_elements_text(t.blocked_by::jsonb)), t.timed_out, t.entry_bytes
+		ARRAY(SELECT jsonb_array_elements_text(t.blocked_by::jsonb)), t.timed_out, t.entry_bytes, t.failure::jsonb
 	FROM run, unnest($26::text[], $27::text[], $28::text[], $29::text[], $30::text[], $31::text[], $32::text[], $33::int[],
-		$34::timestamptz[], $35::bigint[], $36::bigint[], $37::float8[], $38::text[], $39::text[], $40::bool[], $41::bigint[])
+		$34::timestamptz[], $35::bigint[], $36::bigint[], $37::float8[], $38::text[], $39::text[], $40::bool[], $41::bigint[], $44::text[])
 		AS t(task_id, project, task, key, status, cache, cache_source, exit_code, started_at, duration_ms, peak_rss, cpu, reason,
-			blocked_by, timed_out, entry_bytes)
+			blocked_by, timed_out, entry_bytes, failure)
 ), comps AS (
 	INSERT INTO components (org_id, workspace_id, key, body)
 	SELECT $1, run.workspace_id, c.k, c.b::jsonb FROM run, unnest($42::text[], $43::text[]) AS c(k, b)
@@ -57,6 +58,7 @@ type columns struct {
 	cpu                                                                []float64
 	timedOut                                                           []bool
 	entry                                                              []*int64
+	failure                                                            []*string // JSON; nil for none
 }
 
 func taskColumns(r *wire.PushRun) *columns {
@@ -64,7 +66,7 @@ func taskColumns(r *wire.PushRun) *columns {
 	c := &columns{taskID: make([]string, n), project: make([]string, n), task: make([]string, n), key: make([]string, n),
 		status: make([]string, n), cache: make([]string, n), source: make([]string, n), reason: make([]string, n),
 		blocked: make([]string, n), exit: make([]*int, n), started: make([]any, n), duration: make([]int64, n), rss: make([]int64, n),
-		cpu: make([]float64, n), timedOut: make([]bool, n), entry: make([]*int64, n)}
+		cpu: make([]float64, n), timedOut: make([]bool, n), entry: make([]*int64, n), failure: make([]*string, n)}
 	for i, t := range r.Tasks {
 		project, task := splitTaskID(t.TaskID, t.Project, t.Task)
 		blocked := t.BlockedBy
@@ -78,8 +80,25 @@ func taskColumns(r *wire.PushRun) *columns {
 		if t.StartedAt != nil {
 			c.started[i] = *t.StartedAt
 		}
+		if t.Failure != nil {
+			b, _ := json.Marshal(withoutNUL(t.Failure))
+			f := string(b)
+			c.failure[i] = &f
+		}
 	}
 	return c
+}
+
+// withoutNUL is f with each NUL character of its text replaced by U+FFFD:
+// PostgreSQL refuses \u0000 in JSONB, and a task's output may hold one.
+func withoutNUL(f *wire.PushFailure) *wire.PushFailure {
+	clean := func(s string) string { return strings.ReplaceAll(s, "\x00", "\uFFFD") }
+	out := &wire.PushFailure{Excerpt: clean(f.Excerpt), Truncated: f.Truncated, Locations: make([]wire.FailureLocation, len(f.Locations))}
+	for i, l := range f.Locations {
+		l.File, l.Message, l.Tool = clean(l.File), clean(l.Message), clean(l.Tool)
+		out.Locations[i] = l
+	}
+	return out
 }
 
 func splitTaskID(id, project, task string) (string, string) {
@@ -128,7 +147,7 @@ func store(ctx context.Context, pool *pgxpool.Pool, org int64, r *wire.PushRun) 
 		r.Command, r.GitBranch, r.GitCommit, r.CI, r.EndedAt, r.ExitCode, r.Status, r.DurationMs,
 		len(r.Tasks), tot.Passed, tot.Failed, tot.Cached, tot.Blocked, tot.TimedOut, tot.Interrupted, tot.Skipped, executions, hits, local, remote,
 		c.taskID, c.project, c.task, c.key, c.status, c.cache, c.source, c.exit, c.started, c.duration, c.rss, c.cpu, c.reason, c.blocked, c.timedOut, c.entry,
-		keys, bodies).Scan(&wsID, &res.Created)
+		keys, bodies, c.failure).Scan(&wsID, &res.Created)
 	if err != nil {
 		return nil, fmt.Errorf("storing run %s: %w", r.RunID, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"github.com/vzn/vx/daemon/ops"
 
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/vzn/vx/daemon/mcpserver"
 	"github.com/vzn/vx/platform/tokens"
+	"github.com/vzn/vx/protocol/wire"
 )
 
 // Run is a run's header.
@@ -144,16 +146,25 @@ type Task struct {
 	Reason         string     `json:"reason,omitempty"`
 	BlockedBy      []string   `json:"blockedBy,omitempty"`
 	TimedOut       bool       `json:"timedOut"`
+	// Failure says why a failed task failed, as vx pushed it (masked).
+	Failure *wire.PushFailure `json:"failure,omitempty"`
 }
 
-const taskCols = `task_id, project, task, key, status, cache, cache_source, exit_code, started_at, duration_ms, peak_rss_bytes, cpu_parallelism, reason, blocked_by, timed_out`
+const taskCols = `task_id, project, task, key, status, cache, cache_source, exit_code, started_at, duration_ms, peak_rss_bytes, cpu_parallelism, reason, blocked_by, timed_out, failure`
 
 func scanTask(row pgx.Row) (*Task, error) {
 	t := &Task{}
+	var failure []byte
 	err := row.Scan(&t.TaskID, &t.Project, &t.Task, &t.Key, &t.Status, &t.Cache, &t.CacheSource, &t.ExitCode, &t.StartedAt,
-		&t.DurationMs, &t.PeakRSSBytes, &t.CPUParallelism, &t.Reason, &t.BlockedBy, &t.TimedOut)
+		&t.DurationMs, &t.PeakRSSBytes, &t.CPUParallelism, &t.Reason, &t.BlockedBy, &t.TimedOut, &failure)
 	if len(t.BlockedBy) == 0 {
 		t.BlockedBy = nil
+	}
+	if err == nil && len(failure) > 0 {
+		t.Failure = &wire.PushFailure{}
+		if jerr := json.Unmarshal(failure, t.Failure); jerr != nil {
+			return nil, fmt.Errorf("task %s: its stored failure does not decode: %w", t.TaskID, jerr)
+		}
 	}
 	return t, err
 }
@@ -196,6 +207,13 @@ func (t *Task) answerBytes() int {
 	n := taskRowBytes + 2*(len(t.TaskID)+len(t.Project)+len(t.Task)+len(t.Key)+len(t.Status)+len(t.Cache)+len(t.CacheSource)+len(t.Reason))
 	for _, b := range t.BlockedBy {
 		n += 2 * (len(b) + 3)
+	}
+	if f := t.Failure; f != nil {
+		// Escaped output can double; the locations' keys and numbers ~80.
+		n += 2 * 2 * len(f.Excerpt)
+		for _, l := range f.Locations {
+			n += 2 * (len(l.File) + len(l.Message) + len(l.Tool) + 80)
+		}
 	}
 	return n
 }

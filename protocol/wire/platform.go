@@ -53,6 +53,40 @@ type PushTask struct {
 	// EntryBytes is the size of the cache entry the task wrote, when the
 	// local cache still holds it.
 	EntryBytes *int64 `json:"entryBytes,omitempty"`
+	// Failure says why a failed task failed; only failed, timed-out and
+	// interrupted tasks carry one, at most MaxPushFailures of a run.
+	Failure *PushFailure `json:"failure,omitempty"`
+}
+
+// Bounds of what a run pushes of its failures.
+const (
+	// MaxPushFailures bounds the tasks of one run that carry a Failure.
+	MaxPushFailures = 50
+	// MaxFailureExcerpt bounds a Failure's excerpt, in bytes.
+	MaxFailureExcerpt = 9 << 10
+	// MaxFailureLocations bounds a Failure's locations.
+	MaxFailureLocations = 50
+	// MaxFailureText bounds a location's file and message, in bytes.
+	MaxFailureText = 1024
+)
+
+// PushFailure is why a task failed, as vx found it in the task's output:
+// an excerpt of the output and the source locations it names, both masked
+// before they leave the machine. Locations under the workspace are
+// relative to its root.
+type PushFailure struct {
+	Excerpt   string            `json:"excerpt"`
+	Truncated bool              `json:"truncated,omitempty"`
+	Locations []FailureLocation `json:"locations"`
+}
+
+// FailureLocation is one place in the source a tool's output names.
+type FailureLocation struct {
+	File    string `json:"file"`
+	Line    int    `json:"line,omitempty"`
+	Col     int    `json:"col,omitempty"`
+	Message string `json:"message,omitempty"`
+	Tool    string `json:"tool,omitempty"`
 }
 
 // PushResult answers an ingest.

@@ -4,6 +4,7 @@
 // create, list and revoke a token. Arguments come from the Go test
 // (tests/platform) through the environment.
 import { chromium } from "playwright-core";
+import { overflowing, smallLabels } from "./narrow.mjs";
 
 const { PLATFORM_URL, ADMIN_TOKEN, SHOTS } = process.env;
 const fail = (msg) => { console.error("FAIL: " + msg); process.exit(1); };
@@ -27,6 +28,13 @@ try {
   page.on("pageerror", (e) => fail("page error: " + e.message));
   await page.goto(PLATFORM_URL + "/");
   await page.waitForSelector("#login:not([hidden])", { timeout: 10000 });
+  // Before sign-in the navigation (workspaces, Sign out) is not shown.
+  if (await page.isVisible("#nav")) fail("the navigation shows before sign-in");
+  await page.setViewportSize({ width: 390, height: 844 });
+  const wideLogin = await overflowing(page);
+  if (wideLogin.length) fail("sign-in wider than 390 px: " + wideLogin.join("; "));
+  await page.screenshot({ path: SHOTS + "/platform-signin-390.png", fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 900 });
 
   await page.fill("#token", "vxc_" + "x".repeat(43));
   await page.click("#login-form button");
@@ -46,6 +54,20 @@ try {
   const ws = await page.$$eval("#workspaces tbody tr td:first-child", (els) => els.map((e) => e.textContent));
   if (ws.join(",") !== "web,api") fail("workspaces: " + ws);
   await until(page, "the latest run's task", () => document.querySelectorAll("#tasks tbody tr").length === 1);
+  // The latest run failed: why, not only "exited with code 1".
+  await until(page, "why app#test failed", () => document.querySelector("#run-failures .failure"));
+  const why = await page.$eval("#run-failures .failure", (e) => ({ task: e.dataset.task, text: e.innerText, pre: e.querySelector("pre")?.innerText || "", h: e.getBoundingClientRect().height }));
+  if (why.task !== "app#test" || !why.h) fail("failure shown: " + JSON.stringify(why));
+  if (!why.text.includes("apps/app/src/x.ts:3:7") || !why.pre.includes("error TS2322") || !why.pre.includes("key ***")) fail("failure text: " + JSON.stringify(why));
+  // At a phone's width: nothing wider than the screen, labels readable.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.waitForTimeout(300); // the charts redraw on resize
+  const wide = await overflowing(page);
+  if (wide.length) fail("wider than 390 px: " + wide.join("; "));
+  const small = await smallLabels(page);
+  if (small.length) fail("chart labels under 11 px: " + small.join("; "));
+  await page.screenshot({ path: SHOTS + "/platform-failed-run-390.png", fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 900 });
   const flaky = await page.$$eval("#flaky tbody tr td:first-child", (els) => els.map((e) => e.textContent));
   if (flaky.join(",") !== "app#test") fail("flaky tasks: " + flaky);
   const bars = await page.$$eval("#trends rect", (els) => els.length);

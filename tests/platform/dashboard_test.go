@@ -15,8 +15,9 @@ import (
 )
 
 // The dashboard in headless Chromium (tests/browser/platform.mjs):
-// sign-in minting a session, the overview, a run's tasks, the trends
-// chart, flaky tasks, Admin → Tokens, sign-out.
+// sign-in minting a session (the navigation hidden before it), the
+// overview, a run's tasks and why its failed task failed, the trends
+// chart, flaky tasks, the overview at 390 px, Admin → Tokens, sign-out.
 func TestDashboardInChromium(t *testing.T) {
 	_, file, _, _ := runtime.Caller(0)
 	here := filepath.Join(filepath.Dir(file), "..", "browser")
@@ -39,6 +40,9 @@ func TestDashboardInChromium(t *testing.T) {
 	r3 := &wire.PushRun{Workspace: "web", RunID: "a3a3a3a3a3a3", Command: "vx run test", StartedAt: T0.Add(2 * time.Hour), Status: "failed", ExitCode: &one,
 		Totals: wire.RunTotals{Tasks: 1, Failed: 1}, Tasks: []wire.PushTask{task("app#test", "failed", "miss", "", k2, 40, &one)}}
 	_ = zero
+	// Why it failed, as vx pushes it: the masked excerpt and the location.
+	r3.Tasks[0].Failure = &wire.PushFailure{Excerpt: "key ***\napp/src/x.ts(3,7): error TS2322: Type \"string\" is not assignable to type \"number\".\n",
+		Locations: []wire.FailureLocation{{File: "apps/app/src/x.ts", Line: 3, Col: 7, Message: "TS2322: Type \"string\" is not assignable to type \"number\".", Tool: "tsc"}}}
 	if res := push(t, ts.p.srv.URL, ts.acmeIngest, r3); res.status != http.StatusCreated {
 		t.Fatalf("push: %d %s", res.status, res.body)
 	}

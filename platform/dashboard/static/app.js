@@ -82,11 +82,19 @@ async function showRun(id) {
   const tl = vxui.fromHistory(out.tasks);
   vxui.markCritical(tl.tasks);
   vxui.timeline($("run-timeline"), tl, "history");
+  // Why each failed task failed: what vx pushed of its output (masked).
+  const why = $("run-failures"); why.textContent = "";
+  const failed = out.tasks.filter((t) => t.failure);
+  for (const t of failed) {
+    why.appendChild(vxui.failure({ taskId: t.taskId, status: t.status, exitCode: t.exitCode, reason: t.reason,
+      locations: t.failure.locations, output: t.failure.excerpt, truncated: t.failure.truncated }));
+  }
   const tb = $("tasks").tBodies[0]; tb.textContent = "";
   for (const t of out.tasks) {
     const cache = t.cache + (t.cacheSource ? " (" + t.cacheSource + ")" : "");
+    const reason = t.failure ? vxui.failureLine({ ...t, locations: t.failure.locations }) : t.reason || (t.blockedBy ? "blocked by " + t.blockedBy.join(", ") : "");
     row(tb, [t.taskId, el("span", t.status, t.status), cache, fmtMs(t.durationMs), t.exitCode === null ? "" : t.exitCode,
-      t.peakRssBytes ? fmtBytes(t.peakRssBytes) : "", t.reason || (t.blockedBy ? "blocked by " + t.blockedBy.join(", ") : "")]);
+      t.peakRssBytes ? fmtBytes(t.peakRssBytes) : "", reason]);
   }
 }
 

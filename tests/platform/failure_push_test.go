@@ -1,0 +1,56 @@
+package platform_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vzn/vx/tests/internal/harness"
+	"github.com/vzn/vx/tests/internal/pgtest"
+)
+
+// A real vx run whose task fails like tsc pushes why: get_run answers the
+// task's excerpt (its secret masked) and its file:line, relative to the
+// workspace, not only "exited with code 2". The output holds a NUL byte,
+// which PostgreSQL refuses in text and JSONB: the run is still stored.
+func TestFailureReachesThePlatform(t *testing.T) {
+	vx, platform := binaries(t)
+	db := pgtest.URL(t)
+	for _, args := range [][]string{{"migrate"}, {"org", "create", "acme"}} {
+		if r := runCLI(t, platform, db, args...); r.Code != 0 {
+			t.Fatal(r)
+		}
+	}
+	tok := func(scope string) string {
+		r := runCLI(t, platform, db, "token", "create", "--org", "acme", "--scope", scope, "--name", "t-"+scope)
+		return strings.TrimSpace(r.Stdout)
+	}
+	ingestTok, readTok := tok("ingest"), tok("read")
+	srv := startServe(t, platform, db, freePort(t))
+	ws := harness.TempRoot(t)
+	const secret = "s3cr3t-push-value"
+	harness.WriteFile(t, filepath.Join(ws, "vx.workspace.json"), fmt.Sprintf(`{"projects": ["packages/*"],
+		"tasks": {"build": {"inputs": ["src/**"], "exec": {"env": {"API_KEY": {"secret": true}}}}},
+		"platform": {"url": %q, "workspace": "demo"}}`, srv.base))
+	harness.WriteFile(t, filepath.Join(ws, "packages/app/src/main.ts"), "export const x: number = 1;\n")
+	harness.WriteFile(t, filepath.Join(ws, "packages/app/package.json"), `{"name": "app", "scripts": {"build": "echo \"key $API_KEY\"; printf 'binary \\000 byte\\n'; echo 'src/main.ts(3,7): error TS2322: Type string is not assignable to type number.'; exit 2"}}`)
+	env := append(harness.Env("CI", "VX_LOG", "VX_PLATFORM_URL", "VX_PLATFORM_WORKSPACE", "VX_PLATFORM_TOKEN"), "VX_PLATFORM_TOKEN="+ingestTok, "API_KEY="+secret)
+	r := harness.Run(t, ws, env, vx, "run", "build", "--format", "json")
+	if r.Code == 0 {
+		t.Fatalf("the build should fail: %s", r)
+	}
+	got := call(t, srv.base, readTok, "get_run", map[string]any{"runId": runID(t, r)}).Struct
+	task := get(t, got, "tasks", 0).(map[string]any)
+	f, ok := task["failure"].(map[string]any)
+	if !ok {
+		t.Fatalf("get_run has no failure for the failed task: %v", task)
+	}
+	excerpt, _ := f["excerpt"].(string)
+	if !strings.Contains(excerpt, "error TS2322") || !strings.Contains(excerpt, "key ***") || strings.Contains(fmt.Sprint(got), secret) {
+		t.Fatalf("failure excerpt %q: want the error, the secret masked", excerpt)
+	}
+	if loc := get(t, f, "locations", 0).(map[string]any); loc["file"] != "packages/app/src/main.ts" || loc["line"] != float64(3) || loc["col"] != float64(7) {
+		t.Fatalf("failure location: %v", loc)
+	}
+}

@@ -53,8 +53,9 @@ import (
 // defaultJournalLimit bounds the paths one epoch remembers.
 const defaultJournalLimit = 50000
 
-// maxJournalDirs bounds the directories the journal watches.
-const maxJournalDirs = 100000
+// maxJournalDirs bounds the directories the journal watches: the bound
+// of a saved listing (a listing the journal vouches for must be saved).
+const maxJournalDirs = hashing.MaxWatchedDirs
 
 // journalLimitEnv sets journalLimit (1 to 10,000,000).
 const journalLimitEnv = "VXD_JOURNAL_LIMIT"

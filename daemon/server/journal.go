@@ -601,5 +601,6 @@ func (j *journal) describe() string {
 		used, budget := j.budget.held()
 		held = fmt.Sprintf(" (holding %d descriptors; vxd's watches %d of the %d they may)", mine, used, budget)
 	}
-	return fmt.Sprintf("watching %d directories%s; %d paths changed in this epoch (began: %s)", len(j.dirs), held, len(j.changed), j.reason)
+	return fmt.Sprintf("watching %d of at most %d directories%s; %d paths changed in this epoch (began: %s)",
+		len(j.dirs), maxJournalDirs, held, len(j.changed), j.reason)
 }

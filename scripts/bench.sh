@@ -28,8 +28,10 @@
 # Duration: dominated by turbo, which starts `npm run build` per task (about
 # 1-2 s of CPU each): on 2 CPUs, filling turbo's cache for 1000 packages
 # takes ~35 min and each cold 200-package turbo run several minutes; vx's
-# side takes under a minute in all. Smaller N for a quick look:
-#   BENCH_CACHED_N=100 BENCH_COLD_N=50 bash scripts/bench.sh
+# side takes under a minute in all at 1,000 packages, and some 5 more at
+# 10,000 (generating and filling them, then ~30 s a round). Smaller N for a
+# quick look:
+#   BENCH_CACHED_N=100 BENCH_COLD_N=50 BENCH_LARGE_N=0 bash scripts/bench.sh
 #
 # Usage: bash scripts/bench.sh   (or: make bench)
 # Env:   BENCH_CACHED_N, BENCH_COLD_N, BENCH_CACHED_RUNS, BENCH_COLD_RUNS,

@@ -11,6 +11,12 @@
 #           asks the journal what changed instead of statting every input
 #           but may not repeat a run, then the same request again, which
 #           repeats that run (docs/cache.md, "Repeating a fully cached run").
+#   large:  the same, in the same rounds, on BENCH_LARGE_N packages (default
+#           10000; 0 leaves it out), vx only (turbo's cache fill would take
+#           hours): without a daemon, with vxd up, its repeat, and the floor;
+#           each against its own floor, and the growth of vx/floor from
+#           BENCH_CACHED_N to BENCH_LARGE_N (target ≤ 1.25), with the peak
+#           RSS of one no-op run (GNU time, when installed).
 #   cold:   `run build` on BENCH_COLD_N packages (default 200), caches and
 #           outputs wiped before each run; median of BENCH_COLD_RUNS (3).
 #
@@ -22,8 +28,10 @@
 # Duration: dominated by turbo, which starts `npm run build` per task (about
 # 1-2 s of CPU each): on 2 CPUs, filling turbo's cache for 1000 packages
 # takes ~35 min and each cold 200-package turbo run several minutes; vx's
-# side takes under a minute in all. Smaller N for a quick look:
-#   BENCH_CACHED_N=100 BENCH_COLD_N=50 bash scripts/bench.sh
+# side takes under a minute in all at 1,000 packages, and some 5 more at
+# 10,000 (generating and filling them, then ~30 s a round). Smaller N for a
+# quick look:
+#   BENCH_CACHED_N=100 BENCH_COLD_N=50 BENCH_LARGE_N=0 bash scripts/bench.sh
 #
 # Usage: bash scripts/bench.sh   (or: make bench)
 # Env:   BENCH_CACHED_N, BENCH_COLD_N, BENCH_CACHED_RUNS, BENCH_COLD_RUNS,
@@ -43,6 +51,7 @@ BENCH_NAME=bench
 source "$(dirname "${BASH_SOURCE[0]}")/bench/lib.sh"
 N_CACHED=${BENCH_CACHED_N:-1000}
 N_COLD=${BENCH_COLD_N:-200}
+N_LARGE=${BENCH_LARGE_N:-10000}
 RUNS_CACHED=${BENCH_CACHED_RUNS:-5}
 RUNS_COLD=${BENCH_COLD_RUNS:-3}
 TURBO_VERSION=${TURBO_VERSION:-latest}
@@ -65,15 +74,20 @@ fi
 
 install_turbo
 
-# make_ws N: generate, commit, and copy the workspace for vx and for turbo.
+# make_ws N [vx]: generate, commit, and copy the workspace for vx and (but
+# with "vx") for turbo.
 make_ws() {
   local n=$1 src=$WORK/ws/src-$1
-  if [[ ${BENCH_REUSE:-} == 1 && -d $WORK/ws/vx-$n/.git && -d $WORK/ws/turbo-$n/.git ]]; then
+  if [[ ${BENCH_REUSE:-} == 1 && -d $WORK/ws/vx-$n/.git && (${2:-} == vx || -d $WORK/ws/turbo-$n/.git) ]]; then
     log "reusing the $n-package workspaces in $WORK/ws"
     return
   fi
   rm -rf "$src" "$WORK/ws/vx-$n" "$WORK/ws/turbo-$n"
   gen_repo "$n" "$src" "npm@$(npm --version)"
+  if [[ ${2:-} == vx ]]; then
+    mv "$src" "$WORK/ws/vx-$n"
+    return
+  fi
   cp -a "$src" "$WORK/ws/vx-$n"
   cp -a "$src" "$WORK/ws/turbo-$n"
 }
@@ -92,25 +106,35 @@ run_vx "$VXC" >/dev/null 2>&1 || die "vx run build failed in $VXC"
 run_turbo "$TUC" >/dev/null 2>&1 || die "turbo run build failed in $TUC"
 ms run_vx "$VXC" >/dev/null
 ms run_turbo "$TUC" >/dev/null
-# vxd_up: start vxd in the vx workspace and warm up until a run takes its
-# files from the change journal, or repeats a run that did (the first run
-# of a new vxd has no token of its epoch and stats everything).
+VXL=
+if [[ $N_LARGE -gt 0 ]]; then
+  log "generating $N_LARGE packages (vx only), filling its cache"
+  make_ws "$N_LARGE" vx
+  VXL=$WORK/ws/vx-$N_LARGE
+  run_vx "$VXL" >/dev/null 2>&1 || die "vx run build failed in $VXL"
+  ms run_vx "$VXL" >/dev/null
+fi
+# vxd_up [WS]: start vxd in the vx workspace WS (default $VXC) and warm up
+# until a run takes its files from the change journal, or repeats a run
+# that did (the first run of a new vxd has no token of its epoch and stats
+# everything).
 vxd_up() {
-  (cd "$VXC" && "$VXDBIN" start >/dev/null) || die "vxd start failed in $VXC"
-  local how
+  local ws=${1:-$VXC} how
+  (cd "$ws" && "$VXDBIN" start >/dev/null) || die "vxd start failed in $ws"
   for _ in $(seq 20); do
-    how=$(cd "$VXC" && VX_LOG=debug "$VX" run build 2>&1 >/dev/null) || die "vx run build failed in $VXC with vxd up"
+    how=$(cd "$ws" && VX_LOG=debug "$VX" run build 2>&1 >/dev/null) || die "vx run build failed in $ws with vxd up"
     # A run of the journal, or one that repeats such a run.
     grep -qE '"files":"journal:|"repeat":true' <<<"$how" && return
     sleep 0.2
   done
-  die "vx never took its files from vxd's change journal in $VXC"
+  die "vx never took its files from vxd's change journal in $ws"
 }
-vxd_down() { (cd "$VXC" && "$VXDBIN" stop >/dev/null) || die "vxd stop failed in $VXC"; }
-trap '(cd "$VXC" && "$VXDBIN" stop >/dev/null 2>&1) || true' EXIT
+vxd_down() { (cd "${1:-$VXC}" && "$VXDBIN" stop >/dev/null) || die "vxd stop failed in ${1:-$VXC}"; }
+trap '(cd "$VXC" && "$VXDBIN" stop >/dev/null 2>&1) || true; [[ -z $VXL ]] || (cd "$VXL" && "$VXDBIN" stop >/dev/null 2>&1) || true' EXIT
 # Each round: vx without a daemon, turbo, vx with vxd up (its journal, in
 # an environment of its own), the same again (a repeat).
 vx_cached=() turbo_cached=() vxd_cached=() vxr_cached=() floor_cached=()
+vx_large=() vxd_large=() vxr_large=() floor_large=()
 for i in $(seq "$RUNS_CACHED"); do
   floor_cached+=("$(ms run_floor "$VXC")")
   vx_cached+=("$(ms run_vx "$VXC")")
@@ -120,6 +144,14 @@ for i in $(seq "$RUNS_CACHED"); do
   vxr_cached+=("$(BENCH_ROUND=$i ms run_vx "$VXC")")
   vxd_down
   log "cached run $i: vx ${vx_cached[-1]} ms, turbo ${turbo_cached[-1]} ms, vx with vxd up ${vxd_cached[-1]} ms, its repeat ${vxr_cached[-1]} ms"
+  [[ -n $VXL ]] || continue
+  floor_large+=("$(ms run_floor "$VXL")")
+  vx_large+=("$(ms run_vx "$VXL")")
+  vxd_up "$VXL"
+  vxd_large+=("$(BENCH_ROUND=$i ms run_vx "$VXL")")
+  vxr_large+=("$(BENCH_ROUND=$i ms run_vx "$VXL")")
+  vxd_down "$VXL"
+  log "cached run $i, $N_LARGE packages: floor ${floor_large[-1]} ms, vx ${vx_large[-1]} ms, with vxd up ${vxd_large[-1]} ms, its repeat ${vxr_large[-1]} ms"
 done
 trap - EXIT
 # Both really were fully cached, vx with and without vxd.
@@ -134,6 +166,19 @@ vxd_down
 [[ $hits == "$N_CACHED" ]] || die "vx with vxd: $hits of $N_CACHED tasks were hits in the cached scenario"
 [[ $repeated == 1 ]] || die "vx with vxd: the same request again did not repeat the run before it"
 run_turbo "$TUC" 2>&1 | grep -Eq "Cached: +$N_CACHED cached, $N_CACHED total" || die "turbo: the cached scenario was not fully cached"
+large_rss="not measured (GNU time is not installed)"
+if [[ -n $VXL ]]; then
+  hits=$(cd "$VXL" && "$VX" run build --format json 2>/dev/null | grep -c '"cache": "hit"' || true)
+  [[ $hits == "$N_LARGE" ]] || die "vx: $hits of $N_LARGE tasks were hits in the large cached scenario"
+  vxd_up "$VXL"
+  (cd "$VXL" && BENCH_ROUND=check "$VX" run build >/dev/null 2>&1) || die "vx run build failed in $VXL with vxd up"
+  repeated=$(cd "$VXL" && BENCH_ROUND=check "$VX" run build 2>/dev/null | grep -c '^ Repeat: run ' || true)
+  vxd_down "$VXL"
+  [[ $repeated == 1 ]] || die "vx with vxd, $N_LARGE packages: the same request again did not repeat the run before it"
+  if [[ -x /usr/bin/time ]]; then
+    large_rss="$( (cd "$VXL" && /usr/bin/time -f %M "$VX" run build 2>&1 >/dev/null | tail -1) ) KB"
+  fi
+fi
 
 # --- cold, N_COLD packages -------------------------------------------------
 log "generating $N_COLD packages"
@@ -181,6 +226,24 @@ vj=$(median "${vxd_cached[@]}") vr=$(median "${vxr_cached[@]}") vf=$(median "${f
 rj=$(ratio "$vj" "$tc") rr=$(ratio "$vr" "$tc") rf=$(ratio "$vf" "$tc")
 cpus=$(nproc 2>/dev/null || echo "?")
 
+# large_report: the BENCH_LARGE_N rows, each against its own floor.
+large_report() {
+  [[ -n $VXL ]] || return 0
+  local fl vl jl rl g
+  fl=$(median "${floor_large[@]}") vl=$(median "${vx_large[@]}") jl=$(median "${vxd_large[@]}") rl=$(median "${vxr_large[@]}")
+  g=$(awk -v a="$vl" -v b="$fl" -v c="$vc" -v d="$vf" 'BEGIN {printf "%.2f", (a/b)/(c/d)}')
+  cat <<EOT
+
+| fully cached \`run build\`, in the same rounds (median of $RUNS_CACHED) | floor ms | vx ms | vx/floor | with vxd up ms | /floor | repeat ms | /floor |
+|---|---:|---:|---:|---:|---:|---:|---:|
+| $N_CACHED packages | $vf | $vc | $(ratio "$vc" "$vf") | $vj | $(ratio "$vj" "$vf") | $vr | $(ratio "$vr" "$vf") |
+| $N_LARGE packages | $fl | $vl | $(ratio "$vl" "$fl") | $jl | $(ratio "$jl" "$fl") | $rl | $(ratio "$rl" "$fl") |
+
+vx/floor at $N_LARGE over vx/floor at $N_CACHED: $g (target ≤ 1.25: $(met "$g" 1.25)). Peak RSS of a no-op run at $N_LARGE packages: $large_rss.
+Samples (ms), $N_LARGE packages: floor ${floor_large[*]}; vx ${vx_large[*]}; with vxd up ${vxd_large[*]}; its repeat ${vxr_large[*]}.
+EOT
+}
+
 cat <<EOF
 ### vx vs Turborepo — $(date -u +%Y-%m-%d)
 
@@ -197,6 +260,7 @@ vx $("$VX" version | awk '{print $2}') (default workers: one per CPU), turbo $("
 | cold \`run build\`, $N_COLD packages (median of $RUNS_COLD, caches and dist/ wiped) | $vd | $td | $rd | ≤ 0.20 | $md |
 
 With vxd up against the floor: the journal's run $(ratio "$vj" "$vf")×, the repeat $(ratio "$vr" "$vf")×.
+$(large_report)
 
 Samples (ms): cached vx ${vx_cached[*]}; turbo ${turbo_cached[*]}; vx with vxd up ${vxd_cached[*]}; its repeat ${vxr_cached[*]}; floor ${floor_cached[*]}. Cold vx ${vx_cold[*]}; turbo ${turbo_cold[*]}.
 Network during \`vx run\`: $network.

@@ -33,13 +33,18 @@ import (
 // anew. Only .git, .vx and node_modules directories are not walked: ListFiles
 // drops what they hold. A listing is not saved when any of its stats is
 // within racyWindow of the walk (timestamps are coarse: a change right
-// after it could leave them equal), nor for trees above maxListDirs
+// after it could leave them equal), nor for trees above MaxWatchedDirs
 // directories.
 
 const listCacheMagic = "vxlist1\n"
 
-// maxListDirs bounds the directories a saved listing stats.
-const maxListDirs = 20000
+// MaxWatchedDirs bounds the directories a saved listing stats, and those
+// vxd's change journal watches: one bound, so that every tree the journal
+// vouches for has a saved listing it can vouch for (docs/cache.md). It was
+// 20,000 for the listing alone: a tree of 10,000 packages with a src
+// directory each (20,002 directories) was listed by git on every run, and
+// never left a repeat memo.
+const MaxWatchedDirs = 100000
 
 // racyWindow: stats this close to the walk (or later) are not trusted.
 var racyWindow = 2 * time.Second
@@ -121,7 +126,7 @@ func listEnv(root string) string {
 
 // walkDirs stats root, every directory under it but .git, .vx and
 // node_modules, and every .gitignore in them; false when there are more
-// than maxListDirs directories.
+// than MaxWatchedDirs directories.
 func walkDirs(root string) ([]Stamp, bool) {
 	var out []Stamp
 	ok := true
@@ -151,7 +156,7 @@ func walkDirs(root string) ([]Stamp, bool) {
 				}
 			}
 		}
-		if len(out) >= maxListDirs {
+		if len(out) >= MaxWatchedDirs {
 			ok = false
 			return filepath.SkipAll
 		}

@@ -43,6 +43,7 @@ func (p *prestat) add(name string, k statKey, sum [16]byte) {
 // its own goroutine alongside the workspace's loading; a Hasher using a
 // daemon's change journal (UseChanges) ignores the marks.
 func (h *Hasher) Prestat(root string) {
+	h.load()
 	p := &h.pre
 	prefix := filepath.Clean(root) + string(filepath.Separator)
 	var st syscall.Stat_t

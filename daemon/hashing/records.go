@@ -19,8 +19,12 @@ import (
 // nil where none can answer: no records, or a daemon's change journal in
 // use.
 func (h *Hasher) Records(root string, files []string) []int32 {
+	if h.changes != nil {
+		return nil
+	}
+	h.load()
 	names := h.pre.names
-	if len(names) == 0 || h.changes != nil {
+	if len(names) == 0 {
 		return nil
 	}
 	prefix := filepath.Clean(root) + string(filepath.Separator)
@@ -51,7 +55,11 @@ func (h *Hasher) Records(root string, files []string) []int32 {
 // RecordPath is the absolute path of loaded record rec, "" for none (-1):
 // for a listed file, the one its Records entry was found by.
 func (h *Hasher) RecordPath(rec int32) string {
-	if rec < 0 || int(rec) >= len(h.pre.names) {
+	if rec < 0 {
+		return ""
+	}
+	h.load()
+	if int(rec) >= len(h.pre.names) {
 		return ""
 	}
 	return h.pre.names[rec]
@@ -64,8 +72,12 @@ func (h *Hasher) RecordPath(rec int32) string {
 // one gone, and any file of a Hasher using a daemon's change journal take
 // HashFile's own path.
 func (h *Hasher) HashRecord(abs string, rec int32) (string, error) {
+	if rec < 0 || h.changes != nil {
+		return h.HashFile(abs)
+	}
+	h.load()
 	p := &h.pre
-	if rec < 0 || int(rec) >= len(p.names) || h.changes != nil || p.names[rec] != abs {
+	if int(rec) >= len(p.names) || p.names[rec] != abs {
 		return h.HashFile(abs)
 	}
 	if p.fresh[rec].Load() {

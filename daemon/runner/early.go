@@ -64,11 +64,17 @@ func StartEarly(ctx context.Context, root string, logger zerolog.Logger, openHis
 			e.files, _, e.listed = hashing.ListFilesCached(ctx, root, layout.FileList(root))
 		}()
 	}
-	e.wg.Add(1)
-	go func() {
-		defer e.wg.Done()
-		e.hasher = hashing.NewHasher(layout.StatCache(root))
-	}()
+	if daemonErr == nil {
+		// The journal's answer may prove every input: the stat cache is
+		// read only if a file needs it.
+		e.hasher = hashing.NewLazyHasher(layout.StatCache(root))
+	} else {
+		e.wg.Add(1)
+		go func() {
+			defer e.wg.Done()
+			e.hasher = hashing.NewHasher(layout.StatCache(root))
+		}()
+	}
 	// Decoding 1,000 tasks' stamps is a few ms Execute no longer waits
 	// for, nor the keys: only Execute takes them.
 	e.swg.Add(1)

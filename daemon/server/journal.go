@@ -53,8 +53,9 @@ import (
 // defaultJournalLimit bounds the paths one epoch remembers.
 const defaultJournalLimit = 50000
 
-// maxJournalDirs bounds the directories the journal watches.
-const maxJournalDirs = 100000
+// maxJournalDirs bounds the directories the journal watches: the bound
+// of a saved listing (a listing the journal vouches for must be saved).
+const maxJournalDirs = hashing.MaxWatchedDirs
 
 // journalLimitEnv sets journalLimit (1 to 10,000,000).
 const journalLimitEnv = "VXD_JOURNAL_LIMIT"
@@ -600,5 +601,6 @@ func (j *journal) describe() string {
 		used, budget := j.budget.held()
 		held = fmt.Sprintf(" (holding %d descriptors; vxd's watches %d of the %d they may)", mine, used, budget)
 	}
-	return fmt.Sprintf("watching %d directories%s; %d paths changed in this epoch (began: %s)", len(j.dirs), held, len(j.changed), j.reason)
+	return fmt.Sprintf("watching %d of at most %d directories%s; %d paths changed in this epoch (began: %s)",
+		len(j.dirs), maxJournalDirs, held, len(j.changed), j.reason)
 }

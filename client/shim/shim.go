@@ -93,7 +93,7 @@ type shim struct {
 	// cancelled holds ids the client sent notifications/cancelled for
 	// (under mu).
 	cancelled map[string]bool
-	modern    modernCalls // 2026-07-28 requests in flight (modern.go)
+	stateless statelessCalls // stateless requests in flight (stateless.go)
 }
 
 // Run pumps messages between in/out and the daemon until in ends or ctx is
@@ -233,7 +233,7 @@ func (s *shim) handleLine(ctx context.Context, wg *sync.WaitGroup, line []byte) 
 		s.writeMessage(jsonrpc.NewError(nil, derr))
 		return
 	}
-	if s.modernLine(ctx, wg, line, msgs, batch) {
+	if s.statelessLine(ctx, wg, line, msgs, batch) {
 		return
 	}
 	var ids []json.RawMessage

@@ -236,7 +236,7 @@ func TestSDKClient(t *testing.T) {
 	d := startDaemon(t, 0)
 	ctx := context.Background()
 	client, changed, progress := watchingClient("sdk-test")
-	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: d.URL + "/mcp", HTTPClient: &http.Client{Transport: bearer{testToken}}}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"}) // the session era; the 2026-07-28 era has its own tests
+	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: d.URL + "/mcp", HTTPClient: &http.Client{Transport: bearer{testToken}}}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"}) // the session era; the stateless era has its own tests
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -165,8 +165,8 @@ func (h *mcpHandler) post(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, b)
 		return
 	}
-	if isModern(r, msgs, batch) {
-		h.serveModern(w, r, msgs[0], sseOK)
+	if isStateless(r, msgs, batch) {
+		h.serveStateless(w, r, msgs[0], sseOK)
 		return
 	}
 	ss, created, ok := h.session(w, r, msgs, batch)
@@ -303,7 +303,7 @@ func (rw *replyWriter) finishAnswer(reply *mcpserver.Reply) {
 
 // finishReply ends an answer: the last event of a stream already started,
 // else the JSON body, else (no answer at all) the empty status: 202 for a
-// session-era request vxd ended, 204 for a new-era one the client left.
+// session-era request vxd ended, 204 for a stateless one the client left.
 func finishReply(w http.ResponseWriter, started bool, reply []byte, empty int) {
 	switch {
 	case started:

@@ -49,8 +49,8 @@ type Server struct {
 	opts  Options
 	mux   *http.ServeMux
 
-	// modern serves the 2026-07-28 era of mcp with vxd's code.
-	modern *httpapi.Modern
+	// stateless serves the stateless era of mcp with vxd's code.
+	stateless *httpapi.Stateless
 	// streams are the listen streams' slots, reads the reads' (in
 	// flight, waiting included), per token and in all.
 	streams, reads *connlimit.Slots
@@ -69,7 +69,7 @@ func New(pool *pgxpool.Pool, opts *Options) *Server {
 		Instructions: "Team-wide vx run history over every workspace of your org: list_workspaces, then list_runs, get_run, run_trends, cache_stats, why_did_rerun and compare_runs."})
 	catalog := teamtools.Catalog(env)
 	s.mcp.SetTools(catalog)
-	s.modern = httpapi.NewModern(s.mcp, &httpapi.MCPOptions{Logger: opts.Logger})
+	s.stateless = httpapi.NewStateless(s.mcp, &httpapi.MCPOptions{Logger: opts.Logger})
 	for _, t := range catalog {
 		s.tools[t.Def.Name] = t
 	}
@@ -116,7 +116,7 @@ type statusWriter struct {
 }
 
 // Unwrap lets http.ResponseController reach the connection (an event
-// stream of the 2026-07-28 era flushes each message).
+// stream of the stateless era flushes each message).
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func (w *statusWriter) WriteHeader(code int) {

@@ -27,10 +27,10 @@ var eraTransports = []struct {
 	}},
 	{"2026-07-28/http", func(t *testing.T, root string, opts *mcp.ClientOptions) *mcp.ClientSession {
 		endpoint, token, _ := startDaemon(t, root)
-		return connectModern(t, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: harness.BearerClient(token), MaxRetries: -1}, opts)
+		return connectStateless(t, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: harness.BearerClient(token), MaxRetries: -1}, opts)
 	}},
 	{"2026-07-28/shim", func(t *testing.T, root string, opts *mcp.ClientOptions) *mcp.ClientSession {
-		return connectModern(t, &mcp.CommandTransport{Command: shimCmd(root), TerminateDuration: 5 * time.Second}, opts)
+		return connectStateless(t, &mcp.CommandTransport{Command: shimCmd(root), TerminateDuration: 5 * time.Second}, opts)
 	}},
 }
 

@@ -52,8 +52,8 @@ func BenchmarkToolsCall(b *testing.B) {
 		}
 	})
 	b.Run("stateless-2026-07-28", func(b *testing.B) {
-		body := modernBody(2, "tools/call", call, nil)
-		h := modernHeaders("tools/call", "echo")
+		body := statelessBody(2, "tools/call", call, nil)
+		h := statelessHeaders("tools/call", "echo")
 		for b.Loop() {
 			post(body, h)
 		}

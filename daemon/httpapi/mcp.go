@@ -239,7 +239,7 @@ func (h *mcpHandler) session(w http.ResponseWriter, r *http.Request, msgs []*jso
 		// Liveness needs no session.
 		b, _ := jsonrpc.Encode(&jsonrpc.Message{ID: first.ID, Result: json.RawMessage(`{}`)})
 		writeJSON(w, http.StatusOK, b)
-	case first != nil && first.Kind() == jsonrpc.KindRequest && !mcpserver.KnownMethod(first.Method):
+	case first != nil && first.Kind() == jsonrpc.KindRequest && !mcp.Answers(mcp.SessionEra, first.Method):
 		// An unknown method (such as a newer revision's probe) is told
 		// so at once, so the client can fall back to initialize.
 		b, _ := jsonrpc.Encode(jsonrpc.NewError(first.ID, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %q", first.Method)))

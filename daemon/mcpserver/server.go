@@ -358,19 +358,6 @@ func (s *Server) Close() {
 	s.endListeners()
 }
 
-// KnownMethod reports whether the server answers method; transports use it
-// to answer an unknown method promptly, session or not.
-func KnownMethod(method string) bool {
-	switch method {
-	case mcp.MethodInitialize, mcp.MethodPing, mcp.MethodToolsList, mcp.MethodToolsCall,
-		mcp.MethodResourcesList, mcp.MethodResourceTemplates, mcp.MethodResourcesRead,
-		mcp.MethodPromptsList, mcp.MethodPromptsGet, mcp.MethodSetLevel,
-		mcp.MethodComplete, mcp.MethodSubscribe, mcp.MethodUnsubscribe:
-		return true
-	}
-	return false
-}
-
 // compileTemplate turns a URI template into an anchored regexp.
 func compileTemplate(tmpl string) (*regexp.Regexp, error) {
 	var b strings.Builder

@@ -270,7 +270,7 @@ func (ss *Session) dispatch(ctx context.Context, m *jsonrpc.Message, emit func(*
 	if ss.stateless != nil {
 		return ss.dispatchStateless(ctx, m, emit)
 	}
-	if !KnownMethod(m.Method) {
+	if !mcp.Answers(mcp.SessionEra, m.Method) {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %q", m.Method)
 	}
 	switch m.Method {

@@ -59,18 +59,6 @@ func (s *Server) listenStreams() *listenSet {
 	return s.listens
 }
 
-// StatelessKnownMethod reports whether method exists in the stateless era
-// (ping, initialize and logging/setLevel do not).
-func StatelessKnownMethod(method string) bool {
-	switch method {
-	case mcp.MethodDiscover, mcp.MethodSubscriptionsListen, mcp.MethodToolsList, mcp.MethodToolsCall,
-		mcp.MethodResourcesList, mcp.MethodResourceTemplates, mcp.MethodResourcesRead,
-		mcp.MethodPromptsList, mcp.MethodPromptsGet, mcp.MethodComplete:
-		return true
-	}
-	return false
-}
-
 // CheckStateless validates what a stateless request says about itself: a
 // readable _meta (-32602), a revision vx serves statelessly (-32022 with
 // {supported, requested}), the client's capabilities (-32602), and a method
@@ -94,7 +82,7 @@ func CheckStateless(m *jsonrpc.Message) (mcp.StatelessMeta, *jsonrpc.Error) {
 	if !meta.HasCapabilities {
 		return meta, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: params._meta[%q] is required (send {} when the client declares none)", mcp.MetaClientCapabilities)
 	}
-	if !StatelessKnownMethod(m.Method) {
+	if !mcp.Answers(mcp.StatelessEra, m.Method) {
 		return meta, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %q is not a method of revision %s", m.Method, meta.ProtocolVersion)
 	}
 	return meta, nil

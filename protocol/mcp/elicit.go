@@ -33,13 +33,10 @@ type InputRequest struct {
 	Params any    `json:"params"`
 }
 
-// Completion (completion/complete) and resource subscriptions.
+// The reference kinds of completion/complete.
 const (
-	MethodComplete    = "completion/complete"
-	MethodSubscribe   = "resources/subscribe"
-	MethodUnsubscribe = "resources/unsubscribe"
-	RefPrompt         = "ref/prompt"
-	RefResource       = "ref/resource"
+	RefPrompt   = "ref/prompt"
+	RefResource = "ref/resource"
 )
 
 // CompleteParams are the params of completion/complete.

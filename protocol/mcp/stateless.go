@@ -35,10 +35,8 @@ const (
 	MetaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"
 )
 
-// Methods and notifications of the 2026-07-28 revision.
+// Notifications of the 2026-07-28 revision (its methods are in methods.go).
 const (
-	MethodDiscover                  = "server/discover"
-	MethodSubscriptionsListen       = "subscriptions/listen"
 	NotifySubscriptionsAcknowledged = "notifications/subscriptions/acknowledged"
 	NotifyResourceUpdated           = "notifications/resources/updated"
 )

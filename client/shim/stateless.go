@@ -10,6 +10,7 @@ import (
 
 	"github.com/vzn/vx/protocol/jsonrpc"
 	"github.com/vzn/vx/protocol/mcp"
+	"github.com/vzn/vx/protocol/wire"
 )
 
 // A 2026-07-28 client sends every request on its own, its revision in
@@ -121,7 +122,7 @@ func (s *shim) forwardStateless(ctx context.Context, line []byte, m *jsonrpc.Mes
 }
 
 func (s *shim) postStateless(ctx context.Context, c conn, body []byte, m *jsonrpc.Message) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+"/mcp", bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+wire.MCPPath, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +131,7 @@ func (s *shim) postStateless(ctx context.Context, c conn, body []byte, m *jsonrp
 	h.Set("Content-Type", "application/json")
 	h.Set("Accept", "application/json, text/event-stream")
 	h.Set("Authorization", "Bearer "+c.token)
-	h.Set(headerProtocolVersion, meta.ProtocolVersion)
+	h.Set(mcp.HeaderProtocolVersion, meta.ProtocolVersion)
 	h.Set(mcp.HeaderMethod, m.Method)
 	if name, ok := mcp.NameCarrier(m.Method, m.Params); ok {
 		h.Set(mcp.HeaderName, mcp.EncodeHeaderValue(name))

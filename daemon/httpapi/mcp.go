@@ -35,12 +35,6 @@ type MCPOptions struct {
 	Streams *connlimit.Slots
 }
 
-// Header names of the streamable HTTP transport.
-const (
-	HeaderSessionID       = mcp.HeaderSessionID
-	HeaderProtocolVersion = mcp.HeaderProtocolVersion
-)
-
 // streamBacklog bounds the server-initiated messages kept for a session
 // whose GET stream is not open yet.
 const streamBacklog = 256
@@ -183,7 +177,7 @@ func (h *mcpHandler) post(w http.ResponseWriter, r *http.Request) {
 	defer reply.Release()
 	stopKeepAlive()
 	if created && !reply.Succeeded() {
-		w.Header().Del(HeaderSessionID)
+		w.Header().Del(mcp.HeaderSessionID)
 		ss.Close()
 	}
 	rw.finishAnswer(reply)
@@ -233,7 +227,7 @@ func (h *mcpHandler) session(w http.ResponseWriter, r *http.Request, msgs []*jso
 	switch {
 	case first != nil && first.Kind() == jsonrpc.KindRequest && first.Method == mcp.MethodInitialize:
 		ss = h.newSession()
-		w.Header().Set(HeaderSessionID, ss.ID())
+		w.Header().Set(mcp.HeaderSessionID, ss.ID())
 		return ss, true, true
 	case first != nil && first.Kind() == jsonrpc.KindRequest && first.Method == mcp.MethodPing:
 		// Liveness needs no session.
@@ -339,7 +333,7 @@ func (h *mcpHandler) newSession() *mcpserver.Session {
 // lookup finds a live session named by the request, answering 400 or 404
 // itself when there is none.
 func (h *mcpHandler) lookup(w http.ResponseWriter, r *http.Request) (*mcpserver.Session, *stream) {
-	sid := r.Header.Get(HeaderSessionID)
+	sid := r.Header.Get(mcp.HeaderSessionID)
 	if sid == "" {
 		writeError(w, http.StatusBadRequest, nil, jsonrpc.CodeInvalidRequest, "missing Mcp-Session-Id header")
 		return nil, nil

@@ -127,12 +127,12 @@ func checkHeaders(r *http.Request, m *jsonrpc.Message, meta mcp.StatelessMeta, c
 	if checkErr != nil && meta.ProtocolVersion == "" && checkErr.Code == jsonrpc.CodeInvalidParams {
 		return nil
 	}
-	v := r.Header.Get(HeaderProtocolVersion)
+	v := r.Header.Get(mcp.HeaderProtocolVersion)
 	switch {
 	case v == "":
-		return mismatch("the %s header is required on every POST and must equal params._meta[%q]", HeaderProtocolVersion, mcp.MetaProtocolVersion)
+		return mismatch("the %s header is required on every POST and must equal params._meta[%q]", mcp.HeaderProtocolVersion, mcp.MetaProtocolVersion)
 	case meta.ProtocolVersion != "" && v != meta.ProtocolVersion:
-		return mismatch("%s header %q does not match params._meta[%q] %q", HeaderProtocolVersion, v, mcp.MetaProtocolVersion, meta.ProtocolVersion)
+		return mismatch("%s header %q does not match params._meta[%q] %q", mcp.HeaderProtocolVersion, v, mcp.MetaProtocolVersion, meta.ProtocolVersion)
 	}
 	switch got := r.Header.Get(mcp.HeaderMethod); {
 	case got == "":

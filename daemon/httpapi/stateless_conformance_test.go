@@ -97,7 +97,7 @@ func (st httpStep) post(t *testing.T, d *daemon) string {
 	defer resp.Body.Close()
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	lines := []string{fmt.Sprintf("%d %s", resp.StatusCode, mt)}
-	if sid := resp.Header.Get(HeaderSessionID); sid != "" {
+	if sid := resp.Header.Get(mcp.HeaderSessionID); sid != "" {
 		lines[0] += " (session)"
 	}
 	if mt == "text/event-stream" {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/vzn/vx/daemon/mcpserver"
 	"github.com/vzn/vx/protocol/jsonrpc"
+	"github.com/vzn/vx/protocol/mcp"
 )
 
 // TestStatelessExported: another endpoint serving the era through Stateless
@@ -57,7 +58,7 @@ func TestStatelessExported(t *testing.T) {
 	if resp := post(context.Background(), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, nil); resp.StatusCode != http.StatusTeapot {
 		t.Errorf("a session-era POST: %d, want Serve to leave it to the caller", resp.StatusCode)
 	}
-	resp := post(context.Background(), statelessBody(2, "tools/list", nil, nil), map[string]string{HeaderProtocolVersion: "2026-07-28"})
+	resp := post(context.Background(), statelessBody(2, "tools/list", nil, nil), map[string]string{mcp.HeaderProtocolVersion: "2026-07-28"})
 	var a rpcAnswer
 	if err := json.NewDecoder(resp.Body).Decode(&a); err != nil || resp.StatusCode != http.StatusBadRequest || a.Error == nil || a.Error.Code != -32020 {
 		t.Errorf("no Mcp-Method: %d %v %+v", resp.StatusCode, err, a.Error)

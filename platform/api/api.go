@@ -79,14 +79,14 @@ func New(pool *pgxpool.Pool, opts *Options) *Server {
 
 func (s *Server) routes() {
 	m := http.NewServeMux()
-	m.HandleFunc("POST /mcp", s.bearer("read", s.serveMCP))
+	m.HandleFunc("POST "+wire.MCPPath, s.bearer("read", s.serveMCP))
 	notAllowed := func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", "POST")
 		writeErr(w, http.StatusMethodNotAllowed, "this endpoint keeps no sessions and no streams: POST JSON-RPC messages")
 	}
-	m.HandleFunc("GET /mcp", notAllowed)
-	m.HandleFunc("DELETE /mcp", notAllowed)
-	m.HandleFunc("POST /v1/runs", s.bearer("ingest", s.ingest))
+	m.HandleFunc("GET "+wire.MCPPath, notAllowed)
+	m.HandleFunc("DELETE "+wire.MCPPath, notAllowed)
+	m.HandleFunc("POST "+wire.PlatformRunsPath, s.bearer("ingest", s.ingest))
 	m.HandleFunc("POST "+wire.PlatformKnownPath, s.bearer("ingest", s.known))
 	m.HandleFunc("GET /v1/workspaces", s.reader(s.tool("list_workspaces", nil)))
 	m.HandleFunc("GET /v1/runs", s.reader(s.tool("list_runs", nil)))
@@ -95,7 +95,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /v1/runs/{runId}/why", s.reader(s.tool("why_did_rerun", []string{"runId"})))
 	m.HandleFunc("GET /v1/trends", s.reader(s.tool("run_trends", nil)))
 	m.HandleFunc("GET /v1/cache", s.reader(s.tool("cache_stats", nil)))
-	m.HandleFunc("GET /healthz", s.health)
+	m.HandleFunc("GET "+wire.PlatformHealthPath, s.health)
 	s.dashboardRoutes(m)
 	s.mux = m
 }

@@ -14,9 +14,6 @@ import (
 	"github.com/vzn/vx/protocol/mcp"
 )
 
-// headerProtocolVersion names the revision of a request after initialize.
-const headerProtocolVersion = "MCP-Protocol-Version"
-
 // serveMCP answers one POST /mcp. A request of the stateless era (its
 // revision in params._meta) is served by daemon/httpapi's stateless
 // code, exactly as vxd serves it. Anything else is the session era: a
@@ -56,7 +53,7 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, p *tokens.Prin
 	if s.stateless.Serve(w, r, msgs, batch) {
 		return // the stateless era, served by vxd's own code
 	}
-	rev := r.Header.Get(headerProtocolVersion)
+	rev := r.Header.Get(mcp.HeaderProtocolVersion) // the revision after initialize
 	if rev == "" {
 		rev = mcp.DefaultHTTPRevision
 	} else if !mcp.IsSupported(rev) {

@@ -283,8 +283,8 @@ func TestLoopbackChecks(t *testing.T) {
 	}
 	hosts := map[string]bool{"127.0.0.1:80": true, "localhost:80": true, "[::1]:80": true, "127.0.0.1": false, "127.0.0.1:81": false, "example.com:80": false, "::1:80": false}
 	for h, want := range hosts {
-		if got := loopbackHost(h, 80); got != want {
-			t.Errorf("loopbackHost(%q) = %v", h, got)
+		if got := LoopbackHost(h, 80); got != want {
+			t.Errorf("LoopbackHost(%q) = %v", h, got)
 		}
 	}
 }

@@ -48,14 +48,6 @@ const (
 	CodeUnsupportedProtocolVersion      = -32022
 )
 
-// Streamable HTTP headers the 2026-07-28 revision adds: each POST mirrors
-// its method, and for tools/call, resources/read and prompts/get the name
-// or URI, so intermediaries can route without reading the body.
-const (
-	HeaderMethod = "Mcp-Method"
-	HeaderName   = "Mcp-Name"
-)
-
 // Result types of the 2026-07-28 revision.
 const (
 	ResultComplete      = "complete"

@@ -26,7 +26,7 @@ func TestEachEraAnswersItsMethods(t *testing.T) {
 		ss := initSession(t, f.srv, mcp.Rev20251125, nil)
 		got := string(ss.HandleBody(context.Background(), []byte(body), nil))
 		if notFound := strings.Contains(got, `"code":-32601`); notFound == mcp.Answers(mcp.SessionEra, method) {
-			t.Errorf("session era, %s: answered %s; the method list says the era has it: %v", method, got, !notFound)
+			t.Errorf("session era, %s: answered %s; the method list says the era has it: %v", method, got, notFound)
 		}
 
 		meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
@@ -37,7 +37,7 @@ func TestEachEraAnswersItsMethods(t *testing.T) {
 		got = string(f.srv.HandleStateless(ctx, m, func(*jsonrpc.Message) { cancel() }))
 		cancel()
 		if notFound := strings.Contains(got, `"code":-32601`); notFound == mcp.Answers(mcp.StatelessEra, method) {
-			t.Errorf("stateless era, %s: answered %q; the method list says the era has it: %v", method, got, !notFound)
+			t.Errorf("stateless era, %s: answered %q; the method list says the era has it: %v", method, got, notFound)
 		}
 	}
 }

@@ -225,7 +225,7 @@ func attack(base, tok string, body []byte, clients, rounds int) string {
 }
 
 func post(base, tok string, body []byte) map[string]int {
-	req, _ := http.NewRequest("POST", base+"/mcp", bytes.NewReader(body))
+	req, _ := http.NewRequest("POST", base+wire.MCPPath, bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+tok)
 	resp, err := http.DefaultClient.Do(req)

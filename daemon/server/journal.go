@@ -551,7 +551,8 @@ func (d *daemon) journalEndpoint(ctx context.Context) (http.Handler, *journal, e
 				http.Error(w, "epoch: want the hex id of an earlier answer", http.StatusBadRequest)
 				return
 			}
-			if seq, err = strconv.ParseUint(seqText, 10, 64); err != nil {
+			var perr error // this request's own: err belongs to the start
+			if seq, perr = strconv.ParseUint(seqText, 10, 64); perr != nil {
 				http.Error(w, fmt.Sprintf("seq %q: want the sequence number of an earlier answer", seqText), http.StatusBadRequest)
 				return
 			}

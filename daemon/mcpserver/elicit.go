@@ -44,7 +44,7 @@ func WithoutStream(ctx context.Context) context.Context {
 
 // extendCall gives a handler what its client can do beyond answering:
 // in the session era, Elicit when the client declared elicitation
-// (2025-06-18 and later); in 2026-07-28, the retry state.
+// (2025-06-18 and later); in the stateless era, the retry state.
 func (ss *Session) extendCall(ctx context.Context, call *Call, params json.RawMessage, emit func(*jsonrpc.Message)) error {
 	if ss.stateless != nil {
 		call.Stateless = &StatelessCall{CanElicit: ss.stateless.ClientCapabilities.Elicitation != nil}

@@ -15,7 +15,7 @@ import (
 
 // Under mcp.confirm, runTasks shows a person the plan and runs it only
 // when they accept: in the session era through elicitation/create on the
-// request's stream, in 2026-07-28 through an input_required result the
+// request's stream, in the stateless era through an input_required result the
 // client retries with the answer. The plan is issued first, so what runs
 // is exactly what was shown, re-checked when it runs.
 

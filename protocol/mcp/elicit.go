@@ -2,11 +2,6 @@ package mcp
 
 import "encoding/json"
 
-// MethodElicit asks the person behind the client for input: a request the
-// server sends in the session era, an input request of an
-// input_required result in 2026-07-28.
-const MethodElicit = "elicitation/create"
-
 // Elicitation actions.
 const (
 	ElicitAccept  = "accept"

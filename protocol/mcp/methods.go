@@ -21,6 +21,11 @@ const (
 	MethodComplete            = "completion/complete"
 )
 
+// MethodElicit asks the person behind the client for input: the one
+// request the server sends (in the session era; in the stateless era it
+// is an input request of an input_required result).
+const MethodElicit = "elicitation/create"
+
 // Era is the part of MCP a request belongs to: the session era (initialize
 // first, revisions 2024-11-05 … 2025-11-25) or the stateless era (its
 // revision in each request's _meta, 2026-07-28).

@@ -111,7 +111,7 @@ func (c *Client) Status(ctx context.Context) (*wire.Status, *wire.Discovery, err
 // status asks the daemon d names for its status, proved (ask); a proved
 // daemon of this workspace is the one Transport's connections go to.
 func (c *Client) status(ctx context.Context, d *wire.Discovery) (*wire.Status, error) {
-	code, body, err := c.ask(ctx, c.http(), d, http.MethodGet, "/status", maxStatusBytes)
+	code, body, err := c.ask(ctx, c.http(), d, http.MethodGet, wire.StatusPath, maxStatusBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +139,7 @@ func (c *Client) Stop(ctx context.Context) (bool, error) {
 	if _, err := c.status(ctx, d); err != nil {
 		return false, nil
 	}
-	code, _, err := c.ask(ctx, c.http(), d, http.MethodPost, "/shutdown", maxShutdownBytes)
+	code, _, err := c.ask(ctx, c.http(), d, http.MethodPost, wire.ShutdownPath, maxShutdownBytes)
 	if err == nil && code != http.StatusAccepted {
 		err = fmt.Errorf("it answered %d %s", code, http.StatusText(code))
 	}

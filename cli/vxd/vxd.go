@@ -113,7 +113,7 @@ func serveVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	defer stop()
 	err = server.Serve(ctx, server.Options{Root: root, IdleTimeout: idle, SessionIdle: sessionIdle, Port: port, VX: vx, Logger: log,
 		Ready: func(d *wire.Discovery) {
-			fmt.Fprintf(s.Err, "vxd %s serving %s at http://127.0.0.1:%d/mcp (pid %d)\n", d.Version, d.Root, d.Port, d.PID)
+			fmt.Fprintf(s.Err, "vxd %s serving %s at http://127.0.0.1:%d%s (pid %d)\n", d.Version, d.Root, d.Port, wire.MCPPath, d.PID)
 		}})
 	if errors.Is(err, server.ErrRunning) {
 		return fmt.Errorf("%w: %s (see `vxd status`)", err, root)
@@ -152,7 +152,7 @@ func startVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(s.Out, "vxd is serving %s at %s/mcp\n", root, url)
+	fmt.Fprintf(s.Out, "vxd is serving %s at %s%s\n", root, url, wire.MCPPath)
 	return nil
 }
 

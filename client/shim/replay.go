@@ -12,6 +12,7 @@ import (
 
 	"github.com/vzn/vx/protocol/jsonrpc"
 	"github.com/vzn/vx/protocol/mcp"
+	"github.com/vzn/vx/protocol/wire"
 )
 
 // exchangeError is why one line got no answer from the daemon.
@@ -79,15 +80,15 @@ func (s *shim) toolHints(ctx context.Context) (map[string]*mcp.ToolAnnotations, 
 	body := []byte(`{"jsonrpc":"2.0","id":` + replayID + `,"method":"` + mcp.MethodToolsList + `"}`)
 	ctx, cancel := context.WithTimeout(ctx, s.stall)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+"/mcp", bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+wire.MCPPath, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("Authorization", "Bearer "+c.token)
-	req.Header.Set(headerSessionID, c.sid)
-	req.Header.Set(headerProtocolVersion, c.rev)
+	req.Header.Set(mcp.HeaderSessionID, c.sid)
+	req.Header.Set(mcp.HeaderProtocolVersion, c.rev)
 	resp, err := s.hc.Do(req)
 	if err != nil {
 		return nil, err

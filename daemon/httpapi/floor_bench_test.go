@@ -39,8 +39,8 @@ func BenchmarkWarmCall(b *testing.B) {
 				req.Header.Set("Content-Type", "application/json")
 				req.Header.Set("Accept", "application/json, text/event-stream")
 				req.Header.Set("Authorization", "Bearer "+testToken)
-				req.Header.Set(HeaderSessionID, sid)
-				req.Header.Set(HeaderProtocolVersion, "2025-06-18")
+				req.Header.Set(mcp.HeaderSessionID, sid)
+				req.Header.Set(mcp.HeaderProtocolVersion, "2025-06-18")
 				resp, err := hc.Do(req)
 				if err != nil {
 					b.Fatal(err)
@@ -129,5 +129,5 @@ func warmServer(b *testing.B, kind string, answer mcpserver.Encoded) (url, sid s
 		b.Fatal(err)
 	}
 	resp.Body.Close()
-	return url, resp.Header.Get(HeaderSessionID), stop
+	return url, resp.Header.Get(mcp.HeaderSessionID), stop
 }

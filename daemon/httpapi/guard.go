@@ -34,7 +34,7 @@ type GuardOptions struct {
 
 const (
 	allowMethods  = "GET, POST, DELETE, OPTIONS"
-	allowHeaders  = "Authorization, Content-Type, " + mcp.HeaderSessionID + ", " + mcp.HeaderProtocolVersion + ", " + mcp.HeaderLastEventID + ", Accept, Mcp-Method, Mcp-Name"
+	allowHeaders  = "Authorization, Content-Type, " + mcp.HeaderSessionID + ", " + mcp.HeaderProtocolVersion + ", " + mcp.HeaderLastEventID + ", Accept, " + mcp.HeaderMethod + ", " + mcp.HeaderName
 	exposeHeaders = mcp.HeaderSessionID + ", " + mcp.HeaderProtocolVersion
 )
 
@@ -75,7 +75,7 @@ func Guard(next http.Handler, opts GuardOptions) http.Handler {
 		log := func() zerolog.Logger {
 			return opts.Logger.With().Str("method", clip(r.Method)).Str("path", clip(r.URL.Path)).Logger()
 		}
-		if !hosts[r.Host] && !loopbackHost(r.Host, opts.Port) {
+		if !hosts[r.Host] && !LoopbackHost(r.Host, opts.Port) {
 			refusals.warn(log()).Str("host", clip(r.Host)).Msg("refused: host is not this daemon's loopback address")
 			http.Error(w, "forbidden: the Host header must be 127.0.0.1, localhost or [::1] with this daemon's port", http.StatusForbidden)
 			return
@@ -126,11 +126,19 @@ func macAuthorized(r *http.Request, opts GuardOptions, mac string) bool {
 	return proof.Equal(mac, proof.Request(opts.Token, opts.Port, nonce, r.Method, r.RequestURI))
 }
 
+// loopbackNames are the daemon's own host names as its clients and its
+// page write them.
+var loopbackNames = []string{"127.0.0.1", "localhost", "[::1]"}
+
 // ownHosts are the Host headers naming the daemon as its clients write
-// them; loopbackHost decides every other spelling.
+// them (Guard's fast path); LoopbackHost decides every other spelling.
 func ownHosts(port int) map[string]bool {
 	p := strconv.Itoa(port)
-	return map[string]bool{"127.0.0.1:" + p: true, "localhost:" + p: true, "[::1]:" + p: true}
+	hosts := map[string]bool{}
+	for _, name := range loopbackNames {
+		hosts[name+":"+p] = true
+	}
+	return hosts
 }
 
 func isLoopbackName(host string) bool {
@@ -138,8 +146,10 @@ func isLoopbackName(host string) bool {
 	return host == "localhost" || host == "127.0.0.1" || host == "::1"
 }
 
-// loopbackHost reports whether a Host header names a loopback host with port.
-func loopbackHost(hostport string, port int) bool {
+// LoopbackHost reports whether a Host header names the daemon listening
+// on port: a loopback name with that port. Guard refuses every other
+// Host; the daemon's page login asks the same.
+func LoopbackHost(hostport string, port int) bool {
 	host, p, err := net.SplitHostPort(hostport)
 	if err != nil || p != strconv.Itoa(port) {
 		return false
@@ -163,10 +173,11 @@ func loopbackOrigin(origin string) bool {
 	return isLoopbackName(u.Hostname())
 }
 
-// ownOrigin reports whether origin is the daemon's own (its page).
-func ownOrigin(origin string, port int) bool {
+// OwnOrigin reports whether origin is the daemon's own (its page): http
+// on one of its host names with its port.
+func OwnOrigin(origin string, port int) bool {
 	p := strconv.Itoa(port)
-	for _, host := range []string{"127.0.0.1", "localhost", "[::1]"} {
+	for _, host := range loopbackNames {
 		if origin == "http://"+host+":"+p {
 			return true
 		}

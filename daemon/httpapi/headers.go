@@ -3,6 +3,8 @@ package httpapi
 import (
 	"net/http"
 	"net/textproto"
+
+	"github.com/vzn/vx/protocol/mcp"
 )
 
 // The request headers every POST reads, in their canonical spelling:
@@ -12,8 +14,8 @@ var (
 	hdrAccept          = textproto.CanonicalMIMEHeaderKey("Accept")
 	hdrContentType     = textproto.CanonicalMIMEHeaderKey("Content-Type")
 	hdrAuthorization   = textproto.CanonicalMIMEHeaderKey("Authorization")
-	hdrSessionID       = textproto.CanonicalMIMEHeaderKey(HeaderSessionID)
-	hdrProtocolVersion = textproto.CanonicalMIMEHeaderKey(HeaderProtocolVersion)
+	hdrSessionID       = textproto.CanonicalMIMEHeaderKey(mcp.HeaderSessionID)
+	hdrProtocolVersion = textproto.CanonicalMIMEHeaderKey(mcp.HeaderProtocolVersion)
 )
 
 // header is r.Header.Get(key) for a key already canonical.

@@ -236,7 +236,7 @@ func TestSDKClient(t *testing.T) {
 	d := startDaemon(t, 0)
 	ctx := context.Background()
 	client, changed, progress := watchingClient("sdk-test")
-	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: d.URL + "/mcp", HTTPClient: &http.Client{Transport: bearer{testToken}}}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"}) // the session era; the 2026-07-28 era has its own tests
+	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: d.URL + "/mcp", HTTPClient: &http.Client{Transport: bearer{testToken}}}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"}) // the session era; the stateless era has its own tests
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,8 +283,8 @@ func TestLoopbackChecks(t *testing.T) {
 	}
 	hosts := map[string]bool{"127.0.0.1:80": true, "localhost:80": true, "[::1]:80": true, "127.0.0.1": false, "127.0.0.1:81": false, "example.com:80": false, "::1:80": false}
 	for h, want := range hosts {
-		if got := loopbackHost(h, 80); got != want {
-			t.Errorf("loopbackHost(%q) = %v", h, got)
+		if got := LoopbackHost(h, 80); got != want {
+			t.Errorf("LoopbackHost(%q) = %v", h, got)
 		}
 	}
 }

@@ -35,12 +35,6 @@ type MCPOptions struct {
 	Streams *connlimit.Slots
 }
 
-// Header names of the streamable HTTP transport.
-const (
-	HeaderSessionID       = mcp.HeaderSessionID
-	HeaderProtocolVersion = mcp.HeaderProtocolVersion
-)
-
 // streamBacklog bounds the server-initiated messages kept for a session
 // whose GET stream is not open yet.
 const streamBacklog = 256
@@ -165,8 +159,8 @@ func (h *mcpHandler) post(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, b)
 		return
 	}
-	if isModern(r, msgs, batch) {
-		h.serveModern(w, r, msgs[0], sseOK)
+	if isStateless(r, msgs, batch) {
+		h.serveStateless(w, r, msgs[0], sseOK)
 		return
 	}
 	ss, created, ok := h.session(w, r, msgs, batch)
@@ -183,7 +177,7 @@ func (h *mcpHandler) post(w http.ResponseWriter, r *http.Request) {
 	defer reply.Release()
 	stopKeepAlive()
 	if created && !reply.Succeeded() {
-		w.Header().Del(HeaderSessionID)
+		w.Header().Del(mcp.HeaderSessionID)
 		ss.Close()
 	}
 	rw.finishAnswer(reply)
@@ -233,13 +227,13 @@ func (h *mcpHandler) session(w http.ResponseWriter, r *http.Request, msgs []*jso
 	switch {
 	case first != nil && first.Kind() == jsonrpc.KindRequest && first.Method == mcp.MethodInitialize:
 		ss = h.newSession()
-		w.Header().Set(HeaderSessionID, ss.ID())
+		w.Header().Set(mcp.HeaderSessionID, ss.ID())
 		return ss, true, true
 	case first != nil && first.Kind() == jsonrpc.KindRequest && first.Method == mcp.MethodPing:
 		// Liveness needs no session.
 		b, _ := jsonrpc.Encode(&jsonrpc.Message{ID: first.ID, Result: json.RawMessage(`{}`)})
 		writeJSON(w, http.StatusOK, b)
-	case first != nil && first.Kind() == jsonrpc.KindRequest && !mcpserver.KnownMethod(first.Method):
+	case first != nil && first.Kind() == jsonrpc.KindRequest && !mcp.Answers(mcp.SessionEra, first.Method):
 		// An unknown method (such as a newer revision's probe) is told
 		// so at once, so the client can fall back to initialize.
 		b, _ := jsonrpc.Encode(jsonrpc.NewError(first.ID, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %q", first.Method)))
@@ -303,7 +297,7 @@ func (rw *replyWriter) finishAnswer(reply *mcpserver.Reply) {
 
 // finishReply ends an answer: the last event of a stream already started,
 // else the JSON body, else (no answer at all) the empty status: 202 for a
-// session-era request vxd ended, 204 for a new-era one the client left.
+// session-era request vxd ended, 204 for a stateless one the client left.
 func finishReply(w http.ResponseWriter, started bool, reply []byte, empty int) {
 	switch {
 	case started:
@@ -339,7 +333,7 @@ func (h *mcpHandler) newSession() *mcpserver.Session {
 // lookup finds a live session named by the request, answering 400 or 404
 // itself when there is none.
 func (h *mcpHandler) lookup(w http.ResponseWriter, r *http.Request) (*mcpserver.Session, *stream) {
-	sid := r.Header.Get(HeaderSessionID)
+	sid := r.Header.Get(mcp.HeaderSessionID)
 	if sid == "" {
 		writeError(w, http.StatusBadRequest, nil, jsonrpc.CodeInvalidRequest, "missing Mcp-Session-Id header")
 		return nil, nil

@@ -35,7 +35,7 @@ func (p *PageAuth) allows(r *http.Request, port int) bool {
 	}
 	// A cookie counts only from the daemon's own page (or with no Origin
 	// at all): another local page (127.0.0.1:5173) would send it too.
-	if o := r.Header.Get("Origin"); o != "" && !ownOrigin(o, port) {
+	if o := r.Header.Get("Origin"); o != "" && !OwnOrigin(o, port) {
 		return false
 	}
 	c, err := r.Cookie(p.Cookie)

@@ -12,19 +12,19 @@ import (
 	"github.com/vzn/vx/protocol/mcp"
 )
 
-// ModernCall is what a 2026-07-28 tools/call carries for the multi
+// StatelessCall is what a stateless tools/call carries for the multi
 // round-trip pattern: whether the client can be asked (it declared
 // elicitation) and, on a retry, its answers and the state vxd gave it.
-type ModernCall struct {
+type StatelessCall struct {
 	CanElicit      bool
 	InputResponses map[string]json.RawMessage
 	RequestState   string
 }
 
-// InputRequired is a handler's answer asking the 2026-07-28 client for
+// InputRequired is a handler's answer asking the stateless client for
 // input before the call can complete: the client retries the call with
 // inputResponses (keyed as Requests) and State echoed as requestState.
-// Only a call with Modern set may return one.
+// Only a call with Stateless set may return one.
 type InputRequired struct {
 	Requests map[string]mcp.InputRequest
 	State    string
@@ -44,10 +44,10 @@ func WithoutStream(ctx context.Context) context.Context {
 
 // extendCall gives a handler what its client can do beyond answering:
 // in the session era, Elicit when the client declared elicitation
-// (2025-06-18 and later); in 2026-07-28, the retry state.
+// (2025-06-18 and later); in the stateless era, the retry state.
 func (ss *Session) extendCall(ctx context.Context, call *Call, params json.RawMessage, emit func(*jsonrpc.Message)) error {
-	if ss.modern != nil {
-		call.Modern = &ModernCall{CanElicit: ss.modern.ClientCapabilities.Elicitation != nil}
+	if ss.stateless != nil {
+		call.Stateless = &StatelessCall{CanElicit: ss.stateless.ClientCapabilities.Elicitation != nil}
 		if !bytes.Contains(params, []byte(`"inputResponses"`)) && !bytes.Contains(params, []byte(`"requestState"`)) {
 			return nil // not a retry
 		}
@@ -58,9 +58,9 @@ func (ss *Session) extendCall(ctx context.Context, call *Call, params json.RawMe
 		if err := json.Unmarshal(params, &p); err != nil {
 			return invalidParams("inputResponses must be an object of answers and requestState a string: %v", err)
 		}
-		call.Modern.InputResponses = p.InputResponses
+		call.Stateless.InputResponses = p.InputResponses
 		if p.RequestState != nil {
-			call.Modern.RequestState = *p.RequestState
+			call.Stateless.RequestState = *p.RequestState
 		}
 		return nil
 	}
@@ -135,7 +135,7 @@ func (ss *Session) deliverResponse(m *jsonrpc.Message) {
 	}
 }
 
-// inputRequiredResult encodes ir as a 2026-07-28 interim result.
+// inputRequiredResult encodes ir as a stateless interim result.
 func (s *Server) inputRequiredResult(ir *InputRequired) (json.RawMessage, error) {
 	return jsonrpc.Encode(map[string]any{
 		"resultType":    mcp.ResultInputRequired,

@@ -18,9 +18,9 @@ func TestElicit(t *testing.T) {
 	f := newFixture(t, nil)
 	obj := json.RawMessage(`{"type":"object"}`)
 	f.srv.SetTools([]Tool{{Def: mcp.Tool{Name: "ask", InputSchema: obj}, Handler: func(ctx context.Context, c *Call) (any, error) {
-		if c.Modern != nil {
-			if c.Modern.RequestState == "s1" {
-				return map[string]string{"answer": string(c.Modern.InputResponses["q"])}, nil
+		if c.Stateless != nil {
+			if c.Stateless.RequestState == "s1" {
+				return map[string]string{"answer": string(c.Stateless.InputResponses["q"])}, nil
 			}
 			return &InputRequired{Requests: map[string]mcp.InputRequest{"q": {Method: mcp.MethodElicit, Params: mcp.ElicitParams{Message: "sure?"}}}, State: "s1"}, nil
 		}
@@ -62,11 +62,11 @@ func TestElicit(t *testing.T) {
 	}
 
 	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}`
-	first := string(f.srv.HandleModern(context.Background(), mustDecode(t, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"ask",`+meta+`}}`), nil))
+	first := string(f.srv.HandleStateless(context.Background(), mustDecode(t, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"ask",`+meta+`}}`), nil))
 	if !strings.Contains(first, `"resultType":"input_required"`) || !strings.Contains(first, `"requestState":"s1"`) || !strings.Contains(first, `"method":"elicitation/create"`) {
 		t.Errorf("first call: %s", first)
 	}
-	retry := string(f.srv.HandleModern(context.Background(), mustDecode(t, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"ask","inputResponses":{"q":{"action":"accept"}},"requestState":"s1",`+meta+`}}`), nil))
+	retry := string(f.srv.HandleStateless(context.Background(), mustDecode(t, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"ask","inputResponses":{"q":{"action":"accept"}},"requestState":"s1",`+meta+`}}`), nil))
 	if !strings.Contains(retry, `"resultType":"complete"`) || !strings.Contains(retry, `accept`) {
 		t.Errorf("retry: %s", retry)
 	}

@@ -51,9 +51,9 @@ type Call struct {
 	// Elicit asks the person behind a session-era client (elicitation/create
 	// on the request's stream); nil when the client declared no elicitation.
 	Elicit func(ctx context.Context, p mcp.ElicitParams) (*mcp.ElicitResult, error)
-	// Modern is set for a 2026-07-28 call (elicit.go): a handler asks the
+	// Stateless is set for a stateless call (elicit.go): a handler asks the
 	// client by returning an *InputRequired.
-	Modern *ModernCall
+	Stateless *StatelessCall
 }
 
 // Resource is a fixed resource and its reader.
@@ -141,7 +141,7 @@ type Server struct {
 	requests  uint64
 	inFlight  int
 	last      time.Time
-	era       *eraState // the 2026-07-28 era's listen streams (stateless.go)
+	listens   *listenSet // the stateless era's listen streams (stateless.go)
 }
 
 type compiledTemplate struct {
@@ -306,11 +306,11 @@ func (s *Server) NewSession(notify func(*jsonrpc.Message)) *Session {
 	return ss
 }
 
-// Stateless returns a session for one HTTP request of a server that keeps
+// RequestSession returns a session for one HTTP request of a server that keeps
 // no sessions (stateless replicas behind a load balancer): it is not
 // registered with the server, answers initialize, and otherwise speaks
 // revision, the one the request's MCP-Protocol-Version header names.
-func (s *Server) Stateless(revision string) *Session {
+func (s *Server) RequestSession(revision string) *Session {
 	return &Session{
 		srv:      s,
 		level:    mcp.LevelInfo,
@@ -356,19 +356,6 @@ func (s *Server) Close() {
 		ss.Close()
 	}
 	s.endListeners()
-}
-
-// KnownMethod reports whether the server answers method; transports use it
-// to answer an unknown method promptly, session or not.
-func KnownMethod(method string) bool {
-	switch method {
-	case mcp.MethodInitialize, mcp.MethodPing, mcp.MethodToolsList, mcp.MethodToolsCall,
-		mcp.MethodResourcesList, mcp.MethodResourceTemplates, mcp.MethodResourcesRead,
-		mcp.MethodPromptsList, mcp.MethodPromptsGet, mcp.MethodSetLevel,
-		mcp.MethodComplete, mcp.MethodSubscribe, mcp.MethodUnsubscribe:
-		return true
-	}
-	return false
 }
 
 // compileTemplate turns a URI template into an anchored regexp.

@@ -34,10 +34,10 @@ type Session struct {
 	holds    int         // open streams (Hold)
 	expiry   *time.Timer // ends the idle session (expiry.go)
 
-	// modern is the _meta of a stateless (2026-07-28) request served by a
+	// stateless is the _meta of a stateless (2026-07-28) request served by a
 	// transient session; silent means it asked for no log messages.
-	modern *mcp.ModernMeta
-	silent bool
+	stateless *mcp.StatelessMeta
+	silent    bool
 	// canElicit and pending serve elicitation/create (elicit.go).
 	canElicit bool
 	pending   map[string]chan *jsonrpc.Message
@@ -267,10 +267,10 @@ func decodeParams(raw json.RawMessage, v any) error {
 }
 
 func (ss *Session) dispatch(ctx context.Context, m *jsonrpc.Message, emit func(*jsonrpc.Message)) (any, error) {
-	if ss.modern != nil {
-		return ss.dispatchModern(ctx, m, emit)
+	if ss.stateless != nil {
+		return ss.dispatchStateless(ctx, m, emit)
 	}
-	if !KnownMethod(m.Method) {
+	if !mcp.Answers(mcp.SessionEra, m.Method) {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %q", m.Method)
 	}
 	switch m.Method {
@@ -477,7 +477,7 @@ func (s *Server) toolResult(name string, call *Call, value any, err error, room 
 		}
 		return r, nil
 	}
-	if ir, ok := value.(*InputRequired); ok && call.Modern != nil {
+	if ir, ok := value.(*InputRequired); ok && call.Stateless != nil {
 		return ir, nil
 	}
 	if enc, ok := value.(Encoded); ok {

@@ -12,10 +12,10 @@ import (
 	"github.com/vzn/vx/protocol/mcp"
 )
 
-// The 2026-07-28 era: a request that carries its revision in
+// The stateless era (revision 2026-07-28): a request that carries its revision in
 // params._meta is served on its own, with no initialize and no session.
 // It runs through a transient Session (never registered, so it is not
-// counted, evicted or announced as one) whose dispatch is dispatchModern;
+// counted, evicted or announced as one) whose dispatch is dispatchStateless;
 // the catalog handlers are the same as the session era's.
 
 // Freshness hints of cacheable results. The catalog changes only when the
@@ -36,8 +36,8 @@ const (
 	maxListenURIs = 128
 )
 
-// eraState holds the server's subscriptions/listen streams.
-type eraState struct {
+// listenSet holds the server's subscriptions/listen streams.
+type listenSet struct {
 	mu        sync.Mutex
 	listeners map[*listener]struct{}
 	closed    chan struct{}
@@ -50,42 +50,30 @@ type listener struct {
 	emit   func(*jsonrpc.Message)
 }
 
-func (s *Server) eras() *eraState {
+func (s *Server) listenStreams() *listenSet {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.era == nil {
-		s.era = &eraState{listeners: map[*listener]struct{}{}, closed: make(chan struct{})}
+	if s.listens == nil {
+		s.listens = &listenSet{listeners: map[*listener]struct{}{}, closed: make(chan struct{})}
 	}
-	return s.era
+	return s.listens
 }
 
-// ModernKnownMethod reports whether method exists in the 2026-07-28 era
-// (ping, initialize and logging/setLevel do not).
-func ModernKnownMethod(method string) bool {
-	switch method {
-	case mcp.MethodDiscover, mcp.MethodSubscriptionsListen, mcp.MethodToolsList, mcp.MethodToolsCall,
-		mcp.MethodResourcesList, mcp.MethodResourceTemplates, mcp.MethodResourcesRead,
-		mcp.MethodPromptsList, mcp.MethodPromptsGet, mcp.MethodComplete:
-		return true
-	}
-	return false
-}
-
-// CheckModern validates what a stateless request says about itself: a
+// CheckStateless validates what a stateless request says about itself: a
 // readable _meta (-32602), a revision vx serves statelessly (-32022 with
 // {supported, requested}), the client's capabilities (-32602), and a method
 // of the era (-32601). On success it returns the parsed _meta.
-func CheckModern(m *jsonrpc.Message) (mcp.ModernMeta, *jsonrpc.Error) {
-	meta, err := mcp.ParseModernMeta(m.Params)
+func CheckStateless(m *jsonrpc.Message) (mcp.StatelessMeta, *jsonrpc.Error) {
+	meta, err := mcp.ParseStatelessMeta(m.Params)
 	if err != nil {
 		return meta, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: %v", err)
 	}
 	if meta.ProtocolVersion == "" {
 		return meta, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: params._meta[%q] is required in revision %s (or open a session with initialize)", mcp.MetaProtocolVersion, mcp.Rev20260728)
 	}
-	if !mcp.IsModern(meta.ProtocolVersion) {
+	if !mcp.IsStateless(meta.ProtocolVersion) {
 		data, _ := json.Marshal(mcp.UnsupportedVersionData{Supported: mcp.AllSupported(), Requested: meta.ProtocolVersion})
-		msg := fmt.Sprintf("unsupported protocol version %q: revisions served per request are %v", meta.ProtocolVersion, mcp.ModernSupported())
+		msg := fmt.Sprintf("unsupported protocol version %q: revisions served per request are %v", meta.ProtocolVersion, mcp.StatelessSupported())
 		if mcp.IsSupported(meta.ProtocolVersion) {
 			msg += fmt.Sprintf("; %s is served in a session opened by initialize", meta.ProtocolVersion)
 		}
@@ -94,25 +82,25 @@ func CheckModern(m *jsonrpc.Message) (mcp.ModernMeta, *jsonrpc.Error) {
 	if !meta.HasCapabilities {
 		return meta, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: params._meta[%q] is required (send {} when the client declares none)", mcp.MetaClientCapabilities)
 	}
-	if !ModernKnownMethod(m.Method) {
+	if !mcp.Answers(mcp.StatelessEra, m.Method) {
 		return meta, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %q is not a method of revision %s", m.Method, meta.ProtocolVersion)
 	}
 	return meta, nil
 }
 
-// HandleModern serves one stateless request (see CheckModern) and returns
+// HandleStateless serves one stateless request (see CheckStateless) and returns
 // its encoded response, or nil when the request was cancelled (ctx ended)
 // and is owed nothing. emit receives the request's notifications
 // (progress, log messages at or above _meta's logLevel, and the stream of
 // a subscriptions/listen) before the response.
-func (s *Server) HandleModern(ctx context.Context, m *jsonrpc.Message, emit func(*jsonrpc.Message)) []byte {
-	meta, rpcErr := CheckModern(m)
+func (s *Server) HandleStateless(ctx context.Context, m *jsonrpc.Message, emit func(*jsonrpc.Message)) []byte {
+	meta, rpcErr := CheckStateless(m)
 	return s.HandleChecked(ctx, m, meta, rpcErr, emit)
 }
 
-// HandleChecked is HandleModern for a transport that already ran
-// CheckModern on m (and answered what it refused, if it wished).
-func (s *Server) HandleChecked(ctx context.Context, m *jsonrpc.Message, meta mcp.ModernMeta, rpcErr *jsonrpc.Error, emit func(*jsonrpc.Message)) []byte {
+// HandleChecked is HandleStateless for a transport that already ran
+// CheckStateless on m (and answered what it refused, if it wished).
+func (s *Server) HandleChecked(ctx context.Context, m *jsonrpc.Message, meta mcp.StatelessMeta, rpcErr *jsonrpc.Error, emit func(*jsonrpc.Message)) []byte {
 	r := s.AnswerChecked(ctx, m, meta, rpcErr, emit)
 	defer r.Release()
 	return r.Bytes()
@@ -122,11 +110,11 @@ func (s *Server) HandleChecked(ctx context.Context, m *jsonrpc.Message, meta mcp
 // when none is owed): the transport calls its Release once it is, as for
 // Session.Answer, since the answer counts against the server's bounds
 // until then.
-func (s *Server) AnswerChecked(ctx context.Context, m *jsonrpc.Message, meta mcp.ModernMeta, rpcErr *jsonrpc.Error, emit func(*jsonrpc.Message)) *Reply {
+func (s *Server) AnswerChecked(ctx context.Context, m *jsonrpc.Message, meta mcp.StatelessMeta, rpcErr *jsonrpc.Error, emit func(*jsonrpc.Message)) *Reply {
 	if emit == nil {
 		emit = func(*jsonrpc.Message) {}
 	}
-	ss := &Session{srv: s, modern: &meta, level: meta.LogLevel, silent: meta.LogLevel == "",
+	ss := &Session{srv: s, stateless: &meta, level: meta.LogLevel, silent: meta.LogLevel == "",
 		revision: meta.ProtocolVersion, inflight: map[string]context.CancelFunc{}, done: make(chan struct{}), last: time.Now()}
 	if rpcErr != nil {
 		return newReply(false, ss.errorReply(m.ID, rpcErr))
@@ -139,14 +127,14 @@ func (s *Server) AnswerChecked(ctx context.Context, m *jsonrpc.Message, meta mcp
 	return nil
 }
 
-func (ss *Session) dispatchModern(ctx context.Context, m *jsonrpc.Message, emit func(*jsonrpc.Message)) (any, error) {
+func (ss *Session) dispatchStateless(ctx context.Context, m *jsonrpc.Message, emit func(*jsonrpc.Message)) (any, error) {
 	s := ss.srv
 	var v any
 	var err error
 	ttl, scope, cacheable := ttlList, mcp.CachePrivate, true
 	switch m.Method {
 	case mcp.MethodDiscover:
-		v = mcp.DiscoverResult{SupportedVersions: mcp.AllSupported(), Capabilities: s.modernCapabilities(), Instructions: s.instructions}
+		v = mcp.DiscoverResult{SupportedVersions: mcp.AllSupported(), Capabilities: s.statelessCapabilities(), Instructions: s.instructions}
 		ttl, scope = ttlDiscover, mcp.CachePublic
 	case mcp.MethodToolsList:
 		v = mcp.ListToolsResult{Tools: listDefs(s, &s.tools, func(t Tool) mcp.Tool { return t.Def })}
@@ -195,7 +183,7 @@ func (ss *Session) dispatchModern(ctx context.Context, m *jsonrpc.Message, emit 
 	return s.completeResult(v, nil, fields)
 }
 
-func (s *Server) modernCapabilities() mcp.ServerCapabilities {
+func (s *Server) statelessCapabilities() mcp.ServerCapabilities {
 	return s.extraCapabilities(mcp.ServerCapabilities{
 		Tools:     &mcp.ListChanged{ListChanged: true},
 		Resources: &mcp.ResourceCapabilities{ListChanged: true},
@@ -266,19 +254,19 @@ func (ss *Session) listen(ctx context.Context, m *jsonrpc.Message, emit func(*js
 			honoured.ResourceSubscriptions = append(honoured.ResourceSubscriptions, uri)
 		}
 	}
-	era := s.eras()
+	ls := s.listenStreams()
 	l := &listener{id: m.ID, filter: honoured, emit: emit}
-	era.mu.Lock()
-	if len(era.listeners) >= maxListeners {
-		era.mu.Unlock()
+	ls.mu.Lock()
+	if len(ls.listeners) >= maxListeners {
+		ls.mu.Unlock()
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "too many subscriptions/listen streams are open (%d); close one first", maxListeners)
 	}
-	era.listeners[l] = struct{}{}
-	era.mu.Unlock()
+	ls.listeners[l] = struct{}{}
+	ls.mu.Unlock()
 	defer func() {
-		era.mu.Lock()
-		delete(era.listeners, l)
-		era.mu.Unlock()
+		ls.mu.Lock()
+		delete(ls.listeners, l)
+		ls.mu.Unlock()
 	}()
 	if ack, err := jsonrpc.NewNotification(mcp.NotifySubscriptionsAcknowledged, map[string]any{
 		"_meta": map[string]json.RawMessage{mcp.MetaSubscriptionID: m.ID}, "notifications": honoured}); err == nil {
@@ -287,7 +275,7 @@ func (ss *Session) listen(ctx context.Context, m *jsonrpc.Message, emit func(*js
 	select {
 	case <-ctx.Done():
 		return nil, errCancelled
-	case <-era.closed:
+	case <-ls.closed:
 		return s.completeResult(struct{}{}, map[string]any{mcp.MetaSubscriptionID: m.ID}, nil)
 	}
 }
@@ -327,15 +315,15 @@ func (s *Server) notifyListeners(method string) {
 }
 
 func (s *Server) eachListener(want func(mcp.SubscriptionFilter) bool, method string, params map[string]any) {
-	era := s.eras()
-	era.mu.Lock()
+	ls := s.listenStreams()
+	ls.mu.Lock()
 	var targets []*listener
-	for l := range era.listeners {
+	for l := range ls.listeners {
 		if want(l.filter) {
 			targets = append(targets, l)
 		}
 	}
-	era.mu.Unlock()
+	ls.mu.Unlock()
 	for _, l := range targets {
 		p := map[string]any{"_meta": map[string]json.RawMessage{mcp.MetaSubscriptionID: l.id}}
 		for k, v := range params {
@@ -349,6 +337,6 @@ func (s *Server) eachListener(want func(mcp.SubscriptionFilter) bool, method str
 
 // endListeners ends every listen stream gracefully (the server is closing).
 func (s *Server) endListeners() {
-	era := s.eras()
-	era.once.Do(func() { close(era.closed) })
+	ls := s.listenStreams()
+	ls.once.Do(func() { close(ls.closed) })
 }

@@ -17,7 +17,7 @@ func TestListenEndsGracefully(t *testing.T) {
 	reply := make(chan string, 1)
 	m := mustDecode(t, `{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":{"promptsListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`)
 	go func() {
-		reply <- string(f.srv.HandleModern(context.Background(), m, func(n *jsonrpc.Message) { acked <- n }))
+		reply <- string(f.srv.HandleStateless(context.Background(), m, func(n *jsonrpc.Message) { acked <- n }))
 	}()
 	if ack := <-acked; ack.Method != "notifications/subscriptions/acknowledged" || !strings.Contains(string(ack.Params), `"promptsListChanged":true`) {
 		t.Fatalf("acknowledgement %s %s", ack.Method, ack.Params)

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/vzn/vx/daemon/hashing"
+	"github.com/vzn/vx/daemon/httpapi"
 	"github.com/vzn/vx/daemon/plans"
 	"github.com/vzn/vx/protocol/layout"
 	"github.com/vzn/vx/protocol/wire"
@@ -66,11 +67,11 @@ func (d *daemon) approvals(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if !loopbackHostPort(r.Host, d.port) {
+		if !httpapi.LoopbackHost(r.Host, d.port) {
 			http.Error(w, "forbidden: the Host header must be 127.0.0.1, localhost or [::1] with this daemon's port", http.StatusForbidden)
 			return
 		}
-		if o := r.Header.Get("Origin"); o != "" && !d.ownOrigin(o) {
+		if o := r.Header.Get("Origin"); o != "" && !httpapi.OwnOrigin(o, d.port) {
 			http.Error(w, "forbidden: only the daemon's own status page may approve plans", http.StatusForbidden)
 			return
 		}
@@ -99,7 +100,7 @@ func (d *daemon) approver(r *http.Request) string {
 	if !d.keyMatches(r.Header.Get(wire.ApproveKeyHeader)) {
 		return ""
 	}
-	if d.ownOrigin(r.Header.Get("Origin")) {
+	if httpapi.OwnOrigin(r.Header.Get("Origin"), d.port) {
 		return plans.ByPage
 	}
 	return plans.ByCLI
@@ -143,12 +144,6 @@ func (d *daemon) approverLogin(w http.ResponseWriter, r *http.Request) {
 	}
 	http.SetCookie(w, &http.Cookie{Name: wire.PageCookieName(d.port), Value: v, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 	http.Redirect(w, r, "/#"+wire.ApproveLoginParam+"="+url.QueryEscape(key), http.StatusSeeOther)
-}
-
-// ownOrigin reports whether origin is the daemon's own page.
-func (d *daemon) ownOrigin(origin string) bool {
-	hostport, ok := strings.CutPrefix(origin, "http://")
-	return ok && loopbackHostPort(hostport, d.port)
 }
 
 func writeApprovals(w http.ResponseWriter, a *wire.Approvals) {

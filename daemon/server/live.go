@@ -129,10 +129,6 @@ func (f *Feed) LastActivity() time.Time {
 	return f.last
 }
 
-func (d *daemon) mountLive(mux *http.ServeMux) {
-	mux.HandleFunc("GET /events", d.handleEvents)
-}
-
 // handleEvents streams the feed over a websocket as JSON messages.
 func (d *daemon) handleEvents(w http.ResponseWriter, r *http.Request) {
 	// The guard already checked Host, Origin (loopback only) and the token.

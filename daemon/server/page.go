@@ -6,11 +6,10 @@ import (
 	_ "embed"
 	"encoding/json"
 	"net/http"
-	"strconv"
 
 	"github.com/vzn/vx/daemon/failures"
+	"github.com/vzn/vx/daemon/httpapi"
 	"github.com/vzn/vx/daemon/ops"
-	"github.com/vzn/vx/daemon/pagekit"
 	"github.com/vzn/vx/protocol/wire"
 )
 
@@ -36,11 +35,6 @@ type PageApprovals struct {
 	CanApprove bool `json:"canApprove"`
 }
 
-// pageRoutes are what a page login opens: the page, its shared script and
-// style, and what it reads. Never /mcp, /status or /shutdown: the login
-// cookie runs nothing.
-var pageRoutes = []string{"GET /", "GET " + pagekit.ScriptPath, "GET " + pagekit.StylePath, "GET /api/summary", "GET /api/approvals", "GET /events"}
-
 // tokenLogin lets a person open the page once with ?token=…: the daemon
 // mints a page credential of its own (never the token) into an HttpOnly,
 // SameSite=Strict cookie named for this daemon, and sends the browser to
@@ -52,7 +46,7 @@ func (d *daemon) tokenLogin(next http.Handler) http.Handler {
 		if r.Method == http.MethodGet && r.URL.Path == "/" {
 			tok = r.URL.Query().Get("token") // (parsed only for the page)
 		}
-		if tok != "" && r.Header.Get("Origin") == "" && loopbackHostPort(r.Host, d.port) {
+		if tok != "" && r.Header.Get("Origin") == "" && httpapi.LoopbackHost(r.Host, d.port) {
 			// (A foreign Host falls through to the guard, which refuses it.)
 			if subtle.ConstantTimeCompare([]byte(tok), []byte(d.token)) == 1 {
 				v, err := d.pages.mint()
@@ -100,21 +94,22 @@ func servePageLoginHelp(w http.ResponseWriter, _ *http.Request) {
 	_, _ = w.Write(pageLoginHelp)
 }
 
-func (d *daemon) mountPage(mux *http.ServeMux) {
-	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		w.Header().Set("Content-Security-Policy", "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; connect-src 'self'")
-		w.Write(pageHTML)
-	})
-	// The page components it shares with the platform's dashboard.
-	mux.Handle("GET "+pagekit.ScriptPath, pagekit.Handler())
-	mux.Handle("GET "+pagekit.StylePath, pagekit.Handler())
-	mux.HandleFunc("GET /api/summary", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(d.summary(r.Context()))
-	})
-	mux.HandleFunc("GET /api/approvals", d.serveApprovals)
+// The page's own reads (page/index.html fetches them).
+const (
+	pageSummaryPath   = "/api/summary"
+	pageApprovalsPath = "/api/approvals"
+)
+
+func servePage(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Content-Security-Policy", "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; connect-src 'self'")
+	w.Write(pageHTML)
+}
+
+func (d *daemon) serveSummary(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(d.summary(r.Context()))
 }
 
 func (d *daemon) serveApprovals(w http.ResponseWriter, r *http.Request) {
@@ -152,14 +147,4 @@ func latestFailures(ctx context.Context, e *ops.Env, id string) *ops.FailuresOut
 		f.Failures[i].Output, f.Failures[i].Truncated = out, f.Failures[i].Truncated || cut
 	}
 	return f
-}
-
-// loopbackHostPort reports whether a Host header names this daemon.
-func loopbackHostPort(host string, port int) bool {
-	for _, name := range []string{"127.0.0.1", "localhost", "[::1]"} {
-		if host == name+":"+strconv.Itoa(port) {
-			return true
-		}
-	}
-	return false
 }

@@ -35,7 +35,6 @@ import (
 	"github.com/vzn/vx/internal/flock"
 	"github.com/vzn/vx/internal/privfile"
 	"github.com/vzn/vx/protocol/layout"
-	"github.com/vzn/vx/protocol/proof"
 	"github.com/vzn/vx/protocol/version"
 	"github.com/vzn/vx/protocol/wire"
 )
@@ -173,13 +172,14 @@ func Serve(ctx context.Context, o Options) error {
 	d.port = tcp.Addr().(*net.TCPAddr).Port
 	ln := connlimit.NewListener(tcp, MaxConns)
 
-	mux := d.newMux(cancel)
-	if jr, err := d.mountJournal(ctx, mux); err != nil {
+	changes, jr, err := d.journalEndpoint(ctx)
+	if err != nil {
 		return err
 	} else if jr != nil {
 		defer jr.Close()
 	}
-	srv := newHTTPServer(ctx, d.tokenLogin(d.approvals(httpapi.Guard(liftReadDeadline(mcpFirst(mux)), httpapi.GuardOptions{Port: d.port, Token: d.token, Page: &httpapi.PageAuth{Cookie: wire.PageCookieName(d.port), Routes: pageRoutes, Valid: d.pages.valid, Help: servePageLoginHelp}, Logger: d.log}))), ln, d.log)
+	routes := d.routes(cancel, changes)
+	srv := newHTTPServer(ctx, d.tokenLogin(d.approvals(httpapi.Guard(liftReadDeadline(mcpFirst(newMux(routes))), httpapi.GuardOptions{Port: d.port, Token: d.token, Page: &httpapi.PageAuth{Cookie: wire.PageCookieName(d.port), Routes: pageRoutes(routes), Valid: d.pages.valid, Help: servePageLoginHelp}, Logger: d.log}))), ln, d.log)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 
@@ -253,24 +253,6 @@ func (d *daemon) newMCP() *mcpserver.Server {
 	}
 	return mcpserver.New(&mcpserver.Options{Name: "vx", Version: version.Version, Mask: d.env.Masker.String, MaskJSON: d.env.Masker.JSON, Logger: d.log, MaxSessions: 64, OnSession: onSession, SessionIdle: d.opts.SessionIdle,
 		Instructions: "vx answers questions about this monorepo workspace: its tasks (listTasks, getConfig), its cache (getCacheStats, explainCacheKey), its run history (getRunHistory, whyDidThisRerun, getFailures, getTaskLog, compareRuns, runTrends), and runs or plans tasks (runTasks, planTasks)."})
-}
-
-// newMux routes /mcp, /hello, /status, /shutdown (which calls cancel),
-// the live feed and the page; /hello, /status and /shutdown are proved
-// to a client that sends a nonce.
-func (d *daemon) newMux(cancel context.CancelFunc) *http.ServeMux {
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", httpapi.NewMCPHandler(d.mcp, &httpapi.MCPOptions{Logger: d.log, Streams: d.streams}))
-	mux.HandleFunc("GET "+proof.HelloPath, d.proved(handleHello))
-	mux.HandleFunc("GET /status", d.proved(d.handleStatus))
-	mux.HandleFunc("POST /shutdown", d.proved(func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(http.StatusAccepted)
-		d.log.Info().Msg("stop requested")
-		go cancel()
-	}))
-	d.mountLive(mux)
-	d.mountPage(mux)
-	return mux
 }
 
 // writeDiscovery announces the daemon: it writes the discovery file
@@ -366,7 +348,7 @@ func (d *daemon) status(ctx context.Context) *wire.Status {
 	st := d.mcp.Stats()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	s := &wire.Status{PID: os.Getpid(), Port: d.port, URL: fmt.Sprintf("http://127.0.0.1:%d/mcp", d.port), PageURL: fmt.Sprintf("http://127.0.0.1:%d/", d.port),
+	s := &wire.Status{PID: os.Getpid(), Port: d.port, URL: fmt.Sprintf("http://127.0.0.1:%d%s", d.port, wire.MCPPath), PageURL: fmt.Sprintf("http://127.0.0.1:%d/", d.port),
 		Version: version.Version, Workspace: d.root, StartedAt: d.started, UptimeMs: time.Since(d.started).Milliseconds(), Sessions: st.Sessions,
 		Requests: st.Requests, RSSBytes: rss(), HeapBytes: ms.HeapAlloc, IdleTimeout: d.opts.IdleTimeout.String(), LastActivity: st.LastActivity}
 	if m, err := d.env.CurrentModel(); err == nil {

@@ -15,7 +15,7 @@ import (
 
 // Under mcp.confirm, runTasks shows a person the plan and runs it only
 // when they accept: in the session era through elicitation/create on the
-// request's stream, in 2026-07-28 through an input_required result the
+// request's stream, in the stateless era through an input_required result the
 // client retries with the answer. The plan is issued first, so what runs
 // is exactly what was shown, re-checked when it runs.
 
@@ -56,10 +56,10 @@ type runCall struct {
 // ("" for a selection, in).
 func confirmRun(ctx context.Context, rc *runCall, id string, in ops.RunTasksInput) (any, error) {
 	call, store, e := rc.call, rc.store, rc.runner.Env
-	if call.Modern != nil && call.Modern.RequestState != "" && !rc.outside {
-		return answerModern(ctx, rc)
+	if call.Stateless != nil && call.Stateless.RequestState != "" && !rc.outside {
+		return answerStateless(ctx, rc)
 	}
-	canAsk := call.Elicit != nil || (call.Modern != nil && call.Modern.CanElicit)
+	canAsk := call.Elicit != nil || (call.Stateless != nil && call.Stateless.CanElicit)
 	if !canAsk || rc.outside {
 		if id == "" {
 			return nil, noAsking(rc.outside)
@@ -83,7 +83,7 @@ func confirmRun(ctx context.Context, rc *runCall, id string, in ops.RunTasksInpu
 		// A person approved it already (vx approve, the status page).
 		return store.Apply(ctx, rc.runner, p.ID)
 	}
-	if call.Modern != nil {
+	if call.Stateless != nil {
 		if p.Origin != rc.origin {
 			// A planTasks plan confirmed through a retry: tie it to this call.
 			p, err = reissue(ctx, e, store, p, rc.origin)
@@ -91,7 +91,7 @@ func confirmRun(ctx context.Context, rc *runCall, id string, in ops.RunTasksInpu
 				return nil, err
 			}
 		}
-		return askModern(e, p), nil
+		return askStateless(e, p), nil
 	}
 	ectx, cancel := context.WithDeadline(ctx, p.Expires)
 	defer cancel()
@@ -102,9 +102,9 @@ func confirmRun(ctx context.Context, rc *runCall, id string, in ops.RunTasksInpu
 	return decide(ctx, rc, p, res)
 }
 
-// answerModern serves a 2026-07-28 retry carrying the person's answer.
-func answerModern(ctx context.Context, rc *runCall) (any, error) {
-	m := rc.call.Modern
+// answerStateless serves a stateless retry carrying the person's answer.
+func answerStateless(ctx context.Context, rc *runCall) (any, error) {
+	m := rc.call.Stateless
 	p, err := rc.store.Lookup(m.RequestState)
 	if err != nil {
 		return nil, err
@@ -114,7 +114,7 @@ func answerModern(ctx context.Context, rc *runCall) (any, error) {
 	}
 	raw, ok := m.InputResponses[confirmKey]
 	if !ok {
-		return askModern(rc.runner.Env, p), nil // the answer is missing: ask again
+		return askStateless(rc.runner.Env, p), nil // the answer is missing: ask again
 	}
 	var res mcp.ElicitResult
 	if err := json.Unmarshal(raw, &res); err != nil {
@@ -174,7 +174,7 @@ func callOrigin(args json.RawMessage) string {
 	return "runTasks " + string(b)
 }
 
-func askModern(e *ops.Env, p *plans.Plan) *mcpserver.InputRequired {
+func askStateless(e *ops.Env, p *plans.Plan) *mcpserver.InputRequired {
 	return &mcpserver.InputRequired{
 		Requests: map[string]mcp.InputRequest{confirmKey: {Method: mcp.MethodElicit, Params: confirmParams(e, p)}},
 		State:    p.ID,

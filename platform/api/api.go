@@ -49,8 +49,8 @@ type Server struct {
 	opts  Options
 	mux   *http.ServeMux
 
-	// modern serves the 2026-07-28 era of mcp with vxd's code.
-	modern *httpapi.Modern
+	// stateless serves the stateless era of mcp with vxd's code.
+	stateless *httpapi.Stateless
 	// streams are the listen streams' slots, reads the reads' (in
 	// flight, waiting included), per token and in all.
 	streams, reads *connlimit.Slots
@@ -69,7 +69,7 @@ func New(pool *pgxpool.Pool, opts *Options) *Server {
 		Instructions: "Team-wide vx run history over every workspace of your org: list_workspaces, then list_runs, get_run, run_trends, cache_stats, why_did_rerun and compare_runs."})
 	catalog := teamtools.Catalog(env)
 	s.mcp.SetTools(catalog)
-	s.modern = httpapi.NewModern(s.mcp, &httpapi.MCPOptions{Logger: opts.Logger})
+	s.stateless = httpapi.NewStateless(s.mcp, &httpapi.MCPOptions{Logger: opts.Logger})
 	for _, t := range catalog {
 		s.tools[t.Def.Name] = t
 	}
@@ -79,14 +79,14 @@ func New(pool *pgxpool.Pool, opts *Options) *Server {
 
 func (s *Server) routes() {
 	m := http.NewServeMux()
-	m.HandleFunc("POST /mcp", s.bearer("read", s.serveMCP))
+	m.HandleFunc("POST "+wire.MCPPath, s.bearer("read", s.serveMCP))
 	notAllowed := func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", "POST")
 		writeErr(w, http.StatusMethodNotAllowed, "this endpoint keeps no sessions and no streams: POST JSON-RPC messages")
 	}
-	m.HandleFunc("GET /mcp", notAllowed)
-	m.HandleFunc("DELETE /mcp", notAllowed)
-	m.HandleFunc("POST /v1/runs", s.bearer("ingest", s.ingest))
+	m.HandleFunc("GET "+wire.MCPPath, notAllowed)
+	m.HandleFunc("DELETE "+wire.MCPPath, notAllowed)
+	m.HandleFunc("POST "+wire.PlatformRunsPath, s.bearer("ingest", s.ingest))
 	m.HandleFunc("POST "+wire.PlatformKnownPath, s.bearer("ingest", s.known))
 	m.HandleFunc("GET /v1/workspaces", s.reader(s.tool("list_workspaces", nil)))
 	m.HandleFunc("GET /v1/runs", s.reader(s.tool("list_runs", nil)))
@@ -95,7 +95,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /v1/runs/{runId}/why", s.reader(s.tool("why_did_rerun", []string{"runId"})))
 	m.HandleFunc("GET /v1/trends", s.reader(s.tool("run_trends", nil)))
 	m.HandleFunc("GET /v1/cache", s.reader(s.tool("cache_stats", nil)))
-	m.HandleFunc("GET /healthz", s.health)
+	m.HandleFunc("GET "+wire.PlatformHealthPath, s.health)
 	s.dashboardRoutes(m)
 	s.mux = m
 }
@@ -116,7 +116,7 @@ type statusWriter struct {
 }
 
 // Unwrap lets http.ResponseController reach the connection (an event
-// stream of the 2026-07-28 era flushes each message).
+// stream of the stateless era flushes each message).
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func (w *statusWriter) WriteHeader(code int) {

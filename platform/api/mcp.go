@@ -14,10 +14,7 @@ import (
 	"github.com/vzn/vx/protocol/mcp"
 )
 
-// headerProtocolVersion names the revision of a request after initialize.
-const headerProtocolVersion = "MCP-Protocol-Version"
-
-// serveMCP answers one POST /mcp. A request of the 2026-07-28 era (its
+// serveMCP answers one POST /mcp. A request of the stateless era (its
 // revision in params._meta) is served by daemon/httpapi's stateless
 // code, exactly as vxd serves it. Anything else is the session era: a
 // message or a batch, in a session that lives for this request only (the
@@ -53,17 +50,17 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, p *tokens.Prin
 		return
 	}
 	defer release()
-	if s.modern.Serve(w, r, msgs, batch) {
-		return // the 2026-07-28 era, served by vxd's own code
+	if s.stateless.Serve(w, r, msgs, batch) {
+		return // the stateless era, served by vxd's own code
 	}
-	rev := r.Header.Get(headerProtocolVersion)
+	rev := r.Header.Get(mcp.HeaderProtocolVersion) // the revision after initialize
 	if rev == "" {
 		rev = mcp.DefaultHTTPRevision
 	} else if !mcp.IsSupported(rev) {
 		writeRPCError(w, http.StatusBadRequest, fmt.Sprintf("unsupported MCP-Protocol-Version %q; supported: %s", rev, strings.Join(mcp.Supported(), ", ")))
 		return
 	}
-	reply := s.mcp.Stateless(rev).Answer(r.Context(), msgs, batch, nil)
+	reply := s.mcp.RequestSession(rev).Answer(r.Context(), msgs, batch, nil)
 	defer reply.Release() // once written: the shared answer bound counts it until then
 	if reply.Empty() {
 		w.WriteHeader(http.StatusAccepted)

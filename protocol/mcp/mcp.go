@@ -43,18 +43,8 @@ func Negotiate(requested string) string {
 // only 2025-03-26 had them.
 func BatchesAllowed(rev string) bool { return rev == Rev20250326 }
 
-// Method names.
+// Notification names (the request methods are in methods.go).
 const (
-	MethodInitialize         = "initialize"
-	MethodPing               = "ping"
-	MethodToolsList          = "tools/list"
-	MethodToolsCall          = "tools/call"
-	MethodResourcesList      = "resources/list"
-	MethodResourceTemplates  = "resources/templates/list"
-	MethodResourcesRead      = "resources/read"
-	MethodPromptsList        = "prompts/list"
-	MethodPromptsGet         = "prompts/get"
-	MethodSetLevel           = "logging/setLevel"
 	NotifyInitialized        = "notifications/initialized"
 	NotifyCancelled          = "notifications/cancelled"
 	NotifyProgress           = "notifications/progress"

@@ -196,8 +196,8 @@ func TestVerbJSONIsTheToolAnswer(t *testing.T) {
 		name string
 		cs   *mcp.ClientSession
 	}{
-		{"http " + era2026, connect(t, endpoint, token, era2026)},
-		{"http " + era2025, connect(t, endpoint, token, era2025)},
+		{"http " + revStateless, connect(t, endpoint, token, revStateless)},
+		{"http " + revSession, connect(t, endpoint, token, revSession)},
 		{"vx mcp", connectShim(t, root)},
 	}
 	cs := clients[0].cs

@@ -25,7 +25,7 @@ func TestRefusalsAreTheSame(t *testing.T) {
 	root := workspace(t, "ws")
 	runID(t, root, 1, "build", "test", "--continue")
 	endpoint, token := startDaemon(t, root)
-	cs := connect(t, endpoint, token, era2026)
+	cs := connect(t, endpoint, token, revStateless)
 	for _, r := range []refusalRow{
 		{tool: "whyDidThisRerun", args: map[string]any{"taskId": "nope#build"}, verb: []string{"why", "nope#build", "--format", "json"}, code: 2},
 		{tool: "whyDidThisRerun", args: map[string]any{"taskId": "lib#build", "runId": "ffffffffffff"}, verb: []string{"why", "lib#build", "--run", "ffffffffffff", "--format", "json"}, code: 2},

@@ -15,13 +15,13 @@ import (
 	"github.com/vzn/vx/tests/internal/harness"
 )
 
-// The platform's /mcp serves the 2026-07-28 era beside the session era,
+// The platform's /mcp serves the stateless era beside the session era,
 // with vxd's own code: these tests drive a real `vx-platform serve` over
 // the private PostgreSQL, with the official SDK left to its defaults (it
 // probes server/discover and, answered, never initializes) and with raw
 // requests for the transport's refusals.
 
-func modernPlatform(t *testing.T) (*tenants, *serveProc) {
+func statelessPlatform(t *testing.T) (*tenants, *serveProc) {
 	t.Helper()
 	ts := seed(t)
 	_, bin := binaries(t)
@@ -32,7 +32,7 @@ func connectPlatform(t *testing.T, base, token string, opts *sdk.ClientSessionOp
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c := sdk.NewClient(&sdk.Implementation{Name: "platform-modern", Version: "1"}, nil)
+	c := sdk.NewClient(&sdk.Implementation{Name: "platform-stateless", Version: "1"}, nil)
 	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: harness.BearerClient(token), MaxRetries: -1}, opts)
 	if err == nil {
 		t.Cleanup(func() { cs.Close() })
@@ -40,8 +40,8 @@ func connectPlatform(t *testing.T, base, token string, opts *sdk.ClientSessionOp
 	return cs, err
 }
 
-func TestModernEraSDK(t *testing.T) {
-	ts, srv := modernPlatform(t)
+func TestStatelessEraSDK(t *testing.T) {
+	ts, srv := statelessPlatform(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cs, err := connectPlatform(t, srv.base, ts.acme, nil)
@@ -60,7 +60,7 @@ func TestModernEraSDK(t *testing.T) {
 	}
 	compareAndBadLimit(ctx, t, cs)
 
-	// Tenancy holds in the new era: beta's token sees beta's web only,
+	// Tenancy holds in the stateless era: beta's token sees beta's web only,
 	// and acme's runs are unknown to it.
 	beta, err := connectPlatform(t, srv.base, ts.beta, nil)
 	if err != nil {
@@ -105,8 +105,8 @@ func TestModernEraSDK(t *testing.T) {
 	}
 }
 
-// modernReq is a raw 2026-07-28 request: its body and headers.
-func modernReq(method, version string, params map[string]any) []byte {
+// statelessReq is a raw 2026-07-28 request: its body and headers.
+func statelessReq(method, version string, params map[string]any) []byte {
 	if params == nil {
 		params = map[string]any{}
 	}
@@ -137,11 +137,11 @@ func answer(t *testing.T, r response) rpcAnswer {
 	return a
 }
 
-func TestModernEraRaw(t *testing.T) {
-	ts, srv := modernPlatform(t)
+func TestStatelessEraRaw(t *testing.T) {
+	ts, srv := statelessPlatform(t)
 	url := srv.base + "/mcp"
 	const v = "2026-07-28"
-	call := modernReq("tools/call", v, map[string]any{"name": "list_runs", "arguments": map[string]any{}})
+	call := statelessReq("tools/call", v, map[string]any{"name": "list_runs", "arguments": map[string]any{}})
 	hdr := func(method, name string) []string {
 		h := []string{"MCP-Protocol-Version", v, "Mcp-Method", method, "Accept", "application/json, text/event-stream"}
 		if name != "" {
@@ -151,7 +151,7 @@ func TestModernEraRaw(t *testing.T) {
 	}
 
 	t.Run("discover", func(t *testing.T) {
-		r := do(t, "POST", url, ts.acme, modernReq("server/discover", v, nil), hdr("server/discover", "")...)
+		r := do(t, "POST", url, ts.acme, statelessReq("server/discover", v, nil), hdr("server/discover", "")...)
 		a := answer(t, r)
 		if r.status != http.StatusOK || a.Result == nil {
 			t.Fatalf("server/discover: %d %s", r.status, r.body)
@@ -169,7 +169,7 @@ func TestModernEraRaw(t *testing.T) {
 			t.Errorf("serverInfo in _meta: %s", r.body)
 		}
 		if r.header.Get("Mcp-Session-Id") != "" {
-			t.Error("the 2026-07-28 era opened a session")
+			t.Error("the stateless era opened a session")
 		}
 	})
 
@@ -202,8 +202,8 @@ func TestModernEraRaw(t *testing.T) {
 		{"Mcp-Method differs", call, hdr("tools/list", "list_runs"), 400, -32020, "does not match the method"},
 		{"no Mcp-Name on tools/call", call, hdr("tools/call", ""), 400, -32020, "Mcp-Name header is required"},
 		{"Mcp-Name differs", call, hdr("tools/call", "get_run"), 400, -32020, "does not match params.name"},
-		{"unknown method", modernReq("tools/frobnicate", v, nil), hdr("tools/frobnicate", ""), 404, -32601, "method not found"},
-		{"initialize-era method", modernReq("ping", v, nil), hdr("ping", ""), 404, -32601, "method not found"},
+		{"unknown method", statelessReq("tools/frobnicate", v, nil), hdr("tools/frobnicate", ""), 404, -32601, "method not found"},
+		{"initialize-era method", statelessReq("ping", v, nil), hdr("ping", ""), 404, -32601, "method not found"},
 	}
 	for _, c := range refusals {
 		t.Run(c.name, func(t *testing.T) {
@@ -216,7 +216,7 @@ func TestModernEraRaw(t *testing.T) {
 	}
 
 	t.Run("unsupported version", func(t *testing.T) {
-		r := do(t, "POST", url, ts.acme, modernReq("tools/list", "2099-01-01", nil), "MCP-Protocol-Version", "2099-01-01", "Mcp-Method", "tools/list")
+		r := do(t, "POST", url, ts.acme, statelessReq("tools/list", "2099-01-01", nil), "MCP-Protocol-Version", "2099-01-01", "Mcp-Method", "tools/list")
 		a := answer(t, r)
 		if r.status != http.StatusBadRequest || a.Error == nil || a.Error.Code != -32022 {
 			t.Fatalf("want 400 -32022, got %d %s", r.status, r.body)
@@ -255,12 +255,12 @@ func TestModernEraRaw(t *testing.T) {
 	})
 }
 
-// A listen stream of the new era is served as an event stream through
+// A listen stream of the stateless era is served as an event stream through
 // the platform's request logging (each event flushed at once), and asking
 // serve to stop ends it promptly: serve exits 0.
-func TestModernListen(t *testing.T) {
-	ts, srv := modernPlatform(t)
-	body := modernReq("subscriptions/listen", "2026-07-28", map[string]any{"notifications": map[string]any{"toolsListChanged": true}})
+func TestStatelessListen(t *testing.T) {
+	ts, srv := statelessPlatform(t)
+	body := statelessReq("subscriptions/listen", "2026-07-28", map[string]any{"notifications": map[string]any{"toolsListChanged": true}})
 	req, _ := http.NewRequest("POST", srv.base+"/mcp", strings.NewReader(string(body)))
 	for k, v := range map[string]string{"Content-Type": "application/json", "Authorization": "Bearer " + ts.acme,
 		"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "subscriptions/listen"} {

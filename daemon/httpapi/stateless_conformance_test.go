@@ -19,12 +19,12 @@ import (
 	"github.com/vzn/vx/protocol/mcp"
 )
 
-var update = flag.Bool("update", false, "rewrite the expected answers of the 2026-07-28 transcripts")
+var update = flag.Bool("update", false, "rewrite the expected answers of the stateless transcripts")
 
 // The 2026-07-28 transcripts live beside the session era's in
 // daemon/mcpserver/testdata/conformance; they are replayed here because
 // the revision's rules are partly HTTP (headers, statuses).
-const modernTranscripts = "../mcpserver/testdata/conformance/2026-07-28"
+const statelessTranscripts = "../mcpserver/testdata/conformance/2026-07-28"
 
 type httpStep struct {
 	headers map[string]string
@@ -97,7 +97,7 @@ func (st httpStep) post(t *testing.T, d *daemon) string {
 	defer resp.Body.Close()
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	lines := []string{fmt.Sprintf("%d %s", resp.StatusCode, mt)}
-	if sid := resp.Header.Get(HeaderSessionID); sid != "" {
+	if sid := resp.Header.Get(mcp.HeaderSessionID); sid != "" {
 		lines[0] += " (session)"
 	}
 	if mt == "text/event-stream" {
@@ -164,8 +164,8 @@ func conformanceDaemon(t *testing.T) *daemon {
 	return d
 }
 
-func TestModernConformanceTranscripts(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(modernTranscripts, "*.txt"))
+func TestStatelessConformanceTranscripts(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(statelessTranscripts, "*.txt"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no transcripts: %v", err)
 	}

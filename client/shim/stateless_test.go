@@ -17,11 +17,11 @@ import (
 // with server/discover and, when answered, never initializes. These
 // connect functions leave it so.
 
-func connectModernHTTP(t *testing.T, td *testDialer) *client { return dialHTTP(t, td, nil) }
+func connectStatelessHTTP(t *testing.T, td *testDialer) *client { return dialHTTP(t, td, nil) }
 
-// connectModernShim's client, closed, ends its listen stream on the
+// connectStatelessShim's client, closed, ends its listen stream on the
 // daemon too.
-func connectModernShim(t *testing.T, td *testDialer) *client {
+func connectStatelessShim(t *testing.T, td *testDialer) *client {
 	return dialShim(t, td, nil, func() { waitInFlight(t, td, 0) })
 }
 
@@ -38,7 +38,7 @@ func waitInFlight(t *testing.T, td *testDialer, n int) {
 	}
 }
 
-var modernExchanges = []exchange{
+var statelessExchanges = []exchange{
 	{"speaks 2026-07-28 without a session", func(t *testing.T, td *testDialer, c *client) {
 		if v := c.cs.InitializeResult().ProtocolVersion; v != mcp.Rev20260728 {
 			t.Errorf("revision %s", v)
@@ -91,25 +91,25 @@ var modernExchanges = []exchange{
 	}},
 }
 
-func TestModernExchanges(t *testing.T) {
-	runExchanges(t, modernExchanges, connectModernHTTP, connectModernShim)
+func TestStatelessExchanges(t *testing.T) {
+	runExchanges(t, statelessExchanges, connectStatelessHTTP, connectStatelessShim)
 }
 
-// TestModernRestartIsInvisible: a lost daemon is restarted and the
-// request retried; a 2026-07-28 client has no session to replay.
-func TestModernRestartIsInvisible(t *testing.T) {
+// TestStatelessRestartIsInvisible: a lost daemon is restarted and the
+// request retried; a stateless client has no session to replay.
+func TestStatelessRestartIsInvisible(t *testing.T) {
 	td := newDialer(t)
-	c := connectModernShim(t, td)
+	c := connectStatelessShim(t, td)
 	callAcrossRestart(t, td, c)
 	if n := td.server().Stats().Sessions; n != 0 {
 		t.Errorf("the new daemon holds %d sessions", n)
 	}
 }
 
-// TestModernShimHeaders: raw stdio lines of the new era come back with
+// TestStatelessShimHeaders: raw stdio lines of the stateless era come back with
 // the daemon's verdicts, headers derived by the shim (a non-ASCII tool
 // name travels base64-encoded and still matches).
-func TestModernShimHeaders(t *testing.T) {
+func TestStatelessShimHeaders(t *testing.T) {
 	td := newDialer(t)
 	toShim, w := io.Pipe()
 	r, fromShim := io.Pipe()

@@ -13,17 +13,17 @@ import (
 // params._meta, and every result says what it is (resultType).
 const Rev20260728 = "2026-07-28"
 
-var modern = []string{Rev20260728}
+var stateless = []string{Rev20260728}
 
-// ModernSupported returns the stateless revisions vx serves, newest first.
-func ModernSupported() []string { return slices.Clone(modern) }
+// StatelessSupported returns the stateless revisions vx serves, newest first.
+func StatelessSupported() []string { return slices.Clone(stateless) }
 
-// IsModern reports whether rev is a stateless revision vx serves.
-func IsModern(rev string) bool { return slices.Contains(modern, rev) }
+// IsStateless reports whether rev is a stateless revision vx serves.
+func IsStateless(rev string) bool { return slices.Contains(stateless, rev) }
 
 // AllSupported returns every revision vx serves, both eras, newest first:
 // what server/discover and UnsupportedProtocolVersion errors list.
-func AllSupported() []string { return append(ModernSupported(), supported...) }
+func AllSupported() []string { return append(StatelessSupported(), supported...) }
 
 // Reserved _meta keys of the 2026-07-28 revision.
 const (
@@ -35,10 +35,8 @@ const (
 	MetaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"
 )
 
-// Methods and notifications of the 2026-07-28 revision.
+// Notifications of the 2026-07-28 revision (its methods are in methods.go).
 const (
-	MethodDiscover                  = "server/discover"
-	MethodSubscriptionsListen       = "subscriptions/listen"
 	NotifySubscriptionsAcknowledged = "notifications/subscriptions/acknowledged"
 	NotifyResourceUpdated           = "notifications/resources/updated"
 )
@@ -48,14 +46,6 @@ const (
 	CodeHeaderMismatch                  = -32020
 	CodeMissingRequiredClientCapability = -32021
 	CodeUnsupportedProtocolVersion      = -32022
-)
-
-// Streamable HTTP headers the 2026-07-28 revision adds: each POST mirrors
-// its method, and for tools/call, resources/read and prompts/get the name
-// or URI, so intermediaries can route without reading the body.
-const (
-	HeaderMethod = "Mcp-Method"
-	HeaderName   = "Mcp-Name"
 )
 
 // Result types of the 2026-07-28 revision.
@@ -70,8 +60,8 @@ const (
 	CachePrivate = "private"
 )
 
-// ModernMeta is what a stateless request says about itself in _meta.
-type ModernMeta struct {
+// StatelessMeta is what a stateless request says about itself in _meta.
+type StatelessMeta struct {
 	ProtocolVersion string
 	// HasCapabilities is false when the required clientCapabilities key is
 	// absent (an empty object is present).
@@ -87,9 +77,9 @@ type ClientCapabilities struct {
 	Elicitation *json.RawMessage `json:"elicitation,omitempty"`
 }
 
-// HasModernMeta reports whether params carry the 2026-07-28 protocol
+// HasStatelessMeta reports whether params carry the 2026-07-28 protocol
 // version key in _meta: the mark of a stateless request.
-func HasModernMeta(params json.RawMessage) bool {
+func HasStatelessMeta(params json.RawMessage) bool {
 	var p struct {
 		Meta map[string]json.RawMessage `json:"_meta"`
 	}
@@ -129,11 +119,11 @@ func cannotHoldMeta(params []byte) bool {
 	return true
 }
 
-// ParseModernMeta reads the per-request fields of params._meta. It fails,
+// ParseStatelessMeta reads the per-request fields of params._meta. It fails,
 // naming the key, when a value has the wrong type; absent keys are left
 // zero for the caller to judge.
-func ParseModernMeta(params json.RawMessage) (ModernMeta, error) {
-	var out ModernMeta
+func ParseStatelessMeta(params json.RawMessage) (StatelessMeta, error) {
+	var out StatelessMeta
 	if len(params) == 0 {
 		return out, nil
 	}

@@ -14,14 +14,14 @@ import (
 	"github.com/vzn/vx/protocol/mcp"
 )
 
-// TestModernSDKClient drives the endpoint with the official Go SDK speaking
+// TestStatelessSDKClient drives the endpoint with the official Go SDK speaking
 // 2026-07-28: server/discover instead of initialize, no session, progress,
 // masked errors, cancellation by closing the request's stream, and
 // list_changed over subscriptions/listen.
-func TestModernSDKClient(t *testing.T) {
+func TestStatelessSDKClient(t *testing.T) {
 	d := startDaemon(t, 0)
 	ctx := context.Background()
-	client, changed, progress := watchingClient("sdk-modern")
+	client, changed, progress := watchingClient("sdk-stateless")
 	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: d.URL + "/mcp", HTTPClient: &http.Client{Transport: bearer{testToken}}}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -34,7 +34,7 @@ func TestModernSDKClient(t *testing.T) {
 		t.Errorf("server info from discover: %+v", info)
 	}
 	if cs.ID() != "" || d.Srv.Stats().Sessions != 0 {
-		t.Errorf("a 2026-07-28 client got a session: id %q, server sessions %d", cs.ID(), d.Srv.Stats().Sessions)
+		t.Errorf("a stateless client got a session: id %q, server sessions %d", cs.ID(), d.Srv.Stats().Sessions)
 	}
 	listProgressFail(ctx, t, cs, progress)
 
@@ -80,8 +80,8 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 	}
 }
 
-// modernBody is a 2026-07-28 request with the required _meta.
-func modernBody(id int, method string, params map[string]any, meta map[string]any) string {
+// statelessBody is a stateless request with the required _meta.
+func statelessBody(id int, method string, params map[string]any, meta map[string]any) string {
 	if params == nil {
 		params = map[string]any{}
 	}
@@ -98,8 +98,8 @@ func modernBody(id int, method string, params map[string]any, meta map[string]an
 	return string(b)
 }
 
-func modernHeaders(method, name string) map[string]string {
-	h := map[string]string{HeaderProtocolVersion: mcp.Rev20260728, mcp.HeaderMethod: method}
+func statelessHeaders(method, name string) map[string]string {
+	h := map[string]string{mcp.HeaderProtocolVersion: mcp.Rev20260728, mcp.HeaderMethod: method}
 	if name != "" {
 		h[mcp.HeaderName] = name
 	}
@@ -115,9 +115,9 @@ type rpcAnswer struct {
 	} `json:"error"`
 }
 
-// TestModernRefusals checks every refusal of the revision's HTTP rules
+// TestStatelessRefusals checks every refusal of the revision's HTTP rules
 // and of its per-request fields, with its status and code.
-func TestModernRefusals(t *testing.T) {
+func TestStatelessRefusals(t *testing.T) {
 	d := startDaemon(t, 0)
 	call := map[string]any{"name": "echo", "arguments": map[string]any{}}
 	cases := []struct {
@@ -128,22 +128,22 @@ func TestModernRefusals(t *testing.T) {
 		code    int
 		msg     string
 	}{
-		{"no protocol header", modernBody(1, "tools/list", nil, nil), map[string]string{mcp.HeaderMethod: "tools/list"}, 400, mcp.CodeHeaderMismatch, "MCP-Protocol-Version header is required"},
-		{"protocol header differs from _meta", modernBody(1, "tools/list", nil, nil), map[string]string{HeaderProtocolVersion: "2025-11-25", mcp.HeaderMethod: "tools/list"}, 400, mcp.CodeHeaderMismatch, `"2025-11-25" does not match`},
-		{"no method header", modernBody(1, "tools/list", nil, nil), map[string]string{HeaderProtocolVersion: mcp.Rev20260728}, 400, mcp.CodeHeaderMismatch, "Mcp-Method header is required"},
-		{"method header differs", modernBody(1, "tools/list", nil, nil), modernHeaders("prompts/list", ""), 400, mcp.CodeHeaderMismatch, `Mcp-Method header "prompts/list" does not match the method "tools/list"`},
-		{"no name header on tools/call", modernBody(1, "tools/call", call, nil), modernHeaders("tools/call", ""), 400, mcp.CodeHeaderMismatch, "Mcp-Name header is required on tools/call"},
-		{"name header differs", modernBody(1, "tools/call", call, nil), modernHeaders("tools/call", "fail"), 400, mcp.CodeHeaderMismatch, `Mcp-Name header "fail" does not match params.name "echo"`},
-		{"name header of resources/read", modernBody(1, "resources/read", map[string]any{"uri": "vx://x"}, nil), modernHeaders("resources/read", "vx://y"), 400, mcp.CodeHeaderMismatch, `does not match params.uri "vx://x"`},
-		{"bad base64 name", modernBody(1, "tools/call", call, nil), modernHeaders("tools/call", "=?base64?!!!?="), 400, mcp.CodeHeaderMismatch, "not valid base64"},
-		{"unsupported revision", modernBody(1, "tools/list", nil, map[string]any{mcp.MetaProtocolVersion: "2099-01-01"}), map[string]string{HeaderProtocolVersion: "2099-01-01", mcp.HeaderMethod: "tools/list"}, 400, mcp.CodeUnsupportedProtocolVersion, `unsupported protocol version "2099-01-01"`},
-		{"session revision without a session", modernBody(1, "tools/list", nil, map[string]any{mcp.MetaProtocolVersion: "2025-11-25"}), map[string]string{HeaderProtocolVersion: "2025-11-25", mcp.HeaderMethod: "tools/list"}, 400, mcp.CodeUnsupportedProtocolVersion, "served in a session opened by initialize"},
-		{"no client capabilities", modernBody(1, "tools/list", nil, map[string]any{mcp.MetaClientCapabilities: nil}), modernHeaders("tools/list", ""), 400, -32602, "clientCapabilities"},
-		{"bad log level", modernBody(1, "tools/list", nil, map[string]any{mcp.MetaLogLevel: "loud"}), modernHeaders("tools/list", ""), 400, -32602, "logLevel"},
-		{"unknown method", modernBody(1, "tools/frobnicate", nil, nil), modernHeaders("tools/frobnicate", ""), 404, -32601, "tools/frobnicate"},
-		{"ping is not of the era", modernBody(1, "ping", nil, nil), modernHeaders("ping", ""), 404, -32601, "ping"},
-		{"logging/setLevel is not of the era", modernBody(1, "logging/setLevel", map[string]any{"level": "debug"}, nil), modernHeaders("logging/setLevel", ""), 404, -32601, "logging/setLevel"},
-		{"unknown tool", modernBody(1, "tools/call", map[string]any{"name": "nope"}, nil), modernHeaders("tools/call", "nope"), 200, -32602, `unknown tool "nope"`},
+		{"no protocol header", statelessBody(1, "tools/list", nil, nil), map[string]string{mcp.HeaderMethod: "tools/list"}, 400, mcp.CodeHeaderMismatch, "MCP-Protocol-Version header is required"},
+		{"protocol header differs from _meta", statelessBody(1, "tools/list", nil, nil), map[string]string{mcp.HeaderProtocolVersion: "2025-11-25", mcp.HeaderMethod: "tools/list"}, 400, mcp.CodeHeaderMismatch, `"2025-11-25" does not match`},
+		{"no method header", statelessBody(1, "tools/list", nil, nil), map[string]string{mcp.HeaderProtocolVersion: mcp.Rev20260728}, 400, mcp.CodeHeaderMismatch, "Mcp-Method header is required"},
+		{"method header differs", statelessBody(1, "tools/list", nil, nil), statelessHeaders("prompts/list", ""), 400, mcp.CodeHeaderMismatch, `Mcp-Method header "prompts/list" does not match the method "tools/list"`},
+		{"no name header on tools/call", statelessBody(1, "tools/call", call, nil), statelessHeaders("tools/call", ""), 400, mcp.CodeHeaderMismatch, "Mcp-Name header is required on tools/call"},
+		{"name header differs", statelessBody(1, "tools/call", call, nil), statelessHeaders("tools/call", "fail"), 400, mcp.CodeHeaderMismatch, `Mcp-Name header "fail" does not match params.name "echo"`},
+		{"name header of resources/read", statelessBody(1, "resources/read", map[string]any{"uri": "vx://x"}, nil), statelessHeaders("resources/read", "vx://y"), 400, mcp.CodeHeaderMismatch, `does not match params.uri "vx://x"`},
+		{"bad base64 name", statelessBody(1, "tools/call", call, nil), statelessHeaders("tools/call", "=?base64?!!!?="), 400, mcp.CodeHeaderMismatch, "not valid base64"},
+		{"unsupported revision", statelessBody(1, "tools/list", nil, map[string]any{mcp.MetaProtocolVersion: "2099-01-01"}), map[string]string{mcp.HeaderProtocolVersion: "2099-01-01", mcp.HeaderMethod: "tools/list"}, 400, mcp.CodeUnsupportedProtocolVersion, `unsupported protocol version "2099-01-01"`},
+		{"session revision without a session", statelessBody(1, "tools/list", nil, map[string]any{mcp.MetaProtocolVersion: "2025-11-25"}), map[string]string{mcp.HeaderProtocolVersion: "2025-11-25", mcp.HeaderMethod: "tools/list"}, 400, mcp.CodeUnsupportedProtocolVersion, "served in a session opened by initialize"},
+		{"no client capabilities", statelessBody(1, "tools/list", nil, map[string]any{mcp.MetaClientCapabilities: nil}), statelessHeaders("tools/list", ""), 400, -32602, "clientCapabilities"},
+		{"bad log level", statelessBody(1, "tools/list", nil, map[string]any{mcp.MetaLogLevel: "loud"}), statelessHeaders("tools/list", ""), 400, -32602, "logLevel"},
+		{"unknown method", statelessBody(1, "tools/frobnicate", nil, nil), statelessHeaders("tools/frobnicate", ""), 404, -32601, "tools/frobnicate"},
+		{"ping is not of the era", statelessBody(1, "ping", nil, nil), statelessHeaders("ping", ""), 404, -32601, "ping"},
+		{"logging/setLevel is not of the era", statelessBody(1, "logging/setLevel", map[string]any{"level": "debug"}, nil), statelessHeaders("logging/setLevel", ""), 404, -32601, "logging/setLevel"},
+		{"unknown tool", statelessBody(1, "tools/call", map[string]any{"name": "nope"}, nil), statelessHeaders("tools/call", "nope"), 200, -32602, `unknown tool "nope"`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -158,13 +158,13 @@ func TestModernRefusals(t *testing.T) {
 			if a.Error.Code != tc.code || !strings.Contains(a.Error.Message, tc.msg) {
 				t.Errorf("error %d %q, want %d containing %q", a.Error.Code, a.Error.Message, tc.code, tc.msg)
 			}
-			if resp.Header.Get(HeaderSessionID) != "" {
+			if resp.Header.Get(mcp.HeaderSessionID) != "" {
 				t.Error("a stateless request was given a session id")
 			}
 		})
 	}
 	// The -32022 data names what is supported and what was asked.
-	_, body := do(t, d, rawReq{body: modernBody(1, "tools/list", nil, map[string]any{mcp.MetaProtocolVersion: "2099-01-01"}), headers: map[string]string{HeaderProtocolVersion: "2099-01-01", mcp.HeaderMethod: "tools/list"}})
+	_, body := do(t, d, rawReq{body: statelessBody(1, "tools/list", nil, map[string]any{mcp.MetaProtocolVersion: "2099-01-01"}), headers: map[string]string{mcp.HeaderProtocolVersion: "2099-01-01", mcp.HeaderMethod: "tools/list"}})
 	var a rpcAnswer
 	_ = json.Unmarshal([]byte(body), &a)
 	var data mcp.UnsupportedVersionData
@@ -173,9 +173,9 @@ func TestModernRefusals(t *testing.T) {
 	}
 }
 
-// TestModernResults checks what every result of the era carries, and
+// TestStatelessResults checks what every result of the era carries, and
 // that the session era is untouched beside it.
-func TestModernResults(t *testing.T) {
+func TestStatelessResults(t *testing.T) {
 	d := startDaemon(t, 0)
 	for _, tc := range []struct {
 		method    string
@@ -191,7 +191,7 @@ func TestModernResults(t *testing.T) {
 		{"tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"a": 1}}, "echo", false},
 	} {
 		t.Run(tc.method, func(t *testing.T) {
-			resp, body := do(t, d, rawReq{body: modernBody(7, tc.method, tc.params, nil), headers: modernHeaders(tc.method, tc.name)})
+			resp, body := do(t, d, rawReq{body: statelessBody(7, tc.method, tc.params, nil), headers: statelessHeaders(tc.method, tc.name)})
 			var a rpcAnswer
 			if resp.StatusCode != 200 || json.Unmarshal([]byte(body), &a) != nil || a.Result == nil {
 				t.Fatalf("%d %s", resp.StatusCode, body)
@@ -210,7 +210,7 @@ func TestModernResults(t *testing.T) {
 			}
 		})
 	}
-	_, body := do(t, d, rawReq{body: modernBody(1, "server/discover", nil, nil), headers: modernHeaders("server/discover", "")})
+	_, body := do(t, d, rawReq{body: statelessBody(1, "server/discover", nil, nil), headers: statelessHeaders("server/discover", "")})
 	var a rpcAnswer
 	_ = json.Unmarshal([]byte(body), &a)
 	var versions []string
@@ -221,7 +221,7 @@ func TestModernResults(t *testing.T) {
 	if got := mcp.EncodeHeaderValue("résumé"); !strings.HasPrefix(got, "=?base64?") {
 		t.Errorf("EncodeHeaderValue: %s", got)
 	}
-	resp, body := do(t, d, rawReq{body: modernBody(2, "tools/call", map[string]any{"name": "echo"}, nil), headers: modernHeaders("tools/call", "=?base64?ZWNobw==?=")})
+	resp, body := do(t, d, rawReq{body: statelessBody(2, "tools/call", map[string]any{"name": "echo"}, nil), headers: statelessHeaders("tools/call", "=?base64?ZWNobw==?=")})
 	if resp.StatusCode != 200 {
 		t.Errorf("base64 Mcp-Name: %d %s", resp.StatusCode, body)
 	}
@@ -231,9 +231,9 @@ func TestModernResults(t *testing.T) {
 	}
 }
 
-// TestModernLogLevel: notifications/message only for a request that asked
+// TestStatelessLogLevel: notifications/message only for a request that asked
 // for them in _meta, at or above the asked level.
-func TestModernLogLevel(t *testing.T) {
+func TestStatelessLogLevel(t *testing.T) {
 	d := startDaemon(t, 0)
 	d.Srv.SetTools([]mcpserver.Tool{{Def: mcp.Tool{Name: "logs", InputSchema: json.RawMessage(`{"type":"object"}`)}, Handler: func(ctx context.Context, c *mcpserver.Call) (any, error) {
 		c.Log(mcp.LevelDebug, "debug line")
@@ -241,32 +241,32 @@ func TestModernLogLevel(t *testing.T) {
 		return map[string]bool{"ok": true}, nil
 	}}})
 	call := map[string]any{"name": "logs"}
-	_, body := do(t, d, rawReq{body: modernBody(1, "tools/call", call, nil), headers: modernHeaders("tools/call", "logs")})
+	_, body := do(t, d, rawReq{body: statelessBody(1, "tools/call", call, nil), headers: statelessHeaders("tools/call", "logs")})
 	if strings.Contains(body, "notifications/message") {
 		t.Errorf("log messages without a logLevel: %s", body)
 	}
-	_, body = do(t, d, rawReq{body: modernBody(2, "tools/call", call, map[string]any{mcp.MetaLogLevel: "warning"}), headers: modernHeaders("tools/call", "logs")})
+	_, body = do(t, d, rawReq{body: statelessBody(2, "tools/call", call, map[string]any{mcp.MetaLogLevel: "warning"}), headers: statelessHeaders("tools/call", "logs")})
 	if !strings.Contains(body, "warning line") || strings.Contains(body, "debug line") {
 		t.Errorf("logLevel warning: %s", body)
 	}
-	_, body = do(t, d, rawReq{body: modernBody(3, "tools/call", call, map[string]any{mcp.MetaLogLevel: "debug"}), headers: modernHeaders("tools/call", "logs")})
+	_, body = do(t, d, rawReq{body: statelessBody(3, "tools/call", call, map[string]any{mcp.MetaLogLevel: "debug"}), headers: statelessHeaders("tools/call", "logs")})
 	if !strings.Contains(body, "warning line") || !strings.Contains(body, "debug line") {
 		t.Errorf("logLevel debug: %s", body)
 	}
 }
 
-// TestModernListen: subscriptions/listen acknowledges what it honours,
+// TestStatelessListen: subscriptions/listen acknowledges what it honours,
 // then carries list_changed tagged with its id, and closing it ends it.
-func TestModernListen(t *testing.T) {
+func TestStatelessListen(t *testing.T) {
 	d := startDaemon(t, 0)
-	body := modernBody(9, "subscriptions/listen", map[string]any{"notifications": map[string]any{"toolsListChanged": true, "resourceSubscriptions": []string{"vx://nothing"}}}, nil)
+	body := statelessBody(9, "subscriptions/listen", map[string]any{"notifications": map[string]any{"toolsListChanged": true, "resourceSubscriptions": []string{"vx://nothing"}}}, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, d.URL+"/mcp", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Authorization", "Bearer "+testToken)
-	for k, v := range modernHeaders("subscriptions/listen", "") {
+	for k, v := range statelessHeaders("subscriptions/listen", "") {
 		req.Header.Set(k, v)
 	}
 	resp, err := http.DefaultClient.Do(req)

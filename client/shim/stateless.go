@@ -10,6 +10,7 @@ import (
 
 	"github.com/vzn/vx/protocol/jsonrpc"
 	"github.com/vzn/vx/protocol/mcp"
+	"github.com/vzn/vx/protocol/wire"
 )
 
 // A 2026-07-28 client sends every request on its own, its revision in
@@ -19,19 +20,19 @@ import (
 // notifications/cancelled, HTTP by closing the request's stream: the shim
 // turns one into the other. Listen streams end when input does.
 
-type modernCalls struct {
+type statelessCalls struct {
 	mu       sync.Mutex
-	inflight map[string]modernCall
+	inflight map[string]statelessCall
 }
 
-type modernCall struct {
+type statelessCall struct {
 	cancel context.CancelFunc
 	listen bool
 }
 
-// modernLine sends a 2026-07-28 line on its way and reports whether it
+// statelessLine sends a stateless line on its way and reports whether it
 // was one (else the session-era path takes it).
-func (s *shim) modernLine(ctx context.Context, wg *sync.WaitGroup, line []byte, msgs []*jsonrpc.Message, batch bool) bool {
+func (s *shim) statelessLine(ctx context.Context, wg *sync.WaitGroup, line []byte, msgs []*jsonrpc.Message, batch bool) bool {
 	if batch || len(msgs) != 1 {
 		return false
 	}
@@ -45,33 +46,33 @@ func (s *shim) modernLine(ctx context.Context, wg *sync.WaitGroup, line []byte, 
 		if json.Unmarshal(m.Params, &p) != nil {
 			return false
 		}
-		s.modern.mu.Lock()
-		c, ok := s.modern.inflight[string(p.RequestID)]
-		s.modern.mu.Unlock()
+		s.stateless.mu.Lock()
+		c, ok := s.stateless.inflight[string(p.RequestID)]
+		s.stateless.mu.Unlock()
 		if ok {
 			c.cancel() // closing the stream is the cancellation
 		}
 		return ok
 	case jsonrpc.KindRequest:
-		if !mcp.HasModernMeta(m.Params) {
+		if !mcp.HasStatelessMeta(m.Params) {
 			return false
 		}
 		rctx, cancel := context.WithCancel(ctx)
 		key := string(m.ID)
-		s.modern.mu.Lock()
-		if s.modern.inflight == nil {
-			s.modern.inflight = map[string]modernCall{}
+		s.stateless.mu.Lock()
+		if s.stateless.inflight == nil {
+			s.stateless.inflight = map[string]statelessCall{}
 		}
-		s.modern.inflight[key] = modernCall{cancel: cancel, listen: m.Method == mcp.MethodSubscriptionsListen}
-		s.modern.mu.Unlock()
+		s.stateless.inflight[key] = statelessCall{cancel: cancel, listen: m.Method == mcp.MethodSubscriptionsListen}
+		s.stateless.mu.Unlock()
 		wg.Go(func() {
 			defer func() {
-				s.modern.mu.Lock()
-				delete(s.modern.inflight, key)
-				s.modern.mu.Unlock()
+				s.stateless.mu.Lock()
+				delete(s.stateless.inflight, key)
+				s.stateless.mu.Unlock()
 				cancel()
 			}()
-			s.forwardModern(rctx, line, m)
+			s.forwardStateless(rctx, line, m)
 		})
 		return true
 	}
@@ -81,18 +82,18 @@ func (s *shim) modernLine(ctx context.Context, wg *sync.WaitGroup, line []byte, 
 // endListens closes every subscriptions/listen stream (input has ended, so
 // nobody reads what they would carry).
 func (s *shim) endListens() {
-	s.modern.mu.Lock()
-	defer s.modern.mu.Unlock()
-	for _, c := range s.modern.inflight {
+	s.stateless.mu.Lock()
+	defer s.stateless.mu.Unlock()
+	for _, c := range s.stateless.inflight {
 		if c.listen {
 			c.cancel()
 		}
 	}
 }
 
-// forwardModern posts one stateless request and writes its answers,
+// forwardStateless posts one stateless request and writes its answers,
 // restarting a lost daemon once (there is no session to replay).
-func (s *shim) forwardModern(ctx context.Context, line []byte, m *jsonrpc.Message) {
+func (s *shim) forwardStateless(ctx context.Context, line []byte, m *jsonrpc.Message) {
 	ids := []json.RawMessage{m.ID}
 	for attempt := 0; ; attempt++ {
 		c, err := s.current(ctx)
@@ -100,7 +101,7 @@ func (s *shim) forwardModern(ctx context.Context, line []byte, m *jsonrpc.Messag
 			s.fail(ids, err)
 			return
 		}
-		resp, err := s.postModern(ctx, c, line, m)
+		resp, err := s.postStateless(ctx, c, line, m)
 		if err != nil && ctx.Err() == nil && attempt == 0 {
 			s.log.Info().Err(err).Msg("the daemon is gone: reconnecting")
 			if rerr := s.recover(ctx, c.gen, false); rerr != nil {
@@ -120,17 +121,17 @@ func (s *shim) forwardModern(ctx context.Context, line []byte, m *jsonrpc.Messag
 	}
 }
 
-func (s *shim) postModern(ctx context.Context, c conn, body []byte, m *jsonrpc.Message) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+"/mcp", bytes.NewReader(body))
+func (s *shim) postStateless(ctx context.Context, c conn, body []byte, m *jsonrpc.Message) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+wire.MCPPath, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
-	meta, _ := mcp.ParseModernMeta(m.Params)
+	meta, _ := mcp.ParseStatelessMeta(m.Params)
 	h := req.Header
 	h.Set("Content-Type", "application/json")
 	h.Set("Accept", "application/json, text/event-stream")
 	h.Set("Authorization", "Bearer "+c.token)
-	h.Set(headerProtocolVersion, meta.ProtocolVersion)
+	h.Set(mcp.HeaderProtocolVersion, meta.ProtocolVersion)
 	h.Set(mcp.HeaderMethod, m.Method)
 	if name, ok := mcp.NameCarrier(m.Method, m.Params); ok {
 		h.Set(mcp.HeaderName, mcp.EncodeHeaderValue(name))

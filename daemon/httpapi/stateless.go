@@ -11,7 +11,7 @@ import (
 	"github.com/vzn/vx/protocol/mcp"
 )
 
-// isModern reports whether a POST belongs to the 2026-07-28 era: one
+// isStateless reports whether a POST belongs to the stateless era: one
 // message whose params._meta carries the revision, or one with no session
 // under a 2026-07-28 MCP-Protocol-Version header (a notification, as a
 // client posts when it cancels; or a request whose _meta lacks the
@@ -19,37 +19,37 @@ import (
 // Anything else, a bare server/discover probe (no _meta at all) included,
 // is the session era's, answered as before (initialize always opens a
 // session).
-func isModern(r *http.Request, msgs []*jsonrpc.Message, batch bool) bool {
+func isStateless(r *http.Request, msgs []*jsonrpc.Message, batch bool) bool {
 	if batch || len(msgs) != 1 || msgs[0].Method == mcp.MethodInitialize {
 		return false
 	}
 	m := msgs[0]
-	if mcp.HasModernMeta(m.Params) {
+	if mcp.HasStatelessMeta(m.Params) {
 		return true
 	}
 	if m.Method == mcp.MethodDiscover && !mcp.HasMeta(m.Params) {
 		return false
 	}
-	return header(r.Header, hdrSessionID) == "" && mcp.IsModern(header(r.Header, hdrProtocolVersion))
+	return header(r.Header, hdrSessionID) == "" && mcp.IsStateless(header(r.Header, hdrProtocolVersion))
 }
 
-// Modern serves the 2026-07-28 era of an MCP server over HTTP with the
+// Stateless serves the stateless era of an MCP server over HTTP with the
 // code of vxd's /mcp, for another endpoint that keeps its own
 // authentication and session-era handling (the platform's /mcp): both
 // endpoints apply the same header rules, refusals and answers.
-type Modern struct{ h *mcpHandler }
+type Stateless struct{ h *mcpHandler }
 
-// NewModern returns the 2026-07-28 era of srv; opts as NewMCPHandler's
+// NewStateless returns the stateless era of srv; opts as NewMCPHandler's
 // (KeepAlive and Logger apply; the body limit is the caller's).
-func NewModern(srv *mcpserver.Server, opts *MCPOptions) *Modern {
-	return &Modern{h: NewMCPHandler(srv, opts).(*mcpHandler)}
+func NewStateless(srv *mcpserver.Server, opts *MCPOptions) *Stateless {
+	return &Stateless{h: NewMCPHandler(srv, opts).(*mcpHandler)}
 }
 
-// Serve answers a decoded POST when it belongs to the 2026-07-28 era (see
-// isModern) and reports whether it did; otherwise it writes nothing and
+// Serve answers a decoded POST when it belongs to the stateless era (see
+// isStateless) and reports whether it did; otherwise it writes nothing and
 // the caller serves the session era.
-func (x *Modern) Serve(w http.ResponseWriter, r *http.Request, msgs []*jsonrpc.Message, batch bool) bool {
-	if !isModern(r, msgs, batch) {
+func (x *Stateless) Serve(w http.ResponseWriter, r *http.Request, msgs []*jsonrpc.Message, batch bool) bool {
+	if !isStateless(r, msgs, batch) {
 		return false
 	}
 	_, sseOK, acceptable := accepts(r)
@@ -57,18 +57,18 @@ func (x *Modern) Serve(w http.ResponseWriter, r *http.Request, msgs []*jsonrpc.M
 		http.Error(w, "not acceptable: send Accept: application/json, text/event-stream", http.StatusNotAcceptable)
 		return true
 	}
-	x.h.serveModern(w, r, msgs[0], sseOK)
+	x.h.serveStateless(w, r, msgs[0], sseOK)
 	return true
 }
 
-// serveModern answers one stateless request: the transport's header rules
+// serveStateless answers one stateless request: the transport's header rules
 // first (MCP-Protocol-Version equal to _meta's revision, Mcp-Method equal
 // to the method, Mcp-Name equal to params.name or params.uri where the
 // method has one; else 400 with -32020), then the revision's own checks
 // (400 for -32602 and -32022, 404 for an unknown method), then the
 // request itself, whose SSE stream closing cancels it. Any Mcp-Session-Id
 // is ignored: the era has no sessions.
-func (h *mcpHandler) serveModern(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message, sseOK bool) {
+func (h *mcpHandler) serveStateless(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message, sseOK bool) {
 	switch m.Kind() {
 	case jsonrpc.KindNotification:
 		// The revision defines no client notifications over HTTP (closing a
@@ -80,7 +80,7 @@ func (h *mcpHandler) serveModern(w http.ResponseWriter, r *http.Request, m *json
 		writeError(w, http.StatusBadRequest, m.ID, jsonrpc.CodeInvalidRequest, "invalid request: POST one JSON-RPC request (responses are not sent to this server in revision %s)", mcp.Rev20260728)
 		return
 	}
-	meta, checkErr := mcpserver.CheckModern(m)
+	meta, checkErr := mcpserver.CheckStateless(m)
 	if e := checkHeaders(r, m, meta, checkErr); e != nil {
 		h.log.Debug().Str("method", m.Method).Str("reason", e.Message).Msg("mcp: header mismatch")
 		writeRPCError(w, http.StatusBadRequest, m.ID, e)
@@ -105,7 +105,7 @@ func (h *mcpHandler) serveModern(w http.ResponseWriter, r *http.Request, m *json
 		}
 		defer release()
 	}
-	rw := &modernWriter{w: w, sse: sseOK}
+	rw := &statelessWriter{w: w, sse: sseOK}
 	stop := make(chan struct{})
 	if m.Method == mcp.MethodSubscriptionsListen && sseOK {
 		// A listen stream outlives any server-wide write timeout.
@@ -119,20 +119,20 @@ func (h *mcpHandler) serveModern(w http.ResponseWriter, r *http.Request, m *json
 }
 
 // checkHeaders applies the revision's header rules to a request whose
-// _meta CheckModern read (an unreadable _meta is its -32602, not ours).
-func checkHeaders(r *http.Request, m *jsonrpc.Message, meta mcp.ModernMeta, checkErr *jsonrpc.Error) *jsonrpc.Error {
+// _meta CheckStateless read (an unreadable _meta is its -32602, not ours).
+func checkHeaders(r *http.Request, m *jsonrpc.Message, meta mcp.StatelessMeta, checkErr *jsonrpc.Error) *jsonrpc.Error {
 	mismatch := func(format string, args ...any) *jsonrpc.Error {
 		return jsonrpc.Errorf(mcp.CodeHeaderMismatch, "header mismatch: "+format, args...)
 	}
 	if checkErr != nil && meta.ProtocolVersion == "" && checkErr.Code == jsonrpc.CodeInvalidParams {
 		return nil
 	}
-	v := r.Header.Get(HeaderProtocolVersion)
+	v := r.Header.Get(mcp.HeaderProtocolVersion)
 	switch {
 	case v == "":
-		return mismatch("the %s header is required on every POST and must equal params._meta[%q]", HeaderProtocolVersion, mcp.MetaProtocolVersion)
+		return mismatch("the %s header is required on every POST and must equal params._meta[%q]", mcp.HeaderProtocolVersion, mcp.MetaProtocolVersion)
 	case meta.ProtocolVersion != "" && v != meta.ProtocolVersion:
-		return mismatch("%s header %q does not match params._meta[%q] %q", HeaderProtocolVersion, v, mcp.MetaProtocolVersion, meta.ProtocolVersion)
+		return mismatch("%s header %q does not match params._meta[%q] %q", mcp.HeaderProtocolVersion, v, mcp.MetaProtocolVersion, meta.ProtocolVersion)
 	}
 	switch got := r.Header.Get(mcp.HeaderMethod); {
 	case got == "":
@@ -170,10 +170,10 @@ func writeRPCError(w http.ResponseWriter, status int, id []byte, e *jsonrpc.Erro
 	writeJSON(w, status, body)
 }
 
-// modernWriter answers one stateless POST: as JSON, or as an SSE stream
+// statelessWriter answers one stateless POST: as JSON, or as an SSE stream
 // once the request emits a notification and the client accepts SSE. A
 // listen stream also carries keep-alive comments.
-type modernWriter struct {
+type statelessWriter struct {
 	w   http.ResponseWriter
 	sse bool
 
@@ -182,7 +182,7 @@ type modernWriter struct {
 	finished bool
 }
 
-func (rw *modernWriter) start() {
+func (rw *statelessWriter) start() {
 	if !rw.started {
 		rw.started = true
 		h := rw.w.Header()
@@ -193,11 +193,11 @@ func (rw *modernWriter) start() {
 	}
 }
 
-func (rw *modernWriter) notify(m *jsonrpc.Message) {
+func (rw *statelessWriter) notify(m *jsonrpc.Message) {
 	sendNotification(rw.w, rw.sse, &rw.mu, &rw.finished, rw.start, m)
 }
 
-func (rw *modernWriter) keepAlive(every time.Duration, stop <-chan struct{}) {
+func (rw *statelessWriter) keepAlive(every time.Duration, stop <-chan struct{}) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -215,7 +215,7 @@ func (rw *modernWriter) keepAlive(every time.Duration, stop <-chan struct{}) {
 	}
 }
 
-func (rw *modernWriter) finish(reply []byte) {
+func (rw *statelessWriter) finish(reply []byte) {
 	rw.mu.Lock()
 	defer rw.mu.Unlock()
 	rw.finished = true

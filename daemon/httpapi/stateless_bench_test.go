@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/vzn/vx/daemon/mcpserver"
+	"github.com/vzn/vx/protocol/mcp"
 )
 
 // BenchmarkToolsCall compares one tools/call over real HTTP in each era:
@@ -44,16 +45,16 @@ func BenchmarkToolsCall(b *testing.B) {
 	}
 	call := map[string]any{"name": "echo", "arguments": map[string]any{"x": 1}}
 	b.Run("session-2025-11-25", func(b *testing.B) {
-		sid := post(sprintf(initBody, "2025-11-25"), nil).Header.Get(HeaderSessionID)
-		h := map[string]string{HeaderSessionID: sid, HeaderProtocolVersion: "2025-11-25"}
+		sid := post(sprintf(initBody, "2025-11-25"), nil).Header.Get(mcp.HeaderSessionID)
+		h := map[string]string{mcp.HeaderSessionID: sid, mcp.HeaderProtocolVersion: "2025-11-25"}
 		body := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"x":1}}}`
 		for b.Loop() {
 			post(body, h)
 		}
 	})
 	b.Run("stateless-2026-07-28", func(b *testing.B) {
-		body := modernBody(2, "tools/call", call, nil)
-		h := modernHeaders("tools/call", "echo")
+		body := statelessBody(2, "tools/call", call, nil)
+		h := statelessHeaders("tools/call", "echo")
 		for b.Loop() {
 			post(body, h)
 		}

@@ -13,22 +13,23 @@ import (
 
 	"github.com/vzn/vx/daemon/mcpserver"
 	"github.com/vzn/vx/protocol/jsonrpc"
+	"github.com/vzn/vx/protocol/mcp"
 )
 
-// TestModernExported: another endpoint serving the era through Modern
-// (as the platform's /mcp does) gets vxd's answers for 2026-07-28 POSTs
+// TestStatelessExported: another endpoint serving the era through Stateless
+// (as the platform's /mcp does) gets vxd's answers for stateless POSTs
 // and nothing for others; a listen stream outlives the server's
 // WriteTimeout and still carries list_changed after it.
-func TestModernExported(t *testing.T) {
+func TestStatelessExported(t *testing.T) {
 	srv := mcpserver.New(&mcpserver.Options{Name: "other", Version: "1"})
 	srv.SetTools(testTools(make(chan struct{}, 1)))
-	modern := NewModern(srv, &MCPOptions{KeepAlive: time.Hour})
+	stateless := NewStateless(srv, &MCPOptions{KeepAlive: time.Hour})
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var b strings.Builder
 		_, _ = bufio.NewReader(r.Body).WriteTo(&b)
 		msgs, batch, derr := jsonrpc.Decode([]byte(b.String()))
-		if derr != nil || !modern.Serve(w, r, msgs, batch) {
-			http.Error(w, "not the 2026-07-28 era", http.StatusTeapot)
+		if derr != nil || !stateless.Serve(w, r, msgs, batch) {
+			http.Error(w, "not the stateless era", http.StatusTeapot)
 		}
 	})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -57,7 +58,7 @@ func TestModernExported(t *testing.T) {
 	if resp := post(context.Background(), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, nil); resp.StatusCode != http.StatusTeapot {
 		t.Errorf("a session-era POST: %d, want Serve to leave it to the caller", resp.StatusCode)
 	}
-	resp := post(context.Background(), modernBody(2, "tools/list", nil, nil), map[string]string{HeaderProtocolVersion: "2026-07-28"})
+	resp := post(context.Background(), statelessBody(2, "tools/list", nil, nil), map[string]string{mcp.HeaderProtocolVersion: "2026-07-28"})
 	var a rpcAnswer
 	if err := json.NewDecoder(resp.Body).Decode(&a); err != nil || resp.StatusCode != http.StatusBadRequest || a.Error == nil || a.Error.Code != -32020 {
 		t.Errorf("no Mcp-Method: %d %v %+v", resp.StatusCode, err, a.Error)
@@ -66,7 +67,7 @@ func TestModernExported(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	resp = post(ctx, modernBody(9, "subscriptions/listen", map[string]any{"notifications": map[string]any{"toolsListChanged": true}}, nil), modernHeaders("subscriptions/listen", ""))
+	resp = post(ctx, statelessBody(9, "subscriptions/listen", map[string]any{"notifications": map[string]any{"toolsListChanged": true}}, nil), statelessHeaders("subscriptions/listen", ""))
 	defer resp.Body.Close()
 	next := listenEvents(t, resp.Body)
 	if e := next(); !strings.Contains(e, "notifications/subscriptions/acknowledged") {

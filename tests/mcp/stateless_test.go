@@ -17,11 +17,11 @@ import (
 // probes with server/discover and, answered, never initializes. These
 // transports leave it so, straight over HTTP and through `vx mcp`.
 
-func connectModern(t *testing.T, tr mcp.Transport, opts *mcp.ClientOptions) *mcp.ClientSession {
+func connectStateless(t *testing.T, tr mcp.Transport, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "vx-mcp-modern", Version: "1"}, opts).Connect(ctx, tr, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "vx-mcp-stateless", Version: "1"}, opts).Connect(ctx, tr, nil)
 	if err != nil {
 		t.Fatalf("connecting: %v", err)
 	}
@@ -32,14 +32,14 @@ func connectModern(t *testing.T, tr mcp.Transport, opts *mcp.ClientOptions) *mcp
 	return cs
 }
 
-var modernTransports = []transport{
+var statelessTransports = []transport{
 	{"http", func(t *testing.T, root string, opts *mcp.ClientOptions, env ...string) *mcp.ClientSession {
 		endpoint, token, _ := startDaemon(t, root, env...)
 		tr := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: harness.BearerClient(token), MaxRetries: -1}
-		return connectModern(t, tr, opts)
+		return connectStateless(t, tr, opts)
 	}},
 	{"shim", func(t *testing.T, root string, opts *mcp.ClientOptions, env ...string) *mcp.ClientSession {
-		cs := connectModern(t, &mcp.CommandTransport{Command: shimCmd(root, env...), TerminateDuration: 5 * time.Second}, opts)
+		cs := connectStateless(t, &mcp.CommandTransport{Command: shimCmd(root, env...), TerminateDuration: 5 * time.Second}, opts)
 		if d, err := readDiscovery(root); err == nil {
 			daemonPIDs.Store(d.PID, root)
 		}
@@ -47,11 +47,11 @@ var modernTransports = []transport{
 	}},
 }
 
-// TestModernEra drives the real vxd in the 2026-07-28 era: no session on
+// TestStatelessEra drives the real vxd in the stateless era: no session on
 // the daemon, the catalog, runTasks with progress, cancellation of a run
 // by closing its stream, and a config edit announced on the listen stream.
-func TestModernEra(t *testing.T) {
-	for _, tr := range modernTransports {
+func TestStatelessEra(t *testing.T) {
+	for _, tr := range statelessTransports {
 		t.Run(tr.name, func(t *testing.T) {
 			t.Parallel()
 			root := workspace(t, "policy")
@@ -63,16 +63,16 @@ func TestModernEra(t *testing.T) {
 			}
 			cs := tr.connect(t, root, opts)
 			if st, r := vxdStatus(t, root); st == nil || st.Sessions != 0 {
-				t.Errorf("vxd status with a 2026-07-28 client: want 0 sessions\n%s", r)
+				t.Errorf("vxd status with a stateless client: want 0 sessions\n%s", r)
 			}
 			if !hasTask(t, cs, "one#test") {
 				t.Fatal("listTasks lacks one#test")
 			}
 
-			runTestAndLint(t, cs, "modern-1")
+			runTestAndLint(t, cs, "stateless-1")
 			progress.wait(t, 6)
 			for _, n := range progress.all() {
-				if n.ProgressToken != "modern-1" || n.Total != 6 {
+				if n.ProgressToken != "stateless-1" || n.Total != 6 {
 					t.Errorf("progress %+v", n)
 				}
 			}

@@ -15,8 +15,9 @@
 //
 // A package refers to a name when an identifier of its code resolves to
 // it, or, for a type, when it selects one of the type's fields or methods
-// (x.Field, x.Method()): the type is then part of what that package relies
-// on even where it is never spelled. The module is type-checked once per
+// (x.Field, x.Method()) or uses a value, function or field whose type is
+// built of it (a func returning *T, a const of type Kind): the type is then
+// part of what that package relies on even where it is never spelled. The module is type-checked once per
 // platform (-platforms) and the classes are the union: a name used only in
 // a _darwin.go file counts as used. Imports from outside the module come
 // from their compiled export data (go list -export).
@@ -361,10 +362,14 @@ func record(c *checker, names map[string]*name, from *listed, test bool, info *t
 	}
 	for _, obj := range info.Uses {
 		use(owner(obj))
+		if _, ok := obj.(*types.TypeName); !ok && obj != nil {
+			reach(obj.Type(), use, map[types.Type]bool{})
+		}
 	}
 	for _, sel := range info.Selections {
 		use(namedOf(sel.Recv()))
 		use(owner(sel.Obj()))
+		reach(sel.Type(), use, map[types.Type]bool{})
 	}
 	if test || from.Name == "main" || testSupport(from.ImportPath) {
 		return
@@ -403,6 +408,43 @@ func owner(obj types.Object) types.Object {
 		return nil
 	}
 	return obj
+}
+
+// reach calls use with each named type t is built of (through pointers,
+// slices, maps, channels and signatures, not struct fields): a package
+// that holds a value of type t, or calls a function of that type, relies
+// on those types even where it never spells them.
+func reach(t types.Type, use func(types.Object), seen map[types.Type]bool) {
+	if t == nil || seen[t] {
+		return
+	}
+	seen[t] = true
+	switch t := t.(type) {
+	case *types.Alias:
+		reach(types.Unalias(t), use, seen)
+	case *types.Named:
+		use(namedOf(t))
+		for i := range t.TypeArgs().Len() {
+			reach(t.TypeArgs().At(i), use, seen)
+		}
+	case *types.Pointer:
+		reach(t.Elem(), use, seen)
+	case *types.Slice:
+		reach(t.Elem(), use, seen)
+	case *types.Array:
+		reach(t.Elem(), use, seen)
+	case *types.Chan:
+		reach(t.Elem(), use, seen)
+	case *types.Map:
+		reach(t.Key(), use, seen)
+		reach(t.Elem(), use, seen)
+	case *types.Signature:
+		for _, tuple := range []*types.Tuple{t.Params(), t.Results()} {
+			for v := range tuple.Variables() {
+				reach(v.Type(), use, seen)
+			}
+		}
+	}
 }
 
 // namedOf is the type name of t, through a pointer, or nil.

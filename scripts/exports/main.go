@@ -22,6 +22,11 @@
 // a _darwin.go file counts as used. Imports from outside the module come
 // from their compiled export data (go list -export).
 //
+// A type is also used, with the class of the type that holds it, when it
+// is the type of an exported field, or in the signature of an exported
+// method, of a used type (the element of an answer's list): -list marks
+// those with a *.
+//
 // Usage:
 //
 //	go run ./scripts/exports            # the counts
@@ -81,6 +86,7 @@ func run(w io.Writer, platforms []string, list string, goal bool) error {
 	if err != nil {
 		return err
 	}
+	widen(names)
 	unused := report(w, names, list)
 	fmt.Fprintf(w, "lines over %d characters in .go files: %d\n", maxLine, len(long))
 	if list != "" {
@@ -112,7 +118,9 @@ func (c class) String() string { return [...]string{"none", "tests", "other"}[c]
 // name is one exported package-level name and the widest use found.
 type name struct {
 	pkg, id, pos string
+	obj          types.Object // as one platform declares it
 	used         class
+	shape        bool // used only as part of a used type's shape (see widen)
 }
 
 // listed is one package as go list -json describes it.
@@ -385,6 +393,7 @@ func record(c *checker, names map[string]*name, from *listed, test bool, info *t
 			names[key] = &name{pkg: from.ImportPath, id: id}
 		}
 		names[key].pos = c.fset.Position(obj.Pos()).String()
+		names[key].obj = obj
 	}
 }
 
@@ -462,17 +471,75 @@ func namedOf(t types.Type) types.Object {
 	return nil
 }
 
+// widen gives a type the class of a used type whose shape holds it: the
+// type of an exported field, or in the signature of an exported method, of
+// a type another package uses. Such a type is part of what that package
+// handles (the element of an answer's list, the options of a method it
+// calls), even if it never spells it; unexporting it would leave an
+// exported field or method of a used type with a type no one can name.
+func widen(names map[string]*name) {
+	for changed := true; changed; {
+		changed = false
+		for _, n := range names {
+			tn, ok := n.obj.(*types.TypeName)
+			if !ok || n.used == none || tn.IsAlias() {
+				continue
+			}
+			shape(tn.Type(), func(obj types.Object) {
+				if obj == nil {
+					return
+				}
+				m := names[obj.Pkg().Path()+"."+obj.Name()]
+				if m != nil && m.used < n.used {
+					m.used, m.shape, changed = n.used, true, true
+				}
+			})
+		}
+	}
+}
+
+// shape calls use with the named types of t's exported fields and of its
+// exported methods' signatures.
+func shape(t types.Type, use func(types.Object)) {
+	seen := map[types.Type]bool{}
+	if n, ok := t.(*types.Named); ok {
+		for m := range n.Methods() {
+			if m.Exported() {
+				reach(m.Type(), use, seen)
+			}
+		}
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Struct:
+		for f := range u.Fields() {
+			if f.Exported() {
+				reach(f.Type(), use, seen)
+			}
+		}
+	case *types.Interface:
+		for m := range u.Methods() {
+			if m.Exported() {
+				reach(m.Type(), use, seen)
+			}
+		}
+	}
+}
+
 // report prints the counts, and the names of one class when asked, and
 // returns the share of names used by no other package, in percent.
 func report(w io.Writer, names map[string]*name, list string) float64 {
 	var all []*name
 	count := map[class]int{}
+	shaped := 0
 	for _, n := range names {
 		if n.pos == "" {
 			continue // a main package's name, or one no platform declares
 		}
 		all = append(all, n)
 		count[n.used]++
+		if n.shape {
+			shaped++
+		}
 	}
 	sort.Slice(all, func(i, j int) bool {
 		if all[i].pkg != all[j].pkg {
@@ -484,11 +551,16 @@ func report(w io.Writer, names map[string]*name, list string) float64 {
 	pct := func(k int) float64 { return 100 * float64(k) / float64(max(total, 1)) }
 	fmt.Fprintf(w, "exported package-level names: %d\n", total)
 	fmt.Fprintf(w, "  used by another package:      %d\n", count[other])
+	fmt.Fprintf(w, "  (of these two, only as part of a used type: %d)\n", shaped)
 	fmt.Fprintf(w, "  used only by tests:           %d (%.1f%%)\n", count[tests], pct(count[tests]))
 	fmt.Fprintf(w, "  used by no other package:     %d (%.1f%%)\n", count[none], pct(count[none]))
 	for _, n := range all {
 		if list == "all" || list == n.used.String() {
-			fmt.Fprintf(w, "  %-6s %s.%s\t%s\n", n.used, strings.TrimPrefix(n.pkg, modulePath+"/"), n.id, relPos(n.pos))
+			how := n.used.String()
+			if n.shape {
+				how += "*"
+			}
+			fmt.Fprintf(w, "  %-6s %s.%s\t%s\n", how, strings.TrimPrefix(n.pkg, modulePath+"/"), n.id, relPos(n.pos))
 		}
 	}
 	return pct(count[none])

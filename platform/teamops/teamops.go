@@ -24,8 +24,8 @@ type Env struct {
 
 // Bounds of the limits.
 const (
-	RunsDefault, RunsMax     = 50, 500
-	TrendsDefault, TrendsMax = 24, 1000
+	runsDefault, runsMax     = 50, 500
+	trendsDefault, trendsMax = 24, 1000
 )
 
 // Scope names the workspace an operation reads: Workspace is the

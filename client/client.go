@@ -306,7 +306,10 @@ func (c *Client) Start(ctx context.Context) (*wire.Discovery, error) {
 func (c *Client) notReady(limit time.Duration, out string) error {
 	last := lastLine(out)
 	if d, err := c.Discovery(); err == nil && c.wasRefused(d) && c.locked() {
-		return fmt.Errorf("vxd did not become ready within %s: the discovery file still names port %d, whose process does not prove it is this workspace's vxd, and something holds the workspace lock (a vxd too old to prove itself? pid %d per the discovery file; stop it and try again) (last line of %s: %s)", limit, d.Port, d.PID, out, last)
+		return fmt.Errorf("vxd did not become ready within %s: the discovery file still names port %d, "+
+			"whose process does not prove it is this workspace's vxd, and something holds the workspace lock "+
+			"(a vxd too old to prove itself? pid %d per the discovery file; stop it and try again) (last line of %s: %s)",
+			limit, d.Port, d.PID, out, last)
 	}
 	return fmt.Errorf("vxd did not become ready within %s (last line of %s: %s)", limit, out, last)
 }

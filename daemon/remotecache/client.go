@@ -271,7 +271,8 @@ func (c *client) Get(ctx context.Context, id string) (*download, error) {
 		if resp.ContentLength > maxArtifact {
 			drain(resp)
 			cancel()
-			return nil, &requestError{Server: c.s.Server(), Op: "download", Kind: wire.RemoteBadResponse, Code: 200, Detail: fmt.Sprintf("artifact of %d bytes is over the %d-byte limit", resp.ContentLength, maxArtifact)}
+			return nil, &requestError{Server: c.s.Server(), Op: "download", Kind: wire.RemoteBadResponse, Code: 200,
+				Detail: fmt.Sprintf("artifact of %d bytes is over the %d-byte limit", resp.ContentLength, maxArtifact)}
 		}
 		tag := resp.Header.Get("x-artifact-tag")
 		if tag == "" {

@@ -249,7 +249,8 @@ func (x *Session) fetch(ctx context.Context, store *cache.Store, taskID, key str
 	var sg *signer
 	if x.s.Signature {
 		if d.Tag == "" {
-			x.reject("unsigned", fmt.Sprintf("remote cache %s sent an unsigned artifact for %s; ignored (a server keeps tags only when it is started with TURBO_REMOTE_CACHE_SIGNATURE_KEY)", x.s.Server(), taskID))
+			x.reject("unsigned", fmt.Sprintf("remote cache %s sent an unsigned artifact for %s; ignored "+
+				"(a server keeps tags only when it is started with TURBO_REMOTE_CACHE_SIGNATURE_KEY)", x.s.Server(), taskID))
 			return nil
 		}
 		sg = newSigner(x.s.Key, id, x.s.Team)

@@ -25,7 +25,8 @@
 // A type is also used, with the class of the type that holds it, when it
 // is the type of an exported field, or in the signature of an exported
 // method, of a used type (the element of an answer's list): -list marks
-// those with a *.
+// those with a *, and a name no other package uses with "(dead)" when even
+// its own package does not use it, or "(only its own tests)".
 //
 // Usage:
 //
@@ -132,6 +133,21 @@ type name struct {
 	obj          types.Object // as one platform declares it
 	used         class
 	shape        bool // used only as part of a used type's shape (see widen)
+	inside       bool // used by its own package's non-test code
+	ownTests     bool // used by its own package's tests
+}
+
+// where says, for a name no other package uses, where it is used: by its
+// own package, only by that package's tests (delete both?), or nowhere
+// (dead: delete it).
+func (n *name) where() string {
+	switch {
+	case n.used != none || n.inside:
+		return ""
+	case n.ownTests:
+		return "\t(only its own tests)"
+	}
+	return "\t(dead)"
 }
 
 // listed is one package as go list -json describes it.
@@ -365,7 +381,7 @@ func (c *checker) checkTests(p *listed) error {
 // record adds the names one checked package declares and the ones it uses.
 func record(c *checker, names map[string]*name, from *listed, test bool, info *types.Info) {
 	use := func(obj types.Object) {
-		if obj == nil || obj.Pkg() == nil || c.mod[obj.Pkg().Path()] == nil || obj.Pkg().Path() == from.ImportPath {
+		if obj == nil || obj.Pkg() == nil || c.mod[obj.Pkg().Path()] == nil {
 			return
 		}
 		key := obj.Pkg().Path() + "." + obj.Name()
@@ -373,6 +389,11 @@ func record(c *checker, names map[string]*name, from *listed, test bool, info *t
 		if n == nil {
 			n = &name{pkg: obj.Pkg().Path(), id: obj.Name()}
 			names[key] = n
+		}
+		if obj.Pkg().Path() == from.ImportPath {
+			n.inside = n.inside || !test
+			n.ownTests = n.ownTests || test
+			return
 		}
 		cl := other
 		if test || testSupport(from.ImportPath) {
@@ -572,7 +593,7 @@ func report(w io.Writer, names map[string]*name, list string) float64 {
 			if n.shape {
 				how += "*"
 			}
-			fmt.Fprintf(w, "  %-6s %s.%s\t%s\n", how, strings.TrimPrefix(n.pkg, modulePath+"/"), n.id, relPos(n.pos))
+			fmt.Fprintf(w, "  %-6s %s.%s\t%s%s\n", how, strings.TrimPrefix(n.pkg, modulePath+"/"), n.id, relPos(n.pos), n.where())
 		}
 	}
 	return pct(count[none])

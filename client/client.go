@@ -29,17 +29,17 @@ import (
 	"github.com/vzn/vx/protocol/wire"
 )
 
-// NotRunningError says no daemon answers for a workspace. Err is the
+// notRunningError says no daemon answers for a workspace. Err is the
 // ImpostorError when the peer on the port failed the proof.
-type NotRunningError struct {
+type notRunningError struct {
 	Root   string
 	Reason string
 	Err    error
 }
 
-func (e *NotRunningError) Unwrap() error { return e.Err }
+func (e *notRunningError) Unwrap() error { return e.Err }
 
-func (e *NotRunningError) Error() string {
+func (e *notRunningError) Error() string {
 	return fmt.Sprintf("no vxd is running for %s (%s); `vxd start` starts one, and `vx mcp` starts one as needed", e.Root, e.Reason)
 }
 
@@ -85,15 +85,15 @@ func (c *Client) Discovery() (*wire.Discovery, error) {
 		if why != noDiscovery {
 			err = &UntrustedError{Why: why}
 		}
-		return nil, &NotRunningError{Root: c.Root, Reason: why, Err: err}
+		return nil, &notRunningError{Root: c.Root, Reason: why, Err: err}
 	}
 	b, err := os.ReadFile(layout.Discovery(c.Root))
 	if err != nil {
-		return nil, &NotRunningError{Root: c.Root, Reason: "no discovery file"}
+		return nil, &notRunningError{Root: c.Root, Reason: "no discovery file"}
 	}
 	var d wire.Discovery
 	if err := json.Unmarshal(b, &d); err != nil || d.Port == 0 || d.Token == "" {
-		return nil, &NotRunningError{Root: c.Root, Reason: "the discovery file is unreadable"}
+		return nil, &notRunningError{Root: c.Root, Reason: "the discovery file is unreadable"}
 	}
 	return &d, nil
 }
@@ -116,14 +116,14 @@ func (c *Client) status(ctx context.Context, d *wire.Discovery) (*wire.Status, e
 		return nil, err
 	}
 	if code != http.StatusOK {
-		return nil, &NotRunningError{Root: c.Root, Reason: fmt.Sprintf("the daemon answered %d %s", code, http.StatusText(code))}
+		return nil, &notRunningError{Root: c.Root, Reason: fmt.Sprintf("the daemon answered %d %s", code, http.StatusText(code))}
 	}
 	var st wire.Status
 	if err := json.Unmarshal(body, &st); err != nil {
 		return nil, fmt.Errorf("reading vxd's status: %w", err)
 	}
 	if st.Workspace != "" && filepath.Clean(st.Workspace) != filepath.Clean(c.Root) {
-		return nil, &NotRunningError{Root: c.Root, Reason: "the daemon on that port serves " + st.Workspace}
+		return nil, &notRunningError{Root: c.Root, Reason: "the daemon on that port serves " + st.Workspace}
 	}
 	c.vouch(d)
 	return &st, nil
@@ -181,8 +181,8 @@ func (c *Client) locked() bool {
 	return false
 }
 
-// VXDPath is the vxd beside the running executable.
-func VXDPath() (string, error) {
+// vxdPath is the vxd beside the running executable.
+func vxdPath() (string, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return "", err
@@ -230,7 +230,7 @@ func (c *Client) Start(ctx context.Context) (*wire.Discovery, error) {
 	vxd := c.VXD
 	if vxd == "" {
 		var err error
-		if vxd, err = VXDPath(); err != nil {
+		if vxd, err = vxdPath(); err != nil {
 			return nil, err
 		}
 	}
@@ -306,7 +306,10 @@ func (c *Client) Start(ctx context.Context) (*wire.Discovery, error) {
 func (c *Client) notReady(limit time.Duration, out string) error {
 	last := lastLine(out)
 	if d, err := c.Discovery(); err == nil && c.wasRefused(d) && c.locked() {
-		return fmt.Errorf("vxd did not become ready within %s: the discovery file still names port %d, whose process does not prove it is this workspace's vxd, and something holds the workspace lock (a vxd too old to prove itself? pid %d per the discovery file; stop it and try again) (last line of %s: %s)", limit, d.Port, d.PID, out, last)
+		return fmt.Errorf("vxd did not become ready within %s: the discovery file still names port %d, "+
+			"whose process does not prove it is this workspace's vxd, and something holds the workspace lock "+
+			"(a vxd too old to prove itself? pid %d per the discovery file; stop it and try again) (last line of %s: %s)",
+			limit, d.Port, d.PID, out, last)
 	}
 	return fmt.Errorf("vxd did not become ready within %s (last line of %s: %s)", limit, out, last)
 }
@@ -332,6 +335,6 @@ func lastLine(path string) string {
 
 // IsNotRunning reports whether err means no daemon answers.
 func IsNotRunning(err error) bool {
-	var nr *NotRunningError
+	var nr *notRunningError
 	return errors.As(err, &nr)
 }

@@ -587,11 +587,11 @@ func TestReadOnlyMissingDir(t *testing.T) {
 	if res, err := s.Prune(context.Background(), PruneOptions{MaxSize: 1, DryRun: true}); err != nil || res.Entries != 0 || len(res.Evicted) != 0 {
 		t.Errorf("dry Prune = %+v, %v", res, err)
 	}
-	if _, err := s.Prune(context.Background(), PruneOptions{MaxSize: 1}); !errors.Is(err, ErrReadOnly) {
-		t.Errorf("Prune = %v, want ErrReadOnly", err)
+	if _, err := s.Prune(context.Background(), PruneOptions{MaxSize: 1}); !errors.Is(err, errReadOnly) {
+		t.Errorf("Prune = %v, want errReadOnly", err)
 	}
-	if _, err := s.Put(context.Background(), meta(key1), t.TempDir(), nil, nil); !errors.Is(err, ErrReadOnly) {
-		t.Errorf("Put = %v, want ErrReadOnly", err)
+	if _, err := s.Put(context.Background(), meta(key1), t.TempDir(), nil, nil); !errors.Is(err, errReadOnly) {
+		t.Errorf("Put = %v, want errReadOnly", err)
 	}
 	if _, err := os.Stat(filepath.Dir(dir)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("read-only Open created %s: %v", filepath.Dir(dir), err)

@@ -23,10 +23,10 @@ import (
 // it a path counts by name and size only.
 const maxDirty = 10000
 
-// Prerequisites reads, from disk and git, the state plan was made
+// prerequisites reads, from disk and git, the state plan was made
 // against: the configuration files (as a fresh load lists them), vx.lock,
 // git HEAD and the uncommitted state, and the plan's task keys.
-func Prerequisites(ctx context.Context, root string, plan *wire.Plan) (*wire.PlanPrerequisites, error) {
+func prerequisites(ctx context.Context, root string, plan *wire.Plan) (*wire.PlanPrerequisites, error) {
 	m, err := workspace.Load(root)
 	if err != nil {
 		return nil, fmt.Errorf("loading the workspace configuration: %w", err)

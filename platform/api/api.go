@@ -27,8 +27,8 @@ import (
 	"github.com/vzn/vx/protocol/wire"
 )
 
-// MaxMCPBody bounds a POST /mcp body.
-const MaxMCPBody = 4 << 20
+// maxMCPBody bounds a POST /mcp body.
+const maxMCPBody = 4 << 20
 
 // Options configure a Server.
 type Options struct {
@@ -65,7 +65,7 @@ func New(pool *pgxpool.Pool, opts *Options) *Server {
 	s := &Server{pool: pool, ops: env, log: opts.Logger, opts: *opts, tools: map[string]mcpserver.Tool{},
 		streams: newStreams(), reads: newReads()}
 	s.mcp = mcpserver.New(&mcpserver.Options{Name: "vx-platform", Version: opts.Version, Logger: opts.Logger,
-		Limits:       &mcpserver.Limits{CallsAtOnce: HeavyReads, SharedAnswerBytes: SharedAnswers},
+		Limits:       &mcpserver.Limits{CallsAtOnce: heavyReads, SharedAnswerBytes: sharedAnswers},
 		Instructions: "Team-wide vx run history over every workspace of your org: list_workspaces, then list_runs, get_run, run_trends, cache_stats, why_did_rerun and compare_runs."})
 	catalog := teamtools.Catalog(env)
 	s.mcp.SetTools(catalog)

@@ -66,7 +66,7 @@ func (e *Env) ListRuns(ctx context.Context, p *tokens.Principal, in ListRunsInpu
 	if err != nil {
 		return nil, err
 	}
-	limit, note := clamp(in.Limit, RunsDefault, 1, RunsMax)
+	limit, note := clamp(in.Limit, runsDefault, 1, runsMax)
 	rows, err := e.Pool.Query(ctx, `SELECT `+runCols+` FROM runs WHERE org_id = $1 AND workspace_id = $2
 		ORDER BY started_at DESC, id DESC LIMIT $3`, p.OrgID, ws.ID, limit)
 	if err != nil {

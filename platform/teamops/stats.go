@@ -54,7 +54,7 @@ func (e *Env) RunTrends(ctx context.Context, p *tokens.Principal, in TrendsInput
 	if err != nil {
 		return nil, err
 	}
-	limit, note := clamp(in.Limit, TrendsDefault, 1, TrendsMax)
+	limit, note := clamp(in.Limit, trendsDefault, 1, trendsMax)
 	rows, err := e.Pool.Query(ctx, `SELECT date_trunc($3, started_at AT TIME ZONE 'UTC') AS b, count(*),
 		count(*) FILTER (WHERE status = 'failed'), sum(tasks), sum(hits), sum(local_hits), sum(remote_hits),
 		(percentile_disc(0.5) WITHIN GROUP (ORDER BY duration_ms))::bigint

@@ -24,8 +24,8 @@ type Env struct {
 
 // Bounds of the limits.
 const (
-	RunsDefault, RunsMax     = 50, 500
-	TrendsDefault, TrendsMax = 24, 1000
+	runsDefault, runsMax     = 50, 500
+	trendsDefault, trendsMax = 24, 1000
 )
 
 // Scope names the workspace an operation reads: Workspace is the
@@ -37,7 +37,7 @@ type Scope struct {
 // WorkspacesInput selects list_workspaces: every workspace of the org, or
 // the one named (the same argument as Scope, with another default).
 type WorkspacesInput struct {
-	Workspace *string `json:"workspace,omitempty" jsonschema:"a workspace id from list_workspaces (or its slug): list that workspace only; default: every workspace of the org. Ignored for a workspace-pinned token"`
+	Workspace *string `json:"workspace,omitempty" jsonschema:"a workspace id from list_workspaces, or its slug: list only it; default: all the org's workspaces. Ignored for a workspace-pinned token"`
 }
 
 // WorkspaceRef names the workspace an answer is about.

@@ -166,17 +166,14 @@ func summarize(d *taskkey.Diff) string {
 
 // CompareOutput answers compare_runs.
 type CompareOutput struct {
-	Workspace     WorkspaceRef    `json:"workspace"`
-	Found         bool            `json:"found"`
-	RunID         string          `json:"runId"`
-	PreviousRunID string          `json:"previousRunId,omitempty"`
-	Tasks         []ops.TaskDelta `json:"tasks"`
-	Totals        CompareTotals   `json:"totals"`
-	Note          string          `json:"note,omitempty"`
+	Workspace     WorkspaceRef      `json:"workspace"`
+	Found         bool              `json:"found"`
+	RunID         string            `json:"runId"`
+	PreviousRunID string            `json:"previousRunId,omitempty"`
+	Tasks         []ops.TaskDelta   `json:"tasks"`
+	Totals        ops.CompareTotals `json:"totals"`
+	Note          string            `json:"note,omitempty"`
 }
-
-// CompareTotals sums compare_runs, as vxd's compareRuns does.
-type CompareTotals = ops.CompareTotals
 
 // CompareRuns answers compare_runs: the run against the workspace's
 // immediately previous one, per task and in total.
@@ -218,7 +215,7 @@ func (e *Env) CompareRuns(ctx context.Context, p *tokens.Principal, in RunInput)
 
 // deltas compares two runs' tasks with vxd's own comparison, in task id
 // order; wallBefore and wallAfter are the runs' wall times.
-func deltas(before, after []Task, wallBefore, wallAfter int64) ([]ops.TaskDelta, CompareTotals) {
+func deltas(before, after []Task, wallBefore, wallAfter int64) ([]ops.TaskDelta, ops.CompareTotals) {
 	out, t := ops.Deltas(outcomes(before), outcomes(after), wallBefore, wallAfter)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].TaskID < out[j].TaskID })
 	return out, t

@@ -128,22 +128,10 @@ type ToolAnnotations struct {
 // Bool returns a pointer to b, for annotation hints.
 func Bool(b bool) *bool { return &b }
 
-// ListParams are the params of every */list request.
-type ListParams struct {
-	Cursor string `json:"cursor,omitempty"`
-}
-
 // ListToolsResult answers tools/list.
 type ListToolsResult struct {
 	Tools      []Tool `json:"tools"`
 	NextCursor string `json:"nextCursor,omitempty"`
-}
-
-// CallToolParams are the params of tools/call.
-type CallToolParams struct {
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments,omitempty"`
-	Meta      *RequestMeta    `json:"_meta,omitempty"`
 }
 
 // Content is one content block; vx sends text blocks.

@@ -41,11 +41,11 @@ const (
 	NotifyResourceUpdated           = "notifications/resources/updated"
 )
 
-// Error codes the 2026-07-28 revision defines.
+// Error codes the 2026-07-28 revision defines that vx sends (its third,
+// -32021, a missing required client capability, vx has no cause to send).
 const (
-	CodeHeaderMismatch                  = -32020
-	CodeMissingRequiredClientCapability = -32021
-	CodeUnsupportedProtocolVersion      = -32022
+	CodeHeaderMismatch             = -32020
+	CodeUnsupportedProtocolVersion = -32022
 )
 
 // Result types of the 2026-07-28 revision.

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/rs/zerolog"
-	"github.com/vzn/vx/client/platformpush"
+	"github.com/vzn/vx/daemon/platformpush"
 
 	"github.com/vzn/vx/daemon/hashing"
 	"github.com/vzn/vx/daemon/remotecache"

@@ -9,7 +9,7 @@ import (
 	"strconv"
 
 	"github.com/vzn/vx/daemon/ops"
-	"github.com/vzn/vx/daemon/pagekit"
+	"github.com/vzn/vx/pagekit"
 	"github.com/vzn/vx/protocol/wire"
 )
 

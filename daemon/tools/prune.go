@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"reflect"
 
-	"github.com/vzn/vx/daemon/mcpserver"
 	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/daemon/plans"
+	"github.com/vzn/vx/mcpserver"
 )
 
 // pruneArgs is pruneCache's input where vxd keeps plans: the bounds, or a

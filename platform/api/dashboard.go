@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/vzn/vx/daemon/ops"
-	"github.com/vzn/vx/daemon/pagekit"
+	"github.com/vzn/vx/pagekit"
 	"github.com/vzn/vx/platform/dashboard"
 	"github.com/vzn/vx/platform/teamops"
 	"github.com/vzn/vx/platform/tokens"

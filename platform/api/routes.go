@@ -12,8 +12,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/vzn/vx/daemon/mcpserver"
 	"github.com/vzn/vx/daemon/ops"
+	"github.com/vzn/vx/mcpserver"
 	"github.com/vzn/vx/platform/ingest"
 	"github.com/vzn/vx/platform/teamops"
 	"github.com/vzn/vx/platform/tokens"

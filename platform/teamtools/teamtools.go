@@ -10,9 +10,9 @@ import (
 	"context"
 	"errors"
 
-	"github.com/vzn/vx/daemon/mcpserver"
 	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/daemon/tools"
+	"github.com/vzn/vx/mcpserver"
 	"github.com/vzn/vx/platform/teamops"
 	"github.com/vzn/vx/platform/tokens"
 )

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vzn/vx/daemon/mcpserver"
+	"github.com/vzn/vx/mcpserver"
 )
 
 // TestCatalogSchemas: the seven team tools are generated from their

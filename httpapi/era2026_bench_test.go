@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vzn/vx/daemon/mcpserver"
+	"github.com/vzn/vx/mcpserver"
 )
 
 // BenchmarkToolsCall compares one tools/call over real HTTP in each era:

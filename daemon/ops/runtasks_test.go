@@ -11,6 +11,7 @@ import (
 
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/internal/testtree"
+	"github.com/vzn/vx/opkit"
 )
 
 func testEnv(t *testing.T) *Env {
@@ -49,7 +50,7 @@ func TestTaskArgsNeverFlags(t *testing.T) {
 	}
 	for _, tasks := range [][]string{{"--force", "build"}, {"build", "--"}, {"-"}} {
 		_, err := taskArgs(e, RunTasksInput{Tasks: tasks}, nil)
-		var ae *ArgError
+		var ae *opkit.Refusal
 		if !errors.As(err, &ae) || ae.Arg != "tasks" {
 			t.Errorf("tasks %q: %v; want a refusal of the argument tasks", tasks, err)
 		}
@@ -72,7 +73,7 @@ func TestPlanTasksInProcess(t *testing.T) {
 		t.Errorf("planning recorded a history (%v)", err)
 	}
 	_, err = PlanTasks(context.Background(), e, RunTasksInput{Tasks: []string{"deploy"}})
-	var re *RefusalError
+	var re *opkit.Refusal
 	if !errors.As(err, &re) || !strings.Contains(re.Msg, "deploy") {
 		t.Errorf("unknown task: %v; want a refusal naming it", err)
 	}

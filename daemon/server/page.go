@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/vzn/vx/daemon/ops"
+	"github.com/vzn/vx/opkit"
 	"github.com/vzn/vx/pagekit"
 	"github.com/vzn/vx/protocol/wire"
 )
@@ -92,11 +93,11 @@ func (d *daemon) serveApprovals(w http.ResponseWriter, r *http.Request) {
 
 func (d *daemon) summary(ctx context.Context) *Summary {
 	s := &Summary{Status: d.status(ctx)}
-	s.Runs, _ = ops.Runs(ctx, d.env, ops.RunsInput{Limit: ops.LimitOf(15)})
+	s.Runs, _ = ops.Runs(ctx, d.env, ops.RunsInput{Limit: opkit.LimitOf(15)})
 	// Statistics cover the tasks of the recent rows: enough rows for the
 	// latest runs' tasks, so the durations chart shows them all.
-	s.History, _ = ops.RunHistory(ctx, d.env, ops.RunHistoryInput{Limit: ops.LimitOf(200)})
-	s.Trends, _ = ops.RunTrends(ctx, d.env, ops.TrendsInput{Bucket: "hour", Limit: ops.LimitOf(24)})
+	s.History, _ = ops.RunHistory(ctx, d.env, ops.RunHistoryInput{Limit: opkit.LimitOf(200)})
+	s.Trends, _ = ops.RunTrends(ctx, d.env, ops.TrendsInput{Bucket: "hour", Limit: opkit.LimitOf(24)})
 	s.Latest, _ = ops.Run(ctx, d.env, ops.RunInput{})
 	return s
 }

@@ -67,8 +67,7 @@ func New(pool *pgxpool.Pool, opts *Options) *Server {
 	s.mcp = mcpserver.New(&mcpserver.Options{Name: "vx-platform", Version: opts.Version, Logger: opts.Logger,
 		Limits:       &mcpserver.Limits{CallsAtOnce: HeavyReads, SharedAnswerBytes: SharedAnswers},
 		Instructions: "Team-wide vx run history over every workspace of your org: list_workspaces, then list_runs, get_run, run_trends, cache_stats, why_did_rerun and compare_runs."})
-	catalog := teamtools.Catalog(env)
-	s.mcp.SetTools(catalog)
+	catalog := teamtools.Register(s.mcp, env)
 	s.modern = httpapi.NewModern(s.mcp, &httpapi.MCPOptions{Logger: opts.Logger})
 	for _, t := range catalog {
 		s.tools[t.Def.Name] = t

@@ -272,11 +272,11 @@ func TestReadOperationsRefuse(t *testing.T) {
 		{"task log of a task name", func() error {
 			_, err := operation(t, "getTaskLog").Call(ctx, f.env, &ops.TaskLogInput{TaskID: "web"})
 			return err
-		}, "web"},
+		}, `"web" is missing a half`},
 		{"why of a task name", func() error {
 			_, err := operation(t, "whyDidThisRerun").Call(ctx, f.env, &ops.WhyInput{TaskID: "  #build"})
 			return err
-		}, "#build"},
+		}, `"  #build" is missing a half`},
 		{"why of an unknown task", func() error { _, err := ops.Why(ctx, f.env, ops.WhyInput{TaskID: "nope#build"}); return err }, "nope#build"},
 		{"show of an unknown project", func() error { _, err := ops.Show(ctx, f.env, ops.ShowInput{Target: "nope"}); return err }, "nope"},
 		{"prune with a bad size", func() error {

@@ -159,7 +159,7 @@ func DecodeStrings(name string, list []any) ([]string, error) {
 }
 
 // UnmarshalArg is an argument type's UnmarshalJSON: its DecodeArg over
-// the JSON value, numbers kept exact.
+// the JSON value (numbers kept exact), then its Check, in Decode's order.
 func UnmarshalArg(b []byte, name string, d Decoder) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
@@ -167,7 +167,13 @@ func UnmarshalArg(b []byte, name string, d Decoder) error {
 	if err := dec.Decode(&v); err != nil {
 		return err
 	}
-	return d.DecodeArg(name, v)
+	if err := d.DecodeArg(name, v); err != nil {
+		return err
+	}
+	if c, ok := d.(Checker); ok {
+		return c.Check(name)
+	}
+	return nil
 }
 
 // EnumSchema is the schema of a string argument with a fixed set of

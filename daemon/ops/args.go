@@ -3,6 +3,7 @@ package ops
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -80,21 +81,30 @@ func (f Filter) Check(arg string) error {
 // Tasks are task names or project#task ids to run; none starts with "-".
 type Tasks []string
 
+// notAFlag is the rule that a task name or a git ref never starts with
+// "-" (a child vx run or git would read it as an option): the schemas
+// advertise it and the Checks refuse by it.
+const notAFlag = `^[^-]`
+
+var notAFlagRule = regexp.MustCompile(notAFlag)
+
 func (Tasks) JSONSchema() *jsonschema.Schema {
-	return &jsonschema.Schema{Type: "array", Items: &jsonschema.Schema{Type: "string", MinLength: jsonschema.Ptr(1), Pattern: "^[^-]"}}
+	return &jsonschema.Schema{Type: "array", Items: &jsonschema.Schema{Type: "string", MinLength: jsonschema.Ptr(1), Pattern: notAFlag}}
 }
 
 func (t *Tasks) DecodeArg(name string, v any) error {
 	out, err := opkit.StringArray(name, v)
-	if err != nil {
-		return err
-	}
-	for i, s := range out {
-		if strings.HasPrefix(s, "-") {
-			return opkit.Refuse(fmt.Sprintf("%s[%d]", name, i), "%q starts with \"-\": a task is a name such as build or web#build, never a flag (force, filter and affected are arguments of their own)", s)
+	*t = out
+	return err
+}
+
+// Check refuses a task that would read as a flag.
+func (t Tasks) Check(arg string) error {
+	for i, s := range t {
+		if !notAFlagRule.MatchString(s) {
+			return opkit.Refuse(fmt.Sprintf("%s[%d]", arg, i), "%q starts with \"-\": a task is a name such as build or web#build, never a flag (force, filter and affected are arguments of their own)", s)
 		}
 	}
-	*t = out
 	return nil
 }
 
@@ -110,7 +120,7 @@ type Affected struct {
 func AffectedOn(ref string) Affected { return Affected{On: true, Ref: ref} }
 
 func (Affected) JSONSchema() *jsonschema.Schema {
-	return &jsonschema.Schema{AnyOf: []*jsonschema.Schema{{Type: "boolean"}, {Type: "string", MinLength: jsonschema.Ptr(1), Pattern: "^[^-]"}}}
+	return &jsonschema.Schema{AnyOf: []*jsonschema.Schema{{Type: "boolean"}, {Type: "string", MinLength: jsonschema.Ptr(1), Pattern: notAFlag}}}
 }
 
 func (a *Affected) DecodeArg(name string, v any) error {
@@ -119,9 +129,6 @@ func (a *Affected) DecodeArg(name string, v any) error {
 		*a = Affected{On: x}
 		return nil
 	case string:
-		if strings.HasPrefix(x, "-") {
-			return a.refuseDash(name, x)
-		}
 		s, err := opkit.NonEmpty(name, x, "true, false or a git ref")
 		*a = Affected{On: true, Ref: s}
 		return err
@@ -129,15 +136,10 @@ func (a *Affected) DecodeArg(name string, v any) error {
 	return opkit.Refuse(name, "must be true, false or a git ref, not %s", opkit.TypeName(v))
 }
 
-func (Affected) refuseDash(arg, ref string) error {
-	// It reaches git: never let it read as an option.
-	return &opkit.Refusal{Arg: arg, Msg: fmt.Sprintf("%q starts with \"-\": a git ref never does (use a branch, tag or commit)", ref)}
-}
-
-// Check refuses a ref that git would read as an option.
+// Check refuses a ref that git would read as an option (it reaches git).
 func (a Affected) Check(arg string) error {
-	if strings.HasPrefix(a.Ref, "-") {
-		return a.refuseDash(arg, a.Ref)
+	if a.Ref != "" && !notAFlagRule.MatchString(a.Ref) {
+		return opkit.Refuse(arg, "%q starts with \"-\": a git ref never does (use a branch, tag or commit)", a.Ref)
 	}
 	return nil
 }

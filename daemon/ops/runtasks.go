@@ -82,19 +82,14 @@ type PlanTasksOutput struct {
 // run's command and the run slot names. The child itself is handed the
 // typed RunRequest (childRequest), never these words; even so every
 // agent string here is a flag's `=value` or follows the `--`, and entries
-// starting with "-" are refused outright (no task is named so). allowed (nil: any) is the workspace's mcp.run
-// allow-list.
+// starting with "-" were refused before (Tasks.Check, which every way in
+// runs). allowed (nil: any) is the workspace's mcp.run allow-list.
 func taskArgs(e *Env, in RunTasksInput, allowed func(string) bool, extra ...string) ([]string, error) {
 	m, err := e.CurrentModel()
 	if err != nil {
 		return nil, err
 	}
 	tasks := in.Tasks
-	for i, t := range tasks {
-		if strings.HasPrefix(t, "-") {
-			return nil, opkit.Refuse("tasks", "tasks[%d] %q starts with \"-\": tasks are names such as build or web#build, never flags (use the tool's own arguments: force, filter, affected)", i, t)
-		}
-	}
 	switch {
 	case in.All && len(tasks) > 0:
 		return nil, opkit.Refuse("all", "give either tasks or all: true, not both")

@@ -56,6 +56,8 @@ func NonEmpty(name string, v any, what string) (string, error) {
 	return str, nil
 }
 
+// NonEmptySchema is the schema of a non-empty string (that it is not
+// blank is NonEmpty's, beyond what a schema says).
 func NonEmptySchema() *jsonschema.Schema {
 	return &jsonschema.Schema{Type: "string", MinLength: jsonschema.Ptr(1)}
 }
@@ -146,6 +148,8 @@ func StringArray(name string, v any) ([]string, error) {
 	return DecodeStrings(name, list)
 }
 
+// DecodeStrings reads list, a decoded JSON array, as non-empty strings,
+// refusing an element by its index (name[i]).
 func DecodeStrings(name string, list []any) ([]string, error) {
 	out := make([]string, 0, len(list))
 	for i, e := range list {

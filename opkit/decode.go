@@ -62,8 +62,8 @@ func inputFields(t reflect.Type) []inputField {
 // the wrong type, an empty string or a missing required argument is
 // refused with one line naming the argument; nothing is coerced. A
 // string holding NUL or bytes that are not UTF-8, at any depth, is
-// refused first (see CheckText). Checks beyond the shape are the input's
-// Validate, which the operation runs.
+// refused first (see CheckText). The rules beyond the shape are Check's
+// (Decode runs both, in order).
 func DecodeInput(raw json.RawMessage, dst any) error {
 	if err := CheckArgsText(raw); err != nil {
 		return err

@@ -11,10 +11,11 @@ import (
 	"github.com/vzn/vx/opkit"
 )
 
-// The argument types operations' inputs are made of, where a Go kind says
-// too little: each knows its JSON Schema (JSONSchema), how an agent's JSON
-// value fills it (DecodeArg, with the refusal naming the argument) and,
-// where JSON Schema cannot say it, what Validate checks.
+// The argument types of vx's own inputs (a run's selection, init's mode),
+// beside the kit's shared ones (opkit: TaskID, RunID, Limit…): each knows
+// its JSON Schema (JSONSchema), how an agent's JSON value fills it
+// (DecodeArg, the shape) and its rule (Check, which the schema states
+// where a pattern can).
 
 // runID reads an optional run id: given is false for nil (the default
 // run); a given empty id is refused by the operation.

@@ -45,38 +45,56 @@ func (Filter) JSONSchema() *jsonschema.Schema {
 	}}
 }
 
+// DecodeArg reads the shape: a string, or a non-empty array of strings
+// (an empty selection is no selection: it is refused rather than read as
+// "every project"). Check refuses a blank selector.
 func (f *Filter) DecodeArg(name string, v any) error {
-	const what = "a non-empty string or an array of them"
+	const what = "a project selector or an array of them"
 	if s, ok := v.(string); ok {
-		s, err := opkit.NonEmpty(name, s, what)
 		*f = Filter{s}
-		return err
+		return nil
 	}
 	list, ok := v.([]any)
 	if !ok {
 		return opkit.Refuse(name, "must be %s, not %s", what, opkit.TypeName(v))
 	}
 	if len(list) == 0 {
-		// An empty selection is no selection: refuse it rather than read
-		// it as "every project".
 		return opkit.Refuse(name, "must name at least one project selector, not an empty array (omit %s to select every project)", name)
 	}
-	out, err := opkit.DecodeStrings(name, list)
+	out := make(Filter, len(list))
+	for i, e := range list {
+		if out[i], ok = e.(string); !ok {
+			return opkit.Refuse(fmt.Sprintf("%s[%d]", name, i), "must be a project selector, not %s", opkit.TypeName(e))
+		}
+	}
 	*f = out
-	return err
+	return nil
 }
 
 // UnmarshalJSON reads a filter as an agent gives it: a string or an array.
 func (f *Filter) UnmarshalJSON(b []byte) error { return opkit.UnmarshalArg(b, "filter", f) }
 
-// Check refuses a blank selector (a command line's --filter "").
+// Check refuses a blank selector, naming it by its index when there are
+// several (filter[1]), as an agent's array or a command line's repeated
+// --filter gives them.
 func (f Filter) Check(arg string) error {
-	for _, s := range f {
+	for i, s := range f {
 		if strings.TrimSpace(s) == "" {
-			return &opkit.Refusal{Arg: arg, Msg: "must be a project selector (a name or glob, tag:NAME, or ./path/glob), not an empty string"}
+			if len(f) > 1 {
+				arg = fmt.Sprintf("%s[%d]", arg, i)
+			}
+			return opkit.Refuse(arg, "must be a project selector (a name or glob, tag:NAME, or ./path/glob), not %s", describeBlank(s))
 		}
 	}
 	return nil
+}
+
+// describeBlank says what a blank string is, as a refusal says it.
+func describeBlank(s string) string {
+	if s == "" {
+		return "an empty string"
+	}
+	return "blanks only"
 }
 
 // Tasks are task names or project#task ids to run; none starts with "-".

@@ -8,13 +8,14 @@ import (
 
 	"github.com/vzn/vx/cli/cmdline"
 	"github.com/vzn/vx/daemon/ops"
+	"github.com/vzn/vx/opkit"
 )
 
 // A question verb's flags and positionals fill the operation's input
 // struct, as the MCP tool's arguments do. The struct declares them next to
 // its JSON tags: `flag:"run" arg:"ID" help:"..."` for a flag (its kind
 // follows the field's type), `pos:"task"` for a positional (`pos:"query..."`
-// joins the rest). A refusal of a field (ops.ArgError) names it as the
+// joins the rest). A refusal of a field (*opkit.Refusal) names it as the
 // command line spells it: --run, task.
 
 var (
@@ -28,7 +29,7 @@ type flagSwitch interface{ FlagOn(on bool) }
 // boundField is one input field the command line fills.
 type boundField struct {
 	owner reflect.Type // the input struct type
-	json  string       // the argument's JSON name, as an ArgError names it
+	json  string       // the argument's JSON name, as a refusal names it
 	flag  string       // the flag, or "" for a positional
 	pos   string       // the positional's name; a "..." suffix joins the rest
 	index []int
@@ -116,7 +117,9 @@ func (b *binding) fill(a *cmdline.Args, in any) error {
 			return err
 		}
 	}
-	return nil
+	// What the operation's Call checks, checked as the command line
+	// spells the arguments.
+	return b.refusal(opkit.Check(in))
 }
 
 func fillFlag(a *cmdline.Args, f boundField, fv reflect.Value) error {
@@ -168,7 +171,7 @@ func fillFlag(a *cmdline.Args, f boundField, fv reflect.Value) error {
 // refusal renders an operation's refusal of an argument as a usage error
 // naming it as the command line spells it.
 func (b *binding) refusal(err error) error {
-	var ae *ops.ArgError
+	var ae *opkit.Refusal
 	if !errors.As(err, &ae) {
 		return err
 	}
@@ -185,5 +188,5 @@ func (b *binding) refusal(err error) error {
 			}
 		}
 	}
-	return cmdline.UsageError(name + ": " + ae.Msg)
+	return cmdline.UsageError(ae.Named(name))
 }

@@ -7,12 +7,13 @@ import (
 
 	"github.com/vzn/vx/cli/cmdline"
 	"github.com/vzn/vx/daemon/ops"
+	"github.com/vzn/vx/opkit"
 )
 
 // TestBindingFillsTheInput: each bound verb's command line fills the
 // operation's input as the MCP tool's arguments would.
 func TestBindingFillsTheInput(t *testing.T) {
-	run := ops.RunID("01H")
+	run := opkit.RunID("01H")
 	tests := []struct {
 		name string
 		b    *binding
@@ -26,11 +27,11 @@ func TestBindingFillsTheInput(t *testing.T) {
 			&ops.ShowInput{Target: "web", Filters: ops.Filter{"a", "tag:ui"}, Affected: ops.Affected{On: true, Ref: "main"}}},
 		{"show --affected", showBinding, []string{"--affected"}, &ops.ShowInput{}, &ops.ShowInput{Affected: ops.Affected{On: true}}},
 		{"last --log", lastBinding, []string{"--log", "web#test", "--run=01H"}, &ops.TaskLogInput{}, &ops.TaskLogInput{TaskID: "web#test", RunID: &run}},
-		{"last --list", lastBinding, []string{"--limit", "7"}, &ops.RunsInput{}, &ops.RunsInput{Limit: ops.LimitOf(7)}},
+		{"last --list", lastBinding, []string{"--limit", "7"}, &ops.RunsInput{}, &ops.RunsInput{Limit: opkit.LimitOf(7)}},
 		{"last", lastBinding, nil, &ops.RunInput{}, &ops.RunInput{}},
 		{"prune deletes unless --dry-run", pruneBinding, []string{"--max-size", "2GiB"}, &ops.PruneInput{}, &ops.PruneInput{MaxSize: "2GiB", DryRun: new(false)}},
 		{"prune --dry-run", pruneBinding, []string{"--dry-run", "--older-than=7d"}, &ops.PruneInput{}, &ops.PruneInput{OlderThan: "7d", DryRun: new(true)}},
-		{"docs", docsBinding, []string{"cache", "key", "--limit=3"}, &ops.SearchDocsInput{}, &ops.SearchDocsInput{Query: "cache key", Limit: ops.LimitOf(3)}},
+		{"docs", docsBinding, []string{"cache", "key", "--limit=3"}, &ops.SearchDocsInput{}, &ops.SearchDocsInput{Query: "cache key", Limit: opkit.LimitOf(3)}},
 		{"init --force", initBinding, []string{"--force"}, &ops.InitInput{}, &ops.InitInput{Mode: ops.InitForce}},
 		{"init", initBinding, nil, &ops.InitInput{}, &ops.InitInput{}},
 		{"info", infoBinding, []string{"--concurrency", "3"}, &ops.InfoInput{}, &ops.InfoInput{Concurrency: 3}},
@@ -85,7 +86,7 @@ func TestBindingNamesFlags(t *testing.T) {
 		{showBinding, "target", "target: "},
 		{showBinding, "scope.project", "scope.project: "},
 	} {
-		err := tc.b.refusal(&ops.ArgError{Arg: tc.arg, Msg: "bad"})
+		err := tc.b.refusal(&opkit.Refusal{Arg: tc.arg, Msg: "bad"})
 		if !isUsage(err) || err.Error() != tc.want+"bad" {
 			t.Errorf("%s refusing %s: %q, want a usage error %q", tc.b.verb, tc.arg, err, tc.want+"bad")
 		}

@@ -30,6 +30,7 @@ import (
 	"github.com/vzn/vx/daemon/runner"
 	"github.com/vzn/vx/daemon/secret"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/opkit"
 	"github.com/vzn/vx/protocol/wire"
 )
 
@@ -332,9 +333,9 @@ func execute(ctx context.Context, s *cmdline.IO, e *ops.Env, in ops.ExecuteInput
 // runRefusal is a usage error (exit 2) when the run was refused before
 // anything ran (unknown tasks, bad filters, cycles), else err.
 func runRefusal(err error) error {
-	var re *ops.RefusalError
+	var re *opkit.Refusal
 	if errors.As(err, &re) {
-		return cmdline.UsageError(re.Msg)
+		return cmdline.UsageError(re.Error())
 	}
 	return err
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/vzn/vx/cli/cmdline"
-	"github.com/vzn/vx/client/platformpush"
+	"github.com/vzn/vx/daemon/platformpush"
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/protocol/wire"
 )

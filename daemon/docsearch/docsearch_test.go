@@ -13,6 +13,7 @@ import (
 	"testing/fstest"
 
 	"github.com/vzn/vx/docs"
+	"github.com/vzn/vx/opkit"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/urls.golden from the current reference")
@@ -158,9 +159,9 @@ func TestSplit(t *testing.T) {
 func TestEmptyQueryRefused(t *testing.T) {
 	for _, q := range []string{"", "   ", "\t\n", "!!! ??", "-- ."} {
 		_, err := Search(q, 0)
-		var ae *ArgError
+		var ae *opkit.Refusal
 		if !errors.As(err, &ae) {
-			t.Fatalf("Search(%q) = %v; want an *ArgError", q, err)
+			t.Fatalf("Search(%q) = %v; want an *opkit.Refusal", q, err)
 		}
 		if ae.Arg != "query" || !strings.Contains(err.Error(), "query") {
 			t.Errorf("Search(%q) refused with %q (arg %q); want it to name the argument query", q, err, ae.Arg)

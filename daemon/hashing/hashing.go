@@ -25,14 +25,12 @@ import (
 
 	"github.com/zeebo/xxh3"
 
+	"github.com/vzn/vx/internal/digest"
 	"github.com/vzn/vx/protocol/layout"
 )
 
-// Sum returns the hex xxh3-128 of b.
-func Sum(b []byte) string {
-	h := xxh3.Hash128(b).Bytes()
-	return hex.EncodeToString(h[:])
-}
+// Sum returns the hex xxh3-128 of b (digest.Sum).
+func Sum(b []byte) string { return digest.Sum(b) }
 
 // SumString is Sum of a string.
 func SumString(s string) string { return Sum([]byte(s)) }

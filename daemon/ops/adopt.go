@@ -5,6 +5,7 @@ import (
 
 	"github.com/vzn/vx/daemon/lockfile"
 	"github.com/vzn/vx/daemon/migrate"
+	"github.com/vzn/vx/opkit"
 	"github.com/vzn/vx/protocol/wire"
 )
 
@@ -73,12 +74,12 @@ func (in InitInput) options() (*migrate.Options, error) {
 	switch in.Mode {
 	case "", InitKeep, InitForce:
 	default:
-		return nil, argErr("mode", "%q is not a mode (use %q to keep an existing vx.workspace.json or %q to replace it)", in.Mode, InitKeep, InitForce)
+		return nil, opkit.Refuse("mode", "%q is not a mode (use %q to keep an existing vx.workspace.json or %q to replace it)", in.Mode, InitKeep, InitForce)
 	}
 	switch in.Sandbox {
 	case "", wire.SandboxReport, wire.SandboxEnforce:
 	default:
-		return nil, argErr("sandbox", "%q is not a sandbox mode (use %q or %q)", in.Sandbox, wire.SandboxReport, wire.SandboxEnforce)
+		return nil, opkit.Refuse("sandbox", "%q is not a sandbox mode (use %q or %q)", in.Sandbox, wire.SandboxReport, wire.SandboxEnforce)
 	}
 	return &migrate.Options{Force: string(in.Mode) == InitForce, Environ: in.Environ, Sandbox: in.Sandbox, RunNx: in.RunNx}, nil
 }

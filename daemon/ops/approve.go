@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/vzn/vx/client"
+	"github.com/vzn/vx/opkit"
 	"github.com/vzn/vx/protocol/wire"
 )
 
@@ -18,7 +19,7 @@ type ApproveInput struct {
 // Validate refuses a plan and --page together.
 func (in ApproveInput) Validate() error {
 	if in.PlanID != "" && in.Page {
-		return argErr("page", "approves nothing: give a plan or --page, not both")
+		return opkit.Refuse("page", "approves nothing: give a plan or --page, not both")
 	}
 	return nil
 }
@@ -35,9 +36,6 @@ type ApproveOutput struct {
 // workspace's files hold (never an MCP client), so it is a verb and never
 // a tool.
 func ApprovePlan(ctx context.Context, e *Env, in ApproveInput) (*ApproveOutput, error) {
-	if err := in.Validate(); err != nil {
-		return nil, err
-	}
 	c := &client.Client{Root: e.Root}
 	if in.Page {
 		u, err := c.ApproverPage(ctx)

@@ -8,7 +8,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/vzn/vx/client/platformpush"
+	"github.com/vzn/vx/daemon/platformpush"
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/protocol/wire"
 )

@@ -7,13 +7,14 @@ import (
 	"strings"
 
 	"github.com/rs/zerolog"
-	"github.com/vzn/vx/client/platformpush"
 
 	"github.com/vzn/vx/daemon/hashing"
+	"github.com/vzn/vx/daemon/platformpush"
 	"github.com/vzn/vx/daemon/remotecache"
 	"github.com/vzn/vx/daemon/repeat"
 	"github.com/vzn/vx/daemon/runner"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/opkit"
 	"github.com/vzn/vx/protocol/wire"
 )
 
@@ -62,11 +63,11 @@ func (in *ExecuteInput) options(m *workspace.Model) *runner.Options {
 // prepare resolves the selection over the Env's model and computes every
 // task's key (plan: for Plan, which needs nothing only a run needs). A
 // selection that cannot run (an unknown task, a bad filter,
-// a cycle) is a *RefusalError with exit code 2: nothing ran.
+// a cycle) is a *Refusal with exit code 2: nothing ran.
 func (e *Env) prepare(ctx context.Context, in *ExecuteInput, plan bool) (*runner.Prepared, *runner.Options, error) {
 	m, err := e.CurrentModel()
 	if err != nil {
-		return nil, nil, &RefusalError{ExitCode: 2, Msg: e.Masker.String(err.Error())}
+		return nil, nil, &opkit.Refusal{Msg: e.Masker.String(err.Error())}
 	}
 	if in.Repeat != nil {
 		if _, pushes, _ := platformpush.Resolve(m.Config.Platform, in.Environ); pushes {
@@ -79,7 +80,7 @@ func (e *Env) prepare(ctx context.Context, in *ExecuteInput, plan bool) (*runner
 	opts.Plan = plan
 	p, err := runner.Prepare(ctx, opts)
 	if err != nil {
-		return nil, nil, &RefusalError{ExitCode: 2, Msg: e.Masker.String(err.Error())}
+		return nil, nil, &opkit.Refusal{Msg: e.Masker.String(err.Error())}
 	}
 	return p, opts, nil
 }
@@ -98,7 +99,7 @@ func Plan(ctx context.Context, e *Env, in ExecuteInput) (*wire.Plan, error) {
 // Execute is vx run: it runs the selection in this process with the cache
 // and records the run in the history. The summary is returned even when
 // tasks fail (its ExitCode says so); an error is a refusal before anything
-// ran (*RefusalError) or a failure of vx itself, masked.
+// ran (*Refusal) or a failure of vx itself, masked.
 func Execute(ctx context.Context, e *Env, in ExecuteInput) (*wire.RunSummary, error) {
 	p, opts, err := e.prepare(ctx, &in, false)
 	if err != nil {

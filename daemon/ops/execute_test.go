@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/vzn/vx/daemon/runner"
+	"github.com/vzn/vx/opkit"
 	"github.com/vzn/vx/protocol/wire"
 )
 
@@ -94,8 +95,8 @@ func TestExecuteAndPlan(t *testing.T) {
 		func() error { _, err := Execute(ctx, e, ExecuteInput{Tasks: []string{"deploy"}}); return err },
 		func() error { _, err := Plan(ctx, e, ExecuteInput{Tasks: []string{"deploy"}}); return err },
 	} {
-		var re *RefusalError
-		if err := op(); !errors.As(err, &re) || re.ExitCode != 2 || !strings.Contains(re.Msg, "deploy") {
+		var re *opkit.Refusal
+		if err := op(); !errors.As(err, &re) || re.Arg != "" || !strings.Contains(re.Msg, "deploy") {
 			t.Errorf("unknown task: %v; want a refusal (exit 2) naming it", err)
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/opkit"
 	"github.com/vzn/vx/protocol/wire"
 )
 
@@ -38,12 +39,6 @@ type RunTasksInput struct {
 	Affected Affected `json:"affected,omitzero" jsonschema:"true: only projects changed against the default branch's merge base, plus dependents; or a git ref to compare against"`
 	Force    bool     `json:"force,omitempty" jsonschema:"ignore cache hits"`
 	VX       string   `json:"-"` // the vx executable ("": the Env's)
-}
-
-// Validate checks what the schema cannot: blank selectors, a ref git
-// would read as an option.
-func (in RunTasksInput) Validate() error {
-	return checkSelection(in.Filters, in.Affected)
 }
 
 // PlanTasksInput is what planTasks plans: runTasks' selection, without
@@ -82,39 +77,22 @@ type PlanTasksOutput struct {
 	ApproveWith string `json:"approveWith,omitempty"`
 }
 
-// RefusalError is vx run refusing before anything ran; Msg is its stderr,
-// masked.
-type RefusalError struct {
-	ExitCode int
-	Msg      string
-}
-
-func (e *RefusalError) Error() string { return e.Msg }
-
 // taskArgs checks the selection and renders it as the equivalent command
 // line, `run FLAGS... EXTRA... -- TASKS...`, which the child records as the
 // run's command and the run slot names. The child itself is handed the
-// typed wire.RunRequest (childRequest), never these words; even so every
+// typed RunRequest (childRequest), never these words; even so every
 // agent string here is a flag's `=value` or follows the `--`, and entries
-// starting with "-" are refused outright (no task is named so). allowed (nil: any) is the workspace's mcp.run
-// allow-list.
+// starting with "-" were refused before (Tasks.Check, which every way in
+// runs). allowed (nil: any) is the workspace's mcp.run allow-list.
 func taskArgs(e *Env, in RunTasksInput, allowed func(string) bool, extra ...string) ([]string, error) {
-	if err := in.Validate(); err != nil {
-		return nil, err
-	}
 	m, err := e.CurrentModel()
 	if err != nil {
 		return nil, err
 	}
 	tasks := in.Tasks
-	for i, t := range tasks {
-		if strings.HasPrefix(t, "-") {
-			return nil, argErr("tasks", "tasks[%d] %q starts with \"-\": tasks are names such as build or web#build, never flags (use the tool's own arguments: force, filter, affected)", i, t)
-		}
-	}
 	switch {
 	case in.All && len(tasks) > 0:
-		return nil, argErr("all", "give either tasks or all: true, not both")
+		return nil, opkit.Refuse("all", "give either tasks or all: true, not both")
 	case in.All:
 		for _, t := range m.TaskNames() {
 			if allowed == nil || allowed(t) {
@@ -122,10 +100,10 @@ func taskArgs(e *Env, in RunTasksInput, allowed func(string) bool, extra ...stri
 			}
 		}
 		if len(tasks) == 0 {
-			return nil, argErr("all", "this workspace has no task an agent may run")
+			return nil, opkit.Refuse("all", "this workspace has no task an agent may run")
 		}
 	case len(tasks) == 0:
-		return nil, argErr("tasks", "name at least one task (or all: true); tasks here: %s", strings.Join(m.TaskNames(), ", "))
+		return nil, opkit.Refuse("tasks", "name at least one task (or all: true); tasks here: %s", strings.Join(m.TaskNames(), ", "))
 	}
 	if allowed != nil && !in.All {
 		for _, t := range tasks {
@@ -134,7 +112,7 @@ func taskArgs(e *Env, in RunTasksInput, allowed func(string) bool, extra ...stri
 				name = t[i+1:]
 			}
 			if !allowed(name) {
-				return nil, argErr("tasks", "%q may not be run by an agent in this workspace (mcp.run in vx.workspace.json allows only its listed tasks)", t)
+				return nil, opkit.Refuse("tasks", "%q may not be run by an agent in this workspace (mcp.run in vx.workspace.json allows only its listed tasks)", t)
 			}
 		}
 	}
@@ -179,7 +157,7 @@ func RunTasks(ctx context.Context, e *Env, in RunTasksInput, allowed func(string
 	}
 	var sum wire.RunSummary
 	if len(bytes.TrimSpace(stdout)) == 0 || json.Unmarshal(stdout, &sum) != nil {
-		return nil, &RefusalError{ExitCode: code, Msg: e.Masker.String(lastLines(stderr, code))}
+		return nil, &opkit.Refusal{Msg: e.Masker.String(lastLines(stderr, code))}
 	}
 	return &RunTasksOutput{ExitCode: code, Summary: &sum}, nil
 }
@@ -190,7 +168,7 @@ func RunTasks(ctx context.Context, e *Env, in RunTasksInput, allowed func(string
 // with this process's environment (what a child would inherit).
 func PlanTasks(ctx context.Context, e *Env, in RunTasksInput) (*PlanTasksOutput, error) {
 	if in.Force {
-		return nil, argErr("force", "planTasks does not take force")
+		return nil, opkit.Refuse("force", "planTasks does not take force")
 	}
 	args, err := taskArgs(e, in, nil, "--dry=json")
 	if err != nil {
@@ -199,7 +177,7 @@ func PlanTasks(ctx context.Context, e *Env, in RunTasksInput) (*PlanTasksOutput,
 	req := childRequest(in, args)
 	environ := os.Environ()
 	refuse := func(err error) error {
-		return &RefusalError{ExitCode: 2, Msg: e.Masker.String(err.Error())}
+		return &opkit.Refusal{Msg: e.Masker.String(err.Error())}
 	}
 	m, err := workspace.Load(e.Root)
 	if err != nil {

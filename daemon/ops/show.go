@@ -7,6 +7,7 @@ import (
 
 	"github.com/vzn/vx/daemon/secret"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/opkit"
 )
 
 // TaskInfo is a task's resolved definition in one project.
@@ -47,12 +48,6 @@ type ShowInput struct {
 	Filters  Filter   `json:"filter,omitempty" jsonschema:"projects to include, as vx run --filter: a name or glob, tag:NAME, or ./path/glob (a string or an array)" flag:"filter" arg:"SEL" help:"only projects matching SEL (as vx run --filter)"`
 	Affected Affected `json:"affected,omitzero" jsonschema:"true: only projects changed against the default branch's merge base, plus dependents; or a git ref to compare against" flag:"affected" arg:"REF" help:"only affected projects (as vx run --affected)"`
 	Overlaps bool     `json:"overlaps,omitempty" jsonschema:"true: answer only outputOverlaps, the pairs of tasks that may write the same files (projects and tasks left empty)" flag:"overlaps" help:"only the tasks that may write the same files, and why vx runs them apart"`
-}
-
-// Validate checks what the schema cannot: blank selectors, a ref git
-// would read as an option.
-func (in ShowInput) Validate() error {
-	return checkSelection(in.Filters, in.Affected)
 }
 
 // ListTasksInput is listTasks': the workspace's tasks, narrowed.
@@ -150,9 +145,6 @@ func Show(ctx context.Context, e *Env, in ShowInput) (*ShowOutput, error) {
 }
 
 func show(ctx context.Context, e *Env, in ShowInput) (*ShowOutput, error) {
-	if err := in.Validate(); err != nil {
-		return nil, err
-	}
 	m, err := e.CurrentModel()
 	if err != nil {
 		return nil, err
@@ -177,7 +169,7 @@ func show(ctx context.Context, e *Env, in ShowInput) (*ShowOutput, error) {
 			out.Kind = "taskName"
 			onlyTask = target
 		} else {
-			return nil, argErr("target", "%q is neither a project nor a task%s", target, workspace.CloseHint(target, append(projectNames(m), m.TaskNames()...)))
+			return nil, opkit.Refuse("target", "%q is neither a project nor a task%s", target, workspace.CloseHint(target, append(projectNames(m), m.TaskNames()...)))
 		}
 	}
 	showProjectTasks(e, m, projects, onlyTask, out)
@@ -214,7 +206,7 @@ func showSelect(ctx context.Context, m *workspace.Model, in ShowInput, out *Show
 	if in.Project != "" {
 		p, ok := m.Project(in.Project)
 		if !ok {
-			return nil, argErr("project", "no project named %q%s", in.Project, workspace.CloseHint(in.Project, projectNames(m)))
+			return nil, opkit.Refuse("project", "no project named %q%s", in.Project, workspace.CloseHint(in.Project, projectNames(m)))
 		}
 		keep := []*workspace.Project{}
 		for _, q := range projects {
@@ -229,13 +221,13 @@ func showSelect(ctx context.Context, m *workspace.Model, in ShowInput, out *Show
 
 // showTask describes the one task target names (project#task or //#task).
 func showTask(e *Env, m *workspace.Model, target string, out *ShowOutput) (*ShowOutput, error) {
-	pn, tn, err := checkTaskID("target", target)
+	pn, tn, err := opkit.TaskID(target).Split("target")
 	if err != nil {
 		return nil, err
 	}
 	if pn == workspace.RootProject {
 		if _, ok := m.Resolve(pn, tn); !ok {
-			return nil, argErr("target", "no root task %q (root tasks are declared as \"//#name\" in %s)", target, workspace.ConfigFile)
+			return nil, opkit.Refuse("target", "no root task %q (root tasks are declared as \"//#name\" in %s)", target, workspace.ConfigFile)
 		}
 		out.Kind = "task"
 		out.RootTasks = append(out.RootTasks, taskInfo(m, e.Masker, pn, tn))
@@ -243,10 +235,10 @@ func showTask(e *Env, m *workspace.Model, target string, out *ShowOutput) (*Show
 	}
 	p, ok := m.Project(pn)
 	if !ok {
-		return nil, argErr("target", "no project named %q%s", pn, workspace.CloseHint(pn, projectNames(m)))
+		return nil, opkit.Refuse("target", "no project named %q%s", pn, workspace.CloseHint(pn, projectNames(m)))
 	}
 	if _, defined := m.Resolve(pn, tn); !defined {
-		return nil, argErr("target", "project %s has no task %q%s", pn, tn, workspace.CloseHint(tn, projectTasks(m, p)))
+		return nil, opkit.Refuse("target", "project %s has no task %q%s", pn, tn, workspace.CloseHint(tn, projectTasks(m, p)))
 	}
 	out.Kind = "task"
 	out.Projects = append(out.Projects, ProjectInfo{Name: p.Name, Dir: p.Dir, Tags: p.Tags, DependsOn: nonNil(p.Deps), Tasks: []TaskInfo{taskInfo(m, e.Masker, pn, tn)}})

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/vzn/vx/daemon/hashing"
-	"github.com/vzn/vx/daemon/httpapi"
+	"github.com/vzn/vx/httpapi"
 	"github.com/vzn/vx/daemon/plans"
 	"github.com/vzn/vx/protocol/layout"
 	"github.com/vzn/vx/protocol/wire"

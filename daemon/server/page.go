@@ -8,8 +8,9 @@ import (
 	"net/http"
 
 	"github.com/vzn/vx/daemon/failures"
-	"github.com/vzn/vx/daemon/httpapi"
 	"github.com/vzn/vx/daemon/ops"
+	"github.com/vzn/vx/httpapi"
+	"github.com/vzn/vx/opkit"
 	"github.com/vzn/vx/protocol/wire"
 )
 
@@ -120,11 +121,11 @@ func (d *daemon) serveApprovals(w http.ResponseWriter, r *http.Request) {
 
 func (d *daemon) summary(ctx context.Context) *Summary {
 	s := &Summary{Status: d.status(ctx)}
-	s.Runs, _ = ops.Runs(ctx, d.env, ops.RunsInput{Limit: ops.LimitOf(15)})
+	s.Runs, _ = ops.Runs(ctx, d.env, ops.RunsInput{Limit: opkit.LimitOf(15)})
 	// Statistics cover the tasks of the recent rows: enough rows for the
 	// latest runs' tasks, so the durations chart shows them all.
-	s.History, _ = ops.RunHistory(ctx, d.env, ops.RunHistoryInput{Limit: ops.LimitOf(200)})
-	s.Trends, _ = ops.RunTrends(ctx, d.env, ops.TrendsInput{Bucket: "hour", Limit: ops.LimitOf(24)})
+	s.History, _ = ops.RunHistory(ctx, d.env, ops.RunHistoryInput{Limit: opkit.LimitOf(200)})
+	s.Trends, _ = ops.RunTrends(ctx, d.env, ops.TrendsInput{Bucket: "hour", Limit: opkit.LimitOf(24)})
 	s.Latest, _ = ops.Run(ctx, d.env, ops.RunInput{})
 	// A failed or interrupted run (a timed-out task counts in neither
 	// passed nor failed totals): say why.
@@ -137,7 +138,7 @@ func (d *daemon) summary(ctx context.Context) *Summary {
 // latestFailures is why run id failed, each output cut to what a page
 // shows (the locations are found in the whole output first).
 func latestFailures(ctx context.Context, e *ops.Env, id string) *ops.FailuresOutput {
-	ref := ops.RunID(id)
+	ref := opkit.RunID(id)
 	f, err := ops.Failures(ctx, e, ops.FailuresInput{RunID: &ref})
 	if err != nil {
 		return nil

@@ -6,8 +6,8 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/vzn/vx/daemon/httpapi"
-	"github.com/vzn/vx/daemon/pagekit"
+	"github.com/vzn/vx/httpapi"
+	"github.com/vzn/vx/pagekit"
 	"github.com/vzn/vx/protocol/proof"
 	"github.com/vzn/vx/protocol/wire"
 )

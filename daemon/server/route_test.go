@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vzn/vx/daemon/mcpserver"
+	"github.com/vzn/vx/mcpserver"
 	"github.com/vzn/vx/protocol/proof"
 	"github.com/vzn/vx/protocol/wire"
 )

@@ -10,16 +10,17 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/vzn/vx/daemon/ops"
+	"github.com/vzn/vx/opkit"
 )
 
 // testInput covers every argument type, with a nested object.
 type testInput struct {
 	Tasks    ops.Tasks    `json:"tasks" jsonschema:"task names"`
 	Query    string       `json:"query,omitempty" jsonschema:"words"`
-	TaskID   ops.TaskID   `json:"taskId,omitempty" jsonschema:"project#task"`
-	RunID    *ops.RunID   `json:"runId,omitempty" jsonschema:"a run"`
+	TaskID   opkit.TaskID `json:"taskId,omitempty" jsonschema:"project#task"`
+	RunID    *opkit.RunID `json:"runId,omitempty" jsonschema:"a run"`
 	Force    bool         `json:"force,omitempty" jsonschema:"ignore the cache"`
-	Limit    *ops.Limit   `json:"limit,omitempty" jsonschema:"how many"`
+	Limit    *opkit.Limit `json:"limit,omitempty" jsonschema:"how many"`
 	Filter   ops.Filter   `json:"filter,omitempty" jsonschema:"projects"`
 	Format   testFormat   `json:"format,omitempty" jsonschema:"output"`
 	Scope    *testScope   `json:"scope,omitempty" jsonschema:"where"`
@@ -31,37 +32,31 @@ type testScope struct {
 	Task    string `json:"task,omitempty" jsonschema:"a task"`
 }
 
-func (in testInput) Validate() error {
-	if in.TaskID != "" {
-		return in.TaskID.Check("taskId")
-	}
-	return nil
-}
-
 // testFormat is an enum argument.
 type testFormat string
 
 func (testFormat) Values() []string                 { return []string{"text", "json"} }
-func (f testFormat) JSONSchema() *jsonschema.Schema { return ops.EnumSchema(f.Values()) }
+func (f testFormat) JSONSchema() *jsonschema.Schema { return opkit.EnumSchema(f.Values()) }
 func (f *testFormat) DecodeArg(name string, v any) error {
-	s, err := ops.DecodeEnum(name, v, f.Values())
+	s, err := opkit.DecodeEnum(name, v, f.Values())
 	*f = testFormat(s)
 	return err
 }
 
-var testSchema, testResolved, testSchemaErr = inputSchema(reflect.TypeFor[testInput]())
+var testSchema, testResolved, testSchemaErr = opkit.InputSchema(reflect.TypeFor[testInput]())
 
 // check is what a tool does with a call's arguments before answering:
-// decode strictly, check against the schema, then Validate.
+// decode strictly and against the schema (opkit.Decode), then check each
+// argument's rule and the input's (opkit.Check, which Call runs).
 func check(raw json.RawMessage) (*testInput, error) {
 	if testSchemaErr != nil {
 		return nil, testSchemaErr
 	}
 	var in testInput
-	if err := decode(raw, &in, testResolved); err != nil {
+	if err := opkit.Decode(raw, &in); err != nil {
 		return nil, err
 	}
-	if err := in.Validate(); err != nil {
+	if err := opkit.Check(&in); err != nil {
 		return nil, err
 	}
 	return &in, nil
@@ -148,12 +143,10 @@ func TestCheck(t *testing.T) {
 			if err == nil {
 				t.Fatalf("accepted %s, want a refusal", tc.raw)
 			}
-			var ie *ops.InputError
-			var ae *ops.ArgError
-			if !errors.As(err, &ie) && !errors.As(err, &ae) {
-				t.Errorf("error is %T, want *ops.InputError or *ops.ArgError", err)
+			var r *opkit.Refusal
+			if !errors.As(err, &r) {
+				t.Errorf("error is %T, want *opkit.Refusal", err)
 			}
-			err = refusal(err)
 			if strings.Contains(err.Error(), "\n") {
 				t.Errorf("refusal spans lines: %q", err)
 			}
@@ -172,7 +165,7 @@ func TestCheckValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	limitOf := func(l *ops.Limit) int {
+	limitOf := func(l *opkit.Limit) int {
 		if l == nil {
 			return 0
 		}
@@ -244,14 +237,14 @@ func TestSchemaPerKind(t *testing.T) {
 		good, bad []string // JSON values of the argument
 	}{
 		{"string", reflect.TypeFor[string](), []string{`"x"`}, []string{`""`, `1`, `null`}},
-		{"task id", reflect.TypeFor[ops.TaskID](), []string{`"web#build"`, `"@s/web#build"`}, []string{`"#build"`, `"web#"`, `"build"`, `""`}},
-		{"run id", reflect.TypeFor[*ops.RunID](), []string{`"01H"`}, []string{`""`, `true`}},
+		{"task id", reflect.TypeFor[opkit.TaskID](), []string{`"web#build"`, `"@s/web#build"`}, []string{`"#build"`, `"web#"`, `"build"`, `""`}},
+		{"run id", reflect.TypeFor[*opkit.RunID](), []string{`"01H"`}, []string{`""`, `true`}},
 		{"bool", reflect.TypeFor[bool](), []string{`true`, `false`}, []string{`"true"`, `0`}},
-		{"limit", reflect.TypeFor[*ops.Limit](), []string{`1`, `2.5`, `-1`}, []string{`"10"`, `null`, `[1]`}},
+		{"limit", reflect.TypeFor[*opkit.Limit](), []string{`1`, `2.5`, `-1`}, []string{`"10"`, `null`, `[1]`}},
 		{"strings", reflect.TypeFor[[]string](), []string{`[]`, `["x"]`}, []string{`"x"`, `[""]`, `[1]`}},
 		{"filter", reflect.TypeFor[ops.Filter](), []string{`"x"`, `["x", "y"]`}, []string{`""`, `[""]`, `3`, `{}`, `[]`}},
 		{"tasks", reflect.TypeFor[ops.Tasks](), []string{`[]`, `["build", "web#build"]`}, []string{`"build"`, `[""]`, `["--force"]`, `["build", "-x"]`}},
-		{"enum", reflect.TypeFor[ops.Bucket](), []string{`"hour"`, `"day"`}, []string{`"week"`, `1`}},
+		{"enum", reflect.TypeFor[opkit.Bucket](), []string{`"hour"`, `"day"`}, []string{`"week"`, `1`}},
 		{"object", reflect.TypeFor[*struct {
 			B string `json:"b"`
 		}](), []string{`{"b": "x"}`}, []string{`{}`, `{"b": "x", "c": 1}`, `[]`}},
@@ -259,7 +252,7 @@ func TestSchemaPerKind(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			raw, rs, err := inputSchema(argOf(tc.typ))
+			raw, rs, err := opkit.InputSchema(argOf(tc.typ))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -295,7 +288,7 @@ func TestSchemaPerKind(t *testing.T) {
 			}
 		})
 	}
-	raw, _, err := inputSchema(reflect.TypeFor[struct{}]())
+	raw, _, err := opkit.InputSchema(reflect.TypeFor[struct{}]())
 	if got := string(raw); err != nil || !strings.Contains(got, `"properties":{}`) || strings.Contains(got, "required") {
 		t.Errorf("schema of no arguments = %s, %v", got, err)
 	}

@@ -6,8 +6,9 @@ import (
 	"errors"
 	"net/url"
 
-	"github.com/vzn/vx/daemon/mcpserver"
 	"github.com/vzn/vx/daemon/ops"
+	"github.com/vzn/vx/mcpserver"
+	"github.com/vzn/vx/opkit"
 	"github.com/vzn/vx/protocol/jsonrpc"
 	"github.com/vzn/vx/protocol/mcp"
 )
@@ -56,7 +57,11 @@ func Resources(e *ops.Env) ([]mcpserver.Resource, []mcpserver.ResourceTemplate) 
 				if err != nil {
 					return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: taskId in %s is not URL-encoded text (write project#task with # as %%23)", uri)
 				}
-				out, err := ops.TaskLog(ctx, e, ops.TaskLogInput{TaskID: ops.TaskID(id)})
+				in := ops.TaskLogInput{TaskID: opkit.TaskID(id)}
+				if err := opkit.Check(&in); err != nil {
+					return nil, paramError(err)
+				}
+				out, err := ops.TaskLog(ctx, e, in)
 				if err != nil {
 					return nil, paramError(err)
 				}
@@ -70,9 +75,9 @@ func Resources(e *ops.Env) ([]mcpserver.Resource, []mcpserver.ResourceTemplate) 
 // URI or a prompt as JSON-RPC invalid params (-32602) naming the argument:
 // the request was wrong, the server did not fail. Other errors pass.
 func paramError(err error) error {
-	var ae *ops.ArgError
-	if errors.As(err, &ae) {
-		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: argument %q: %s", ae.Arg, ae.Msg)
+	var r *opkit.Refusal
+	if errors.As(err, &r) {
+		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: %s", r.Error())
 	}
 	return err
 }
@@ -95,7 +100,11 @@ func Prompts(e *ops.Env) []mcpserver.Prompt {
 		{Def: mcp.Prompt{Name: "explain-rerun", Title: "Explain why a task re-ran", Description: "Explain why a task re-executed instead of hitting the cache, from whyDidThisRerun's answer.",
 			Arguments: []mcp.PromptArgument{{Name: "taskId", Description: "project#task", Required: true}, {Name: "runId", Description: "a run id or unique prefix; default: the task's latest run"}}},
 			Get: func(ctx context.Context, args map[string]string) (*mcp.GetPromptResult, error) {
-				out, err := ops.Why(ctx, e, ops.WhyInput{TaskID: ops.TaskID(args["taskId"]), RunID: promptRunID(args)})
+				in := ops.WhyInput{TaskID: opkit.TaskID(args["taskId"]), RunID: promptRunID(args)}
+				if err := opkit.Check(&in); err != nil {
+					return nil, paramError(err)
+				}
+				out, err := ops.Why(ctx, e, in)
 				if err != nil {
 					return nil, paramError(err)
 				}
@@ -108,11 +117,11 @@ func Prompts(e *ops.Env) []mcpserver.Prompt {
 }
 
 // promptRunID is a prompt's optional runId argument.
-func promptRunID(args map[string]string) *ops.RunID {
+func promptRunID(args map[string]string) *opkit.RunID {
 	id, ok := args["runId"]
 	if !ok {
 		return nil
 	}
-	r := ops.RunID(id)
+	r := opkit.RunID(id)
 	return &r
 }

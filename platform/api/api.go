@@ -18,9 +18,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/rs/zerolog"
 
-	"github.com/vzn/vx/daemon/httpapi"
-	"github.com/vzn/vx/daemon/mcpserver"
+	"github.com/vzn/vx/httpapi"
 	"github.com/vzn/vx/internal/connlimit"
+	"github.com/vzn/vx/mcpserver"
 	"github.com/vzn/vx/platform/teamops"
 	"github.com/vzn/vx/platform/teamtools"
 	"github.com/vzn/vx/platform/tokens"
@@ -67,8 +67,7 @@ func New(pool *pgxpool.Pool, opts *Options) *Server {
 	s.mcp = mcpserver.New(&mcpserver.Options{Name: "vx-platform", Version: opts.Version, Logger: opts.Logger,
 		Limits:       &mcpserver.Limits{CallsAtOnce: heavyReads, SharedAnswerBytes: sharedAnswers},
 		Instructions: "Team-wide vx run history over every workspace of your org: list_workspaces, then list_runs, get_run, run_trends, cache_stats, why_did_rerun and compare_runs."})
-	catalog := teamtools.Catalog(env)
-	s.mcp.SetTools(catalog)
+	catalog := teamtools.Register(s.mcp, env)
 	s.stateless = httpapi.NewStateless(s.mcp, &httpapi.MCPOptions{Logger: opts.Logger})
 	for _, t := range catalog {
 		s.tools[t.Def.Name] = t

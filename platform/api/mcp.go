@@ -15,7 +15,7 @@ import (
 )
 
 // serveMCP answers one POST /mcp. A request of the stateless era (its
-// revision in params._meta) is served by daemon/httpapi's stateless
+// revision in params._meta) is served by httpapi's stateless
 // code, exactly as vxd serves it. Anything else is the session era: a
 // message or a batch, in a session that lives for this request only (the
 // revision comes from the request's header, 2025-03-26 when it has none);

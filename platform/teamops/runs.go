@@ -1,7 +1,7 @@
 package teamops
 
 import (
-	"github.com/vzn/vx/daemon/ops"
+	"github.com/vzn/vx/opkit"
 
 	"context"
 	"encoding/json"
@@ -12,7 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/vzn/vx/daemon/mcpserver"
+	"github.com/vzn/vx/mcpserver"
 	"github.com/vzn/vx/platform/tokens"
 	"github.com/vzn/vx/protocol/wire"
 )
@@ -49,7 +49,7 @@ func scanRun(row pgx.Row) (*Run, error) {
 // ListRunsInput selects list_runs.
 type ListRunsInput struct {
 	Scope
-	Limit *ops.Limit `json:"limit,omitempty" jsonschema:"runs, 1..500 (default 50), clamped"`
+	Limit *opkit.Limit `json:"limit,omitempty" jsonschema:"runs, 1..500 (default 50), clamped"`
 }
 
 // RunsOutput answers list_runs.
@@ -221,7 +221,7 @@ func (t *Task) answerBytes() int {
 // RunInput names a run.
 type RunInput struct {
 	Scope
-	RunID ops.RunID `json:"runId" jsonschema:"a vx run id (as vx last --list prints it) or a unique prefix"`
+	RunID opkit.RunID `json:"runId" jsonschema:"a vx run id (as vx last --list prints it) or a unique prefix"`
 }
 
 // RunOutput answers get_run.

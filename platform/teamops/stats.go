@@ -1,7 +1,7 @@
 package teamops
 
 import (
-	"github.com/vzn/vx/daemon/ops"
+	"github.com/vzn/vx/opkit"
 
 	"context"
 	"fmt"
@@ -13,12 +13,12 @@ import (
 // TrendsInput selects run_trends.
 type TrendsInput struct {
 	Scope
-	Bucket ops.Bucket `json:"bucket,omitempty" jsonschema:"bucket size (default hour)"`
-	Limit  *ops.Limit `json:"limit,omitempty" jsonschema:"buckets, 1..1000 (default 24), clamped"`
+	Bucket opkit.Bucket `json:"bucket,omitempty" jsonschema:"bucket size (default hour)"`
+	Limit  *opkit.Limit `json:"limit,omitempty" jsonschema:"buckets, 1..1000 (default 24), clamped"`
 }
 
 // Bucket is one hour or day (UTC) of activity. Executions and Hits are
-// counted as ops.ExecutionsDefined says (runs.tasks: every task row of a
+// counted as wire.ExecutionsDefined says (runs.tasks: every task row of a
 // run; runs.executions counts only the tasks that ran, list_runs' executed).
 type Bucket struct {
 	Start         time.Time `json:"start"`

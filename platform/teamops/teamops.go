@@ -13,7 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/vzn/vx/daemon/ops"
+	"github.com/vzn/vx/opkit"
 	"github.com/vzn/vx/platform/tokens"
 )
 
@@ -50,7 +50,7 @@ type WorkspaceRef struct {
 }
 
 func argErr(arg, format string, a ...any) error {
-	return &ops.ArgError{Arg: arg, Msg: fmt.Sprintf(format, a...)}
+	return &opkit.Refusal{Arg: arg, Msg: fmt.Sprintf(format, a...)}
 }
 
 // ErrNoWorkspace is returned when the org has no workspace to default to.
@@ -86,7 +86,7 @@ func (e *Env) workspace(ctx context.Context, p *tokens.Principal, s Scope) (*Wor
 }
 
 // clamp applies a limit's bounds and says when it moved.
-func clamp(l *ops.Limit, def, lo, hi int) (int, string) {
+func clamp(l *opkit.Limit, def, lo, hi int) (int, string) {
 	given := l != nil
 	n := 0
 	if given {

@@ -10,8 +10,8 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/vzn/vx/daemon/mcpserver"
 	"github.com/vzn/vx/daemon/secret"
+	"github.com/vzn/vx/mcpserver"
 	"github.com/vzn/vx/protocol/mcp"
 )
 

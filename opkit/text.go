@@ -1,4 +1,4 @@
-package ops
+package opkit
 
 import (
 	"encoding/json"
@@ -35,7 +35,7 @@ func CheckArgsText(raw json.RawMessage) error {
 
 func textRefusal(name string, nul bool) error {
 	if nul {
-		return refuse(name, "argument %q must be text without NUL characters, and it holds one (\\u0000)", name)
+		return Refuse(name, "must be text without NUL characters, and it holds one (\\u0000)")
 	}
-	return refuse(name, "argument %q must be valid UTF-8 text, and it holds a byte sequence (or an unpaired surrogate escape) that is not", name)
+	return Refuse(name, "must be valid UTF-8 text, and it holds a byte sequence (or an unpaired surrogate escape) that is not")
 }

@@ -15,14 +15,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vzn/vx/daemon/mcpserver"
+	"github.com/vzn/vx/mcpserver"
 	"github.com/vzn/vx/protocol/mcp"
 )
 
 var update = flag.Bool("update", false, "rewrite the expected answers of the stateless transcripts")
 
 // The 2026-07-28 transcripts live beside the session era's in
-// daemon/mcpserver/testdata/conformance; they are replayed here because
+// mcpserver/testdata/conformance; they are replayed here because
 // the revision's rules are partly HTTP (headers, statuses).
 const statelessTranscripts = "../mcpserver/testdata/conformance/2026-07-28"
 

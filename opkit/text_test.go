@@ -1,4 +1,4 @@
-package ops
+package opkit
 
 import (
 	"errors"
@@ -30,8 +30,8 @@ func TestDecodeInputRefusesBadText(t *testing.T) {
 	} {
 		var in input
 		err := DecodeInput([]byte(tc.raw), &in)
-		var ie *InputError
-		if !errors.As(err, &ie) || ie.Arg != tc.arg || !strings.Contains(ie.Text, `"`+tc.arg+`"`) {
+		var r *Refusal
+		if !errors.As(err, &r) || r.Arg != tc.arg || !strings.Contains(r.Error(), `"`+tc.arg+`"`) {
 			t.Errorf("%q: %v; want a refusal of %s", tc.raw, err, tc.arg)
 		}
 	}

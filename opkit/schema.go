@@ -1,4 +1,4 @@
-package tools
+package opkit
 
 import (
 	"encoding"
@@ -13,7 +13,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// Tool schemas come from the operations' Go types through jsonschema-go.
+// An operation's schemas come from its Go types through jsonschema-go.
 // What it cannot know is registered first, by type (ForOptions.TypeSchemas):
 // an argument type's own schema (its JSONSchema method: unions, enums,
 // patterns), what a json.Marshaler or encoding.TextMarshaler writes, a
@@ -303,8 +303,8 @@ type inputSchemaOf struct {
 	err      error
 }
 
-// outputSchema is the JSON Schema of an answer of v's type.
-func outputSchema(v any) json.RawMessage {
+// OutputSchema is the JSON Schema of an answer of v's type.
+func OutputSchema(v any) json.RawMessage {
 	t := reflect.TypeOf(v)
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -327,9 +327,9 @@ func deriveOutputSchema(t reflect.Type) json.RawMessage {
 	return raw
 }
 
-// inputSchema is the JSON Schema of an input struct type, resolved for
+// InputSchema is the JSON Schema of an input struct type, resolved for
 // validating arguments.
-func inputSchema(t reflect.Type) (json.RawMessage, *jsonschema.Resolved, error) {
+func InputSchema(t reflect.Type) (json.RawMessage, *jsonschema.Resolved, error) {
 	if s, ok := inputSchemas.Load(t); ok {
 		s := s.(*inputSchemaOf)
 		return s.raw, s.resolved, s.err

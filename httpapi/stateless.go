@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/vzn/vx/daemon/mcpserver"
+	"github.com/vzn/vx/mcpserver"
 	"github.com/vzn/vx/protocol/jsonrpc"
 	"github.com/vzn/vx/protocol/mcp"
 )

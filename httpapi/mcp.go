@@ -14,8 +14,8 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/vzn/vx/daemon/mcpserver"
 	"github.com/vzn/vx/internal/connlimit"
+	"github.com/vzn/vx/mcpserver"
 	"github.com/vzn/vx/protocol/jsonrpc"
 	"github.com/vzn/vx/protocol/mcp"
 )

@@ -2,7 +2,7 @@
 // any transport: it keeps the tool, resource and prompt catalogs, negotiates
 // a revision per session, dispatches JSON-RPC messages to handlers, and
 // counts sessions and requests for the daemon's idle shutdown. The HTTP
-// endpoint in daemon/httpapi feeds it bodies and carries its answers.
+// endpoint in httpapi feeds it bodies and carries its answers.
 package mcpserver
 
 import (

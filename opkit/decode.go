@@ -1,4 +1,4 @@
-package ops
+package opkit
 
 import (
 	"bytes"
@@ -9,12 +9,12 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/internal/suggest"
 )
 
-// argDecoder is an argument type that fills itself from an agent's JSON
+// Decoder is an argument type that fills itself from an agent's JSON
 // value (decoded with UseNumber), refusing it with a line naming name.
-type argDecoder interface {
+type Decoder interface {
 	DecodeArg(name string, v any) error
 }
 
@@ -62,8 +62,8 @@ func inputFields(t reflect.Type) []inputField {
 // the wrong type, an empty string or a missing required argument is
 // refused with one line naming the argument; nothing is coerced. A
 // string holding NUL or bytes that are not UTF-8, at any depth, is
-// refused first (see CheckText). Checks beyond the shape are the input's
-// Validate, which the operation runs.
+// refused first (see CheckText). The rules beyond the shape are Check's
+// (Decode runs both, in order).
 func DecodeInput(raw json.RawMessage, dst any) error {
 	if err := CheckArgsText(raw); err != nil {
 		return err
@@ -72,7 +72,7 @@ func DecodeInput(raw json.RawMessage, dst any) error {
 	dec.UseNumber()
 	var obj map[string]any
 	if err := dec.Decode(&obj); err != nil || obj == nil {
-		return refuse("", "arguments must be a JSON object")
+		return Refuse("", "arguments must be a JSON object")
 	}
 	return decodeObject("", obj, reflect.ValueOf(dst).Elem())
 }
@@ -98,7 +98,7 @@ func decodeObject(prefix string, obj map[string]any, v reflect.Value) error {
 			if len(names) > 0 {
 				accepted = strings.Join(names, ", ")
 			}
-			return refuse(prefix+k, "unknown argument %q%s (this tool takes: %s)", prefix+k, workspace.CloseHint(k, names), accepted)
+			return Refuse(prefix+k, "no such argument%s (this tool takes: %s)", suggest.Close(k, names), accepted)
 		}
 		if err := decodeValue(prefix+k, obj[k], v.FieldByIndex(f.Index)); err != nil {
 			return err
@@ -106,7 +106,7 @@ func decodeObject(prefix string, obj map[string]any, v reflect.Value) error {
 	}
 	for _, f := range fields {
 		if _, ok := obj[f.Name]; f.Required && !ok {
-			return refuse(prefix+f.Name, "missing required argument %q: %s", prefix+f.Name, f.Desc)
+			return Refuse(prefix+f.Name, "missing, and required: %s", f.Desc)
 		}
 	}
 	return nil
@@ -121,18 +121,18 @@ func decodeValue(name string, v any, fv reflect.Value) error {
 		fv.Set(p)
 		return nil
 	}
-	if d, ok := fv.Addr().Interface().(argDecoder); ok {
+	if d, ok := fv.Addr().Interface().(Decoder); ok {
 		return d.DecodeArg(name, v)
 	}
 	switch fv.Kind() {
 	case reflect.String:
-		s, err := nonEmpty(name, v, "a non-empty string")
+		s, err := NonEmpty(name, v, "a non-empty string")
 		fv.SetString(s)
 		return err
 	case reflect.Bool:
 		b, ok := v.(bool)
 		if !ok {
-			return refuse(name, "argument %q must be true or false, not %s", name, typeName(v))
+			return Refuse(name, "must be true or false, not %s", TypeName(v))
 		}
 		fv.SetBool(b)
 		return nil
@@ -140,7 +140,7 @@ func decodeValue(name string, v any, fv reflect.Value) error {
 		if fv.Type().Elem().Kind() != reflect.String {
 			break
 		}
-		out, err := stringArray(name, v)
+		out, err := StringArray(name, v)
 		if err != nil {
 			return err
 		}
@@ -149,11 +149,38 @@ func decodeValue(name string, v any, fv reflect.Value) error {
 	case reflect.Struct:
 		o, ok := v.(map[string]any)
 		if !ok {
-			return refuse(name, "argument %q must be an object, not %s", name, typeName(v))
+			return Refuse(name, "must be an object, not %s", TypeName(v))
 		}
 		return decodeObject(name+".", o, fv)
 	}
 	// A field type no argument rule covers is a declaration bug; the
 	// catalog's tests decode every operation's input.
 	return fmt.Errorf("argument %q: its type %s has no argument decoder", name, fv.Type())
+}
+
+// Decode fills the input in points to from an agent's arguments, in one
+// order: DecodeInput (the shape: types, names, required), Check (each
+// argument's rule, then the input's), each refusal in vx's words naming
+// the argument; then the arguments against the schema the input
+// advertises (InputSchema), which by then can only fail on a declaration
+// bug, so that what is advertised and what is accepted never disagree.
+func Decode(args json.RawMessage, in any) error {
+	if err := DecodeInput(args, in); err != nil {
+		return err
+	}
+	if err := Check(in); err != nil {
+		return err
+	}
+	_, schema, err := InputSchema(reflect.TypeOf(in).Elem())
+	if err != nil {
+		return err
+	}
+	var inst any
+	if err := json.Unmarshal(args, &inst); err != nil {
+		return err
+	}
+	if err := schema.Validate(inst); err != nil {
+		return Refuse("", "arguments do not match the tool's inputSchema: %v", err)
+	}
+	return nil
 }

@@ -193,20 +193,20 @@ func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	in.Repeat = asked.Base
 	e := ops.NewEnv(m.Root, m, nil, s.Environment())
 	if a.Has("dry") {
-		return dryRun(ctx, s, e, in, a.Str("dry") == "json" || format == "json")
+		return dryRun(ctx, s, e, m, in, a.Str("dry") == "json" || format == "json")
 	}
 	if planned != nil {
 		in.Command = append([]string{"run"}, argv...)
-		if err := checkPlan(ctx, e, in, planned, a.Str("plan")); err != nil {
+		if err := checkPlan(ctx, e, m, in, planned, a.Str("plan")); err != nil {
 			return err
 		}
 	}
-	return execute(ctx, s, e, in, format, liveView(s, a, m, format))
+	return execute(ctx, s, e, m, in, format, liveView(s, a, m, format))
 }
 
 // dryRun prints what in would run, executing nothing: for people, or
 // as the plan document vx run --plan applies.
-func dryRun(ctx context.Context, s *cmdline.IO, e *ops.Env, in ops.ExecuteInput, asJSON bool) error {
+func dryRun(ctx context.Context, s *cmdline.IO, e *ops.Env, m *workspace.Model, in ops.ExecuteInput, asJSON bool) error {
 	plan, err := ops.Plan(ctx, e, in)
 	if err != nil {
 		return runRefusal(err)
@@ -215,7 +215,7 @@ func dryRun(ctx context.Context, s *cmdline.IO, e *ops.Env, in ops.ExecuteInput,
 		renderPlan(s.Out, plan)
 		return nil
 	}
-	if err := plans.Stamp(ctx, e.Model, in, plan); err != nil {
+	if err := plans.Stamp(ctx, m, in, plan); err != nil {
 		return err
 	}
 	return cmdline.WriteJSON(s.Out, plan)
@@ -225,8 +225,8 @@ func dryRun(ctx context.Context, s *cmdline.IO, e *ops.Env, in ops.ExecuteInput,
 // run's input: tasks, filters, --affected, --force, --continue, and the
 // command, environment and logger.
 func fillRun(in *ops.ExecuteInput, s *cmdline.IO, a *cmdline.Args, argv []string, req *runRequest) {
-	in.Tasks, in.Force, in.Continue = a.Pos(), a.Bool("force"), a.Bool("continue")
-	in.Selection = workspace.Selection{Filters: a.List("filter"), Affected: a.Has("affected"), AffectedRef: a.Str("affected")}
+	in.Selection = wire.Selection{Tasks: a.Pos(), Filters: a.List("filter"), Affected: a.Has("affected"), AffectedRef: a.Str("affected"), Force: a.Bool("force")}
+	in.Continue = a.Bool("continue")
 	in.Command, in.Environ, in.Logger = append([]string{"run"}, argv...), s.Environment(), logger(s)
 	if req != nil {
 		req.apply(in)
@@ -312,7 +312,7 @@ func runSettings(a *cmdline.Args) (ops.ExecuteInput, error) {
 // execute runs in with the process's signals and event sink, prints the
 // summary as JSON when asked, pushes the run to the platform, and exits
 // with the run's code.
-func execute(ctx context.Context, s *cmdline.IO, e *ops.Env, in ops.ExecuteInput, format string, view *live.View) error {
+func execute(ctx context.Context, s *cmdline.IO, e *ops.Env, m *workspace.Model, in ops.ExecuteInput, format string, view *live.View) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	out, closeOut := runOutput(s, e.Root, format)
@@ -326,7 +326,7 @@ func execute(ctx context.Context, s *cmdline.IO, e *ops.Env, in ops.ExecuteInput
 	if err != nil {
 		return runRefusal(err)
 	}
-	return finishRun(s, sum, format, func() { pushRun(ctx, s, e.Model, sum, e.Masker.String) })
+	return finishRun(s, sum, format, func() { pushRun(ctx, s, m, sum, e.Masker.String) })
 }
 
 // runRefusal is a usage error (exit 2) when the run was refused before

@@ -13,6 +13,7 @@ import (
 	"github.com/vzn/vx/cli/cmdline"
 	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/daemon/plans"
+	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/protocol/wire"
 )
 
@@ -66,7 +67,7 @@ func readPlanFile(a *cmdline.Args) (*wire.Plan, error) {
 
 // checkPlan refuses (exit 1) a plan that expired or whose prerequisites
 // moved, planning its selection again to compare; nothing runs then.
-func checkPlan(ctx context.Context, e *ops.Env, in ops.ExecuteInput, p *wire.Plan, name string) error {
+func checkPlan(ctx context.Context, e *ops.Env, m *workspace.Model, in ops.ExecuteInput, p *wire.Plan, name string) error {
 	now := time.Now()
 	if !now.Before(*p.ExpiresAt) {
 		return fmt.Errorf("vx run: the plan in %s expired %s ago (made %s ago; plans last mcp.planTtl): nothing ran; plan again with vx run --dry=json",
@@ -79,7 +80,7 @@ func checkPlan(ctx context.Context, e *ops.Env, in ops.ExecuteInput, p *wire.Pla
 	if err != nil {
 		return runRefusal(err)
 	}
-	pr, err := plans.PrerequisitesOf(ctx, e.Root, e.Model.Files, cur)
+	pr, err := plans.PrerequisitesOf(ctx, e.Root, m.Files, cur)
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/vzn/vx/cli/cmdline"
 	"github.com/vzn/vx/daemon/ops"
-	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/protocol/wire"
 )
 
@@ -53,8 +52,7 @@ func readRunRequest(s *cmdline.IO, a *cmdline.Args) (*runRequest, error) {
 // apply puts the request's selection in the run's input, in place of
 // the command line's.
 func (r *runRequest) apply(in *ops.ExecuteInput) {
-	in.Tasks, in.Force = r.Tasks, r.Force
-	in.Selection = workspace.Selection{Filters: r.Filters, Affected: r.Affected, AffectedRef: r.AffectedRef}
+	in.Selection = r.Selection
 	in.Command = r.Command
 	if len(in.Command) == 0 {
 		in.Command = append([]string{"run", "--"}, r.Tasks...)

@@ -73,7 +73,9 @@ func showVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 		return err
 	}
 	defer e.Close()
-	a.TakeRef("affected", refNotTask(e.Model))
+	if m, err := e.CurrentModel(); err == nil {
+		a.TakeRef("affected", refNotTask(m))
+	}
 	if len(a.Pos()) > 1 {
 		return cmdline.UsageError(fmt.Sprintf("vx show takes one target, got %d: %s", len(a.Pos()), strings.Join(a.Pos(), " ")))
 	}

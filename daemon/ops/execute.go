@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rs/zerolog"
 	"github.com/vzn/vx/client/platformpush"
 
 	"github.com/vzn/vx/daemon/hashing"
@@ -18,45 +17,20 @@ import (
 )
 
 // ExecuteInput is one run of tasks: what vx run's flags (or the typed
-// request of vx run --input -) select, and how to run it.
+// request of vx run --input -) select, and how to run it. Its Model and
+// Plan are the Env's and the operation's to set: Plan and Execute set them.
 type ExecuteInput struct {
-	Tasks     []string            // task names or ids; at least one
-	Selection workspace.Selection // --filter and --affected; empty: every project
-	Force     bool                // ignore cache hits: execute every task
-	Continue  bool                // keep running independent tasks after a failure
-	// Concurrency is the worker count; 0 takes the configured workers,
-	// else one per CPU.
-	Concurrency int
-	// Cache says which caches the run reads and writes; nil: both, as
-	// configured.
-	Cache *remotecache.Mode
-	// Command is the command line recorded as the run's (the words after
-	// "vx"); it is recorded, never parsed.
-	Command []string
-	// Environ is the environment the tasks inherit; nil: this process's.
-	Environ []string
-	Logger  zerolog.Logger
+	runner.Options
 	// Output is where Execute prints task lines, warnings and events
 	// (Plan prints nothing).
 	Output runner.Output
-	// Early, when set, is the listing, stat cache and history the run
-	// started before the workspace loaded (runner.StartEarly).
-	Early *runner.Early
-	// Changes, when set, asks the workspace's vxd what changed since the
-	// last run in place of statting every input (hashing.ChangeSource).
-	Changes hashing.ChangeSource
-	// Repeat, when set, lets a fully cached run leave a memo that a later
-	// identical run repeats (runner.Options.Repeat).
-	Repeat *repeat.Base
 }
 
 // options is the input as the runner's options over the model m.
-func (in *ExecuteInput) options(m *workspace.Model) *runner.Options {
-	return &runner.Options{
-		Model: m, Tasks: in.Tasks, Selection: in.Selection, Force: in.Force, Continue: in.Continue,
-		Concurrency: in.Concurrency, Args: in.Command, Environ: in.Environ, Logger: in.Logger, Cache: in.Cache,
-		Early: in.Early, Changes: in.Changes, Repeat: in.Repeat,
-	}
+func (in *ExecuteInput) options(m *workspace.Model, plan bool) *runner.Options {
+	o := in.Options
+	o.Model, o.Plan = m, plan
+	return &o
 }
 
 // prepare resolves the selection over the Env's model and computes every
@@ -75,8 +49,7 @@ func (e *Env) prepare(ctx context.Context, in *ExecuteInput, plan bool) (*runner
 			in.Repeat = nil
 		}
 	}
-	opts := in.options(m)
-	opts.Plan = plan
+	opts := in.options(m, plan)
 	p, err := runner.Prepare(ctx, opts)
 	if err != nil {
 		return nil, nil, &RefusalError{ExitCode: 2, Msg: e.Masker.String(err.Error())}
@@ -116,7 +89,7 @@ func Execute(ctx context.Context, e *Env, in ExecuteInput) (*wire.RunSummary, er
 // repeats an earlier run: a forced one, or one whose selection depends on
 // git (--affected).
 func (in *ExecuteInput) RepeatParts(cwd string) ([]string, bool) {
-	if in.Force || in.Selection.Affected || in.Selection.AffectedRef != "" || len(in.Tasks) == 0 {
+	if in.Force || in.Affected || in.AffectedRef != "" || len(in.Tasks) == 0 {
 		return nil, false
 	}
 	// The flag's own syntax, the default spelt out: --cache local:rw,remote:rw
@@ -125,7 +98,7 @@ func (in *ExecuteInput) RepeatParts(cwd string) ([]string, bool) {
 	if in.Cache != nil {
 		cache = in.Cache.String()
 	}
-	parts := []string{"cwd", cwd, "tasks", strings.Join(in.Tasks, "\x00"), "filters", strings.Join(in.Selection.Filters, "\x00"),
+	parts := []string{"cwd", cwd, "tasks", strings.Join(in.Tasks, "\x00"), "filters", strings.Join(in.Filters, "\x00"),
 		"continue", strconv.FormatBool(in.Continue), "concurrency", strconv.Itoa(in.Concurrency), "cache", cache,
 		"command", strings.Join(in.Command, "\x00")}
 	return parts, true
@@ -151,7 +124,7 @@ func TryRepeat(ctx context.Context, root, cwd string, src hashing.ChangeSource, 
 	}
 	out, closeOut := output()
 	defer closeOut()
-	o := &runner.Options{Tasks: in.Tasks, Args: in.Command, Environ: in.Environ, Logger: in.Logger}
+	o := &runner.Options{Selection: wire.Selection{Tasks: in.Tasks}, Command: in.Command, Environ: in.Environ, Logger: in.Logger}
 	sum, err := runner.Repeat(ctx, root, ans.Memo, o, out)
 	if errors.Is(err, runner.ErrNotRepeated) {
 		in.Logger.Debug().Err(err).Msg("repeat")

@@ -34,7 +34,7 @@ func executeEnv(t *testing.T) *Env {
 func TestExecuteAndPlan(t *testing.T) {
 	e := executeEnv(t)
 	ctx := context.Background()
-	in := ExecuteInput{Tasks: []string{"build"}, Command: []string{"run", "build"}, Environ: []string{"PATH=" + os.Getenv("PATH")}}
+	in := ExecuteInput{Options: runner.Options{Selection: wire.Selection{Tasks: []string{"build"}}, Command: []string{"run", "build"}, Environ: []string{"PATH=" + os.Getenv("PATH")}}}
 
 	plan, err := Plan(ctx, e, in)
 	if err != nil {
@@ -81,18 +81,24 @@ func TestExecuteAndPlan(t *testing.T) {
 	if plan, err = Plan(ctx, e, in); err != nil || plan.Tasks[0].Cache != wire.CacheHit {
 		t.Errorf("plan after the run: %+v, %v; want a hit", plan, err)
 	}
-	if plan, err = Plan(ctx, e, ExecuteInput{Tasks: []string{"build"}, Force: true}); err != nil || plan.Tasks[0].Cache != wire.CacheMiss {
+	if plan, err = Plan(ctx, e, ExecuteInput{Options: runner.Options{Selection: wire.Selection{Tasks: []string{"build"}, Force: true}}}); err != nil || plan.Tasks[0].Cache != wire.CacheMiss {
 		t.Errorf("plan with Force: %+v, %v; want a miss", plan, err)
 	}
 
-	sum, err = Execute(ctx, e, ExecuteInput{Tasks: []string{"check"}, Command: []string{"run", "check"}})
+	sum, err = Execute(ctx, e, ExecuteInput{Options: runner.Options{Selection: wire.Selection{Tasks: []string{"check"}}, Command: []string{"run", "check"}}})
 	if err != nil || sum.ExitCode == 0 || sum.Tasks[0].Status != wire.StatusFailed || sum.Tasks[0].ExitCode == nil || *sum.Tasks[0].ExitCode != 3 {
 		t.Errorf("failing task: %+v, %v; want a failed summary with the task's code 3", sum, err)
 	}
 
 	for _, op := range []func() error{
-		func() error { _, err := Execute(ctx, e, ExecuteInput{Tasks: []string{"deploy"}}); return err },
-		func() error { _, err := Plan(ctx, e, ExecuteInput{Tasks: []string{"deploy"}}); return err },
+		func() error {
+			_, err := Execute(ctx, e, ExecuteInput{Options: runner.Options{Selection: wire.Selection{Tasks: []string{"deploy"}}}})
+			return err
+		},
+		func() error {
+			_, err := Plan(ctx, e, ExecuteInput{Options: runner.Options{Selection: wire.Selection{Tasks: []string{"deploy"}}}})
+			return err
+		},
 	} {
 		var re *RefusalError
 		if err := op(); !errors.As(err, &re) || re.ExitCode != 2 || !strings.Contains(re.Msg, "deploy") {

@@ -39,7 +39,7 @@ func newEnv(t *testing.T, env []string, files map[string]string) *Env {
 // and a task starting with "-" is refused before anything starts.
 func TestTaskArgsNeverFlags(t *testing.T) {
 	e := testEnv(t)
-	args, err := taskArgs(e, RunTasksInput{Tasks: []string{"build", "a#build"}, Filters: []string{"-x", "a"}, Affected: Affected{On: true}}, nil, "--dry=json")
+	args, err := taskArgs(e, RunTasksInput{PlanTasksInput: PlanTasksInput{Tasks: []string{"build", "a#build"}, Filters: []string{"-x", "a"}, Affected: Affected{On: true}}}, nil, "--dry=json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestTaskArgsNeverFlags(t *testing.T) {
 		t.Errorf("command line %q; want %q", args, want)
 	}
 	for _, tasks := range [][]string{{"--force", "build"}, {"build", "--"}, {"-"}} {
-		_, err := taskArgs(e, RunTasksInput{Tasks: tasks}, nil)
+		_, err := taskArgs(e, RunTasksInput{PlanTasksInput: PlanTasksInput{Tasks: tasks}}, nil)
 		var ae *ArgError
 		if !errors.As(err, &ae) || ae.Arg != "tasks" {
 			t.Errorf("tasks %q: %v; want a refusal of the argument tasks", tasks, err)
@@ -61,7 +61,7 @@ func TestTaskArgsNeverFlags(t *testing.T) {
 // that nothing ran.
 func TestPlanTasksInProcess(t *testing.T) {
 	e := testEnv(t)
-	out, err := PlanTasks(context.Background(), e, RunTasksInput{Tasks: []string{"build"}, Filters: []string{"a"}, VX: "/nonexistent/vx"})
+	out, err := PlanTasks(context.Background(), e, RunTasksInput{PlanTasksInput: PlanTasksInput{Tasks: []string{"build"}, Filters: []string{"a"}}, VX: "/nonexistent/vx"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestPlanTasksInProcess(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(e.Root, ".vx", "vx.db")); !os.IsNotExist(err) {
 		t.Errorf("planning recorded a history (%v)", err)
 	}
-	_, err = PlanTasks(context.Background(), e, RunTasksInput{Tasks: []string{"deploy"}})
+	_, err = PlanTasks(context.Background(), e, RunTasksInput{PlanTasksInput: PlanTasksInput{Tasks: []string{"deploy"}}})
 	var re *RefusalError
 	if !errors.As(err, &re) || !strings.Contains(re.Msg, "deploy") {
 		t.Errorf("unknown task: %v; want a refusal naming it", err)

@@ -23,8 +23,7 @@ func Stamp(ctx context.Context, m *workspace.Model, in ops.ExecuteInput, p *wire
 	}
 	made := time.Now().UTC()
 	exp := made.Add(m.Config.MCP.PlanTTLDuration())
-	p.Request = &wire.RunRequest{Tasks: in.Tasks, Filters: in.Selection.Filters, Affected: in.Selection.Affected,
-		AffectedRef: in.Selection.AffectedRef, Force: in.Force}
+	p.Request = &wire.RunRequest{Selection: in.Selection}
 	p.Prerequisites, p.MadeAt, p.ExpiresAt = pr, &made, &exp
 	return nil
 }

@@ -260,7 +260,7 @@ func planTasksSpec(e *ops.Env, cfg Config) Spec {
 	}
 	return Spec{MoreDescription: " vxd keeps the plan: planId, expiresAt and prerequisites (config file hashes, vx.lock, git HEAD and uncommitted state, each task's key) let runTasks {planId} run exactly it.",
 		Run: func(ctx context.Context, _ *mcpserver.Call, v any) (any, error) {
-			in := v.(*ops.PlanTasksInput).Run()
+			in := ops.RunTasksInput{PlanTasksInput: *v.(*ops.PlanTasksInput)}
 			in.VX = cfg.VX
 			out, err := cfg.Plans.Plan(ctx, e, in, "planTasks")
 			if err != nil {

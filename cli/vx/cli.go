@@ -12,9 +12,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"runtime/debug"
-	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"text/tabwriter"
 
@@ -26,7 +24,6 @@ import (
 	"github.com/vzn/vx/daemon/plans"
 	"github.com/vzn/vx/daemon/remotecache"
 	"github.com/vzn/vx/daemon/repeat"
-	"github.com/vzn/vx/daemon/runevents"
 	"github.com/vzn/vx/daemon/runner"
 	"github.com/vzn/vx/daemon/secret"
 	"github.com/vzn/vx/daemon/workspace"
@@ -140,14 +137,14 @@ func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	if req != nil {
 		format = "json"
 	}
-	ctx, endLife := lifelineContext(ctx)
+	ctx, endLife := ops.LifelineContext(ctx)
 	defer endLife()
 	planned, err := readPlanFile(a)
 	if err != nil {
 		return err
 	}
 	if planned != nil {
-		req = &runRequest{*planned.Request}
+		req = planned.Request
 	}
 	in, err := runSettings(a)
 	if err != nil {
@@ -193,12 +190,12 @@ func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	in.Repeat = asked.Base
 	e := ops.NewEnv(m.Root, m, nil, s.Environment())
 	if a.Has("dry") {
-		return dryRun(ctx, s, e, m, in, a.Str("dry") == "json" || format == "json")
+		return dryRun(ctx, s, e, in, a.Str("dry") == "json" || format == "json")
 	}
 	if planned != nil {
 		in.Command = append([]string{"run"}, argv...)
-		if err := checkPlan(ctx, e, m, in, planned, a.Str("plan")); err != nil {
-			return err
+		if err := plans.CheckFile(ctx, e, in, planned, a.Str("plan")); err != nil {
+			return planRefusal(err)
 		}
 	}
 	return execute(ctx, s, e, m, in, format, liveView(s, a, m, format))
@@ -206,17 +203,18 @@ func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 
 // dryRun prints what in would run, executing nothing: for people, or
 // as the plan document vx run --plan applies.
-func dryRun(ctx context.Context, s *cmdline.IO, e *ops.Env, m *workspace.Model, in ops.ExecuteInput, asJSON bool) error {
-	plan, err := ops.Plan(ctx, e, in)
-	if err != nil {
-		return runRefusal(err)
-	}
+func dryRun(ctx context.Context, s *cmdline.IO, e *ops.Env, in ops.ExecuteInput, asJSON bool) error {
 	if !asJSON {
+		plan, err := ops.Plan(ctx, e, in)
+		if err != nil {
+			return runRefusal(err)
+		}
 		renderPlan(s.Out, plan)
 		return nil
 	}
-	if err := plans.Stamp(ctx, m, in, plan); err != nil {
-		return err
+	plan, err := plans.Document(ctx, e, in)
+	if err != nil {
+		return runRefusal(err)
 	}
 	return cmdline.WriteJSON(s.Out, plan)
 }
@@ -224,12 +222,12 @@ func dryRun(ctx context.Context, s *cmdline.IO, e *ops.Env, m *workspace.Model, 
 // fillRun puts the command line's (or the request's) selection in the
 // run's input: tasks, filters, --affected, --force, --continue, and the
 // command, environment and logger.
-func fillRun(in *ops.ExecuteInput, s *cmdline.IO, a *cmdline.Args, argv []string, req *runRequest) {
+func fillRun(in *ops.ExecuteInput, s *cmdline.IO, a *cmdline.Args, argv []string, req *wire.RunRequest) {
 	in.Selection = wire.Selection{Tasks: a.Pos(), Filters: a.List("filter"), Affected: a.Has("affected"), AffectedRef: a.Str("affected"), Force: a.Bool("force")}
 	in.Continue = a.Bool("continue")
 	in.Command, in.Environ, in.Logger = append([]string{"run"}, argv...), s.Environment(), logger(s)
 	if req != nil {
-		req.apply(in)
+		in.Selection, in.Command = req.Selection, req.Command
 	}
 }
 
@@ -243,22 +241,13 @@ func tryRepeat(ctx context.Context, s *cmdline.IO, root string, in ops.ExecuteIn
 	})
 }
 
-// runOutput is how a run prints: task lines to stdout (stderr when the
-// summary is the JSON on stdout), events to vxd's runTasks when it
-// started this run, else to a running vxd's live feed.
+// runOutput is how a run prints (ops.ExecuteOutput): to stdout, or to
+// stderr when the summary is the JSON on stdout.
 func runOutput(s *cmdline.IO, root, format string) (runner.Output, func()) {
-	out := runner.Output{W: s.Out}
 	if format == "json" {
-		out = runner.Output{W: s.Err}
+		return ops.ExecuteOutput(s.Err, root)
 	}
-	if fd := os.Getenv(ops.EventsFDEnv); fd != "" {
-		out.Events = eventWriter(fd)
-	} else if ev, closeEv := runevents.Open(root); ev != nil {
-		// A daemon is up: it tails this run's events for its live feed.
-		out.Events = ev
-		return out, closeEv
-	}
-	return out, func() {}
+	return ops.ExecuteOutput(s.Out, root)
 }
 
 // finishRun prints the summary as JSON when asked, then does after (the
@@ -329,6 +318,15 @@ func execute(ctx context.Context, s *cmdline.IO, e *ops.Env, m *workspace.Model,
 	return finishRun(s, sum, format, func() { pushRun(ctx, s, m, sum, e.Masker.String) })
 }
 
+// planRefusal is runRefusal for vx run --plan FILE, naming vx run.
+func planRefusal(err error) error {
+	var re *ops.RefusalError
+	if errors.As(err, &re) {
+		return cmdline.UsageError("vx run: " + re.Msg)
+	}
+	return fmt.Errorf("vx run: %w", err)
+}
+
 // runRefusal is a usage error (exit 2) when the run was refused before
 // anything ran (unknown tasks, bad filters, cycles), else err.
 func runRefusal(err error) error {
@@ -371,61 +369,6 @@ func shortKey(k string) string {
 		return k[:12]
 	}
 	return k
-}
-
-// eventWriter writes run events as JSON lines to an inherited descriptor
-// (the daemon's runTasks reads them for progress and its live feed).
-func eventWriter(fd string) func(wire.Event) {
-	n, err := strconv.Atoi(fd)
-	if err != nil || n < 3 {
-		return nil
-	}
-	// Tasks must not inherit the pipe: a process a task leaves behind would
-	// keep it open (and could write into the feed).
-	syscall.CloseOnExec(n)
-	f := os.NewFile(uintptr(n), "events")
-	if f == nil {
-		return nil
-	}
-	var mu sync.Mutex
-	var line []byte
-	return func(e wire.Event) {
-		mu.Lock()
-		defer mu.Unlock()
-		var err error
-		if line, err = e.AppendJSON(line[:0]); err == nil {
-			_, _ = f.Write(append(line, '\n'))
-		}
-	}
-}
-
-// lifelineContext is ctx, cancelled when the vxd that started this run
-// (for runTasks, naming its lifeline in LifelineFDEnv) dies: as on
-// SIGTERM, the run then stops its tasks and records itself as interrupted.
-func lifelineContext(ctx context.Context) (context.Context, func()) {
-	fd := os.Getenv(ops.LifelineFDEnv)
-	if fd == "" {
-		return ctx, func() {}
-	}
-	os.Unsetenv(ops.LifelineFDEnv) // for this process alone
-	n, err := strconv.Atoi(fd)
-	var st syscall.Stat_t
-	if err != nil || n < 3 || syscall.Fstat(n, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFIFO {
-		return ctx, func() {}
-	}
-	syscall.CloseOnExec(n) // no task holds it
-	f := os.NewFile(uintptr(n), "lifeline")
-	ctx, cancel := context.WithCancel(ctx)
-	go func() {
-		var b [1]byte
-		for {
-			if _, err := f.Read(b[:]); err != nil {
-				break // EOF: vxd is gone
-			}
-		}
-		cancel()
-	}()
-	return ctx, cancel
 }
 
 // refNotTask accepts an argument as --affected's REF when it is no task

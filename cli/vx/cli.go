@@ -11,7 +11,9 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"reflect"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -103,34 +105,56 @@ func logger(s *cmdline.IO) zerolog.Logger {
 	return zerolog.New(s.Err).Level(lvl).With().Timestamp().Logger()
 }
 
-var runFlags = func() map[string]cmdline.Spec {
-	return map[string]cmdline.Spec{
-		"filter":      {Kind: cmdline.Multi, Arg: "SEL", Help: "only projects matching SEL: a name or glob, tag:NAME, ./path/glob (repeatable)"},
-		"affected":    {Kind: cmdline.Optional, Arg: "REF", Help: "only projects changed against REF (default: merge base with the default branch) and their dependents"},
-		"force":       {Kind: cmdline.Bool, Help: "ignore cache hits: execute every task"},
-		"continue":    {Kind: cmdline.Bool, Help: "keep running independent tasks after a failure"},
-		"concurrency": {Kind: cmdline.Value, Arg: "N", Help: "worker count (default: config workers, else one per CPU)"},
-		"dry":         {Kind: cmdline.Optional, Arg: "json", Help: "print what would run, execute nothing (--dry=json for JSON)"},
-		"format":      {Kind: cmdline.Value, Arg: "text|json", Help: "json: the run summary as one JSON document on stdout"},
-		"cache":       {Kind: cmdline.Value, Arg: "local:rw,remote:rw", Help: "which caches to read (r) and write (w); a side left out or empty is off"},
-		"plan":        {Kind: cmdline.Value, Arg: "FILE", Help: "run exactly the plan vx run --dry=json wrote to FILE, refusing (exit 1) when it expired or anything it was planned against moved"},
-		"ui":          {Kind: cmdline.Value, Arg: "tui|stream", Help: "tui: a live status area under the task lines on a terminal (the default there); stream: task lines alone (default: config ui, else tui)"},
-		"input":       {Kind: cmdline.Value, Arg: "-", Help: "read the run's request as JSON on stdin (how vxd's runTasks starts a run) and answer in JSON; no tasks or selection flags beside it"},
+// runFlags are vx run's command line.
+type runFlags struct {
+	Tasks       []string      `pos:"TASK..."`
+	Filter      []string      `flag:"filter" arg:"SEL" help:"only projects matching SEL: a name or glob, tag:NAME, ./path/glob (repeatable)"`
+	Affected    cmdline.Maybe `flag:"affected" arg:"REF" help:"only projects changed against REF (default: merge base with the default branch) and their dependents"`
+	Force       bool          `flag:"force" help:"ignore cache hits: execute every task"`
+	Continue    bool          `flag:"continue" help:"keep running independent tasks after a failure"`
+	Concurrency *string       `flag:"concurrency" arg:"N" help:"worker count (default: config workers, else one per CPU)"`
+	Dry         cmdline.Maybe `flag:"dry" arg:"json" help:"print what would run, execute nothing (--dry=json for JSON)"`
+	// Format says more than "output format", so Command does not
+	// declare it (run is no Answers verb).
+	Format string  `flag:"format" arg:"text|json" help:"json: the run summary as one JSON document on stdout"`
+	Cache  *string `flag:"cache" arg:"local:rw,remote:rw" help:"which caches to read (r) and write (w); a side left out or empty is off"`
+	Plan   *string `flag:"plan" arg:"FILE" help:"run exactly the plan vx run --dry=json wrote to FILE, refusing (exit 1) when it expired or anything it was planned against moved"`
+	UI     *string `flag:"ui" arg:"tui|stream" help:"tui: a live status area under the task lines on a terminal (the default there); stream: task lines alone (default: config ui, else tui)"`
+	Input  *string `flag:"input" arg:"-" help:"read the run's request as JSON on stdin (how vxd's runTasks starts a run) and answer in JSON; no tasks or selection flags beside it"`
+}
+
+var runBinding = cmdline.Bind(reflect.TypeFor[runFlags]())
+
+// selecting names the first flag given that selects tasks beside the
+// tasks themselves ("" for none): what --input - and --plan refuse.
+func (f *runFlags) selecting() string {
+	switch {
+	case len(f.Filter) > 0:
+		return "filter"
+	case f.Affected.Given:
+		return "affected"
+	case f.Force:
+		return "force"
+	case f.Dry.Given:
+		return "dry"
 	}
+	return ""
 }
 
 func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
-	// run's --format (declared in runFlags) says more than "output
-	// format", so Command does not declare it.
-	a, _, help, err := cmdline.Command(s, cmdline.Verb{Name: "run", Synopsis: "run TASK... [flags]", Flags: runFlags()}, argv)
+	a, _, help, err := cmdline.Command(s, cmdline.Verb{Name: "run", Synopsis: "run TASK... [flags]", Bind: runBinding}, argv)
 	if help || err != nil {
+		return err
+	}
+	var f runFlags
+	if err := runBinding.Fill(a, &f); err != nil {
 		return err
 	}
 	format, err := a.Format()
 	if err != nil {
 		return cmdline.UsageError(err.Error())
 	}
-	req, err := readRunRequest(s, a)
+	req, err := readRunRequest(s, &f)
 	if err != nil {
 		return err
 	}
@@ -139,14 +163,14 @@ func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	}
 	ctx, endLife := ops.LifelineContext(ctx)
 	defer endLife()
-	planned, err := readPlanFile(a)
+	planned, err := readPlanFile(&f)
 	if err != nil {
 		return err
 	}
 	if planned != nil {
 		req = planned.Request
 	}
-	in, err := runSettings(a)
+	in, err := runSettings(&f)
 	if err != nil {
 		return err
 	}
@@ -158,10 +182,10 @@ func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	debug.SetGCPercent(1000)
 	root, rootErr := workspace.FindRoot(s.WorkingDir())
 	var asked repeat.Answer
-	if rootErr == nil && !a.Has("dry") && planned == nil {
+	if rootErr == nil && !f.Dry.Given && planned == nil {
 		// With vxd up, an identical run may repeat the last one.
 		q := in
-		fillRun(&q, s, a, argv, req)
+		fillRun(&q, s, &f, argv, req)
 		var sum *wire.RunSummary
 		if sum, asked, err = tryRepeat(ctx, s, root, q, format); sum != nil || err != nil {
 			if err != nil {
@@ -173,7 +197,7 @@ func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	// The listing, the stat cache and the history need only the root:
 	// they get going while the workspace loads.
 	if rootErr == nil {
-		in.Early = runner.StartEarly(ctx, root, logger(s), !a.Has("dry"))
+		in.Early = runner.StartEarly(ctx, root, logger(s), !f.Dry.Given)
 		defer in.Early.Close()
 	}
 	m, err := loadModel(s)
@@ -181,7 +205,10 @@ func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 		return err
 	}
 	a.TakeRef("affected", refNotTask(m))
-	fillRun(&in, s, a, argv, req)
+	if err := runBinding.Fill(a, &f); err != nil {
+		return err
+	}
+	fillRun(&in, s, &f, argv, req)
 	if !asked.Silent {
 		// (A vxd that did not answer the repeat's question within its
 		// second is not asked again: the run stats every file.)
@@ -189,16 +216,16 @@ func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	}
 	in.Repeat = asked.Base
 	e := ops.NewEnv(m.Root, m, nil, s.Environment())
-	if a.Has("dry") {
-		return dryRun(ctx, s, e, in, a.Str("dry") == "json" || format == "json")
+	if f.Dry.Given {
+		return dryRun(ctx, s, e, in, f.Dry.Value == "json" || format == "json")
 	}
 	if planned != nil {
 		in.Command = append([]string{"run"}, argv...)
-		if err := plans.CheckFile(ctx, e, in, planned, a.Str("plan")); err != nil {
+		if err := plans.CheckFile(ctx, e, in, planned, *f.Plan); err != nil {
 			return planRefusal(err)
 		}
 	}
-	return execute(ctx, s, e, m, in, format, liveView(s, a, m, format))
+	return execute(ctx, s, e, m, in, format, liveView(s, f.UI, m, format))
 }
 
 // dryRun prints what in would run, executing nothing: for people, or
@@ -222,9 +249,9 @@ func dryRun(ctx context.Context, s *cmdline.IO, e *ops.Env, in ops.ExecuteInput,
 // fillRun puts the command line's (or the request's) selection in the
 // run's input: tasks, filters, --affected, --force, --continue, and the
 // command, environment and logger.
-func fillRun(in *ops.ExecuteInput, s *cmdline.IO, a *cmdline.Args, argv []string, req *wire.RunRequest) {
-	in.Selection = wire.Selection{Tasks: a.Pos(), Filters: a.List("filter"), Affected: a.Has("affected"), AffectedRef: a.Str("affected"), Force: a.Bool("force")}
-	in.Continue = a.Bool("continue")
+func fillRun(in *ops.ExecuteInput, s *cmdline.IO, f *runFlags, argv []string, req *wire.RunRequest) {
+	in.Selection = wire.Selection{Tasks: f.Tasks, Filters: f.Filter, Affected: f.Affected.Given, AffectedRef: f.Affected.Value, Force: f.Force}
+	in.Continue = f.Continue
 	in.Command, in.Environ, in.Logger = append([]string{"run"}, argv...), s.Environment(), logger(s)
 	if req != nil {
 		in.Selection, in.Command = req.Selection, req.Command
@@ -270,26 +297,26 @@ func finishRun(s *cmdline.IO, sum *wire.RunSummary, format string, after func())
 // runSettings reads how vx run runs from its flags and environment
 // (--concurrency, VX_CONCURRENCY, --dry's format, --cache), refusing a
 // value that is none, before anything loads.
-func runSettings(a *cmdline.Args) (ops.ExecuteInput, error) {
+func runSettings(f *runFlags) (ops.ExecuteInput, error) {
 	var in ops.ExecuteInput
-	conc, err := a.Int("concurrency", 0)
-	if err != nil || conc < 0 {
-		return in, cmdline.UsageError(fmt.Sprintf("vx run: --concurrency %q is not a worker count (use a positive whole number)", a.Str("concurrency")))
-	}
-	if !a.Has("concurrency") {
-		if conc, err = ops.EnvConcurrency(os.Getenv("VX_CONCURRENCY")); err != nil {
-			return in, cmdline.UsageError(err.Error())
+	var conc int
+	var err error
+	if f.Concurrency != nil {
+		if conc, err = strconv.Atoi(*f.Concurrency); err != nil || conc < 0 {
+			return in, cmdline.UsageError(fmt.Sprintf("vx run: --concurrency %q is not a worker count (use a positive whole number)", *f.Concurrency))
 		}
+	} else if conc, err = ops.EnvConcurrency(os.Getenv("VX_CONCURRENCY")); err != nil {
+		return in, cmdline.UsageError(err.Error())
 	}
 	in.Concurrency = conc
-	if err := checkUIFlag(a); err != nil {
+	if err := checkUIFlag(f.UI); err != nil {
 		return in, err
 	}
-	if d := a.Str("dry"); a.Has("dry") && d != "" && d != "json" && d != "text" {
+	if d := f.Dry.Value; f.Dry.Given && d != "" && d != "json" && d != "text" {
 		return in, cmdline.UsageError(fmt.Sprintf("vx run: --dry=%s is not a dry-run format (use --dry or --dry=json)", d))
 	}
-	if a.Has("cache") {
-		mode, err := remotecache.ParseMode(a.Str("cache"))
+	if f.Cache != nil {
+		mode, err := remotecache.ParseMode(*f.Cache)
 		if err != nil {
 			return in, cmdline.UsageError("vx run: " + err.Error())
 		}

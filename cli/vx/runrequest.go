@@ -12,23 +12,21 @@ import (
 // readRunRequest reads vx run --input -: one JSON wire.RunRequest on stdin
 // (ops.ReadRunRequest), and nothing on the command line that would select
 // differently. nil without --input.
-func readRunRequest(s *cmdline.IO, a *cmdline.Args) (*wire.RunRequest, error) {
-	if !a.Has("input") {
+func readRunRequest(s *cmdline.IO, f *runFlags) (*wire.RunRequest, error) {
+	if f.Input == nil {
 		return nil, nil
 	}
-	if a.Str("input") != "-" {
-		return nil, cmdline.UsageError(fmt.Sprintf("vx run: --input %q is not a source (use --input - to read the request on stdin)", a.Str("input")))
+	if *f.Input != "-" {
+		return nil, cmdline.UsageError(fmt.Sprintf("vx run: --input %q is not a source (use --input - to read the request on stdin)", *f.Input))
 	}
-	if len(a.Pos()) > 0 {
-		return nil, cmdline.UsageError(fmt.Sprintf("vx run: --input - takes the tasks from the request, not the command line (got %q)", a.Pos()[0]))
+	if len(f.Tasks) > 0 {
+		return nil, cmdline.UsageError(fmt.Sprintf("vx run: --input - takes the tasks from the request, not the command line (got %q)", f.Tasks[0]))
 	}
-	for _, f := range []string{"filter", "affected", "force", "dry"} {
-		if a.Has(f) {
-			return nil, cmdline.UsageError(fmt.Sprintf("vx run: --%s and --input - both select; give the selection in the request", f))
-		}
+	if sel := f.selecting(); sel != "" {
+		return nil, cmdline.UsageError(fmt.Sprintf("vx run: --%s and --input - both select; give the selection in the request", sel))
 	}
-	if f := a.Str("format"); f != "" && f != "json" {
-		return nil, cmdline.UsageError(fmt.Sprintf("vx run: --input - answers in JSON; --format %s does not apply", f))
+	if f.Format != "" && f.Format != "json" {
+		return nil, cmdline.UsageError(fmt.Sprintf("vx run: --input - answers in JSON; --format %s does not apply", f.Format))
 	}
 	if s.In == nil {
 		return nil, cmdline.UsageError("vx run: --input - needs the request on stdin")
@@ -48,19 +46,21 @@ func readRunRequest(s *cmdline.IO, a *cmdline.Args) (*wire.RunRequest, error) {
 // readPlanFile reads vx run --plan FILE, refusing a selection beside it
 // and a file that is not a plan vx run --dry=json wrote. nil without
 // --plan.
-func readPlanFile(a *cmdline.Args) (*wire.Plan, error) {
-	if !a.Has("plan") {
+func readPlanFile(f *runFlags) (*wire.Plan, error) {
+	if f.Plan == nil {
 		return nil, nil
 	}
-	if len(a.Pos()) > 0 {
-		return nil, cmdline.UsageError(fmt.Sprintf("vx run: --plan runs the plan's tasks, not the command line's (got %q)", a.Pos()[0]))
+	if len(f.Tasks) > 0 {
+		return nil, cmdline.UsageError(fmt.Sprintf("vx run: --plan runs the plan's tasks, not the command line's (got %q)", f.Tasks[0]))
 	}
-	for _, f := range []string{"filter", "affected", "force", "dry", "input"} {
-		if a.Has(f) {
-			return nil, cmdline.UsageError(fmt.Sprintf("vx run: --%s and --plan both select; the plan holds its selection", f))
-		}
+	sel := f.selecting()
+	if sel == "" && f.Input != nil {
+		sel = "input"
 	}
-	p, err := plans.ReadFile(a.Str("plan"))
+	if sel != "" {
+		return nil, cmdline.UsageError(fmt.Sprintf("vx run: --%s and --plan both select; the plan holds its selection", sel))
+	}
+	p, err := plans.ReadFile(*f.Plan)
 	if err != nil {
 		return nil, planRefusal(err)
 	}

@@ -313,22 +313,20 @@ func runTasksSpec(e *ops.Env, cfg Config) (Spec, bool) {
 		}
 		in.VX = cfg.VX
 		if cfg.Plans != nil {
-			given := argKeys(call.Arguments)
-			var confirm workspace.MCPConfirm
+			var policy workspace.MCPConfig
 			if m, err := e.CurrentModel(); err == nil {
-				confirm = m.Config.MCP.Confirm
+				policy = m.Config.MCP
 			}
-			rc := &runCall{call: call, store: cfg.Plans, origin: callOrigin(call.Arguments), outside: confirm.Outside,
-				runner:    plans.Runner{Env: e, Allowed: allowed, OnEvent: onEvent, NeedApproval: confirm.On},
+			rc := &runCall{call: call, store: cfg.Plans, origin: callOrigin(call.Arguments),
+				runner:    plans.Runner{Env: e, Allowed: allowed, OnEvent: onEvent, NeedApproval: policy.Confirm.On},
 				approveAt: func(p *plans.Plan) string { return cfg.approveAt(e, p) }}
-			if confirm.On {
-				if err := checkPlanArgs(e, given); err != nil {
-					return nil, err
-				}
-				return confirmRun(ctx, rc, planID, in)
+			step, err := plans.Decide(plans.RunCall{Args: argKeys(call.Arguments), RequirePlan: policy.RequirePlan, Confirm: policy.Confirm,
+				CanAsk: call.Elicit != nil || (call.Modern != nil && call.Modern.CanElicit), Answer: call.Modern != nil && call.Modern.RequestState != ""})
+			if err != nil {
+				return nil, err
 			}
-			if applied, out, err := applyPlan(ctx, rc, given, planID); applied {
-				return out, err
+			if step != plans.StepRun {
+				return runStep(ctx, rc, step, planID, in)
 			}
 		}
 		return ops.RunTasks(ctx, e, in, allowed, onEvent)

@@ -150,26 +150,12 @@ func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	if err := runBinding.Fill(a, &f); err != nil {
 		return err
 	}
-	format, err := a.Format()
-	if err != nil {
-		return cmdline.UsageError(err.Error())
-	}
-	req, err := readRunRequest(s, &f)
+	format, req, planned, err := runSources(s, a, &f)
 	if err != nil {
 		return err
-	}
-	if req != nil {
-		format = "json"
 	}
 	ctx, endLife := ops.LifelineContext(ctx)
 	defer endLife()
-	planned, err := readPlanFile(&f)
-	if err != nil {
-		return err
-	}
-	if planned != nil {
-		req = planned.Request
-	}
 	in, err := runSettings(&f)
 	if err != nil {
 		return err
@@ -226,6 +212,28 @@ func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 		}
 	}
 	return execute(ctx, s, e, m, in, format, liveView(s, f.UI, m, format))
+}
+
+// runSources reads what selects the run besides its tasks and flags:
+// --format, the request of --input - (which answers in JSON), and the plan
+// of --plan FILE (whose request runs).
+func runSources(s *cmdline.IO, a *cmdline.Args, f *runFlags) (format string, req *wire.RunRequest, planned *wire.Plan, err error) {
+	if format, err = a.Format(); err != nil {
+		return "", nil, nil, cmdline.UsageError(err.Error())
+	}
+	if req, err = readRunRequest(s, f); err != nil {
+		return "", nil, nil, err
+	}
+	if req != nil {
+		format = "json"
+	}
+	if planned, err = readPlanFile(f); err != nil {
+		return "", nil, nil, err
+	}
+	if planned != nil {
+		req = planned.Request
+	}
+	return format, req, planned, nil
 }
 
 // dryRun prints what in would run, executing nothing: for people, or

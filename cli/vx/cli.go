@@ -25,7 +25,6 @@ import (
 	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/daemon/plans"
 	"github.com/vzn/vx/daemon/remotecache"
-	"github.com/vzn/vx/daemon/repeat"
 	"github.com/vzn/vx/daemon/runner"
 	"github.com/vzn/vx/daemon/secret"
 	"github.com/vzn/vx/daemon/workspace"
@@ -166,25 +165,24 @@ func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	// run of 1,000 packages (about 15 MB) never collects, where at 400 it
 	// collected once at 16 MB; a long run holds at most 11× its ~6 MB live.
 	debug.SetGCPercent(1000)
-	root, rootErr := workspace.FindRoot(s.WorkingDir())
-	var asked repeat.Answer
-	if rootErr == nil && !f.Dry.Given && planned == nil {
-		// With vxd up, an identical run may repeat the last one.
-		q := in
-		fillRun(&q, s, &f, argv, req)
-		var sum *wire.RunSummary
-		if sum, asked, err = tryRepeat(ctx, s, root, q, format); sum != nil || err != nil {
-			if err != nil {
-				return err
+	var ahead *ops.Ahead
+	if root, err := workspace.FindRoot(s.WorkingDir()); err == nil {
+		ahead = ops.NewAhead(root, s.WorkingDir(), changeSource(s, root))
+		if !f.Dry.Given && planned == nil {
+			// With vxd up, an identical run may repeat the last one.
+			q := in
+			fillRun(&q, s, &f, argv, req)
+			if sum, err := repeatRun(ctx, s, ahead, root, q, format); sum != nil || err != nil {
+				if err != nil {
+					return err
+				}
+				return finishRun(s, sum, format, nil)
 			}
-			return finishRun(s, sum, format, nil)
 		}
-	}
-	// The listing, the stat cache and the history need only the root:
-	// they get going while the workspace loads.
-	if rootErr == nil {
-		in.Early = runner.StartEarly(ctx, root, logger(s), !f.Dry.Given)
-		defer in.Early.Close()
+		// The listing, the stat cache and the history need only the root:
+		// they get going while the workspace loads.
+		ahead.Start(ctx, logger(s), !f.Dry.Given)
+		defer ahead.Close()
 	}
 	m, err := loadModel(s)
 	if err != nil {
@@ -195,12 +193,7 @@ func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 		return err
 	}
 	fillRun(&in, s, &f, argv, req)
-	if !asked.Silent {
-		// (A vxd that did not answer the repeat's question within its
-		// second is not asked again: the run stats every file.)
-		in.Changes = changeSource(s, m.Root)
-	}
-	in.Repeat = asked.Base
+	ahead.Complete(&in)
 	e := ops.NewEnv(m.Root, m, nil, s.Environment())
 	if f.Dry.Given {
 		return dryRun(ctx, s, e, in, f.Dry.Value == "json" || format == "json")
@@ -266,12 +259,12 @@ func fillRun(in *ops.ExecuteInput, s *cmdline.IO, f *runFlags, argv []string, re
 	}
 }
 
-// tryRepeat is ops.TryRepeat with vxd's change journal, stopped by an
-// interrupt, printing as a run does.
-func tryRepeat(ctx context.Context, s *cmdline.IO, root string, in ops.ExecuteInput, format string) (*wire.RunSummary, repeat.Answer, error) {
+// repeatRun is ahead's Repeat, stopped by an interrupt, printing as a
+// run does.
+func repeatRun(ctx context.Context, s *cmdline.IO, ahead *ops.Ahead, root string, in ops.ExecuteInput, format string) (*wire.RunSummary, error) {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return ops.TryRepeat(ctx, root, s.WorkingDir(), changeSource(s, root), in, func() (runner.Output, func()) {
+	return ahead.Repeat(ctx, in, func() (runner.Output, func()) {
 		return runOutput(s, root, format)
 	})
 }

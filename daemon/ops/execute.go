@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rs/zerolog"
+
 	"github.com/vzn/vx/client/platformpush"
 
 	"github.com/vzn/vx/daemon/hashing"
@@ -134,4 +136,58 @@ func TryRepeat(ctx context.Context, root, cwd string, src hashing.ChangeSource, 
 		return nil, ans, err
 	}
 	return sum, ans, nil
+}
+
+// Ahead is what vx run does from its workspace's root alone, before the
+// workspace loads: repeat an identical run from vxd's memo (Repeat), else
+// start the listing, the stat cache and the history (Start), which
+// Complete hands the run once the workspace has loaded.
+type Ahead struct {
+	root, cwd string
+	src       hashing.ChangeSource // vxd's change journal; nil without one
+	answer    repeat.Answer
+	early     *runner.Early
+}
+
+// NewAhead is the start of a run asked from cwd in the workspace at root,
+// with vxd's change journal src (nil: none).
+func NewAhead(root, cwd string, src hashing.ChangeSource) *Ahead {
+	return &Ahead{root: root, cwd: cwd, src: src}
+}
+
+// Repeat is TryRepeat for the run in: its summary when an identical fully
+// cached run was repeated (printed through output), nil when the run must
+// execute.
+func (a *Ahead) Repeat(ctx context.Context, in ExecuteInput, output func() (runner.Output, func())) (*wire.RunSummary, error) {
+	sum, ans, err := TryRepeat(ctx, a.root, a.cwd, a.src, in, output)
+	a.answer = ans
+	return sum, err
+}
+
+// Start begins what needs only the root while the workspace loads (the
+// output stamps too when the run executes).
+func (a *Ahead) Start(ctx context.Context, log zerolog.Logger, execute bool) {
+	a.early = runner.StartEarly(ctx, a.root, log, execute)
+}
+
+// Complete puts in what was done ahead: the early start, vxd's journal
+// (unless vxd did not answer Repeat's question within its second: the run
+// then stats every file rather than wait again), and the base the run's
+// own memo is left on. A nil Ahead (no workspace root) changes nothing.
+func (a *Ahead) Complete(in *ExecuteInput) {
+	if a == nil {
+		return
+	}
+	in.Early = a.early
+	if !a.answer.Silent {
+		in.Changes = a.src
+	}
+	in.Repeat = a.answer.Base
+}
+
+// Close releases what Start started (nil: nothing).
+func (a *Ahead) Close() {
+	if a != nil && a.early != nil {
+		a.early.Close()
+	}
 }

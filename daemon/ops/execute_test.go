@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/vzn/vx/daemon/hashing"
+	"github.com/vzn/vx/daemon/repeat"
 	"github.com/vzn/vx/daemon/runner"
 	"github.com/vzn/vx/protocol/wire"
 )
@@ -104,5 +106,39 @@ func TestExecuteAndPlan(t *testing.T) {
 		if err := op(); !errors.As(err, &re) || re.ExitCode != 2 || !strings.Contains(re.Msg, "deploy") {
 			t.Errorf("unknown task: %v; want a refusal (exit 2) naming it", err)
 		}
+	}
+}
+
+// TestAheadComplete: what vx run did before its workspace loaded is handed
+// to the run: vxd's change journal only when vxd answered the repeat's
+// question (a silent vxd is not waited for a second time), and the base
+// its own memo is left on; without a workspace root nothing is.
+func TestAheadComplete(t *testing.T) {
+	src := hashing.ChangeSource(func(context.Context, string, uint64) (*wire.Changes, error) { return nil, nil })
+	base := &repeat.Base{}
+	for _, tc := range []struct {
+		name    string
+		answer  repeat.Answer
+		changes bool
+	}{
+		{"vxd answered", repeat.Answer{Base: base}, true},
+		{"vxd was silent", repeat.Answer{Silent: true}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := NewAhead(t.TempDir(), "", src)
+			a.answer = tc.answer
+			var in ExecuteInput
+			a.Complete(&in)
+			if (in.Changes != nil) != tc.changes || in.Repeat != tc.answer.Base {
+				t.Errorf("changes set %v, repeat base %p; want changes %v, base %p", in.Changes != nil, in.Repeat, tc.changes, tc.answer.Base)
+			}
+		})
+	}
+	var none *Ahead
+	var in ExecuteInput
+	none.Complete(&in)
+	none.Close()
+	if in.Changes != nil || in.Repeat != nil || in.Early != nil {
+		t.Error("a nil Ahead changed the input")
 	}
 }

@@ -1,6 +1,7 @@
 package vx
 
 import (
+	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -16,7 +17,7 @@ func TestBindingFillsTheInput(t *testing.T) {
 	run := opkit.RunID("01H")
 	tests := []struct {
 		name string
-		b    *binding
+		b    *cmdline.Binding
 		argv []string
 		in   any // a pointer to a zero input, filled
 		want any
@@ -35,6 +36,10 @@ func TestBindingFillsTheInput(t *testing.T) {
 		{"init --force", initBinding, []string{"--force"}, &ops.InitInput{}, &ops.InitInput{Mode: ops.InitForce}},
 		{"init", initBinding, nil, &ops.InitInput{}, &ops.InitInput{}},
 		{"info", infoBinding, []string{"--concurrency", "3"}, &ops.InfoInput{}, &ops.InfoInput{Concurrency: 3}},
+		{"run", runBinding, []string{"build", "--filter", "a", "--affected=main", "--dry", "--concurrency", "2", "test", "--ui=stream"}, &runFlags{},
+			&runFlags{Tasks: []string{"build", "test"}, Filter: []string{"a"}, Affected: cmdline.Maybe{Given: true, Value: "main"},
+				Dry: cmdline.Maybe{Given: true}, Concurrency: new("2"), UI: new("stream")}},
+		{"run with nothing", runBinding, nil, &runFlags{}, &runFlags{}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -42,7 +47,7 @@ func TestBindingFillsTheInput(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := tc.b.fill(a, tc.in); err != nil {
+			if err := tc.b.Fill(a, tc.in); err != nil {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(tc.in, tc.want) {
@@ -70,11 +75,11 @@ func TestBindingNamesFlags(t *testing.T) {
 		return err != nil && reflect.TypeOf(err) == reflect.TypeOf(cmdline.UsageError(""))
 	}
 	a, _ = parseBound(lastBinding, []string{"--limit", "lots"})
-	if err := lastBinding.fill(a, &ops.RunsInput{}); !isUsage(err) || !strings.Contains(err.Error(), "--limit") {
+	if err := lastBinding.Fill(a, &ops.RunsInput{}); !isUsage(err) || !strings.Contains(err.Error(), "--limit") {
 		t.Errorf("--limit lots: %v; want a usage error naming --limit", err)
 	}
 	for _, tc := range []struct {
-		b    *binding
+		b    *cmdline.Binding
 		arg  string
 		want string
 	}{
@@ -86,15 +91,16 @@ func TestBindingNamesFlags(t *testing.T) {
 		{showBinding, "target", "target: "},
 		{showBinding, "scope.project", "scope.project: "},
 	} {
-		err := tc.b.refusal(&opkit.Refusal{Arg: tc.arg, Msg: "bad"})
+		err := refusal(tc.b, &opkit.Refusal{Arg: tc.arg, Msg: "bad"})
 		if !isUsage(err) || err.Error() != tc.want+"bad" {
-			t.Errorf("%s refusing %s: %q, want a usage error %q", tc.b.verb, tc.arg, err, tc.want+"bad")
+			t.Errorf("refusing %s: %q, want a usage error %q", tc.arg, err, tc.want+"bad")
 		}
 	}
 }
 
 // parseBound parses argv against b's flags as the verbs' preamble does
 // (cmdline.Command adds --format to a verb that answers).
-func parseBound(b *binding, argv []string) (*cmdline.Args, error) {
-	return cmdline.Parse(b.verb, argv, b.specs(map[string]cmdline.Spec{"format": {Kind: cmdline.Value, Arg: "text|json"}}))
+func parseBound(b *cmdline.Binding, argv []string) (*cmdline.Args, error) {
+	a, _, _, err := cmdline.Command(&cmdline.IO{Out: io.Discard, Err: io.Discard}, cmdline.Verb{Name: "test", Bind: b, Answers: true}, argv)
+	return a, err
 }

@@ -3,6 +3,7 @@ package vx
 import (
 	"context"
 	"fmt"
+	"reflect"
 
 	"github.com/vzn/vx/cli/cmdline"
 	"github.com/vzn/vx/daemon/platformpush"
@@ -25,12 +26,21 @@ func pushRun(ctx context.Context, s *cmdline.IO, m *workspace.Model, sum *wire.R
 	platformpush.AfterRun(ctx, m.Root, t, sum, mask, s.Err)
 }
 
+// pushFlags are vx push's flags.
+type pushFlags struct {
+	All bool `flag:"all" help:"also send every run of the local history the platform has not stored"`
+}
+
+var pushBinding = cmdline.Bind(reflect.TypeFor[pushFlags]())
+
 func pushVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	a, _, help, err := cmdline.Command(s, cmdline.Verb{Name: "push", Synopsis: "push [--all]", NoArgs: true,
-		Flags: map[string]cmdline.Spec{
-			"all": {Kind: cmdline.Bool, Help: "also send every run of the local history the platform has not stored"},
-		}}, argv)
+		Bind: pushBinding}, argv)
 	if help || err != nil {
+		return err
+	}
+	var f pushFlags
+	if err := pushBinding.Fill(a, &f); err != nil {
 		return err
 	}
 	m, err := loadModel(s)
@@ -48,7 +58,7 @@ func pushVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	}
 	t.ProjectDir = projectDirs(m)
 	var rep platformpush.Report
-	if a.Bool("all") {
+	if f.All {
 		rep, err = platformpush.All(ctx, m.Root, t, mask, s.Err)
 	} else {
 		rep, err = platformpush.Flush(ctx, m.Root, t, s.Err)

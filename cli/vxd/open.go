@@ -6,6 +6,7 @@ import (
 	"html"
 	"os"
 	"path/filepath"
+	"reflect"
 
 	"github.com/vzn/vx/cli/cmdline"
 	"github.com/vzn/vx/client"
@@ -13,13 +14,21 @@ import (
 	"github.com/vzn/vx/protocol/layout"
 )
 
+// openFlags are vxd open's flags.
+type openFlags struct {
+	rootFlag
+	Print bool `flag:"print" help:"only print the link, never open a browser"`
+}
+
+var openBinding = cmdline.Bind(reflect.TypeFor[openFlags]())
+
 // openVerb prints the status page's login link (the one `vx approve
 // --page` prints: one way to log in) and, on a terminal with a browser,
 // opens it. The browser is handed a private redirect file, never the link
 // itself: a command line is readable by every local user.
 func openVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
-	a, root, err := command(s, cmdline.Verb{Name: "open", Synopsis: "open [--print] [flags]",
-		Flags: map[string]cmdline.Spec{"print": {Help: "only print the link, never open a browser"}}}, argv)
+	var f openFlags
+	root, err := command(s, cmdline.Verb{Name: "open", Synopsis: "open [--print] [flags]", Bind: openBinding}, argv, &f)
 	if root == "" {
 		return err
 	}
@@ -32,7 +41,7 @@ func openVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 		return err
 	}
 	fmt.Fprintf(s.Out, "%s\n(the status page's login link; it carries the approval key: keep it to yourself)\n", link)
-	if a.Bool("print") || !isTerminal(s.Out) || !browserAvailable(s.Environ) {
+	if f.Print || !isTerminal(s.Out) || !browserAvailable(s.Environ) {
 		return nil
 	}
 	page, err := writeRedirect(root, link)

@@ -134,9 +134,9 @@ type Affected struct {
 	Ref string
 }
 
-// AffectedOn is a command line's --affected[=REF]: on, against ref when
-// one is given.
-func AffectedOn(ref string) Affected { return Affected{On: true, Ref: ref} }
+// SetOptional is a command line's --affected[=REF]: on, against ref when
+// one is given (cmdline.OptionalValue).
+func (a *Affected) SetOptional(ref string) { *a = Affected{On: true, Ref: ref} }
 
 func (Affected) JSONSchema() *jsonschema.Schema {
 	return &jsonschema.Schema{AnyOf: []*jsonschema.Schema{{Type: "boolean"}, {Type: "string", MinLength: jsonschema.Ptr(1), Pattern: notAFlag}}}

@@ -25,11 +25,9 @@ import (
 // when the configuration changes. Stores are opened read-only on first use
 // and create nothing on disk.
 type Env struct {
-	Root     string
-	Model    *workspace.Model // the last model that loaded
-	ModelErr error            // the current configuration's load error, if any
-	Environ  map[string]string
-	Masker   *secret.Masker
+	Root    string
+	Environ map[string]string
+	Masker  *secret.Masker
 	// VX is the vx executable runTasks and planTasks start ("" for the
 	// CLI, which hands its own in the input).
 	VX string
@@ -37,9 +35,11 @@ type Env struct {
 	// diagnose); nil elsewhere.
 	Daemon func() *wire.Status
 
-	mu    sync.Mutex
-	hist  *history.Store
-	cache *cache.Store
+	mu      sync.Mutex
+	model   *workspace.Model // the last model that loaded
+	loadErr error            // the current configuration's load error, if any
+	hist    *history.Store
+	cache   *cache.Store
 }
 
 // NewEnv makes an Env over a loaded model (nil with err when it failed).
@@ -53,7 +53,7 @@ func NewEnv(root string, m *workspace.Model, loadErr error, environ []string) *E
 			env[kv[:i]] = kv[i+1:]
 		}
 	}
-	e := &Env{Root: root, Model: m, ModelErr: loadErr, Environ: env}
+	e := &Env{Root: root, model: m, loadErr: loadErr, Environ: env}
 	// Without a model, the secrets the broken configuration declares are
 	// still masked.
 	e.Masker = secret.NewMasker(workspace.SecretValues(root, m, env)...)
@@ -66,12 +66,12 @@ func (e *Env) SetModel(m *workspace.Model, err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if err == nil && m != nil {
-		e.Model = m
+		e.model = m
 		e.Masker.Add(workspace.SecretValues(e.Root, m, e.Environ)...)
 	} else {
 		e.Masker.Add(workspace.SecretValues(e.Root, nil, e.Environ)...)
 	}
-	e.ModelErr = err
+	e.loadErr = err
 }
 
 func (e *Env) vx(given string) string {
@@ -85,20 +85,20 @@ func (e *Env) vx(given string) string {
 func (e *Env) LoadError() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.ModelErr
+	return e.loadErr
 }
 
 // CurrentModel returns the model to answer from.
 func (e *Env) CurrentModel() (*workspace.Model, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.Model == nil {
-		if e.ModelErr != nil {
-			return nil, e.ModelErr
+	if e.model == nil {
+		if e.loadErr != nil {
+			return nil, e.loadErr
 		}
 		return nil, errors.New("the workspace configuration has not loaded")
 	}
-	return e.Model, nil
+	return e.model, nil
 }
 
 // History opens the run history read-only (once).

@@ -85,7 +85,7 @@ func operations() []*Operation {
 		opkit.Define(opkit.Spec[PlanTasksInput, PlanTasksOutput]{Name: OpPlanTasks, Title: "Plan tasks", ReadOnly: true,
 			Description: "What would run, and why? vx run TASKS --dry=json, nothing executed: each task's predicted cache status, key, deps and p50, the affected reason under affected, and predicted wallMs, workMs and criticalPath."},
 			func(ctx context.Context, e *Env, in PlanTasksInput) (*PlanTasksOutput, error) {
-				return PlanTasks(ctx, e, in.Run())
+				return PlanTasks(ctx, e, RunTasksInput{PlanTasksInput: in})
 			}),
 		opkit.Define(opkit.Spec[RunTasksInput, RunTasksOutput]{Name: OpRunTasks, Title: "Run tasks", Destructive: true,
 			Description: "Run tasks and report how it went: vx run TASKS --format json in this workspace, as a child process; returns exitCode and the run summary (each task's status, cache, duration). Progress notifications per finished task when the request has a progress token; cancelling stops the run. A failed task's output is getFailures."},

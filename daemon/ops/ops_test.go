@@ -14,6 +14,7 @@ import (
 	"github.com/vzn/vx/internal/testtree"
 	"github.com/vzn/vx/opkit"
 	"github.com/vzn/vx/protocol/version"
+	"github.com/vzn/vx/protocol/wire"
 )
 
 const config = `{
@@ -65,7 +66,7 @@ func execute(t *testing.T, root string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := &runner.Options{Model: m, Tasks: []string{"build", "test"}, Continue: true, Environ: []string{"PATH=" + os.Getenv("PATH")}}
+	o := &runner.Options{Model: m, Selection: wire.Selection{Tasks: []string{"build", "test"}}, Continue: true, Environ: []string{"PATH=" + os.Getenv("PATH")}}
 	p, err := runner.Prepare(ctx, o)
 	if err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/vzn/vx/daemon/runner"
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/opkit"
 	"github.com/vzn/vx/protocol/wire"
@@ -31,28 +32,36 @@ const EventsFDEnv = "VX_EVENTS_FD"
 // vxd, which holds the pipe's only write end, dies (newLifeline).
 const LifelineFDEnv = "VX_LIFELINE_FD"
 
-// RunTasksInput is what runTasks and planTasks ask vx run for.
-type RunTasksInput struct {
-	Tasks    Tasks    `json:"tasks,omitempty" jsonschema:"task names or project#task ids"`
-	All      bool     `json:"all,omitempty" jsonschema:"every task an agent may run"`
-	Filters  Filter   `json:"filter,omitempty" jsonschema:"projects to include, as vx run --filter: a name or glob, tag:NAME, or ./path/glob (a string or an array)"`
-	Affected Affected `json:"affected,omitzero" jsonschema:"true: only projects changed against the default branch's merge base, plus dependents; or a git ref to compare against"`
-	Force    bool     `json:"force,omitempty" jsonschema:"ignore cache hits"`
-	VX       string   `json:"-"` // the vx executable ("": the Env's)
-}
-
-// PlanTasksInput is what planTasks plans: runTasks' selection, without
-// force (a plan predicts the cache; it does not skip it).
+// PlanTasksInput is planTasks' input and runTasks' selection, as an agent
+// gives it (a filter may be one string, affected a ref); selection turns
+// it into the wire.Selection vx run runs.
 type PlanTasksInput struct {
 	Tasks    Tasks    `json:"tasks,omitempty" jsonschema:"task names or project#task ids"`
-	All      bool     `json:"all,omitempty" jsonschema:"every task of the workspace"`
+	All      bool     `json:"all,omitempty" jsonschema:"every task (runTasks: every task an agent may run)"`
 	Filters  Filter   `json:"filter,omitempty" jsonschema:"projects to include, as vx run --filter: a name or glob, tag:NAME, or ./path/glob (a string or an array)"`
 	Affected Affected `json:"affected,omitzero" jsonschema:"true: only projects changed against the default branch's merge base, plus dependents; or a git ref to compare against"`
 }
 
-// Run is the selection as runTasks' input.
-func (in PlanTasksInput) Run() RunTasksInput {
-	return RunTasksInput{Tasks: in.Tasks, All: in.All, Filters: in.Filters, Affected: in.Affected}
+// RunTasksInput is runTasks' input: planTasks' selection, and force (a
+// plan predicts the cache; it does not skip it).
+type RunTasksInput struct {
+	PlanTasksInput
+	Force bool   `json:"force,omitempty" jsonschema:"ignore cache hits"`
+	VX    string `json:"-"` // the vx executable ("": the Env's)
+}
+
+// selection is the input as the run's selection of tasks (taskArgs'
+// checked list, all: true spelled out).
+func (in RunTasksInput) selection(tasks []string) wire.Selection {
+	sel := projectSelection(in.Filters, in.Affected)
+	sel.Tasks, sel.Force = tasks, in.Force
+	return sel
+}
+
+// projectSelection is an agent's filter and affected as the selection of
+// projects.
+func projectSelection(f Filter, a Affected) wire.Selection {
+	return wire.Selection{Filters: f, Affected: a.On, AffectedRef: a.Ref}
 }
 
 // RunTasksOutput is the child's exit code and its summary.
@@ -190,9 +199,8 @@ func PlanTasks(ctx context.Context, e *Env, in RunTasksInput) (*PlanTasksOutput,
 		return nil, refuse(err)
 	}
 	// The plan is of the model just loaded, not of the one e keeps.
-	now := &Env{Root: e.Root, Model: m, Environ: e.Environ, Masker: e.Masker}
-	plan, err := Plan(ctx, now, ExecuteInput{Tasks: req.Tasks, Concurrency: conc, Environ: environ, Logger: zerolog.Nop(),
-		Selection: workspace.Selection{Filters: req.Filters, Affected: req.Affected, AffectedRef: req.AffectedRef}})
+	now := &Env{Root: e.Root, model: m, Environ: e.Environ, Masker: e.Masker}
+	plan, err := Plan(ctx, now, ExecuteInput{Options: runner.Options{Selection: req.Selection, Concurrency: conc, Environ: environ, Logger: zerolog.Nop()}})
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +239,7 @@ func lastLines(stderr []byte, code int) string {
 // command, never parsed.
 func childRequest(in RunTasksInput, args []string) wire.RunRequest {
 	tasks := args[slices.Index(args, "--")+1:]
-	return wire.RunRequest{Tasks: tasks, Filters: in.Filters, Affected: in.Affected.On, AffectedRef: in.Affected.Ref, Force: in.Force, Command: args}
+	return wire.RunRequest{Selection: in.selection(tasks), Command: args}
 }
 
 // runChild runs `vx run --input -` with req on its stdin.

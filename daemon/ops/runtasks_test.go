@@ -41,7 +41,7 @@ func newEnv(t *testing.T, env []string, files map[string]string) *Env {
 // operation runs) before anything starts.
 func TestTaskArgsNeverFlags(t *testing.T) {
 	e := testEnv(t)
-	args, err := taskArgs(e, RunTasksInput{Tasks: []string{"build", "a#build"}, Filters: []string{"-x", "a"}, Affected: Affected{On: true}}, nil, "--dry=json")
+	args, err := taskArgs(e, RunTasksInput{PlanTasksInput: PlanTasksInput{Tasks: []string{"build", "a#build"}, Filters: []string{"-x", "a"}, Affected: Affected{On: true}}}, nil, "--dry=json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestTaskArgsNeverFlags(t *testing.T) {
 // that nothing ran.
 func TestPlanTasksInProcess(t *testing.T) {
 	e := testEnv(t)
-	out, err := PlanTasks(context.Background(), e, RunTasksInput{Tasks: []string{"build"}, Filters: []string{"a"}, VX: "/nonexistent/vx"})
+	out, err := PlanTasks(context.Background(), e, RunTasksInput{PlanTasksInput: PlanTasksInput{Tasks: []string{"build"}, Filters: []string{"a"}}, VX: "/nonexistent/vx"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestPlanTasksInProcess(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(e.Root, ".vx", "vx.db")); !os.IsNotExist(err) {
 		t.Errorf("planning recorded a history (%v)", err)
 	}
-	_, err = PlanTasks(context.Background(), e, RunTasksInput{Tasks: []string{"deploy"}})
+	_, err = PlanTasks(context.Background(), e, RunTasksInput{PlanTasksInput: PlanTasksInput{Tasks: []string{"deploy"}}})
 	var re *opkit.Refusal
 	if !errors.As(err, &re) || !strings.Contains(re.Msg, "deploy") {
 		t.Errorf("unknown task: %v; want a refusal naming it", err)

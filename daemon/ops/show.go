@@ -196,7 +196,7 @@ func show(ctx context.Context, e *Env, in ShowInput) (*ShowOutput, error) {
 func showSelect(ctx context.Context, m *workspace.Model, in ShowInput, out *ShowOutput) ([]*workspace.Project, error) {
 	projects := m.Projects
 	if len(in.Filters) > 0 || in.Affected.On {
-		sel, err := m.Select(ctx, workspace.Selection{Filters: in.Filters, Affected: in.Affected.On, AffectedRef: in.Affected.Ref})
+		sel, err := m.Select(ctx, projectSelection(in.Filters, in.Affected))
 		if err != nil {
 			return nil, err
 		}

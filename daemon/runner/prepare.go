@@ -28,20 +28,22 @@ import (
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/protocol/layout"
 	"github.com/vzn/vx/protocol/version"
+	"github.com/vzn/vx/protocol/wire"
 )
 
 // Options describe one invocation of vx run.
 type Options struct {
-	Model       *workspace.Model
-	Tasks       []string
-	Selection   workspace.Selection
-	Force       bool
-	Continue    bool
-	Concurrency int // 0: config, then one per CPU
-	Args        []string
-	Environ     []string // vx's own environment; nil = os.Environ()
-	Logger      zerolog.Logger
-	Cache       *remotecache.Mode // --cache; nil reads and writes both caches
+	// Model is the workspace the run is over (ops sets it from its Env).
+	Model *workspace.Model
+	wire.Selection
+	Continue    bool // keep running independent tasks after a failure
+	Concurrency int  // 0: config, then one per CPU
+	// Command is the command line recorded as the run's (the words after
+	// "vx"); it is recorded, never parsed.
+	Command []string
+	Environ []string // vx's own environment; nil = os.Environ()
+	Logger  zerolog.Logger
+	Cache   *remotecache.Mode // --cache; nil reads and writes both caches
 	// Early, when set, is the listing, stat cache and history started
 	// before the model loaded (StartEarly); nil does it all here.
 	Early *Early
@@ -148,7 +150,7 @@ func Prepare(ctx context.Context, o *Options) (*Prepared, error) {
 		return nil, err
 	}
 	p.Selected = sel
-	g, err := m.Build(o.Tasks, sel.Projects, o.Selection.Empty())
+	g, err := m.Build(o.Tasks, sel.Projects, o.Selection.AllProjects())
 	if err != nil {
 		return nil, err
 	}

@@ -34,7 +34,7 @@ func TestIntactHitTakesNoLock(t *testing.T) {
 	}
 	run := func(ctx context.Context) *wire.TaskRow {
 		t.Helper()
-		o := &runner.Options{Model: m, Tasks: []string{"build"}, Environ: []string{"PATH=" + os.Getenv("PATH")}, Args: []string{"run", "build"}}
+		o := &runner.Options{Model: m, Selection: wire.Selection{Tasks: []string{"build"}}, Environ: []string{"PATH=" + os.Getenv("PATH")}, Command: []string{"run", "build"}}
 		p, err := runner.Prepare(ctx, o)
 		if err != nil {
 			t.Fatal(err)

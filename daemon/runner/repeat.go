@@ -174,7 +174,7 @@ func (r *run) repeatMemo(ctx context.Context, sum *wire.RunSummary) (*repeat.Mem
 		return nil, "the listing is not one the journal vouches for"
 	}
 	m := &repeat.Memo{Version: version.Version, Root: r.p.Model.Root, Epoch: base.Epoch, Seq: base.Seq, Salt: base.Salt, Input: base.Input,
-		RunID: r.runID, Command: sum.Command, Args: maskAll(r.p.Masker, r.o.Args), CI: isCI(r.p.Env)}
+		RunID: r.runID, Command: sum.Command, Args: maskAll(r.p.Masker, r.o.Command), CI: isCI(r.p.Env)}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, row := range sum.Tasks {

@@ -134,8 +134,8 @@ func Execute(ctx context.Context, p *Prepared, o *Options, out Output) (*wire.Ru
 	r.startRemote(ctx)
 	started := time.Now()
 	branch, commit := GitHead(root)
-	command := p.Masker.String(strings.Join(append([]string{"vx"}, o.Args...), " "))
-	hr := &history.Run{ID: r.runID, Command: command, Args: maskAll(p.Masker, o.Args), StartedAt: started, Status: "running", GitBranch: branch, GitCommit: commit, CI: isCI(p.Env)}
+	command := p.Masker.String(strings.Join(append([]string{"vx"}, o.Command...), " "))
+	hr := &history.Run{ID: r.runID, Command: command, Args: maskAll(p.Masker, o.Command), StartedAt: started, Status: "running", GitBranch: branch, GitCommit: commit, CI: isCI(p.Env)}
 	if err := hist.BeginRun(ctx, hr); err != nil {
 		return nil, fmt.Errorf("recording run: %w", err)
 	}

@@ -28,44 +28,36 @@ var confirmSchema = json.RawMessage(`{"type":"object","properties":{"confirm":{"
 // maxShown bounds the tasks a confirmation lists by name.
 const maxShown = 20
 
-// noAsking refuses runTasks with a selection when the client is not
-// asked (it cannot ask, or outside: mcp.confirm "outside"): a person
-// approves a plan outside MCP.
-func noAsking(outside bool) error {
-	why := "this client cannot ask (it declared no elicitation)"
-	if outside {
-		why = "this workspace takes approvals only outside MCP (mcp.confirm \"outside\")"
-	}
-	return fmt.Errorf("this workspace runs tasks only once a person approves them (mcp.confirm in vx.workspace.json), and %s: call planTasks, whose answer says where a person approves the plan (`vx approve PLAN` in a terminal, or the status page), then call runTasks with {\"planId\": …}, which waits for that approval. Nothing ran", why)
-}
-
 // runCall is one runTasks call where vxd keeps plans.
 type runCall struct {
 	call   *mcpserver.Call
 	store  *plans.Store
 	runner plans.Runner // with NeedApproval under mcp.confirm
 	origin string       // the call's arguments (callOrigin)
-	// outside takes approvals only outside MCP (mcp.confirm "outside"):
-	// the client is never asked, even when it could be.
-	outside bool
 	// approveAt says where a person approves a plan outside MCP.
 	approveAt func(p *plans.Plan) string
 }
 
-// confirmRun serves runTasks under mcp.confirm: id is the planId given
-// ("" for a selection, in).
-func confirmRun(ctx context.Context, rc *runCall, id string, in ops.RunTasksInput) (any, error) {
-	call, store, e := rc.call, rc.store, rc.runner.Env
-	if call.Stateless != nil && call.Stateless.RequestState != "" && !rc.outside {
+// runStep takes the step plans.Decide chose for a runTasks call that
+// does not simply run its selection: id is the planId given ("" for a
+// selection, in).
+func runStep(ctx context.Context, rc *runCall, step plans.Step, id string, in ops.RunTasksInput) (any, error) {
+	switch step {
+	case plans.StepApply:
+		return rc.store.Apply(ctx, rc.runner, id)
+	case plans.StepAwait:
+		return waitThenApply(ctx, rc, id)
+	case plans.StepAnswer:
 		return answerStateless(ctx, rc)
 	}
-	canAsk := call.Elicit != nil || (call.Stateless != nil && call.Stateless.CanElicit)
-	if !canAsk || rc.outside {
-		if id == "" {
-			return nil, noAsking(rc.outside)
-		}
-		return waitThenApply(ctx, rc, id)
-	}
+	return askToRun(ctx, rc, id, in)
+}
+
+// askToRun asks the client's person to confirm the plan id (or, for a
+// selection, one made now) and runs it when they accept; a plan a person
+// approved already runs at once.
+func askToRun(ctx context.Context, rc *runCall, id string, in ops.RunTasksInput) (any, error) {
+	call, store, e := rc.call, rc.store, rc.runner.Env
 	var p *plans.Plan
 	var err error
 	if id != "" {

@@ -187,7 +187,7 @@ func planTasksSpec(e *ops.Env, cfg Config) mcpserver.OperationOptions {
 	}
 	return mcpserver.OperationOptions{MoreDescription: " vxd keeps the plan: planId, expiresAt and prerequisites (config file hashes, vx.lock, git HEAD and uncommitted state, each task's key) let runTasks {planId} run exactly it.",
 		Run: func(ctx context.Context, _ *mcpserver.Call, v any) (any, error) {
-			in := v.(*ops.PlanTasksInput).Run()
+			in := ops.RunTasksInput{PlanTasksInput: *v.(*ops.PlanTasksInput)}
 			in.VX = cfg.VX
 			out, err := cfg.Plans.Plan(ctx, e, in, "planTasks")
 			if err != nil {
@@ -240,22 +240,20 @@ func runTasksSpec(e *ops.Env, cfg Config) (mcpserver.OperationOptions, bool) {
 		}
 		in.VX = cfg.VX
 		if cfg.Plans != nil {
-			given := argKeys(call.Arguments)
-			var confirm workspace.MCPConfirm
+			var policy workspace.MCPConfig
 			if m, err := e.CurrentModel(); err == nil {
-				confirm = m.Config.MCP.Confirm
+				policy = m.Config.MCP
 			}
-			rc := &runCall{call: call, store: cfg.Plans, origin: callOrigin(call.Arguments), outside: confirm.Outside,
-				runner:    plans.Runner{Env: e, Allowed: allowed, OnEvent: onEvent, NeedApproval: confirm.On},
+			rc := &runCall{call: call, store: cfg.Plans, origin: callOrigin(call.Arguments),
+				runner:    plans.Runner{Env: e, Allowed: allowed, OnEvent: onEvent, NeedApproval: policy.Confirm.On},
 				approveAt: func(p *plans.Plan) string { return cfg.approveAt(e, p) }}
-			if confirm.On {
-				if err := checkPlanArgs(e, given); err != nil {
-					return nil, err
-				}
-				return confirmRun(ctx, rc, planID, in)
+			step, err := plans.Decide(plans.RunCall{Args: argKeys(call.Arguments), RequirePlan: policy.RequirePlan, Confirm: policy.Confirm,
+				CanAsk: call.Elicit != nil || (call.Stateless != nil && call.Stateless.CanElicit), Answer: call.Stateless != nil && call.Stateless.RequestState != ""})
+			if err != nil {
+				return nil, err
 			}
-			if applied, out, err := applyPlan(ctx, rc, given, planID); applied {
-				return out, err
+			if step != plans.StepRun {
+				return runStep(ctx, rc, step, planID, in)
 			}
 		}
 		return ops.RunTasks(ctx, e, in, allowed, onEvent)

@@ -117,9 +117,14 @@ var rules = []rule{
 	{"vxd's server never imports a command line or the platform",
 		func(p string) bool { return under(p, vxdServer...) },
 		func(i string) bool { return under(i, "cli", "platform", "cmd") }},
-	{"the platform never imports the engine (but the cache key it diffs), vxd, a command line or the client",
+	{"the platform never imports the engine (but the cache key it diffs), vxd, a command line (but the one flag binder, cli/cmdline) or the client",
 		func(p string) bool { return under(p, "platform") },
-		func(i string) bool { return under(i, "daemon", "cli", "client", "cmd") && i != "daemon/taskkey" }},
+		func(i string) bool {
+			return under(i, "daemon", "cli", "client", "cmd") && i != "daemon/taskkey" && i != "cli/cmdline"
+		}},
+	{"cli/cmdline, the flag binder all three command lines share, imports nothing of ours but protocol/",
+		func(p string) bool { return p == "cli/cmdline" },
+		func(i string) bool { return !under(i, "protocol") }},
 	{"the command lines never import the platform",
 		func(p string) bool { return under(p, "cli") },
 		func(i string) bool { return under(i, "platform") }},

@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -194,9 +193,7 @@ func TestTransportProvesEachConnection(t *testing.T) {
 	tr.CloseIdleConnections()
 
 	d, _ := c.Discovery()
-	if err := syscall.Kill(d.PID, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	kill(t, d.PID)
 	waitGone(t, d.PID)
 	waitUnlocked(t, root)
 	rec := &recorder{}

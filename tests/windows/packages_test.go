@@ -18,6 +18,13 @@ var windowsPackages = []struct {
 }{
 	{"internal/flock", false},
 	{"internal/privfile", false},
+	{"protocol/jsonrpc", false},
+	{"protocol/mcp", false},
+	{"protocol/proof", false},
+	{"protocol/version", false},
+	{"protocol/wire", false},
+	{"daemon/cache", false},
+	{"daemon/history", true},
 }
 
 // cannotRunUnderWine names, per package, the tests that cannot pass under
@@ -29,6 +36,23 @@ var cannotRunUnderWine = map[string]map[string]string{
 		// (SYSTEM and the user full control, Everyone read). The hosted
 		// windows-latest job runs it.
 		"TestDaemonDirIsTheUsersAlone": "wine 8 keeps no access list a program sets on a file",
+	},
+}
+
+// failOnWindowsToday names, per package, the tests that fail as Windows
+// binaries today because the package does not yet do what Windows needs
+// (issue 29's later phases), not because of wine. Each is skipped with
+// what it answered under wine, so that a new failure is seen; the list
+// is the work left, and it must shrink, not grow. (-test.skip takes whole
+// tests here: one pattern of several subtests would skip other tests'.)
+var failOnWindowsToday = map[string]map[string]string{
+	"daemon/cache": {
+		"TestRoundTrip":                     "4 cases: restored modes are 0666 (Windows keeps no Unix mode bits), a symlink output is not found (statat dist\\link)",
+		"TestRestoreReplacesChangedOutputs": "a symlink output is not found",
+		"TestPathTraversal":                 "case existing_symlink_in_root: Restore writes through a symlink in root that leads out of it",
+		"TestPutFailureLeavesNothing":       "case read-only_directory: it does not stop Put (Windows has no directory write bit)",
+		"TestPutRefusals":                   "case missing_output: the error says \"File not found\", not \"no such file\"",
+		"TestConcurrentPutGet":              "renaming an entry over one another process has open is refused (Access denied / Sharing violation)",
 	},
 }
 
@@ -48,13 +72,17 @@ func TestWindowsPackages(t *testing.T) {
 				t.Fatalf("cross-compiling the tests of %s: %v\n%s", p.pkg, err, out)
 			}
 			run := []string{"-test.count=1", "-test.timeout=8m", "-test.v"}
-			if s := cannotRunUnderWine[p.pkg]; len(s) > 0 {
-				var names []string
-				for name, why := range s {
-					t.Logf("skipping %s.%s under wine: %s", p.pkg, name, why)
-					names = append(names, "^"+name+"$")
-				}
-				run = append(run, "-test.skip="+strings.Join(names, "|"))
+			var skip []string
+			for name, why := range cannotRunUnderWine[p.pkg] {
+				t.Logf("skipping %s.%s: wine cannot show it: %s", p.pkg, name, why)
+				skip = append(skip, "^"+name+"$")
+			}
+			for name, why := range failOnWindowsToday[p.pkg] {
+				t.Logf("skipping %s.%s: fails on Windows today: %s", p.pkg, name, why)
+				skip = append(skip, "^"+name+"$")
+			}
+			if len(skip) > 0 {
+				run = append(run, "-test.skip="+strings.Join(skip, "|"))
 			}
 			out, err := wine(t, 9*time.Minute, filepath.Join(harness.ModuleRoot(), p.pkg), exe, run...)
 			if err != nil || !strings.Contains(string(out), "\nPASS") {

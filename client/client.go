@@ -20,7 +20,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/vzn/vx/internal/flock"
@@ -187,7 +186,7 @@ func vxdPath() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	p := filepath.Join(filepath.Dir(exe), "vxd")
+	p := filepath.Join(filepath.Dir(exe), "vxd"+exeSuffix)
 	if _, err := os.Stat(p); err != nil {
 		if lp, lerr := exec.LookPath("vxd"); lerr == nil {
 			return lp, nil
@@ -223,8 +222,8 @@ func (c *Client) Ensure(ctx context.Context, restart bool) (string, string, erro
 	return fmt.Sprintf("http://127.0.0.1:%d", d.Port), d.Token, nil
 }
 
-// Start launches `vxd serve` detached (its own session, output to its log)
-// and waits until it answers. When another starter wins the lock, the
+// Start launches `vxd serve` detached (detach: its own session or process
+// group, output to its log) and waits until it answers. When another starter wins the lock, the
 // daemon it started is the one returned.
 func (c *Client) Start(ctx context.Context) (*wire.Discovery, error) {
 	vxd := c.VXD
@@ -251,7 +250,7 @@ func (c *Client) Start(ctx context.Context) (*wire.Discovery, error) {
 		cmd.Dir = c.Root
 		cmd.Stdin = nil
 		cmd.Stdout, cmd.Stderr = logf, logf
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		detach(cmd)
 		if err := cmd.Start(); err != nil {
 			return nil, fmt.Errorf("starting %s: %w", vxd, err)
 		}

@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -202,9 +201,7 @@ func TestTransportProvesEachConnection(t *testing.T) {
 	tr.CloseIdleConnections()
 
 	d, _ := c.Discovery()
-	if err := syscall.Kill(d.PID, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	kill(t, d.PID)
 	waitGone(t, d.PID)
 	waitUnlocked(t, root)
 	rec := &recorder{}

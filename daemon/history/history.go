@@ -266,8 +266,15 @@ func NewRunID() string {
 	return hex.EncodeToString(b[:])
 }
 
+// dsn is SQLite's URI of the database at path with params. A path with a
+// drive letter (C:\x\vx.db) is written file:///C:/x/vx.db, as SQLite reads
+// it: without the leading slash the drive would be the URI's authority.
 func dsn(path, params string) string {
-	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path)}
+	p := filepath.ToSlash(path)
+	if filepath.VolumeName(path) != "" {
+		p = "/" + p
+	}
+	u := url.URL{Scheme: "file", Path: p}
 	return u.String() + "?" + params
 }
 

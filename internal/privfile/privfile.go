@@ -33,7 +33,8 @@ func Open(path string, flag int, perm os.FileMode) (*os.File, error) {
 
 // OwnDir refuses dir unless it is a directory of this user (not a
 // symlink): one that another user owns, they may open to themselves again
-// at any time.
+// at any time. Where permissions are an access list (Windows), it makes
+// dir and what is created in it readable by this user alone.
 func OwnDir(dir string) error {
 	fi, err := os.Lstat(dir)
 	if err != nil {
@@ -45,5 +46,5 @@ func OwnDir(dir string) error {
 	if uid, ok := Owner(fi); ok && uid != os.Geteuid() {
 		return fmt.Errorf("%s belongs to uid %d, not to this user (uid %d): vxd keeps its token there, so it serves only from a directory of its own (remove it)", dir, uid, os.Geteuid())
 	}
-	return nil
+	return userOnly(dir)
 }

@@ -36,7 +36,7 @@ type Answer struct {
 }
 
 // Ask loads root's memo and asks vxd (src) what changed since its token:
-// the memo is answered when the run asked (environ and parts, as Digest
+// the memo is answered when the run asked (environ and parts, as memoDigest
 // takes them) may repeat it.
 func Ask(ctx context.Context, root string, src hashing.ChangeSource, environ []string, parts ...string) Answer {
 	m := loadMemo(layout.Repeat(root))

@@ -44,7 +44,7 @@ type Memo struct {
 	Epoch string
 	Seq   uint64
 	// Salt and Input are the salted digest of the request, the working
-	// directory and the whole environment (Digest): the same digest is
+	// directory and the whole environment (memoDigest): the same digest is
 	// the same run asked again. Salted, so that the memo says nothing of
 	// a secret in the environment.
 	Salt, Input string

@@ -69,7 +69,9 @@ func isTerminal(w any) bool {
 // anyway); a later vxd open replaces it.
 func writeRedirect(root, link string) (string, error) {
 	path := filepath.Join(layout.Daemon(root), "open.html")
-	body := fmt.Sprintf("<!doctype html><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"0;url=%s\"><title>vxd</title><a href=\"%[1]s\">open vxd's status page</a>\n", html.EscapeString(link))
+	body := fmt.Sprintf("<!doctype html><meta charset=\"utf-8\">"+
+		"<meta http-equiv=\"refresh\" content=\"0;url=%s\"><title>vxd</title>"+
+		"<a href=\"%[1]s\">open vxd's status page</a>\n", html.EscapeString(link))
 	if err := privfile.OwnDir(layout.Daemon(root)); err != nil {
 		return "", err
 	}

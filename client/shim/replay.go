@@ -117,7 +117,8 @@ func (s *shim) failUnknown(ids []json.RawMessage, what string, cause error) {
 	s.log.Warn().Err(cause).Str("request", what).Msg("not replaying a request that may change the workspace")
 	for _, id := range ids {
 		s.writeMessage(jsonrpc.NewError(id, jsonrpc.Errorf(jsonrpc.CodeInternalError,
-			"vx mcp: vxd was lost while %s was in flight (%v); it was not sent again because it is not read-only, so whether it ran is unknown: check getRunHistory (or `vx last` in a shell) before running it again", what, cause)))
+			"vx mcp: vxd was lost while %s was in flight (%v); it was not sent again because it is not read-only, "+
+				"so whether it ran is unknown: check getRunHistory (or `vx last` in a shell) before running it again", what, cause)))
 	}
 }
 
@@ -174,7 +175,8 @@ func (s *shim) unanswered(ids []json.RawMessage) {
 	}
 	s.mu.Unlock()
 	if len(owed) > 0 {
-		s.fail(owed, errors.New("vxd ended the request without an answer (its session was closed while it ran); send it again if it is still wanted, after checking getRunHistory if it changes the workspace"))
+		s.fail(owed, errors.New("vxd ended the request without an answer (its session was closed while it ran); "+
+			"send it again if it is still wanted, after checking getRunHistory if it changes the workspace"))
 	}
 }
 

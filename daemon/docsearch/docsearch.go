@@ -22,7 +22,7 @@ import (
 
 // Limits of Search.
 const (
-	DefaultLimit = 5
+	defaultLimit = 5
 	MaxLimit     = 50
 )
 
@@ -64,7 +64,8 @@ func Search(query string, limit int) (*Result, error) {
 func SearchLimit(query string, limit int, given bool) (*Result, error) {
 	words := queryWords(query)
 	if len(words) == 0 {
-		return nil, opkit.Refuse("query", "%s has no words to search for: give one or more words, e.g. \"cache key\", \"--filter\" or \"runTasks\" (a word is letters and digits, optionally joined by - _ . / #)", describeQuery(query))
+		return nil, opkit.Refuse("query", "%s has no words to search for: give one or more words, e.g. \"cache key\", "+
+			"\"--filter\" or \"runTasks\" (a word is letters and digits, optionally joined by - _ . / #)", describeQuery(query))
 	}
 	idx, err := load()
 	if err != nil {
@@ -73,7 +74,7 @@ func SearchLimit(query string, limit int, given bool) (*Result, error) {
 	var notes []string
 	switch {
 	case !given:
-		limit = DefaultLimit
+		limit = defaultLimit
 	case limit < 1:
 		notes = append(notes, fmt.Sprintf("limit %d is below the minimum; 1 applied (limit accepts 1..%d)", limit, MaxLimit))
 		limit = 1
@@ -105,8 +106,8 @@ func SearchLimit(query string, limit int, given bool) (*Result, error) {
 	return res, nil
 }
 
-// Sections lists every section of the reference in file and heading order.
-func Sections() ([]Section, error) {
+// allSections lists every section of the reference in file and heading order.
+func allSections() ([]Section, error) {
 	idx, err := load()
 	if err != nil {
 		return nil, err
@@ -118,8 +119,8 @@ func Sections() ([]Section, error) {
 	return out, nil
 }
 
-// Lookup returns the section with the given vx://docs URL.
-func Lookup(url string) (Section, bool) {
+// lookup returns the section with the given vx://docs URL.
+func lookup(url string) (Section, bool) {
 	idx, err := load()
 	if err != nil {
 		return Section{}, false

@@ -27,8 +27,8 @@ func Excerpt(out []byte) (text string, truncated bool) {
 const (
 	briefHead = 1 << 10
 	briefTail = 7 << 10
-	// BriefMax bounds Brief's answer (the marker line included).
-	BriefMax = briefHead + briefTail + 64
+	// briefMax bounds Brief's answer (the marker line included).
+	briefMax = briefHead + briefTail + 64
 )
 
 // Brief is Excerpt within 8 KiB: the first 1 KiB and the last 7 KiB of

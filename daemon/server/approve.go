@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/vzn/vx/daemon/hashing"
-	"github.com/vzn/vx/httpapi"
 	"github.com/vzn/vx/daemon/plans"
+	"github.com/vzn/vx/httpapi"
 	"github.com/vzn/vx/protocol/layout"
 	"github.com/vzn/vx/protocol/wire"
 )
@@ -82,7 +82,8 @@ func (d *daemon) approvals(next http.Handler) http.Handler {
 		by := d.approver(r)
 		if by == "" {
 			d.log.Warn().Str("method", r.Method).Str("path", clipPath(path)).Bool("bearer", r.Header.Get("Authorization") != "").Msg("refused: an approval without the approval key")
-			msg := "unauthorized: approving a plan takes the approval key (what `vx approve` sends, from .vx/daemon/approve.key, and the status page opened at the address `vx approve --page` prints); a page login cookie never approves"
+			msg := "unauthorized: approving a plan takes the approval key (what `vx approve` sends, from .vx/daemon/approve.key, " +
+				"and the status page opened at the address `vx approve --page` prints); a page login cookie never approves"
 			if r.Header.Get("Authorization") != "" {
 				msg += "; the MCP bearer token never approves"
 			}

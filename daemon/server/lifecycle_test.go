@@ -88,7 +88,7 @@ func TestSecondDaemonProcess(t *testing.T) {
 	if !errors.Is(err, ErrRunning) {
 		t.Fatalf("Serve while another process serves the workspace = %v, want ErrRunning", err)
 	}
-	if _, err := Lock(root); !errors.Is(err, ErrRunning) {
+	if _, err := lockDaemon(root); !errors.Is(err, ErrRunning) {
 		t.Errorf("Lock while another process holds it = %v, want ErrRunning", err)
 	}
 	if d := readDiscovery(root); d == nil || *d != *other {

@@ -12,9 +12,9 @@ import (
 	"github.com/vzn/vx/protocol/wire"
 )
 
-// Feed fans run, task, model and session events out to subscribers. A
+// liveFeed fans run, task, model and session events out to subscribers. A
 // subscriber that cannot keep up is dropped; publishing never blocks.
-type Feed struct {
+type liveFeed struct {
 	mu sync.Mutex
 	// subs maps each subscriber to when it fell behind (more than half
 	// its buffer queued; zero while it keeps up), for PublishPaced.
@@ -27,11 +27,11 @@ type Feed struct {
 	Tap func(wire.Event)
 }
 
-// NewFeed returns an empty feed.
-func NewFeed() *Feed { return &Feed{subs: map[chan wire.Event]time.Time{}} }
+// newLiveFeed returns an empty feed.
+func newLiveFeed() *liveFeed { return &liveFeed{subs: map[chan wire.Event]time.Time{}} }
 
 // Publish sends e to every subscriber without waiting.
-func (f *Feed) Publish(e wire.Event) {
+func (f *liveFeed) Publish(e wire.Event) {
 	if e.Time.IsZero() {
 		e.Time = time.Now()
 	}
@@ -61,7 +61,7 @@ const paceLimit = time.Second
 // is 2,000 events at once); a client that reads must not be dropped for a
 // burst. A subscriber still behind after paceLimit is waited for no more,
 // so a stalled client costs the feed one second and is then dropped.
-func (f *Feed) PublishPaced(e wire.Event) {
+func (f *liveFeed) PublishPaced(e wire.Event) {
 	for f.waitFor(time.Now()) {
 		time.Sleep(2 * time.Millisecond)
 	}
@@ -70,7 +70,7 @@ func (f *Feed) PublishPaced(e wire.Event) {
 
 // waitFor reports whether a subscriber that fell behind less than
 // paceLimit ago has more than half its buffer queued.
-func (f *Feed) waitFor(now time.Time) bool {
+func (f *liveFeed) waitFor(now time.Time) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	wait := false
@@ -90,14 +90,14 @@ func (f *Feed) waitFor(now time.Time) bool {
 
 // Subscribe returns a channel of events; it is closed when the subscriber
 // is dropped or cancel is called.
-func (f *Feed) Subscribe() (<-chan wire.Event, func()) {
+func (f *liveFeed) Subscribe() (<-chan wire.Event, func()) {
 	_, ch, cancel := f.SubscribeLive()
 	return ch, cancel
 }
 
 // SubscribeLive is Subscribe that also returns the events so far of the
 // runs under way, which come before every event on the channel.
-func (f *Feed) SubscribeLive() ([]wire.Event, <-chan wire.Event, func()) {
+func (f *liveFeed) SubscribeLive() ([]wire.Event, <-chan wire.Event, func()) {
 	ch := make(chan wire.Event, 256)
 	f.mu.Lock()
 	f.subs[ch] = time.Time{}
@@ -116,14 +116,14 @@ func (f *Feed) SubscribeLive() ([]wire.Event, <-chan wire.Event, func()) {
 }
 
 // Clients counts subscribers.
-func (f *Feed) Clients() int {
+func (f *liveFeed) Clients() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return len(f.subs)
 }
 
 // LastActivity is when a subscriber last came or went.
-func (f *Feed) LastActivity() time.Time {
+func (f *liveFeed) LastActivity() time.Time {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.last

@@ -15,7 +15,7 @@ import (
 // for another daemon and exiting.
 func TestLockOutlastsAProbe(t *testing.T) {
 	root := t.TempDir()
-	f, err := Lock(root) // creates the directory and the file
+	f, err := lockDaemon(root) // creates the directory and the file
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func TestLockOutlastsAProbe(t *testing.T) {
 	}
 	got := make(chan error, 1)
 	go func() {
-		g, err := Lock(root)
+		g, err := lockDaemon(root)
 		if err == nil {
 			g.Close()
 		}

@@ -17,8 +17,8 @@ import (
 //go:embed page/index.html
 var pageHTML []byte
 
-// Summary is what the status page loads before following the feed.
-type Summary struct {
+// pageSummary is what the status page loads before following the feed.
+type pageSummary struct {
 	Status  *wire.Status          `json:"status"`
 	Runs    *ops.RunsOutput       `json:"runs"`
 	History *ops.RunHistoryOutput `json:"history"`
@@ -29,9 +29,9 @@ type Summary struct {
 	Failures *ops.FailuresOutput `json:"failures,omitempty"`
 }
 
-// PageApprovals is what the page shows of the plans awaiting a person's
+// pageApprovals is what the page shows of the plans awaiting a person's
 // approval (mcp.confirm), and whether this login may approve them.
-type PageApprovals struct {
+type pageApprovals struct {
 	wire.Approvals
 	CanApprove bool `json:"canApprove"`
 }
@@ -116,11 +116,11 @@ func (d *daemon) serveSummary(w http.ResponseWriter, r *http.Request) {
 func (d *daemon) serveApprovals(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	_ = json.NewEncoder(w).Encode(PageApprovals{Approvals: wire.Approvals{Pending: d.plans.Pending()}, CanApprove: d.keyMatches(r.Header.Get(wire.ApproveKeyHeader))})
+	_ = json.NewEncoder(w).Encode(pageApprovals{Approvals: wire.Approvals{Pending: d.plans.Pending()}, CanApprove: d.keyMatches(r.Header.Get(wire.ApproveKeyHeader))})
 }
 
-func (d *daemon) summary(ctx context.Context) *Summary {
-	s := &Summary{Status: d.status(ctx)}
+func (d *daemon) summary(ctx context.Context) *pageSummary {
+	s := &pageSummary{Status: d.status(ctx)}
 	s.Runs, _ = ops.Runs(ctx, d.env, ops.RunsInput{Limit: opkit.LimitOf(15)})
 	// Statistics cover the tasks of the recent rows: enough rows for the
 	// latest runs' tasks, so the durations chart shows them all.

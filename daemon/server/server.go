@@ -78,14 +78,14 @@ type daemon struct {
 
 	mu         sync.Mutex
 	lastReload *wire.Reload
-	feed       *Feed
+	feed       *liveFeed
 	journal    *journal  // nil until mounted, or when it did not start
 	budget     *fdBudget // the descriptors the watches may hold (watchbudget.go)
 }
 
-// Lock takes the workspace's daemon lock without blocking; the returned
+// lockDaemon takes the workspace's daemon lock without blocking; the returned
 // file must stay open for the daemon's life.
-func Lock(root string) (*os.File, error) {
+func lockDaemon(root string) (*os.File, error) {
 	dir := layout.Daemon(root)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", dir, err)
@@ -129,7 +129,7 @@ func Serve(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	lock, err := Lock(root)
+	lock, err := lockDaemon(root)
 	if err != nil {
 		return err
 	}
@@ -144,8 +144,8 @@ func Serve(ctx context.Context, o Options) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	d := &daemon{opts: o, root: root, log: o.Logger, started: time.Now(), cancel: cancel, feed: NewFeed(), plans: plans.NewStore(),
-		streams: &connlimit.Slots{Max: MaxStreams}}
+	d := &daemon{opts: o, root: root, log: o.Logger, started: time.Now(), cancel: cancel, feed: newLiveFeed(), plans: plans.NewStore(),
+		streams: &connlimit.Slots{Max: maxStreams}}
 	if d.token, err = newToken(); err != nil {
 		return err
 	}
@@ -170,7 +170,7 @@ func Serve(ctx context.Context, o Options) error {
 		return err
 	}
 	d.port = tcp.Addr().(*net.TCPAddr).Port
-	ln := connlimit.NewListener(tcp, MaxConns)
+	ln := connlimit.NewListener(tcp, maxConns)
 
 	changes, jr, err := d.journalEndpoint(ctx)
 	if err != nil {
@@ -179,7 +179,9 @@ func Serve(ctx context.Context, o Options) error {
 		defer jr.Close()
 	}
 	routes := d.routes(cancel, changes)
-	srv := newHTTPServer(ctx, d.tokenLogin(d.approvals(httpapi.Guard(liftReadDeadline(mcpFirst(newMux(routes))), httpapi.GuardOptions{Port: d.port, Token: d.token, Page: &httpapi.PageAuth{Cookie: wire.PageCookieName(d.port), Routes: pageRoutes(routes), Valid: d.pages.valid, Help: servePageLoginHelp}, Logger: d.log}))), ln, d.log)
+	page := &httpapi.PageAuth{Cookie: wire.PageCookieName(d.port), Routes: pageRoutes(routes), Valid: d.pages.valid, Help: servePageLoginHelp}
+	guarded := httpapi.Guard(liftReadDeadline(mcpFirst(newMux(routes))), httpapi.GuardOptions{Port: d.port, Token: d.token, Page: page, Logger: d.log})
+	srv := newHTTPServer(ctx, d.tokenLogin(d.approvals(guarded)), ln, d.log)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 
@@ -251,8 +253,10 @@ func (d *daemon) newMCP() *mcpserver.Server {
 		}
 		d.feed.Publish(wire.Event{Type: typ, Session: id[:8]})
 	}
-	return mcpserver.New(&mcpserver.Options{Name: "vx", Version: version.Version, Mask: d.env.Masker.String, MaskJSON: d.env.Masker.JSON, Logger: d.log, MaxSessions: 64, OnSession: onSession, SessionIdle: d.opts.SessionIdle,
-		Instructions: "vx answers questions about this monorepo workspace: its tasks (listTasks, getConfig), its cache (getCacheStats, explainCacheKey), its run history (getRunHistory, whyDidThisRerun, getFailures, getTaskLog, compareRuns, runTrends), and runs or plans tasks (runTasks, planTasks)."})
+	return mcpserver.New(&mcpserver.Options{Name: "vx", Version: version.Version, Mask: d.env.Masker.String, MaskJSON: d.env.Masker.JSON,
+		Logger: d.log, MaxSessions: 64, OnSession: onSession, SessionIdle: d.opts.SessionIdle,
+		Instructions: "vx answers questions about this monorepo workspace: its tasks (listTasks, getConfig), its cache (getCacheStats, explainCacheKey), " +
+			"its run history (getRunHistory, whyDidThisRerun, getFailures, getTaskLog, compareRuns, runTrends), and runs or plans tasks (runTasks, planTasks)."})
 }
 
 // writeDiscovery announces the daemon: it writes the discovery file

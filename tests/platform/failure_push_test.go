@@ -34,7 +34,9 @@ func TestFailureReachesThePlatform(t *testing.T) {
 		"tasks": {"build": {"inputs": ["src/**"], "exec": {"env": {"API_KEY": {"secret": true}}}}},
 		"platform": {"url": %q, "workspace": "demo"}}`, srv.base))
 	harness.WriteFile(t, filepath.Join(ws, "packages/app/src/main.ts"), "export const x: number = 1;\n")
-	harness.WriteFile(t, filepath.Join(ws, "packages/app/package.json"), `{"name": "app", "scripts": {"build": "echo \"key $API_KEY\"; printf 'binary \\000 byte\\n'; echo 'src/main.ts(3,7): error TS2322: Type string is not assignable to type number.'; exit 2"}}`)
+	harness.WriteFile(t, filepath.Join(ws, "packages/app/package.json"), `{"name": "app", "scripts": {"build": `+
+		`"echo \"key $API_KEY\"; printf 'binary \\000 byte\\n'; `+
+		`echo 'src/main.ts(3,7): error TS2322: Type string is not assignable to type number.'; exit 2"}}`)
 	env := append(harness.Env("CI", "VX_LOG", "VX_PLATFORM_URL", "VX_PLATFORM_WORKSPACE", "VX_PLATFORM_TOKEN"), "VX_PLATFORM_TOKEN="+ingestTok, "API_KEY="+secret)
 	r := harness.Run(t, ws, env, vx, "run", "build", "--format", "json")
 	if r.Code == 0 {

@@ -145,6 +145,7 @@ func (d *daemon) handleEvents(w http.ResponseWriter, r *http.Request) {
 	// Subscribe before the handshake so no event falls in between.
 	replay, ch, cancel := d.feed.SubscribeLive()
 	defer cancel()
+	replay = d.liveOnly(r.Context(), replay)
 	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
 	if err != nil {
 		return

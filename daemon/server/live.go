@@ -91,18 +91,28 @@ func (f *Feed) waitFor(now time.Time) bool {
 // Subscribe returns a channel of events; it is closed when the subscriber
 // is dropped or cancel is called.
 func (f *Feed) Subscribe() (<-chan wire.Event, func()) {
-	_, ch, cancel := f.SubscribeLive()
+	_, ch, cancel := f.subscribe(false)
 	return ch, cancel
 }
 
 // SubscribeLive is Subscribe that also returns the events so far of the
-// runs under way, which come before every event on the channel.
+// runs under way, which come before every event on the channel. The
+// channel has room for as many more events as the replay holds: the
+// subscriber writes the replay out before it reads the channel, and the
+// runs go on meanwhile (bounded by maxLiveEvents).
 func (f *Feed) SubscribeLive() ([]wire.Event, <-chan wire.Event, func()) {
-	ch := make(chan wire.Event, 256)
+	return f.subscribe(true)
+}
+
+func (f *Feed) subscribe(live bool) ([]wire.Event, <-chan wire.Event, func()) {
 	f.mu.Lock()
+	var replay []wire.Event
+	if live {
+		replay = f.live.replay()
+	}
+	ch := make(chan wire.Event, 256+len(replay))
 	f.subs[ch] = time.Time{}
 	f.last = time.Now()
-	replay := f.live.replay()
 	f.mu.Unlock()
 	return replay, ch, func() {
 		f.mu.Lock()

@@ -27,7 +27,9 @@ func TestFailureBoundsAreEnforced(t *testing.T) {
 		}
 		return r
 	}
-	loc := func(file string) wire.FailureLocation { return wire.FailureLocation{File: file, Line: 3, Col: 7, Message: "bad", Tool: "tsc"} }
+	loc := func(file string) wire.FailureLocation {
+		return wire.FailureLocation{File: file, Line: 3, Col: 7, Message: "bad", Tool: "tsc"}
+	}
 	locs := func(n int) []wire.FailureLocation {
 		out := make([]wire.FailureLocation, n)
 		for i := range out {
@@ -36,12 +38,20 @@ func TestFailureBoundsAreEnforced(t *testing.T) {
 		return out
 	}
 	bad := map[string]*wire.PushRun{
-		"excerpt of":             doc("c0c0c0c0c001", 1, func(int) *wire.PushFailure { return &wire.PushFailure{Excerpt: strings.Repeat("e", wire.MaxFailureExcerpt+1)} }),
-		"locations; at most":     doc("c0c0c0c0c002", 1, func(int) *wire.PushFailure { return &wire.PushFailure{Locations: locs(wire.MaxFailureLocations + 1)} }),
-		"tasks carry a failure":  doc("c0c0c0c0c003", wire.MaxPushFailures+1, func(int) *wire.PushFailure { return &wire.PushFailure{Excerpt: "x"} }),
-		"want a file":            doc("c0c0c0c0c004", 1, func(int) *wire.PushFailure { return &wire.PushFailure{Locations: []wire.FailureLocation{loc(strings.Repeat("f", wire.MaxFailureText+1))}} }),
-		"line and column >= 0":   doc("c0c0c0c0c005", 1, func(int) *wire.PushFailure { return &wire.PushFailure{Locations: []wire.FailureLocation{{File: "a", Line: -1}}} }),
-		"text within 1024 bytes": doc("c0c0c0c0c006", 1, func(int) *wire.PushFailure { return &wire.PushFailure{Locations: []wire.FailureLocation{{File: "a", Tool: strings.Repeat("t", 17)}}} }),
+		"excerpt of": doc("c0c0c0c0c001", 1, func(int) *wire.PushFailure {
+			return &wire.PushFailure{Excerpt: strings.Repeat("e", wire.MaxFailureExcerpt+1)}
+		}),
+		"locations; at most":    doc("c0c0c0c0c002", 1, func(int) *wire.PushFailure { return &wire.PushFailure{Locations: locs(wire.MaxFailureLocations + 1)} }),
+		"tasks carry a failure": doc("c0c0c0c0c003", wire.MaxPushFailures+1, func(int) *wire.PushFailure { return &wire.PushFailure{Excerpt: "x"} }),
+		"want a file": doc("c0c0c0c0c004", 1, func(int) *wire.PushFailure {
+			return &wire.PushFailure{Locations: []wire.FailureLocation{loc(strings.Repeat("f", wire.MaxFailureText+1))}}
+		}),
+		"line and column >= 0": doc("c0c0c0c0c005", 1, func(int) *wire.PushFailure {
+			return &wire.PushFailure{Locations: []wire.FailureLocation{{File: "a", Line: -1}}}
+		}),
+		"text within 1024 bytes": doc("c0c0c0c0c006", 1, func(int) *wire.PushFailure {
+			return &wire.PushFailure{Locations: []wire.FailureLocation{{File: "a", Tool: strings.Repeat("t", 17)}}}
+		}),
 	}
 	for want, r := range bad {
 		res := push(t, base, ts.acmeIngest, r)

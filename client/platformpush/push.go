@@ -140,7 +140,8 @@ func Build(ctx context.Context, root string, h *history.Store, runID string, tg 
 		}
 		if len(x.Output) > 0 && failedStatus(x.Status) && failed < wire.MaxPushFailures {
 			failed++
-			t.Failure = failure(root, tg.projectDir(x.Project), mask(string(x.Output)))
+			// Masked once the colour codes are gone: they may split a secret.
+			t.Failure = failure(root, tg.projectDir(x.Project), mask(failures.StripANSI(string(x.Output))))
 		}
 		doc.Tasks = append(doc.Tasks, t)
 	}

@@ -12,7 +12,8 @@ import (
 
 // A real vx run whose task fails like tsc pushes why: get_run answers the
 // task's excerpt (its secret masked) and its file:line, relative to the
-// workspace, not only "exited with code 2". The output holds a NUL byte,
+// workspace, not only "exited with code 2"; its colour codes are dropped
+// (and a secret they split is masked). The output holds a NUL byte,
 // which PostgreSQL refuses in text and JSONB: the run is still stored.
 func TestFailureReachesThePlatform(t *testing.T) {
 	vx, platform := binaries(t)
@@ -34,7 +35,7 @@ func TestFailureReachesThePlatform(t *testing.T) {
 		"tasks": {"build": {"inputs": ["src/**"], "exec": {"env": {"API_KEY": {"secret": true}}}}},
 		"platform": {"url": %q, "workspace": "demo"}}`, srv.base))
 	harness.WriteFile(t, filepath.Join(ws, "packages/app/src/main.ts"), "export const x: number = 1;\n")
-	harness.WriteFile(t, filepath.Join(ws, "packages/app/package.json"), `{"name": "app", "scripts": {"build": "echo \"key $API_KEY\"; printf 'binary \\000 byte\\n'; echo 'src/main.ts(3,7): error TS2322: Type string is not assignable to type number.'; exit 2"}}`)
+	harness.WriteFile(t, filepath.Join(ws, "packages/app/package.json"), `{"name": "app", "scripts": {"build": "echo \"key $API_KEY\"; printf 'split s3cr3t\\033[31m-push-value\\033[0m\\n'; printf 'binary \\000 byte\\n'; echo 'src/main.ts(3,7): error TS2322: Type string is not assignable to type number.'; exit 2"}}`)
 	env := append(harness.Env("CI", "VX_LOG", "VX_PLATFORM_URL", "VX_PLATFORM_WORKSPACE", "VX_PLATFORM_TOKEN"), "VX_PLATFORM_TOKEN="+ingestTok, "API_KEY="+secret)
 	r := harness.Run(t, ws, env, vx, "run", "build", "--format", "json")
 	if r.Code == 0 {
@@ -47,8 +48,11 @@ func TestFailureReachesThePlatform(t *testing.T) {
 		t.Fatalf("get_run has no failure for the failed task: %v", task)
 	}
 	excerpt, _ := f["excerpt"].(string)
-	if !strings.Contains(excerpt, "error TS2322") || !strings.Contains(excerpt, "key ***") || strings.Contains(fmt.Sprint(got), secret) {
-		t.Fatalf("failure excerpt %q: want the error, the secret masked", excerpt)
+	// The secret printed split by a colour code is masked too: the
+	// excerpt is text, the codes are dropped, and what they joined is masked.
+	if !strings.Contains(excerpt, "error TS2322") || !strings.Contains(excerpt, "key ***") || !strings.Contains(excerpt, "split ***\n") ||
+		strings.Contains(fmt.Sprint(got), secret) || strings.Contains(excerpt, "\x1b") {
+		t.Fatalf("failure excerpt %q: want the error, the secret masked, no colour codes", excerpt)
 	}
 	if loc := get(t, f, "locations", 0).(map[string]any); loc["file"] != "packages/app/src/main.ts" || loc["line"] != float64(3) || loc["col"] != float64(7) {
 		t.Fatalf("failure location: %v", loc)

@@ -7,9 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 
 	"github.com/vzn/vx/cli/cmdline"
 	"github.com/vzn/vx/client"
+	"github.com/vzn/vx/daemon/hashing"
 	"github.com/vzn/vx/internal/privfile"
 	"github.com/vzn/vx/protocol/layout"
 )
@@ -64,24 +66,28 @@ func isTerminal(w any) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// writeRedirect writes a page that sends the browser on to link, readable
-// by this user only, in the daemon's directory (which holds the key
-// anyway); a later vxd open replaces it.
+// writeRedirect writes a page that sends the browser on to link. The link
+// carries the approval key, which vx keeps out of the workspace (an
+// agent's file tools may cover it): the page goes beside the key, in a
+// directory of this user's only, written whole (a temp file renamed, so a
+// symlink planted at its name is replaced, never followed) and readable
+// by this user only; a later vxd open replaces it, and the key it holds
+// dies with the daemon.
 func writeRedirect(root, link string) (string, error) {
-	path := filepath.Join(layout.Daemon(root), "open.html")
+	key := layout.ApproveKey(root)
+	dir := filepath.Dir(key)
+	path := strings.TrimSuffix(key, ".key") + ".open.html"
 	body := fmt.Sprintf("<!doctype html><meta charset=\"utf-8\">"+
 		"<meta http-equiv=\"refresh\" content=\"0;url=%s\"><title>vxd</title>"+
 		"<a href=\"%[1]s\">open vxd's status page</a>\n", html.EscapeString(link))
-	if err := privfile.OwnDir(layout.Daemon(root)); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
 	}
-	f, err := privfile.Open(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
-	if err != nil {
+	if err := privfile.OwnDir(dir); err != nil {
 		return "", err
 	}
-	_, err = f.WriteString(body)
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return "", err
 	}
-	return path, err
+	return path, hashing.WriteFileAtomic(path, []byte(body), 0o600)
 }

@@ -86,3 +86,13 @@ func TestBrief(t *testing.T) {
 		t.Fatalf("brief of %d bytes: %d bytes, cut %v, %q…", len(long), len(got), cut, got[:40])
 	}
 }
+
+// TestBriefDropsColour: a page and the platform show the brief excerpt as
+// text, where a terminal's colour codes are noise (and six bytes each in
+// JSON): they are dropped, the text kept.
+func TestBriefDropsColour(t *testing.T) {
+	got, _ := Brief("\x1b[1m\x1b[31merror\x1b[0m TS2322: \x1b[36msrc/a.ts\x1b[0m:3:7\n")
+	if got != "error TS2322: src/a.ts:3:7\n" {
+		t.Fatalf("Brief kept the colour codes: %q", got)
+	}
+}

@@ -140,7 +140,8 @@ func Build(ctx context.Context, root string, h *history.Store, runID string, tg 
 		}
 		if len(x.Output) > 0 && failedStatus(x.Status) && failed < wire.MaxPushFailures {
 			failed++
-			t.Failure = failure(root, tg.projectDir(x.Project), mask(string(x.Output)))
+			// Masked once the colour codes are gone: they may split a secret.
+			t.Failure = failure(root, tg.projectDir(x.Project), mask(failures.StripANSI(string(x.Output))))
 		}
 		doc.Tasks = append(doc.Tasks, t)
 	}
@@ -163,7 +164,10 @@ func failedStatus(s string) bool {
 // failure is why a task failed from its (masked) output: the locations
 // it names, found in the whole output and made relative to root when
 // under it, and the output's brief excerpt, within the wire's bounds.
+// Bytes that are not UTF-8 are made U+FFFD first: JSON carries them so,
+// three bytes each, and the bounds hold for the text as sent.
 func failure(root, dir, text string) *wire.PushFailure {
+	text = strings.ToValidUTF8(text, "\uFFFD")
 	f := &wire.PushFailure{Locations: []wire.FailureLocation{}}
 	f.Excerpt, f.Truncated = failures.Brief(text)
 	for _, l := range failures.Locate(text, filepath.Join(root, filepath.FromSlash(dir)), root) {

@@ -91,18 +91,28 @@ func (f *liveFeed) waitFor(now time.Time) bool {
 // Subscribe returns a channel of events; it is closed when the subscriber
 // is dropped or cancel is called.
 func (f *liveFeed) Subscribe() (<-chan wire.Event, func()) {
-	_, ch, cancel := f.SubscribeLive()
+	_, ch, cancel := f.subscribe(false)
 	return ch, cancel
 }
 
 // SubscribeLive is Subscribe that also returns the events so far of the
-// runs under way, which come before every event on the channel.
+// runs under way, which come before every event on the channel. The
+// channel has room for as many more events as the replay holds: the
+// subscriber writes the replay out before it reads the channel, and the
+// runs go on meanwhile (bounded by maxLiveEvents).
 func (f *liveFeed) SubscribeLive() ([]wire.Event, <-chan wire.Event, func()) {
-	ch := make(chan wire.Event, 256)
+	return f.subscribe(true)
+}
+
+func (f *liveFeed) subscribe(live bool) ([]wire.Event, <-chan wire.Event, func()) {
 	f.mu.Lock()
+	var replay []wire.Event
+	if live {
+		replay = f.live.replay()
+	}
+	ch := make(chan wire.Event, 256+len(replay))
 	f.subs[ch] = time.Time{}
 	f.last = time.Now()
-	replay := f.live.replay()
 	f.mu.Unlock()
 	return replay, ch, func() {
 		f.mu.Lock()
@@ -141,6 +151,7 @@ func (d *daemon) handleEvents(w http.ResponseWriter, r *http.Request) {
 	// Subscribe before the handshake so no event falls in between.
 	replay, ch, cancel := d.feed.SubscribeLive()
 	defer cancel()
+	replay = d.liveOnly(r.Context(), replay)
 	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
 	if err != nil {
 		return

@@ -144,7 +144,9 @@ func latestFailures(ctx context.Context, e *ops.Env, id string) *ops.FailuresOut
 		return nil
 	}
 	for i := range f.Failures {
-		out, cut := failures.Brief(f.Failures[i].Output)
+		// Masked again once the colour codes are gone: they may split a
+		// secret.
+		out, cut := failures.Brief(e.Masker.String(failures.StripANSI(f.Failures[i].Output)))
 		f.Failures[i].Output, f.Failures[i].Truncated = out, f.Failures[i].Truncated || cut
 	}
 	return f

@@ -177,11 +177,12 @@ func (b *builder) run() error {
 		return err
 	}
 
-	turbo := b.exists("turbo.json")
+	turboFile := b.turboConfig("")
+	turbo := turboFile != ""
 	nx := b.exists("nx.json")
 	switch {
 	case turbo:
-		b.plan.Source, b.from = SourceTurbo, "turbo.json"
+		b.plan.Source, b.from = SourceTurbo, turboFile
 	case nx:
 		b.plan.Source, b.from = SourceNx, "nx.json"
 	case origin == "pnpm-workspace.yaml":
@@ -208,7 +209,7 @@ func (b *builder) run() error {
 	translated := false
 	switch b.plan.Source {
 	case SourceTurbo:
-		if f := b.readJSON("turbo.json"); f != nil {
+		if f := b.readJSON(turboFile); f != nil {
 			translated = b.turbo(f)
 		}
 	case SourceNx:
@@ -219,7 +220,7 @@ func (b *builder) run() error {
 	if !translated {
 		if b.plan.Source == SourceTurbo || b.plan.Source == SourceNx {
 			b.from = "package.json"
-			b.note("%s could not be read, so tasks were proposed from package.json scripts; fix it and run vx init --force to translate it", map[string]string{SourceTurbo: "turbo.json", SourceNx: "nx.json"}[b.plan.Source])
+			b.note("%s could not be read, so tasks were proposed from package.json scripts; fix it and run vx init --force to translate it", map[string]string{SourceTurbo: turboFile, SourceNx: "nx.json"}[b.plan.Source])
 		}
 		b.scripts()
 	}

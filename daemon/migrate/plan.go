@@ -231,6 +231,7 @@ func (b *builder) run() error {
 		b.todo(nil, 0, "projects", "no package.json, pnpm-workspace.yaml, turbo.json or nx.json here: list the project directories in projects and declare tasks with a command")
 		b.plan.Todos[len(b.plan.Todos)-1].File = workspace.ConfigFile
 	}
+	b.prePostScripts()
 	b.proposeSandbox()
 	if err := b.files(); err != nil {
 		return err

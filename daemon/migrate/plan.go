@@ -177,11 +177,12 @@ func (b *builder) run() error {
 		return err
 	}
 
-	turbo := b.exists("turbo.json")
+	turboFile := b.turboConfig("")
+	turbo := turboFile != ""
 	nx := b.exists("nx.json")
 	switch {
 	case turbo:
-		b.plan.Source, b.from = sourceTurbo, "turbo.json"
+		b.plan.Source, b.from = sourceTurbo, turboFile
 	case nx:
 		b.plan.Source, b.from = sourceNx, "nx.json"
 	case origin == "pnpm-workspace.yaml":
@@ -208,7 +209,7 @@ func (b *builder) run() error {
 	translated := false
 	switch b.plan.Source {
 	case sourceTurbo:
-		if f := b.readJSON("turbo.json"); f != nil {
+		if f := b.readJSON(turboFile); f != nil {
 			translated = b.turbo(f)
 		}
 	case sourceNx:
@@ -220,7 +221,7 @@ func (b *builder) run() error {
 		if b.plan.Source == sourceTurbo || b.plan.Source == sourceNx {
 			b.from = "package.json"
 			b.note("%s could not be read, so tasks were proposed from package.json scripts; "+
-				"fix it and run vx init --force to translate it", map[string]string{sourceTurbo: "turbo.json", sourceNx: "nx.json"}[b.plan.Source])
+				"fix it and run vx init --force to translate it", map[string]string{sourceTurbo: turboFile, sourceNx: "nx.json"}[b.plan.Source])
 		}
 		b.scripts()
 	}
@@ -231,6 +232,7 @@ func (b *builder) run() error {
 		b.todo(nil, 0, "projects", "no package.json, pnpm-workspace.yaml, turbo.json or nx.json here: list the project directories in projects and declare tasks with a command")
 		b.plan.Todos[len(b.plan.Todos)-1].File = workspace.ConfigFile
 	}
+	b.prePostScripts()
 	b.proposeSandbox()
 	if err := b.files(); err != nil {
 		return err

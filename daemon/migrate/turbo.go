@@ -3,6 +3,7 @@ package migrate
 import (
 	"fmt"
 	"github.com/vzn/vx/daemon/jsonc"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -101,13 +102,32 @@ func (b *builder) turboGlobals(f *srcFile) (*jsonc.Node, string) {
 		case "extends":
 			b.todo(f, m.KeyOff, m.Key, "the root turbo.json cannot extend another config; vx.workspace.json has no extends")
 		default:
-			b.otherKey(f, m, "turbo.json", turboDropped)
+			b.otherKey(f, m, f.rel, turboDropped)
 		}
 	}
 	return tasks, tasksKey
 }
 
-// pkgTurbo is a package and its turbo.json.
+// turboConfig names the turbo configuration in dir ("" for the root):
+// turbo.json, or turbo.jsonc, which turbo reads alike; "" when neither.
+// Turbo refuses a directory with both: turbo.json is translated then, and
+// a todo says the other was not.
+func (b *builder) turboConfig(dir string) string {
+	jsonName, jsoncName := path.Join(dir, "turbo.json"), path.Join(dir, "turbo.jsonc")
+	hasJSON, hasJSONC := b.exists(jsonName), b.exists(jsoncName)
+	switch {
+	case hasJSON && hasJSONC:
+		b.todo(&srcFile{rel: jsoncName}, 0, "", "turbo.json is beside it and turbo refuses to run with both: only turbo.json was translated; remove one")
+		return jsonName
+	case hasJSON:
+		return jsonName
+	case hasJSONC:
+		return jsoncName
+	}
+	return ""
+}
+
+// pkgTurbo is a package and its turbo.json (or turbo.jsonc).
 type pkgTurbo struct {
 	p *pkg
 	f *srcFile
@@ -117,7 +137,9 @@ type pkgTurbo struct {
 func (b *builder) readPackageTurbos() []pkgTurbo {
 	var pkgFiles []pkgTurbo
 	for _, p := range b.pkgs {
-		if pf := b.readJSON(p.dir + "/turbo.json"); pf != nil {
+		if name := b.turboConfig(p.dir); name == "" {
+			continue
+		} else if pf := b.readJSON(name); pf != nil {
 			pkgFiles = append(pkgFiles, pkgTurbo{p, pf})
 		}
 	}

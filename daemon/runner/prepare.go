@@ -426,11 +426,24 @@ func definitionOf(n *workspace.Node) map[string]string {
 	}
 	sort.Strings(plain)
 	def["execEnv"] = join(plain)
-	if sb := d.Sandbox; sb != nil {
-		// Only sandboxed tasks carry the field, so other keys do not move.
-		def["sandbox"] = fmt.Sprintf("mode=%s network=%t required=%t write=%s", sb.Mode, sb.Network, sb.Required, strings.Join(sb.Write, ","))
+	if v := sandboxKey(d.Sandbox); v != "" {
+		def["sandbox"] = v
 	}
 	return def
+}
+
+// sandboxKey is what a task's sandbox adds to its key: what an enforced
+// sandbox denies (writes beyond its outputs and write globs, and the
+// network when not allowed) shaped the result, so the key moves with it,
+// and a hit from an unconfined run never stands for a confined one. A
+// report-mode sandbox denies nothing, and required only decides whether a
+// run starts at: neither joins the key ("" for none), so turning report
+// mode on or off keeps every cached result.
+func sandboxKey(sb *workspace.SandboxDef) string {
+	if sb == nil || sb.Mode != wire.SandboxEnforce {
+		return ""
+	}
+	return fmt.Sprintf("mode=%s network=%t write=%s", sb.Mode, sb.Network, strings.Join(sb.Write, ","))
 }
 
 // groupByProject maps each project dir to its files, relative to it, and

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -779,7 +780,10 @@ func writeLog(b *strings.Builder, prefix, text string) {
 }
 
 // outputs lists the files the task's outputs globs match now, relative to
-// its directory; a glob matching nothing is a warning.
+// its directory. Outputs that match no file at all are one warning (a hit
+// would restore nothing); one glob of several matching nothing is not (a
+// workspace-wide list such as "dist/**", ".next/**" names what some
+// packages write and others do not).
 func (r *run) outputs(n *workspace.Node) []string {
 	if len(n.Def.Outputs) == 0 {
 		return nil
@@ -787,6 +791,8 @@ func (r *run) outputs(n *workspace.Node) []string {
 	dir := r.dir(n)
 	fsys := os.DirFS(dir)
 	set := map[string]bool{}
+	var globs []string // the positive globs, said when none matched
+	matched := 0
 	for _, g := range n.Def.Outputs {
 		neg := strings.HasPrefix(g, "!")
 		pat := strings.TrimPrefix(strings.TrimPrefix(g, "!"), "./")
@@ -829,9 +835,13 @@ func (r *run) outputs(n *workspace.Node) []string {
 			}
 			count++
 		}
-		if count == 0 && !neg {
-			r.warn("%s: outputs %q matched no file", n.ID, g)
+		if !neg {
+			globs = append(globs, strconv.Quote(g))
+			matched += count
 		}
+	}
+	if matched == 0 && len(globs) > 0 {
+		r.warn("%s: outputs %s matched no file", n.ID, strings.Join(globs, ", "))
 	}
 	return slices.Sorted(maps.Keys(set))
 }

@@ -120,26 +120,7 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, d Dialer, opts *Optio
 	s.sseCtx = reqCtx
 
 	lines := make(chan []byte)
-	go func() {
-		defer close(lines)
-		br := bufio.NewReaderSize(in, 64<<10)
-		for {
-			line, err := br.ReadBytes('\n')
-			if len(bytes.TrimSpace(line)) > 0 {
-				select {
-				case lines <- line:
-				case <-reqCtx.Done():
-					return
-				}
-			}
-			if err != nil {
-				if !errors.Is(err, io.EOF) {
-					s.log.Warn().Err(err).Msg("reading stdin")
-				}
-				return
-			}
-		}
-	}()
+	go s.readLines(reqCtx, in, lines)
 
 	var wg sync.WaitGroup
 loop:
@@ -179,6 +160,29 @@ loop:
 		return err
 	}
 	return nil
+}
+
+// readLines sends each non-blank line of in to lines, closing it when in
+// ends or ctx is done.
+func (s *shim) readLines(ctx context.Context, in io.Reader, lines chan<- []byte) {
+	defer close(lines)
+	br := bufio.NewReaderSize(in, 64<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			select {
+			case lines <- line:
+			case <-ctx.Done():
+				return
+			}
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				s.log.Warn().Err(err).Msg("reading stdin")
+			}
+			return
+		}
+	}
 }
 
 // errClientGone is a write that failed after the client closed its input:

@@ -178,10 +178,7 @@ func Serve(ctx context.Context, o Options) error {
 	} else if jr != nil {
 		defer jr.Close()
 	}
-	routes := d.routes(cancel, changes)
-	page := &httpapi.PageAuth{Cookie: wire.PageCookieName(d.port), Routes: pageRoutes(routes), Valid: d.pages.valid, Help: servePageLoginHelp}
-	guarded := httpapi.Guard(liftReadDeadline(mcpFirst(newMux(routes))), httpapi.GuardOptions{Port: d.port, Token: d.token, Page: page, Logger: d.log})
-	srv := newHTTPServer(ctx, d.tokenLogin(d.approvals(guarded)), ln, d.log)
+	srv := newHTTPServer(ctx, d.handler(cancel, changes), ln, d.log)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 
@@ -205,6 +202,15 @@ func Serve(ctx context.Context, o Options) error {
 
 	go d.idle(ctx)
 	return d.serveUntilDone(ctx, srv, serveErr)
+}
+
+// handler is every route behind the guard, the approval page and the
+// page login in front of it.
+func (d *daemon) handler(cancel context.CancelFunc, changes http.Handler) http.Handler {
+	routes := d.routes(cancel, changes)
+	page := &httpapi.PageAuth{Cookie: wire.PageCookieName(d.port), Routes: pageRoutes(routes), Valid: d.pages.valid, Help: servePageLoginHelp}
+	guarded := httpapi.Guard(liftReadDeadline(mcpFirst(newMux(routes))), httpapi.GuardOptions{Port: d.port, Token: d.token, Page: page, Logger: d.log})
+	return d.tokenLogin(d.approvals(guarded))
 }
 
 // serveUntilDone waits for ctx to end or the server to fail (its error

@@ -27,7 +27,7 @@ func percentile(sorted []int64, p int) int64 {
 // decodeWindow reads a task's recent executed durations, oldest first,
 // stored as unsigned varints.
 func decodeWindow(b []byte) []int64 {
-	d := make([]int64, 0, PercentileWindow+1)
+	d := make([]int64, 0, percentileWindow+1)
 	for len(b) > 0 {
 		v, n := binary.Uvarint(b)
 		if n <= 0 {
@@ -106,7 +106,7 @@ func (s *Store) TaskStats(ctx context.Context, f Filter) ([]TaskStat, error) {
 		for _, m := range []struct {
 			status string
 			n      int
-		}{{StatusFailed, failed}, {StatusTimedOut, timedOut}, {StatusBlocked, blocked}, {StatusInterrupted, interrupted}} {
+		}{{StatusFailed, failed}, {StatusTimedOut, timedOut}, {StatusBlocked, blocked}, {statusInterrupted, interrupted}} {
 			if m.n > t.FailureCount {
 				t.FailureMode, t.FailureCount = m.status, m.n
 			}

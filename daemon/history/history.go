@@ -14,7 +14,7 @@
 // again in one transaction, with a warning logged naming both versions. The
 // history is a record, not a source of truth, and a run must never fail
 // because an older or newer vx wrote it. OpenReadOnly refuses such a file
-// with a *VersionError and leaves it for the next vx run.
+// with a *versionError and leaves it for the next vx run.
 package history
 
 import (
@@ -332,7 +332,7 @@ func openWriter(ctx context.Context, path string, opts *Options) (*Store, error)
 // OpenReadOnly opens the history at path for reading. A missing file is not
 // an error: the store answers empty results and creates nothing on disk
 // until a vx run creates the database, which later reads then see. A
-// database of another schema version is refused with a *VersionError.
+// database of another schema version is refused with a *versionError.
 func OpenReadOnly(ctx context.Context, path string, opts *Options) (*Store, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {

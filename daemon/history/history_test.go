@@ -701,7 +701,7 @@ func TestOpenReadOnlyMissingCreatesNothing(t *testing.T) {
 		t.Errorf("LatestRun on no history: %v, want ErrNotFound", err)
 	}
 	if err := s.BeginRun(ctx, &Run{StartedAt: t0}); !errors.Is(err, errReadOnly) {
-		t.Errorf("BeginRun on a read-only store: %v, want ErrReadOnly", err)
+		t.Errorf("BeginRun on a read-only store: %v, want errReadOnly", err)
 	}
 	if entries, _ := os.ReadDir(root); len(entries) != 0 {
 		t.Fatalf("read-only open of a missing history left %v in the workspace", entries)
@@ -792,7 +792,7 @@ func TestVersionMismatch(t *testing.T) {
 			_, err := OpenReadOnly(ctx, path, nil)
 			var ve *versionError
 			if !errors.As(err, &ve) || ve.Path != path || ve.Found != v || ve.Want != SchemaVersion {
-				t.Fatalf("OpenReadOnly = %v, want a *VersionError for %s, %d", err, path, v)
+				t.Fatalf("OpenReadOnly = %v, want a *versionError for %s, %d", err, path, v)
 			}
 			for _, want := range []string{path, fmt.Sprintf("schema %d", v), fmt.Sprintf("schema %d", SchemaVersion), "another vx version", "next vx run"} {
 				if !strings.Contains(err.Error(), want) {

@@ -50,7 +50,7 @@ func encodeWindow(d []int64) []byte {
 // TaskStats returns per-task statistics, ordered by task id, narrowed by f
 // (f.Limit caps the number of tasks; 0 means all). Counts, rates, failure
 // mode, flakiness and maxima cover every recorded execution; percentiles
-// cover the most recent PercentileWindow executed runs. It reads one row per
+// cover the most recent percentileWindow executed runs. It reads one row per
 // task: RecordExecutions keeps the numbers.
 func (s *Store) TaskStats(ctx context.Context, f Filter) ([]TaskStat, error) {
 	db, err := s.reader(ctx)

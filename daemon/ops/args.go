@@ -135,7 +135,7 @@ type Affected struct {
 }
 
 // SetOptional is a command line's --affected[=REF]: on, against ref when
-// one is given (cmdline.OptionalValue).
+// one is given (cmdline.optionalValue).
 func (a *Affected) SetOptional(ref string) { *a = Affected{On: true, Ref: ref} }
 
 func (Affected) JSONSchema() *jsonschema.Schema {

@@ -93,15 +93,23 @@ func TestRawHTTP(t *testing.T) {
 		// A cookie is never an MCP credential, even one holding the token
 		// (issue 9: the page's cookie was the bearer token).
 		{name: "cookie token", req: rawReq{body: `{"jsonrpc":"2.0","id":1,"method":"ping"}`, noAuth: true, headers: map[string]string{"Cookie": "vxd_token=" + testToken}}, status: 401},
-		{name: "cookie from the daemon's own page", req: rawReq{body: `{"jsonrpc":"2.0","id":1,"method":"ping"}`, noAuth: true, headers: map[string]string{"Cookie": "vxd_token=" + testToken, "Origin": "http://127.0.0.1:" + port}}, status: 401},
-		{name: "cookie from another local page", req: rawReq{body: `{"jsonrpc":"2.0","id":1,"method":"ping"}`, noAuth: true, headers: map[string]string{"Cookie": "vxd_token=" + testToken, "Origin": "http://127.0.0.1:5173"}}, status: 401},
+		{name: "cookie from the daemon's own page",
+			req: rawReq{body: `{"jsonrpc":"2.0","id":1,"method":"ping"}`, noAuth: true,
+				headers: map[string]string{"Cookie": "vxd_token=" + testToken, "Origin": "http://127.0.0.1:" + port}},
+			status: 401},
+		{name: "cookie from another local page",
+			req:    rawReq{body: `{"jsonrpc":"2.0","id":1,"method":"ping"}`, noAuth: true, headers: map[string]string{"Cookie": "vxd_token=" + testToken, "Origin": "http://127.0.0.1:5173"}},
+			status: 401},
 		{name: "foreign host", req: rawReq{host: "evil.example:" + port, body: "{}"}, status: 403},
 		{name: "loopback host wrong port", req: rawReq{host: "localhost:1", body: "{}"}, status: 403},
 		{name: "localhost host", req: rawReq{host: "localhost:" + port, body: `{"jsonrpc":"2.0","id":1,"method":"ping"}`}, status: 200},
 		{name: "foreign origin", req: rawReq{body: "{}", headers: map[string]string{"Origin": "https://evil.example"}}, status: 403},
 		{name: "origin null", req: rawReq{body: "{}", headers: map[string]string{"Origin": "null"}}, status: 403},
 		{name: "origin looks local", req: rawReq{body: "{}", headers: map[string]string{"Origin": "http://localhost.evil.example"}}, status: 403},
-		{name: "preflight allowed", req: rawReq{method: http.MethodOptions, noAuth: true, headers: map[string]string{"Origin": "http://localhost:5173", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization, content-type, mcp-session-id"}},
+		{name: "preflight allowed",
+			req: rawReq{method: http.MethodOptions, noAuth: true,
+				headers: map[string]string{"Origin": "http://localhost:5173", "Access-Control-Request-Method": "POST",
+					"Access-Control-Request-Headers": "authorization, content-type, mcp-session-id"}},
 			status: 204, header: map[string]string{"Access-Control-Allow-Origin": "http://localhost:5173", "Access-Control-Allow-Methods": "GET, POST, DELETE, OPTIONS", "Vary": "Origin"}},
 		{name: "preflight refused", req: rawReq{method: http.MethodOptions, noAuth: true, headers: map[string]string{"Origin": "https://evil.example", "Access-Control-Request-Method": "POST"}}, status: 403,
 			header: map[string]string{"Access-Control-Allow-Origin": ""}},
@@ -111,27 +119,42 @@ func TestRawHTTP(t *testing.T) {
 		{name: "unknown session", req: rawReq{body: `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, headers: sess("deadbeef")}, status: 404},
 		{name: "deleted session", req: rawReq{body: `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, headers: sess(deleted)}, status: 404},
 		{name: "delete deleted session", req: rawReq{method: http.MethodDelete, headers: sess(deleted)}, status: 404},
-		{name: "unsupported protocol header", req: rawReq{body: `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, headers: map[string]string{"Mcp-Session-Id": s0618, "MCP-Protocol-Version": "2019-01-01"}}, status: 400},
+		{name: "unsupported protocol header",
+			req:    rawReq{body: `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, headers: map[string]string{"Mcp-Session-Id": s0618, "MCP-Protocol-Version": "2019-01-01"}},
+			status: 400},
 		{name: "absent protocol header", req: rawReq{body: `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, headers: sess(s0618)}, status: 200, bodyHas: []string{`"name":"echo"`}},
 		{name: "PUT", req: rawReq{method: http.MethodPut, body: "{}"}, status: 405, header: map[string]string{"Allow": "GET, POST, DELETE"}},
-		{name: "GET without SSE", req: rawReq{method: http.MethodGet, headers: map[string]string{"Accept": "application/json", "Mcp-Session-Id": s0618}}, status: 405, header: map[string]string{"Allow": "POST, DELETE"}},
+		{name: "GET without SSE",
+			req:    rawReq{method: http.MethodGet, headers: map[string]string{"Accept": "application/json", "Mcp-Session-Id": s0618}},
+			status: 405, header: map[string]string{"Allow": "POST, DELETE"}},
 		{name: "GET without session", req: rawReq{method: http.MethodGet, headers: map[string]string{"Accept": "text/event-stream"}}, status: 400},
 		{name: "notification only", req: rawReq{body: `{"jsonrpc":"2.0","method":"notifications/initialized"}`, headers: sess(s0618)}, status: 202},
 		{name: "parse error", req: rawReq{body: `{"jsonrpc":`, headers: sess(s0618)}, status: 400, bodyHas: []string{`"code":-32700`, `"id":null`}},
 		{name: "invalid request", req: rawReq{body: `{"jsonrpc":"2.0","id":"x","method":7}`, headers: sess(s0618)}, status: 200, bodyHas: []string{`"id":"x"`, `"code":-32600`}},
 		{name: "method not found", req: rawReq{body: `{"jsonrpc":"2.0","id":2,"method":"nope/nope"}`, headers: sess(s0618)}, status: 200, bodyHas: []string{`"code":-32601`}},
-		{name: "invalid params", req: rawReq{body: `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":"x"}}`, headers: sess(s0618)}, status: 200, bodyHas: []string{`"code":-32602`}},
+		{name: "invalid params",
+			req:    rawReq{body: `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":"x"}}`, headers: sess(s0618)},
+			status: 200, bodyHas: []string{`"code":-32602`}},
 		{name: "unknown tool", req: rawReq{body: `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"zzz"}}`, headers: sess(s0618)}, status: 200, bodyHas: []string{`"code":-32602`}},
-		{name: "tool error masked", req: rawReq{body: `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fail"}}`, headers: sess(s0618)}, status: 200, bodyHas: []string{`"isError":true`, `login with *** failed`}, bodyLacks: []string{"secret"}},
-		{name: "discover without session", req: rawReq{body: `{"jsonrpc":"2.0","id":3,"method":"server/discover","params":{}}`, headers: map[string]string{"MCP-Protocol-Version": "2026-07-28"}}, status: 200, bodyHas: []string{`"code":-32601`}},
+		{name: "tool error masked",
+			req:    rawReq{body: `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fail"}}`, headers: sess(s0618)},
+			status: 200, bodyHas: []string{`"isError":true`, `login with *** failed`}, bodyLacks: []string{"secret"}},
+		{name: "discover without session",
+			req:    rawReq{body: `{"jsonrpc":"2.0","id":3,"method":"server/discover","params":{}}`, headers: map[string]string{"MCP-Protocol-Version": "2026-07-28"}},
+			status: 200, bodyHas: []string{`"code":-32601`}},
 		{name: "ping before initialize", req: rawReq{body: `{"jsonrpc":"2.0","id":4,"method":"ping"}`}, status: 200, bodyHas: []string{`"result":{}`}},
 		{name: "negotiate unknown revision", req: rawReq{body: sprintf(initBody, "2099-01-01")}, status: 200, bodyHas: []string{`"protocolVersion":"2025-11-25"`}},
-		{name: "batch under 2025-03-26", req: rawReq{body: `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"tools/list"},{"jsonrpc":"2.0","method":"notifications/initialized"}]`, headers: sess(s0326)},
+		{name: "batch under 2025-03-26",
+			req: rawReq{body: `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"tools/list"},{"jsonrpc":"2.0","method":"notifications/initialized"}]`,
+				headers: sess(s0326)},
+
 			status: 200, bodyHas: []string{`[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":2,"result":{"tools":`}},
 		{name: "batch of notifications", req: rawReq{body: `[{"jsonrpc":"2.0","method":"notifications/initialized"}]`, headers: sess(s0326)}, status: 202},
-		{name: "batch under 2025-06-18", req: rawReq{body: `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, headers: sess(s0618)}, status: 200, bodyHas: []string{`"code":-32600`}, bodyLacks: []string{`"result"`}},
+		{name: "batch under 2025-06-18", req: rawReq{body: `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, headers: sess(s0618)}, status: 200,
+			bodyHas: []string{`"code":-32600`}, bodyLacks: []string{`"result"`}},
 		{name: "empty batch", req: rawReq{body: `[]`, headers: sess(s0326)}, status: 400, bodyHas: []string{`"code":-32600`}},
-		{name: "initialize in batch", req: rawReq{body: `[` + sprintf(initBody, "2025-03-26") + `]`, headers: sess(s0326)}, status: 200, bodyHas: []string{`[{"jsonrpc":"2.0","id":1,"error":{"code":-32600`}},
+		{name: "initialize in batch", req: rawReq{body: `[` + sprintf(initBody, "2025-03-26") + `]`, headers: sess(s0326)}, status: 200,
+			bodyHas: []string{`[{"jsonrpc":"2.0","id":1,"error":{"code":-32600`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -161,7 +184,9 @@ func TestRawHTTP(t *testing.T) {
 func TestBrowserClient(t *testing.T) {
 	d := startDaemon(t, 0)
 	origin := map[string]string{"Origin": "http://localhost:5173"}
-	pre, _ := do(t, d, rawReq{method: http.MethodOptions, noAuth: true, headers: map[string]string{"Origin": "http://localhost:5173", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization,content-type"}})
+	pre, _ := do(t, d,
+		rawReq{method: http.MethodOptions, noAuth: true,
+			headers: map[string]string{"Origin": "http://localhost:5173", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization,content-type"}})
 	if pre.StatusCode != 204 || !strings.Contains(pre.Header.Get("Access-Control-Allow-Headers"), "Mcp-Session-Id") {
 		t.Fatalf("preflight: %d %v", pre.StatusCode, pre.Header)
 	}
@@ -236,7 +261,9 @@ func TestSDKClient(t *testing.T) {
 	d := startDaemon(t, 0)
 	ctx := context.Background()
 	client, changed, progress := watchingClient("sdk-test")
-	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: d.URL + "/mcp", HTTPClient: &http.Client{Transport: bearer{testToken}}}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"}) // the session era; the stateless era has its own tests
+	cs, err := client.Connect(ctx,
+		&sdk.StreamableClientTransport{Endpoint: d.URL + "/mcp", HTTPClient: &http.Client{Transport: bearer{testToken}}},
+		&sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"}) // the session era; the stateless era has its own tests
 	if err != nil {
 		t.Fatal(err)
 	}

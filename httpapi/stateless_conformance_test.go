@@ -151,9 +151,10 @@ func conformanceDaemon(t *testing.T) *daemon {
 		[]mcpserver.Resource{{Def: mcp.Resource{URI: "vx://config", Name: "config"}, Read: func(ctx context.Context) (*mcp.ReadResourceResult, error) {
 			return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{{URI: "vx://config", Text: "{}"}}}, nil
 		}}},
-		[]mcpserver.ResourceTemplate{{Def: mcp.ResourceTemplate{URITemplate: "vx://tasks/{taskId}/log", Name: "log"}, Read: func(ctx context.Context, uri string, vars map[string]string) (*mcp.ReadResourceResult, error) {
-			return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{{URI: uri, Text: "log of " + vars["taskId"]}}}, nil
-		}}},
+		[]mcpserver.ResourceTemplate{{Def: mcp.ResourceTemplate{URITemplate: "vx://tasks/{taskId}/log", Name: "log"},
+			Read: func(ctx context.Context, uri string, vars map[string]string) (*mcp.ReadResourceResult, error) {
+				return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{{URI: uri, Text: "log of " + vars["taskId"]}}}, nil
+			}}},
 	); err != nil {
 		t.Fatal(err)
 	}

@@ -129,15 +129,23 @@ func TestStatelessRefusals(t *testing.T) {
 		msg     string
 	}{
 		{"no protocol header", statelessBody(1, "tools/list", nil, nil), map[string]string{mcp.HeaderMethod: "tools/list"}, 400, mcp.CodeHeaderMismatch, "MCP-Protocol-Version header is required"},
-		{"protocol header differs from _meta", statelessBody(1, "tools/list", nil, nil), map[string]string{mcp.HeaderProtocolVersion: "2025-11-25", mcp.HeaderMethod: "tools/list"}, 400, mcp.CodeHeaderMismatch, `"2025-11-25" does not match`},
+		{"protocol header differs from _meta", statelessBody(1, "tools/list", nil, nil),
+			map[string]string{mcp.HeaderProtocolVersion: "2025-11-25", mcp.HeaderMethod: "tools/list"}, 400, mcp.CodeHeaderMismatch,
+			`"2025-11-25" does not match`},
 		{"no method header", statelessBody(1, "tools/list", nil, nil), map[string]string{mcp.HeaderProtocolVersion: mcp.Rev20260728}, 400, mcp.CodeHeaderMismatch, "Mcp-Method header is required"},
-		{"method header differs", statelessBody(1, "tools/list", nil, nil), statelessHeaders("prompts/list", ""), 400, mcp.CodeHeaderMismatch, `Mcp-Method header "prompts/list" does not match the method "tools/list"`},
+		{"method header differs", statelessBody(1, "tools/list", nil, nil), statelessHeaders("prompts/list", ""), 400, mcp.CodeHeaderMismatch,
+			`Mcp-Method header "prompts/list" does not match the method "tools/list"`},
 		{"no name header on tools/call", statelessBody(1, "tools/call", call, nil), statelessHeaders("tools/call", ""), 400, mcp.CodeHeaderMismatch, "Mcp-Name header is required on tools/call"},
 		{"name header differs", statelessBody(1, "tools/call", call, nil), statelessHeaders("tools/call", "fail"), 400, mcp.CodeHeaderMismatch, `Mcp-Name header "fail" does not match params.name "echo"`},
-		{"name header of resources/read", statelessBody(1, "resources/read", map[string]any{"uri": "vx://x"}, nil), statelessHeaders("resources/read", "vx://y"), 400, mcp.CodeHeaderMismatch, `does not match params.uri "vx://x"`},
+		{"name header of resources/read", statelessBody(1, "resources/read", map[string]any{"uri": "vx://x"}, nil),
+			statelessHeaders("resources/read", "vx://y"), 400, mcp.CodeHeaderMismatch, `does not match params.uri "vx://x"`},
 		{"bad base64 name", statelessBody(1, "tools/call", call, nil), statelessHeaders("tools/call", "=?base64?!!!?="), 400, mcp.CodeHeaderMismatch, "not valid base64"},
-		{"unsupported revision", statelessBody(1, "tools/list", nil, map[string]any{mcp.MetaProtocolVersion: "2099-01-01"}), map[string]string{mcp.HeaderProtocolVersion: "2099-01-01", mcp.HeaderMethod: "tools/list"}, 400, mcp.CodeUnsupportedProtocolVersion, `unsupported protocol version "2099-01-01"`},
-		{"session revision without a session", statelessBody(1, "tools/list", nil, map[string]any{mcp.MetaProtocolVersion: "2025-11-25"}), map[string]string{mcp.HeaderProtocolVersion: "2025-11-25", mcp.HeaderMethod: "tools/list"}, 400, mcp.CodeUnsupportedProtocolVersion, "served in a session opened by initialize"},
+		{"unsupported revision", statelessBody(1, "tools/list", nil, map[string]any{mcp.MetaProtocolVersion: "2099-01-01"}),
+			map[string]string{mcp.HeaderProtocolVersion: "2099-01-01", mcp.HeaderMethod: "tools/list"}, 400,
+			mcp.CodeUnsupportedProtocolVersion, `unsupported protocol version "2099-01-01"`},
+		{"session revision without a session", statelessBody(1, "tools/list", nil, map[string]any{mcp.MetaProtocolVersion: "2025-11-25"}),
+			map[string]string{mcp.HeaderProtocolVersion: "2025-11-25", mcp.HeaderMethod: "tools/list"}, 400,
+			mcp.CodeUnsupportedProtocolVersion, "served in a session opened by initialize"},
 		{"no client capabilities", statelessBody(1, "tools/list", nil, map[string]any{mcp.MetaClientCapabilities: nil}), statelessHeaders("tools/list", ""), 400, -32602, "clientCapabilities"},
 		{"bad log level", statelessBody(1, "tools/list", nil, map[string]any{mcp.MetaLogLevel: "loud"}), statelessHeaders("tools/list", ""), 400, -32602, "logLevel"},
 		{"unknown method", statelessBody(1, "tools/frobnicate", nil, nil), statelessHeaders("tools/frobnicate", ""), 404, -32601, "tools/frobnicate"},
@@ -164,7 +172,9 @@ func TestStatelessRefusals(t *testing.T) {
 		})
 	}
 	// The -32022 data names what is supported and what was asked.
-	_, body := do(t, d, rawReq{body: statelessBody(1, "tools/list", nil, map[string]any{mcp.MetaProtocolVersion: "2099-01-01"}), headers: map[string]string{mcp.HeaderProtocolVersion: "2099-01-01", mcp.HeaderMethod: "tools/list"}})
+	_, body := do(t, d,
+		rawReq{body: statelessBody(1, "tools/list", nil, map[string]any{mcp.MetaProtocolVersion: "2099-01-01"}),
+			headers: map[string]string{mcp.HeaderProtocolVersion: "2099-01-01", mcp.HeaderMethod: "tools/list"}})
 	var a rpcAnswer
 	_ = json.Unmarshal([]byte(body), &a)
 	var data mcp.UnsupportedVersionData

@@ -36,7 +36,8 @@ func TestElicit(t *testing.T) {
 	open := func(caps string) *Session {
 		ss := f.srv.NewSession(nil)
 		t.Cleanup(ss.Close)
-		ss.HandleBody(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":`+caps+`,"clientInfo":{"name":"t","version":"1"}}}`), nil)
+		ss.HandleBody(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize",`+
+			`"params":{"protocolVersion":"2025-11-25","capabilities":`+caps+`,"clientInfo":{"name":"t","version":"1"}}}`), nil)
 		return ss
 	}
 	call := []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask"}}`)
@@ -66,7 +67,8 @@ func TestElicit(t *testing.T) {
 	if !strings.Contains(first, `"resultType":"input_required"`) || !strings.Contains(first, `"requestState":"s1"`) || !strings.Contains(first, `"method":"elicitation/create"`) {
 		t.Errorf("first call: %s", first)
 	}
-	retry := string(f.srv.HandleStateless(context.Background(), mustDecode(t, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"ask","inputResponses":{"q":{"action":"accept"}},"requestState":"s1",`+meta+`}}`), nil))
+	retry := string(f.srv.HandleStateless(context.Background(), mustDecode(t, `{"jsonrpc":"2.0","id":4,`+
+		`"method":"tools/call","params":{"name":"ask","inputResponses":{"q":{"action":"accept"}},"requestState":"s1",`+meta+`}}`), nil))
 	if !strings.Contains(retry, `"resultType":"complete"`) || !strings.Contains(retry, `accept`) {
 		t.Errorf("retry: %s", retry)
 	}

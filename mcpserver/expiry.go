@@ -2,9 +2,9 @@ package mcpserver
 
 import "time"
 
-// DefaultSessionIdle is how long a session may sit with nothing in flight,
+// defaultSessionIdle is how long a session may sit with nothing in flight,
 // no open stream and no request before it is ended.
-const DefaultSessionIdle = 30 * time.Minute
+const defaultSessionIdle = 30 * time.Minute
 
 // Hold marks a stream of the session as open (the transport's GET
 // stream): a held session never expires. release undoes one Hold and

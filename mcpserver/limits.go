@@ -39,9 +39,9 @@ type Limits struct {
 
 // Default limits.
 const (
-	DefaultMaxBatch       = 100
-	DefaultBatchWorkers   = 4
-	DefaultMaxAnswerBytes = 48 << 20
+	defaultMaxBatch       = 100
+	defaultBatchWorkers   = 4
+	defaultMaxAnswerBytes = 48 << 20
 )
 
 func (l *Limits) withDefaults() Limits {
@@ -50,13 +50,13 @@ func (l *Limits) withDefaults() Limits {
 		out = *l
 	}
 	if out.MaxBatch <= 0 {
-		out.MaxBatch = DefaultMaxBatch
+		out.MaxBatch = defaultMaxBatch
 	}
 	if out.BatchWorkers <= 0 {
-		out.BatchWorkers = DefaultBatchWorkers
+		out.BatchWorkers = defaultBatchWorkers
 	}
 	if out.MaxAnswerBytes <= 0 {
-		out.MaxAnswerBytes = DefaultMaxAnswerBytes
+		out.MaxAnswerBytes = defaultMaxAnswerBytes
 	}
 	return out
 }

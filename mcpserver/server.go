@@ -169,7 +169,7 @@ func New(opts *Options) *Server {
 		last:         time.Now(),
 	}
 	if s.sessionIdle == 0 {
-		s.sessionIdle = DefaultSessionIdle
+		s.sessionIdle = defaultSessionIdle
 	}
 	if n := s.limits.SharedAnswerBytes; n > 0 {
 		s.answers = &answerPool{left: n}

@@ -57,9 +57,10 @@ func newFixture(t *testing.T, opts *Options) *fixture {
 		[]Resource{{Def: mcp.Resource{URI: "vx://config", Name: "config"}, Read: func(ctx context.Context) (*mcp.ReadResourceResult, error) {
 			return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{{URI: "vx://config", Text: "{}"}}}, nil
 		}}},
-		[]ResourceTemplate{{Def: mcp.ResourceTemplate{URITemplate: "vx://task/{taskId}/log", Name: "log"}, Read: func(ctx context.Context, uri string, vars map[string]string) (*mcp.ReadResourceResult, error) {
-			return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{{URI: uri, Text: "log of " + vars["taskId"]}}}, nil
-		}}},
+		[]ResourceTemplate{{Def: mcp.ResourceTemplate{URITemplate: "vx://task/{taskId}/log", Name: "log"},
+			Read: func(ctx context.Context, uri string, vars map[string]string) (*mcp.ReadResourceResult, error) {
+				return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{{URI: uri, Text: "log of " + vars["taskId"]}}}, nil
+			}}},
 	); err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +95,8 @@ func (r *recorder) methods() []string {
 func initSession(t *testing.T, srv *Server, rev string, notify func(*jsonrpc.Message)) *Session {
 	t.Helper()
 	ss := srv.NewSession(notify)
-	reply := ss.HandleBody(context.Background(), []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"`+rev+`","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`), nil)
+	reply := ss.HandleBody(context.Background(), []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize",`+
+		`"params":{"protocolVersion":"`+rev+`","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`), nil)
 	if !strings.Contains(string(reply), `"result"`) {
 		t.Fatalf("initialize: %s", reply)
 	}
@@ -112,7 +114,8 @@ func TestExchanges(t *testing.T) {
 		{name: "ping before initialize", in: `{"jsonrpc":"2.0","id":1,"method":"ping"}`, want: []string{`{"jsonrpc":"2.0","id":1,"result":{}}`}},
 		{name: "tools/list before initialize", in: `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, want: []string{`"code":-32600`, "initialize first"}},
 		{name: "discover is unknown", in: `{"jsonrpc":"2.0","id":"d","method":"server/discover"}`, want: []string{`"id":"d"`, `"code":-32601`}},
-		{name: "negotiate unknown revision", in: `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2031-01-01"}}`, want: []string{`"protocolVersion":"2025-11-25"`, `"tools":{"listChanged":true}`, `"logging":{}`}},
+		{name: "negotiate unknown revision", in: `{"jsonrpc":"2.0","id":1,"method":"initialize",` +
+			`"params":{"protocolVersion":"2031-01-01"}}`, want: []string{`"protocolVersion":"2025-11-25"`, `"tools":{"listChanged":true}`, `"logging":{}`}},
 		{name: "negotiate old revision", in: `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05"}}`, want: []string{`"protocolVersion":"2024-11-05"`}},
 		{name: "initialize without version", in: `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`, want: []string{`"code":-32602`}},
 		{name: "initialize twice", rev: "2025-06-18", in: `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`, want: []string{`"code":-32600`}},
@@ -120,7 +123,8 @@ func TestExchanges(t *testing.T) {
 		{name: "bad envelope", rev: "2025-06-18", in: `{"jsonrpc":"1.0","id":5,"method":"ping"}`, want: []string{`"id":5`, `"code":-32600`}},
 		{name: "unknown method", rev: "2025-06-18", in: `{"jsonrpc":"2.0","id":1,"method":"tools/frobnicate"}`, want: []string{`"code":-32601`}},
 		{name: "tools/list", rev: "2025-06-18", in: `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, want: []string{`"name":"echo"`, `"readOnlyHint":true`}},
-		{name: "call echo", rev: "2025-06-18", in: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"a":1}}}`, want: []string{`"structuredContent":{"args":{"a":1}}`, `"text":"{\"args\":{\"a\":1}}"`}},
+		{name: "call echo", rev: "2025-06-18", in: `{"jsonrpc":"2.0","id":1,"method":"tools/call",` +
+			`"params":{"name":"echo","arguments":{"a":1}}}`, want: []string{`"structuredContent":{"args":{"a":1}}`, `"text":"{\"args\":{\"a\":1}}"`}},
 		{name: "call without arguments", rev: "2025-06-18", in: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}`, want: []string{`"structuredContent":{"args":{}}`}},
 		{name: "unknown tool", rev: "2025-06-18", in: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nope"}}`, want: []string{`"code":-32602`, "nope"}},
 		{name: "array arguments", rev: "2025-06-18", in: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":[1]}}`, want: []string{`"code":-32602`, "an array"}},
@@ -129,7 +133,9 @@ func TestExchanges(t *testing.T) {
 		{name: "tool panic masked", rev: "2025-06-18", in: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"panics"}}`, want: []string{`"code":-32603`, `boom ***`}},
 		{name: "notification only", rev: "2025-06-18", in: `{"jsonrpc":"2.0","method":"notifications/initialized"}`},
 		{name: "batch under 2025-06-18", rev: "2025-06-18", in: `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, want: []string{`"id":null`, `"code":-32600`, "2025-03-26"}},
-		{name: "batch under 2025-03-26", rev: "2025-03-26", in: `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo"}}]`,
+		{name: "batch under 2025-03-26", rev: "2025-03-26", in: `[{"jsonrpc":"2.0","id":1,` +
+			`"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":2,` +
+			`"method":"tools/call","params":{"name":"echo"}}]`,
 			want: []string{`[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":2,`}},
 		{name: "batch of notifications", rev: "2025-03-26", in: `[{"jsonrpc":"2.0","method":"notifications/initialized"}]`},
 		{name: "empty batch", rev: "2025-03-26", in: `[]`, want: []string{`"code":-32600`}},

@@ -492,10 +492,14 @@ func (s *Server) toolResult(name string, call *Call, value any, err error, room 
 	}
 	// Refused before the value is doubled into text and structuredContent.
 	if room.left >= 0 && 2*len(raw) > room.left && room.busy {
-		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "server busy: the answer to tools/call %q (%d bytes twice over, as text and as structuredContent) does not fit beside the answers being sent to other requests; try again shortly", name, len(raw))
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "server busy: the answer to tools/call "+
+			"%q (%d bytes twice over, as text and as structuredContent) does not fit beside the answers being sent to "+
+			"other requests; try again shortly", name, len(raw))
 	}
 	if room.left >= 0 && 2*len(raw) > room.left {
-		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "%v: the answer to tools/call %q is %d bytes twice over (as text and as structuredContent), more than the %d bytes left of the server's limit of %d bytes per body (see Limits in docs/mcp.md); ask for less, or send the requests of a batch separately",
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "%v: the answer to tools/call %q is %d "+
+			"bytes twice over (as text and as structuredContent), more than the %d bytes left of the server's limit of %d "+
+			"bytes per body (see Limits in docs/mcp.md); ask for less, or send the requests of a batch separately",
 			ErrTooLarge, name, len(raw), room.left, room.max)
 	}
 	return json.RawMessage(encodeRaw(raw)), nil

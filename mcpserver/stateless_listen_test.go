@@ -15,7 +15,9 @@ func TestListenEndsGracefully(t *testing.T) {
 	f := newFixture(t, nil)
 	acked := make(chan *jsonrpc.Message, 1)
 	reply := make(chan string, 1)
-	m := mustDecode(t, `{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":{"promptsListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`)
+	m := mustDecode(t,
+		`{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":{"promptsListChanged":true},`+
+			`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`)
 	go func() {
 		reply <- string(f.srv.HandleStateless(context.Background(), m, func(n *jsonrpc.Message) { acked <- n }))
 	}()

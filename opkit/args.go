@@ -145,12 +145,12 @@ func StringArray(name string, v any) ([]string, error) {
 	if !ok {
 		return nil, Refuse(name, "must be an array of non-empty strings, not %s", TypeName(v))
 	}
-	return DecodeStrings(name, list)
+	return decodeStrings(name, list)
 }
 
-// DecodeStrings reads list, a decoded JSON array, as non-empty strings,
+// decodeStrings reads list, a decoded JSON array, as non-empty strings,
 // refusing an element by its index (name[i]).
-func DecodeStrings(name string, list []any) ([]string, error) {
+func decodeStrings(name string, list []any) ([]string, error) {
 	out := make([]string, 0, len(list))
 	for i, e := range list {
 		s, ok := e.(string)
@@ -174,7 +174,7 @@ func UnmarshalArg(b []byte, name string, d Decoder) error {
 	if err := d.DecodeArg(name, v); err != nil {
 		return err
 	}
-	if c, ok := d.(Checker); ok {
+	if c, ok := d.(checker); ok {
 		return c.Check(name)
 	}
 	return nil

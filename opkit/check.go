@@ -2,16 +2,16 @@ package opkit
 
 import "reflect"
 
-// Checker is an argument type with a rule its JSON Schema cannot say (or
+// checker is an argument type with a rule its JSON Schema cannot say (or
 // says and decoding states in words): Check refuses a value breaking it,
 // naming the argument arg.
-type Checker interface {
+type checker interface {
 	Check(arg string) error
 }
 
-// Validator is an input with a rule across its arguments (two that may
+// validator is an input with a rule across its arguments (two that may
 // not be given together): Validate refuses an input breaking it.
-type Validator interface {
+type validator interface {
 	Validate() error
 }
 
@@ -28,7 +28,7 @@ func Check(in any) error {
 	if err := checkFields("", v); err != nil {
 		return err
 	}
-	if val, ok := v.Interface().(Validator); ok {
+	if val, ok := v.Interface().(validator); ok {
 		return val.Validate()
 	}
 	return nil
@@ -53,7 +53,7 @@ func checkValue(name string, fv reflect.Value, required bool) error {
 	if fv.IsZero() && !required {
 		return nil // not given: the operation's default, never refused here
 	}
-	if c, ok := fv.Interface().(Checker); ok {
+	if c, ok := fv.Interface().(checker); ok {
 		return c.Check(name)
 	}
 	if fv.Kind() == reflect.Struct {

@@ -285,7 +285,8 @@ func collectFields(t reflect.Type, depth int, visiting map[reflect.Type]bool, ou
 		}
 		if strings.Contains(opts, ",string,") {
 			switch ft.Kind() {
-			case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64, reflect.String:
+			case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8,
+				reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64, reflect.String:
 				jf.asString, *own = true, true
 			}
 		}

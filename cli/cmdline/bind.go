@@ -15,13 +15,13 @@ import (
 // follow from them, and a refusal of a field names it as the command line
 // spells it (ArgName).
 
-// OptionalValue is a field type whose flag takes an optional value (--x or
+// optionalValue is a field type whose flag takes an optional value (--x or
 // --x=V, never the next argument): SetOptional gets the value, "" for none,
 // when the flag is given.
-type OptionalValue interface{ SetOptional(v string) }
+type optionalValue interface{ SetOptional(v string) }
 
-// Switch is a field type a boolean flag sets (init's --force sets a mode).
-type Switch interface{ FlagOn(on bool) }
+// switchFlag is a field type a boolean flag sets (init's --force sets a mode).
+type switchFlag interface{ FlagOn(on bool) }
 
 // Maybe is a flag with an optional value: Given when it was, with its
 // Value ("" for --x alone).
@@ -34,8 +34,8 @@ type Maybe struct {
 func (m *Maybe) SetOptional(v string) { *m = Maybe{Given: true, Value: v} }
 
 var (
-	optionalType = reflect.TypeFor[OptionalValue]()
-	switchType   = reflect.TypeFor[Switch]()
+	optionalType = reflect.TypeFor[optionalValue]()
+	switchType   = reflect.TypeFor[switchFlag]()
 )
 
 // boundField is one struct field the command line fills.
@@ -151,10 +151,10 @@ func fillFlag(a *Args, f boundField, fv reflect.Value) error {
 	switch {
 	case reflect.PointerTo(t).Implements(optionalType):
 		if a.has(f.flag) {
-			fv.Addr().Interface().(OptionalValue).SetOptional(a.str(f.flag))
+			fv.Addr().Interface().(optionalValue).SetOptional(a.str(f.flag))
 		}
 	case reflect.PointerTo(t).Implements(switchType):
-		fv.Addr().Interface().(Switch).FlagOn(a.boolean(f.flag))
+		fv.Addr().Interface().(switchFlag).FlagOn(a.boolean(f.flag))
 	case t.Kind() == reflect.Bool:
 		fv.SetBool(a.boolean(f.flag))
 	case t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Bool:

@@ -19,8 +19,10 @@ var approveBinding = cmdline.Bind(reflect.TypeFor[ops.ApproveInput]())
 func approveVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	b := approveBinding
 	a, format, e, err := question(s, cmdline.Verb{Name: "approve", Synopsis: "approve [PLAN | --page] [flags]", Answers: true,
-		About: "\nApproves a plan an agent made under mcp.confirm, so that its runTasks {planId} (or pruneCache {planId}) runs it.\nWithout PLAN it lists the plans waiting; --page prints the status page address that logs a browser in to approve.\n",
-		Bind:  b,
+		About: "\nApproves a plan an agent made under mcp.confirm, so that its runTasks {planId} (or " +
+			"pruneCache {planId}) runs it.\nWithout PLAN it lists the plans waiting; --page prints the status page address " +
+			"that logs a browser in to approve.\n",
+		Bind: b,
 		Check: func(a *cmdline.Args) error {
 			if len(a.Pos()) > 1 {
 				return cmdline.UsageError("vx approve takes one plan id, e.g. `vx approve plan-…`")

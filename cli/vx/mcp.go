@@ -17,7 +17,10 @@ import (
 )
 
 // mcpHelp is vx mcp --help.
-const mcpHelp = "usage: vx mcp [--stdio]\n\nThe MCP server for agents, over stdio. Configure a client with\n  { \"mcpServers\": { \"vx\": { \"command\": \"vx\", \"args\": [\"mcp\"] } } }\nand run it from inside a vx workspace. The shim starts the workspace's vxd\n(the one beside this vx) when none runs and bridges every message to it.\n\nflags:\n  --stdio   newline-delimited JSON-RPC on stdin/stdout (default)\n"
+const mcpHelp = "usage: vx mcp [--stdio]\n\nThe MCP server for agents, over stdio. Configure a client with\n  " +
+	"{ \"mcpServers\": { \"vx\": { \"command\": \"vx\", \"args\": [\"mcp\"] } } }\nand run it from inside a vx " +
+	"workspace. The shim starts the workspace's vxd\n(the one beside this vx) when none runs and bridges every " +
+	"message to it.\n\nflags:\n  --stdio   newline-delimited JSON-RPC on stdin/stdout (default)\n"
 
 // mcpFlags are vx mcp's flags: --stdio, the default and only transport.
 type mcpFlags struct {

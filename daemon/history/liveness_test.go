@@ -173,6 +173,6 @@ func TestReapAt(t *testing.T) {
 		t.Errorf("ReapAt changed the damaged history: %q, %v", b, err)
 	}
 	if _, err := OpenReadOnly(ctx, bad, nil); err == nil || !strings.Contains(err.Error(), "next vx run moves it aside") {
-		t.Errorf("OpenReadOnly on a damaged history: %v; want a *CorruptError saying what the next run does", err)
+		t.Errorf("OpenReadOnly on a damaged history: %v; want a *corruptError saying what the next run does", err)
 	}
 }

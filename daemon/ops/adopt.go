@@ -46,7 +46,7 @@ func CheckLock(ctx context.Context, e *Env) (*lockfile.CheckResult, error) {
 
 // Init modes: what happens to an existing vx.workspace.json.
 const (
-	InitKeep  = "keep"
+	initKeep  = "keep"
 	InitForce = "force"
 )
 
@@ -72,9 +72,9 @@ type InitInput struct {
 
 func (in InitInput) options() (*migrate.Options, error) {
 	switch in.Mode {
-	case "", InitKeep, InitForce:
+	case "", initKeep, InitForce:
 	default:
-		return nil, opkit.Refuse("mode", "%q is not a mode (use %q to keep an existing vx.workspace.json or %q to replace it)", in.Mode, InitKeep, InitForce)
+		return nil, opkit.Refuse("mode", "%q is not a mode (use %q to keep an existing vx.workspace.json or %q to replace it)", in.Mode, initKeep, InitForce)
 	}
 	switch in.Sandbox {
 	case "", wire.SandboxReport, wire.SandboxEnforce:

@@ -13,7 +13,7 @@ import (
 // to approve on the status page).
 type ApproveInput struct {
 	PlanID string `json:"planId,omitempty" jsonschema:"the plan to approve (planTasks answers its planId)" pos:"plan"`
-	Page   bool   `json:"page,omitempty" jsonschema:"print the status page address that logs a browser in to approve plans" flag:"page" help:"print the status page address that logs a browser in to approve plans (it carries the approval key)"`
+	Page   bool   `json:"page,omitempty" jsonschema:"print the status page address that logs a browser in to approve" flag:"page" help:"print the status page login address (it holds the approval key)"`
 }
 
 // Validate refuses a plan and --page together.

@@ -135,7 +135,7 @@ type Affected struct {
 }
 
 // SetOptional is a command line's --affected[=REF]: on, against ref when
-// one is given (cmdline.OptionalValue).
+// one is given (cmdline.optionalValue).
 func (a *Affected) SetOptional(ref string) { *a = Affected{On: true, Ref: ref} }
 
 func (Affected) JSONSchema() *jsonschema.Schema {
@@ -175,7 +175,7 @@ func (a *Affected) UnmarshalJSON(b []byte) error { return opkit.UnmarshalArg(b, 
 // InitMode is vx init's mode: InitKeep (the default, "") or InitForce.
 type InitMode string
 
-func (InitMode) Values() []string                 { return []string{InitKeep, InitForce} }
+func (InitMode) Values() []string                 { return []string{initKeep, InitForce} }
 func (m InitMode) JSONSchema() *jsonschema.Schema { return opkit.EnumSchema(m.Values()) }
 
 // FlagOn is vx init's --force.

@@ -45,7 +45,7 @@ func ReadRunRequest(r io.Reader) (*wire.RunRequest, error) {
 // vxd's live feed. The func closes what it opened.
 func ExecuteOutput(w io.Writer, root string) (runner.Output, func()) {
 	out := runner.Output{W: w}
-	if fd := os.Getenv(EventsFDEnv); fd != "" {
+	if fd := os.Getenv(eventsFDEnv); fd != "" {
 		out.Events = eventWriter(fd)
 	} else if ev, closeEv := runevents.Open(root); ev != nil {
 		// A daemon is up: it tails this run's events for its live feed.
@@ -85,11 +85,11 @@ func eventWriter(fd string) func(wire.Event) {
 // (naming its lifeline in LifelineFDEnv) dies: as on SIGTERM, the run
 // then stops its tasks and records itself as interrupted.
 func LifelineContext(ctx context.Context) (context.Context, func()) {
-	fd := os.Getenv(LifelineFDEnv)
+	fd := os.Getenv(lifelineFDEnv)
 	if fd == "" {
 		return ctx, func() {}
 	}
-	os.Unsetenv(LifelineFDEnv) // for this process alone
+	os.Unsetenv(lifelineFDEnv) // for this process alone
 	n, err := strconv.Atoi(fd)
 	var st syscall.Stat_t
 	if err != nil || n < 3 || syscall.Fstat(n, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFIFO {

@@ -256,7 +256,7 @@ func checkShim(self, launcher string) (DoctorCheck, string) {
 		err = exec.ErrNotFound
 	}
 	switch {
-	case err != nil && installKind(self, launcher) != InstallStandalone:
+	case err != nil && installKind(self, launcher) != installStandalone:
 		command, args = npmMCPConfig()
 		c.Status, c.Detail = CheckOK, "vx is not on PATH; this npm install is reached with npx from the workspace root (configuration below)"
 	case err != nil:

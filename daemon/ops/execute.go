@@ -106,7 +106,7 @@ func (in *ExecuteInput) RepeatParts(cwd string) ([]string, bool) {
 	return parts, true
 }
 
-// TryRepeat answers the run in, asked from cwd, from the memo of the last
+// tryRepeat answers the run in, asked from cwd, from the memo of the last
 // identical fully cached run when vxd's change journal (src) proves that
 // nothing it depends on has changed since: every task is that run's hit
 // again, printed through output's Output (output's func closes it) and
@@ -114,7 +114,7 @@ func (in *ExecuteInput) RepeatParts(cwd string) ([]string, bool) {
 // must be executed; the answer is then what vxd said: the Base the run
 // may leave its own memo on, Silent when vxd did not answer (the run then
 // does not wait for it a second time). It never starts a daemon.
-func TryRepeat(ctx context.Context, root, cwd string, src hashing.ChangeSource, in ExecuteInput, output func() (runner.Output, func())) (*wire.RunSummary, repeat.Answer, error) {
+func tryRepeat(ctx context.Context, root, cwd string, src hashing.ChangeSource, in ExecuteInput, output func() (runner.Output, func())) (*wire.RunSummary, repeat.Answer, error) {
 	parts, ok := in.RepeatParts(cwd)
 	if src == nil || !ok {
 		return nil, repeat.Answer{}, nil
@@ -159,7 +159,7 @@ func NewAhead(root, cwd string, src hashing.ChangeSource) *Ahead {
 // cached run was repeated (printed through output), nil when the run must
 // execute.
 func (a *Ahead) Repeat(ctx context.Context, in ExecuteInput, output func() (runner.Output, func())) (*wire.RunSummary, error) {
-	sum, ans, err := TryRepeat(ctx, a.root, a.cwd, a.src, in, output)
+	sum, ans, err := tryRepeat(ctx, a.root, a.cwd, a.src, in, output)
 	a.answer = ans
 	return sum, err
 }

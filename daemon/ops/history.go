@@ -296,9 +296,9 @@ type FailuresOutput struct {
 	Note     string    `json:"note,omitempty"`
 }
 
-// MaxFailures caps the failed tasks one getFailures answer carries (each
+// maxFailures caps the failed tasks one getFailures answer carries (each
 // holds up to 64 KiB of output).
-const MaxFailures = 20
+const maxFailures = 20
 
 // Failures answers getFailures.
 func Failures(ctx context.Context, e *Env, in FailuresInput) (*FailuresOutput, error) {
@@ -346,9 +346,9 @@ func Failures(ctx context.Context, e *Env, in FailuresInput) (*FailuresOutput, e
 	if len(out.Failures) == 0 {
 		out.Note = fmt.Sprintf("run %s (%s) has no failed task", run.ID, run.Status)
 	}
-	if n := len(out.Failures); n > MaxFailures {
-		out.Failures = out.Failures[:MaxFailures]
-		out.Note = fmt.Sprintf("showing %d of %d failed tasks: getTaskLog gives any one task's output", MaxFailures, n)
+	if n := len(out.Failures); n > maxFailures {
+		out.Failures = out.Failures[:maxFailures]
+		out.Note = fmt.Sprintf("showing %d of %d failed tasks: getTaskLog gives any one task's output", maxFailures, n)
 	}
 	return out, nil
 }
@@ -368,8 +368,8 @@ type CompareOutput struct {
 	Note          string             `json:"note,omitempty"`
 }
 
-// MaxDeltas caps the per-task rows of compareRuns.
-const MaxDeltas = 500
+// maxDeltas caps the per-task rows of compareRuns.
+const maxDeltas = 500
 
 // CompareRuns answers compareRuns.
 func CompareRuns(ctx context.Context, e *Env, in CompareInput) (*CompareOutput, error) {
@@ -402,11 +402,11 @@ func CompareRuns(ctx context.Context, e *Env, in CompareInput) (*CompareOutput, 
 		return nil, err
 	}
 	out.Tasks, out.Totals = wire.Deltas(outcomes(before), outcomes(after), prev.DurationMs, run.DurationMs)
-	if n := len(out.Tasks); n > MaxDeltas {
+	if n := len(out.Tasks); n > maxDeltas {
 		// Changed tasks first, so what moved survives the cap.
 		sort.SliceStable(out.Tasks, func(i, j int) bool { return out.Tasks[i].Change != "same" && out.Tasks[j].Change == "same" })
-		out.Tasks = out.Tasks[:MaxDeltas]
-		out.Note = fmt.Sprintf("showing %d of %d tasks (changed ones first); the totals cover all", MaxDeltas, n)
+		out.Tasks = out.Tasks[:maxDeltas]
+		out.Note = fmt.Sprintf("showing %d of %d tasks (changed ones first); the totals cover all", maxDeltas, n)
 	}
 	return out, nil
 }

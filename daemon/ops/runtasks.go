@@ -24,13 +24,13 @@ import (
 	"github.com/vzn/vx/protocol/wire"
 )
 
-// EventsFDEnv names the file descriptor on which a child `vx run` writes
+// eventsFDEnv names the file descriptor on which a child `vx run` writes
 // its events as JSON lines, for the daemon's progress and live feed.
-const EventsFDEnv = "VX_EVENTS_FD"
+const eventsFDEnv = "VX_EVENTS_FD"
 
-// LifelineFDEnv names the file descriptor a child `vx run` reads until
+// lifelineFDEnv names the file descriptor a child `vx run` reads until
 // vxd, which holds the pipe's only write end, dies (newLifeline).
-const LifelineFDEnv = "VX_LIFELINE_FD"
+const lifelineFDEnv = "VX_LIFELINE_FD"
 
 // PlanTasksInput is planTasks' input and runTasks' selection, as an agent
 // gives it (a filter may be one string, affected a ref); selection turns
@@ -343,7 +343,7 @@ func newLifeline(cmd *exec.Cmd) (*lifeline, error) {
 		return nil, err
 	}
 	cmd.ExtraFiles = append(cmd.ExtraFiles, r)
-	cmd.Env = append(cmd.Env, LifelineFDEnv+"="+strconv.Itoa(2+len(cmd.ExtraFiles)))
+	cmd.Env = append(cmd.Env, lifelineFDEnv+"="+strconv.Itoa(2+len(cmd.ExtraFiles)))
 	return &lifeline{r: r, w: w}, nil
 }
 
@@ -376,7 +376,7 @@ func newEventFeed(cmd *exec.Cmd, onEvent func(wire.Event)) (*eventFeed, error) {
 		return nil, err
 	}
 	cmd.ExtraFiles = append(cmd.ExtraFiles, w)
-	cmd.Env = append(cmd.Env, EventsFDEnv+"="+strconv.Itoa(2+len(cmd.ExtraFiles)))
+	cmd.Env = append(cmd.Env, eventsFDEnv+"="+strconv.Itoa(2+len(cmd.ExtraFiles)))
 	return &eventFeed{r: r, w: w, onEvent: onEvent, done: make(chan struct{})}, nil
 }
 

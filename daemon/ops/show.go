@@ -50,16 +50,16 @@ type ShowInput struct {
 	Overlaps bool     `json:"overlaps,omitempty" jsonschema:"true: answer only outputOverlaps, the pairs of tasks that may write the same files (projects and tasks left empty)" flag:"overlaps" help:"only the tasks that may write the same files, and why vx runs them apart"`
 }
 
-// ListTasksInput is listTasks': the workspace's tasks, narrowed.
-type ListTasksInput struct {
+// listTasksInput is listTasks': the workspace's tasks, narrowed.
+type listTasksInput struct {
 	Project  string   `json:"project,omitempty" jsonschema:"one project's name"`
 	Filters  Filter   `json:"filter,omitempty" jsonschema:"projects to include, as vx run --filter: a name or glob, tag:NAME, or ./path/glob (a string or an array)"`
 	Affected Affected `json:"affected,omitzero" jsonschema:"true: only projects changed against the default branch's merge base, plus dependents; or a git ref to compare against"`
 	Overlaps bool     `json:"overlaps,omitempty" jsonschema:"true: answer only outputOverlaps, the pairs of tasks that may write the same files (projects and tasks left empty)"`
 }
 
-// ConfigInput is getConfig's: one target's resolved configuration.
-type ConfigInput struct {
+// configInput is getConfig's: one target's resolved configuration.
+type configInput struct {
 	Target string `json:"target" jsonschema:"a project, project#task, or a task name"`
 }
 
@@ -79,9 +79,9 @@ type ShowOutput struct {
 	OutputOverlaps []workspace.OutputOverlap `json:"outputOverlaps"`
 }
 
-// MaxProjects caps the projects one answer lists, so an agent's context is
+// maxProjects caps the projects one answer lists, so an agent's context is
 // not flooded in a large workspace; the note says how to narrow it.
-const MaxProjects = 100
+const maxProjects = 100
 
 // GlobalInfo is what joins every task's key.
 type GlobalInfo struct {
@@ -175,9 +175,9 @@ func show(ctx context.Context, e *Env, in ShowInput) (*ShowOutput, error) {
 	showProjectTasks(e, m, projects, onlyTask, out)
 	out.Total = len(out.Projects)
 	showOverlaps(m, out)
-	if len(out.Projects) > MaxProjects {
-		out.Projects = out.Projects[:MaxProjects]
-		out.Note = fmt.Sprintf("showing %d of %d projects: narrow with project, filter (a glob, tag:NAME, ./path) or affected", MaxProjects, out.Total)
+	if len(out.Projects) > maxProjects {
+		out.Projects = out.Projects[:maxProjects]
+		out.Note = fmt.Sprintf("showing %d of %d projects: narrow with project, filter (a glob, tag:NAME, ./path) or affected", maxProjects, out.Total)
 	}
 	if out.Kind == "workspace" || out.Kind == "taskName" {
 		if in.Project == "" && len(in.Filters) == 0 && !in.Affected.On {

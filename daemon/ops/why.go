@@ -16,7 +16,7 @@ import (
 // WhyInput names the execution to explain.
 type WhyInput struct {
 	TaskID opkit.TaskID `json:"taskId" jsonschema:"a task id, project#task (e.g. web#build)" pos:"task"`
-	RunID  *opkit.RunID `json:"runId,omitempty" jsonschema:"a run id or a unique prefix (vx last --list prints them)" flag:"run" arg:"ID" help:"the run to explain (whole id or unique prefix; default: the task's latest)"`
+	RunID  *opkit.RunID `json:"runId,omitempty" jsonschema:"a run id or a unique prefix (vx last --list prints them)" flag:"run" arg:"ID" help:"the run (id or unique prefix; default: the task's latest)"`
 }
 
 // WhyRoot is an upstream task whose own inputs moved.

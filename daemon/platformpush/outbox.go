@@ -58,7 +58,7 @@ func Flush(ctx context.Context, root string, t *Target, warn io.Writer) (Report,
 		if err != nil {
 			continue
 		}
-		res, err := Send(ctx, t, body)
+		res, err := send(ctx, t, body)
 		var pe *Error
 		switch {
 		case errors.As(err, &pe) && pe.Permanent():
@@ -98,7 +98,7 @@ func AfterRun(ctx context.Context, root string, t *Target, sum *wire.RunSummary,
 		return
 	}
 	defer h.Close()
-	doc, err := Build(ctx, root, h, sum.RunID, t, sum, mask)
+	doc, err := build(ctx, root, h, sum.RunID, t, sum, mask)
 	if err != nil {
 		fmt.Fprintf(warn, "vx: platform: run %s not pushed: %s\n", sum.RunID, mask(err.Error()))
 		return
@@ -152,7 +152,7 @@ func All(ctx context.Context, root string, t *Target, mask func(string) string, 
 				ids = append(ids, r.ID)
 			}
 		}
-		have, err := Known(ctx, t, ids)
+		have, err := knownIDs(ctx, t, ids)
 		if err != nil {
 			return Report{Known: known}, err
 		}
@@ -161,7 +161,7 @@ func All(ctx context.Context, root string, t *Target, mask func(string) string, 
 				known++
 				continue
 			}
-			doc, err := Build(ctx, root, h, id, t, nil, mask)
+			doc, err := build(ctx, root, h, id, t, nil, mask)
 			if err != nil {
 				return Report{Known: known}, err
 			}
@@ -183,10 +183,10 @@ func All(ctx context.Context, root string, t *Target, mask func(string) string, 
 	return rep, err
 }
 
-// Known asks the platform which of ids it stores for the target's
+// knownIDs asks the platform which of ids it stores for the target's
 // workspace. A platform without the route knows none (every run is sent;
 // it stores each once).
-func Known(ctx context.Context, t *Target, ids []string) (map[string]bool, error) {
+func knownIDs(ctx context.Context, t *Target, ids []string) (map[string]bool, error) {
 	have := map[string]bool{}
 	for len(ids) > 0 {
 		n := min(len(ids), wire.MaxKnownQuery)

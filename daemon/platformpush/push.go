@@ -91,11 +91,11 @@ func Resolve(cfg *workspace.PlatformConfig, environ []string) (t *Target, ok boo
 	return t, true, nil
 }
 
-// Build assembles run runID from the local history: the header, every
+// build assembles run runID from the local history: the header, every
 // task (with the summary's cache sources when the run just ended), the
 // key components of every key it computed, masked, and the size of each
 // cache entry it wrote that the local cache still holds.
-func Build(ctx context.Context, root string, h *history.Store, runID string, tg *Target, sum *wire.RunSummary, mask func(string) string) (*wire.PushRun, error) {
+func build(ctx context.Context, root string, h *history.Store, runID string, tg *Target, sum *wire.RunSummary, mask func(string) string) (*wire.PushRun, error) {
 	run, err := h.ResolveRun(ctx, runID)
 	if err != nil {
 		return nil, err
@@ -229,8 +229,8 @@ func (e *Error) Permanent() bool {
 	return e.Status == http.StatusBadRequest || e.Status == http.StatusRequestEntityTooLarge
 }
 
-// Send posts one run; the token goes in the Authorization header only.
-func Send(ctx context.Context, t *Target, body []byte) (*wire.PushResult, error) {
+// send posts one run; the token goes in the Authorization header only.
+func send(ctx context.Context, t *Target, body []byte) (*wire.PushResult, error) {
 	var res wire.PushResult
 	if err := post(ctx, t, wire.PlatformRunsPath, body, &res); err != nil {
 		return nil, err

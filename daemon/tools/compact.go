@@ -42,9 +42,6 @@ var compactGroups = []compactGroup{
 	{"doctor", "Diagnose", "What stops vx working here, each with its fix?", []compactSub{{"check", "diagnose"}}},
 }
 
-// MaxCompactTools is the most tools the compact catalog lists.
-const MaxCompactTools = 10
-
 // Compact turns the full catalog into the compact one. A group whose
 // tools are all absent (runTasks under mcp.run false) is left out; a full
 // tool no group names is not reachable in compact mode.

@@ -23,7 +23,9 @@ import (
 // form's field).
 const confirmKey = "confirm"
 
-var confirmSchema = json.RawMessage(`{"type":"object","properties":{"confirm":{"type":"boolean","title":"Run these tasks","description":"true runs exactly the tasks shown; false runs nothing","default":true}},"required":["confirm"]}`)
+var confirmSchema = json.RawMessage(`{"type":"object","properties":{"confirm":{"type":"boolean",` +
+	`"title":"Run these tasks","description":"true runs exactly the tasks shown; false runs nothing",` +
+	`"default":true}},"required":["confirm"]}`)
 
 // maxShown bounds the tasks a confirmation lists by name.
 const maxShown = 20
@@ -143,7 +145,9 @@ func awaitApproval(ctx context.Context, call *mcpserver.Call, store *plans.Store
 // approveWhere says where a person approves plan id, given the status
 // page's address and the workspace.
 func approveWhere(id, root, page string, expires time.Time) string {
-	return fmt.Sprintf("plan %s awaits a person's approval (mcp.confirm): run `vx approve %s` in a terminal in %s, or approve it on the status page %s (log in to approve with the address `vx approve --page` prints); runTasks {planId} waits for it until %s, when the plan expires",
+	return fmt.Sprintf("plan %s awaits a person's approval (mcp.confirm): run `vx approve %s` in a "+
+		"terminal in %s, or approve it on the status page %s (log in to approve with the address `vx approve --page` "+
+		"prints); runTasks {planId} waits for it until %s, when the plan expires",
 		id, id, root, page, expires.UTC().Format(time.RFC3339))
 }
 

@@ -13,7 +13,9 @@ type runTasksArgs struct {
 
 // planDescription is what runTasks' description adds about plans.
 func planDescription(requirePlan bool) string {
-	s := " With planId (from planTasks, alone) it re-checks the plan's prerequisites (config files, vx.lock, git HEAD and uncommitted state, each task's key) and runs exactly that plan, or refuses naming what moved."
+	s := " With planId (from planTasks, alone) it re-checks the plan's prerequisites (config files, " +
+		"vx.lock, git HEAD and uncommitted state, each task's key) and runs exactly that plan, or refuses naming what " +
+		"moved."
 	if requirePlan {
 		s += " This workspace requires a plan (mcp.requirePlan): planTasks first, then runTasks {planId}."
 	}

@@ -48,7 +48,9 @@ func pruneCacheSpec(e *ops.Env, cfg Config) mcpserver.OperationOptions {
 				return cfg.Plans.ApplyPrune(ctx, e, a.PlanID, confirm)
 			}
 			if a.DryRun != nil && !*a.DryRun && (requirePlan || confirm) {
-				return nil, fmt.Errorf("this workspace deletes cache entries only as planned (mcp.requirePlan or mcp.confirm in vx.workspace.json%s): call pruneCache with dryRun true, read the plan, then pruneCache with {\"planId\": …} alone; nothing was deleted", unknown)
+				return nil, fmt.Errorf("this workspace deletes cache entries only as planned "+
+					"(mcp.requirePlan or mcp.confirm in vx.workspace.json%s): call pruneCache with dryRun true, read the plan, "+
+					"then pruneCache with {\"planId\": …} alone; nothing was deleted", unknown)
 			}
 			if a.DryRun != nil && !*a.DryRun {
 				return ops.PruneCache(ctx, e, a.PruneInput)

@@ -48,10 +48,10 @@ func (cfg Config) approveWith(e *ops.Env, id string) (string, error) {
 	return cfg.approveAt(e, p), nil
 }
 
-// Tool serves one of vx's operations as an MCP tool
+// tool serves one of vx's operations as an MCP tool
 // (mcpserver.OperationTool) over e, with spec's adjustments; answers that
 // depend only on the model are kept until a reload.
-func Tool(op *ops.Operation, e *ops.Env, spec mcpserver.OperationOptions) mcpserver.Tool {
+func tool(op *ops.Operation, e *ops.Env, spec mcpserver.OperationOptions) mcpserver.Tool {
 	if spec.Run != nil {
 		return mcpserver.OperationTool(op.Bind(e), &spec)
 	}
@@ -163,18 +163,18 @@ func Catalog(e *ops.Env, cfg Config) []mcpserver.Tool {
 	for _, op := range ops.Operations() {
 		switch op.Name {
 		case ops.OpPlanTasks:
-			out = append(out, Tool(op, e, planTasksSpec(e, cfg)))
+			out = append(out, tool(op, e, planTasksSpec(e, cfg)))
 		case ops.OpRunTasks:
 			if spec, ok := runTasksSpec(e, cfg); ok {
-				out = append(out, Tool(op, e, spec))
+				out = append(out, tool(op, e, spec))
 			}
 		case ops.OpPruneCache:
-			out = append(out, Tool(op, e, pruneCacheSpec(e, cfg)))
+			out = append(out, tool(op, e, pruneCacheSpec(e, cfg)))
 		default:
 			if op.CLIOnly {
 				continue // a person's act (vx approve): never a tool
 			}
-			out = append(out, Tool(op, e, mcpserver.OperationOptions{}))
+			out = append(out, tool(op, e, mcpserver.OperationOptions{}))
 		}
 	}
 	return out
@@ -185,7 +185,9 @@ func planTasksSpec(e *ops.Env, cfg Config) mcpserver.OperationOptions {
 	if cfg.Plans == nil {
 		return mcpserver.OperationOptions{}
 	}
-	return mcpserver.OperationOptions{MoreDescription: " vxd keeps the plan: planId, expiresAt and prerequisites (config file hashes, vx.lock, git HEAD and uncommitted state, each task's key) let runTasks {planId} run exactly it.",
+	return mcpserver.OperationOptions{MoreDescription: " vxd keeps the plan: planId, expiresAt and " +
+		"prerequisites (config file hashes, vx.lock, git HEAD and uncommitted state, each task's key) let runTasks " +
+		"{planId} run exactly it.",
 		Run: func(ctx context.Context, _ *mcpserver.Call, v any) (any, error) {
 			in := ops.RunTasksInput{PlanTasksInput: *v.(*ops.PlanTasksInput)}
 			in.VX = cfg.VX
@@ -222,7 +224,9 @@ func runTasksSpec(e *ops.Env, cfg Config) (mcpserver.OperationOptions, bool) {
 		desc += planDescription(m.Config.MCP.RequirePlan)
 		switch {
 		case m.Config.MCP.Confirm.Outside:
-			desc += " This workspace runs a plan only once a person approved it outside MCP (mcp.confirm \"outside\": vx approve or the status page): planTasks, then runTasks {planId}, which waits for the approval."
+			desc += " This workspace runs a plan only once a person approved it outside MCP " +
+				"(mcp.confirm \"outside\": vx approve or the status page): planTasks, then runTasks {planId}, which waits for " +
+				"the approval."
 		case m.Config.MCP.Confirm.On:
 			desc += " This workspace asks the user to confirm the plan (mcp.confirm) before anything runs."
 		}

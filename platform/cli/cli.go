@@ -24,8 +24,8 @@ import (
 	"github.com/vzn/vx/protocol/version"
 )
 
-// DefaultListen is where serve listens without --listen.
-const DefaultListen = "127.0.0.1:7070"
+// defaultListen is where serve listens without --listen.
+const defaultListen = "127.0.0.1:7070"
 
 const usage = `vx-platform: the vx team platform (run history in PostgreSQL, team MCP tools, dashboard)
 
@@ -145,7 +145,7 @@ type serveFlags struct {
 var serveBinding = cmdline.Bind(reflect.TypeFor[serveFlags]())
 
 func serve(ctx context.Context, argv []string, stdout, stderr io.Writer) error {
-	f := serveFlags{dbFlag: defaultDB(), Listen: envOr("VX_PLATFORM_LISTEN", DefaultListen), LogLevel: "info"}
+	f := serveFlags{dbFlag: defaultDB(), Listen: envOr("VX_PLATFORM_LISTEN", defaultListen), LogLevel: "info"}
 	if _, done, err := verb(stdout, stderr, "serve", "serve [--db URL] [--listen ADDR] [--log-level LEVEL] [--secure-cookies]", serveBinding, argv, &f, 0, "no arguments"); done {
 		return err
 	}

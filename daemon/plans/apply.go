@@ -69,7 +69,7 @@ func (s *Store) Apply(ctx context.Context, r Runner, id string) (*ops.RunTasksOu
 	if err != nil {
 		return nil, fmt.Errorf("plan %s cannot be checked, nothing ran: %w", id, err)
 	}
-	if moved := Moved(p.Prereq, pr); len(moved) > 0 {
+	if moved := moved(p.Prereq, pr); len(moved) > 0 {
 		return nil, fmt.Errorf("plan %s no longer matches the workspace, nothing ran: %s; call planTasks again and runTasks with its planId", id, strings.Join(moved, "; "))
 	}
 	ran = true

@@ -45,7 +45,7 @@ func Document(ctx context.Context, e *ops.Env, in ops.ExecuteInput) (*wire.Plan,
 // stamp adds to a dry run's plan what CheckFile checks: the selection,
 // the prerequisites and the expiry (mcp.planTtl from now).
 func stamp(ctx context.Context, m *workspace.Model, in ops.ExecuteInput, p *wire.Plan) error {
-	pr, err := PrerequisitesOf(ctx, m.Root, m.Files, p)
+	pr, err := prerequisitesOf(ctx, m.Root, m.Files, p)
 	if err != nil {
 		return err
 	}
@@ -108,23 +108,23 @@ func CheckFile(ctx context.Context, e *ops.Env, in ops.ExecuteInput, p *wire.Pla
 	if err != nil {
 		return err
 	}
-	pr, err := PrerequisitesOf(ctx, e.Root, m.Files, cur)
+	pr, err := prerequisitesOf(ctx, e.Root, m.Files, cur)
 	if err != nil {
 		return err
 	}
-	moved := append(ShownMoved(p.Tasks, cur.Tasks), Moved(p.Prerequisites, pr)...)
+	moved := append(shownMoved(p.Tasks, cur.Tasks), moved(p.Prerequisites, pr)...)
 	if len(moved) > 0 {
 		return fmt.Errorf("the plan in %s no longer matches the workspace, nothing ran: %s; plan again with vx run --dry=json", name, strings.Join(moved, "; "))
 	}
 	return nil
 }
 
-// ShownMoved lists how the tasks a plan file shows (what a person reads:
+// shownMoved lists how the tasks a plan file shows (what a person reads:
 // each task, its key and command) differ from the tasks its request
 // selects now. The file's request is what runs, so a file whose shown
 // tasks are not its request's (edited by hand, or tampered with) is
 // refused rather than running something it does not show.
-func ShownMoved(shown, now []wire.PlanTask) []string {
+func shownMoved(shown, now []wire.PlanTask) []string {
 	was := make(map[string]wire.PlanTask, len(shown))
 	for _, t := range shown {
 		was[t.TaskID] = t

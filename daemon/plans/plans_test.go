@@ -113,7 +113,7 @@ func TestMoved(t *testing.T) {
 		t.Fatalf("prerequisites %+v", base)
 	}
 	same, _ := prerequisites(ctx, root, plan)
-	if moved := Moved(base, same); len(moved) != 0 {
+	if moved := moved(base, same); len(moved) != 0 {
 		t.Fatalf("nothing changed, yet moved: %v", moved)
 	}
 	check := func(name string, want ...string) *wire.PlanPrerequisites {
@@ -122,7 +122,7 @@ func TestMoved(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		joined := strings.Join(Moved(base, now), "; ")
+		joined := strings.Join(moved(base, now), "; ")
 		for _, w := range want {
 			if !strings.Contains(joined, w) {
 				t.Errorf("%s: moved %q lacks %q", name, joined, w)

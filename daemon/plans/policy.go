@@ -32,7 +32,7 @@ const (
 	StepRun    Step = iota // run the selection as given
 	StepApply              // apply the plan planId names
 	StepAwait              // wait until a person approves planId outside MCP, then apply it
-	StepAsk                // ask the client's person to confirm the plan (planId's, or one made now for the selection)
+	stepAsk                // ask the client's person to confirm the plan (planId's, or one made now for the selection)
 	StepAnswer             // take the person's answer the retry carries
 )
 
@@ -43,7 +43,8 @@ const (
 func Decide(c RunCall) (Step, error) {
 	planned := c.Args["planId"]
 	if !planned && c.RequirePlan {
-		return 0, fmt.Errorf("this workspace runs only planned tasks (mcp.requirePlan in vx.workspace.json): call planTasks with the tasks, read the plan, then call runTasks with {\"planId\": …} alone; nothing ran")
+		return 0, fmt.Errorf("this workspace runs only planned tasks (mcp.requirePlan in vx.workspace.json): " +
+			"call planTasks with the tasks, read the plan, then call runTasks with {\"planId\": …} alone; nothing ran")
 	}
 	if planned {
 		for _, name := range selectionArgs {
@@ -64,7 +65,7 @@ func Decide(c RunCall) (Step, error) {
 	case !c.CanAsk || c.Confirm.Outside:
 		return StepAwait, nil
 	}
-	return StepAsk, nil
+	return stepAsk, nil
 }
 
 // noAsking refuses runTasks with a selection when the client is not
@@ -75,5 +76,7 @@ func noAsking(outside bool) error {
 	if outside {
 		why = "this workspace takes approvals only outside MCP (mcp.confirm \"outside\")"
 	}
-	return fmt.Errorf("this workspace runs tasks only once a person approves them (mcp.confirm in vx.workspace.json), and %s: call planTasks, whose answer says where a person approves the plan (`vx approve PLAN` in a terminal, or the status page), then call runTasks with {\"planId\": …}, which waits for that approval. Nothing ran", why)
+	return fmt.Errorf("this workspace runs tasks only once a person approves them (mcp.confirm in vx.workspace.json), and %s: "+
+		"call planTasks, whose answer says where a person approves the plan (`vx approve PLAN` in a terminal, or the status page), "+
+		"then call runTasks with {\"planId\": …}, which waits for that approval. Nothing ran", why)
 }

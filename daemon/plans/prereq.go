@@ -31,12 +31,12 @@ func prerequisites(ctx context.Context, root string, plan *wire.Plan) (*wire.Pla
 	if err != nil {
 		return nil, fmt.Errorf("loading the workspace configuration: %w", err)
 	}
-	return PrerequisitesOf(ctx, root, m.Files, plan)
+	return prerequisitesOf(ctx, root, m.Files, plan)
 }
 
-// PrerequisitesOf is Prerequisites with the configuration files of a
+// prerequisitesOf is Prerequisites with the configuration files of a
 // model already loaded.
-func PrerequisitesOf(ctx context.Context, root string, files []string, plan *wire.Plan) (*wire.PlanPrerequisites, error) {
+func prerequisitesOf(ctx context.Context, root string, files []string, plan *wire.Plan) (*wire.PlanPrerequisites, error) {
 	pr := &wire.PlanPrerequisites{ConfigFiles: map[string]string{}, TaskKeys: map[string]string{}}
 	for _, f := range files {
 		h, err := fileHash(f)
@@ -147,8 +147,8 @@ func gitState(ctx context.Context, root string, pr *wire.PlanPrerequisites) erro
 // maxMoved bounds the differences a refusal lists.
 const maxMoved = 20
 
-// Moved lists, in words, every prerequisite of was that now differs.
-func Moved(was, now *wire.PlanPrerequisites) []string {
+// moved lists, in words, every prerequisite of was that now differs.
+func moved(was, now *wire.PlanPrerequisites) []string {
 	var out []string
 	out = append(out, mapDiff(was.ConfigFiles, now.ConfigFiles,
 		func(k string) string { return k + " was added" },

@@ -121,9 +121,9 @@ func Workers(flag int, m *workspace.Model) (int, string) {
 	}
 }
 
-// SecretValues lists the values of every secret variable the model
+// secretValues lists the values of every secret variable the model
 // declares, read from env; they are what a Masker masks.
-func SecretValues(m *workspace.Model, env map[string]string) []string {
+func secretValues(m *workspace.Model, env map[string]string) []string {
 	return workspace.SecretValues(m.Root, m, env)
 }
 
@@ -135,7 +135,7 @@ func Prepare(ctx context.Context, o *Options) (*Prepared, error) {
 		env = os.Environ()
 	}
 	p := &Prepared{Model: m, Env: environMap(env), Keys: map[string]string{}, Components: map[string]*taskkey.Components{}, encoded: map[string][]byte{}}
-	p.Masker = secret.NewMasker(SecretValues(m, p.Env)...)
+	p.Masker = secret.NewMasker(secretValues(m, p.Env)...)
 	p.Workers, _ = Workers(o.Concurrency, m)
 	o.Early.startPrestat(m.Root)
 	p.changes = make(chan *hashing.Changes, 1)

@@ -909,7 +909,8 @@ func (r *run) flush(ctx context.Context) {
 
 func (r *run) summary(started time.Time, command, branch, commit string, interrupted bool) *wire.RunSummary {
 	ended := time.Now()
-	s := &wire.RunSummary{RunID: r.runID, Command: command, StartedAt: started, EndedAt: ended, DurationMs: ended.Sub(started).Milliseconds(), GitBranch: branch, GitCommit: commit, Tasks: []wire.TaskRow{}}
+	s := &wire.RunSummary{RunID: r.runID, Command: command, StartedAt: started, EndedAt: ended,
+		DurationMs: ended.Sub(started).Milliseconds(), GitBranch: branch, GitCommit: commit, Tasks: []wire.TaskRow{}}
 	for _, n := range r.p.Graph.Nodes {
 		row, ok := r.rows[n.ID]
 		if !ok || n.Def.NoOp() {

@@ -4,7 +4,8 @@ package wire
 // reports them over runs (vxd's runTrends and getCacheStats, the
 // platform's run_trends and cache_stats): one definition, said in each tool's
 // description.
-const ExecutionsDefined = "executions counts every task outcome the runs recorded (ran, cache hit, blocked, skipped or interrupted), cache hits included; hits are those restored from a cache; hitRate is hits/executions."
+const ExecutionsDefined = "executions counts every task outcome the runs recorded (ran, cache hit, blocked, skipped or interrupted), " +
+	"cache hits included; hits are those restored from a cache; hitRate is hits/executions."
 
 // TaskDelta is one task's change between two runs.
 type TaskDelta struct {

@@ -12,11 +12,15 @@ import (
 	"time"
 )
 
-// deadPID is the pid of a process that has exited and been reaped: this
-// test binary run to do nothing (there is a `true` on Unix only).
+// deadPID is the pid of a process that has exited and been reaped: `true`
+// where there is one, else (Windows) this test binary run to do nothing.
+// Under qemu-user the test binary cannot be run again (no binfmt_misc).
 func deadPID(t *testing.T) int {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	if p, err := exec.LookPath("true"); err == nil {
+		cmd = exec.Command(p)
+	}
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}

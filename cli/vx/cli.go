@@ -205,7 +205,7 @@ func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 			return planRefusal(err)
 		}
 	}
-	return execute(ctx, s, e, m, in, format, liveView(s, f.UI, m, format))
+	return execute(ctx, s, e, in, format, liveView(s, f.UI, m, format))
 }
 
 // runSources reads what selects the run besides its tasks and flags:
@@ -330,7 +330,7 @@ func runSettings(f *runFlags) (ops.ExecuteInput, error) {
 // execute runs in with the process's signals and event sink, prints the
 // summary as JSON when asked, pushes the run to the platform, and exits
 // with the run's code.
-func execute(ctx context.Context, s *cmdline.IO, e *ops.Env, m *workspace.Model, in ops.ExecuteInput, format string, view *live.View) error {
+func execute(ctx context.Context, s *cmdline.IO, e *ops.Env, in ops.ExecuteInput, format string, view *live.View) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	out, closeOut := runOutput(s, e.Root, format)
@@ -344,7 +344,7 @@ func execute(ctx context.Context, s *cmdline.IO, e *ops.Env, m *workspace.Model,
 	if err != nil {
 		return runRefusal(err)
 	}
-	return finishRun(s, sum, format, func() { pushRun(ctx, s, m, sum, e.Masker.String) })
+	return finishRun(s, sum, format, func() { e.PushRun(ctx, sum, s.Err) })
 }
 
 // planRefusal is runRefusal for vx run --plan FILE, naming vx run.

@@ -8,23 +8,7 @@ import (
 	"github.com/vzn/vx/cli/cmdline"
 	"github.com/vzn/vx/daemon/platformpush"
 	"github.com/vzn/vx/daemon/workspace"
-	"github.com/vzn/vx/protocol/wire"
 )
-
-// pushRun is the end-of-run hook: when the workspace opted into a
-// platform, the run just ended is pushed (bounded; warnings only).
-func pushRun(ctx context.Context, s *cmdline.IO, m *workspace.Model, sum *wire.RunSummary, mask func(string) string) {
-	t, ok, err := platformpush.Resolve(m.Config.Platform, s.Environment())
-	if !ok {
-		return
-	}
-	if err != nil {
-		fmt.Fprintf(s.Err, "vx: platform: %s\n", mask(err.Error()))
-		return
-	}
-	t.ProjectDir = projectDirs(m)
-	platformpush.AfterRun(ctx, m.Root, t, sum, mask, s.Err)
-}
 
 // pushFlags are vx push's flags.
 type pushFlags struct {
@@ -48,7 +32,7 @@ func pushVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 		return err
 	}
 	mask := maskerFor(m, s).String
-	t, ok, err := platformpush.Resolve(m.Config.Platform, s.Environment())
+	t, ok, err := platformpush.ForModel(m, s.Environment())
 	if !ok {
 		return fmt.Errorf("this workspace does not push to a platform: set platform.url and platform.workspace in %s (or %s and %s)",
 			workspace.ConfigFile, platformpush.EnvURL, platformpush.EnvWorkspace)
@@ -56,7 +40,6 @@ func pushVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	if err != nil {
 		return fmt.Errorf("%s", mask(err.Error()))
 	}
-	t.ProjectDir = projectDirs(m)
 	var rep platformpush.Report
 	if f.All {
 		rep, err = platformpush.All(ctx, m.Root, t, mask, s.Err)
@@ -68,15 +51,4 @@ func pushVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 		return fmt.Errorf("%s", mask(err.Error()))
 	}
 	return nil
-}
-
-// projectDirs names each project's directory for the failures a push
-// carries.
-func projectDirs(m *workspace.Model) func(string) string {
-	return func(name string) string {
-		if p, ok := m.Project(name); ok {
-			return p.Dir
-		}
-		return ""
-	}
 }

@@ -196,3 +196,12 @@ func (e *Env) taskExecution(ctx context.Context, id opkit.TaskID, ref *opkit.Run
 	}
 	return h, ex, err
 }
+
+// environList is the Env's environment as KEY=VALUE entries.
+func (e *Env) environList() []string {
+	out := make([]string, 0, len(e.Environ))
+	for k, v := range e.Environ {
+		out = append(out, k+"="+v)
+	}
+	return out
+}

@@ -3,6 +3,8 @@ package ops
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -190,4 +192,24 @@ func (a *Ahead) Close() {
 	if a != nil && a.early != nil {
 		a.early.Close()
 	}
+}
+
+// PushRun sends the run sum to the platform the workspace pushes to (if
+// any), then what the outbox holds, within platformpush.Budget; it never
+// fails: what cannot be delivered stays in the outbox and one line says
+// so on warn.
+func (e *Env) PushRun(ctx context.Context, sum *wire.RunSummary, warn io.Writer) {
+	m, err := e.CurrentModel()
+	if err != nil {
+		return
+	}
+	t, ok, err := platformpush.ForModel(m, e.environList())
+	if !ok {
+		return
+	}
+	if err != nil {
+		fmt.Fprintf(warn, "vx: platform: %s\n", e.Masker.String(err.Error()))
+		return
+	}
+	platformpush.AfterRun(ctx, e.Root, t, sum, e.Masker.String, warn)
 }

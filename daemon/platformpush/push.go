@@ -48,6 +48,21 @@ type Target struct {
 	ProjectDir func(project string) string
 }
 
+// ForModel is Resolve for the workspace m, its failures' locations found
+// from each project's directory.
+func ForModel(m *workspace.Model, environ []string) (t *Target, ok bool, err error) {
+	t, ok, err = Resolve(m.Config.Platform, environ)
+	if t != nil {
+		t.ProjectDir = func(name string) string {
+			if p, found := m.Project(name); found {
+				return p.Dir
+			}
+			return ""
+		}
+	}
+	return t, ok, err
+}
+
 // Resolve reads the target from the configuration and environment. ok is
 // false when the workspace has not opted in; err says what is wrong with
 // a configuration that did.

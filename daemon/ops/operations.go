@@ -2,6 +2,7 @@ package ops
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/vzn/vx/daemon/docsearch"
@@ -38,6 +39,12 @@ func Operations() []*Operation {
 }
 
 func operations() []*Operation {
+	return slices.Concat(configAndCacheOps(), runOps(), workspaceOps())
+}
+
+// configAndCacheOps are the questions about what the workspace declares
+// and what its cache holds, and pruning it.
+func configAndCacheOps() []*Operation {
 	return []*Operation{
 		opkit.Define(opkit.Spec[listTasksInput, ShowOutput]{Name: "listTasks", Title: "List tasks", ReadOnly: true,
 			ModelOnly: func(in *listTasksInput) bool { return !in.Affected.On }, // affected reads git
@@ -87,6 +94,13 @@ func operations() []*Operation {
 				"maxSize (e.g. 2GiB) bound the cache; a dry run unless dryRun is false. Answers dryRun, evicted, bytesFreed, " +
 				"orphans, orphanBytes."},
 			PruneCache),
+	}
+}
+
+// runOps are the questions about runs (logs, failures, comparisons,
+// trends), planning and running tasks, and approving a plan.
+func runOps() []*Operation {
+	return []*Operation{
 		opkit.Define(opkit.Spec[TaskLogInput, TaskLogOutput]{Name: "getTaskLog", Title: "Task log", ReadOnly: true,
 			Description: "What did a task print? runId, taskId, status, source (failure, cache, or " +
 				"null when vx kept nothing) and the plain-text output, masked. runId defaults to the latest run that recorded " +
@@ -124,6 +138,13 @@ func operations() []*Operation {
 				"approve. Without a plan, lists the plans waiting; page prints the status page address that logs a browser in " +
 				"to approve."},
 			ApprovePlan),
+	}
+}
+
+// workspaceOps are the questions about the workspace as a whole: its
+// latest run, lock, docs, adoption, state and health.
+func workspaceOps() []*Operation {
+	return []*Operation{
 		opkit.Define(opkit.Spec[RunInput, RunOutput]{Name: "getLastRun", Title: "Latest run", ReadOnly: true,
 			Description: "The latest run (or runId) with every task's status, cache, duration, exit code and reason: vx last --format json. Mirrors the vx://runs/latest resource."},
 			Run),

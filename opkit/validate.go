@@ -20,32 +20,32 @@ import (
 // title, or what its type and enum say) and what was given.
 
 // validateArgs refuses inst, decoded JSON arguments, unless the input
-// schema of its type accepts them, naming the innermost argument at fault.
+// schema of its type accepts them, naming the innermost argument at fault;
+// then a number no float64 holds, which a schema cannot refuse.
 func validateArgs(root *jsonschema.Resolved, inst any) error {
-	inst, err := numbers("", inst)
-	if err != nil {
-		return err
+	var huge error
+	inst = numbers("", inst, &huge)
+	if err := root.Validate(inst); err != nil {
+		if _, ok := inst.(map[string]any); !ok {
+			return Refuse("", "arguments must be a JSON object")
+		}
+		return explain("", root.Schema(), inst)
 	}
-	if err := root.Validate(inst); err == nil {
-		return nil
-	}
-	if _, ok := inst.(map[string]any); !ok {
-		return Refuse("", "arguments must be a JSON object")
-	}
-	return explain("", root.Schema(), inst)
+	return huge
 }
 
 // numbers makes the JSON numbers in v, decoded with UseNumber, float64s
-// (jsonschema-go reads a json.Number as a string), refusing at its path
-// one no float64 holds.
-func numbers(path string, v any) (any, error) {
+// (jsonschema-go reads a json.Number as a string), one no float64 holds
+// an infinity, and sets *huge to the refusal of the first such, at its
+// path.
+func numbers(path string, v any, huge *error) any {
 	switch x := v.(type) {
 	case json.Number:
 		f, err := strconv.ParseFloat(x.String(), 64)
-		if err != nil {
-			return nil, Refuse(path, "must be a finite number, not %s", x)
+		if err != nil && *huge == nil {
+			*huge = Refuse(path, "must be a finite number, not %s", x)
 		}
-		return f, nil
+		return f
 	case map[string]any:
 		keys := make([]string, 0, len(x))
 		for k := range x {
@@ -53,20 +53,14 @@ func numbers(path string, v any) (any, error) {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			var err error
-			if x[k], err = numbers(join(path, k), x[k]); err != nil {
-				return nil, err
-			}
+			x[k] = numbers(join(path, k), x[k], huge)
 		}
 	case []any:
 		for i, e := range x {
-			var err error
-			if x[i], err = numbers(fmt.Sprintf("%s[%d]", path, i), e); err != nil {
-				return nil, err
-			}
+			x[i] = numbers(fmt.Sprintf("%s[%d]", path, i), e, huge)
 		}
 	}
-	return v, nil
+	return v
 }
 
 var resolvedSubs sync.Map // *jsonschema.Schema → *jsonschema.Resolved (nil: unresolvable)

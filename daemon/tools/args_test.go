@@ -99,6 +99,7 @@ var checkCases = []checkCase{
 	{name: "bool as a number", raw: `{"tasks": ["build"], "force": 1}`, want: []string{`"force"`, "a number"}},
 	{name: "limit 1e400 is not finite", raw: `{"tasks": ["build"], "limit": 1e400}`, want: []string{`"limit"`, "finite", "1e400"}},
 	{name: "limit -1e400 is not finite", raw: `{"tasks": ["build"], "limit": -1e400}`, want: []string{`"limit"`, "finite"}},
+	{name: "bool as a number no float64 holds", raw: `{"tasks": ["build"], "force": 1e400}`, want: []string{`"force"`, "true or false", "a number"}},
 	{name: "limit as a string", raw: `{"tasks": ["build"], "limit": "10"}`, want: []string{`"limit"`, "a string"}},
 	{name: "limit null", raw: `{"tasks": ["build"], "limit": null}`, want: []string{`"limit"`, "null"}},
 	{name: "limit array", raw: `{"tasks": ["build"], "limit": [10]}`, want: []string{`"limit"`, "an array"}},

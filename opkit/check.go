@@ -1,13 +1,11 @@
 package opkit
 
-import "reflect"
-
-// checker is an argument type with a rule its JSON Schema cannot say (or
-// says and decoding states in words): Check refuses a value breaking it,
-// naming the argument arg.
-type checker interface {
-	Check(arg string) error
-}
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+)
 
 // validator is an input with a rule across its arguments (two that may
 // not be given together): Validate refuses an input breaking it.
@@ -17,47 +15,38 @@ type validator interface {
 
 // Check checks in, a pointer to an input struct, in one order whichever
 // surface filled it (DecodeInput for MCP and --input, a command line's
-// flags): each given argument's own Check, nested objects included, then
-// the input's Validate. Every operation made with Define runs it before
-// its function.
+// flags): the input as JSON against its schema (InputSchema, each refusal
+// naming the argument as Decode's do), then the input's Validate. Every
+// operation made with Define runs it before its function.
 func Check(in any) error {
 	v := reflect.ValueOf(in)
-	if v.Kind() == reflect.Pointer {
+	for v.Kind() == reflect.Pointer {
 		v = v.Elem()
 	}
-	if err := checkFields("", v); err != nil {
+	raw, err := json.Marshal(v.Interface())
+	if err != nil {
+		return fmt.Errorf("input %s does not encode: %w", v.Type(), err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var obj map[string]any
+	if err := dec.Decode(&obj); err != nil {
+		return fmt.Errorf("input %s does not decode: %w", v.Type(), err)
+	}
+	if err := validateInput(v.Type(), obj); err != nil {
 		return err
+	}
+	return validateAcross(in)
+}
+
+// validateAcross runs the input's rule across its arguments, if it has one.
+func validateAcross(in any) error {
+	v := reflect.ValueOf(in)
+	for v.Kind() == reflect.Pointer {
+		v = v.Elem()
 	}
 	if val, ok := v.Interface().(validator); ok {
 		return val.Validate()
-	}
-	return nil
-}
-
-func checkFields(prefix string, v reflect.Value) error {
-	for _, f := range inputFields(v.Type()) {
-		if err := checkValue(prefix+f.Name, v.FieldByIndex(f.Index), f.Required); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func checkValue(name string, fv reflect.Value, required bool) error {
-	if fv.Kind() == reflect.Pointer {
-		if fv.IsNil() {
-			return nil
-		}
-		fv = fv.Elem()
-	}
-	if fv.IsZero() && !required {
-		return nil // not given: the operation's default, never refused here
-	}
-	if c, ok := fv.Interface().(checker); ok {
-		return c.Check(name)
-	}
-	if fv.Kind() == reflect.Struct {
-		return checkFields(name+".", fv)
 	}
 	return nil
 }

@@ -28,7 +28,7 @@ func (in checkInput) Validate() error {
 
 type checkOutput struct{}
 
-// TestCheckOrder: Check refuses a given argument breaking its type's rule
+// TestCheckOrder: Check refuses a given argument its schema refuses
 // (nested ones named by their path), a required one even when empty, and
 // leaves an optional one out; the input's Validate runs after every
 // argument passed. An operation made with Define never runs its function

@@ -1,7 +1,7 @@
 // Package opkit is the operation kit: how a question or action is
 // declared once (Spec, Define) with a typed input and output, how an
 // agent's JSON arguments fill the input (DecodeInput, the argument types),
-// how an input is checked (Check: each argument's rule, then the input's
+// how an input is checked (Check: against its schema, then the input's
 // Validate), and the one error a refusal of the input is (*Refusal). vx's
 // operations (daemon/ops) and the platform's (platform/teamtools) are made
 // with it; the command lines, --format json and the MCP server

@@ -175,8 +175,11 @@ func (g *schemaGen) finish(s *jsonschema.Schema) {
 	if g.output {
 		s.Required = nil
 	} else if s.Type == "string" && s.MinLength == nil && s.Enum == nil {
-		// The decoder refuses an empty string argument; say so.
+		// A string argument holds something other than blanks.
 		s.MinLength = jsonschema.Ptr(1)
+		if s.Pattern == "" {
+			s.Pattern = notBlank
+		}
 	}
 	for _, p := range s.Properties {
 		g.finish(p)

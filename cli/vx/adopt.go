@@ -43,7 +43,7 @@ func cacheVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	}
 	e := ops.NewEnv(root, nil, nil, s.Environment())
 	var in ops.PruneInput
-	if err := b.Fill(a, &in); err != nil {
+	if err := fill(b, a, &in); err != nil {
 		return err
 	}
 	out, err := ops.Prune(ctx, e, in)
@@ -149,7 +149,7 @@ func infoVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	}
 	defer e.Close()
 	var in ops.InfoInput
-	if err := b.Fill(a, &in); err != nil {
+	if err := fill(b, a, &in); err != nil {
 		return err
 	}
 	root := e.Root

@@ -34,7 +34,7 @@ func approveVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	}
 	defer e.Close()
 	var in ops.ApproveInput
-	if err := b.Fill(a, &in); err != nil {
+	if err := fill(b, a, &in); err != nil {
 		return err
 	}
 	out, err := ops.ApprovePlan(ctx, e, in)

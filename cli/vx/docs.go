@@ -23,7 +23,7 @@ func docsVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 		return err
 	}
 	var in ops.SearchDocsInput
-	if err := b.Fill(a, &in); err != nil {
+	if err := fill(b, a, &in); err != nil {
 		return err
 	}
 	out, err := ops.SearchDocs(ctx, in)

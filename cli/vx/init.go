@@ -29,7 +29,7 @@ func initVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	}
 	in := ops.InitInput{Dir: s.WorkingDir(), Environ: s.Environment(), RunNx: true}
 	var f initFlags
-	if err := b.Fill(a, &in); err != nil {
+	if err := fill(b, a, &in); err != nil {
 		return err
 	}
 	if err := b.Fill(a, &f); err != nil {

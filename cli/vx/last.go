@@ -9,6 +9,7 @@ import (
 
 	"github.com/vzn/vx/cli/cmdline"
 	"github.com/vzn/vx/daemon/ops"
+	"github.com/vzn/vx/opkit"
 )
 
 // vx last answers three operations: getLastRun, getTaskLog (--log) and
@@ -43,12 +44,15 @@ func lastVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	switch {
 	case f.List:
 		var in ops.RunsInput
-		if err := b.Fill(a, &in); err != nil {
+		if err := fill(b, a, &in); err != nil {
 			return err
 		}
 		out, err := ops.Runs(ctx, e, in)
 		return answer(s, b, format, out, err, renderRuns)
 	case log.TaskID != "":
+		if err := opkit.Check(&log); err != nil {
+			return refusal(b, err)
+		}
 		out, err := ops.TaskLog(ctx, e, log)
 		return answer(s, b, format, out, err, func(w io.Writer, o *ops.TaskLogOutput) {
 			src := "none"
@@ -62,6 +66,9 @@ func lastVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 			fmt.Fprint(w, o.Output)
 		})
 	default:
+		if err := opkit.Check(&run); err != nil {
+			return refusal(b, err)
+		}
 		out, err := ops.Run(ctx, e, run)
 		return answer(s, b, format, out, err, renderRun)
 	}

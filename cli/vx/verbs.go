@@ -39,9 +39,26 @@ func refusal(b *cmdline.Binding, err error) error {
 	}
 	name, ok := b.ArgName(ae.Arg)
 	if !ok {
-		name = ae.Arg
+		// An element of a repeated flag (filter[1]) is its flag.
+		base, _, _ := strings.Cut(ae.Arg, "[")
+		if name, ok = b.ArgName(base); !ok {
+			name = ae.Arg
+		}
 	}
 	return cmdline.UsageError(ae.Named(name))
+}
+
+// fill sets in, an operation's input, from the command line and checks it
+// as the operation does for an agent (opkit.Check: its schema, then its
+// Validate), so that a verb refuses what the tool refuses, in its words.
+func fill(b *cmdline.Binding, a *cmdline.Args, in any) error {
+	if err := b.Fill(a, in); err != nil {
+		return err
+	}
+	if err := opkit.Check(in); err != nil {
+		return refusal(b, err)
+	}
+	return nil
 }
 
 // opEnv loads the workspace for a question verb.
@@ -96,7 +113,7 @@ func showVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 		return cmdline.UsageError(fmt.Sprintf("vx show takes one target, got %d: %s", len(a.Pos()), strings.Join(a.Pos(), " ")))
 	}
 	var in ops.ShowInput
-	if err := b.Fill(a, &in); err != nil {
+	if err := fill(b, a, &in); err != nil {
 		return err
 	}
 	out, err := ops.Show(ctx, e, in)
@@ -219,7 +236,7 @@ func whyVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	}
 	defer e.Close()
 	var in ops.WhyInput
-	if err := b.Fill(a, &in); err != nil {
+	if err := fill(b, a, &in); err != nil {
 		return err
 	}
 	out, err := ops.Why(ctx, e, in)

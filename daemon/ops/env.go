@@ -141,11 +141,9 @@ func (e *Env) Close() {
 	}
 }
 
-// resolveRun finds a run by whole id or unique prefix.
+// resolveRun finds a run by whole id or unique prefix (a run id
+// argument, which its schema holds to one that is not blank).
 func resolveRun(ctx context.Context, h *history.Store, arg, id string) (*history.Run, error) {
-	if id == "" {
-		return nil, opkit.Refuse(arg, "must be a run id or a unique prefix of one (got an empty string; `vx last --list` shows run ids)")
-	}
 	r, err := h.ResolveRun(ctx, id)
 	if errors.Is(err, history.ErrNotFound) {
 		return nil, opkit.Refuse(arg, "no run %q in this workspace's history (`vx last --list` shows run ids)", id)

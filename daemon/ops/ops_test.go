@@ -273,11 +273,11 @@ func TestReadOperationsRefuse(t *testing.T) {
 		{"task log of a task name", func() error {
 			_, err := operation(t, "getTaskLog").Call(ctx, f.env, &ops.TaskLogInput{TaskID: "web"})
 			return err
-		}, `"web" is missing a half`},
+		}, `half blank (e.g. web#build), not "web"`},
 		{"why of a task name", func() error {
 			_, err := operation(t, "whyDidThisRerun").Call(ctx, f.env, &ops.WhyInput{TaskID: "  #build"})
 			return err
-		}, `"  #build" is missing a half`},
+		}, `half blank (e.g. web#build), not "  #build"`},
 		{"why of an unknown task", func() error { _, err := ops.Why(ctx, f.env, ops.WhyInput{TaskID: "nope#build"}); return err }, "nope#build"},
 		{"show of an unknown project", func() error { _, err := ops.Show(ctx, f.env, ops.ShowInput{Target: "nope"}); return err }, "nope"},
 		{"prune with a bad size", func() error {

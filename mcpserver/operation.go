@@ -43,7 +43,7 @@ func OperationTool(op *opkit.Bound, opts *OperationOptions) Tool {
 		opts = &OperationOptions{}
 	}
 	in := op.Input
-	run := func(ctx context.Context, _ *Call, v any) (any, error) { return op.Call(ctx, v) }
+	run := func(ctx context.Context, _ *Call, v any) (any, error) { return op.CallDecoded(ctx, v) }
 	if opts.Input != nil {
 		if opts.Run == nil {
 			panic(fmt.Sprintf("mcpserver: %s: a replaced input needs its own Run", op.Name))

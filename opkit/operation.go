@@ -38,6 +38,9 @@ type Operation[E any] struct {
 
 	modelOnly func(in any) bool
 	do        func(ctx context.Context, e E, in any) (any, error)
+	// decoded is do without the check, for an input Decode filled (and
+	// so checked against the same schema) already.
+	decoded func(ctx context.Context, e E, in any) (any, error)
 }
 
 // Spec is an operation's declaration, for Define.
@@ -58,16 +61,12 @@ func Define[E, In, Out any](s Spec[In, Out], do func(ctx context.Context, e E, i
 		ReadOnly: s.ReadOnly, Destructive: s.Destructive, Idempotent: s.Idempotent, CLIOnly: s.CLIOnly,
 		Input: reflect.TypeFor[In](), Output: reflect.TypeFor[Out](),
 		do: func(ctx context.Context, e E, in any) (any, error) {
-			p := in.(*In)
-			if err := Check(p); err != nil {
+			if err := Check(in); err != nil {
 				return nil, err
 			}
-			out, err := do(ctx, e, *p)
-			if err != nil {
-				return nil, err
-			}
-			return out, nil
-		}}
+			return answer(ctx, e, in.(*In), do)
+		},
+		decoded: func(ctx context.Context, e E, in any) (any, error) { return answer(ctx, e, in.(*In), do) }}
 	if s.ModelOnly != nil {
 		op.modelOnly = func(in any) bool { return s.ModelOnly(in.(*In)) }
 	}
@@ -75,6 +74,15 @@ func Define[E, In, Out any](s Spec[In, Out], do func(ctx context.Context, e E, i
 		panic(fmt.Sprintf("opkit: %s: input and output must be structs", s.Name))
 	}
 	return op
+}
+
+// answer is do's answer to *p, a nil *Out as a nil any.
+func answer[E, In, Out any](ctx context.Context, e E, p *In, do func(ctx context.Context, e E, in In) (*Out, error)) (any, error) {
+	out, err := do(ctx, e, *p)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // Call checks in, a pointer to a value of the Input type, and answers it.
@@ -90,7 +98,8 @@ func (o *Operation[E]) Bind(e E) *Bound {
 	return &Bound{Name: o.Name, Title: o.Title, Description: o.Description,
 		ReadOnly: o.ReadOnly, Destructive: o.Destructive, Idempotent: o.Idempotent, CLIOnly: o.CLIOnly,
 		Input: o.Input, Output: o.Output, ModelOnly: o.ModelOnly,
-		Call: func(ctx context.Context, in any) (any, error) { return o.do(ctx, e, in) }}
+		Call:        func(ctx context.Context, in any) (any, error) { return o.do(ctx, e, in) },
+		CallDecoded: func(ctx context.Context, in any) (any, error) { return o.decoded(ctx, e, in) }}
 }
 
 // Bound is an operation bound to its environment: its declaration and
@@ -103,4 +112,7 @@ type Bound struct {
 	Input, Output                     reflect.Type
 	ModelOnly                         func(in any) bool
 	Call                              func(ctx context.Context, in any) (any, error)
+	// CallDecoded is Call for an input Decode filled: Decode checked it
+	// against the same schema and rule, so it is not checked twice.
+	CallDecoded func(ctx context.Context, in any) (any, error)
 }

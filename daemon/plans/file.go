@@ -80,7 +80,7 @@ func ReadFile(name string) (*wire.Plan, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {
-		return nil, refuse("%s is not a plan (%v): write one with `vx run TASK... --dry=json > %s`", name, err, name)
+		return nil, refuse("%s is not a plan (%s): write one with `vx run TASK... --dry=json > %s`", name, opkit.JSONError(err, &p), name)
 	}
 	if p.Request == nil || len(p.Request.Tasks) == 0 || p.Prerequisites == nil || p.MadeAt == nil || p.ExpiresAt == nil {
 		return nil, refuse("%s lacks the request, prerequisites or expiry that vx run --dry=json writes: plan again with `vx run TASK... --dry=json > %s`", name, name)

@@ -342,8 +342,7 @@ func newLifeline(cmd *exec.Cmd) (*lifeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd.ExtraFiles = append(cmd.ExtraFiles, r)
-	cmd.Env = append(cmd.Env, LifelineFDEnv+"="+strconv.Itoa(2+len(cmd.ExtraFiles)))
+	cmd.Env = append(cmd.Env, LifelineFDEnv+"="+passFile(cmd, r))
 	return &lifeline{r: r, w: w}, nil
 }
 
@@ -375,8 +374,7 @@ func newEventFeed(cmd *exec.Cmd, onEvent func(wire.Event)) (*eventFeed, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd.ExtraFiles = append(cmd.ExtraFiles, w)
-	cmd.Env = append(cmd.Env, EventsFDEnv+"="+strconv.Itoa(2+len(cmd.ExtraFiles)))
+	cmd.Env = append(cmd.Env, EventsFDEnv+"="+passFile(cmd, w))
 	return &eventFeed{r: r, w: w, onEvent: onEvent, done: make(chan struct{})}, nil
 }
 

@@ -134,7 +134,8 @@ func (r *run) taskEnv(n *workspace.Node, dir string) []string {
 	m := r.p.Model
 	env := r.p.Env
 	out := map[string]string{}
-	for _, name := range []string{"HOME", "USER", "LOGNAME", "SHELL", "TMPDIR", "TERM", "LANG", "TZ", "CI", "GOPATH", "GOCACHE", "GOMODCACHE", "GOFLAGS", "NODE_OPTIONS"} {
+	base := []string{"HOME", "USER", "LOGNAME", "SHELL", "TMPDIR", "TERM", "LANG", "TZ", "CI", "GOPATH", "GOCACHE", "GOMODCACHE", "GOFLAGS", "NODE_OPTIONS"}
+	for _, name := range append(base, osEnvNames...) {
 		if v, ok := env[name]; ok {
 			out[name] = v
 		}
@@ -158,12 +159,12 @@ func (r *run) taskEnv(n *workspace.Node, dir string) []string {
 			out[name] = val
 		}
 	}
-	path := env["PATH"]
+	pathKey, path := envPath(env)
 	bins := []string{filepath.Join(m.Root, "node_modules", ".bin")}
 	if dir != m.Root {
 		bins = append([]string{filepath.Join(dir, "node_modules", ".bin")}, bins...)
 	}
-	out["PATH"] = strings.Join(append(bins, path), string(os.PathListSeparator))
+	out[pathKey] = strings.Join(append(bins, path), string(os.PathListSeparator))
 	if n.Project != workspace.RootProject {
 		if p, ok := m.Project(n.Project); ok {
 			out["npm_package_name"] = p.Name
@@ -220,7 +221,7 @@ func (r *run) execute(ctx context.Context, n *workspace.Node, out *capture) resu
 func (r *run) startTask(n *workspace.Node, out *capture, procs *taskProcs) (cmd *exec.Cmd, sb *confinement, start time.Time, err error) {
 	dir := r.dir(n)
 	command := func() *exec.Cmd {
-		cmd := exec.Command("/bin/sh", "-c", n.Def.Command)
+		cmd := shellCommand(n.Def.Command, r.p.Env)
 		cmd.Dir = dir
 		cmd.Env = r.taskEnv(n, dir)
 		cmd.Stdin = nil
@@ -228,7 +229,6 @@ func (r *run) startTask(n *workspace.Node, out *capture, procs *taskProcs) (cmd 
 		cmd.Stderr = out
 		// Its own group (so a timeout kills every process of it), and
 		// killed if vx itself dies without getting to clean up.
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
 		procs.attach(cmd.SysProcAttr)
 		// Grandchildren that keep the pipes open must not hold up the run.
 		cmd.WaitDelay = 2 * time.Second

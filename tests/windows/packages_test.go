@@ -34,8 +34,8 @@ var windowsPackages = []struct {
 	{"daemon/runevents", false},
 	{"daemon/sandbox", false},
 	{"daemon/secret", false},
-	{"daemon/httpapi", false},
-	{"daemon/mcpserver", false},
+	{"httpapi", false},
+	{"mcpserver", false},
 	{"client/shim", false},
 }
 
@@ -71,7 +71,7 @@ var failOnWindowsToday = map[string]map[string]string{
 		// paths on every OS (issue 29, "the same key everywhere").
 		"TestLocateOutput": "cases absolute_and_dotted_paths_are_cleaned, lld_and_prefixed_ld: located files come back as absolute C:\\... paths, not workspace-relative ones",
 	},
-	"daemon/mcpserver": {
+	"mcpserver": {
 		"TestSessionCap": "the idlest session was not ended (two sessions touched within one tick of the Windows clock look equally idle)",
 	},
 }

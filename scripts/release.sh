@@ -8,11 +8,9 @@
 #   dist/npm/*.tgz                         npm pack of @vzn/vx and of one
 #                                          package per platform built here
 # Linux binaries are static (no dynamic loader: they run on glibc and musl).
-# A Linux host builds linux/amd64 and linux/arm64 (the other one with the
-# Debian cross compiler); a macOS host builds darwin/arm64 and darwin/amd64.
-# windows/amd64 (static, with Debian's mingw-w64 compiler) is built only
-# when TARGETS names it, until every package builds for Windows (issue 29;
-# docs/install.md says what works there).
+# A Linux host builds linux/amd64, linux/arm64 (the other one with the
+# Debian cross compiler) and windows/amd64 (static, with Debian's mingw-w64
+# compiler); a macOS host builds darwin/arm64 and darwin/amd64.
 # TARGETS="linux/amd64" limits the build, COMMANDS="vx vxd" the binaries
 # (tests/npm, which needs no vx-platform). VERSION and COMMIT come from make.
 # `release.sh finish` only packs @vzn/vx and writes checksums.txt over what
@@ -31,7 +29,7 @@ export CGO_ENABLED=1
 # stderr for one it cannot (and exit 1 on CI, where every one is expected).
 host_targets() {
   case "$(uname -s)" in
-    Linux) for t in linux/amd64 linux/arm64; do
+    Linux) for t in linux/amd64 linux/arm64 windows/amd64; do
         if command -v "$(cc_for "$t")" >/dev/null; then echo "$t"
         else echo "release: skipping $t: no C compiler $(cc_for "$t") (Debian: apt-get install $(cc_package "$t"))" >&2
           [ "${CI:-}" != true ] || exit 1; fi

@@ -9,7 +9,6 @@ import (
 	"os"
 	"strconv"
 	"sync"
-	"syscall"
 
 	"github.com/vzn/vx/daemon/runevents"
 	"github.com/vzn/vx/daemon/runner"
@@ -41,7 +40,7 @@ func ReadRunRequest(r io.Reader) (*wire.RunRequest, error) {
 }
 
 // ExecuteOutput is where a run prints: task lines to w, events to vxd's
-// runTasks when it started this run (EventsFDEnv), else to a running
+// runTasks when it started this run (eventsFDEnv), else to a running
 // vxd's live feed. The func closes what it opened.
 func ExecuteOutput(w io.Writer, root string) (runner.Output, func()) {
 	out := runner.Output{W: w}
@@ -64,8 +63,7 @@ func eventWriter(fd string) func(wire.Event) {
 	}
 	// Tasks must not inherit the pipe: a process a task leaves behind would
 	// keep it open (and could write into the feed).
-	syscall.CloseOnExec(n)
-	f := os.NewFile(uintptr(n), "events")
+	f := inherited(n, "events")
 	if f == nil {
 		return nil
 	}
@@ -82,7 +80,7 @@ func eventWriter(fd string) func(wire.Event) {
 }
 
 // LifelineContext is ctx, cancelled when the vxd that started this run
-// (naming its lifeline in LifelineFDEnv) dies: as on SIGTERM, the run
+// (naming its lifeline in lifelineFDEnv) dies: as on SIGTERM, the run
 // then stops its tasks and records itself as interrupted.
 func LifelineContext(ctx context.Context) (context.Context, func()) {
 	fd := os.Getenv(lifelineFDEnv)
@@ -91,12 +89,10 @@ func LifelineContext(ctx context.Context) (context.Context, func()) {
 	}
 	os.Unsetenv(lifelineFDEnv) // for this process alone
 	n, err := strconv.Atoi(fd)
-	var st syscall.Stat_t
-	if err != nil || n < 3 || syscall.Fstat(n, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFIFO {
+	if err != nil || n < 3 || !isPipe(n) {
 		return ctx, func() {}
 	}
-	syscall.CloseOnExec(n) // no task holds it
-	f := os.NewFile(uintptr(n), "lifeline")
+	f := inherited(n, "lifeline") // no task holds it
 	ctx, cancel := context.WithCancel(ctx)
 	go func() {
 		var b [1]byte

@@ -329,7 +329,7 @@ func waitChild(ctx context.Context, cmd *exec.Cmd) error {
 }
 
 // lifeline is a pipe whose read end a child `vx run` holds (as the
-// descriptor LifelineFDEnv names) and whose write end only vxd holds:
+// descriptor lifelineFDEnv names) and whose write end only vxd holds:
 // when vxd exits, however it exits, the kernel closes it, and the child,
 // reading EOF, stops as on SIGTERM (it records the run as interrupted and
 // stops its tasks). No parent-death signal is needed, which not every OS
@@ -342,8 +342,7 @@ func newLifeline(cmd *exec.Cmd) (*lifeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd.ExtraFiles = append(cmd.ExtraFiles, r)
-	cmd.Env = append(cmd.Env, lifelineFDEnv+"="+strconv.Itoa(2+len(cmd.ExtraFiles)))
+	cmd.Env = append(cmd.Env, lifelineFDEnv+"="+passFile(cmd, r))
 	return &lifeline{r: r, w: w}, nil
 }
 
@@ -357,7 +356,7 @@ func (l *lifeline) close() {
 }
 
 // eventFeed carries a child's events: JSON lines it writes on the pipe
-// its EventsFDEnv names, each handed to onEvent. A nil feed (no onEvent)
+// its eventsFDEnv names, each handed to onEvent. A nil feed (no onEvent)
 // does nothing.
 type eventFeed struct {
 	r, w    *os.File
@@ -375,8 +374,7 @@ func newEventFeed(cmd *exec.Cmd, onEvent func(wire.Event)) (*eventFeed, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd.ExtraFiles = append(cmd.ExtraFiles, w)
-	cmd.Env = append(cmd.Env, eventsFDEnv+"="+strconv.Itoa(2+len(cmd.ExtraFiles)))
+	cmd.Env = append(cmd.Env, eventsFDEnv+"="+passFile(cmd, w))
 	return &eventFeed{r: r, w: w, onEvent: onEvent, done: make(chan struct{})}, nil
 }
 

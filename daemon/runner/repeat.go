@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/vzn/vx/daemon/hashing"
@@ -92,8 +91,8 @@ func (l *repeatLog) linkFree(root, dir string) bool {
 	if ok {
 		return v
 	}
-	var st syscall.Stat_t
-	v = syscall.Lstat(dir, &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFDIR && l.linkFree(root, filepath.Dir(dir))
+	var st hashing.Stat
+	v = hashing.Lstat(dir, &st) == nil && st.Dir() && l.linkFree(root, filepath.Dir(dir))
 	l.setDirect(dir, v)
 	return v
 }
@@ -122,8 +121,8 @@ func (l *repeatLog) modelLinked(m *workspace.Model) string {
 	// Each project's directory is the directory of a file it was read
 	// from (its package.json or vx.project.json): checked below.
 	for _, f := range m.Files {
-		var st syscall.Stat_t
-		if syscall.Lstat(f, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG || !l.linkFree(m.Root, filepath.Dir(f)) {
+		var st hashing.Stat
+		if hashing.Lstat(f, &st) != nil || !st.Regular() || !l.linkFree(m.Root, filepath.Dir(f)) {
 			return f
 		}
 	}

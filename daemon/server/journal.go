@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -211,11 +210,11 @@ func (j *journal) begin(reason string) {
 // dirID is the device and inode path names (following links); zero when
 // it cannot be stat'ed.
 func dirID(path string) [2]uint64 {
-	var st syscall.Stat_t
-	if err := syscall.Stat(path, &st); err != nil {
+	var st hashing.Stat
+	if err := hashing.StatPath(path, &st); err != nil {
 		return [2]uint64{}
 	}
-	return [2]uint64{uint64(st.Dev), st.Ino}
+	return [2]uint64{st.Dev, st.Ino}
 }
 
 // checkRoot gives up until vxd restarts when the root no longer names the

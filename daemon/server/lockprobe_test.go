@@ -2,10 +2,10 @@ package server
 
 import (
 	"os"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/vzn/vx/internal/flock"
 	"github.com/vzn/vx/protocol/layout"
 )
 
@@ -24,7 +24,7 @@ func TestLockOutlastsAProbe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Flock(int(probe.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := flock.TryLock(probe); err != nil {
 		t.Fatal(err)
 	}
 	got := make(chan error, 1)

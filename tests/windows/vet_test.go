@@ -10,16 +10,12 @@ import (
 )
 
 // vetClean are the packages that type-check for windows/amd64 with cgo
-// off, tests included. It is a ratchet while the rest is ported (issue
-// 29): a package here must stay clean; add one when it becomes clean.
+// off, tests included: every package but the Linux test harnesses under
+// tests/ and the benchmark scripts (issue 29). A package here must stay
+// clean.
 var vetClean = []string{
-	"./client", "./client/shim",
-	"./daemon/cache", "./daemon/docsearch", "./daemon/failures", "./daemon/history", "./httpapi",
-	"./daemon/jsonc", "./mcpserver", "./pagekit", "./daemon/records", "./daemon/runevents",
-	"./daemon/sandbox", "./daemon/secret",
-	"./internal/...",
-	"./platform/dashboard", "./platform/ingest", "./platform/store", "./platform/tokens",
-	"./protocol/...",
+	"./cli/...", "./client/...", "./cmd/...", "./daemon/...", "./httpapi/...", "./internal/...",
+	"./mcpserver/...", "./opkit/...", "./pagekit/...", "./platform/...", "./protocol/...",
 }
 
 // TestVetWindows: GOOS=windows CGO_ENABLED=0 go vet stays clean on the

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -25,7 +26,12 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 		os.Stdout.WriteString("locked\n")
-		select {} // until killed
+		// Until killed, holding f: once f is unreachable the collector
+		// may close it (its finalizer), and closing lets go of the lock.
+		for {
+			time.Sleep(time.Hour)
+			runtime.KeepAlive(f)
+		}
 	}
 	os.Exit(m.Run())
 }

@@ -16,19 +16,7 @@ import (
 // (and a secret they split is masked). The output holds a NUL byte,
 // which PostgreSQL refuses in text and JSONB: the run is still stored.
 func TestFailureReachesThePlatform(t *testing.T) {
-	vx, platform := binaries(t)
-	db := pgtest.URL(t)
-	for _, args := range [][]string{{"migrate"}, {"org", "create", "acme"}} {
-		if r := runCLI(t, platform, db, args...); r.Code != 0 {
-			t.Fatal(r)
-		}
-	}
-	tok := func(scope string) string {
-		r := runCLI(t, platform, db, "token", "create", "--org", "acme", "--scope", scope, "--name", "t-"+scope)
-		return strings.TrimSpace(r.Stdout)
-	}
-	ingestTok, readTok := tok("ingest"), tok("read")
-	srv := startServe(t, platform, db, freePort(t))
+	vx, srv, ingestTok, readTok := servedOrg(t)
 	ws := harness.TempRoot(t)
 	const secret = "s3cr3t-push-value"
 	harness.WriteFile(t, filepath.Join(ws, "vx.workspace.json"), fmt.Sprintf(`{"projects": ["packages/*"],
@@ -67,19 +55,7 @@ func TestFailureReachesThePlatform(t *testing.T) {
 // the locations must be within the platform's bounds as sent, or the
 // platform refuses the whole run (400) and it is lost.
 func TestFailureWithBinaryOutputReachesThePlatform(t *testing.T) {
-	vx, platform := binaries(t)
-	db := pgtest.URL(t)
-	for _, args := range [][]string{{"migrate"}, {"org", "create", "acme"}} {
-		if r := runCLI(t, platform, db, args...); r.Code != 0 {
-			t.Fatal(r)
-		}
-	}
-	tok := func(scope string) string {
-		r := runCLI(t, platform, db, "token", "create", "--org", "acme", "--scope", scope, "--name", "t-"+scope)
-		return strings.TrimSpace(r.Stdout)
-	}
-	ingestTok, readTok := tok("ingest"), tok("read")
-	srv := startServe(t, platform, db, freePort(t))
+	vx, srv, ingestTok, readTok := servedOrg(t)
 	ws := harness.TempRoot(t)
 	harness.WriteFile(t, filepath.Join(ws, "vx.workspace.json"), fmt.Sprintf(`{"projects": ["packages/*"],
 		"tasks": {"build": {"inputs": ["src/**"]}},
@@ -108,4 +84,21 @@ exit 2
 	if excerpt, _ := f["excerpt"].(string); !strings.Contains(excerpt, "error TS2322") {
 		t.Fatalf("failure excerpt %q: want the error", excerpt)
 	}
+}
+
+// servedOrg is a migrated platform on a private PostgreSQL with one org
+// (acme), serving, and an ingest and a read token of that org.
+func servedOrg(t *testing.T) (vx string, srv *serveProc, ingestTok, readTok string) {
+	vx, platform := binaries(t)
+	db := pgtest.URL(t)
+	for _, args := range [][]string{{"migrate"}, {"org", "create", "acme"}} {
+		if r := runCLI(t, platform, db, args...); r.Code != 0 {
+			t.Fatal(r)
+		}
+	}
+	tok := func(scope string) string {
+		r := runCLI(t, platform, db, "token", "create", "--org", "acme", "--scope", scope, "--name", "t-"+scope)
+		return strings.TrimSpace(r.Stdout)
+	}
+	return vx, startServe(t, platform, db, freePort(t)), tok("ingest"), tok("read")
 }

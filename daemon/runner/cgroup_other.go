@@ -1,11 +1,14 @@
+//go:build !linux
+
 package runner
 
 import "syscall"
 
-// Darwin has no cgroups: a task's processes are held by its process group
-// (and, should vx die, by the watchdog's search for its marker) alone;
-// docs/processes.md says what that leaves out. These are the Linux
-// cgroup's operations, for a run that never has one.
+// Only Linux has cgroups. On macOS a task's processes are held by its
+// process group (and, should vx die, by the watchdog's search for its
+// marker) alone, docs/processes.md says what that leaves out; on Windows
+// by a Job Object of the task's own (group_windows.go). These are the
+// Linux cgroup's operations, for a run that never has one.
 
 type (
 	runCgroup  struct{}

@@ -16,8 +16,8 @@ import (
 // refusal uses for what is accepted; encoding/json fills it once the
 // schema has accepted the value.
 
-// TypeName names a decoded JSON value's type as a refusal says it.
-func TypeName(v any) string {
+// typeName names a decoded JSON value's type as a refusal says it.
+func typeName(v any) string {
 	switch v.(type) {
 	case nil:
 		return "null"

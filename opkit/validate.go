@@ -193,7 +193,7 @@ func phrase(s *jsonschema.Schema) string {
 // take that type at all, else the value itself.
 func given(s *jsonschema.Schema, v any) string {
 	if !takesType(s, jsonTypeOf(v)) {
-		return TypeName(v)
+		return typeName(v)
 	}
 	switch x := v.(type) {
 	case string:
@@ -211,7 +211,7 @@ func given(s *jsonschema.Schema, v any) string {
 			return "an empty array"
 		}
 	}
-	return TypeName(v)
+	return typeName(v)
 }
 
 func takesType(s *jsonschema.Schema, t string) bool {

@@ -28,7 +28,8 @@ func ReadRunRequest(r io.Reader) (*wire.RunRequest, error) {
 	dec.DisallowUnknownFields()
 	var req wire.RunRequest
 	if err := dec.Decode(&req); err != nil {
-		return nil, &opkit.Refusal{Msg: fmt.Sprintf("the request on stdin is not a run request (%s): want one JSON object with tasks and optionally filters, affected, affectedRef, force, command", opkit.JSONError(err, &req))}
+		return nil, &opkit.Refusal{Msg: fmt.Sprintf("the request on stdin is not a run request (%s): "+
+			"want one JSON object with tasks and optionally filters, affected, affectedRef, force, command", opkit.JSONError(err, &req))}
 	}
 	if len(req.Tasks) == 0 {
 		return nil, &opkit.Refusal{Msg: "the request on stdin names no task (tasks is empty)"}

@@ -65,12 +65,8 @@ func checkPlatform(ctx context.Context, e *Env) DoctorCheck {
 	if m, _ := e.CurrentModel(); m != nil {
 		cfg = m.Config.Platform
 	}
-	environ := make([]string, 0, len(e.Environ))
-	for k, v := range e.Environ {
-		environ = append(environ, k+"="+v)
-	}
 	e.Masker.Add(e.Environ[platformpush.EnvToken])
-	t, ok, err := platformpush.Resolve(cfg, environ)
+	t, ok, err := platformpush.Resolve(cfg, e.environList())
 	tokenFix := "set VX_PLATFORM_TOKEN to a live ingest token of the org (vx-platform token create --org ORG --scope ingest, or Admin → Tokens on the dashboard)"
 	switch {
 	case !ok:

@@ -1,7 +1,6 @@
 package opkit
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -27,10 +26,8 @@ func Check(in any) error {
 	if err != nil {
 		return fmt.Errorf("input %s does not encode: %w", v.Type(), err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var obj map[string]any
-	if err := dec.Decode(&obj); err != nil {
+	obj, err := argsObject(raw)
+	if err != nil {
 		return fmt.Errorf("input %s does not decode: %w", v.Type(), err)
 	}
 	if err := validateInput(v.Type(), obj); err != nil {

@@ -18,10 +18,8 @@ func DecodeInput(raw json.RawMessage, dst any) error {
 	if err := CheckArgsText(raw); err != nil {
 		return err
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var obj map[string]any
-	if err := dec.Decode(&obj); err != nil || obj == nil {
+	obj, err := argsObject(raw)
+	if err != nil || obj == nil {
 		return Refuse("", "arguments must be a JSON object")
 	}
 	if err := validateInput(reflect.TypeOf(dst).Elem(), obj); err != nil {
@@ -33,6 +31,16 @@ func DecodeInput(raw json.RawMessage, dst any) error {
 		return fmt.Errorf("arguments accepted by the schema do not fill %T: %w", dst, err)
 	}
 	return nil
+}
+
+// argsObject decodes raw, a JSON object of arguments, keeping numbers
+// exact (json.Number) for the schema's check.
+func argsObject(raw []byte) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var obj map[string]any
+	err := dec.Decode(&obj)
+	return obj, err
 }
 
 // validateInput refuses obj, decoded arguments, unless the input schema

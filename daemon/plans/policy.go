@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/opkit"
 )
 
 // selectionArgs are runTasks' arguments that choose what runs; a planId
@@ -49,7 +50,7 @@ func Decide(c RunCall) (Step, error) {
 	if planned {
 		for _, name := range selectionArgs {
 			if c.Args[name] {
-				return 0, fmt.Errorf("argument %q: runTasks {planId} runs exactly the plan's selection; give planId alone (plan other tasks with planTasks)", name)
+				return 0, opkit.Refuse(name, "runTasks {planId} runs exactly the plan's selection; give planId alone (plan other tasks with planTasks)")
 			}
 		}
 	}

@@ -80,13 +80,7 @@ func writeRedirect(root, link string) (string, error) {
 	body := fmt.Sprintf("<!doctype html><meta charset=\"utf-8\">"+
 		"<meta http-equiv=\"refresh\" content=\"0;url=%s\"><title>vxd</title>"+
 		"<a href=\"%[1]s\">open vxd's status page</a>\n", html.EscapeString(link))
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
-	}
-	if err := privfile.OwnDir(dir); err != nil {
-		return "", err
-	}
-	if err := os.Chmod(dir, 0o700); err != nil {
+	if err := privfile.PrivateDir(dir); err != nil {
 		return "", err
 	}
 	return path, hashing.WriteFileAtomic(path, []byte(body), 0o600)

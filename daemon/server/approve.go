@@ -6,13 +6,13 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/vzn/vx/daemon/hashing"
 	"github.com/vzn/vx/daemon/plans"
 	"github.com/vzn/vx/httpapi"
+	"github.com/vzn/vx/internal/privfile"
 	"github.com/vzn/vx/protocol/layout"
 	"github.com/vzn/vx/protocol/wire"
 )
@@ -38,10 +38,7 @@ func (d *daemon) writeApproveKey() error {
 	path := layout.ApproveKey(d.root)
 	// The key's directory is the user's alone (it may hold the keys of
 	// several workspaces' daemons).
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	if err := os.Chmod(filepath.Dir(path), 0o700); err != nil {
+	if err := privfile.PrivateDir(filepath.Dir(path)); err != nil {
 		return err
 	}
 	return hashing.WriteFileAtomic(path, []byte(d.approveKey+"\n"), 0o600)

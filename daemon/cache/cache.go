@@ -204,6 +204,10 @@ func collect(r *os.Root, files []string) ([]fileEntry, error) {
 		}
 		seen[p] = true
 		fi, err := r.Lstat(filepath.FromSlash(p))
+		if errors.Is(err, fs.ErrNotExist) {
+			// The same words on every OS (Windows says "File not found").
+			return nil, fmt.Errorf("output %s: no such file (%w)", p, err)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -312,7 +316,7 @@ func (s *Store) write(ctx context.Context, m Meta, man []fileEntry, log []byte, 
 		return Entry{}, err
 	}
 	final := s.entryPath(m.Key)
-	if err := os.Rename(tmp.Name(), final); err != nil {
+	if err := renameEntry(tmp.Name(), final); err != nil {
 		return Entry{}, err
 	}
 	if !s.noSync {
@@ -412,7 +416,7 @@ func (s *Store) Get(key string) (*Hit, error) {
 
 // openHit reads and verifies the entry at path.
 func openHit(path, key string) (*Hit, error) {
-	f, err := os.Open(path)
+	f, err := openEntry(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, ErrMiss
 	}
@@ -476,7 +480,7 @@ func (h *Hit) source() (io.ReaderAt, prefix, func(), error) {
 	if h.data != nil {
 		return bytes.NewReader(h.data), h.pre, func() {}, nil
 	}
-	f, err := os.Open(h.Path)
+	f, err := openEntry(h.Path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, prefix{}, nil, fmt.Errorf("%w: %s was removed after it was read", ErrMiss, h.Path)
 	}

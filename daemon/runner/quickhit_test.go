@@ -25,7 +25,7 @@ func TestIntactHitTakesNoLock(t *testing.T) {
 	root := t.TempDir()
 	testtree.Write(t, root, map[string]string{
 		"vx.workspace.json": `{"projects": ["p/*"], "tasks": {"build": {"outputs": ["dist/**"]}}}`,
-		"p/a/package.json":  `{"name": "a", "scripts": {"build": "mkdir -p dist && echo built > dist/out.txt && echo said"}}`,
+		"p/a/package.json":  `{"name": "a", "scripts": {"build": "` + scriptSaid + `"}}`,
 		"p/a/src/index.js":  "export {}",
 	})
 	m, err := workspace.Load(root)
@@ -85,7 +85,7 @@ func TestIntactHitTakesNoLock(t *testing.T) {
 	if row := run(ctx); row.Cache != wire.CacheHit {
 		t.Fatalf("after the lock is let go: %s %s, want a hit", row.Status, row.Cache)
 	}
-	if b, _ := os.ReadFile(out); string(b) != "built\n" {
+	if b, _ := os.ReadFile(out); string(b) != builtOut {
 		t.Fatalf("restored output holds %q, want the built one", b)
 	}
 }

@@ -42,10 +42,22 @@ func openEntry(path string) (*os.File, error) {
 }
 
 // renameEntry renames a finished entry into place over any entry of
-// the same key.
+// the same key. A directory in its place is not held, it is in the way:
+// that is not retried.
 func renameEntry(from, to string) error {
-	return retryHeld(func() error { return os.Rename(from, to) })
+	return retryHeld(func() error {
+		err := os.Rename(from, to)
+		if fi, serr := os.Lstat(to); err != nil && serr == nil && fi.IsDir() {
+			return inTheWay{err}
+		}
+		return err
+	})
 }
+
+// inTheWay is an error retryHeld does not retry.
+type inTheWay struct{ error }
+
+func (e inTheWay) Unwrap() error { return e.error }
 
 // retryHeld runs op until it succeeds, fails for another reason than a
 // file another handle holds, or entryRetry has passed.
@@ -53,6 +65,9 @@ func retryHeld(op func() error) error {
 	deadline := time.Now().Add(entryRetry)
 	for {
 		err := op()
+		if w, ok := err.(inTheWay); ok {
+			return w.error
+		}
 		if err == nil || !heldElsewhere(err) || time.Now().After(deadline) {
 			return err
 		}

@@ -73,7 +73,10 @@ func TestIntactHitTakesNoLock(t *testing.T) {
 	if err := os.WriteFile(out, []byte("edited\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	waitCtx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	// The deadline ends the wait for the lock; it leaves the run time to
+	// open its history first on a loaded machine (300 ms did not, for a
+	// Windows binary under wine beside another).
+	waitCtx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	if row := run(waitCtx); row.Status != wire.StatusInterrupted {
 		t.Fatalf("edited output, lock held elsewhere: %s %s (%s), want interrupted while waiting", row.Status, row.Cache, row.Reason)

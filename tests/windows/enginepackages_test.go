@@ -19,10 +19,11 @@ import (
 )
 
 // enginePackages are the engine's packages whose own tests
-// TestEnginePackagesUnderWine runs as windows/amd64 binaries; cgo says
-// the test binary needs SQLite (history, and runner's tests through it).
-// Nothing is skipped by name here: what wine cannot show (a symlink, git
-// for Windows) the tests skip themselves, only under wine (internal/wine).
+// TestEnginePackagesUnderWine runs as windows/amd64 binaries, and
+// internal/wine, by which they tell wine; cgo says the test binary needs
+// SQLite (history, and runner's tests through it). Nothing is skipped by
+// name here: what wine cannot show (a symlink, git for Windows) the tests
+// skip themselves, only under wine, saying why.
 var enginePackages = []struct {
 	pkg string
 	cgo bool
@@ -32,6 +33,7 @@ var enginePackages = []struct {
 	{"daemon/cache", false},
 	{"daemon/history", true},
 	{"daemon/runner", true},
+	{"internal/wine", false},
 }
 
 // TestEnginePackagesUnderWine: the engine packages' tests pass as
@@ -116,7 +118,7 @@ func runUnderWine(t *testing.T, pkg, exe string) wineResult {
 	cmd := exec.CommandContext(ctx, "go", "tool", "test2json", "-p", pkg,
 		wineBin, exe, "-test.v=test2json", "-test.count=1", "-test.timeout=3m")
 	cmd.Dir = filepath.Join(harness.ModuleRoot(), pkg)
-	cmd.Env = wineEnv()
+	cmd.Env = wineEnv("VX_TEST_UNDER_WINE=1") // internal/wine's test checks it tells wine
 	cmd.WaitDelay = 10 * time.Second
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -219,7 +219,8 @@ func collect(r *os.Root, files []string) ([]fileEntry, error) {
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, fileEntry{Path: p, Type: typeSymlink, Target: t})
+			// Stored slash-separated, as paths are, on every OS.
+			out = append(out, fileEntry{Path: p, Type: typeSymlink, Target: filepath.ToSlash(t)})
 		case mode.IsDir():
 			// Directories are implied by the files under them.
 		default:
@@ -590,7 +591,9 @@ func (h *Hit) RestoreWithin(root string, allow func(path string) bool) (files []
 			err = removeIfPresent(r, name)
 		}
 		if err == nil {
-			err = r.Symlink(f.Target, name)
+			// Windows reads a target's "/" as a name, not a separator
+			// (and os.Root does not convert it, as os.Symlink does).
+			err = r.Symlink(filepath.FromSlash(f.Target), name)
 		}
 		if err != nil {
 			return files, fmt.Errorf("restoring %s: %w", f.Path, err)

@@ -71,8 +71,8 @@ func readTree(t testing.TB, root string) map[string]node {
 			return err
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 {
-			l, err := os.Readlink(p)
-			got[rel] = node{link: l}
+			l, err := os.Readlink(p) // backslashes on Windows
+			got[rel] = node{link: filepath.ToSlash(l)}
 			return err
 		}
 		b, err := os.ReadFile(p)

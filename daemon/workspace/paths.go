@@ -1,0 +1,71 @@
+package workspace
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/vzn/vx/internal/anypath"
+)
+
+// configPaths checks the path globs of a config's task definitions
+// (inputs, outputs) and answers tasks with them normalised (the map is a
+// new one: the decoded config may be shared by a cache). file names the
+// config in a refusal.
+func configPaths(file string, tasks map[string]TaskConfig) (map[string]TaskConfig, error) {
+	if len(tasks) == 0 {
+		return tasks, nil
+	}
+	out := make(map[string]TaskConfig, len(tasks))
+	for name, tc := range tasks {
+		for _, f := range []struct {
+			field string
+			list  **[]string
+		}{{"inputs", &tc.Inputs}, {"outputs", &tc.Outputs}} {
+			if *f.list == nil {
+				continue
+			}
+			list, err := pathGlobs(file, "tasks."+name+"."+f.field, **f.list, fileHint)
+			if err != nil {
+				return nil, err
+			}
+			*f.list = &list
+		}
+		out[name] = tc
+	}
+	return out, nil
+}
+
+// The hints of a refused path: what a task's globs and the projects
+// globs are relative to.
+const (
+	fileHint     = `name files relative to the project, or to the workspace root with a leading "/" (as "/tsconfig.json")`
+	projectsHint = `name project directories relative to the workspace root (as "packages/*")`
+)
+
+// pathGlobs answers a config field's globs with backslashes made slashes,
+// refusing a drive letter or UNC path (field[i] and the value named).
+//
+// Backslashes are separators on every OS, not glob escapes: a config
+// written on Windows ("src\**") means on Linux and macOS what it means
+// there, and gives the same key (keys hold slash paths; "[*]" matches a
+// literal star). A path with a Windows volume cannot name a file of the
+// workspace on any OS, so it is refused rather than matching nothing.
+func pathGlobs(file, field string, globs []string, hint string) ([]string, error) {
+	if len(globs) == 0 {
+		return globs, nil
+	}
+	out := make([]string, len(globs))
+	for i, g := range globs {
+		if strings.HasPrefix(g, "npm:") {
+			out[i] = g
+			continue
+		}
+		rest := strings.TrimPrefix(strings.TrimPrefix(g, "!"), "^")
+		if anypath.Windows(rest) {
+			return nil, fieldError(file, field+"["+strconv.Itoa(i)+"]", fmt.Errorf("%q is a Windows drive or network path: %s", g, hint))
+		}
+		out[i] = strings.ReplaceAll(g, `\`, "/")
+	}
+	return out, nil
+}

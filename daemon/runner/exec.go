@@ -221,7 +221,7 @@ func (r *run) execute(ctx context.Context, n *workspace.Node, out *capture) resu
 func (r *run) startTask(n *workspace.Node, out *capture, procs *taskProcs) (cmd *exec.Cmd, sb *confinement, start time.Time, err error) {
 	dir := r.dir(n)
 	command := func() *exec.Cmd {
-		cmd := shellCommand(n.Def.Command, r.p.Env)
+		cmd := shellCommand(n.Def.Command, scriptShell(r.p.Env, dir, r.p.Model.Root), r.p.Env)
 		cmd.Dir = dir
 		cmd.Env = r.taskEnv(n, dir)
 		cmd.Stdin = nil

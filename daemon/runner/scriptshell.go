@@ -3,11 +3,14 @@ package runner
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/vzn/vx/internal/anypath"
 )
 
 // The names npm reads its script-shell setting under: the variable (which
@@ -86,6 +89,17 @@ func unquote(v string) string {
 		return v[1 : len(v)-1]
 	}
 	return v
+}
+
+// networkDirRefusal refuses a task directory on a network share
+// (\\server\share\...) for cmd.exe, which cannot take one as its
+// current directory: it says so and runs the script in the Windows
+// directory instead.
+func networkDirRefusal(dir string) error {
+	if !strings.HasPrefix(anypath.Volume(dir), `\\`) {
+		return nil
+	}
+	return fmt.Errorf("cmd.exe cannot run a script in a network directory (%s): map the share to a drive letter (net use Z: %s) and run vx from there, or name another shell with npm's script-shell", dir, anypath.Volume(dir))
 }
 
 // lookupFold is env's value of name, matched without regard to case as

@@ -21,6 +21,9 @@ func shellCommand(script, shell string, _ map[string]string) *exec.Cmd {
 	return cmd
 }
 
+// shellRefusal refuses what shell cannot do in dir: nothing here.
+func shellRefusal(string, string) error { return nil }
+
 // osEnvNames are the variables a task gets from vx's environment beyond
 // the base set: none here.
 var osEnvNames []string

@@ -38,6 +38,15 @@ func shellCommand(script, shell string, env map[string]string) *exec.Cmd {
 	return cmd
 }
 
+// shellRefusal refuses what shell cannot do in dir: cmd.exe (the
+// default) cannot run in a network directory.
+func shellRefusal(shell, dir string) error {
+	if shell != "" && !cmdShell.MatchString(shell) {
+		return nil
+	}
+	return networkDirRefusal(dir)
+}
+
 // osEnvNames are the variables Windows programs need (cmd.exe, node and
 // the C runtime read them), passed from vx's environment.
 var osEnvNames = []string{

@@ -332,6 +332,9 @@ func (m *Model) validateConfig() error {
 	if m.Config.Projects, err = pathGlobs(m.ConfigPath, "projects", m.Config.Projects, projectsHint); err != nil {
 		return err
 	}
+	if m.Config.GlobalInputs, err = pathGlobs(m.ConfigPath, "globalInputs", m.Config.GlobalInputs, rootHint); err != nil {
+		return err
+	}
 	for name, tc := range m.Config.Tasks {
 		if name == "" || strings.HasPrefix(name, "#") || strings.HasSuffix(name, "#") {
 			return &FileError{File: m.ConfigPath, Msg: fmt.Sprintf("tasks: %q is not a task name (use \"build\", \"web#build\" or \"//#lint\")", name)}

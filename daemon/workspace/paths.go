@@ -36,11 +36,12 @@ func configPaths(file string, tasks map[string]TaskConfig) (map[string]TaskConfi
 	return out, nil
 }
 
-// The hints of a refused path: what a task's globs and the projects
-// globs are relative to.
+// The hints of a refused path: what a task's globs, the projects globs
+// and globalInputs are relative to.
 const (
 	fileHint     = `name files relative to the project, or to the workspace root with a leading "/" (as "/tsconfig.json")`
 	projectsHint = `name project directories relative to the workspace root (as "packages/*")`
+	rootHint     = `name files relative to the workspace root (as "tsconfig.base.json")`
 )
 
 // pathGlobs answers a config field's globs with backslashes made slashes,

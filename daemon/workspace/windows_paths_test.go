@@ -15,11 +15,14 @@ import (
 // slash form: the same projects, the same globs (and so the same key).
 func TestConfigBackslashesAreSeparators(t *testing.T) {
 	m := loadTree(t, map[string]string{
-		"vx.workspace.json": `{ "projects": ["packages\\*"],
+		"vx.workspace.json": `{ "projects": ["packages\\*"], "globalInputs": ["tools\\*.json"],
   "tasks": { "build": { "inputs": ["src\\**", "!src\\**\\*.test.ts", "^dist\\**", "\\tsconfig.json", "npm:left-pad"], "outputs": ["dist\\**"] } } }`,
 		"packages/a/package.json":    `{ "name": "a", "scripts": { "build": "x" } }`,
 		"packages/b/vx.project.json": `{ "tasks": { "build": { "command": "y", "outputs": ["out\\x.txt"] } } }`,
 	})
+	if !eq(m.Config.GlobalInputs, []string{"tools/*.json"}) {
+		t.Errorf("globalInputs %q, want tools/*.json", m.Config.GlobalInputs)
+	}
 	if got := projectNames(m.Projects); !eq(got, []string{"a", "b"}) {
 		t.Fatalf("projects %v, want a and b from packages\\*", got)
 	}
@@ -46,6 +49,7 @@ func TestConfigDrivePathsRefused(t *testing.T) {
 		{"output with forward slashes", "vx.workspace.json", `{ "tasks": { "build": { "outputs": ["d:/out/**"] } } }`, "tasks.build.outputs[0]", `d:/out/**`},
 		{"negated UNC input", "vx.workspace.json", `{ "tasks": { "build": { "inputs": ["!\\\\server\\share\\x"] } } }`, "tasks.build.inputs[0]", `!\\\\server\\share\\x`},
 		{"projects", "vx.workspace.json", `{ "projects": ["C:\\ws\\packages\\*"] }`, "projects[0]", `C:\\ws\\packages\\*`},
+		{"globalInputs", "vx.workspace.json", `{ "globalInputs": ["a.json", "\\\\server\\share\\tsconfig.json"] }`, "globalInputs[1]", `\\\\server\\share\\tsconfig.json`},
 		{"project config output", "packages/a/vx.project.json", `{ "tasks": { "build": { "outputs": ["C:/dist/**"] } } }`, "tasks.build.outputs[0]", `C:/dist/**`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

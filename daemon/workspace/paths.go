@@ -62,7 +62,7 @@ func pathGlobs(file, field string, globs []string, hint string) ([]string, error
 			out[i] = g
 			continue
 		}
-		rest := strings.TrimPrefix(strings.TrimPrefix(g, "!"), "^")
+		rest := strings.TrimLeft(g, "!^") // "!", "^", "^!" and "!^" before the path
 		if anypath.Windows(rest) {
 			return nil, fieldError(file, field+"["+strconv.Itoa(i)+"]", fmt.Errorf("%q is a Windows drive or network path: %s", g, hint))
 		}

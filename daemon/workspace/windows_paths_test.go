@@ -47,6 +47,7 @@ func TestConfigDrivePathsRefused(t *testing.T) {
 	}{
 		{"input with a drive letter", "vx.workspace.json", `{ "tasks": { "build": { "inputs": ["src/**", "C:\\ws\\src\\**"] } } }`, "tasks.build.inputs[1]", `C:\\ws\\src\\**`},
 		{"output with forward slashes", "vx.workspace.json", `{ "tasks": { "build": { "outputs": ["d:/out/**"] } } }`, "tasks.build.outputs[0]", `d:/out/**`},
+		{"negated dependency input", "vx.workspace.json", `{ "tasks": { "build": { "inputs": ["^!C:/x/**"] } } }`, "tasks.build.inputs[0]", `^!C:/x/**`},
 		{"negated UNC input", "vx.workspace.json", `{ "tasks": { "build": { "inputs": ["!\\\\server\\share\\x"] } } }`, "tasks.build.inputs[0]", `!\\\\server\\share\\x`},
 		{"projects", "vx.workspace.json", `{ "projects": ["C:\\ws\\packages\\*"] }`, "projects[0]", `C:\\ws\\packages\\*`},
 		{"globalInputs", "vx.workspace.json", `{ "globalInputs": ["a.json", "\\\\server\\share\\tsconfig.json"] }`, "globalInputs[1]", `\\\\server\\share\\tsconfig.json`},

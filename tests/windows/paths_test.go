@@ -78,8 +78,8 @@ func winshExe(t *testing.T) string {
 	return winsh.exe
 }
 
-// winePath is a Linux path as wine's Z: drive shows it to a Windows program.
-func winePath(p string) string { return `Z:` + strings.ReplaceAll(p, "/", `\`) }
+// zPath is a Linux path as wine's Z: drive shows it to a Windows program.
+func zPath(p string) string { return `Z:` + strings.ReplaceAll(p, "/", `\`) }
 
 // longOutput is a#build's output, relative to its project: a path that
 // makes the file's absolute path longer than Windows' 260-character limit.
@@ -98,8 +98,8 @@ func pathsWorkspace(t *testing.T, dir, exe string) {
 }`)
 	long := strings.ReplaceAll(longOutput, "/", `\`)
 	harness.WriteFile(t, filepath.Join(dir, "packages/a/package.json"),
-		`{ "name": "a", "version": "1.0.0", "scripts": { "build": "`+strings.ReplaceAll(winePath(exe), `\`, `\\`)+` write `+strings.ReplaceAll(long, `\`, `\\`)+` long-a" } }`)
-	harness.WriteFile(t, filepath.Join(dir, "packages/a/.npmrc"), "script-shell="+winePath(exe)+"\n")
+		`{ "name": "a", "version": "1.0.0", "scripts": { "build": "`+strings.ReplaceAll(zPath(exe), `\`, `\\`)+` write `+strings.ReplaceAll(long, `\`, `\\`)+` long-a" } }`)
+	harness.WriteFile(t, filepath.Join(dir, "packages/a/.npmrc"), "script-shell="+zPath(exe)+"\n")
 	harness.WriteFile(t, filepath.Join(dir, "packages/a/src/a.txt"), "a1\n")
 	harness.WriteFile(t, filepath.Join(dir, "packages/b/package.json"),
 		`{ "name": "b", "version": "1.0.0", "scripts": { "build": "mkdir out && echo built b> out\\b.txt" } }`)
@@ -118,7 +118,7 @@ func TestPathsUnderWine(t *testing.T) {
 	ws := t.TempDir()
 	pathsWorkspace(t, ws, exe)
 	long := filepath.Join(ws, "packages/a", longOutput)
-	if n := len(winePath(long)); n <= 260 {
+	if n := len(zPath(long)); n <= 260 {
 		t.Fatalf("the long output's path is %d characters, want more than 260", n)
 	}
 

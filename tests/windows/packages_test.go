@@ -25,6 +25,7 @@ var windowsPackages = []struct {
 	{"protocol/wire", false},
 	{"internal/connlimit", false},
 	{"internal/testtree", false},
+	{"internal/anypath", false},
 	{"daemon/cache", false},
 	{"daemon/history", true},
 	{"daemon/docsearch", false},

@@ -19,15 +19,20 @@ func configPaths(file string, tasks map[string]TaskConfig) (map[string]TaskConfi
 	out := make(map[string]TaskConfig, len(tasks))
 	for name, tc := range tasks {
 		for _, f := range []struct {
-			field string
-			list  **[]string
-		}{{"inputs", &tc.Inputs}, {"outputs", &tc.Outputs}} {
+			field, hint string
+			list        **[]string
+		}{{"inputs", fileHint, &tc.Inputs}, {"outputs", outputsHint, &tc.Outputs}} {
 			if *f.list == nil {
 				continue
 			}
-			list, err := pathGlobs(file, "tasks."+name+"."+f.field, **f.list, fileHint)
+			list, err := pathGlobs(file, "tasks."+name+"."+f.field, **f.list, f.hint)
 			if err != nil {
 				return nil, err
+			}
+			if f.field == "outputs" {
+				if err := relativeOutputs(file, "tasks."+name+".outputs", list); err != nil {
+					return nil, err
+				}
 			}
 			*f.list = &list
 		}
@@ -36,12 +41,13 @@ func configPaths(file string, tasks map[string]TaskConfig) (map[string]TaskConfi
 	return out, nil
 }
 
-// The hints of a refused path: what a task's globs, the projects globs
-// and globalInputs are relative to.
+// The hints of a refused path: what a task's inputs and outputs, the
+// projects globs and globalInputs are relative to.
 const (
 	fileHint     = `name files relative to the project, or to the workspace root with a leading "/" (as "/tsconfig.json")`
 	projectsHint = `name project directories relative to the workspace root (as "packages/*")`
 	rootHint     = `name files relative to the workspace root (as "tsconfig.base.json")`
+	outputsHint  = `outputs are relative to the task's directory (as "dist/**")`
 )
 
 // pathGlobs answers a config field's globs with backslashes made slashes,
@@ -69,4 +75,16 @@ func pathGlobs(file, field string, globs []string, hint string) ([]string, error
 		out[i] = strings.ReplaceAll(g, `\`, "/")
 	}
 	return out, nil
+}
+
+// relativeOutputs refuses an outputs glob rooted at "/" (or "\\", made a
+// slash): outputs are collected under the task's directory, so a rooted
+// one (an absolute Unix path) would match nothing, silently.
+func relativeOutputs(file, field string, globs []string) error {
+	for i, g := range globs {
+		if strings.HasPrefix(strings.TrimPrefix(g, "!"), "/") {
+			return fieldError(file, field+"["+strconv.Itoa(i)+"]", fmt.Errorf("%q is an absolute path: %s", g, outputsHint))
+		}
+	}
+	return nil
 }

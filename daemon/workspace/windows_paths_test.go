@@ -39,19 +39,22 @@ func TestConfigBackslashesAreSeparators(t *testing.T) {
 }
 
 // TestConfigDrivePathsRefused: a drive-letter or UNC path where a
-// workspace-relative one belongs is refused on every OS, naming the file,
-// the field and the value.
+// workspace-relative one belongs is refused on every OS, and so is an
+// absolute output, naming the file, the field and the value.
 func TestConfigDrivePathsRefused(t *testing.T) {
 	for _, tc := range []struct {
 		name, file, config, field, value string
+		why                              string // "" for a Windows drive or network path
 	}{
-		{"input with a drive letter", "vx.workspace.json", `{ "tasks": { "build": { "inputs": ["src/**", "C:\\ws\\src\\**"] } } }`, "tasks.build.inputs[1]", `C:\\ws\\src\\**`},
-		{"output with forward slashes", "vx.workspace.json", `{ "tasks": { "build": { "outputs": ["d:/out/**"] } } }`, "tasks.build.outputs[0]", `d:/out/**`},
-		{"negated dependency input", "vx.workspace.json", `{ "tasks": { "build": { "inputs": ["^!C:/x/**"] } } }`, "tasks.build.inputs[0]", `^!C:/x/**`},
-		{"negated UNC input", "vx.workspace.json", `{ "tasks": { "build": { "inputs": ["!\\\\server\\share\\x"] } } }`, "tasks.build.inputs[0]", `!\\\\server\\share\\x`},
-		{"projects", "vx.workspace.json", `{ "projects": ["C:\\ws\\packages\\*"] }`, "projects[0]", `C:\\ws\\packages\\*`},
-		{"globalInputs", "vx.workspace.json", `{ "globalInputs": ["a.json", "\\\\server\\share\\tsconfig.json"] }`, "globalInputs[1]", `\\\\server\\share\\tsconfig.json`},
-		{"project config output", "packages/a/vx.project.json", `{ "tasks": { "build": { "outputs": ["C:/dist/**"] } } }`, "tasks.build.outputs[0]", `C:/dist/**`},
+		{"input with a drive letter", "vx.workspace.json", `{ "tasks": { "build": { "inputs": ["src/**", "C:\\ws\\src\\**"] } } }`, "tasks.build.inputs[1]", `C:\\ws\\src\\**`, ""},
+		{"output with forward slashes", "vx.workspace.json", `{ "tasks": { "build": { "outputs": ["d:/out/**"] } } }`, "tasks.build.outputs[0]", `d:/out/**`, ""},
+		{"absolute output", "vx.workspace.json", `{ "tasks": { "build": { "outputs": ["dist/**", "/home/me/ws/dist/**"] } } }`, "tasks.build.outputs[1]", `/home/me/ws/dist/**`, "an absolute path"},
+		{"rooted output with a backslash", "vx.workspace.json", `{ "tasks": { "build": { "outputs": ["!\\dist\\x"] } } }`, "tasks.build.outputs[0]", `!/dist/x`, "an absolute path"},
+		{"negated dependency input", "vx.workspace.json", `{ "tasks": { "build": { "inputs": ["^!C:/x/**"] } } }`, "tasks.build.inputs[0]", `^!C:/x/**`, ""},
+		{"negated UNC input", "vx.workspace.json", `{ "tasks": { "build": { "inputs": ["!\\\\server\\share\\x"] } } }`, "tasks.build.inputs[0]", `!\\\\server\\share\\x`, ""},
+		{"projects", "vx.workspace.json", `{ "projects": ["C:\\ws\\packages\\*"] }`, "projects[0]", `C:\\ws\\packages\\*`, ""},
+		{"globalInputs", "vx.workspace.json", `{ "globalInputs": ["a.json", "\\\\server\\share\\tsconfig.json"] }`, "globalInputs[1]", `\\\\server\\share\\tsconfig.json`, ""},
+		{"project config output", "packages/a/vx.project.json", `{ "tasks": { "build": { "outputs": ["C:/dist/**"] } } }`, "tasks.build.outputs[0]", `C:/dist/**`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
@@ -63,7 +66,11 @@ func TestConfigDrivePathsRefused(t *testing.T) {
 				t.Fatalf("Load accepted %s", tc.config)
 			}
 			msg := err.Error()
-			for _, want := range []string{filepath.Join(root, filepath.FromSlash(tc.file)), tc.field, tc.value, "Windows drive or network path", "relative to"} {
+			why := tc.why
+			if why == "" {
+				why = "Windows drive or network path"
+			}
+			for _, want := range []string{filepath.Join(root, filepath.FromSlash(tc.file)), tc.field, tc.value, why, "relative to"} {
 				if !strings.Contains(msg, want) {
 					t.Errorf("error %q does not name %q", msg, want)
 				}

@@ -25,6 +25,7 @@ var windowsPackages = []struct {
 	{"protocol/wire", false},
 	{"internal/connlimit", false},
 	{"internal/testtree", false},
+	{"internal/anypath", false},
 	{"daemon/cache", false},
 	{"daemon/history", true},
 	{"daemon/docsearch", false},
@@ -65,11 +66,6 @@ var failOnWindowsToday = map[string]map[string]string{
 		"TestPutFailureLeavesNothing":       "case read-only_directory: it does not stop Put (Windows has no directory write bit)",
 		"TestPutRefusals":                   "case missing_output: the error says \"File not found\", not \"no such file\"",
 		"TestConcurrentPutGet":              "renaming an entry over one another process has open is refused (Access denied / Sharing violation)",
-	},
-	"daemon/failures": {
-		// Keys and answers are to use slash-separated workspace-relative
-		// paths on every OS (issue 29, "the same key everywhere").
-		"TestLocateOutput": "cases absolute_and_dotted_paths_are_cleaned, lld_and_prefixed_ld: located files come back as absolute C:\\... paths, not workspace-relative ones",
 	},
 	"mcpserver": {
 		"TestSessionCap": "the idlest session was not ended (two sessions touched within one tick of the Windows clock look equally idle)",

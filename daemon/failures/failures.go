@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/vzn/vx/internal/anypath"
 )
 
 // maxLocations caps Locate's answer: past that, the first failures are what a
@@ -58,7 +60,8 @@ func Locate(output, dir, root string) []Location {
 		dir = root
 	}
 	lines := splitLines(StripANSI(output))
-	s := &scan{lines: lines, claimed: make([]bool, len(lines)), dir: dir, root: root, exists: map[string]bool{}}
+	s := &scan{lines: lines, claimed: make([]bool, len(lines)), dir: dir, root: root, exists: map[string]bool{},
+		win: anypath.NativeWindows || anypath.Windows(root) || anypath.Windows(dir)}
 	for _, parse := range parsers {
 		parse(s)
 	}
@@ -134,6 +137,10 @@ type scan struct {
 	hits    []hit
 	exists  map[string]bool
 	goMods  map[string]string // module path → directory, loaded on first use
+	// win: paths are read by Windows rules (C:\..., either separator,
+	// names compared without regard to case): on Windows, and wherever
+	// the workspace itself is named by a Windows path.
+	win bool
 }
 
 func (s *scan) add(pos int, h hit) {
@@ -155,22 +162,27 @@ var parsers = []func(*scan){
 	parseGeneric,
 }
 
-// resolve makes a printed path absolute.
+// resolve makes a printed path absolute: a Windows compiler's
+// "C:/ws/src/x.ts", `c:\ws\src\x.ts` and `\\?\C:\ws\src\x.ts` are one
+// path, cleaned by Windows rules.
 func (s *scan) resolve(p, base string) string {
 	if strings.HasPrefix(p, "file://") {
 		if u, err := url.Parse(p); err == nil {
-			p = filepath.FromSlash(u.Path)
+			p = u.Path
+			if s.win && len(p) > 2 && p[0] == '/' && anypath.Windows(p[1:]) {
+				p = p[1:] // file:///C:/ws/x.ts
+			}
 		}
 	}
-	if filepath.IsAbs(p) {
-		return filepath.Clean(p)
+	if anypath.IsAbs(p, s.win) {
+		return anypath.Clean(p, s.win)
 	}
 	if base != "" {
-		return filepath.Join(base, p)
+		return anypath.Join(base, p, s.win)
 	}
-	d := filepath.Join(s.dir, p)
+	d := anypath.Join(s.dir, p, s.win)
 	if s.root != "" && !s.isFile(d) {
-		if r := filepath.Join(s.root, p); s.isFile(r) {
+		if r := anypath.Join(s.root, p, s.win); s.isFile(r) {
 			return r
 		}
 	}
@@ -193,11 +205,26 @@ func (s *scan) under(p string) bool {
 		if d == "" {
 			continue
 		}
-		if rel, err := filepath.Rel(d, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		if _, ok := anypath.Rel(d, p, s.win); ok {
 			return true
 		}
 	}
 	return false
+}
+
+// slashed is p with its backslashes made slashes, for the tests of a
+// path's parts that hold for either kind of path.
+func slashed(p string) string { return strings.ReplaceAll(p, `\`, "/") }
+
+// Relative is file (a Location's) as a slash-separated path relative to
+// root when it is under root, by the rules of root's kind of path; else
+// file as it is. The same failure reads the same on every OS.
+func Relative(root, file string) string {
+	win := anypath.NativeWindows || anypath.Windows(root)
+	if rel, ok := anypath.Rel(root, file, win); ok && rel != "." {
+		return rel
+	}
+	return file
 }
 
 // ansiRE matches CSI sequences (colours, cursor moves), OSC sequences

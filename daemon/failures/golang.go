@@ -3,8 +3,11 @@ package failures
 import (
 	"bufio"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/vzn/vx/internal/anypath"
 )
 
 var (
@@ -184,8 +187,8 @@ func goFuncPackage(fn string) string {
 // goUserFrame reports whether a frame is in code the user wrote: not the
 // runtime, testing or other standard packages, nor a module-cache dependency.
 func (s *scan) goUserFrame(fnLine, file string) bool {
-	base := filepath.Base(filepath.FromSlash(file))
-	if base == "_testmain.go" || strings.Contains(filepath.ToSlash(file), "/pkg/mod/") {
+	base := path.Base(slashed(file))
+	if base == "_testmain.go" || strings.Contains(slashed(file), "/pkg/mod/") {
 		return false
 	}
 	pkg := goFuncPackage(goFuncName(fnLine))
@@ -196,7 +199,7 @@ func (s *scan) goUserFrame(fnLine, file string) bool {
 	}
 	// A module path without a dot ("module vx") looks standard; its files
 	// are in the workspace.
-	return filepath.IsAbs(file) && s.under(filepath.Clean(file))
+	return anypath.IsAbs(file, s.win) && s.under(anypath.Clean(file, s.win))
 }
 
 // goRunsTest reports whether a frame's function is one of the running tests
@@ -215,13 +218,13 @@ func goRunsTest(fnLine string, tests []string) bool {
 // goFramePath maps a -trimpath frame ("example.com/m/pkg/file.go") to the
 // package directory when a module in the workspace provides it.
 func (s *scan) goFramePath(file string) string {
-	if filepath.IsAbs(file) {
+	if anypath.IsAbs(file, s.win) {
 		return file
 	}
-	slashed := filepath.ToSlash(file)
-	if i := strings.LastIndexByte(slashed, '/'); i > 0 {
-		if dir, ok := s.goPackageDir(slashed[:i]); ok {
-			return filepath.Join(dir, slashed[i+1:])
+	sl := slashed(file)
+	if i := strings.LastIndexByte(sl, '/'); i > 0 {
+		if dir, ok := s.goPackageDir(sl[:i]); ok {
+			return filepath.Join(dir, sl[i+1:])
 		}
 	}
 	return file

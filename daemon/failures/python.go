@@ -1,7 +1,6 @@
 package failures
 
 import (
-	"path/filepath"
 	"strings"
 )
 
@@ -84,7 +83,7 @@ func parsePython(s *scan) {
 
 // pyLibrary reports whether a file is Python's own or an installed package's.
 func pyLibrary(file string) bool {
-	f := filepath.ToSlash(file)
+	f := slashed(file)
 	return strings.HasPrefix(f, "<") ||
 		strings.Contains(f, "/site-packages/") ||
 		strings.Contains(f, "/dist-packages/") ||

@@ -57,7 +57,7 @@ type InitInput struct {
 	Mode InitMode `json:"mode,omitempty" jsonschema:"keep (default): an existing vx.workspace.json is kept; force: plan replacing it" flag:"force" help:"replace an existing vx.workspace.json"`
 	// Sandbox is "" (no sandbox proposed) or the mode every migrated
 	// task's sandbox is proposed in.
-	Sandbox string `json:"sandbox,omitempty" jsonschema:"propose a sandbox for every task: report (nothing denied; what a task writes outside its outputs is recorded, caching unchanged) or enforce; none by default" flag:"sandbox" arg:"MODE" help:"propose a sandbox for every task: report or enforce (none by default)"`
+	Sandbox string `json:"sandbox,omitempty" jsonschema:"a sandbox per task: report (records writes outside outputs) or enforce" flag:"sandbox" arg:"MODE" help:"propose a sandbox: report or enforce"`
 	// Dir is where vx is adopted: the command line's directory, vxd's
 	// workspace root.
 	Dir string `json:"-"`

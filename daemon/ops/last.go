@@ -44,7 +44,7 @@ func Runs(ctx context.Context, e *Env, in RunsInput) (*RunsOutput, error) {
 type RunInput struct {
 	RunID *opkit.RunID `json:"runId,omitempty" jsonschema:"a run id or a unique prefix (vx last --list prints them)" flag:"run" arg:"ID" help:"a run id or unique prefix (default: the latest run)"`
 	// Violations keeps only the tasks with sandbox violations.
-	Violations bool `json:"violations,omitempty" jsonschema:"true: only tasks that wrote or connected outside their sandbox, with what they did" flag:"violations" help:"only tasks outside their sandbox"`
+	Violations bool `json:"violations,omitempty" jsonschema:"true: only tasks that wrote or connected outside the sandbox" flag:"violations" help:"only tasks that wrote or connected outside the sandbox"`
 }
 
 // RunOutput is one run with every task's outcome.

@@ -189,10 +189,7 @@ func failure(root, dir, text string) *wire.PushFailure {
 		if len(f.Locations) == wire.MaxFailureLocations {
 			break
 		}
-		file := l.File
-		if rel, err := filepath.Rel(root, file); err == nil && filepath.IsLocal(rel) {
-			file = filepath.ToSlash(rel)
-		}
+		file := failures.Relative(root, l.File)
 		f.Locations = append(f.Locations, wire.FailureLocation{File: clipText(file), Line: l.Line, Col: l.Col, Message: clipText(l.Message), Tool: l.Tool})
 	}
 	return f

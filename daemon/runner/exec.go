@@ -220,8 +220,12 @@ func (r *run) execute(ctx context.Context, n *workspace.Node, out *capture) resu
 // start is when it started (zero when it was not confined).
 func (r *run) startTask(n *workspace.Node, out *capture, procs *taskProcs) (cmd *exec.Cmd, sb *confinement, start time.Time, err error) {
 	dir := r.dir(n)
+	shell := scriptShell(r.p.Env, dir, r.p.Model.Root)
+	if err := shellRefusal(shell, dir); err != nil {
+		return nil, nil, time.Time{}, err
+	}
 	command := func() *exec.Cmd {
-		cmd := shellCommand(n.Def.Command, r.p.Env)
+		cmd := shellCommand(n.Def.Command, shell, r.p.Env)
 		cmd.Dir = dir
 		cmd.Env = r.taskEnv(n, dir)
 		cmd.Stdin = nil

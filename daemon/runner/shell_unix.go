@@ -7,12 +7,22 @@ import (
 	"syscall"
 )
 
-// shellCommand runs a task's script as npm does here: /bin/sh -c.
-func shellCommand(script string, _ map[string]string) *exec.Cmd {
-	cmd := exec.Command("/bin/sh", "-c", script)
+// homeEnv names the variable holding the user's home directory.
+const homeEnv = "HOME"
+
+// shellCommand runs a task's script as npm does here: /bin/sh -c, or
+// shell -c when npm's script-shell names one.
+func shellCommand(script, shell string, _ map[string]string) *exec.Cmd {
+	if shell == "" {
+		shell = "/bin/sh"
+	}
+	cmd := exec.Command(shell, "-c", script)
 	cmd.SysProcAttr = &syscall.SysProcAttr{}
 	return cmd
 }
+
+// shellRefusal refuses what shell cannot do in dir: nothing here.
+func shellRefusal(string, string) error { return nil }
 
 // osEnvNames are the variables a task gets from vx's environment beyond
 // the base set: none here.

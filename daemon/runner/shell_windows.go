@@ -4,31 +4,47 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 )
 
-// scriptShellEnv is npm's script-shell setting as an environment variable
-// (npm_config_script_shell), which npm honours too.
-const scriptShellEnv = "npm_config_script_shell"
+// homeEnv names the variable holding the user's home directory.
+const homeEnv = "USERPROFILE"
+
+// cmdShell matches a shell that is cmd.exe, which takes its script as npm
+// gives it there: /d /s /c "script" (promise-spawn's test).
+var cmdShell = regexp.MustCompile(`(?i)(?:^|[\\/])cmd(?:\.exe)?$`)
 
 // shellCommand runs a task's script as npm does on Windows: through
 // cmd.exe /d /s /c "script", the command line given as it is (cmd.exe's
 // quoting is not the C runtime's that Go's escaping follows), or through
-// the shell npm_config_script_shell names (as shell -c script).
-func shellCommand(script string, env map[string]string) *exec.Cmd {
-	if sh := lookupFold(env, scriptShellEnv); sh != "" {
-		cmd := exec.Command(sh, "-c", script)
+// the shell npm's script-shell names (as shell -c script, unless it is
+// cmd.exe).
+func shellCommand(script, shell string, env map[string]string) *exec.Cmd {
+	if shell != "" && !cmdShell.MatchString(shell) {
+		cmd := exec.Command(shell, "-c", script)
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 		return cmd
 	}
-	comspec := lookupFold(env, "ComSpec")
-	if comspec == "" {
-		comspec = filepath.Join(os.Getenv("SystemRoot"), "System32", "cmd.exe")
+	if shell == "" {
+		shell = lookupFold(env, "ComSpec")
 	}
-	cmd := exec.Command(comspec)
+	if shell == "" {
+		shell = filepath.Join(os.Getenv("SystemRoot"), "System32", "cmd.exe")
+	}
+	cmd := exec.Command(shell)
 	cmd.SysProcAttr = &syscall.SysProcAttr{CmdLine: `cmd.exe /d /s /c "` + script + `"`}
 	return cmd
+}
+
+// shellRefusal refuses what shell cannot do in dir: cmd.exe (the
+// default) cannot run in a network directory.
+func shellRefusal(shell, dir string) error {
+	if shell != "" && !cmdShell.MatchString(shell) {
+		return nil
+	}
+	return networkDirRefusal(dir)
 }
 
 // osEnvNames are the variables Windows programs need (cmd.exe, node and
@@ -49,18 +65,4 @@ func envPath(env map[string]string) (string, string) {
 		}
 	}
 	return "PATH", ""
-}
-
-// lookupFold is env's value of name, matched without regard to case as
-// Windows matches names.
-func lookupFold(env map[string]string, name string) string {
-	if v, ok := env[name]; ok {
-		return v
-	}
-	for k, v := range env {
-		if strings.EqualFold(k, name) {
-			return v
-		}
-	}
-	return ""
 }

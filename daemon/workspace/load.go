@@ -324,6 +324,17 @@ func (m *Model) linkDeps(versions map[string]*packageJSON) error {
 }
 
 func (m *Model) validateConfig() error {
+	tasks, err := configPaths(m.ConfigPath, m.Config.Tasks)
+	if err != nil {
+		return err
+	}
+	m.Config.Tasks = tasks
+	if m.Config.Projects, err = pathGlobs(m.ConfigPath, "projects", m.Config.Projects, projectsHint); err != nil {
+		return err
+	}
+	if m.Config.GlobalInputs, err = pathGlobs(m.ConfigPath, "globalInputs", m.Config.GlobalInputs, rootHint); err != nil {
+		return err
+	}
 	for name, tc := range m.Config.Tasks {
 		if name == "" || strings.HasPrefix(name, "#") || strings.HasSuffix(name, "#") {
 			return &FileError{File: m.ConfigPath, Msg: fmt.Sprintf("tasks: %q is not a task name (use \"build\", \"web#build\" or \"//#lint\")", name)}
@@ -413,7 +424,9 @@ func (m *Model) loadProject(dir string, stamps map[string]fileStamp, ms *manifes
 		}
 		p.Tags = pc.Tags
 		p.Deps = pc.DependsOn
-		p.Overrides = pc.Tasks
+		if p.Overrides, err = configPaths(pcPath, pc.Tasks); err != nil {
+			return nil, nil, nil, err
+		}
 		for name, tc := range pc.Tasks {
 			if tc.Timeout != nil {
 				if _, err := parseTimeout(*tc.Timeout); err != nil {

@@ -7,10 +7,13 @@ import (
 	"os/exec"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/vzn/vx/internal/anypath"
 	"github.com/vzn/vx/protocol/wire"
 )
 
@@ -83,16 +86,10 @@ func (m *Model) matchFilter(f string) ([]*Project, error) {
 				}
 			}
 		}
-	case strings.HasPrefix(f, "./") || strings.HasPrefix(f, "../") || f == ".":
-		pat := path.Clean(strings.TrimPrefix(f, "./"))
-		if !doublestar.ValidatePattern(pat) {
-			return nil, fmt.Errorf("--filter %q is not a valid path glob", f)
-		}
-		for _, p := range m.Projects {
-			if ok, _ := doublestar.Match(pat, p.Dir); ok {
-				out = append(out, p)
-			}
-		}
+	case anypath.IsAbs(f, true):
+		return nil, fmt.Errorf("--filter %s is an absolute path: name a project directory relative to the workspace root, as ./apps/web", quotePath(f))
+	case isPathFilter(f):
+		return m.matchDirs(f)
 	default:
 		if !doublestar.ValidatePattern(f) {
 			return nil, fmt.Errorf("--filter %q is not a valid project glob", f)
@@ -104,6 +101,51 @@ func (m *Model) matchFilter(f string) ([]*Project, error) {
 		}
 	}
 	return out, nil
+}
+
+// isPathFilter reports whether a --filter names directories: it starts
+// with "./" or "../" (or ".\" and "..\", typed on Windows), or is ".".
+func isPathFilter(f string) bool {
+	f = strings.ReplaceAll(f, `\`, "/")
+	return strings.HasPrefix(f, "./") || strings.HasPrefix(f, "../") || f == "."
+}
+
+// matchDirs selects the projects whose directory matches the path filter
+// f, relative to the root, its backslashes taken as separators on every
+// OS. Where the file system folds case (FoldsCase), a directory named in
+// another case is the same directory; elsewhere that is refused, naming
+// the directory's own spelling.
+func (m *Model) matchDirs(f string) ([]*Project, error) {
+	pat := path.Clean(strings.TrimPrefix(strings.ReplaceAll(f, `\`, "/"), "./"))
+	if !doublestar.ValidatePattern(pat) {
+		return nil, fmt.Errorf("--filter %s is not a valid path glob", quotePath(f))
+	}
+	var out, folded []*Project
+	for _, p := range m.Projects {
+		if ok, _ := doublestar.Match(pat, p.Dir); ok {
+			out = append(out, p)
+		} else if ok, _ := doublestar.Match(strings.ToLower(pat), strings.ToLower(p.Dir)); ok {
+			folded = append(folded, p)
+		}
+	}
+	switch {
+	case len(out) > 0 || len(folded) == 0:
+		return out, nil
+	case FoldsCase:
+		return folded, nil
+	}
+	return nil, fmt.Errorf("--filter %s matches no project: ./%s differs from it only in case, which this file system tells apart", quotePath(f), folded[0].Dir)
+}
+
+// quotePath quotes a path as typed, its backslashes as they are ("C:\ws",
+// not "C:\\ws"), unless it holds a character a terminal would act on.
+func quotePath(p string) string {
+	for _, r := range p {
+		if !unicode.IsPrint(r) {
+			return strconv.Quote(p)
+		}
+	}
+	return `"` + p + `"`
 }
 
 // Affected maps each affected project to the reason: it has files changed

@@ -26,6 +26,7 @@ var windowsPackages = []struct {
 	{"protocol/wire", false},
 	{"internal/connlimit", false},
 	{"internal/testtree", false},
+	{"internal/anypath", false},
 	{"daemon/docsearch", false},
 	{"daemon/failures", false},
 	{"daemon/jsonc", false},
@@ -57,11 +58,6 @@ var cannotRunUnderWine = map[string]map[string]string{
 // is the work left, and it must shrink, not grow. (-test.skip takes whole
 // tests here: one pattern of several subtests would skip other tests'.)
 var failOnWindowsToday = map[string]map[string]string{
-	"daemon/failures": {
-		// Keys and answers are to use slash-separated workspace-relative
-		// paths on every OS (issue 29, "the same key everywhere").
-		"TestLocateOutput": "cases absolute_and_dotted_paths_are_cleaned, lld_and_prefixed_ld: located files come back as absolute C:\\... paths, not workspace-relative ones",
-	},
 	"mcpserver": {
 		"TestSessionCap": "the idlest session was not ended (two sessions touched within one tick of the Windows clock look equally idle)",
 	},

@@ -204,6 +204,10 @@ func collect(r *os.Root, files []string) ([]fileEntry, error) {
 		}
 		seen[p] = true
 		fi, err := r.Lstat(filepath.FromSlash(p))
+		if errors.Is(err, fs.ErrNotExist) {
+			// The same words on every OS (Windows says "File not found").
+			return nil, fmt.Errorf("output %s: no such file (%w)", p, err)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -215,7 +219,8 @@ func collect(r *os.Root, files []string) ([]fileEntry, error) {
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, fileEntry{Path: p, Type: typeSymlink, Target: t})
+			// Stored slash-separated, as paths are, on every OS.
+			out = append(out, fileEntry{Path: p, Type: typeSymlink, Target: filepath.ToSlash(t)})
 		case mode.IsDir():
 			// Directories are implied by the files under them.
 		default:
@@ -312,7 +317,7 @@ func (s *Store) write(ctx context.Context, m Meta, man []fileEntry, log []byte, 
 		return Entry{}, err
 	}
 	final := s.entryPath(m.Key)
-	if err := os.Rename(tmp.Name(), final); err != nil {
+	if err := renameEntry(tmp.Name(), final); err != nil {
 		return Entry{}, err
 	}
 	if !s.noSync {
@@ -412,7 +417,7 @@ func (s *Store) Get(key string) (*Hit, error) {
 
 // openHit reads and verifies the entry at path.
 func openHit(path, key string) (*Hit, error) {
-	f, err := os.Open(path)
+	f, err := openEntry(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, ErrMiss
 	}
@@ -476,7 +481,7 @@ func (h *Hit) source() (io.ReaderAt, prefix, func(), error) {
 	if h.data != nil {
 		return bytes.NewReader(h.data), h.pre, func() {}, nil
 	}
-	f, err := os.Open(h.Path)
+	f, err := openEntry(h.Path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, prefix{}, nil, fmt.Errorf("%w: %s was removed after it was read", ErrMiss, h.Path)
 	}
@@ -586,7 +591,9 @@ func (h *Hit) RestoreWithin(root string, allow func(path string) bool) (files []
 			err = removeIfPresent(r, name)
 		}
 		if err == nil {
-			err = r.Symlink(f.Target, name)
+			// Windows reads a target's "/" as a name, not a separator
+			// (and os.Root does not convert it, as os.Symlink does).
+			err = r.Symlink(filepath.FromSlash(f.Target), name)
 		}
 		if err != nil {
 			return files, fmt.Errorf("restoring %s: %w", f.Path, err)

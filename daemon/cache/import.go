@@ -67,7 +67,7 @@ func (s *Store) Import(ctx context.Context, key string, body io.Reader, limit in
 		return nil, err
 	}
 	final := s.entryPath(key)
-	if err := os.Rename(tmp.Name(), final); err != nil {
+	if err := renameEntry(tmp.Name(), final); err != nil {
 		return nil, err
 	}
 	keep = true

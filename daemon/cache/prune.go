@@ -161,7 +161,7 @@ const scanWorkers = 8
 // readEntryHeader reads the prefix and meta section of the entry at path:
 // a stat and one small read.
 func readEntryHeader(path, key string) (scanned, int64, error) {
-	f, err := os.Open(path)
+	f, err := openEntry(path)
 	if err != nil {
 		return scanned{}, 0, err
 	}

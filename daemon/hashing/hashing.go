@@ -230,7 +230,9 @@ func (h *Hasher) HashFile(abs string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		sum := "link:" + SumString(target)
+		// Slash-separated, so a link hashes the same on every OS
+		// (Windows reads targets back with backslashes).
+		sum := "link:" + SumString(filepath.ToSlash(target))
 		h.changes.read(abs, &st, sum)
 		return sum, nil
 	case st.Regular():

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/vzn/vx/daemon/hashing"
+	"github.com/vzn/vx/internal/wine"
 )
 
 // A workspace entered through a symbolic link (its root path is the
@@ -16,6 +17,8 @@ import (
 // names: a file made after the listing was saved is listed, in git or
 // not.
 func TestListingThroughALinkedRoot(t *testing.T) {
+	needGit(t)
+	wine.NeedSymlinks(t)
 	defer hashing.SetRacyWindow(0)()
 	for _, inGit := range []bool{true, false} {
 		tmp := t.TempDir()

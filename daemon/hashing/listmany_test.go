@@ -20,6 +20,7 @@ func TestListingOfTenThousandPackagesSaved(t *testing.T) {
 	if testing.Short() {
 		t.Skip("makes 20,000 directories")
 	}
+	needGit(t)
 	defer hashing.SetRacyWindow(30 * time.Millisecond)()
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("XDG_CONFIG_HOME", "")

@@ -37,6 +37,10 @@ func (h *Hasher) Records(root string, files []string) []int32 {
 				j = len(names) // past root's records
 				break
 			}
+			// Listed names are slash-separated; recorded ones native (on
+			// Windows a name whose order the backslash changes is missed,
+			// and looked up by path).
+			rel = filepath.ToSlash(rel)
 			if rel < f {
 				j++
 				continue

@@ -2,6 +2,7 @@ package hashing
 
 import (
 	"os"
+	"unsafe"
 
 	"golang.org/x/sys/windows"
 )
@@ -35,24 +36,44 @@ func statOpen(path string, flags uint32, st *Stat) error {
 func fstat(f *os.File, st *Stat) error { return byHandle(windows.Handle(f.Fd()), st) }
 
 // byHandle fills st from GetFileInformationByHandle: the volume serial
-// number and the file index are the identity (folded into Ino), the last
-// write time both times (Windows keeps no inode change time there).
+// number and the file index are the identity (folded into Ino); the
+// change time is changeTime's.
 func byHandle(h windows.Handle, st *Stat) error {
 	var d windows.ByHandleFileInformation
 	if err := windows.GetFileInformationByHandle(h, &d); err != nil {
 		return err
 	}
-	mtime := d.LastWriteTime.Nanoseconds()
+	ctime, err := changeTime(h)
+	if err != nil {
+		return err
+	}
 	index := uint64(d.FileIndexHigh)<<32 | uint64(d.FileIndexLow)
 	*st = Stat{
 		Size:  int64(d.FileSizeHigh)<<32 | int64(d.FileSizeLow),
-		Mtime: mtime, Ctime: mtime,
+		Mtime: d.LastWriteTime.Nanoseconds(), Ctime: ctime,
 		Dev:   uint64(d.VolumeSerialNumber),
 		Ino:   index ^ uint64(d.VolumeSerialNumber)<<32,
 		Nlink: uint64(d.NumberOfLinks),
 		Mode:  d.FileAttributes,
 	}
 	return nil
+}
+
+// changeTime is the file's change time (nanoseconds since the epoch),
+// which moves on every write and attribute change, as a Unix ctime does:
+// an edit that puts the last write time back still moves it. It is in
+// FILE_BASIC_INFO, not in what GetFileInformationByHandle answers.
+func changeTime(h windows.Handle) (int64, error) {
+	var b struct { // FILE_BASIC_INFO
+		creation, access, write, change int64
+		attributes                      uint32
+		_                               uint32
+	}
+	if err := windows.GetFileInformationByHandleEx(h, windows.FileBasicInfo, (*byte)(unsafe.Pointer(&b)), uint32(unsafe.Sizeof(b))); err != nil {
+		return 0, err
+	}
+	ft := windows.Filetime{LowDateTime: uint32(b.change), HighDateTime: uint32(uint64(b.change) >> 32)}
+	return ft.Nanoseconds(), nil
 }
 
 // Regular reports whether st is a regular file's.

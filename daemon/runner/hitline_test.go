@@ -22,7 +22,7 @@ func TestCacheHitIsMarkedInTaskLines(t *testing.T) {
 	root := t.TempDir()
 	testtree.Write(t, root, map[string]string{
 		"vx.workspace.json": `{"projects": ["p/*"], "tasks": {"build": {"outputs": ["dist/**"]}, "check": {}}}`,
-		"p/a/package.json":  `{"name": "a", "scripts": {"build": "mkdir -p dist && echo built > dist/out.txt && echo said", "check": "true"}}`,
+		"p/a/package.json":  `{"name": "a", "scripts": {"build": "` + scriptSaid + `", "check": "` + scriptTrue + `"}}`,
 	})
 	m, err := workspace.Load(root)
 	if err != nil {
@@ -41,8 +41,8 @@ func TestCacheHitIsMarkedInTaskLines(t *testing.T) {
 		}
 		return out.String()
 	}
-	const hit = "a#build: cache hit (local), replaying its log\na#build: said\n"
-	if out := run(); strings.Contains(out, "cache hit") || !strings.Contains(out, "a#build: said\n") {
+	const hit = "a#build: cache hit (local), replaying its log\na#build: said" + eol
+	if out := run(); strings.Contains(out, "cache hit") || !strings.Contains(out, "a#build: said"+eol) {
 		t.Fatalf("cold run:\n%s\nwant the task's log and no hit line", out)
 	}
 	if out := run(); !strings.Contains(out, hit) || !strings.Contains(out, "a#check: cache hit (local)\n") {

@@ -30,9 +30,9 @@ func TestQuickHitKeepsRunOverlapsApart(t *testing.T) {
 			"prep": {"cache": false, "inputs": ["src/**"]},
 			"broken": {"dependsOn": ["nosuch"]}}}`,
 		"p/a/package.json": `{"name": "a", "scripts": {
-			"build": "mkdir -p dist && echo built > dist/out.txt",
-			"gen": "sleep 1.5 && mkdir -p dist && cat gen.txt > dist/gen.txt",
-			"prep": "sleep 0.3"}}`,
+			"build": "` + scriptBuild + `",
+			"gen": "` + scriptGen + `",
+			"prep": "` + scriptPrep + `"}}`,
 		"p/a/gen.txt":  "1",
 		"p/a/prep.txt": "1",
 	})

@@ -19,12 +19,12 @@ import (
 // planWorkspace: app → mid (no build) → ui, utils → core; docs stands alone.
 var planWorkspace = map[string]string{
 	"vx.workspace.json":    `{"projects": ["p/*"], "tasks": {"build": {"dependsOn": ["^build"]}}}`,
-	"p/app/package.json":   `{"name": "app", "scripts": {"build": "true"}, "dependencies": {"mid": "*"}}`,
+	"p/app/package.json":   `{"name": "app", "scripts": {"build": "` + scriptTrue + `"}, "dependencies": {"mid": "*"}}`,
 	"p/mid/package.json":   `{"name": "mid", "dependencies": {"ui": "*", "utils": "*"}}`,
-	"p/ui/package.json":    `{"name": "ui", "scripts": {"build": "true"}, "dependencies": {"core": "*"}}`,
-	"p/utils/package.json": `{"name": "utils", "scripts": {"build": "true"}, "dependencies": {"core": "*"}}`,
-	"p/core/package.json":  `{"name": "core", "scripts": {"build": "true"}}`,
-	"p/docs/package.json":  `{"name": "docs", "scripts": {"build": "true"}}`,
+	"p/ui/package.json":    `{"name": "ui", "scripts": {"build": "` + scriptTrue + `"}, "dependencies": {"core": "*"}}`,
+	"p/utils/package.json": `{"name": "utils", "scripts": {"build": "` + scriptTrue + `"}, "dependencies": {"core": "*"}}`,
+	"p/core/package.json":  `{"name": "core", "scripts": {"build": "` + scriptTrue + `"}}`,
+	"p/docs/package.json":  `{"name": "docs", "scripts": {"build": "` + scriptTrue + `"}}`,
 	"p/core/src/index.js":  "export {}",
 }
 

@@ -25,7 +25,7 @@ func TestIntactHitTakesNoLock(t *testing.T) {
 	root := t.TempDir()
 	testtree.Write(t, root, map[string]string{
 		"vx.workspace.json": `{"projects": ["p/*"], "tasks": {"build": {"outputs": ["dist/**"]}}}`,
-		"p/a/package.json":  `{"name": "a", "scripts": {"build": "mkdir -p dist && echo built > dist/out.txt && echo said"}}`,
+		"p/a/package.json":  `{"name": "a", "scripts": {"build": "` + scriptSaid + `"}}`,
 		"p/a/src/index.js":  "export {}",
 	})
 	m, err := workspace.Load(root)
@@ -73,7 +73,10 @@ func TestIntactHitTakesNoLock(t *testing.T) {
 	if err := os.WriteFile(out, []byte("edited\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	waitCtx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	// The deadline ends the wait for the lock; it leaves the run time to
+	// open its history first on a loaded machine (300 ms did not, for a
+	// Windows binary under wine beside another).
+	waitCtx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	if row := run(waitCtx); row.Status != wire.StatusInterrupted {
 		t.Fatalf("edited output, lock held elsewhere: %s %s (%s), want interrupted while waiting", row.Status, row.Cache, row.Reason)
@@ -85,7 +88,7 @@ func TestIntactHitTakesNoLock(t *testing.T) {
 	if row := run(ctx); row.Cache != wire.CacheHit {
 		t.Fatalf("after the lock is let go: %s %s, want a hit", row.Status, row.Cache)
 	}
-	if b, _ := os.ReadFile(out); string(b) != "built\n" {
+	if b, _ := os.ReadFile(out); string(b) != builtOut {
 		t.Fatalf("restored output holds %q, want the built one", b)
 	}
 }

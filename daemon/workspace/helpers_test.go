@@ -8,6 +8,7 @@ import (
 
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/internal/testtree"
+	"github.com/vzn/vx/internal/wine"
 )
 
 // writeTree writes files (slash paths relative to root) under root.
@@ -48,8 +49,13 @@ func eq(a, b []string) bool {
 	return true
 }
 
+// gitCmd runs git in dir; under wine, whose prefix has no git for
+// Windows, t is skipped instead (the hosted runner has git).
 func gitCmd(t *testing.T, dir string, args ...string) string {
 	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		wine.Skip(t, "the wine prefix has no git for Windows")
+	}
 	full := append([]string{"-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false", "-c", "user.email=t@example.com", "-c", "user.name=t"}, args...)
 	cmd := exec.Command("git", full...)
 	cmd.Dir = dir

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/internal/wine"
 )
 
 // TestProjectGlobLink: a link the project globs start from, match or walk
@@ -35,6 +36,7 @@ func TestProjectGlobLink(t *testing.T) {
 				"libs/.keep":              "",
 			})
 			if c.link != "" {
+				wine.NeedSymlinks(t)
 				p := filepath.Join(root, filepath.FromSlash(c.link))
 				if c.link == "libs" {
 					if err := os.RemoveAll(p); err != nil {

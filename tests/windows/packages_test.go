@@ -12,6 +12,7 @@ import (
 // windowsPackages are the packages whose own tests TestWindowsPackages
 // runs as windows/amd64 binaries under wine; cgo says the package needs
 // SQLite (go-sqlite3, compiled with the mingw compiler and linked static).
+// The engine's packages are TestEnginePackagesUnderWine's.
 var windowsPackages = []struct {
 	pkg string
 	cgo bool
@@ -26,8 +27,6 @@ var windowsPackages = []struct {
 	{"internal/connlimit", false},
 	{"internal/testtree", false},
 	{"internal/anypath", false},
-	{"daemon/cache", false},
-	{"daemon/history", true},
 	{"daemon/docsearch", false},
 	{"daemon/failures", false},
 	{"daemon/jsonc", false},
@@ -59,14 +58,6 @@ var cannotRunUnderWine = map[string]map[string]string{
 // is the work left, and it must shrink, not grow. (-test.skip takes whole
 // tests here: one pattern of several subtests would skip other tests'.)
 var failOnWindowsToday = map[string]map[string]string{
-	"daemon/cache": {
-		"TestRoundTrip":                     "4 cases: restored modes are 0666 (Windows keeps no Unix mode bits), a symlink output is not found (statat dist\\link)",
-		"TestRestoreReplacesChangedOutputs": "a symlink output is not found",
-		"TestPathTraversal":                 "case existing_symlink_in_root: Restore writes through a symlink in root that leads out of it",
-		"TestPutFailureLeavesNothing":       "case read-only_directory: it does not stop Put (Windows has no directory write bit)",
-		"TestPutRefusals":                   "case missing_output: the error says \"File not found\", not \"no such file\"",
-		"TestConcurrentPutGet":              "renaming an entry over one another process has open is refused (Access denied / Sharing violation)",
-	},
 	"mcpserver": {
 		"TestSessionCap": "the idlest session was not ended (two sessions touched within one tick of the Windows clock look equally idle)",
 	},

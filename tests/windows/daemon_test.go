@@ -68,6 +68,11 @@ func wineDaemon(t *testing.T, dir, exe string, args ...string) (string, string, 
 	return out.String(), string(stderr), cmd.ProcessState.ExitCode()
 }
 
+// wsMark names the workspace root (a t.TempDir) in a command line: its
+// parent's name, which holds the test's name and a random number (the
+// root's own name is a counter, as in 001).
+func wsMark(root string) string { return filepath.Base(filepath.Dir(root)) }
+
 // liveVxd lists the processes (wine's, seen from Linux; zombies left out:
 // they have ended) whose command line names vxd.exe serving root.
 func liveVxd(root string) []int {
@@ -81,7 +86,7 @@ func liveVxd(root string) []int {
 		if i := bytes.LastIndexByte(stat, ')'); i > 0 && len(stat) > i+2 && stat[i+2] == 'Z' {
 			continue
 		}
-		if strings.Contains(harness.Cmdline(pid), filepath.Base(root)) {
+		if strings.Contains(harness.Cmdline(pid), wsMark(root)) {
 			out = append(out, pid)
 		}
 	}
@@ -101,7 +106,7 @@ func TestVxdStartStatusStop(t *testing.T) {
 	ws := t.TempDir()
 	cmdWorkspace(t, ws)
 	vxd := filepath.Join(windowsBinaries(t), "vxd.exe")
-	defer killMarked(filepath.Base(ws))
+	defer killMarked(wsMark(ws))
 
 	if out, errs, code := wineDaemon(t, ws, vxd, "start"); code != 0 {
 		t.Fatalf("vxd start: exit %d\n%s\n%s", code, out, errs)
@@ -228,7 +233,7 @@ func TestMCPToolsList(t *testing.T) {
 	ws := t.TempDir()
 	cmdWorkspace(t, ws)
 	vxd := filepath.Join(windowsBinaries(t), "vxd.exe")
-	defer killMarked(filepath.Base(ws))
+	defer killMarked(wsMark(ws))
 	defer wineDaemon(t, ws, vxd, "stop")
 
 	got := mcpTools(t, wineDaemonCmd(t, ws, filepath.Join(windowsBinaries(t), "vx.exe"), "mcp"))

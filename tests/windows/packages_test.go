@@ -71,9 +71,6 @@ var failOnWindowsToday = map[string]map[string]string{
 		// paths on every OS (issue 29, "the same key everywhere").
 		"TestLocateOutput": "cases absolute_and_dotted_paths_are_cleaned, lld_and_prefixed_ld: located files come back as absolute C:\\... paths, not workspace-relative ones",
 	},
-	"mcpserver": {
-		"TestSessionCap": "the idlest session was not ended (two sessions touched within one tick of the Windows clock look equally idle)",
-	},
 }
 
 // TestWindowsPackages: the packages' own tests pass as windows/amd64

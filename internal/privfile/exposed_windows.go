@@ -23,7 +23,7 @@ const readRights = windows.FILE_READ_DATA | windows.GENERIC_READ | windows.GENER
 
 // OpenToOthers says how path is open to other users ("" when it is not),
 // from its access list (the mode bits in fi mean nothing here): it must
-// be owned by this user, and no entry may grant anyone but this user,
+// be owned by this user (ownedHere), and no entry may grant anyone but this user,
 // SYSTEM or the Administrators what deny's bits name (the group and other
 // w bits: write; r bits: read).
 func OpenToOthers(path string, _ os.FileInfo, deny os.FileMode) string {
@@ -36,7 +36,7 @@ func OpenToOthers(path string, _ os.FileInfo, deny os.FileMode) string {
 	if err != nil {
 		return fmt.Sprintf("reading this process's user: %v", err)
 	}
-	if owner, _, err := sd.Owner(); err != nil || owner == nil || !owner.Equals(u.User.Sid) {
+	if owner, _, err := sd.Owner(); err != nil || !ownedHere(owner, u.User.Sid) {
 		return fmt.Sprintf("%s is owned by %v, not by this user (%v)", path, owner, u.User.Sid)
 	}
 	var mask windows.ACCESS_MASK
@@ -47,6 +47,16 @@ func OpenToOthers(path string, _ os.FileInfo, deny os.FileMode) string {
 		mask |= readRights
 	}
 	return otherGrants(path, sd, u.User.Sid, mask)
+}
+
+// ownedHere says whether owner is this process's: its user, or the
+// Administrators, who own what an elevated process (an administrator's,
+// as on a hosted CI runner) creates.
+func ownedHere(owner, user *windows.SID) bool {
+	if owner == nil {
+		return false
+	}
+	return owner.Equals(user) || (owner.IsWellKnown(windows.WinBuiltinAdministratorsSid) && windows.GetCurrentProcessToken().IsElevated())
 }
 
 // otherGrants names the first entry of sd's access list that grants
@@ -61,7 +71,8 @@ func otherGrants(path string, sd *windows.SECURITY_DESCRIPTOR, user *windows.SID
 		if err := windows.GetAce(dacl, i, &ace); err != nil {
 			return fmt.Sprintf("%s: reading its access list: %v", path, err)
 		}
-		if ace.Header.AceType != windows.ACCESS_ALLOWED_ACE_TYPE || ace.Mask&mask == 0 {
+		// An inherit-only entry grants nothing on path itself.
+		if ace.Header.AceType != windows.ACCESS_ALLOWED_ACE_TYPE || ace.Header.AceFlags&windows.INHERIT_ONLY_ACE != 0 || ace.Mask&mask == 0 {
 			continue
 		}
 		sid := (*windows.SID)(unsafe.Pointer(&ace.SidStart))

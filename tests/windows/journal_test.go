@@ -39,9 +39,10 @@ func journalRun(t *testing.T, ws string, n int) (cache map[string]string, how st
 
 // TestJournalUnderWine: with vxd.exe up, its watch (ReadDirectoryChangesW
 // under wine, a watch per directory) lets a no-op run take every file
-// from the journal, and an edit a wine cmd.exe makes, and a new directory
-// with a file written into it at once, are each seen by the next run,
-// which runs the edited package again; vxd status says it is watching.
+// from the journal, and an edit a wine cmd.exe makes, a new directory
+// with a file written into it at once, and a removed file, are each seen
+// by the next run, which runs the edited package again; vxd status says
+// it is watching.
 func TestJournalUnderWine(t *testing.T) {
 	needWine(t)
 	ws := t.TempDir()
@@ -71,6 +72,7 @@ func TestJournalUnderWine(t *testing.T) {
 	steps := []struct{ what, cmd string }{
 		{"an edit by cmd.exe", `echo a2> packages\a\src\a.txt`},
 		{"a new directory with a file", `mkdir packages\a\src\sub && echo x> packages\a\src\sub\x.txt`},
+		{"a removed file", `del packages\a\src\sub\x.txt`},
 	}
 	for _, st := range steps {
 		if out, err := wine(t, time.Minute, ws, "cmd", "/d", "/c", st.cmd); err != nil {

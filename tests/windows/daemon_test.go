@@ -3,6 +3,8 @@ package windows_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"os"
@@ -122,7 +124,7 @@ func TestVxdStartStatusStop(t *testing.T) {
 	if len(liveVxd(ws)) == 0 {
 		t.Errorf("vxd status answers, but no vxd.exe process serves %s", ws)
 	}
-	for _, f := range []string{layout.Discovery(ws), approveKey(t)} {
+	for _, f := range []string{layout.Discovery(ws), approveKey(t, ws)} {
 		if fi, err := os.Stat(f); err != nil || fi.Size() == 0 {
 			t.Errorf("vxd.exe did not write %s: %v", f, err)
 		}
@@ -157,15 +159,18 @@ func refusesOpenDiscovery(t *testing.T, ws, vxd string) {
 	}
 }
 
-// approveKey is where vxd.exe keeps the approval key under the suite's
-// prefix: %APPDATA%\vx\approve\HASH.key, one file for the one workspace.
-func approveKey(t *testing.T) string {
+// approveKey is where vxd.exe keeps the approval key of the workspace at
+// ws under the suite's prefix: %APPDATA%\vx\approve\HASH.key, HASH naming
+// the root as Windows sees it (Z:\ and the Linux path, backslashed).
+func approveKey(t *testing.T, ws string) string {
 	t.Helper()
-	found, _ := filepath.Glob(filepath.Join(suite.prefix, "drive_c", "users", "*", "AppData", "Roaming", "vx", "approve", "*.key"))
-	if len(found) == 0 {
-		t.Fatalf("no approval key under the prefix's %%APPDATA%%\\vx\\approve")
+	sum := sha256.Sum256([]byte("Z:" + strings.ReplaceAll(ws, "/", `\`)))
+	name := hex.EncodeToString(sum[:12]) + ".key"
+	found, _ := filepath.Glob(filepath.Join(suite.prefix, "drive_c", "users", "*", "AppData", "Roaming", "vx", "approve", name))
+	if len(found) != 1 {
+		t.Fatalf("no approval key %s under the prefix's %%APPDATA%%\\vx\\approve", name)
 	}
-	return found[len(found)-1]
+	return found[0]
 }
 
 // keys are m's keys, sorted.

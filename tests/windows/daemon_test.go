@@ -231,8 +231,7 @@ func linuxStatusFields(t *testing.T) []string {
 // TestMCPToolsList: vx.exe mcp, spoken to by the MCP Go SDK's client over
 // its stdio, starts vxd.exe and answers initialize and tools/list with the
 // tools a Linux vx mcp lists for the same workspace; closing its stdin
-// ends it (the client sees its stdout close: the vxd it started does not
-// hold it) while vxd.exe serves on.
+// ends it, exit 0 with no signal sent, while vxd.exe serves on.
 func TestMCPToolsList(t *testing.T) {
 	needWine(t)
 	ws := t.TempDir()
@@ -258,7 +257,8 @@ func TestMCPToolsList(t *testing.T) {
 
 // mcpTools connects the SDK's client to cmd, checks initialize's server
 // name, and answers tools/list's names, sorted, after closing the session
-// (which must end cmd).
+// (which must end cmd by itself: the SDK signals it only after 30 s, and
+// then Close answers the signal).
 func mcpTools(t *testing.T, cmd *exec.Cmd) []string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

@@ -23,9 +23,9 @@ const readRights = windows.FILE_READ_DATA | windows.GENERIC_READ | windows.GENER
 
 // OpenToOthers says how path is open to other users ("" when it is not),
 // from its access list (the mode bits in fi mean nothing here): it must
-// be owned by this user (ownedHere), and no entry may grant anyone but this user,
-// SYSTEM or the Administrators what deny's bits name (the group and other
-// w bits: write; r bits: read).
+// be owned by this user (ownedHere), and no entry may grant anyone but
+// this user, SYSTEM or the Administrators what deny's bits name (the
+// group and other w bits: write; r bits: read).
 func OpenToOthers(path string, _ os.FileInfo, deny os.FileMode) string {
 	sd, err := windows.GetNamedSecurityInfo(path, windows.SE_FILE_OBJECT,
 		windows.OWNER_SECURITY_INFORMATION|windows.DACL_SECURITY_INFORMATION)

@@ -218,8 +218,8 @@ func private(root string) string {
 		if fi.Mode()&os.ModeSymlink != 0 {
 			return fmt.Sprintf("%s is a symlink (whoever made it chose where it points)", p.path)
 		}
-		if fi.Mode().Perm()&p.deny != 0 {
-			return fmt.Sprintf("%s is open to other users (mode %v)", p.path, fi.Mode())
+		if why := privfile.OpenToOthers(p.path, fi, p.deny); why != "" {
+			return why
 		}
 	}
 	return ""

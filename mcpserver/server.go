@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -141,7 +142,8 @@ type Server struct {
 	requests  uint64
 	inFlight  int
 	last      time.Time
-	listens   *listenSet // the stateless era's listen streams (stateless.go)
+	activity  atomic.Uint64 // counts session activity: orders it where clock ticks tie
+	listens   *listenSet    // the stateless era's listen streams (stateless.go)
 }
 
 type compiledTemplate struct {
@@ -282,6 +284,7 @@ func (s *Server) NewSession(notify func(*jsonrpc.Message)) *Session {
 		inflight: map[string]context.CancelFunc{},
 		done:     make(chan struct{}),
 		last:     time.Now(),
+		seq:      s.activity.Add(1),
 	}
 	var victim *Session
 	s.mu.Lock()
@@ -321,17 +324,19 @@ func (s *Server) RequestSession(revision string) *Session {
 	}
 }
 
-// idlest picks the session to evict; s.mu is held.
+// idlest picks the session to evict: the one with nothing in flight and
+// the oldest activity by the server's count (the clock ticks coarsely on
+// Windows: two sessions active within one tick would tie); s.mu is held.
 func (s *Server) idlest() *Session {
 	var best *Session
 	var bestBusy bool
-	var bestLast time.Time
+	var bestSeq uint64
 	for _, ss := range s.sessions {
 		ss.mu.Lock()
-		busy, last := len(ss.inflight) > 0, ss.last
+		busy, seq := len(ss.inflight) > 0, ss.seq
 		ss.mu.Unlock()
-		if best == nil || (bestBusy && !busy) || (busy == bestBusy && last.Before(bestLast)) {
-			best, bestBusy, bestLast = ss, busy, last
+		if best == nil || (bestBusy && !busy) || (busy == bestBusy && seq < bestSeq) {
+			best, bestBusy, bestSeq = ss, busy, seq
 		}
 	}
 	return best

@@ -30,6 +30,7 @@ type Session struct {
 	level    mcp.LoggingLevel
 	inflight map[string]context.CancelFunc
 	last     time.Time
+	seq      uint64 // the server's activity count at the last activity (idlest)
 	closed   bool
 	holds    int         // open streams (Hold)
 	expiry   *time.Timer // ends the idle session (expiry.go)
@@ -146,9 +147,9 @@ func (ss *Session) errorReply(id json.RawMessage, e *jsonrpc.Error) *jsonrpc.Mes
 }
 
 func (ss *Session) touch() {
-	now := time.Now()
+	now, seq := time.Now(), ss.srv.activity.Add(1)
 	ss.mu.Lock()
-	ss.last = now
+	ss.last, ss.seq = now, max(ss.seq, seq)
 	ss.mu.Unlock()
 	ss.srv.mu.Lock()
 	ss.srv.last = now

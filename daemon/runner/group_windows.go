@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"os"
+	"os/signal"
 	"sync"
 	"syscall"
 	"time"
@@ -22,9 +24,26 @@ import (
 var jobs sync.Map // int -> windows.Handle
 
 // ownGroup makes a process start in a console process group of its own,
-// which a Ctrl+Break event can be aimed at.
+// which a Ctrl+Break event can be aimed at. Where vx has no console (vxd,
+// started detached), Windows would give each task's console program a new
+// console window of its own: the task gets a console without a window.
 func ownGroup(attr *syscall.SysProcAttr) {
 	attr.CreationFlags |= windows.CREATE_NEW_PROCESS_GROUP
+	if !hasConsole() {
+		attr.CreationFlags |= windows.CREATE_NO_WINDOW
+	}
+}
+
+// getConsoleProcessList is kernel32's GetConsoleProcessList, which
+// x/sys/windows does not wrap.
+var getConsoleProcessList = windows.NewLazySystemDLL("kernel32.dll").NewProc("GetConsoleProcessList")
+
+// hasConsole says whether this process is attached to a console: one
+// process at least (this one) is.
+func hasConsole() bool {
+	var pid uint32
+	n, _, _ := getConsoleProcessList.Call(uintptr(unsafe.Pointer(&pid)), 1)
+	return n > 0
 }
 
 // ownSession makes a process start in a process group of its own.
@@ -74,10 +93,10 @@ func releaseTree(pid int) {
 // signalGroup stops the task whose first process is pgid: SIGTERM as a
 // Ctrl+Break event to its console process group, anything else by ending
 // every process of its job (or, in a process holding no job, such as the
-// watchdog, the process itself).
+// watchdog, the process itself). Where no event can be sent (vx has no
+// console), SIGTERM ends the job too: the task would wait for nothing.
 func signalGroup(pgid int, sig syscall.Signal) {
-	if sig == syscall.SIGTERM {
-		_ = windows.GenerateConsoleCtrlEvent(windows.CTRL_BREAK_EVENT, uint32(pgid))
+	if sig == syscall.SIGTERM && windows.GenerateConsoleCtrlEvent(windows.CTRL_BREAK_EVENT, uint32(pgid)) == nil {
 		return
 	}
 	if h, ok := jobs.Load(pgid); ok {
@@ -105,15 +124,24 @@ func groupAlive(pgid int) bool {
 	return err == nil && info.ActiveProcesses > 0
 }
 
-// killGroup asks the task to stop, then ends what is left.
+// killGroup asks the task to stop (a Ctrl+Break event), then ends what
+// is left after a grace period, or at once when Ctrl+C is pressed again
+// meanwhile (the first one stopped the run).
 func killGroup(pgid int) {
+	again := make(chan os.Signal, 1)
+	signal.Notify(again, os.Interrupt)
+	defer signal.Stop(again)
 	signalGroup(pgid, syscall.SIGTERM)
 	deadline := time.Now().Add(1500 * time.Millisecond)
 	for time.Now().Before(deadline) {
 		if !groupAlive(pgid) {
 			return
 		}
-		time.Sleep(20 * time.Millisecond)
+		select {
+		case <-again:
+			deadline = time.Now()
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
 	signalGroup(pgid, syscall.SIGKILL)
 }

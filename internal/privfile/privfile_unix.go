@@ -3,6 +3,7 @@
 package privfile
 
 import (
+	"fmt"
 	"os"
 	"syscall"
 )
@@ -29,3 +30,12 @@ func Owner(fi os.FileInfo) (int, bool) {
 // userOnly has nothing to add on Unix: the files are created 0600 and the
 // directory 0700, and OwnDir refuses another user's.
 func userOnly(string) error { return nil }
+
+// OpenToOthers says how path (fi its Lstat) is open to other users ("" when
+// it is not): by a mode bit of deny.
+func OpenToOthers(path string, fi os.FileInfo, deny os.FileMode) string {
+	if fi.Mode().Perm()&deny == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s is open to other users (mode %v)", path, fi.Mode())
+}

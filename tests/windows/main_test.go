@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -43,6 +44,10 @@ func TestMain(m *testing.M) {
 		}
 		defer os.RemoveAll(dir)
 		suite.dir = dir
+		// Wine shows a file's access list as its mode bits say: files
+		// wine programs create are then the user's alone, as vx makes
+		// them on Windows (wine keeps no list a program sets).
+		syscall.Umask(0o077)
 		if missing := missingTools(); missing != "" {
 			suite.err = fmt.Errorf("%s", missing)
 		} else {

@@ -58,8 +58,6 @@ var cannotRunUnderWine = map[string]map[string]string{
 // is the work left, and it must shrink, not grow. (-test.skip takes whole
 // tests here: one pattern of several subtests would skip other tests'.)
 var failOnWindowsToday = map[string]map[string]string{
-	"mcpserver": {
-		"TestSessionCap": "the idlest session was not ended (two sessions touched within one tick of the Windows clock look equally idle)",
 	},
 }
 

@@ -153,10 +153,7 @@ func TestRunUnderWine(t *testing.T) {
 func sameKeyOnLinux(t *testing.T, want map[string]string) {
 	ws := t.TempDir()
 	cmdWorkspace(t, ws)
-	vx := filepath.Join(t.TempDir(), "vx")
-	if err := harness.Build(vx, "./cmd/vx"); err != nil {
-		t.Fatal(err)
-	}
+	vx := filepath.Join(linuxBinaries(t), "vx")
 	r := harness.Run(t, ws, harness.Env(), vx, "run", "build", "--format", "json")
 	got, _ := keysOf(t, r.Stdout)
 	for _, id := range []string{"a#build", "b#build"} {

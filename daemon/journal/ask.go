@@ -1,4 +1,4 @@
-package repeat
+package journal
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/vzn/vx/daemon/hashing"
 	"github.com/vzn/vx/protocol/layout"
 	"github.com/vzn/vx/protocol/version"
 	"github.com/vzn/vx/protocol/wire"
@@ -38,7 +37,7 @@ type Answer struct {
 // Ask loads root's memo and asks vxd (src) what changed since its token:
 // the memo is answered when the run asked (environ and parts, as memoDigest
 // takes them) may repeat it.
-func Ask(ctx context.Context, root string, src hashing.ChangeSource, environ []string, parts ...string) Answer {
+func Ask(ctx context.Context, root string, src ChangeSource, environ []string, parts ...string) Answer {
 	m := loadMemo(layout.Repeat(root))
 	epoch, seq := "", uint64(0)
 	if m != nil {

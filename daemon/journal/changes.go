@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/vzn/vx/daemon/hashing"
+	"github.com/vzn/vx/daemon/records"
 	"github.com/vzn/vx/protocol/layout"
 	"github.com/vzn/vx/protocol/version"
 	"github.com/vzn/vx/protocol/wire"
@@ -410,4 +411,32 @@ func (c *Changes) Epoch() string {
 		return ""
 	}
 	return c.token.Epoch
+}
+
+// stateToken is the token of the state saved for root at path ("" when
+// there is none, or it is another version's or another root's), read from
+// its head alone: the state itself (hashes of every input) is loaded once,
+// by OpenChanges.
+func stateToken(path, root string) (string, uint64) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", 0
+	}
+	defer f.Close()
+	// The head: magic, version, root, epoch (each length-prefixed), seq.
+	head := make([]byte, len(journalMagic)+len(version.Version)+len(root)+256)
+	n, _ := readFull(f, head)
+	head = head[:n]
+	if !bytes.HasPrefix(head, []byte(journalMagic)) {
+		return "", 0
+	}
+	r := records.Reader{S: string(head[len(journalMagic):])}
+	if r.Str() != version.Version || r.Str() != root {
+		return "", 0
+	}
+	epoch, seq := r.Str(), r.Uint()
+	if r.Bad {
+		return "", 0
+	}
+	return epoch, seq
 }

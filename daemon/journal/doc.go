@@ -5,7 +5,8 @@
 //
 // # Where it lives
 //
-// This package is the run's side: the question (ChangeSource), the state a run saves for the next one (Changes, in
+// This package is the run's side: the question (ChangeSource, asked once
+// per run: Ask, then Answer.Source for the run's files), the state a run saves for the next one (Changes, in
 // .vx/journal) and the memo of a repeatable run (Memo, in .vx/repeat). Its
 // subpackage watch is vxd's side: the watch, the feed of numbered changes
 // and the barrier (only vxd links it, and with it fsnotify). The adapters
@@ -55,8 +56,9 @@
 //
 // # What a run takes from it
 //
-// A run asks vxd, before it looks at any file, what changed since the
-// token its saved state holds (OpenChanges; Ask asks for the memo's). With
+// A run asks vxd once, before it looks at any file, what changed since the
+// older of the tokens its saved state and its memo hold (Ask; each
+// question waits on the barrier). With
 // a complete answer of the same epoch, a hash the last run saved whose
 // path did not change is taken without a stat, and the saved listing
 // (.vx/listing, hashing.ListFilesCached) holds without the stat of a

@@ -172,16 +172,17 @@ func (a *Ahead) Start(ctx context.Context, log zerolog.Logger, execute bool) {
 }
 
 // Complete puts in what was done ahead: the early start, vxd's journal
-// (unless vxd did not answer Repeat's question within its second: the run
-// then stats every file rather than wait again), and the base the run's
-// own memo is left on. A nil Ahead (no workspace root) changes nothing.
+// with the answer Repeat's question already had (the run asks vxd once;
+// when vxd did not answer within its second the run stats every file
+// rather than wait again), and the base the run's own memo is left on. A
+// nil Ahead (no workspace root) changes nothing.
 func (a *Ahead) Complete(in *ExecuteInput) {
 	if a == nil {
 		return
 	}
 	in.Early = a.early
 	if !a.answer.Silent {
-		in.Changes = a.src
+		in.Changes = a.answer.Source(a.src)
 	}
 	in.Repeat = a.answer.Base
 }

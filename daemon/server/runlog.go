@@ -3,7 +3,6 @@ package server
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"io"
 	"os"
 	"strings"
@@ -72,7 +71,7 @@ func (t *tailer) handle(ev fsnotify.Event) {
 			break
 		}
 		var e wire.Event
-		if json.Unmarshal(b[:i], &e) == nil {
+		if e.DecodeLine(b[:i]) == nil {
 			t.feed.PublishPaced(e)
 			if e.Type == wire.EventRunFinished {
 				finished = true

@@ -62,7 +62,7 @@ type Hasher struct {
 	mOnce sync.Once
 	dirty bool
 	// changes, when set, answers files vxd proved unchanged (UseChanges).
-	changes Proven
+	changes *proven
 	// loadOnce reads the cache file into pre, before anything reads pre.
 	loadOnce sync.Once
 	// pre is the loaded records' early stat (prestat.go).
@@ -205,10 +205,8 @@ func (h *Hasher) Save() error {
 // HashFile returns the content hash of the file at abs. Symlinks hash their
 // target path, so a link's identity is where it points.
 func (h *Hasher) HashFile(abs string) (string, error) {
-	if h.changes != nil {
-		if sum, ok := h.changes.TrustedHash(abs); ok {
-			return sum, nil
-		}
+	if sum, ok := h.changes.trustedHash(abs); ok {
+		return sum, nil
 	}
 	// Looked up first: a file the early stat marked needs no stat of
 	// its own (prestat.go). An entry another worker replaces meanwhile
@@ -233,7 +231,7 @@ func (h *Hasher) HashFile(abs string) (string, error) {
 			return "", err
 		}
 		sum := "link:" + SumString(target)
-		h.noteRead(abs, &st, sum)
+		h.changes.read(abs, &st, sum)
 		return sum, nil
 	case st.Regular():
 	default:
@@ -243,7 +241,7 @@ func (h *Hasher) HashFile(abs string) (string, error) {
 	k := statKeyOf(&st)
 	if ok && e.key == k {
 		sum := hex.EncodeToString(e.hash[:])
-		h.noteRead(abs, &st, sum)
+		h.changes.read(abs, &st, sum)
 		return sum, nil
 	}
 	f, err := os.Open(abs)
@@ -264,7 +262,7 @@ func (h *Hasher) HashFile(abs string) (string, error) {
 		h.dirty = true
 		h.mu.Unlock()
 	}
-	h.noteRead(abs, &st, hex.EncodeToString(sum[:]))
+	h.changes.read(abs, &st, hex.EncodeToString(sum[:]))
 	return hex.EncodeToString(sum[:]), nil
 }
 

@@ -28,12 +28,24 @@ type Proven interface {
 
 // UseChanges makes h answer the files c proves unchanged without a stat,
 // and tell c what it read. c is not a nil pointer.
-func (h *Hasher) UseChanges(c Proven) { h.changes = c }
+func (h *Hasher) UseChanges(c Proven) { h.changes = &proven{c} }
 
-// noteRead tells the journal's answer, if any, that abs read as sum.
-func (h *Hasher) noteRead(abs string, st *Stat, sum string) {
-	if h.changes != nil {
-		h.changes.Read(abs, st, sum)
+// proven is a Hasher's Proven; its methods answer nothing for a nil one
+// (a Hasher without the journal's answer).
+type proven struct{ p Proven }
+
+// trustedHash is p's TrustedHash; false without one.
+func (c *proven) trustedHash(abs string) (string, bool) {
+	if c == nil {
+		return "", false
+	}
+	return c.p.TrustedHash(abs)
+}
+
+// read tells p, if any, that abs read as sum.
+func (c *proven) read(abs string, st *Stat, sum string) {
+	if c != nil {
+		c.p.Read(abs, st, sum)
 	}
 }
 

@@ -25,7 +25,7 @@
 // event. A token is an epoch (a random id) and the sequence number of the
 // last event counted. vxd answers only for tokens of its current epoch,
 // and only after a barrier: it creates a marker file in .vx/daemon/journal
-// and waits (at most watch.Wait) for its event; events queue in order, so
+// and waits (at most two seconds) for its event; events queue in order, so
 // every change made before the question was asked has been counted.
 //
 // A new epoch starts, and earlier tokens prove nothing, when vxd starts,

@@ -67,12 +67,12 @@ type Budget struct {
 func NewBudget(max int) *Budget { return &Budget{max: max} }
 
 // counts reports whether watches are counted at all.
-func (b *Budget) Counts() bool { return b != nil && b.max > 0 }
+func (b *Budget) counts() bool { return b != nil && b.max > 0 }
 
 // take counts n more descriptors, or answers *tooLarge (and counts
 // nothing) when they would go past the budget.
 func (b *Budget) take(n int) error {
-	if !b.Counts() {
+	if !b.counts() {
 		return nil
 	}
 	b.mu.Lock()
@@ -86,7 +86,7 @@ func (b *Budget) take(n int) error {
 
 // give counts n descriptors fewer.
 func (b *Budget) Give(n int) {
-	if !b.Counts() || n == 0 {
+	if !b.counts() || n == 0 {
 		return
 	}
 	b.mu.Lock()
@@ -96,7 +96,7 @@ func (b *Budget) Give(n int) {
 
 // held is the descriptors counted and the budget, for vxd status.
 func (b *Budget) held() (used, budget int) {
-	if !b.Counts() {
+	if !b.counts() {
 		return 0, 0
 	}
 	b.mu.Lock()
@@ -136,7 +136,7 @@ func watchCost(dir string) int {
 // reserve takes the descriptors a journal watch on dir will hold from the
 // budget. Without a budget it reads nothing and costs nothing.
 func (j *Journal) reserve(dir string) (int, error) {
-	if !j.budget.Counts() {
+	if !j.budget.counts() {
 		return 0, nil
 	}
 	cost := watchCost(dir)
@@ -150,7 +150,7 @@ func (j *Journal) reserve(dir string) (int, error) {
 // directories: kqueue opens each new one too. It answers *tooLarge when a
 // new entry goes past the budget.
 func (j *Journal) countEntry(ev fsnotify.Event) error {
-	if !j.budget.Counts() {
+	if !j.budget.counts() {
 		return nil
 	}
 	j.mu.Lock()
@@ -176,13 +176,13 @@ func (j *Journal) countEntry(ev fsnotify.Event) error {
 // out, the journal j (nil: none) stops and gives its share back before the
 // watch is refused.
 func (b *Budget) ReserveFirst(dir string, j *Journal) (int, error) {
-	if !b.Counts() {
+	if !b.counts() {
 		return 0, nil
 	}
 	cost := watchCost(dir)
 	err := b.take(cost)
 	if err != nil && j != nil {
-		j.Stop(err)
+		j.stop(err)
 		err = b.take(cost)
 	}
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 // reads no directory for one.
 func TestInotifyJournalKeepsNoBudget(t *testing.T) {
 	j, _ := newTestJournal(t, 1000)
-	if used, max := j.budget.held(); j.budget.Counts() || used != 0 || max != 0 {
+	if used, max := j.budget.held(); j.budget.counts() || used != 0 || max != 0 {
 		t.Errorf("budget %d, held %d; want none with inotify", max, used)
 	}
 }

@@ -178,7 +178,7 @@ func (j *Journal) begin(reason string) {
 	j.rootID = dirID(j.root)
 	j.mu.Unlock()
 	if err := j.addTree(j.root, false); err != nil {
-		j.Stop(err)
+		j.stop(err)
 		return
 	}
 	j.mu.Lock()
@@ -222,7 +222,7 @@ var errStopped = errors.New("the change journal stopped")
 // stop gives up until vxd restarts: some directory is not watched, or
 // the tree is too large for the descriptor budget. The watches go: they
 // prove nothing now, and may hold descriptors.
-func (j *Journal) Stop(err error) {
+func (j *Journal) stop(err error) {
 	if errors.Is(err, errStopped) {
 		return // already stopped, with its reason
 	}
@@ -377,13 +377,13 @@ func (j *Journal) handle(ev fsnotify.Event) {
 		j.record(parentRel(rel))
 	}
 	if err := j.countEntry(ev); err != nil {
-		j.Stop(err)
+		j.stop(err)
 		return
 	}
 	if ev.Has(fsnotify.Create) {
 		if st, err := os.Lstat(ev.Name); err == nil && st.IsDir() {
 			if err := j.addTree(ev.Name, true); err != nil {
-				j.Stop(err)
+				j.stop(err)
 				return
 			}
 		}
@@ -453,17 +453,17 @@ func (j *Journal) barrier(ctx context.Context) error {
 	}
 }
 
-// Wait bounds a barrier: past it the answer is "cannot prove".
-const Wait = 2 * time.Second
+// wait bounds a barrier: past it the answer is "cannot prove".
+const wait = 2 * time.Second
 
 // Since answers what changed after the token (epoch, seq); ask false
-// answers only the current token. It waits for the barrier at most Wait.
+// answers only the current token. It waits for the barrier at most wait.
 func (j *Journal) Since(ctx context.Context, epoch string, seq uint64, ask bool) wire.Changes {
-	ctx, cancel := context.WithTimeout(ctx, Wait)
+	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	ans := wire.Changes{Root: j.root}
 	// Before the barrier too: a marker made in the tree the root names
-	// now is in no watched directory, and would wait out Wait.
+	// now is in no watched directory, and would wait out wait.
 	if j.checkRoot() {
 		j.mu.Lock()
 		ans.Reason = j.reason
@@ -527,7 +527,7 @@ func (j *Journal) Describe() string {
 		return "not proving (" + j.reason + "): vx runs stat every file"
 	}
 	held := ""
-	if j.budget.Counts() {
+	if j.budget.counts() {
 		mine := 0
 		for _, cost := range j.dirs {
 			mine += cost

@@ -10,7 +10,7 @@
 #           each round): first in an environment no run had before, so it
 #           asks the journal what changed instead of statting every input
 #           but may not repeat a run, then the same request again, which
-#           repeats that run (docs/cache.md, "Repeating a fully cached run").
+#           repeats that run (daemon/journal, "Repeating a fully cached run").
 #   large:  the same, in the same rounds, on BENCH_LARGE_N packages (default
 #           10000; 0 leaves it out), vx only (turbo's cache fill would take
 #           hours): without a daemon, with vxd up, its repeat, and the floor;

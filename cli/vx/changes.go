@@ -5,7 +5,7 @@ import (
 
 	"github.com/vzn/vx/cli/cmdline"
 	"github.com/vzn/vx/client"
-	"github.com/vzn/vx/daemon/hashing"
+	"github.com/vzn/vx/daemon/journal"
 	"github.com/vzn/vx/protocol/layout"
 )
 
@@ -16,7 +16,7 @@ import (
 //
 // A process on the discovery file's port that cannot prove it is the
 // workspace's vxd is named on stderr, and the run goes on without it.
-func changeSource(s *cmdline.IO, root string) hashing.ChangeSource {
+func changeSource(s *cmdline.IO, root string) journal.ChangeSource {
 	if _, err := os.Stat(layout.Discovery(root)); err != nil {
 		return nil
 	}

@@ -21,7 +21,7 @@ func ListFilesSaved(ctx context.Context, root, path string) (reused, saved, same
 		return reused, false, false, err
 	}
 	var st Stat
-	return reused, true, StatPath(path, &st) == nil && fileIDOf(&st) == *id, err
+	return reused, true, StatPath(path, &st) == nil && FileIDOf(&st) == *id, err
 }
 
 // StatCacheRecords is how many records of the stat cache h has read (0

@@ -61,8 +61,8 @@ type Hasher struct {
 	// run whose inputs all go by their record (HashRecord) never is.
 	mOnce sync.Once
 	dirty bool
-	// changes, when set, answers files vxd proved unchanged (changes.go).
-	changes *Changes
+	// changes, when set, answers files vxd proved unchanged (UseChanges).
+	changes *proven
 	// loadOnce reads the cache file into pre, before anything reads pre.
 	loadOnce sync.Once
 	// pre is the loaded records' early stat (prestat.go).

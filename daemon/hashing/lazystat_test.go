@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/vzn/vx/daemon/hashing"
+	"github.com/vzn/vx/daemon/journal"
 	"github.com/vzn/vx/protocol/wire"
 )
 
@@ -31,11 +32,11 @@ func TestLazyHasherReadsTheStatCacheOnlyWhenNeeded(t *testing.T) {
 		t.Fatal(err)
 	}
 	cache := filepath.Join(root, ".vx", "statcache")
-	j := &journal{root: root, ans: wire.Changes{Epoch: "e1", Seq: 5, Reason: "no token was given"}}
+	j := &fakeVXD{root: root, ans: wire.Changes{Epoch: "e1", Seq: 5, Reason: "no token was given"}}
 	hashThrough := func(h *hashing.Hasher, names ...string) map[string]string {
 		t.Helper()
-		c, _ := hashing.OpenChanges(context.Background(), root, j.source)
-		h.UseChanges(c)
+		c, _ := journal.OpenChanges(context.Background(), root, j.source)
+		c.Attach(h)
 		out := map[string]string{}
 		for _, n := range names {
 			sum, err := h.HashFile(filepath.Join(root, n))

@@ -60,7 +60,7 @@ func ListFilesCached(ctx context.Context, root, path string) (files []string, re
 // listFilesCached is ListFilesCached; saved, when this call saved the
 // listing anew, is the saved file's identity. keep, when not nil, is given
 // the stats of the listing reused or saved.
-func listFilesCached(ctx context.Context, root, path string, keep func([]Stamp)) (files []string, reused bool, saved *fileID, err error) {
+func listFilesCached(ctx context.Context, root, path string, keep func([]Stamp)) (files []string, reused bool, saved *FileID, err error) {
 	env := listEnv(root)
 	if files, ok := loadListing(path, env, keep); ok {
 		return files, true, nil, nil
@@ -95,7 +95,7 @@ func listFilesCached(ctx context.Context, root, path string, keep func([]Stamp))
 	if err != nil || StatPath(path, &now) != nil || now.Ino != ino {
 		return files, false, nil, nil // not saved, or replaced since by another run
 	}
-	id := fileIDOf(&now)
+	id := FileIDOf(&now)
 	if keep != nil {
 		keep(stats)
 	}

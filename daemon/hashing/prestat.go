@@ -68,7 +68,7 @@ func (h *Hasher) StopPrestat() { h.pre.stop.Store(true) }
 
 // marked reports whether Prestat marked loaded record rec (-1: none),
 // for a Hasher not using a daemon's change journal.
-func (p *prestat) marked(rec int32, changes *Changes) bool {
+func (p *prestat) marked(rec int32, changes *proven) bool {
 	return rec >= 0 && changes == nil && p.fresh[rec].Load()
 }
 

@@ -1,12 +1,82 @@
 package hashing
 
 import (
+	"context"
+	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/vzn/vx/protocol/layout"
 	"github.com/vzn/vx/protocol/wire"
 )
+
+// The seam of vxd's change journal (daemon/journal): a run that has its
+// answer hashes through it (UseChanges), lists through the saved listing
+// with the directories it proves unchanged skipped (ListFilesKept,
+// ListingAt), and names what it depends on outside the journal's view by
+// Stamps.
+
+// Proven is what vxd's change journal proved of a run's inputs
+// (daemon/journal.Changes).
+type Proven interface {
+	// TrustedHash is the hash of the absolute path abs when it is proven
+	// unchanged since it was read.
+	TrustedHash(abs string) (string, bool)
+	// Read notes sum, the hash of abs read (or taken from the stat
+	// cache) as st.
+	Read(abs string, st *Stat, sum string)
+}
+
+// UseChanges makes h answer the files c proves unchanged without a stat,
+// and tell c what it read. c is not a nil pointer.
+func (h *Hasher) UseChanges(c Proven) { h.changes = &proven{c} }
+
+// proven is a Hasher's Proven; its methods answer nothing for a nil one
+// (a Hasher without the journal's answer).
+type proven struct{ p Proven }
+
+// trustedHash is p's TrustedHash; false without one.
+func (c *proven) trustedHash(abs string) (string, bool) {
+	if c == nil {
+		return "", false
+	}
+	return c.p.TrustedHash(abs)
+}
+
+// read tells p, if any, that abs read as sum.
+func (c *proven) read(abs string, st *Stat, sum string) {
+	if c != nil {
+		c.p.Read(abs, st, sum)
+	}
+}
+
+// FileID is which file a path named: its inode, size, mtime and ctime.
+type FileID struct {
+	Ino, Size    uint64
+	Mtime, Ctime int64
+}
+
+// FileIDOf is the FileID of a stat.
+func FileIDOf(st *Stat) FileID {
+	return FileID{Ino: st.Ino, Size: uint64(st.Size), Mtime: st.Mtime, Ctime: st.Ctime}
+}
+
+// Fstat stats the open file f into st.
+func Fstat(f *os.File, st *Stat) error { return fstat(f, st) }
+
+// ListFilesKept is ListFilesCached; saved, when this call saved the
+// listing anew, is the saved file's identity, and keep, when not nil, is
+// given the stats of the listing reused or saved.
+func ListFilesKept(ctx context.Context, root, path string, keep func([]Stamp)) (files []string, reused bool, saved *FileID, err error) {
+	return listFilesCached(ctx, root, path, keep)
+}
+
+// ListingAt is the saved listing raw of root when every stat it holds is
+// unchanged, the stats of the paths skip reports taken as unchanged (vxd's
+// journal proved them); keep, when not nil, is given its stats once it
+// holds.
+func ListingAt(raw []byte, root string, skip func(string) bool, keep func([]Stamp)) ([]string, bool) {
+	return parseListing(raw, listEnv(root), skip, keep)
+}
 
 // Stamp is a path's identity as lstat sees it (size, mtime, ctime, inode,
 // mode), or its absence: what a run that repeats an earlier one checks
@@ -27,76 +97,30 @@ func StampOf(path string) Stamp {
 	if err := Lstat(path, &s); err != nil {
 		return st
 	}
-	return stampOfStat(path, &s)
+	return StampOfStat(path, &s)
 }
 
 // Holds reports whether path still stats as s.
 func (s Stamp) Holds() bool { return StampOf(s.Path) == s }
 
-func stampOfStat(abs string, st *Stat) Stamp {
+// StampOfStat is the Stamp of abs, stat'ed as st.
+func StampOfStat(abs string, st *Stat) Stamp {
 	return Stamp{Path: abs, Mtime: st.Mtime, Ctime: st.Ctime, Size: st.Size, Ino: st.Ino, Mode: st.Mode, Exists: true}
 }
 
 // Covered reports whether vxd's change journal watches the absolute path
 // abs of the workspace root (wire.JournalCovers of its relative path).
 func Covered(root, abs string) bool {
-	rel, ok := relSlash(root, abs)
+	rel, ok := RelSlash(root, abs)
 	return ok && wire.JournalCovers(rel)
 }
 
-// relSlash is abs relative to root as the journal names paths (slashes,
+// RelSlash is abs relative to root as the journal names paths (slashes,
 // "." for the root); false when abs is not root or beneath it.
-func relSlash(root, abs string) (string, bool) {
+func RelSlash(root, abs string) (string, bool) {
 	if abs == root {
 		return ".", true
 	}
 	rest, ok := strings.CutPrefix(abs, root+string(filepath.Separator))
 	return filepath.ToSlash(rest), ok
-}
-
-// Unwatched lists what this run's file listing and inputs depend on that
-// the journal does not watch, each as it stat'ed: the saved listing's
-// stats outside the journal's view (git's index, configuration and ignore
-// files), and every input read with more than one link (a write through
-// another link is reported for that link only) or outside the journal's
-// view. ok is false when the run's listing was not one the journal can
-// vouch for (not saved, or rewritten since): no later run may then take
-// this run's answer without listing again.
-func (c *Changes) Unwatched() (stamps []Stamp, ok bool) {
-	if c == nil {
-		return nil, false
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.listOK {
-		return nil, false
-	}
-	var st Stat
-	if err := StatPath(layout.FileList(c.root), &st); err != nil || fileIDOf(&st) != c.listing {
-		return nil, false // rewritten since
-	}
-	stamps = append(stamps, c.listStamps...)
-	for _, s := range c.unwatched {
-		stamps = append(stamps, s)
-	}
-	return stamps, true
-}
-
-// unwatchedOf is the stats of stats outside the journal's view.
-func unwatchedOf(root string, stats []Stamp) []Stamp {
-	var out []Stamp
-	for _, p := range stats {
-		if !Covered(root, p.Path) {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// Epoch is the journal epoch the run's answer came from ("" for nil).
-func (c *Changes) Epoch() string {
-	if c == nil {
-		return ""
-	}
-	return c.token.Epoch
 }

@@ -10,10 +10,9 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/vzn/vx/daemon/hashing"
+	"github.com/vzn/vx/daemon/journal"
 	"github.com/vzn/vx/daemon/platformpush"
 	"github.com/vzn/vx/daemon/remotecache"
-	"github.com/vzn/vx/daemon/repeat"
 	"github.com/vzn/vx/daemon/runner"
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/opkit"
@@ -88,7 +87,7 @@ func Execute(ctx context.Context, e *Env, in ExecuteInput) (*wire.RunSummary, er
 	return sum, nil
 }
 
-// RepeatParts is the run's request as daemon/repeat digests it (with the
+// RepeatParts is the run's request as daemon/journal digests it (with the
 // working directory it was asked from); false for a request that never
 // repeats an earlier run: a forced one, or one whose selection depends on
 // git (--affected).
@@ -116,12 +115,12 @@ func (in *ExecuteInput) RepeatParts(cwd string) ([]string, bool) {
 // must be executed; the answer is then what vxd said: the Base the run
 // may leave its own memo on, Silent when vxd did not answer (the run then
 // does not wait for it a second time). It never starts a daemon.
-func tryRepeat(ctx context.Context, root, cwd string, src hashing.ChangeSource, in ExecuteInput, output func() (runner.Output, func())) (*wire.RunSummary, repeat.Answer, error) {
+func tryRepeat(ctx context.Context, root, cwd string, src journal.ChangeSource, in ExecuteInput, output func() (runner.Output, func())) (*wire.RunSummary, journal.Answer, error) {
 	parts, ok := in.RepeatParts(cwd)
 	if src == nil || !ok {
-		return nil, repeat.Answer{}, nil
+		return nil, journal.Answer{}, nil
 	}
-	ans := repeat.Ask(ctx, root, src, in.Environ, parts...)
+	ans := journal.Ask(ctx, root, src, in.Environ, parts...)
 	in.Logger.Debug().Str("why", ans.Why).Bool("repeat", ans.Memo != nil).Msg("repeat")
 	if ans.Memo == nil {
 		return nil, ans, nil
@@ -146,14 +145,14 @@ func tryRepeat(ctx context.Context, root, cwd string, src hashing.ChangeSource, 
 // Complete hands the run once the workspace has loaded.
 type Ahead struct {
 	root, cwd string
-	src       hashing.ChangeSource // vxd's change journal; nil without one
-	answer    repeat.Answer
+	src       journal.ChangeSource // vxd's change journal; nil without one
+	answer    journal.Answer
 	early     *runner.Early
 }
 
 // NewAhead is the start of a run asked from cwd in the workspace at root,
 // with vxd's change journal src (nil: none).
-func NewAhead(root, cwd string, src hashing.ChangeSource) *Ahead {
+func NewAhead(root, cwd string, src journal.ChangeSource) *Ahead {
 	return &Ahead{root: root, cwd: cwd, src: src}
 }
 
@@ -173,16 +172,17 @@ func (a *Ahead) Start(ctx context.Context, log zerolog.Logger, execute bool) {
 }
 
 // Complete puts in what was done ahead: the early start, vxd's journal
-// (unless vxd did not answer Repeat's question within its second: the run
-// then stats every file rather than wait again), and the base the run's
-// own memo is left on. A nil Ahead (no workspace root) changes nothing.
+// with the answer Repeat's question already had (the run asks vxd once;
+// when vxd did not answer within its second the run stats every file
+// rather than wait again), and the base the run's own memo is left on. A
+// nil Ahead (no workspace root) changes nothing.
 func (a *Ahead) Complete(in *ExecuteInput) {
 	if a == nil {
 		return
 	}
 	in.Early = a.early
 	if !a.answer.Silent {
-		in.Changes = a.src
+		in.Changes = a.answer.Source(a.src)
 	}
 	in.Repeat = a.answer.Base
 }

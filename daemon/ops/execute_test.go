@@ -10,8 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/vzn/vx/daemon/hashing"
-	"github.com/vzn/vx/daemon/repeat"
+	"github.com/vzn/vx/daemon/journal"
 	"github.com/vzn/vx/daemon/runner"
 	"github.com/vzn/vx/opkit"
 	"github.com/vzn/vx/protocol/wire"
@@ -115,15 +114,15 @@ func TestExecuteAndPlan(t *testing.T) {
 // question (a silent vxd is not waited for a second time), and the base
 // its own memo is left on; without a workspace root nothing is.
 func TestAheadComplete(t *testing.T) {
-	src := hashing.ChangeSource(func(context.Context, string, uint64) (*wire.Changes, error) { return nil, nil })
-	base := &repeat.Base{}
+	src := journal.ChangeSource(func(context.Context, string, uint64) (*wire.Changes, error) { return nil, nil })
+	base := &journal.Base{}
 	for _, tc := range []struct {
 		name    string
-		answer  repeat.Answer
+		answer  journal.Answer
 		changes bool
 	}{
-		{"vxd answered", repeat.Answer{Base: base}, true},
-		{"vxd was silent", repeat.Answer{Silent: true}, false},
+		{"vxd answered", journal.Answer{Base: base}, true},
+		{"vxd was silent", journal.Answer{Silent: true}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := NewAhead(t.TempDir(), "", src)

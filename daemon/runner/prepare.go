@@ -21,8 +21,8 @@ import (
 	"github.com/vzn/vx/daemon/cache"
 	"github.com/vzn/vx/daemon/hashing"
 	"github.com/vzn/vx/daemon/history"
+	"github.com/vzn/vx/daemon/journal"
 	"github.com/vzn/vx/daemon/remotecache"
-	"github.com/vzn/vx/daemon/repeat"
 	"github.com/vzn/vx/daemon/secret"
 	"github.com/vzn/vx/daemon/taskkey"
 	"github.com/vzn/vx/daemon/workspace"
@@ -49,15 +49,15 @@ type Options struct {
 	Early *Early
 	// Changes asks vxd what changed since the last run (nil: stat every
 	// input, as without a daemon).
-	Changes hashing.ChangeSource
+	Changes journal.ChangeSource
 	// Plan prepares for a plan (Plan, not Execute): what only a run
 	// needs, its output overlaps, is not computed ahead.
 	Plan bool
 	// Repeat, when set, is the journal token and request digest taken
 	// before the model loaded: a run whose every task is an intact hit
 	// leaves a memo on it that a later identical run may repeat
-	// (daemon/repeat).
-	Repeat *repeat.Base
+	// (daemon/journal).
+	Repeat *journal.Base
 }
 
 // Prepared is a run's graph with every task's key computed.
@@ -79,8 +79,8 @@ type Prepared struct {
 	npm          npmLock           // npm: inputs' lockfile (npminputs.go)
 	encoded      map[string][]byte // task id → its components as the history stores them
 	early        *Early
-	changes      chan *hashing.Changes // vxd's answer, asked while the graph is built
-	journal      *hashing.Changes      // that answer once taken; nil without one
+	changes      chan *journal.Changes // vxd's answer, asked while the graph is built
+	journal      *journal.Changes      // that answer once taken; nil without one
 	// overlaps are the graph's and the whole model's output overlaps,
 	// computed alongside the keys (they need only the graph): Execute's
 	// serial start took 3–5 ms over them.
@@ -138,9 +138,9 @@ func Prepare(ctx context.Context, o *Options) (*Prepared, error) {
 	p.Masker = secret.NewMasker(secretValues(m, p.Env)...)
 	p.Workers, _ = Workers(o.Concurrency, m)
 	o.Early.startPrestat(m.Root)
-	p.changes = make(chan *hashing.Changes, 1)
+	p.changes = make(chan *journal.Changes, 1)
 	go func() {
-		c, how := hashing.OpenChanges(ctx, m.Root, o.Changes)
+		c, how := journal.OpenChanges(ctx, m.Root, o.Changes)
 		o.Logger.Debug().Str("files", how).Msg("change journal")
 		p.changes <- c
 	}()
@@ -198,7 +198,7 @@ func (p *Prepared) computeKeys(ctx context.Context, all []string, err error) err
 	m := p.Model
 	changes := <-p.changes
 	p.journal = changes
-	p.hasher.UseChanges(changes)
+	changes.Attach(p.hasher)
 	// With vxd's answer the listing is the journal's to check; without
 	// a listing made early (none is, where a daemon is up), list here.
 	if changes != nil || (all == nil && err == nil) {

@@ -7,13 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/vzn/vx/daemon/hashing"
 	"github.com/vzn/vx/daemon/history"
-	"github.com/vzn/vx/daemon/repeat"
+	"github.com/vzn/vx/daemon/journal"
 	"github.com/vzn/vx/daemon/secret"
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/protocol/layout"
@@ -29,36 +28,23 @@ var ErrNotRepeated = errors.New("the run is not repeated")
 // them) for the memo a later identical run may repeat.
 type repeatLog struct {
 	mu    sync.Mutex
-	tasks map[string]repeat.Task
+	tasks map[string]journal.Task
 	// unwatched are quick hits' outputs outside the journal's view.
 	unwatched []hashing.Stamp
-	// direct says of each directory whether it is reached from the
-	// root without a symbolic link (linkFree).
-	direct map[string]bool
-	// linked is modelLinked's answer, asked once (startModelCheck) on
-	// the first hit: its stats overlap the run's hits.
-	modelOnce sync.Once
-	linked    chan string
-}
-
-// startModelCheck starts modelLinked for the run's model, once.
-func (l *repeatLog) startModelCheck(m *workspace.Model) {
-	l.modelOnce.Do(func() {
-		l.linked = make(chan string, 1)
-		go func() { l.linked <- l.modelLinked(m) }()
-	})
+	// links checks the workspace is read without a symbolic link.
+	links journal.Links
 }
 
 // note keeps one quick hit; nil keeps nothing. Its outputs the journal
 // does not see written are kept by their stat: those outside its view
 // and those with more than one link (linked). (An output behind a
 // symbolic link is never cached, and a project reached through one
-// leaves no memo: modelLinked.)
+// leaves no memo: journal.Links.)
 func (l *repeatLog) note(r *run, n *workspace.Node, row *wire.TaskRow, deps, files, linked []string, text string, printed bool) {
 	if l == nil {
 		return
 	}
-	l.startModelCheck(r.p.Model)
+	l.links.Start(r.p.Model)
 	root, dir := r.p.Model.Root, r.dir(n)
 	var outside []hashing.Stamp
 	for _, f := range files {
@@ -67,66 +53,12 @@ func (l *repeatLog) note(r *run, n *workspace.Node, row *wire.TaskRow, deps, fil
 			outside = append(outside, hashing.StampOf(abs))
 		}
 	}
-	t := repeat.Task{ID: n.ID, Project: n.Project, Task: n.Task, Key: row.Key, CacheSource: row.CacheSource,
+	t := journal.Task{ID: n.ID, Project: n.Project, Task: n.Task, Key: row.Key, CacheSource: row.CacheSource,
 		Outputs: row.Outputs, DependsOn: deps, Log: text, Printed: printed}
 	l.mu.Lock()
 	l.tasks[n.ID] = t
 	l.unwatched = append(l.unwatched, outside...)
 	l.mu.Unlock()
-}
-
-// linkFree reports whether the directory dir of root is reached from
-// root without a symbolic link: the journal watches the directories it
-// walks, and a write behind a link is reported for no watched path.
-func (l *repeatLog) linkFree(root, dir string) bool {
-	if dir == root {
-		return true
-	}
-	if !strings.HasPrefix(dir, root+string(filepath.Separator)) {
-		return false
-	}
-	l.mu.Lock()
-	v, ok := l.direct[dir]
-	l.mu.Unlock()
-	if ok {
-		return v
-	}
-	var st hashing.Stat
-	v = hashing.Lstat(dir, &st) == nil && st.Dir() && l.linkFree(root, filepath.Dir(dir))
-	l.setDirect(dir, v)
-	return v
-}
-
-// setDirect records whether dir is reached without a link.
-func (l *repeatLog) setDirect(dir string, v bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.direct == nil {
-		l.direct = map[string]bool{}
-	}
-	l.direct[dir] = v
-}
-
-// modelLinked names a file of the workspace's configuration (or a
-// project's directory, or a path the project globs reach) that is read
-// through a symbolic link, "" when none is: an edit behind a link, or a
-// manifest made there, is reported for no path the journal watches.
-func (l *repeatLog) modelLinked(m *workspace.Model) string {
-	// The glob walk proves most project directories reached without a
-	// link (entries of a cleared directory): linkFree need not lstat them.
-	p := m.ProjectGlobLink(func(abs string) { l.setDirect(abs, true) })
-	if p != "" {
-		return p
-	}
-	// Each project's directory is the directory of a file it was read
-	// from (its package.json or vx.project.json): checked below.
-	for _, f := range m.Files {
-		var st hashing.Stat
-		if hashing.Lstat(f, &st) != nil || !st.Regular() || !l.linkFree(m.Root, filepath.Dir(f)) {
-			return f
-		}
-	}
-	return ""
 }
 
 // saveRepeat leaves the memo of a run every task of which was a quick
@@ -141,18 +73,18 @@ func (r *run) saveRepeat(ctx context.Context, sum *wire.RunSummary) {
 	m, why := r.repeatMemo(ctx, sum)
 	if m == nil {
 		r.log.Debug().Str("why", why).Msg("no repeat memo")
-		repeat.Remove(path)
+		journal.RemoveMemo(path)
 		return
 	}
-	if err := repeat.Save(path, m); err != nil {
+	if err := journal.SaveMemo(path, m); err != nil {
 		r.log.Debug().Err(err).Msg("saving the repeat memo")
-		repeat.Remove(path)
+		journal.RemoveMemo(path)
 	}
 }
 
 // repeatMemo is the run's memo; nil, with why, when it may not be
 // repeated.
-func (r *run) repeatMemo(ctx context.Context, sum *wire.RunSummary) (*repeat.Memo, string) {
+func (r *run) repeatMemo(ctx context.Context, sum *wire.RunSummary) (*journal.Memo, string) {
 	base, l := r.o.Repeat, r.rep
 	switch {
 	case !sum.OK || ctx.Err() != nil || len(sum.Tasks) == 0:
@@ -164,15 +96,14 @@ func (r *run) repeatMemo(ctx context.Context, sum *wire.RunSummary) (*repeat.Mem
 	case r.p.journal.Epoch() != base.Epoch:
 		return nil, "vxd's journal restarted during the run"
 	}
-	l.startModelCheck(r.p.Model)
-	if f := <-l.linked; f != "" {
+	if f := l.links.Linked(r.p.Model); f != "" {
 		return nil, f + " is read through a symbolic link"
 	}
 	watched, ok := r.p.journal.Unwatched()
 	if !ok {
 		return nil, "the listing is not one the journal vouches for"
 	}
-	m := &repeat.Memo{Version: version.Version, Root: r.p.Model.Root, Epoch: base.Epoch, Seq: base.Seq, Salt: base.Salt, Input: base.Input,
+	m := &journal.Memo{Version: version.Version, Root: r.p.Model.Root, Epoch: base.Epoch, Seq: base.Seq, Salt: base.Salt, Input: base.Input,
 		RunID: r.runID, Command: sum.Command, Args: maskAll(r.p.Masker, r.o.Command), CI: isCI(r.p.Env)}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -192,7 +123,7 @@ func (r *run) repeatMemo(ctx context.Context, sum *wire.RunSummary) (*repeat.Mem
 	return m, ""
 }
 
-// Repeat is Execute for a run that repeats the memo m (repeat.Ask found
+// Repeat is Execute for a run that repeats the memo m (journal.Ask found
 // nothing it depends on changed): every task is m's hit again, its log
 // printed and its execution recorded, without loading the workspace.
 //
@@ -201,7 +132,7 @@ func (r *run) repeatMemo(ctx context.Context, sum *wire.RunSummary) (*repeat.Mem
 // replaced, or no database): the ordinary run then records the keys'
 // components (what vx why compares) or moves the history aside and says
 // so.
-func Repeat(ctx context.Context, root string, m *repeat.Memo, o *Options, out Output) (*wire.RunSummary, error) {
+func Repeat(ctx context.Context, root string, m *journal.Memo, o *Options, out Output) (*wire.RunSummary, error) {
 	hist, err := openRepeated(ctx, root, m, o)
 	if err != nil {
 		return nil, err
@@ -248,7 +179,7 @@ func Repeat(ctx context.Context, root string, m *repeat.Memo, o *Options, out Ou
 
 // openRepeated opens the history the memo's run was recorded in; an
 // ErrNotRepeated when there is none, or it does not hold that run.
-func openRepeated(ctx context.Context, root string, m *repeat.Memo, o *Options) (*history.Store, error) {
+func openRepeated(ctx context.Context, root string, m *journal.Memo, o *Options) (*history.Store, error) {
 	hist, err := history.OpenExisting(ctx, history.Path(root), &history.Options{Logger: o.Logger})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNotRepeated, err)
@@ -262,7 +193,7 @@ func openRepeated(ctx context.Context, root string, m *repeat.Memo, o *Options) 
 
 // replayMemo prints each of the memo's tasks as its hit again, with the
 // feed's events, puts its row in sum and answers the executions to record.
-func (r *run) replayMemo(m *repeat.Memo, sum *wire.RunSummary) []history.Execution {
+func (r *run) replayMemo(m *journal.Memo, sum *wire.RunSummary) []history.Execution {
 	execs := make([]history.Execution, 0, len(m.Tasks))
 	for i := range m.Tasks {
 		t := &m.Tasks[i]

@@ -21,7 +21,7 @@ import (
 	"github.com/vzn/vx/daemon/cache"
 	"github.com/vzn/vx/daemon/failures"
 	"github.com/vzn/vx/daemon/history"
-	"github.com/vzn/vx/daemon/repeat"
+	"github.com/vzn/vx/daemon/journal"
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/protocol/layout"
 	"github.com/vzn/vx/protocol/wire"
@@ -129,7 +129,7 @@ func Execute(ctx context.Context, p *Prepared, o *Options, out Output) (*wire.Ru
 	}
 	r.tidy(ctx)
 	if o.Repeat != nil {
-		r.rep = &repeatLog{tasks: map[string]repeat.Task{}}
+		r.rep = &repeatLog{tasks: map[string]journal.Task{}}
 	}
 	r.runID = history.NewRunID()
 	r.startRemote(ctx)

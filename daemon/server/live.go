@@ -23,7 +23,8 @@ type liveFeed struct {
 	// live keeps the events of the runs under way for new subscribers.
 	live liveRuns
 	// Tap, when set before the feed is used, sees every event first (the
-	// MCP server's resource updates); it must not block.
+	// MCP server's resource updates), a shell run's run.finished without
+	// its summary (publish); it must not block.
 	Tap func(wire.Event)
 }
 
@@ -31,7 +32,14 @@ type liveFeed struct {
 func newLiveFeed() *liveFeed { return &liveFeed{subs: map[chan wire.Event]time.Time{}} }
 
 // Publish sends e to every subscriber without waiting.
-func (f *liveFeed) Publish(e wire.Event) {
+func (f *liveFeed) Publish(e wire.Event) { f.publish(e, nil) }
+
+// publish is Publish of e completed by fill (nil: complete) when, and only
+// when, a subscriber will see it: a shell run's summary (10,000 rows at
+// 10,000 tasks) is decoded for a page that shows it, never for none. The
+// Tap and the events kept for a later subscriber (a run's summary is not
+// kept: the run is over) see e as it came.
+func (f *liveFeed) publish(e wire.Event, fill func(*wire.Event)) {
 	if e.Time.IsZero() {
 		e.Time = time.Now()
 	}
@@ -40,6 +48,9 @@ func (f *liveFeed) Publish(e wire.Event) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if fill != nil && len(f.subs) > 0 {
+		fill(&e)
+	}
 	f.live.note(e)
 	for ch := range f.subs {
 		select {
@@ -61,11 +72,14 @@ const paceLimit = time.Second
 // is 2,000 events at once); a client that reads must not be dropped for a
 // burst. A subscriber still behind after paceLimit is waited for no more,
 // so a stalled client costs the feed one second and is then dropped.
-func (f *liveFeed) PublishPaced(e wire.Event) {
+func (f *liveFeed) PublishPaced(e wire.Event) { f.publishPaced(e, nil) }
+
+// publishPaced is PublishPaced of e completed by fill (publish).
+func (f *liveFeed) publishPaced(e wire.Event, fill func(*wire.Event)) {
 	for f.waitFor(time.Now()) {
 		time.Sleep(2 * time.Millisecond)
 	}
-	f.Publish(e)
+	f.publish(e, fill)
 }
 
 // waitFor reports whether a subscriber that fell behind less than

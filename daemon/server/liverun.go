@@ -49,7 +49,12 @@ func (l *liveRuns) note(e wire.Event) {
 		if len(l.runs) >= maxLiveRuns {
 			l.drop(0)
 		}
-		l.runs = append(l.runs, &liveRun{id: e.RunID, events: []wire.Event{e}})
+		// Room for each task's two events from the start (within what
+		// may be kept): 20,000 events appended one by one were copied
+		// over and over as the slice grew.
+		room := 1 + min(2*min(max(e.Tasks, 0), maxLiveEvents), maxLiveEvents-l.events)
+		events := append(make([]wire.Event, 0, room), e)
+		l.runs = append(l.runs, &liveRun{id: e.RunID, events: events})
 	case wire.EventRunFinished:
 		if i >= 0 {
 			l.drop(i)

@@ -25,6 +25,7 @@ import (
 
 	"github.com/vzn/vx/daemon/hashing"
 	"github.com/vzn/vx/daemon/history"
+	"github.com/vzn/vx/daemon/journal/watch"
 	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/daemon/plans"
 	"github.com/vzn/vx/daemon/tools"
@@ -79,8 +80,8 @@ type daemon struct {
 	mu         sync.Mutex
 	lastReload *wire.Reload
 	feed       *liveFeed
-	journal    *journal  // nil until mounted, or when it did not start
-	budget     *fdBudget // the descriptors the watches may hold (watchbudget.go)
+	journal    *watch.Journal // nil until mounted, or when it did not start
+	budget     *watch.Budget  // the descriptors the watches may hold
 }
 
 // lockDaemon takes the workspace's daemon lock without blocking; the returned
@@ -371,7 +372,7 @@ func (d *daemon) status(ctx context.Context) *wire.Status {
 	d.mu.Lock()
 	s.LastReload = d.lastReload
 	d.mu.Unlock()
-	s.Journal, s.JournalStopped = d.journal.describe(), d.journal.stopped()
+	s.Journal, s.JournalStopped = d.journal.Describe(), d.journal.Stopped()
 	if h, err := d.env.History(ctx); err == nil {
 		if r, err := h.LatestRun(ctx); err == nil {
 			s.LastRun = &wire.RunBrief{RunID: r.ID, Status: r.Status, StartedAt: r.StartedAt, DurationMs: r.DurationMs, Tasks: r.Tasks, Cached: r.Cached, Failed: r.Failed, Command: r.Command}

@@ -78,7 +78,7 @@ func (w *watcher) sync() {
 			w.dirs[dir] = true
 			w.held[dir] = cost
 		} else {
-			w.d.budget.give(cost)
+			w.d.budget.Give(cost)
 		}
 	}
 }
@@ -173,7 +173,7 @@ func (w *watcher) loop(ctx context.Context) {
 				if w.dirs[ev.Name] {
 					delete(w.dirs, ev.Name)
 					_ = w.w.Remove(ev.Name)
-					w.d.budget.give(w.held[ev.Name])
+					w.d.budget.Give(w.held[ev.Name])
 					delete(w.held, ev.Name)
 				}
 				w.mu.Unlock()

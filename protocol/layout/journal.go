@@ -3,7 +3,7 @@ package layout
 import "path/filepath"
 
 // JournalState is what the last `vx run` proved about the workspace's
-// files at a token of vxd's change journal (daemon/hashing.Changes),
+// files at a token of vxd's change journal (daemon/journal.Changes),
 // ROOT/.vx/journal.
 func JournalState(root string) string { return filepath.Join(root, DirName, "journal") }
 
@@ -13,5 +13,5 @@ func JournalBarriers(root string) string { return filepath.Join(Daemon(root), "j
 
 // Repeat is the last fully cached run a later identical run may repeat
 // while vxd's change journal proves nothing it depends on changed
-// (daemon/repeat), ROOT/.vx/repeat.
+// (daemon/journal), ROOT/.vx/repeat.
 func Repeat(root string) string { return filepath.Join(root, DirName, "repeat") }

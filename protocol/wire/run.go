@@ -47,7 +47,7 @@ type RunSummary struct {
 	// RepeatOf is the run this one repeated: with vxd up, its change
 	// journal proved that nothing the earlier fully cached run depended
 	// on had changed, so every task was that run's hit again and no file
-	// was looked at (docs/cache.md, "Repeating a fully cached run").
+	// was looked at (daemon/journal, "Repeating a fully cached run").
 	RepeatOf string `json:"repeatOf,omitempty"`
 }
 

@@ -114,6 +114,9 @@ var rules = []rule{
 		func(i string) bool {
 			return under(i, vxdServer...) || under(i, "mcpserver", "httpapi", "pagekit", "cli", "platform", "cmd")
 		}},
+	{"the change journal's watch (daemon/journal/watch, with fsnotify) is vxd's: only its server imports it",
+		func(p string) bool { return !under(p, "daemon/server", "daemon/journal/watch") },
+		func(i string) bool { return under(i, "daemon/journal/watch") }},
 	{"vxd's server never imports a command line or the platform",
 		func(p string) bool { return under(p, vxdServer...) },
 		func(i string) bool { return under(i, "cli", "platform", "cmd") }},

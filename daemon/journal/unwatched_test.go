@@ -1,4 +1,4 @@
-package hashing_test
+package journal_test
 
 import (
 	"os"
@@ -23,7 +23,7 @@ func TestChangesReadWhatTheJournalDoesNotWatch(t *testing.T) {
 	if wire.JournalCovers("src/node_modules") {
 		t.Fatal("the journal now watches src/node_modules: this test needs another unwatched path")
 	}
-	j := &journal{root: root, ans: wire.Changes{Epoch: "e1", Seq: 5, Reason: "no token was given"}}
+	j := &fakeVXD{root: root, ans: wire.Changes{Epoch: "e1", Seq: 5, Reason: "no token was given"}}
 	first := hashAll(t, root, j, name)
 	if err := os.WriteFile(filepath.Join(root, name), []byte("new content"), 0o644); err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package repeat
+package journal
 
 import (
 	"os"
@@ -21,7 +21,7 @@ func sampleMemo() *Memo {
 func TestMemoRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "repeat")
 	want := sampleMemo()
-	if err := Save(path, want); err != nil {
+	if err := SaveMemo(path, want); err != nil {
 		t.Fatal(err)
 	}
 	got := loadMemo(path)

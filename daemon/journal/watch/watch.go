@@ -1,14 +1,16 @@
-package server
+// Package watch is vxd's side of the change journal: the watch of the
+// workspace's directories, the numbered feed of their changes, the
+// barrier before an answer, and the descriptor budget of the watches. Its
+// one description is the doc of daemon/journal.
+package watch
 
 import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -22,32 +24,11 @@ import (
 
 	"github.com/vzn/vx/daemon/hashing"
 	"github.com/vzn/vx/protocol/layout"
-	"github.com/vzn/vx/protocol/version"
 	"github.com/vzn/vx/protocol/wire"
 )
 
-// The change journal lets `vx run` skip statting files vxd can prove
-// unchanged. It watches every directory wire.JournalCovers (one inotify
-// instance of its own) and numbers each event: a token is an epoch (a
-// random id) and the sequence number of the last event counted. An epoch
-// ends, and the journal proves nothing about earlier tokens, on every
-// start, overflowed watch queue, watch error, watched directory renamed
-// (inotify keeps reporting its children under the old names) and when
-// more than journalLimit paths changed; a directory that cannot be
-// watched stops the journal until vxd restarts. Before an answer a
-// barrier creates a marker file and waits for its event: inotify queues
-// events in order, so every change made before the question was asked has
-// been counted.
-//
-// On macOS fsnotify watches with kqueue, where every watch is an open
-// descriptor: the journal keeps within a budget of them and stops where
-// the tree is larger (watchbudget.go).
-//
-// What inotify does not report, and so the journal cannot see: a write
-// through a second hard link outside the watched tree (vx never takes a
-// file with more than one link as unchanged, but a link made later is not
-// reported either), writes through a shared mmap, changes on a network
-// file system made by another machine.
+// Journal is vxd's change journal (the watch, the numbered feed, the
+// barrier, the epochs): see the package journal's doc.
 
 // defaultJournalLimit bounds the paths one epoch remembers.
 const defaultJournalLimit = 50000
@@ -59,7 +40,8 @@ const maxJournalDirs = hashing.MaxWatchedDirs
 // journalLimitEnv sets journalLimit (1 to 10,000,000).
 const journalLimitEnv = "VXD_JOURNAL_LIMIT"
 
-type journal struct {
+// Journal watches one workspace.
+type Journal struct {
 	root   string
 	barDir string
 	w      *fsnotify.Watcher
@@ -76,8 +58,8 @@ type journal struct {
 	changed map[string]uint64 // slash path relative to root → seq of its last event
 	dirs    map[string]int    // watched directories (absolute) → descriptors the watch holds
 	// budget counts the descriptors the watches hold, where they are
-	// descriptors (watchbudget.go); dirs holds each watch's share.
-	budget  *fdBudget
+	// descriptors (budget.go); dirs holds each watch's share.
+	budget  *Budget
 	waiters map[string]chan struct{}
 	nextBar uint64
 	// rootID is the directory the root named when the epoch began (a
@@ -86,7 +68,7 @@ type journal struct {
 	rootID [2]uint64
 }
 
-func journalLimit() (int, error) {
+func Limit() (int, error) {
 	v := os.Getenv(journalLimitEnv)
 	if v == "" {
 		return defaultJournalLimit, nil
@@ -100,7 +82,7 @@ func journalLimit() (int, error) {
 
 // startJournal watches the workspace; it is ready once every directory is
 // watched (its loop does that first), answering "cannot prove" until then.
-func startJournal(ctx context.Context, root string, limit int, budget *fdBudget, log zerolog.Logger) (*journal, error) {
+func Start(ctx context.Context, root string, limit int, budget *Budget, log zerolog.Logger) (*Journal, error) {
 	j, err := newJournal(root, limit, budget, log)
 	if err != nil {
 		return nil, err
@@ -110,13 +92,13 @@ func startJournal(ctx context.Context, root string, limit int, budget *fdBudget,
 }
 
 // newJournal sets the journal up without starting its loop. Its watches
-// are counted in budget (nil: not counted; see watchbudget.go).
-func newJournal(root string, limit int, budget *fdBudget, log zerolog.Logger) (*journal, error) {
+// are counted in budget (nil: not counted; see budget.go).
+func newJournal(root string, limit int, budget *Budget, log zerolog.Logger) (*Journal, error) {
 	fw, err := fsnotify.NewWatcher()
 	if err != nil {
 		return nil, err
 	}
-	j := &journal{root: root, barDir: layout.JournalBarriers(root), w: fw, limit: limit, log: log, inst: randomID()[:8],
+	j := &Journal{root: root, barDir: layout.JournalBarriers(root), w: fw, limit: limit, log: log, inst: randomID()[:8],
 		reason: "the journal is still adding its watches", changed: map[string]uint64{}, dirs: map[string]int{}, waiters: map[string]chan struct{}{},
 		budget: budget}
 	// Leftover markers of an earlier vxd go; ours are new names.
@@ -132,7 +114,7 @@ func newJournal(root string, limit int, budget *fdBudget, log zerolog.Logger) (*
 	return j, nil
 }
 
-func (j *journal) Close() error {
+func (j *Journal) Close() error {
 	j.mu.Lock()
 	j.epoch, j.reason = "", "vxd is stopping"
 	j.mu.Unlock()
@@ -145,13 +127,13 @@ func randomID() string {
 	return hex.EncodeToString(b)
 }
 
-func (j *journal) loop(ctx context.Context) {
+func (j *Journal) loop(ctx context.Context) {
 	j.begin("vxd started")
 	j.follow(ctx, j.w.Events, j.w.Errors)
 }
 
 // follow handles the watch's events and errors until ctx ends or they close.
-func (j *journal) follow(ctx context.Context, events <-chan fsnotify.Event, errs <-chan error) {
+func (j *Journal) follow(ctx context.Context, events <-chan fsnotify.Event, errs <-chan error) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -178,7 +160,7 @@ func (j *journal) follow(ctx context.Context, events <-chan fsnotify.Event, errs
 // begin ends the current epoch, watches every directory again (missed
 // events may have created some) and starts a new epoch. Waiting barriers
 // are released: their answer says the epoch changed.
-func (j *journal) begin(reason string) {
+func (j *Journal) begin(reason string) {
 	j.mu.Lock()
 	if j.broken {
 		j.mu.Unlock()
@@ -220,7 +202,7 @@ func dirID(path string) [2]uint64 {
 // checkRoot gives up until vxd restarts when the root no longer names the
 // directory the watches are on (every change in the tree it names now
 // would go unreported); it reports whether the journal is stopped.
-func (j *journal) checkRoot() bool {
+func (j *Journal) checkRoot() bool {
 	j.mu.Lock()
 	moved := j.epoch != "" && dirID(j.root) != j.rootID
 	if moved {
@@ -240,7 +222,7 @@ var errStopped = errors.New("the change journal stopped")
 // stop gives up until vxd restarts: some directory is not watched, or
 // the tree is too large for the descriptor budget. The watches go: they
 // prove nothing now, and may hold descriptors.
-func (j *journal) stop(err error) {
+func (j *Journal) stop(err error) {
 	if errors.Is(err, errStopped) {
 		return // already stopped, with its reason
 	}
@@ -256,15 +238,15 @@ func (j *journal) stop(err error) {
 }
 
 // unwatchAll removes every watch; j.mu is held.
-func (j *journal) unwatchAll() {
+func (j *Journal) unwatchAll() {
 	for d, cost := range j.dirs {
 		_ = j.w.Remove(d)
-		j.budget.give(cost)
+		j.budget.Give(cost)
 	}
 	j.dirs = map[string]int{}
 }
 
-func (j *journal) rel(abs string) (string, bool) {
+func (j *Journal) rel(abs string) (string, bool) {
 	if abs == j.root {
 		return ".", true
 	}
@@ -278,7 +260,7 @@ func (j *journal) rel(abs string) (string, bool) {
 // addTree watches dir and every covered directory under it; with record,
 // every path found is counted as changed (it may have been created before
 // its directory was watched).
-func (j *journal) addTree(dir string, record bool) error {
+func (j *Journal) addTree(dir string, record bool) error {
 	start := dir
 	if dir == j.root {
 		// A root entered through a link: walked as the tree it names.
@@ -323,7 +305,7 @@ func (j *journal) addTree(dir string, record bool) error {
 		// Watched before WalkDir reads it: an entry made after this is an
 		// event, one made before is read.
 		if err := j.w.Add(p); err != nil {
-			j.budget.give(cost)
+			j.budget.Give(cost)
 			if errors.Is(err, fs.ErrNotExist) {
 				return filepath.SkipDir
 			}
@@ -335,7 +317,7 @@ func (j *journal) addTree(dir string, record bool) error {
 			// Stopped meanwhile (the configuration watcher needed the
 			// descriptors): the watch goes too.
 			_ = j.w.Remove(p)
-			j.budget.give(cost)
+			j.budget.Give(cost)
 			return errStopped
 		}
 		j.dirs[p] = cost
@@ -344,7 +326,7 @@ func (j *journal) addTree(dir string, record bool) error {
 }
 
 // record counts a change of rel; past the limit the epoch ends.
-func (j *journal) record(rel string) {
+func (j *Journal) record(rel string) {
 	j.mu.Lock()
 	if j.epoch == "" && j.broken {
 		j.mu.Unlock()
@@ -358,7 +340,7 @@ func (j *journal) record(rel string) {
 	j.mu.Unlock()
 }
 
-func (j *journal) handle(ev fsnotify.Event) {
+func (j *Journal) handle(ev fsnotify.Event) {
 	if filepath.Dir(ev.Name) == j.barDir {
 		if ev.Has(fsnotify.Create) {
 			j.mu.Lock()
@@ -422,14 +404,14 @@ func parentRel(rel string) string {
 }
 
 // unwatch forgets dir and the directories under it.
-func (j *journal) unwatch(dir string) {
+func (j *Journal) unwatch(dir string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	prefix := dir + string(filepath.Separator)
 	for d, cost := range j.dirs {
 		if d == dir || strings.HasPrefix(d, prefix) {
 			delete(j.dirs, d)
-			j.budget.give(cost)
+			j.budget.Give(cost)
 			_ = j.w.Remove(d)
 		}
 	}
@@ -437,7 +419,7 @@ func (j *journal) unwatch(dir string) {
 
 // barrier returns once every event queued before it was called has been
 // handled (or the epoch ended meanwhile).
-func (j *journal) barrier(ctx context.Context) error {
+func (j *Journal) barrier(ctx context.Context) error {
 	j.mu.Lock()
 	j.nextBar++
 	name := filepath.Join(j.barDir, j.inst+"-"+strconv.FormatUint(j.nextBar, 10))
@@ -471,12 +453,17 @@ func (j *journal) barrier(ctx context.Context) error {
 	}
 }
 
-// since answers what changed after the token (epoch, seq); ask false
-// answers only the current token.
-func (j *journal) since(ctx context.Context, epoch string, seq uint64, ask bool) wire.Changes {
+// wait bounds a barrier: past it the answer is "cannot prove".
+const wait = 2 * time.Second
+
+// Since answers what changed after the token (epoch, seq); ask false
+// answers only the current token. It waits for the barrier at most wait.
+func (j *Journal) Since(ctx context.Context, epoch string, seq uint64, ask bool) wire.Changes {
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
 	ans := wire.Changes{Root: j.root}
 	// Before the barrier too: a marker made in the tree the root names
-	// now is in no watched directory, and would wait out journalWait.
+	// now is in no watched directory, and would wait out wait.
 	if j.checkRoot() {
 		j.mu.Lock()
 		ans.Reason = j.reason
@@ -519,60 +506,8 @@ func (j *journal) since(ctx context.Context, epoch string, seq uint64, ask bool)
 	return ans
 }
 
-// journalWait bounds a barrier: past it the answer is "cannot prove".
-const journalWait = 2 * time.Second
-
-// journalEndpoint starts the change journal and returns the handler of GET
-// wire.ChangesPath. A bad VXD_JOURNAL_LIMIT is an error; a journal that
-// cannot start answers why on every question (vx then stats every file).
-func (d *daemon) journalEndpoint(ctx context.Context) (http.Handler, *journal, error) {
-	limit, err := journalLimit()
-	if err != nil {
-		return nil, nil, err
-	}
-	maxFDs, err := journalDescriptors()
-	if err != nil {
-		return nil, nil, err
-	}
-	d.budget = newFDBudget(maxFDs)
-	j, startErr := startJournal(ctx, d.root, limit, d.budget, d.log)
-	if startErr != nil {
-		d.log.Warn().Err(startErr).Msg("change journal not started: vx runs stat every file")
-	}
-	d.mu.Lock()
-	d.journal = j
-	d.mu.Unlock()
-	return d.proved(func(w http.ResponseWriter, r *http.Request) {
-		q := r.URL.Query()
-		epoch, seqText := q.Get("epoch"), q.Get("seq")
-		var seq uint64
-		if epoch != "" {
-			if len(epoch) > 64 || strings.Trim(epoch, "0123456789abcdef") != "" {
-				http.Error(w, "epoch: want the hex id of an earlier answer", http.StatusBadRequest)
-				return
-			}
-			var perr error // this request's own: err belongs to the start
-			if seq, perr = strconv.ParseUint(seqText, 10, 64); perr != nil {
-				http.Error(w, fmt.Sprintf("seq %q: want the sequence number of an earlier answer", seqText), http.StatusBadRequest)
-				return
-			}
-		}
-		var ans wire.Changes
-		if j == nil {
-			ans = wire.Changes{Root: d.root, Reason: "the change journal did not start: " + startErr.Error()}
-		} else {
-			c, cancel := context.WithTimeout(r.Context(), journalWait)
-			ans = j.since(c, epoch, seq, epoch != "")
-			cancel()
-		}
-		ans.Version = version.Version
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(&ans)
-	}), j, nil
-}
-
-// stopped reports whether the journal gave up until vxd restarts.
-func (j *journal) stopped() bool {
+// Stopped reports whether the journal gave up until vxd restarts.
+func (j *Journal) Stopped() bool {
 	if j == nil {
 		return true
 	}
@@ -581,8 +516,8 @@ func (j *journal) stopped() bool {
 	return j.broken
 }
 
-// describe is the journal's state for vxd status.
-func (j *journal) describe() string {
+// Describe is the journal's state for vxd status.
+func (j *Journal) Describe() string {
 	if j == nil {
 		return "not started: vx runs stat every file"
 	}

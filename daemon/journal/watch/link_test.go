@@ -1,4 +1,4 @@
-package server
+package watch
 
 import (
 	"os"

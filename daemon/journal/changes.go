@@ -1,4 +1,4 @@
-package hashing
+package journal
 
 import (
 	"bytes"
@@ -12,28 +12,15 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/vzn/vx/daemon/hashing"
+	"github.com/vzn/vx/daemon/records"
 	"github.com/vzn/vx/protocol/layout"
 	"github.com/vzn/vx/protocol/version"
 	"github.com/vzn/vx/protocol/wire"
 )
 
-// With vxd up, a run need not stat what vxd's change journal proves
-// unchanged. After the keys are computed a run saves, in .vx/journal, the
-// journal token it asked at (taken after vxd's barrier, before any file was
-// looked at) with the hash of every input it looked at since, and whether
-// the saved listing held. The next run asks vxd what changed since that
-// token: when the answer is complete, a saved hash whose path did not
-// change is the file's content without a stat, and the saved listing holds
-// without statting the directories that did not change (paths the journal
-// does not cover, .git's index and configuration among them, are statted
-// as always). Any other answer (no daemon, another epoch, another version
-// or root, a time-out) is a silent fallback to the stat of every file.
-//
-// The state is self-contained (each hash is the one read after its token)
-// so concurrent runs, or runs without the daemon in between, cannot make
-// it wrong: the last complete save wins, and a journal answer covers
-// everything since its token. Files with more than one link are never
-// saved (a write through another link is not reported for this path).
+// A run's use of the journal's answer, and the state it saves for the
+// next run (doc.go, "What a run takes from it").
 
 // ChangeSource asks vxd what changed since a token (epoch "" asks only the
 // current token). It never starts a daemon.
@@ -47,20 +34,11 @@ const journalMagic = "vxjrnl1\n"
 // maxJournalEntries bounds the hashes a state holds.
 const maxJournalEntries = 1 << 21
 
-type fileID struct {
-	ino, size   uint64
-	mtime, ctim int64
-}
-
-func fileIDOf(st *Stat) fileID {
-	return fileID{ino: st.Ino, size: uint64(st.Size), mtime: st.Mtime, ctim: st.Ctime}
-}
-
 type journalState struct {
 	epoch     string
 	seq       uint64
-	listingOK bool   // the listing file listing was valid at the token
-	listing   fileID // which file that was
+	listingOK bool           // the listing file listing was valid at the token
+	listing   hashing.FileID // which file that was
 	hashes    map[string]string
 }
 
@@ -78,14 +56,14 @@ type Changes struct {
 	trusted  map[string]string // slash path relative to root → hash proven unchanged
 	verified map[string]string // absolute path → hash read this run
 	dirty    bool
-	listing  fileID
+	listing  hashing.FileID
 	listOK   bool
 	// listStamps are the stats of the run's listing (listing) that the
 	// journal does not watch: git's index, configuration, ignore files.
-	listStamps []Stamp
+	listStamps []hashing.Stamp
 	// unwatched are the inputs read that the journal cannot vouch for
 	// (outside its view, or with other links), by absolute path.
-	unwatched map[string]Stamp
+	unwatched map[string]hashing.Stamp
 }
 
 // OpenChanges loads the saved state and asks src what changed since it;
@@ -142,11 +120,17 @@ func OpenChanges(ctx context.Context, root string, src ChangeSource) (*Changes, 
 	return c, fmt.Sprintf("journal: %d paths changed, %d files proven unchanged", len(ans.Changed), len(c.trusted))
 }
 
-// UseChanges makes h answer proven-unchanged files from c without a stat,
-// and tell c what it read.
-func (h *Hasher) UseChanges(c *Changes) { h.changes = c }
+// Attach makes h answer the files c proves unchanged without a stat, and
+// tell c what it read; a nil c changes nothing.
+func (c *Changes) Attach(h *hashing.Hasher) {
+	if c != nil {
+		h.UseChanges(c)
+	}
+}
 
-func (c *Changes) trustedHash(abs string) (string, bool) {
+// TrustedHash is the saved hash of abs when the journal proves it
+// unchanged since it was read (hashing.Proven).
+func (c *Changes) TrustedHash(abs string) (string, bool) {
 	if c == nil {
 		return "", false
 	}
@@ -158,21 +142,22 @@ func (c *Changes) trustedHash(abs string) (string, bool) {
 	return h, ok
 }
 
-// read notes a hash HashFile read (or took from the stat cache) after the
-// token: the next run may take it unless the journal says it changed.
-func (c *Changes) read(abs string, st *Stat, sum string) {
+// Read notes a hash HashFile read (or took from the stat cache) after the
+// token: the next run may take it unless the journal says it changed
+// (hashing.Proven).
+func (c *Changes) Read(abs string, st *hashing.Stat, sum string) {
 	if c == nil {
 		return
 	}
-	if st.Nlink != 1 || !Covered(c.root, abs) {
+	if st.Nlink != 1 || !hashing.Covered(c.root, abs) {
 		// Neither may the next run take from the journal: no watch
 		// reports a write to it (a file named node_modules is listed,
 		// and no event is counted for it).
 		c.mu.Lock()
 		if c.unwatched == nil {
-			c.unwatched = map[string]Stamp{}
+			c.unwatched = map[string]hashing.Stamp{}
 		}
-		c.unwatched[abs] = stampOfStat(abs, st)
+		c.unwatched[abs] = hashing.StampOfStat(abs, st)
 		c.mu.Unlock()
 		return
 	}
@@ -185,7 +170,7 @@ func (c *Changes) read(abs string, st *Stat, sum string) {
 // unchanged reports whether the journal's answer proves the absolute path p
 // unchanged since the saved token.
 func (c *Changes) unchanged(p string) bool {
-	rel, ok := relSlash(c.root, p)
+	rel, ok := hashing.RelSlash(c.root, p)
 	return ok && wire.JournalCovers(rel) && !c.changed[rel]
 }
 
@@ -194,11 +179,11 @@ func (c *Changes) unchanged(p string) bool {
 func (c *Changes) ListFiles(ctx context.Context, root string) ([]string, error) {
 	path := layout.FileList(root)
 	if c == nil {
-		files, _, err := ListFilesCached(ctx, root, path)
+		files, _, err := hashing.ListFilesCached(ctx, root, path)
 		return files, err
 	}
-	var held []Stamp
-	keep := func(stats []Stamp) { held = unwatchedOf(c.root, stats) }
+	var held []hashing.Stamp
+	keep := func(stats []hashing.Stamp) { held = unwatchedOf(c.root, stats) }
 	defer func() {
 		if c.listOK {
 			c.listStamps = held
@@ -210,40 +195,40 @@ func (c *Changes) ListFiles(ctx context.Context, root string) ([]string, error) 
 			return files, nil
 		}
 	}
-	var before, after Stat
-	errBefore := StatPath(path, &before)
-	files, reused, saved, err := listFilesCached(ctx, root, path, keep)
+	var before, after hashing.Stat
+	errBefore := hashing.StatPath(path, &before)
+	files, reused, saved, err := hashing.ListFilesKept(ctx, root, path, keep)
 	switch {
 	case err != nil:
 	case saved != nil:
 		// Saved by this run from stats it took after the token: as good
 		// as one the check reused (listFilesCached stat'ed it after).
 		c.listing, c.listOK = *saved, true
-	case reused && errBefore == nil && StatPath(path, &after) == nil && fileIDOf(&before) == fileIDOf(&after):
+	case reused && errBefore == nil && hashing.StatPath(path, &after) == nil && hashing.FileIDOf(&before) == hashing.FileIDOf(&after):
 		// The same file before and after: the listing the check reused.
-		c.listing, c.listOK = fileIDOf(&after), true
+		c.listing, c.listOK = hashing.FileIDOf(&after), true
 	}
 	return files, err
 }
 
 // loadTrustedListing reads the saved listing the last run found valid
 // (the same file: one open, its fstat and its read).
-func (c *Changes) loadTrustedListing(path string, keep func([]Stamp)) ([]string, fileID, bool) {
+func (c *Changes) loadTrustedListing(path string, keep func([]hashing.Stamp)) ([]string, hashing.FileID, bool) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fileID{}, false
+		return nil, hashing.FileID{}, false
 	}
 	defer f.Close()
-	var st Stat
-	if err := fstat(f, &st); err != nil || fileIDOf(&st) != c.prior.listing {
-		return nil, fileID{}, false
+	var st hashing.Stat
+	if err := hashing.Fstat(f, &st); err != nil || hashing.FileIDOf(&st) != c.prior.listing {
+		return nil, hashing.FileID{}, false
 	}
 	raw := make([]byte, st.Size)
 	if _, err := readFull(f, raw); err != nil {
-		return nil, fileID{}, false
+		return nil, hashing.FileID{}, false
 	}
-	files, ok := parseListing(raw, listEnv(c.root), c.unchanged, keep)
-	return files, fileIDOf(&st), ok
+	files, ok := hashing.ListingAt(raw, c.root, c.unchanged, keep)
+	return files, hashing.FileIDOf(&st), ok
 }
 
 func readFull(f *os.File, b []byte) (int, error) {
@@ -292,9 +277,9 @@ func (c *Changes) Save() error {
 	return saveJournal(c.path, c.root, st)
 }
 
-func (c *Changes) priorListing() fileID {
+func (c *Changes) priorListing() hashing.FileID {
 	if c.prior == nil {
-		return fileID{}
+		return hashing.FileID{}
 	}
 	return c.prior.listing
 }
@@ -316,16 +301,16 @@ func saveJournal(path, root string, st *journalState) error {
 	} else {
 		putUint(0)
 	}
-	putUint(st.listing.ino)
-	putUint(st.listing.size)
-	putUint(uint64(st.listing.mtime))
-	putUint(uint64(st.listing.ctim))
+	putUint(st.listing.Ino)
+	putUint(st.listing.Size)
+	putUint(uint64(st.listing.Mtime))
+	putUint(uint64(st.listing.Ctime))
 	putUint(uint64(len(st.hashes)))
 	for rel, h := range st.hashes {
 		put(rel)
 		put(h)
 	}
-	return WriteFileAtomic(path, b.Bytes(), 0o644)
+	return hashing.WriteFileAtomic(path, b.Bytes(), 0o644)
 }
 
 // loadJournal reads a state saved for root by this version; nil when
@@ -365,7 +350,7 @@ func loadJournal(path, root string) *journalState {
 	}
 	st := &journalState{epoch: get(), seq: getUint()}
 	st.listingOK = getUint() == 1
-	st.listing = fileID{ino: getUint(), size: getUint(), mtime: int64(getUint()), ctim: int64(getUint())}
+	st.listing = hashing.FileID{Ino: getUint(), Size: getUint(), Mtime: int64(getUint()), Ctime: int64(getUint())}
 	n := getUint()
 	if bad || n > maxJournalEntries {
 		return nil
@@ -379,4 +364,79 @@ func loadJournal(path, root string) *journalState {
 		return nil
 	}
 	return st
+}
+
+// Unwatched lists what this run's file listing and inputs depend on that
+// the journal does not watch, each as it stat'ed: the saved listing's
+// stats outside the journal's view (git's index, configuration and ignore
+// files), and every input read with more than one link (a write through
+// another link is reported for that link only) or outside the journal's
+// view. ok is false when the run's listing was not one the journal can
+// vouch for (not saved, or rewritten since): no later run may then take
+// this run's answer without listing again.
+func (c *Changes) Unwatched() (stamps []hashing.Stamp, ok bool) {
+	if c == nil {
+		return nil, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.listOK {
+		return nil, false
+	}
+	var st hashing.Stat
+	if err := hashing.StatPath(layout.FileList(c.root), &st); err != nil || hashing.FileIDOf(&st) != c.listing {
+		return nil, false // rewritten since
+	}
+	stamps = append(stamps, c.listStamps...)
+	for _, s := range c.unwatched {
+		stamps = append(stamps, s)
+	}
+	return stamps, true
+}
+
+// unwatchedOf is the stats of stats outside the journal's view.
+func unwatchedOf(root string, stats []hashing.Stamp) []hashing.Stamp {
+	var out []hashing.Stamp
+	for _, p := range stats {
+		if !hashing.Covered(root, p.Path) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Epoch is the journal epoch the run's answer came from ("" for nil).
+func (c *Changes) Epoch() string {
+	if c == nil {
+		return ""
+	}
+	return c.token.Epoch
+}
+
+// stateToken is the token of the state saved for root at path ("" when
+// there is none, or it is another version's or another root's), read from
+// its head alone: the state itself (hashes of every input) is loaded once,
+// by OpenChanges.
+func stateToken(path, root string) (string, uint64) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", 0
+	}
+	defer f.Close()
+	// The head: magic, version, root, epoch (each length-prefixed), seq.
+	head := make([]byte, len(journalMagic)+len(version.Version)+len(root)+256)
+	n, _ := readFull(f, head)
+	head = head[:n]
+	if !bytes.HasPrefix(head, []byte(journalMagic)) {
+		return "", 0
+	}
+	r := records.Reader{S: string(head[len(journalMagic):])}
+	if r.Str() != version.Version || r.Str() != root {
+		return "", 0
+	}
+	epoch, seq := r.Str(), r.Uint()
+	if r.Bad {
+		return "", 0
+	}
+	return epoch, seq
 }

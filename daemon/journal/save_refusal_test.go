@@ -1,4 +1,4 @@
-package repeat
+package journal
 
 import (
 	"os"
@@ -15,14 +15,14 @@ func TestSaveRefusesAMemoLoadWouldRefuse(t *testing.T) {
 	m := sampleMemo()
 	m.Tasks[0].Log = strings.Repeat("x", maxFile)
 	path := filepath.Join(t.TempDir(), "repeat")
-	if err := Save(path, m); err == nil {
+	if err := SaveMemo(path, m); err == nil {
 		t.Fatal("a memo larger than maxFile was saved")
 	}
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Fatalf("a refused memo left a file: %v", err)
 	}
 	m.Tasks[0].Log = "small"
-	if err := Save(path, m); err != nil || loadMemo(path) == nil {
+	if err := SaveMemo(path, m); err != nil || loadMemo(path) == nil {
 		t.Fatalf("a small memo: save %v, load %v", err, loadMemo(path))
 	}
 }

@@ -1,4 +1,4 @@
-package server
+package watch
 
 // descriptorBudget is three quarters of the open-file limit: fsnotify's
 // kqueue backend holds a descriptor for every watched directory and every

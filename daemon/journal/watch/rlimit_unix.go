@@ -1,6 +1,6 @@
 //go:build unix
 
-package server
+package watch
 
 import "github.com/vzn/vx/internal/connlimit"
 

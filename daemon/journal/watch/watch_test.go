@@ -1,4 +1,4 @@
-package server
+package watch
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"github.com/vzn/vx/protocol/wire"
 )
 
-func newTestJournal(t *testing.T, limit int) (*journal, string) {
+func newTestJournal(t *testing.T, limit int) (*Journal, string) {
 	t.Helper()
 	root := t.TempDir()
 	for _, d := range []string{"pkg/src", ".vx", "node_modules/x", ".git"} {
@@ -27,10 +27,10 @@ func newTestJournal(t *testing.T, limit int) (*journal, string) {
 
 // startReadyJournal starts a journal of root, stopped at the test's end,
 // and waits until it has a token.
-func startReadyJournal(t *testing.T, root string, limit int) *journal {
+func startReadyJournal(t *testing.T, root string, limit int) *Journal {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	j, err := startJournal(ctx, root, limit, newFDBudget(descriptorBudget()), zerolog.Nop())
+	j, err := Start(ctx, root, limit, NewBudget(descriptorBudget()), zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,14 +45,14 @@ func startReadyJournal(t *testing.T, root string, limit int) *journal {
 	return j
 }
 
-func (j *journal) token(t *testing.T) wire.Changes {
+func (j *Journal) token(t *testing.T) wire.Changes {
 	t.Helper()
-	return j.since(context.Background(), "", 0, false)
+	return j.Since(context.Background(), "", 0, false)
 }
 
-func (j *journal) ask(t *testing.T, tok wire.Changes) wire.Changes {
+func (j *Journal) ask(t *testing.T, tok wire.Changes) wire.Changes {
 	t.Helper()
-	return j.since(context.Background(), tok.Epoch, tok.Seq, true)
+	return j.Since(context.Background(), tok.Epoch, tok.Seq, true)
 }
 
 func write(t *testing.T, p, text string) {
@@ -123,7 +123,7 @@ func TestJournalOverflow(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(root, "pkg/src"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	j, err := newJournal(root, 1000, newFDBudget(descriptorBudget()), zerolog.Nop())
+	j, err := newJournal(root, 1000, NewBudget(descriptorBudget()), zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package server
+package watch
 
 // descriptorBudget is 0: Windows gives a process handles by the million,
 // so the journal keeps no budget (its bound is maxJournalDirs).

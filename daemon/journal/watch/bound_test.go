@@ -1,4 +1,4 @@
-package server
+package watch
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 // growing towards it is seen before runs fall back to statting every file.
 func TestJournalStatusNamesItsBound(t *testing.T) {
 	j, _ := newTestJournal(t, 100)
-	d := j.describe()
+	d := j.Describe()
 	if want := fmt.Sprintf(" of at most %d directories", maxJournalDirs); !strings.HasPrefix(d, "watching ") || !strings.Contains(d, want) {
 		t.Fatalf("describe = %q; want it to say %q", d, want)
 	}

@@ -1,4 +1,4 @@
-package server
+package watch
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 
 // budgetJournal starts a journal of a small tree (pkg/a and pkg/b, three
 // files each) that keeps the kqueue descriptor budget max, as on macOS.
-func budgetJournal(t *testing.T, max int) (*journal, string) {
+func budgetJournal(t *testing.T, max int) (*Journal, string) {
 	t.Helper()
 	root := t.TempDir()
 	for _, d := range []string{"pkg/a", "pkg/b"} {
@@ -22,7 +22,7 @@ func budgetJournal(t *testing.T, max int) (*journal, string) {
 			write(t, filepath.Join(root, d, f), f)
 		}
 	}
-	j, err := newJournal(root, 1000, newFDBudget(max), zerolog.Nop())
+	j, err := newJournal(root, 1000, NewBudget(max), zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func budgetJournal(t *testing.T, max int) (*journal, string) {
 }
 
 // settled waits until the journal proves (a token) or has stopped.
-func settled(t *testing.T, j *journal) {
+func settled(t *testing.T, j *Journal) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -66,7 +66,7 @@ func TestJournalRefusesATreeOverItsDescriptorBudget(t *testing.T) {
 	if fds, _ := j.budget.held(); dirs != 0 || fds != 0 {
 		t.Errorf("%d directories watched, %d descriptors held after stopping; want none", dirs, fds)
 	}
-	if d := j.describe(); !strings.HasPrefix(d, "not proving (") || !strings.Contains(d, "raise the hard open-file limit") || !strings.HasSuffix(d, "vx runs stat every file") {
+	if d := j.Describe(); !strings.HasPrefix(d, "not proving (") || !strings.Contains(d, "raise the hard open-file limit") || !strings.HasSuffix(d, "vx runs stat every file") {
 		t.Errorf("vxd status says %q", d)
 	}
 }
@@ -104,7 +104,7 @@ func TestJournalKeepsItsDescriptorBudget(t *testing.T) {
 	if got := held(); got != start {
 		t.Errorf("after it was removed: %d, want %d", got, start)
 	}
-	if d := j.describe(); !strings.Contains(d, fmt.Sprintf("holding %d descriptors; vxd's watches %d of the 1000 they may", start, start)) {
+	if d := j.Describe(); !strings.Contains(d, fmt.Sprintf("holding %d descriptors; vxd's watches %d of the 1000 they may", start, start)) {
 		t.Errorf("vxd status says %q", d)
 	}
 
@@ -139,15 +139,14 @@ func TestBudgetForLimit(t *testing.T) {
 func TestConfigurationWatchComesFirst(t *testing.T) {
 	j, _ := budgetJournal(t, 100)
 	settled(t, j)
-	d := &daemon{budget: j.budget, journal: j}
 	journals, _ := j.budget.held()
 	dir := t.TempDir() // outside the workspace: no event for the journal
 	for i := 0; i < 100-journals; i++ {
 		write(t, filepath.Join(dir, fmt.Sprintf("f%d", i)), "x")
 	}
-	cost, err := d.reserveWatch(dir)
+	cost, err := j.budget.ReserveFirst(dir, j)
 	if err != nil || cost != 1+100-journals {
-		t.Fatalf("reserveWatch = %d, %v; want %d", cost, err, 1+100-journals)
+		t.Fatalf("ReserveFirst = %d, %v; want %d", cost, err, 1+100-journals)
 	}
 	if used, _ := j.budget.held(); used != cost {
 		t.Errorf("the budget counts %d, want the watch's %d alone", used, cost)
@@ -160,7 +159,7 @@ func TestConfigurationWatchComesFirst(t *testing.T) {
 	for i := 0; i < 100; i++ {
 		write(t, filepath.Join(big, fmt.Sprintf("f%d", i)), "x")
 	}
-	if _, err := d.reserveWatch(big); !errTooLarge(err) {
+	if _, err := j.budget.ReserveFirst(big, j); !errTooLarge(err) {
 		t.Errorf("a watch larger than the whole budget: %v", err)
 	}
 	if used, _ := j.budget.held(); used != cost {

@@ -1,4 +1,4 @@
-package server
+package watch
 
 // descriptorBudget is 0: an inotify watch is no open descriptor, so the
 // journal keeps no budget (its bound is maxJournalDirs).

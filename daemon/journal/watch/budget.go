@@ -1,4 +1,4 @@
-package server
+package watch
 
 import (
 	"errors"
@@ -30,7 +30,7 @@ const journalDescriptorsEnv = "VXD_JOURNAL_DESCRIPTORS"
 
 // journalDescriptors is the budget: journalDescriptorsEnv, else this OS's
 // descriptorBudget.
-func journalDescriptors() (int, error) {
+func Descriptors() (int, error) {
 	def := descriptorBudget()
 	v := os.Getenv(journalDescriptorsEnv)
 	if v == "" {
@@ -57,21 +57,21 @@ func budgetForLimit(limit uint64) int {
 	return int(float64(min(limit, 1<<30)) * budgetShare)
 }
 
-// fdBudget is the descriptors vxd's watches may hold together. A nil
+// Budget is the descriptors vxd's watches may hold together. A nil
 // budget, or one of max 0, counts nothing.
-type fdBudget struct {
+type Budget struct {
 	mu        sync.Mutex
 	max, used int
 }
 
-func newFDBudget(max int) *fdBudget { return &fdBudget{max: max} }
+func NewBudget(max int) *Budget { return &Budget{max: max} }
 
 // counts reports whether watches are counted at all.
-func (b *fdBudget) counts() bool { return b != nil && b.max > 0 }
+func (b *Budget) counts() bool { return b != nil && b.max > 0 }
 
 // take counts n more descriptors, or answers *tooLarge (and counts
 // nothing) when they would go past the budget.
-func (b *fdBudget) take(n int) error {
+func (b *Budget) take(n int) error {
 	if !b.counts() {
 		return nil
 	}
@@ -85,7 +85,7 @@ func (b *fdBudget) take(n int) error {
 }
 
 // give counts n descriptors fewer.
-func (b *fdBudget) give(n int) {
+func (b *Budget) Give(n int) {
 	if !b.counts() || n == 0 {
 		return
 	}
@@ -95,7 +95,7 @@ func (b *fdBudget) give(n int) {
 }
 
 // held is the descriptors counted and the budget, for vxd status.
-func (b *fdBudget) held() (used, budget int) {
+func (b *Budget) held() (used, budget int) {
 	if !b.counts() {
 		return 0, 0
 	}
@@ -135,7 +135,7 @@ func watchCost(dir string) int {
 
 // reserve takes the descriptors a journal watch on dir will hold from the
 // budget. Without a budget it reads nothing and costs nothing.
-func (j *journal) reserve(dir string) (int, error) {
+func (j *Journal) reserve(dir string) (int, error) {
 	if !j.budget.counts() {
 		return 0, nil
 	}
@@ -149,7 +149,7 @@ func (j *journal) reserve(dir string) (int, error) {
 // countEntry keeps the budget as entries come and go in watched
 // directories: kqueue opens each new one too. It answers *tooLarge when a
 // new entry goes past the budget.
-func (j *journal) countEntry(ev fsnotify.Event) error {
+func (j *Journal) countEntry(ev fsnotify.Event) error {
 	if !j.budget.counts() {
 		return nil
 	}
@@ -165,27 +165,25 @@ func (j *journal) countEntry(ev fsnotify.Event) error {
 		}
 		j.dirs[parent]++
 	case (ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)) && cost > 1:
-		j.budget.give(1)
+		j.budget.Give(1)
 		j.dirs[parent]--
 	}
 	return nil
 }
 
-// reserveWatch takes what a configuration watch on dir holds. The
-// configuration watcher comes first: when the budget is out, the journal
-// stops and gives its share back before the watch is refused.
-func (d *daemon) reserveWatch(dir string) (int, error) {
-	if !d.budget.counts() {
+// ReserveFirst takes what a watch on dir outside the journal (vxd's
+// configuration watcher) holds. That watch comes first: when the budget is
+// out, the journal j (nil: none) stops and gives its share back before the
+// watch is refused.
+func (b *Budget) ReserveFirst(dir string, j *Journal) (int, error) {
+	if !b.counts() {
 		return 0, nil
 	}
 	cost := watchCost(dir)
-	err := d.budget.take(cost)
-	d.mu.Lock()
-	j := d.journal
-	d.mu.Unlock()
+	err := b.take(cost)
 	if err != nil && j != nil {
 		j.stop(err)
-		err = d.budget.take(cost)
+		err = b.take(cost)
 	}
 	if err != nil {
 		return 0, err

@@ -1,13 +1,6 @@
-// Package repeat keeps the last fully cached run of a workspace so that an
-// identical run while vxd is up can repeat it without loading the
-// workspace, listing or statting a file: vxd's change journal proves that
-// nothing the run depends on changed since a token taken before that run
-// looked at anything, and the few paths the journal does not watch
-// (git's index and configuration, vx's output stamps, the vx binary) are
-// checked by their stat. Anything else (another request or environment,
-// another vx, vxd restarted, a change anywhere in the workspace) is a
-// silent fallback to the ordinary run, which may leave a new memo.
-package repeat
+// The memo of a repeatable run (doc.go, "Repeating a fully cached run").
+
+package journal
 
 import (
 	"bytes"
@@ -103,10 +96,10 @@ func memoDigest(salt string, environ []string, parts ...string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// Save writes m to path atomically (a reader sees the old memo or the new
+// SaveMemo writes m to path atomically (a reader sees the old memo or the new
 // one, never a torn one).
 // A memo Load would refuse (larger than maxFile) is not written.
-func Save(path string, m *Memo) error {
+func SaveMemo(path string, m *Memo) error {
 	b := m.encode()
 	if len(b) > maxFile || len(m.Tasks) > maxTasks {
 		return fmt.Errorf("the memo of %d tasks is %d bytes: more than a memo may hold (%d tasks, %d bytes)", len(m.Tasks), len(b), maxTasks, maxFile)
@@ -116,9 +109,9 @@ func Save(path string, m *Memo) error {
 	return hashing.WriteFileReplace(path, b, 0o644)
 }
 
-// Remove deletes the memo at path, if any: the workspace's state changed
+// RemoveMemo deletes the memo at path, if any: the workspace's state changed
 // in a way the memo cannot see.
-func Remove(path string) { _ = os.Remove(path) }
+func RemoveMemo(path string) { _ = os.Remove(path) }
 
 // loadMemo reads the memo at path; nil when there is none, it does not decode
 // or another vx wrote it.

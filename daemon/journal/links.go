@@ -1,0 +1,93 @@
+package journal
+
+import (
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/vzn/vx/daemon/hashing"
+	"github.com/vzn/vx/daemon/workspace"
+)
+
+// Links answers whether a run's workspace is read without a symbolic link
+// where the journal must see it: the journal watches the directories it
+// walks, and an edit behind a link (or a manifest made there) is reported
+// for no watched path, so such a run leaves no memo. The zero Links is
+// ready; Start begins the check, Linked waits for it.
+type Links struct {
+	mu sync.Mutex
+	// direct says of each directory whether it is reached from the root
+	// without a symbolic link (linkFree).
+	direct map[string]bool
+	once   sync.Once
+	linked chan string
+}
+
+// Start begins the check of m (once: later calls change nothing); its
+// stats overlap the run's.
+func (l *Links) Start(m *workspace.Model) {
+	l.once.Do(func() {
+		l.linked = make(chan string, 1)
+		go func() { l.linked <- l.modelLinked(m) }()
+	})
+}
+
+// Linked is Start's answer for m: a file of the workspace's configuration
+// (or a project's directory, or a path the project globs reach) read
+// through a symbolic link, "" when none is.
+func (l *Links) Linked(m *workspace.Model) string {
+	l.Start(m)
+	f := <-l.linked
+	l.linked <- f
+	return f
+}
+
+// linkFree reports whether the directory dir of root is reached from
+// root without a symbolic link.
+func (l *Links) linkFree(root, dir string) bool {
+	if dir == root {
+		return true
+	}
+	if !strings.HasPrefix(dir, root+string(filepath.Separator)) {
+		return false
+	}
+	l.mu.Lock()
+	v, ok := l.direct[dir]
+	l.mu.Unlock()
+	if ok {
+		return v
+	}
+	var st hashing.Stat
+	v = hashing.Lstat(dir, &st) == nil && st.Dir() && l.linkFree(root, filepath.Dir(dir))
+	l.setDirect(dir, v)
+	return v
+}
+
+// setDirect records whether dir is reached without a link.
+func (l *Links) setDirect(dir string, v bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.direct == nil {
+		l.direct = map[string]bool{}
+	}
+	l.direct[dir] = v
+}
+
+// modelLinked is Linked's answer, computed.
+func (l *Links) modelLinked(m *workspace.Model) string {
+	// The glob walk proves most project directories reached without a
+	// link (entries of a cleared directory): linkFree need not lstat them.
+	p := m.ProjectGlobLink(func(abs string) { l.setDirect(abs, true) })
+	if p != "" {
+		return p
+	}
+	// Each project's directory is the directory of a file it was read
+	// from (its package.json or vx.project.json): checked below.
+	for _, f := range m.Files {
+		var st hashing.Stat
+		if hashing.Lstat(f, &st) != nil || !st.Regular() || !l.linkFree(m.Root, filepath.Dir(f)) {
+			return f
+		}
+	}
+	return ""
+}

@@ -51,16 +51,6 @@ var cannotRunUnderWine = map[string]map[string]string{
 	},
 }
 
-// failOnWindowsToday names, per package, the tests that fail as Windows
-// binaries today because the package does not yet do what Windows needs
-// (issue 29's later phases), not because of wine. Each is skipped with
-// what it answered under wine, so that a new failure is seen; the list
-// is the work left, and it must shrink, not grow. (-test.skip takes whole
-// tests here: one pattern of several subtests would skip other tests'.)
-var failOnWindowsToday = map[string]map[string]string{
-	},
-}
-
 // TestWindowsPackages: the packages' own tests pass as windows/amd64
 // binaries under wine (without -race: it needs cgo and a Windows C
 // toolchain the race runtime supports, which is the hosted runner's job).
@@ -80,10 +70,6 @@ func TestWindowsPackages(t *testing.T) {
 			var skip []string
 			for name, why := range cannotRunUnderWine[p.pkg] {
 				t.Logf("skipping %s.%s: wine cannot show it: %s", p.pkg, name, why)
-				skip = append(skip, "^"+name+"$")
-			}
-			for name, why := range failOnWindowsToday[p.pkg] {
-				t.Logf("skipping %s.%s: fails on Windows today: %s", p.pkg, name, why)
 				skip = append(skip, "^"+name+"$")
 			}
 			if len(skip) > 0 {

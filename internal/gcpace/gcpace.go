@@ -21,7 +21,7 @@ import (
 
 // Headroom is what the heap may grow by past the live heap before the
 // next collection, at the least.
-const Headroom = 32 << 20
+const Headroom = 16 << 20
 
 // minPercent is the pace with a large live heap: a quarter of it again.
 const minPercent = 25

@@ -28,23 +28,21 @@ func TestPercent(t *testing.T) {
 }
 
 // After each collection the pace is set from the heap it found live: with
-// 4×Headroom held, a quarter; once that is freed, the first's again.
+// 2×Headroom held, half; once that is freed, the first's again.
 func TestStartPacesByTheLiveHeap(t *testing.T) {
 	t.Setenv("GOGC", "")
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	Start()
-	held := make([]byte, 4*Headroom)
-	for i := range held {
-		held[i] = 1
-	}
-	waitPercent(t, minPercent)
+	held := make([]byte, 2*Headroom) // live, if never touched
+	// Half, or a little less: the test's own heap is live too.
+	waitPercent(t, "at most 50", func(p int) bool { return p <= 50 && p > minPercent })
 	runtime.KeepAlive(held)
 	held = nil
-	waitPercent(t, firstPercent)
+	waitPercent(t, "the first collection's", func(p int) bool { return p == firstPercent })
 }
 
-// waitPercent collects until the finalizer has set GOGC to want.
-func waitPercent(t *testing.T, want int) {
+// waitPercent collects until the finalizer has set GOGC to what ok wants.
+func waitPercent(t *testing.T, want string, ok func(int) bool) {
 	t.Helper()
 	got := 0
 	for range 100 {
@@ -52,9 +50,9 @@ func waitPercent(t *testing.T, want int) {
 		time.Sleep(10 * time.Millisecond) // the finalizer runs on its own goroutine
 		got = debug.SetGCPercent(-1)
 		debug.SetGCPercent(got)
-		if got == want {
+		if ok(got) {
 			return
 		}
 	}
-	t.Fatalf("GOGC is %d, want %d", got, want)
+	t.Fatalf("GOGC is %d, want %s", got, want)
 }

@@ -476,8 +476,8 @@ func groupByProject(m *workspace.Model, all []string, recs []int32) (map[string]
 	// packages the grown slices were 5 MB live through the hashing (and
 	// as much again of garbage) for 2.5 MB of entries.
 	of := make([]*workspace.Project, len(all))
-	count := map[*workspace.Project]int{}
-	var order []*workspace.Project // by their first listed file
+	count := make(map[*workspace.Project]int, len(m.Projects))
+	order := make([]*workspace.Project, 0, len(m.Projects)) // by their first listed file
 	total := 0
 	for i, f := range all {
 		p := m.ProjectOf(f)

@@ -363,7 +363,7 @@ func (p *Prepared) runHashWorkers(all []string, f *folder) {
 						// All but the upstream keys, encoded here
 						// in parallel; the keys fold in graph order.
 						f.comps[i] = p.components(n, f.global, files)
-						f.before[i] = f.comps[i].EncodeBeforeDeps()
+						f.before[i] = f.comps[i].EncodeBeforeDeps(len(n.Deps))
 					}
 				}
 				f.done(i)
@@ -379,7 +379,7 @@ func (p *Prepared) runHashWorkers(all []string, f *folder) {
 func (p *Prepared) foldKey(n *workspace.Node, global map[string]string, c *taskkey.Components, before []byte) {
 	if c == nil {
 		c = p.components(n, global, nil)
-		before = c.EncodeBeforeDeps()
+		before = c.EncodeBeforeDeps(len(n.Deps))
 	}
 	for _, d := range n.Deps {
 		c.Deps[d.ID] = p.Keys[d.ID]

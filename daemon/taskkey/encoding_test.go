@@ -21,7 +21,7 @@ func TestKeyAndEncodeWithIsKeyAndEncode(t *testing.T) {
 	for i, c := range cases {
 		deps := c.Deps
 		c.Deps = nil
-		before := c.EncodeBeforeDeps()
+		before := c.EncodeBeforeDeps(len(deps))
 		c.Deps = deps
 		gotKey, gotEnc := c.KeyAndEncodeWith(before)
 		wantKey, wantEnc := c.KeyAndEncode()
@@ -44,14 +44,14 @@ func TestEncodeIsJSONMarshal(t *testing.T) {
 		c := &Components{Runner: s, Global: map[string]string{s: s, "a": s}, Definition: map[string]string{"command": s},
 			Env: map[string]string{}, Files: map[string]string{s + "/f": "h", "z": s}, Deps: map[string]string{s: "k"}}
 		want, _ := json.Marshal(c)
-		_, got := c.KeyAndEncodeWith(c.EncodeBeforeDeps())
+		_, got := c.KeyAndEncodeWith(c.EncodeBeforeDeps(1))
 		if !bytes.Equal(got, want) {
 			t.Errorf("case %d (%q):\n got %s\nwant %s", i, s, got, want)
 		}
 	}
 	nilMaps := &Components{Runner: "r"}
 	want, _ := json.Marshal(nilMaps)
-	if _, got := nilMaps.KeyAndEncodeWith(nilMaps.EncodeBeforeDeps()); !bytes.Equal(got, want) {
+	if _, got := nilMaps.KeyAndEncodeWith(nilMaps.EncodeBeforeDeps(0)); !bytes.Equal(got, want) {
 		t.Errorf("nil maps:\n got %s\nwant %s", got, want)
 	}
 }
@@ -63,7 +63,10 @@ func TestEncodeIsJSONMarshal(t *testing.T) {
 func TestKeyAndEncodeWithWritesInPlace(t *testing.T) {
 	c := &Components{Runner: "vx-key/1", Global: map[string]string{}, Definition: map[string]string{"command": "tsc"},
 		Env: map[string]string{}, Files: map[string]string{"src/a.js": "0123456789abcdef0123456789abcdef", "package.json": "fedcba9876543210fedcba9876543210"}}
-	before := c.EncodeBeforeDeps()
+	before := c.EncodeBeforeDeps(1)
+	if room := cap(before) - len(before); room != 2+64 {
+		t.Errorf("the encoding before the upstream keys leaves %d bytes spare, want room for one key (66)", room)
+	}
 	c.Deps = map[string]string{"core#build": "00112233445566778899aabbccddeeff"}
 	wantKey, wantEnc := c.KeyAndEncode()
 	fresh := make([]byte, len(before), cap(before))

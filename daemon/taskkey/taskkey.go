@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+	"sync"
 
 	"github.com/vzn/vx/internal/digest"
 )
@@ -41,10 +42,20 @@ func (c *Components) KeyAndEncode() (string, []byte) {
 // EncodeBeforeDeps is the encoding of every component but Deps (as if
 // empty), which KeyAndEncodeWith completes: the part of a key that does
 // not wait for the upstream keys, so callers can encode it in parallel.
-func (c *Components) EncodeBeforeDeps() []byte {
-	// Room for the upstream keys too, which KeyAndEncodeWith writes in.
-	return c.appendBeforeDeps(make([]byte, 0, 256+64*(len(c.Files)+len(c.Global)+2)))
+// Its array is made to its size, with room for deps upstream keys, which
+// KeyAndEncodeWith writes in: what a run keeps of each task's key.
+func (c *Components) EncodeBeforeDeps(deps int) []byte {
+	scratch := encodeScratch.Get().(*[]byte)
+	b := c.appendBeforeDeps((*scratch)[:0])
+	out := append(make([]byte, 0, len(b)+2+64*deps), b...)
+	*scratch = b
+	encodeScratch.Put(scratch)
+	return out
 }
+
+// encodeScratch holds the buffers EncodeBeforeDeps encodes into before
+// the encoding's size is known.
+var encodeScratch = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
 // depsNull ends EncodeBeforeDeps: Deps is the last field.
 const depsNull = `"deps":null}`

@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"reflect"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -28,6 +27,7 @@ import (
 	"github.com/vzn/vx/daemon/runner"
 	"github.com/vzn/vx/daemon/secret"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/internal/gcpace"
 	"github.com/vzn/vx/opkit"
 	"github.com/vzn/vx/protocol/wire"
 )
@@ -160,12 +160,10 @@ func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	if err != nil {
 		return err
 	}
-	// A run is a short-lived process that allocates little it keeps:
-	// collect less often, from the start (loading and keys allocate most).
-	// At 1000 the first collection waits for a 40 MB heap: a fully cached
-	// run of 1,000 packages (about 15 MB) never collects, where at 400 it
-	// collected once at 16 MB; a long run holds at most 11× its ~6 MB live.
-	debug.SetGCPercent(1000)
+	// The collector's pace follows the live heap (internal/gcpace): a
+	// small workspace's run never collects, a large one's heap stays
+	// within a quarter of what it holds.
+	gcpace.Start()
 	var ahead *ops.Ahead
 	if root, err := workspace.FindRoot(s.WorkingDir()); err == nil {
 		ahead = ops.NewAhead(root, s.WorkingDir(), changeSource(s, root))

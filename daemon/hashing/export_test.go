@@ -26,4 +26,4 @@ func ListFilesSaved(ctx context.Context, root, path string) (reused, saved, same
 
 // StatCacheRecords is how many records of the stat cache h has read (0
 // while a lazy Hasher has read none).
-func StatCacheRecords(h *Hasher) int { return len(h.pre.names) }
+func StatCacheRecords(h *Hasher) int { return h.pre.len() }

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,7 +21,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/zeebo/xxh3"
 
@@ -61,6 +61,8 @@ type Hasher struct {
 	// run whose inputs all go by their record (HashRecord) never is.
 	mOnce sync.Once
 	dirty bool
+	// released: Release dropped the loaded records; Save writes nothing.
+	released bool
 	// changes, when set, answers files vxd proved unchanged (UseChanges).
 	changes *proven
 	// loadOnce reads the cache file into pre, before anything reads pre.
@@ -106,34 +108,25 @@ func (h *Hasher) read() {
 		return
 	}
 	b = b[len(statCacheMagic):]
-	// One string for the whole file: the names below share it rather
-	// than allocate one each. It is the file's buffer itself, which
-	// nothing writes once read.
-	all := unsafe.String(unsafe.SliceData(b), len(b))
-	count := countStatRecords(b)
-	h.pre.names, h.pre.keys, h.pre.hashes = make([]string, 0, count), make([]statKey, 0, count), make([][16]byte, 0, count)
-	for off := 0; len(b) > 0; {
-		if len(b) < 2 {
-			break
-		}
-		n := int(binary.LittleEndian.Uint16(b))
-		if len(b) < 2+n+statRecord {
-			break
-		}
-		name := all[off+2 : off+2+n]
-		off += 2 + n + statRecord
-		r := b[2+n:]
-		var k statKey
-		var sum [16]byte
-		k.size = int64(binary.LittleEndian.Uint64(r))
-		k.mtime = int64(binary.LittleEndian.Uint64(r[8:]))
-		k.ino = binary.LittleEndian.Uint64(r[16:])
-		k.ctime = int64(binary.LittleEndian.Uint64(r[24:]))
-		copy(sum[:], r[32:statRecord])
-		h.pre.add(name, k, sum)
-		b = r[statRecord:]
+	if len(b) > math.MaxUint32 {
+		return // offsets are 32 bits; a cache this big is rebuilt
 	}
-	h.pre.fresh = make([]atomic.Bool, len(h.pre.names))
+	h.pre.buf, h.pre.offs = b, recordOffsets(b)
+	h.pre.fresh = make([]atomic.Bool, len(h.pre.offs))
+}
+
+// recordOffsets are where each whole record of b starts.
+func recordOffsets(b []byte) []uint32 {
+	offs := make([]uint32, 0, countStatRecords(b))
+	for off := 0; len(b)-off >= 2; {
+		size := 2 + int(binary.LittleEndian.Uint16(b[off:])) + statRecord
+		if len(b)-off < size {
+			break
+		}
+		offs = append(offs, uint32(off))
+		off += size
+	}
+	return offs
 }
 
 // index fills the map by path from the loaded records, once, sized for
@@ -142,9 +135,9 @@ func (h *Hasher) index() {
 	h.mOnce.Do(func() {
 		h.load()
 		p := &h.pre
-		h.m = make(map[string]statEntry, len(p.names))
-		for i, name := range p.names {
-			h.m[name] = statEntry{key: p.keys[i], hash: p.hashes[i], rec: int32(i)}
+		h.m = make(map[string]statEntry, p.len())
+		for i := range p.len() {
+			h.m[p.name(i)] = statEntry{key: p.key(i), hash: p.hash(i), rec: int32(i)}
 		}
 	})
 }
@@ -167,7 +160,7 @@ func countStatRecords(b []byte) int {
 func (h *Hasher) Save() error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.path == "" || !h.dirty {
+	if h.path == "" || !h.dirty || h.released {
 		return nil
 	}
 	h.index() // made already by the HashFile that made it dirty

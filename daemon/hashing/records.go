@@ -22,19 +22,20 @@ func (h *Hasher) Records(root string, files []string) []int32 {
 		return nil
 	}
 	h.load()
-	names := h.pre.names
-	if len(names) == 0 {
+	p := &h.pre
+	count := p.len()
+	if count == 0 {
 		return nil
 	}
 	prefix := filepath.Clean(root) + string(filepath.Separator)
 	out := make([]int32, len(files))
-	j := sort.SearchStrings(names, prefix)
+	j := sort.Search(count, func(i int) bool { return p.name(i) >= prefix })
 	for i, f := range files {
 		out[i] = -1
-		for j < len(names) {
-			rel, ok := strings.CutPrefix(names[j], prefix)
+		for j < count {
+			rel, ok := strings.CutPrefix(p.name(j), prefix)
 			if !ok {
-				j = len(names) // past root's records
+				j = count // past root's records
 				break
 			}
 			// Listed names are slash-separated; recorded ones native (on
@@ -62,10 +63,10 @@ func (h *Hasher) RecordPath(rec int32) string {
 		return ""
 	}
 	h.load()
-	if int(rec) >= len(h.pre.names) {
+	if int(rec) >= h.pre.len() {
 		return ""
 	}
-	return h.pre.names[rec]
+	return h.pre.name(int(rec))
 }
 
 // HashRecord is HashFile of abs, which Records found as loaded record rec
@@ -80,15 +81,17 @@ func (h *Hasher) HashRecord(abs string, rec int32) (string, error) {
 	}
 	h.load()
 	p := &h.pre
-	if int(rec) >= len(p.names) || p.names[rec] != abs {
+	if int(rec) >= p.len() || p.name(int(rec)) != abs {
 		return h.HashFile(abs)
 	}
 	if p.fresh[rec].Load() {
-		return hex.EncodeToString(p.hashes[rec][:]), nil
+		sum := p.hash(int(rec))
+		return hex.EncodeToString(sum[:]), nil
 	}
 	var st Stat
-	if err := Lstat(abs, &st); err == nil && st.Regular() && statKeyOf(&st) == p.keys[rec] {
-		return hex.EncodeToString(p.hashes[rec][:]), nil
+	if err := Lstat(abs, &st); err == nil && st.Regular() && statKeyOf(&st) == p.key(int(rec)) {
+		sum := p.hash(int(rec))
+		return hex.EncodeToString(sum[:]), nil
 	}
 	return h.HashFile(abs)
 }

@@ -52,8 +52,12 @@ func TestFoldKeys(t *testing.T) {
 			if p.Keys[nd.ID] == "" {
 				t.Fatalf("%s has no key", nd.ID)
 			}
+			c, err := p.Components(nd.ID)
+			if err != nil || c == nil {
+				t.Fatalf("%s's components: %v, %v", nd.ID, c, err)
+			}
 			for _, d := range nd.Deps {
-				if got := p.Components[nd.ID].Deps[d.ID]; got != p.Keys[d.ID] || got == "" {
+				if got := c.Deps[d.ID]; got != p.Keys[d.ID] || got == "" {
 					t.Fatalf("%s holds %q for %s, whose key is %q", nd.ID, got, d.ID, p.Keys[d.ID])
 				}
 			}

@@ -44,7 +44,7 @@ type Project struct {
 	Dir        string                `json:"dir"` // relative to the root, slash-separated
 	Tags       []string              `json:"tags"`
 	Deps       []string              `json:"dependsOn"` // project names, sorted
-	Scripts    map[string]string     `json:"-"`
+	Scripts    Scripts               `json:"-"`
 	Version    string                `json:"-"`
 	Overrides  map[string]TaskConfig `json:"-"`
 	ConfigFile string                `json:"configFile,omitempty"` // vx.project.json when present
@@ -58,7 +58,7 @@ type Model struct {
 	Config      Config
 	Projects    []*Project // sorted by name
 	byName      map[string]*Project
-	RootScripts map[string]string
+	RootScripts Scripts
 	RootName    string
 	Files       []string // every config file the model was read from, absolute
 	ProjectDirs []string // absolute
@@ -219,8 +219,8 @@ func (m *Model) projectGlobs(ms *manifestStore) ([]string, error) {
 	rootPkgPath := filepath.Join(root, "package.json")
 	if rp, err := readPackageJSONVia(rootPkgPath, nil, ms); err == nil {
 		m.Files = append(m.Files, rootPkgPath)
-		m.RootScripts = rp.Scripts
-		m.RootName = rp.Name
+		m.RootScripts = scriptsOf(rp.Scripts)
+		m.RootName = strings.Clone(rp.Name)
 		if len(globs) == 0 {
 			globs = rp.workspaceGlobs()
 		}
@@ -300,8 +300,8 @@ func (m *Model) linkDeps(versions map[string]*packageJSON) error {
 		if pkg := versions[p.Name]; pkg != nil {
 			for _, deps := range []map[string]string{pkg.Dependencies, pkg.DevDependencies, pkg.PeerDependencies, pkg.OptionalDependencies} {
 				for name := range deps {
-					if name != p.Name && m.byName[name] != nil {
-						set[name] = true
+					if dp := m.byName[name]; name != p.Name && dp != nil {
+						set[dp.Name] = true // its own copy, not the manifest's
 					}
 				}
 			}
@@ -394,11 +394,13 @@ func (m *Model) loadProject(dir string, stamps map[string]fileStamp, ms *manifes
 	switch {
 	case err == nil:
 		files = append(files, pkgPath)
+		// Copied, as scriptsOf copies the scripts: a string cut
+		// from the saved manifests keeps the whole file alive.
 		if pkg.Name != "" {
-			p.Name = pkg.Name
+			p.Name = strings.Clone(pkg.Name)
 		}
-		p.Scripts = pkg.Scripts
-		p.Version = pkg.Version
+		p.Scripts = scriptsOf(pkg.Scripts)
+		p.Version = strings.Clone(pkg.Version)
 	case errors.Is(err, os.ErrNotExist):
 		pkg = nil
 	default:

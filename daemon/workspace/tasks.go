@@ -42,8 +42,8 @@ func (m *Model) indexTaskNames() {
 		set[name] = true
 	}
 	for _, p := range m.Projects {
-		for name := range p.Scripts {
-			set[name] = true
+		for _, sc := range p.Scripts {
+			set[sc.Name] = true
 		}
 		for name := range p.Overrides {
 			set[name] = true
@@ -90,7 +90,7 @@ func (m *Model) RootTasks() []string {
 // its scripts know the task; the definition is then a no-op.
 func (m *Model) Resolve(project, task string) (def TaskDef, defined bool) {
 	var tc TaskConfig
-	var scripts map[string]string
+	var scripts Scripts
 	if project == RootProject {
 		c, ok := m.Config.Tasks[TaskID(RootProject, task)]
 		if !ok {
@@ -112,7 +112,7 @@ func (m *Model) Resolve(project, task string) (def TaskDef, defined bool) {
 			tc, defined = tc.merge(c), true
 		}
 		scripts = p.Scripts
-		if _, ok := scripts[task]; ok {
+		if _, ok := scripts.Get(task); ok {
 			defined = true
 		}
 	}
@@ -120,8 +120,10 @@ func (m *Model) Resolve(project, task string) (def TaskDef, defined bool) {
 	switch {
 	case tc.Command != nil:
 		def.Command, def.CommandSource = *tc.Command, "config"
-	case scripts[task] != "":
-		def.Command, def.CommandSource = scripts[task], "package.json"
+	default:
+		if cmd, _ := scripts.Get(task); cmd != "" {
+			def.Command, def.CommandSource = cmd, "package.json"
+		}
 	}
 	if tc.DependsOn != nil {
 		def.DependsOn = append(def.DependsOn, *tc.DependsOn...)

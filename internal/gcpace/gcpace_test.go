@@ -1,0 +1,58 @@
+package gcpace
+
+import (
+	"runtime"
+	"runtime/debug"
+	"testing"
+	"time"
+)
+
+// The pace is the headroom over the live heap, a quarter of it at the
+// least, and no more than the first collection's.
+func TestPercent(t *testing.T) {
+	for _, c := range []struct {
+		live uint64
+		want int
+	}{
+		{0, firstPercent},
+		{1 << 20, firstPercent},
+		{Headroom, 100},
+		{2 * Headroom, 50},
+		{4 * Headroom, minPercent},
+		{64 * Headroom, minPercent},
+	} {
+		if got := Percent(c.live); got != c.want {
+			t.Errorf("Percent(%d) = %d, want %d", c.live, got, c.want)
+		}
+	}
+}
+
+// After each collection the pace is set from the heap it found live: with
+// 2×Headroom held, half; once that is freed, the first's again.
+func TestStartPacesByTheLiveHeap(t *testing.T) {
+	t.Setenv("GOGC", "")
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	Start()
+	held := make([]byte, 2*Headroom) // live, if never touched
+	// Half, or a little less: the test's own heap is live too.
+	waitPercent(t, "at most 50", func(p int) bool { return p <= 50 && p > minPercent })
+	runtime.KeepAlive(held)
+	held = nil
+	waitPercent(t, "the first collection's", func(p int) bool { return p == firstPercent })
+}
+
+// waitPercent collects until the finalizer has set GOGC to what ok wants.
+func waitPercent(t *testing.T, want string, ok func(int) bool) {
+	t.Helper()
+	got := 0
+	for range 100 {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond) // the finalizer runs on its own goroutine
+		got = debug.SetGCPercent(-1)
+		debug.SetGCPercent(got)
+		if ok(got) {
+			return
+		}
+	}
+	t.Fatalf("GOGC is %d, want %s", got, want)
+}

@@ -57,8 +57,8 @@ type Request struct {
 	Options  json.RawMessage `json:"options"`
 	// Tasks stage: the workspace-relative, slash-separated files that
 	// match the plugin's globs, sorted, and every project.
-	Files    []string  `json:"files,omitempty"`
-	Projects []Project `json:"projects,omitempty"`
+	Files    []string  `json:"files,omitzero"`
+	Projects []Project `json:"projects,omitzero"`
 	// Command stage.
 	Command   string          `json:"command,omitempty"`
 	Args      []string        `json:"args,omitempty"`

@@ -151,7 +151,7 @@ func Serve(ctx context.Context, o Options) error {
 	}
 
 	d.reapDeadRuns(ctx)
-	m, loadErr := workspace.Load(root)
+	m, loadErr := workspace.LoadServing(root)
 	d.env = ops.NewEnv(root, m, loadErr, nil)
 	d.env.VX, d.env.Daemon = o.VX, d.info
 	defer d.env.Close()
@@ -305,7 +305,7 @@ func (d *daemon) recordReload(start time.Time, err error, trigger string) {
 // the last good model serving and is reported.
 func (d *daemon) reload(trigger string) {
 	start := time.Now()
-	m, err := workspace.Load(d.root)
+	m, err := workspace.LoadServing(d.root)
 	d.env.SetModel(m, err)
 	d.recordReload(start, err, trigger)
 	if err != nil {

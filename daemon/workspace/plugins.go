@@ -217,3 +217,14 @@ func environMap() map[string]string {
 	}
 	return out
 }
+
+// LoadServing is Load for vxd, which serves the model for its life: a
+// plugin that fails keeps its last good answers (marked Stale, with the
+// failure kept) rather than losing its tasks until it is fixed.
+func LoadServing(root string) (*Model, error) {
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	return load(root, nil, inferOptions{keepLastGood: true})
+}

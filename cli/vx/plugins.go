@@ -1,10 +1,13 @@
 package vx
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
+	"github.com/vzn/vx/cli/cmdline"
 	"github.com/vzn/vx/daemon/ops"
+	"github.com/vzn/vx/daemon/workspace"
 )
 
 // pluginText is one plugin's line of vx info.
@@ -24,4 +27,51 @@ func pluginText(p ops.InfoPlugin) string {
 		s += "; error: " + strings.ReplaceAll(p.Error, "\n", " | ")
 	}
 	return s
+}
+
+// pluginCommands are the verbs the workspace's plugins add, for vx help's
+// "Plugin commands" and for running them; none outside a workspace or
+// when it does not load.
+func pluginCommands(s *cmdline.IO) (string, []cmdline.Subcommand) {
+	const heading = "Plugin commands"
+	root, err := workspace.FindRoot(s.WorkingDir())
+	if err != nil {
+		return heading, nil
+	}
+	m, err := workspace.LoadReusing(root)
+	if err != nil {
+		return heading, nil
+	}
+	var out []cmdline.Subcommand
+	for _, p := range m.Plugins() {
+		for _, c := range p.Commands {
+			out = append(out, cmdline.Subcommand{Name: c.Name, Summary: c.Summary + " (plugin " + p.Name + ")", Run: pluginVerb(m, c.Name)})
+		}
+	}
+	return heading, out
+}
+
+// pluginVerb runs a plugin's verb through the runPluginCommand operation
+// with the arguments after it, printing its output; its exit code is vx's.
+func pluginVerb(m *workspace.Model, verb string) func(ctx context.Context, s *cmdline.IO, argv []string) error {
+	return func(ctx context.Context, s *cmdline.IO, argv []string) error {
+		e := ops.NewEnv(m.Root, m, nil, s.Environment())
+		defer e.Close()
+		var op *ops.Operation
+		for _, o := range ops.Operations() {
+			if o.Name == ops.OpPluginCommand {
+				op = o
+			}
+		}
+		v, err := op.Call(ctx, e, &ops.PluginCommandInput{Command: verb, Args: argv})
+		if err != nil {
+			return cmdline.UsageError(e.Masker.String(err.Error()))
+		}
+		out := v.(*ops.PluginCommandOutput)
+		fmt.Fprint(s.Out, out.Output)
+		if out.ExitCode != 0 {
+			return cmdline.ExitCode(out.ExitCode)
+		}
+		return nil
+	}
 }

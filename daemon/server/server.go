@@ -283,6 +283,7 @@ func (d *daemon) refreshCatalog() {
 	if m, err := d.env.CurrentModel(); err == nil && m.Config.MCP.Compact() {
 		catalog = tools.Compact(catalog)
 	}
+	catalog = append(catalog, tools.PluginTools(d.env, catalog)...)
 	d.mcp.SetTools(catalog)
 	res, tmpl := tools.Resources(d.env)
 	if err := d.mcp.SetResources(res, tmpl); err != nil {

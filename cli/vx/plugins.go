@@ -2,6 +2,7 @@ package vx
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -63,15 +64,38 @@ func pluginVerb(m *workspace.Model, verb string) func(ctx context.Context, s *cm
 				op = o
 			}
 		}
+		argv, asJSON := formatJSON(argv)
 		v, err := op.Call(ctx, e, &ops.PluginCommandInput{Command: verb, Args: argv})
 		if err != nil {
 			return cmdline.UsageError(e.Masker.String(err.Error()))
 		}
 		out := v.(*ops.PluginCommandOutput)
-		fmt.Fprint(s.Out, out.Output)
+		if asJSON {
+			enc := json.NewEncoder(s.Out)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(out); err != nil {
+				return err
+			}
+		} else {
+			fmt.Fprint(s.Out, out.Output)
+		}
 		if out.ExitCode != 0 {
 			return cmdline.ExitCode(out.ExitCode)
 		}
 		return nil
 	}
+}
+
+// formatJSON takes vx's own --format json (or --format=json) off the end
+// of a plugin verb's arguments: with it, vx prints the verb's whole
+// answer as JSON, as the verb's MCP tool answers it.
+func formatJSON(argv []string) ([]string, bool) {
+	n := len(argv)
+	switch {
+	case n >= 2 && argv[n-2] == "--format" && argv[n-1] == "json":
+		return argv[:n-2], true
+	case n >= 1 && argv[n-1] == "--format=json":
+		return argv[:n-1], true
+	}
+	return argv, false
 }

@@ -36,9 +36,21 @@ type stored struct {
 // content hash, and its stamp then, which lets a later load take the hash
 // without reading the file again.
 type fileRec struct {
-	Path  string        `json:"path"`
-	Hash  string        `json:"hash"`
-	Stamp hashing.Stamp `json:"stamp"`
+	Path  string `json:"path"`
+	Hash  string `json:"hash"`
+	Stamp stamp  `json:"stamp"`
+}
+
+// stamp is a file's mtime, ctime (ns), size, inode and mode as lstat saw
+// them; all zero: absent.
+type stamp [5]int64
+
+func stampOf(abs string) stamp {
+	st := hashing.StampOf(abs)
+	if !st.Exists {
+		return stamp{}
+	}
+	return stamp{st.Mtime, st.Ctime, st.Size, int64(st.Ino), int64(st.Mode)}
 }
 
 // racyWindow: a stamp this close to the answer's time (or later) is not
@@ -49,9 +61,9 @@ const racyWindow = 2 * time.Second
 // trusted reports whether st, the stamp of the file r records now, is the
 // stamp it had well before the answer was stored at at: then r.Hash is
 // its content's hash without reading it.
-func (r fileRec) trusted(st hashing.Stamp, at time.Time) bool {
-	return st.Exists && r.Stamp == st && time.Unix(0, st.Mtime).Before(at.Add(-racyWindow)) &&
-		time.Unix(0, st.Ctime).Before(at.Add(-racyWindow))
+func (r fileRec) trusted(st stamp, at time.Time) bool {
+	return st != stamp{} && r.Stamp == st && time.Unix(0, st[0]).Before(at.Add(-racyWindow)) &&
+		time.Unix(0, st[1]).Before(at.Add(-racyWindow))
 }
 
 func (s *stored) paths() []string {

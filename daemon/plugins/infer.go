@@ -12,7 +12,6 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
-	"github.com/vzn/vx/daemon/hashing"
 	"github.com/vzn/vx/protocol/plugin"
 )
 
@@ -209,7 +208,7 @@ func Options(raw json.RawMessage) json.RawMessage {
 // as it did then.
 func (r Runner) fileRec(f string, old fileRec, known bool, at time.Time) (fileRec, error) {
 	abs := filepath.Join(r.Root, filepath.FromSlash(f))
-	st := hashing.StampOf(abs)
+	st := stampOf(abs)
 	if known && old.trusted(st, at) {
 		return fileRec{Path: f, Hash: old.Hash, Stamp: st}, nil
 	}

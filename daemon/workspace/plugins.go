@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/vzn/vx/daemon/hashing"
@@ -133,6 +134,24 @@ func (m *Model) PluginMatches(rel string) bool {
 // inferOptions is how a load runs its plugins.
 type inferOptions struct {
 	keepLastGood bool
+	// listed, when set, answers a listing of the workspace's files made
+	// anyway (ok false: none), sparing the plugins a listing of their own.
+	listed func() ([]string, bool)
+}
+
+// LoadReusingListed is LoadReusing for a run that lists the workspace's
+// files anyway: listed answers that listing (ok false: none was made).
+func LoadReusingListed(root string, listed func() ([]string, bool)) (*Model, error) {
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	ms := openManifests(root)
+	m, err := load(root, ms, inferOptions{listed: listed})
+	if err == nil {
+		ms.save()
+	}
+	return m, err
 }
 
 // infer runs the declared plugins (or reuses their stored answers) and
@@ -150,19 +169,35 @@ func (m *Model) infer(o inferOptions) {
 	}
 	var listed []string
 	var listErr error
-	listOnce := false
+	var listOnce sync.Once
 	list := func() ([]string, error) {
-		if !listOnce {
-			listOnce = true
+		listOnce.Do(func() {
+			if o.listed != nil {
+				var ok bool
+				if listed, ok = o.listed(); ok {
+					return
+				}
+			}
 			listed, _, listErr = hashing.ListFilesCached(context.Background(), m.Root, layout.FileList(m.Root))
-		}
+		})
 		return listed, listErr
 	}
-	m.inferred = map[string]map[string]inferredTask{}
-	for _, d := range m.Config.Plugins {
+	// The plugins answer at once (each mostly stats its files or waits
+	// for its process); their tasks join the model in declaration order.
+	results := make([]plugins.Result, len(m.Config.Plugins))
+	var wg sync.WaitGroup
+	for i, d := range m.Config.Plugins {
 		timeout, _ := parseTimeout(d.Timeout)
 		decl := plugins.Decl{Spec: d.Plugin, Options: d.Options, Timeout: timeout, File: ConfigFile}
-		res := r.Infer(context.Background(), plugins.Input{Decl: decl, Projects: projects, List: list, KeepLastGood: o.keepLastGood})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = r.Infer(context.Background(), plugins.Input{Decl: decl, Projects: projects, List: list, KeepLastGood: o.keepLastGood})
+		}()
+	}
+	wg.Wait()
+	m.inferred = map[string]map[string]inferredTask{}
+	for _, res := range results {
 		m.plugins = append(m.plugins, m.addInferred(res))
 	}
 }

@@ -200,6 +200,34 @@ func (m *Model) infer(o inferOptions) {
 	for _, res := range results {
 		m.plugins = append(m.plugins, m.addInferred(res))
 	}
+	m.Files = append(m.Files, pluginFiles(m.Root, results)...)
+}
+
+// pluginFiles are the files the plugins' answers were read from: each
+// entry given as a path and the files its globs matched, absolute and
+// once each. They join the model's Files: what a plan or a repeated run
+// checks has not changed.
+func pluginFiles(root string, results []plugins.Result) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(p string) {
+		if p != "" && !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	for _, res := range results {
+		if res.Entry.Package == "" {
+			// A package's entry is left out: node_modules is often a
+			// link (pnpm), which no file of Files may be read through;
+			// the lockfile changes when the package does.
+			add(res.Entry.Path)
+		}
+		for _, f := range res.Files {
+			add(filepath.Join(root, filepath.FromSlash(f)))
+		}
+	}
+	return out
 }
 
 // addInferred records res and adds its tasks, the first plugin to infer a

@@ -1,0 +1,183 @@
+package plugins
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/vzn/vx/daemon/hashing"
+	"github.com/vzn/vx/protocol/layout"
+	"github.com/vzn/vx/protocol/plugin"
+)
+
+// stored is one declaration's last good answers, kept in
+// .vx/plugins/<hash of the spec>.json. DescribeKey and TasksKey are the
+// inputs the answers were given for; an answer is reused only when its key
+// is the one computed now.
+type stored struct {
+	Spec        string           `json:"spec"`
+	Identity    string           `json:"identity"`
+	DescribeKey string           `json:"describeKey"`
+	Describe    *plugin.Describe `json:"describe"`
+	TasksKey    string           `json:"tasksKey,omitempty"`
+	Tasks       []plugin.Task    `json:"tasks,omitempty"`
+	// Files are kept as FileText, one line a file (encodeFiles): a
+	// warm load decodes thousands of them, which a line each does several
+	// times faster than a JSON object each.
+	Files    []fileRec `json:"-"`
+	FileText string    `json:"files,omitempty"`
+	At       time.Time `json:"at"`
+
+	// rehashed counts the matched files this load read (their stamps did
+	// not vouch for them): storing their new stamps spares the next load.
+	rehashed int
+}
+
+// fileRec is a matched file as a tasks answer was given for it: its
+// content hash, and its stamp then, which lets a later load take the hash
+// without reading the file again.
+type fileRec struct {
+	Path  string `json:"path"`
+	Hash  string `json:"hash"`
+	Stamp stamp  `json:"stamp"`
+}
+
+// stamp is a file's mtime, ctime (ns), size, inode and mode as lstat saw
+// them; all zero: absent.
+type stamp [5]int64
+
+func stampOf(abs string) stamp {
+	st := hashing.StampOf(abs)
+	if !st.Exists {
+		return stamp{}
+	}
+	return stamp{st.Mtime, st.Ctime, st.Size, int64(st.Ino), int64(st.Mode)}
+}
+
+// racyWindow: a stamp this close to the answer's time (or later) is not
+// trusted; timestamps are coarse, and an edit right after the hash could
+// leave the stamp as it was.
+const racyWindow = 2 * time.Second
+
+// trusted reports whether st, the stamp of the file r records now, is the
+// stamp it had well before the answer was stored at at: then r.Hash is
+// its content's hash without reading it.
+func (r fileRec) trusted(st stamp, at time.Time) bool {
+	return st != stamp{} && r.Stamp == st && time.Unix(0, st[0]).Before(at.Add(-racyWindow)) &&
+		time.Unix(0, st[1]).Before(at.Add(-racyWindow))
+}
+
+func (s *stored) paths() []string {
+	out := make([]string, len(s.Files))
+	for i, r := range s.Files {
+		out[i] = r.Path
+	}
+	return out
+}
+
+// storePath is where spec's answers are kept.
+func storePath(root, spec string) string {
+	sum := sha256.Sum256([]byte(spec))
+	return filepath.Join(layout.Dir(root), "plugins", hex.EncodeToString(sum[:12])+".json")
+}
+
+// loadStored reads spec's answers; a missing or unreadable file is none.
+func loadStored(root, spec string) *stored {
+	b, err := readBounded(storePath(root, spec), 2*plugin.MaxAnswer+(1<<20))
+	if err != nil {
+		return nil
+	}
+	var s stored
+	if json.Unmarshal(b, &s) != nil || s.Spec != spec || s.Describe == nil {
+		return nil
+	}
+	var ok bool
+	if s.Files, ok = decodeFiles(s.FileText); !ok {
+		return nil
+	}
+	return &s
+}
+
+// save writes s atomically (a reader sees the old answers or the new).
+func (s *stored) save(root string) error {
+	s.FileText = encodeFiles(s.Files)
+	b, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	p := storePath(root, s.Spec)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	return hashing.WriteFileReplace(p, b, 0o644)
+}
+
+// key hashes parts, each length-prefixed so that no two lists collide.
+func key(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		var n [8]byte
+		for i := range n {
+			n[i] = byte(len(p) >> (8 * i))
+		}
+		h.Write(n[:])
+		h.Write([]byte(p))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// encodeFiles writes each record as "path\thash\tm\tc\tsize\tino\tmode\n".
+// A path holding a tab or a newline is left out: the next load reads it
+// again.
+func encodeFiles(recs []fileRec) string {
+	var b strings.Builder
+	for _, r := range recs {
+		if strings.ContainsAny(r.Path, "\t\n") {
+			continue
+		}
+		b.WriteString(r.Path)
+		b.WriteByte('\t')
+		b.WriteString(r.Hash)
+		for _, n := range r.Stamp {
+			b.WriteByte('\t')
+			b.WriteString(strconv.FormatInt(n, 10))
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// decodeFiles reads encodeFiles' text; ok is false when it does not parse.
+func decodeFiles(text string) ([]fileRec, bool) {
+	var out []fileRec
+	for len(text) > 0 {
+		line, rest, found := strings.Cut(text, "\n")
+		if !found {
+			return nil, false
+		}
+		text = rest
+		var fields [7]string
+		for i := range 6 {
+			var ok bool
+			if fields[i], line, ok = strings.Cut(line, "\t"); !ok {
+				return nil, false
+			}
+		}
+		fields[6] = line
+		r := fileRec{Path: fields[0], Hash: fields[1]}
+		for i := range r.Stamp {
+			n, err := strconv.ParseInt(fields[2+i], 10, 64)
+			if err != nil {
+				return nil, false
+			}
+			r.Stamp[i] = n
+		}
+		out = append(out, r)
+	}
+	return out, true
+}

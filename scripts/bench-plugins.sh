@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# What plugins cost a no-op run: a fully cached `vx run build` of the
+# generated workspace (scripts/bench/gen, BENCH_CACHED_N packages, default
+# 1000) without plugins and with two declared (two copies of the reference
+# plugin, examples/plugins/vx-plugin-reference.mjs, each inferring a task
+# from a vx-ref.json in every package). Both configurations have run once
+# before the rounds, so the plugins' answers are stored in .vx/plugins and
+# no plugin process starts (the script checks that with the plugins' start
+# logs). A third configuration writes the plugins' tasks by hand instead,
+# to tell the cost of the plugins from that of the tasks they add. One
+# directory serves all three (its vx.workspace.json is swapped before
+# each run), in an order rotated every round. Prints a markdown block:
+# medians of BENCH_CACHED_RUNS (default 9) and the ratio; goal ≤ 1.05.
+#
+# Usage: bash scripts/bench-plugins.sh
+# Env:   BENCH_CACHED_N, BENCH_CACHED_RUNS, BENCH_WORK, BENCH_VX_BIN
+set -euo pipefail
+{
+BENCH_NAME=bench-plugins
+source "$(dirname "${BASH_SOURCE[0]}")/bench/lib.sh"
+N=${BENCH_CACHED_N:-1000}
+RUNS=${BENCH_CACHED_RUNS:-9}
+unset VX_LOG
+need_tools node git
+
+mkdir -p "$WORK/bin" "$WORK/ws"
+build_gen_and_vx
+
+ws=$WORK/ws/plugins-$N
+rm -rf "$ws"
+gen_repo "$N" "$ws" "npm@10.0.0" >/dev/null
+mkdir -p "$ws/tools"
+cp "$ROOT/examples/plugins/vx-plugin-reference.mjs" "$ws/tools/ref.mjs"
+cp "$ROOT/examples/plugins/vx-plugin-reference.mjs" "$ws/tools/ref2.mjs"
+for d in "$ws"/packages/*/; do
+  echo '{"command": "echo ref", "outputs": ["ref/**"]}' >"$d/vx-ref.json"
+done
+echo 'plugin-starts-*.log' >>"$ws/.gitignore"
+git -C "$ws" add -A
+git -C "$ws" -c user.name=bench -c user.email=bench@localhost -c commit.gpgsign=false commit -qm "plugins and their files"
+
+cfg=$WORK/ws/plugins-$N.cfg
+mkdir -p "$cfg"
+cp "$ws/vx.workspace.json" "$cfg/none"
+sed '0,/"projects"/s//"plugins": [\n    {"plugin": ".\/tools\/ref.mjs", "options": {"log": "plugin-starts-1.log"}},\n    {"plugin": ".\/tools\/ref2.mjs", "options": {"log": "plugin-starts-2.log", "taskName": "ref2"}}\n  ],\n  "projects"/' \
+  "$cfg/none" >"$cfg/two"
+# The same tasks written by hand: what having them costs, plugins apart.
+sed '0,/"tasks": {/s//"tasks": {\n    "ref": {"command": "echo ref", "inputs": ["**\/*"], "outputs": ["ref\/**"]},\n    "ref2": {"command": "echo ref", "inputs": ["**\/*"], "outputs": ["ref\/**"]},/' \
+  "$cfg/none" >"$cfg/hand"
+
+# run CONFIG: "WALL CPU" ms of one no-op `vx run build` under CONFIG; CPU
+# is user+sys (GNU time), steadier than wall time on a shared machine.
+run() {
+  cp "$cfg/$1" "$ws/vx.workspace.json"
+  (cd "$ws" && /usr/bin/time -f '%e %U %S' -o "$WORK/time.txt" "$VX" run build >/dev/null 2>"$WORK/last-stderr") ||
+    { cat "$WORK/last-stderr" >&2; die "a run failed under $1"; }
+  awk '{ printf "%d %d\n", $1 * 1000, ($2 + $3) * 1000 }' "$WORK/time.txt"
+}
+[[ -x /usr/bin/time ]] || die "GNU time (/usr/bin/time, Debian package time) is needed"
+
+# Fill the cache and the plugins' stored answers, then check both
+# configurations are no-ops and that the plugins did answer.
+(cd "$ws" && "$VX" run build >/dev/null)
+run two >/dev/null
+run none >/dev/null
+run hand >/dev/null
+run two >/dev/null
+(cd "$ws" && "$VX" show pkg-0000#ref2 | grep -q 'inferred from') || die "the plugins inferred no task"
+starts=$(cat "$ws"/plugin-starts-*.log | wc -l)
+(cd "$ws" && "$VX" run build --format json | grep -q "\"cached\": *$N") || log "warning: not every task was a hit"
+
+slots=(none hand two)
+none=() two=() hand=() cnone=() ctwo=() chand=() r=() cr=()
+declare -A W C
+for ((i = 1; i <= RUNS; i++)); do
+  for ((k = 0; k < ${#slots[@]}; k++)); do
+    slot=${slots[$(((k + i) % ${#slots[@]}))]}
+    read -r w c < <(run "$slot")
+    W[$slot]=$w C[$slot]=$c
+  done
+  none+=("${W[none]}") two+=("${W[two]}") cnone+=("${C[none]}") ctwo+=("${C[two]}")
+  hand+=("${W[hand]}") chand+=("${C[hand]}")
+  r+=("$(awk -v a="${W[two]}" -v b="${W[none]}" 'BEGIN { printf "%.3f", a / b }')")
+  cr+=("$(awk -v a="${C[two]}" -v b="${C[none]}" 'BEGIN { printf "%.3f", a / (b > 0 ? b : 1) }')")
+  log "round $i: none ${none[-1]} ms (cpu ${cnone[-1]}), by hand ${hand[-1]} (${chand[-1]}), two plugins ${two[-1]} (${ctwo[-1]})"
+done
+after=$(cat "$ws"/plugin-starts-*.log | wc -l)
+[[ $after == "$starts" ]] || die "plugin processes started during the rounds ($starts before, $after after)"
+mn=$(median "${none[@]}") mt=$(median "${two[@]}") cn=$(median "${cnone[@]}") ct=$(median "${ctwo[@]}")
+mh=$(median "${hand[@]}") ch=$(median "${chand[@]}")
+cat <<MD
+Command: \`bash scripts/bench-plugins.sh\`, $(nproc) CPUs, Linux $(uname -r), $(go version | awk '{print $3}').
+
+| no-op \`run build\`, $N packages (median of $RUNS) | wall ms | × | CPU ms | × |
+|---|---:|---:|---:|---:|
+| no plugins | $mn | 1 | $cn | 1 |
+| no plugins, the same tasks written by hand | $mh | $(ratio "$mh" "$mn") | $ch | $(ratio "$ch" "$cn") |
+| two plugins, answers stored (no plugin process started) | $mt | $(ratio "$mt" "$mn") | $ct | $(ratio "$ct" "$cn") |
+
+Median of each round's ratio: wall $(fmedian "${r[@]}"), CPU $(fmedian "${cr[@]}"). Goal: ≤ 1.05.
+Samples, wall ms: none ${none[*]}; by hand ${hand[*]}; two ${two[*]}. CPU ms: none ${cnone[*]}; by hand ${chand[*]}; two ${ctwo[*]}.
+Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg).
+MD
+}

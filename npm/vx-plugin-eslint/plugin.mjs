@@ -3,7 +3,7 @@
 // gives each project under an ESLint flat config a `lint` task running
 // `eslint .`, with the inputs ESLint reads. README.md says which projects
 // count as under a config and why.
-import { serve, readOptions, readTasksRequest, dirOf, within, projectPath, configChain, hasFile, packageVersion } from './lib/kit.mjs';
+import { serve, readOptions, readTasksRequest, dirOf, within, projectPath, configChain, hasFile, hasKey, packageVersion } from './lib/kit.mjs';
 
 // ESLint's own order of flat config names in one directory.
 const CONFIGS = ['eslint.config.js', 'eslint.config.mjs', 'eslint.config.cjs', 'eslint.config.ts', 'eslint.config.mts', 'eslint.config.cts'];
@@ -74,7 +74,7 @@ function lintTask(p, file, chain, opts) {
   // The config and what it imports: inside the project "**" has them.
   for (const f of chain.files) if (!within(p.root, f)) inputs.push(projectPath(p.root, f));
   // Typed linting reads the tsconfig files, the root ones included.
-  if (/(?:^|[^\w$.])(projectService|project|tsconfigRootDir)\s*:/.test(chain.text)) inputs.push('/tsconfig*.json');
+  if (['projectService', 'project', 'tsconfigRootDir'].some((k) => hasKey(chain.text, k))) inputs.push('/tsconfig*.json');
   inputs.push('npm:eslint');
   for (const pkg of chain.packages) if (pkg !== 'eslint') inputs.push('npm:' + pkg);
   inputs.push(...opts.inputs);

@@ -4,7 +4,7 @@
 // `vitest run`, with the inputs Vitest reads and the coverage directory
 // it writes. README.md says what it infers and why.
 import path from 'node:path';
-import { serve, readOptions, readTasksRequest, within, projectPath, configChain, block, packageVersion } from './lib/kit.mjs';
+import { serve, readOptions, readTasksRequest, within, projectPath, configChain, block, blankStrings, hasKey, packageVersion } from './lib/kit.mjs';
 
 // Vitest's own order: vitest.config.* before vite.config.*, and within
 // each the extensions in this order (the first found is the one it loads).
@@ -61,7 +61,7 @@ function configOf(root, present) {
 // hasTestBlock: a vite.config.* (or a file it imports) has a `test:` key,
 // which is where Vite's config holds Vitest's options.
 function hasTestBlock(text) {
-  return /(?:^|[^\w$.])test\s*:/m.test(text);
+  return hasKey(text, 'test');
 }
 
 function testTask(p, file, chain, opts) {
@@ -82,7 +82,7 @@ function testTask(p, file, chain, opts) {
 // when it is outside the project (vx keeps outputs inside it).
 function coverageDir(text) {
   const cov = block(block(text, 'test'), 'coverage');
-  if (!/(?:^|[^\w$.])enabled\s*:\s*true\b/.test(cov)) return '';
+  if (!/(?:^|[^\w$.])enabled\s*:\s*true\b/.test(blankStrings(cov))) return '';
   const m = /(?:^|[^\w$.])reportsDirectory\s*:\s*(['"`])([^'"`\n]+)\1/.exec(cov);
   const dir = path.posix.normalize(m ? m[2] : 'coverage').replace(/\/$/, '');
   if (dir === '.' || dir.startsWith('..') || dir.startsWith('/')) return '';

@@ -269,22 +269,37 @@ export function hasFile(wsRoot, dir, exts, skip) {
   return false;
 }
 
+// blankStrings replaces what string and template literals hold in src
+// (comment-free) with spaces, keeping every offset: a key or a brace
+// inside a string is not code.
+export function blankStrings(src) {
+  return src.replace(/(["'`])((?:\\.|(?!\1)[^\\])*)\1/g, (m, q, body) => q + ' '.repeat(body.length) + q);
+}
+
+// hasKey reports whether src (comment-free) has key: as an object key
+// outside strings.
+export function hasKey(src, key) {
+  return new RegExp(`(?:^|[^\\w$.])${key}\\s*:`, 'm').test(blankStrings(src));
+}
+
 // block returns the text of the object literal that follows key: in src
-// (comment-free), braces balanced, or '' when key: is not followed by one.
+// (comment-free), braces balanced, or '' when key: is not followed by one;
+// keys and braces inside strings do not count.
 export function block(src, key) {
-  const re = new RegExp(`(?:^|[^\\w$.])${key}\\s*:\\s*\\{`, 'g');
-  const m = re.exec(src);
+  const code = blankStrings(src);
+  const m = new RegExp(`(?:^|[^\\w$.])${key}\\s*:\\s*\\{`).exec(code);
   if (!m) return '';
   let depth = 0;
-  for (let i = m.index + m[0].length - 1; i < src.length; i++) {
-    if (src[i] === '{') depth++;
-    else if (src[i] === '}' && --depth === 0) return src.slice(m.index + m[0].length, i);
+  for (let i = m.index + m[0].length - 1; i < code.length; i++) {
+    if (code[i] === '{') depth++;
+    else if (code[i] === '}' && --depth === 0) return src.slice(m.index + m[0].length, i);
   }
   return '';
 }
 
-// packageVersion is the version in the package.json beside lib/.
+// packageVersion is the version in the package.json beside the plugin's
+// entry (metaURL, its import.meta.url).
 export function packageVersion(metaURL) {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', metaURL), 'utf8'));
+  const pkg = JSON.parse(readFileSync(new URL('./package.json', metaURL), 'utf8'));
   return pkg.version;
 }

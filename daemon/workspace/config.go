@@ -32,6 +32,8 @@ type Config struct {
 	// UI is how vx run shows a run on a terminal: uiTUI (the default) or
 	// UIStream; `vx run --ui` overrides it.
 	UI string `json:"ui,omitempty"`
+	// Plugins infer tasks and add verbs (docs/plugins.md).
+	Plugins []PluginDecl `json:"plugins,omitempty"`
 }
 
 // How vx run shows a run: a live status area under the task lines, or
@@ -234,7 +236,7 @@ type ProjectConfig struct {
 // TaskDef is a task's resolved definition in one project.
 type TaskDef struct {
 	Command       string            `json:"command"`
-	CommandSource string            `json:"commandSource"` // "config", "package.json" or "" for a no-op
+	CommandSource string            `json:"commandSource"` // "config", "package.json", "plugin" or "" for a no-op
 	DependsOn     []string          `json:"dependsOn"`
 	Inputs        []string          `json:"inputs"` // empty: every file of the project git does not ignore
 	Outputs       []string          `json:"outputs"`
@@ -246,6 +248,11 @@ type TaskDef struct {
 	ExecEnv       map[string]EnvVar `json:"-"`
 
 	Sandbox *SandboxDef `json:"sandbox,omitempty"` // nil: not sandboxed
+
+	// InferredFrom names the plugin and file the task was inferred from
+	// (nil: configured or a script). It is not part of the definition
+	// the cache key or the lock records.
+	InferredFrom *TaskOrigin `json:"inferredFrom,omitempty"`
 }
 
 // NoOp reports whether the task runs nothing (no command anywhere).

@@ -72,6 +72,9 @@ type Model struct {
 
 	overlapOnce sync.Once // OutputOverlaps (overlap.go)
 	overlaps    []OutputOverlap
+
+	inferred map[string]map[string]inferredTask // project → task (plugins.go)
+	plugins  []PluginState
 }
 
 // Project returns the project named name.
@@ -154,7 +157,7 @@ func Load(root string) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	return load(root, nil)
+	return load(root, nil, inferOptions{})
 }
 
 // LoadReusing is Load for a short-lived process: where the workspace has
@@ -167,14 +170,14 @@ func LoadReusing(root string) (*Model, error) {
 		return nil, err
 	}
 	ms := openManifests(root)
-	m, err := load(root, ms)
+	m, err := load(root, ms, inferOptions{})
 	if err == nil {
 		ms.save()
 	}
 	return m, err
 }
 
-func load(root string, ms *manifestStore) (*Model, error) {
+func load(root string, ms *manifestStore, io inferOptions) (*Model, error) {
 	m := &Model{Root: root, ConfigPath: filepath.Join(root, ConfigFile), byName: map[string]*Project{}, LoadedAt: time.Now()}
 	src, err := os.ReadFile(m.ConfigPath)
 	if err != nil {
@@ -206,6 +209,7 @@ func load(root string, ms *manifestStore) (*Model, error) {
 	if err := m.checkProjectCycles(); err != nil {
 		return nil, err
 	}
+	m.infer(io)
 	return m, nil
 }
 
@@ -351,6 +355,9 @@ func (m *Model) validateConfig() error {
 	}
 	if err := m.Config.Daemon.validate(); err != nil {
 		return &FileError{File: m.ConfigPath, Msg: err.Error()}
+	}
+	if err := m.validatePlugins(); err != nil {
+		return err
 	}
 	if m.Config.UI != "" {
 		if err := CheckUI(m.Config.UI); err != nil {

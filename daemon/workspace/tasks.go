@@ -41,6 +41,11 @@ func (m *Model) indexTaskNames() {
 		}
 		set[name] = true
 	}
+	for _, tasks := range m.inferred {
+		for name := range tasks {
+			set[name] = true
+		}
+	}
 	for _, p := range m.Projects {
 		for name := range p.Scripts {
 			set[name] = true
@@ -102,7 +107,13 @@ func (m *Model) Resolve(project, task string) (def TaskDef, defined bool) {
 		if p == nil {
 			return TaskDef{}, false
 		}
-		if c, ok := m.Config.Tasks[task]; ok {
+		it, inferred := m.inferred[project][task]
+		if inferred {
+			tc, defined = it.cfg, true
+		}
+		if c, ok := m.Config.Tasks[task]; ok && inferred {
+			tc = tc.merge(c)
+		} else if ok {
 			tc, defined = c, true
 		}
 		if c, ok := m.Config.Tasks[TaskID(project, task)]; ok {
@@ -118,6 +129,8 @@ func (m *Model) Resolve(project, task string) (def TaskDef, defined bool) {
 	}
 	def = TaskDef{Cache: true, DependsOn: []string{}, Inputs: []string{}, Outputs: []string{}, Env: []string{}, PassEnv: []string{}}
 	switch {
+	case tc.Command != nil && m.inferred[project][task].cfg.Command == tc.Command:
+		def.Command, def.CommandSource = *tc.Command, "plugin"
 	case tc.Command != nil:
 		def.Command, def.CommandSource = *tc.Command, "config"
 	case scripts[task] != "":
@@ -149,6 +162,9 @@ func (m *Model) Resolve(project, task string) (def TaskDef, defined bool) {
 		def.ExecEnv = tc.Exec.Env
 	}
 	def.Sandbox = m.Config.Sandbox.merge(tc.Sandbox).resolve()
+	if it, ok := m.inferred[project][task]; ok {
+		def.InferredFrom = &it.origin
+	}
 	return def, defined
 }
 

@@ -1,0 +1,175 @@
+package plugins
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/vzn/vx/protocol/plugin"
+)
+
+// decodeAnswer decodes one JSON object, and nothing after it, into v,
+// refusing unknown fields and a protocol other than plugin.Version. The
+// reason is plain text for an *Error.
+func decodeAnswer(b []byte, v any) error {
+	if !utf8.Valid(b) {
+		return fmt.Errorf("its answer is not UTF-8 text")
+	}
+	var head struct {
+		Protocol *int `json:"protocol"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return fmt.Errorf("its answer is not one JSON object (%v); it starts %q", err, preview(b))
+	}
+	if head.Protocol == nil {
+		return fmt.Errorf("its answer has no \"protocol\" (this vx speaks protocol %d)", plugin.Version)
+	}
+	if *head.Protocol != plugin.Version {
+		return fmt.Errorf("it answers protocol %d; this vx speaks protocol %d", *head.Protocol, plugin.Version)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("its answer does not fit the protocol: %v", err)
+	}
+	if dec.More() {
+		return fmt.Errorf("its answer holds more than one JSON value")
+	}
+	return nil
+}
+
+func preview(b []byte) string {
+	if len(b) > 40 {
+		b = b[:40]
+	}
+	return strings.ToValidUTF8(string(b), "?")
+}
+
+var (
+	pluginName  = regexp.MustCompile(`^[A-Za-z0-9@][A-Za-z0-9@/._-]{0,99}$`)
+	commandName = regexp.MustCompile(`^[a-z][a-z0-9-]{0,39}$`)
+)
+
+// checkDescribe refuses a describe answer outside the protocol's rules.
+func checkDescribe(a *plugin.Describe) error {
+	switch {
+	case !pluginName.MatchString(a.Name):
+		return fmt.Errorf("its name %q is not a plugin name (letters, digits, @ / . _ -)", preview([]byte(a.Name)))
+	case len(a.Version) > 64:
+		return fmt.Errorf("its version is longer than 64 characters")
+	case len(a.Globs) > plugin.MaxGlobs:
+		return fmt.Errorf("it declares %d globs; at most %d", len(a.Globs), plugin.MaxGlobs)
+	case len(a.Commands) > plugin.MaxCommands:
+		return fmt.Errorf("it declares %d commands; at most %d", len(a.Commands), plugin.MaxCommands)
+	}
+	for _, s := range a.Stages {
+		if s != plugin.OffersTasks && s != plugin.OffersCommands {
+			return fmt.Errorf("stage %q is not one this vx knows (%q, %q)", s, plugin.OffersTasks, plugin.OffersCommands)
+		}
+	}
+	for _, g := range a.Globs {
+		if g == "" || strings.HasPrefix(g, "/") || !doublestar.ValidatePattern(g) {
+			return fmt.Errorf("glob %q is not a workspace-relative glob", g)
+		}
+	}
+	seen := map[string]bool{}
+	for _, c := range a.Commands {
+		if !commandName.MatchString(c.Name) {
+			return fmt.Errorf("command %q is not a verb name (lower case letters, digits and -)", preview([]byte(c.Name)))
+		}
+		if seen[c.Name] {
+			return fmt.Errorf("command %q is declared twice", c.Name)
+		}
+		seen[c.Name] = true
+		if len(c.Summary) > 200 {
+			return fmt.Errorf("command %q: its summary is longer than 200 characters", c.Name)
+		}
+		if len(c.InputSchema) > 0 && !bytes.HasPrefix(bytes.TrimSpace(c.InputSchema), []byte("{")) {
+			return fmt.Errorf("command %q: its inputSchema is not a JSON object", c.Name)
+		}
+	}
+	return nil
+}
+
+// Offers reports whether the describe answer lists stage.
+func Offers(a *plugin.Describe, stage string) bool {
+	for _, s := range a.Stages {
+		if s == stage {
+			return true
+		}
+	}
+	return false
+}
+
+// checkTasks refuses a tasks answer naming a project or file vx did not
+// send, a task name that is not one, a bad timeout, or a path that leaves
+// the workspace. It answers the file the bad task came from.
+func checkTasks(tasks []plugin.Task, files map[string]bool, roots map[string]string) (string, error) {
+	if len(tasks) > plugin.MaxTasks {
+		return "", fmt.Errorf("it answers %d tasks; at most %d", len(tasks), plugin.MaxTasks)
+	}
+	seen := map[string]bool{}
+	for _, t := range tasks {
+		id := t.Project + "#" + t.Name
+		root, ok := roots[t.Project]
+		switch {
+		case !ok:
+			return t.File, fmt.Errorf("task %q names project %q, which vx did not send", t.Name, t.Project)
+		case t.Name == "" || strings.ContainsAny(t.Name, "# \t\n") || len(t.Name) > 100:
+			return t.File, fmt.Errorf("task %q of project %s is not a task name", t.Name, t.Project)
+		case !files[t.File]:
+			return t.File, fmt.Errorf("task %s names file %q, which is not one of the files vx sent", id, t.File)
+		case seen[id]:
+			return t.File, fmt.Errorf("task %s is answered twice", id)
+		}
+		seen[id] = true
+		if t.Timeout != nil {
+			if d, err := time.ParseDuration(*t.Timeout); err != nil || d <= 0 {
+				return t.File, fmt.Errorf("task %s: timeout is not a duration (use a value such as \"90s\")", id)
+			}
+		}
+		for field, list := range map[string]*[]string{"inputs": t.Inputs, "outputs": t.Outputs} {
+			if list == nil {
+				continue
+			}
+			for _, p := range *list {
+				if escapes(root, p) {
+					return t.File, fmt.Errorf("task %s: %s %q is outside the workspace", id, field, p)
+				}
+			}
+		}
+	}
+	return "", nil
+}
+
+// escapes reports whether the task input or output p of the project at
+// root leads outside the workspace: "!" negates, "^" is relative to a
+// dependency's directory (taken as at root's depth), "/" to the
+// workspace root, and "npm:NAME" names a package, not a path.
+func escapes(root, p string) bool {
+	p = strings.TrimPrefix(p, "!")
+	if strings.HasPrefix(p, "npm:") {
+		return false
+	}
+	if strings.HasPrefix(p, "^") {
+		p = strings.TrimPrefix(p[1:], "!")
+	}
+	if strings.HasPrefix(p, "/") {
+		root, p = "", strings.TrimPrefix(strings.TrimPrefix(p, "/"), "!")
+		if strings.HasPrefix(p, "/") {
+			return true
+		}
+	}
+	if strings.Contains(p, "\\") || (len(p) > 1 && p[1] == ':') {
+		return true
+	}
+	c := path.Clean(path.Join(root, p))
+	return c == ".." || strings.HasPrefix(c, "../")
+}

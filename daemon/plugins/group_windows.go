@@ -1,0 +1,7 @@
+package plugins
+
+import "os/exec"
+
+// ownGroup leaves cmd's cancellation to kill the process itself (Windows
+// has no process groups to signal).
+func ownGroup(cmd *exec.Cmd) {}

@@ -1,0 +1,191 @@
+package plugins
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/vzn/vx/protocol/plugin"
+)
+
+// Input is what one plugin's inference needs from the workspace.
+type Input struct {
+	Decl     Decl
+	Projects []plugin.Project
+	// List answers the workspace's files (workspace-relative, slash
+	// separated); it is called only when the plugin offers tasks.
+	List func() ([]string, error)
+	// KeepLastGood answers the last good answers, marked Stale, when the
+	// plugin fails now (vxd does; a one-shot vx does not).
+	KeepLastGood bool
+}
+
+// Result is one plugin's inference.
+type Result struct {
+	Decl     Decl
+	Entry    Entry
+	Describe *plugin.Describe // nil when describe failed
+	Tasks    []plugin.Task
+	Files    []string // the files its globs matched
+	Err      error    // why the plugin was refused (masked)
+	Stale    bool     // Describe and Tasks are the last good answers, not current
+	Started  int      // plugin processes started
+}
+
+// Infer resolves in.Decl, asks describe and tasks (each only when its
+// stored answer's key no longer holds) and stores what is new.
+func (r Runner) Infer(ctx context.Context, in Input) Result {
+	res := Result{Decl: in.Decl}
+	prev := loadStored(r.Root, in.Decl.Spec)
+	fail := func(err error) Result {
+		res.Err = err
+		if in.KeepLastGood && prev != nil {
+			res.Describe, res.Tasks, res.Files, res.Stale = prev.Describe, prev.Tasks, prev.Files, true
+		} else {
+			res.Describe, res.Tasks, res.Files = nil, nil, nil
+		}
+		return res
+	}
+	e, err := Resolve(r.Root, in.Decl)
+	if err != nil {
+		return fail(err)
+	}
+	res.Entry = e
+	opts := string(in.Decl.Options)
+	cur := &stored{Spec: in.Decl.Spec, Identity: e.Identity, At: time.Now().UTC()}
+	cur.DescribeKey = key("describe", e.Identity, opts, in.Decl.timeout().String())
+	if prev != nil && prev.DescribeKey == cur.DescribeKey {
+		cur.Describe = prev.Describe
+	} else if cur.Describe, err = r.describe(ctx, in.Decl, e, &res); err != nil {
+		return fail(err)
+	}
+	res.Describe = cur.Describe
+	if Offers(cur.Describe, plugin.OffersTasks) {
+		if err := r.tasks(ctx, in, e, prev, cur, &res); err != nil {
+			return fail(err)
+		}
+	}
+	if prev == nil || prev.DescribeKey != cur.DescribeKey || prev.TasksKey != cur.TasksKey {
+		_ = cur.save(r.Root) // a store that cannot be written costs the next load a request
+	}
+	return res
+}
+
+// describe asks the describe stage.
+func (r Runner) describe(ctx context.Context, d Decl, e Entry, res *Result) (*plugin.Describe, error) {
+	res.Started++
+	b, stderr, err := r.Call(ctx, d, e, plugin.Request{Stage: plugin.StageDescribe})
+	if err != nil {
+		return nil, err
+	}
+	var a plugin.Describe
+	if err := decodeAnswer(b, &a); err == nil {
+		err = checkDescribe(&a)
+	}
+	if err != nil {
+		return nil, &Error{Plugin: d.Spec, File: d.File, Reason: r.mask("describe: " + err.Error()), Stderr: stderr}
+	}
+	return &a, nil
+}
+
+// tasks matches the globs, and asks the tasks stage unless the stored
+// answer was given for the same files, contents and projects.
+func (r Runner) tasks(ctx context.Context, in Input, e Entry, prev, cur *stored, res *Result) error {
+	d := in.Decl
+	all, err := in.List()
+	if err != nil {
+		return &Error{Plugin: d.Spec, File: d.File, Reason: r.mask("listing the workspace's files: " + err.Error())}
+	}
+	files := Match(cur.Describe.Globs, all)
+	if len(files) > plugin.MaxFiles {
+		return &Error{Plugin: d.Spec, File: d.File, Reason: fmt.Sprintf("its globs match %d files; at most %d", len(files), plugin.MaxFiles)}
+	}
+	parts := []string{"tasks", cur.DescribeKey}
+	for _, p := range in.Projects {
+		parts = append(parts, p.Name, p.Root)
+	}
+	for _, f := range files {
+		h := sha256.New()
+		if err := hashFile(filepath.Join(r.Root, filepath.FromSlash(f)), h); err != nil {
+			return &Error{Plugin: d.Spec, File: f, Reason: r.mask("reading a matched file: " + err.Error())}
+		}
+		parts = append(parts, f, hex.EncodeToString(h.Sum(nil)))
+	}
+	cur.TasksKey, cur.Files, res.Files = key(parts...), files, files
+	if prev != nil && prev.TasksKey == cur.TasksKey {
+		cur.Tasks, res.Tasks = prev.Tasks, prev.Tasks
+		return nil
+	}
+	res.Started++
+	b, stderr, err := r.Call(ctx, d, e, plugin.Request{Stage: plugin.StageTasks, Files: nonNil(files), Projects: nonNilProjects(in.Projects)})
+	if err != nil {
+		return err
+	}
+	var a plugin.TasksAnswer
+	if err := decodeAnswer(b, &a); err != nil {
+		return &Error{Plugin: d.Spec, File: d.File, Reason: r.mask("tasks: " + err.Error()), Stderr: stderr}
+	}
+	fileSet := map[string]bool{}
+	for _, f := range files {
+		fileSet[f] = true
+	}
+	roots := map[string]string{}
+	for _, p := range in.Projects {
+		roots[p.Name] = p.Root
+	}
+	if bad, err := checkTasks(a.Tasks, fileSet, roots); err != nil {
+		if bad == "" {
+			bad = d.File
+		}
+		return &Error{Plugin: d.Spec, File: bad, Reason: r.mask("tasks: " + err.Error()), Stderr: stderr}
+	}
+	cur.Tasks, res.Tasks = a.Tasks, a.Tasks
+	return nil
+}
+
+// Match lists the files matching any of globs, skipping node_modules,
+// .git and .vx.
+func Match(globs, files []string) []string {
+	var out []string
+	for _, f := range files {
+		if strings.HasPrefix(f, ".vx/") || strings.HasPrefix(f, ".git/") || strings.Contains("/"+f, "/node_modules/") {
+			continue
+		}
+		for _, g := range globs {
+			if ok, _ := doublestar.Match(g, f); ok {
+				out = append(out, f)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func nonNilProjects(s []plugin.Project) []plugin.Project {
+	if s == nil {
+		return []plugin.Project{}
+	}
+	return s
+}
+
+// Options is the JSON a declaration's options are sent as ({} when none).
+func Options(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return json.RawMessage("{}")
+	}
+	return raw
+}

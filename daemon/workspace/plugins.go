@@ -1,0 +1,219 @@
+package workspace
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/vzn/vx/daemon/hashing"
+	"github.com/vzn/vx/daemon/plugins"
+	"github.com/vzn/vx/daemon/secret"
+	"github.com/vzn/vx/protocol/layout"
+	"github.com/vzn/vx/protocol/plugin"
+)
+
+// PluginDecl is one entry of "plugins" in vx.workspace.json: a string
+// (the plugin) or an object with options and a timeout.
+type PluginDecl struct {
+	Plugin  string          `json:"plugin"`
+	Options json.RawMessage `json:"options,omitempty"`
+	Timeout string          `json:"timeout,omitempty"`
+}
+
+// UnmarshalJSON accepts a plain string as shorthand for {"plugin": "..."}.
+func (d *PluginDecl) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*d = PluginDecl{Plugin: s}
+		return nil
+	}
+	type plain PluginDecl
+	var p plain
+	dec := json.NewDecoder(bytesReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return fmt.Errorf("plugins entry: expected a string or {\"plugin\": string, \"options\": any, \"timeout\": duration} (%v)", err)
+	}
+	*d = PluginDecl(p)
+	return nil
+}
+
+// validatePlugins refuses a declaration no plugin can answer to.
+func (m *Model) validatePlugins() error {
+	seen := map[string]bool{}
+	for i, d := range m.Config.Plugins {
+		at := fmt.Sprintf("plugins[%d]", i)
+		if err := plugins.CheckSpec(d.Plugin); err != nil {
+			return &FileError{File: m.ConfigPath, Msg: at + ": " + err.Error()}
+		}
+		if seen[d.Plugin] {
+			return &FileError{File: m.ConfigPath, Msg: fmt.Sprintf("%s: plugin %q is declared twice", at, d.Plugin)}
+		}
+		seen[d.Plugin] = true
+		if d.Timeout != "" {
+			t, err := parseTimeout(d.Timeout)
+			if err == nil && t > plugin.MaxTimeoutSeconds*time.Second {
+				err = fmt.Errorf("longer than %ds", plugin.MaxTimeoutSeconds)
+			}
+			if err != nil {
+				return fieldError(m.ConfigPath, at+".timeout", err)
+			}
+		}
+	}
+	return nil
+}
+
+// TaskOrigin is where an inferred task came from.
+type TaskOrigin struct {
+	Plugin string `json:"plugin"` // the plugin's declared name
+	File   string `json:"file"`   // workspace-relative
+}
+
+// inferredTask is a plugin's task as the lowest layer of a definition.
+type inferredTask struct {
+	cfg    TaskConfig
+	origin TaskOrigin
+}
+
+// PluginState is what a load learned of one declared plugin.
+type PluginState struct {
+	Spec     string           `json:"plugin"`
+	Name     string           `json:"name,omitempty"`
+	Version  string           `json:"version,omitempty"`
+	Entry    string           `json:"entry,omitempty"` // workspace-relative
+	Identity string           `json:"identity,omitempty"`
+	Stages   []string         `json:"stages"`
+	Commands []plugin.Command `json:"commands,omitempty"`
+	Globs    []string         `json:"globs,omitempty"`
+	Files    int              `json:"files"` // files its globs matched
+	Tasks    int              `json:"tasks"` // tasks it contributed
+	Error    string           `json:"error,omitempty"`
+	// Stale: the plugin failed and its last good answers stand in.
+	Stale bool `json:"stale,omitempty"`
+	// Started counts the plugin processes this load started.
+	Started int `json:"-"`
+
+	decl    plugins.Decl
+	entry   plugins.Entry
+	matched []string
+}
+
+// Plugins lists the declared plugins, in declaration order.
+func (m *Model) Plugins() []PluginState { return m.plugins }
+
+// Runnable answers the declaration and entry a command of the plugin runs
+// with; ok is false when the plugin failed to load.
+func (s *PluginState) Runnable() (plugins.Decl, plugins.Entry, bool) {
+	return s.decl, s.entry, s.entry.Path != "" && s.Error == ""
+}
+
+// Inferred answers the origin of project's task when a plugin inferred it.
+func (m *Model) Inferred(project, task string) (TaskOrigin, bool) {
+	it, ok := m.inferred[project][task]
+	return it.origin, ok
+}
+
+// PluginMatches reports whether the workspace-relative file rel matches a
+// plugin's globs: its change may change the inferred tasks.
+func (m *Model) PluginMatches(rel string) bool {
+	for _, s := range m.plugins {
+		if len(plugins.Match(s.Globs, []string{filepath.ToSlash(rel)})) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// inferOptions is how a load runs its plugins.
+type inferOptions struct {
+	keepLastGood bool
+}
+
+// infer runs the declared plugins (or reuses their stored answers) and
+// adds their tasks as the lowest layer of each definition. A plugin that
+// fails is recorded in its PluginState; the load goes on without it.
+func (m *Model) infer(o inferOptions) {
+	if len(m.Config.Plugins) == 0 {
+		return
+	}
+	mask := secret.NewMasker(SecretValues(m.Root, m, environMap())...)
+	r := plugins.Runner{Root: m.Root, Mask: mask.String}
+	projects := make([]plugin.Project, 0, len(m.Projects))
+	for _, p := range m.Projects {
+		projects = append(projects, plugin.Project{Name: p.Name, Root: p.Dir})
+	}
+	var listed []string
+	var listErr error
+	listOnce := false
+	list := func() ([]string, error) {
+		if !listOnce {
+			listOnce = true
+			listed, _, listErr = hashing.ListFilesCached(context.Background(), m.Root, layout.FileList(m.Root))
+		}
+		return listed, listErr
+	}
+	m.inferred = map[string]map[string]inferredTask{}
+	for _, d := range m.Config.Plugins {
+		timeout, _ := parseTimeout(d.Timeout)
+		decl := plugins.Decl{Spec: d.Plugin, Options: d.Options, Timeout: timeout, File: ConfigFile}
+		res := r.Infer(context.Background(), plugins.Input{Decl: decl, Projects: projects, List: list, KeepLastGood: o.keepLastGood})
+		m.plugins = append(m.plugins, m.addInferred(res))
+	}
+}
+
+// addInferred records res and adds its tasks, the first plugin to infer a
+// task keeping it.
+func (m *Model) addInferred(res plugins.Result) PluginState {
+	s := PluginState{Spec: res.Decl.Spec, Stages: []string{}, Stale: res.Stale, Started: res.Started, decl: res.Decl, entry: res.Entry, matched: res.Files, Files: len(res.Files)}
+	if res.Entry.Path != "" {
+		if rel, err := filepath.Rel(m.Root, res.Entry.Path); err == nil {
+			s.Entry = filepath.ToSlash(rel)
+		}
+		s.Identity = res.Entry.Identity
+	}
+	if res.Err != nil {
+		s.Error = res.Err.Error()
+	}
+	if d := res.Describe; d != nil {
+		s.Name, s.Version, s.Stages, s.Commands, s.Globs = d.Name, d.Version, append(s.Stages, d.Stages...), d.Commands, d.Globs
+	}
+	var shadowed []string
+	for _, t := range res.Tasks {
+		if m.inferred[t.Project] == nil {
+			m.inferred[t.Project] = map[string]inferredTask{}
+		}
+		if have, ok := m.inferred[t.Project][t.Name]; ok {
+			shadowed = append(shadowed, fmt.Sprintf("%s#%s (kept %s's)", t.Project, t.Name, have.origin.Plugin))
+			continue
+		}
+		m.inferred[t.Project][t.Name] = inferredTask{cfg: taskConfigOf(t), origin: TaskOrigin{Plugin: s.Name, File: t.File}}
+		s.Tasks++
+	}
+	if len(shadowed) > 0 && s.Error == "" {
+		sort.Strings(shadowed)
+		s.Error = "tasks another plugin declared first also infers: " + strings.Join(shadowed, ", ")
+	}
+	return s
+}
+
+func taskConfigOf(t plugin.Task) TaskConfig {
+	return TaskConfig{Command: t.Command, DependsOn: t.DependsOn, Inputs: t.Inputs, Outputs: t.Outputs,
+		Env: t.Env, PassEnv: t.PassEnv, Cache: t.Cache, Timeout: t.Timeout}
+}
+
+// environMap is this process's environment as a map, for the variables
+// a secret declares without a value.
+func environMap() map[string]string {
+	out := map[string]string{}
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			out[k] = v
+		}
+	}
+	return out
+}

@@ -19,8 +19,11 @@ const OPTIONS = {
 };
 
 // Every file of the project but Markdown, and the same of the projects it
-// depends on (rules that resolve imports or read types look into them).
-const SOURCES = ['**', '!**/*.md', '!**/*.mdx', '^**', '^!**/*.md', '^!**/*.mdx'];
+// depends on but their tests and tool configs (rules that resolve imports
+// or read types look into a dependency's sources, never into its tests or
+// its own ESLint and Vite configs).
+const SOURCES = ['**', '!**/*.md', '!**/*.mdx',
+  '^**', '^!**/*.md', '^!**/*.mdx', '^!**/eslint.config.*', '^!**/*.{test,spec}.{js,mjs,cjs,jsx,ts,mts,cts,tsx}', '^!**/{vite,vitest}.config.*'];
 
 function describe(req) {
   readOptions(req.options, OPTIONS);

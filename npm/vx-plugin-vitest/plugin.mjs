@@ -18,11 +18,11 @@ const OPTIONS = {
   env: { type: 'strings', default: [] },
 };
 
-// Every file of the project but Markdown, and the same of the projects it
-// depends on but their tests and test configs (a test imports its
-// dependencies' sources, not their tests).
-const SOURCES = ['**', '!**/*.md', '!**/*.mdx'];
-const DEP_SOURCES = ['^**', '^!**/*.md', '^!**/*.mdx', '^!**/*.{test,spec}.{js,mjs,cjs,jsx,ts,mts,cts,tsx}', '^!**/{vite,vitest}.config.*'];
+// Every file of the project but Markdown and ESLint configs (Vitest loads
+// neither), and the same of the projects it depends on but their tests and
+// test configs (a test imports its dependencies' sources, not their tests).
+const SOURCES = ['**', '!**/*.md', '!**/*.mdx', '!**/eslint.config.*'];
+const DEP_SOURCES = ['^**', '^!**/*.md', '^!**/*.mdx', '^!**/eslint.config.*', '^!**/*.{test,spec}.{js,mjs,cjs,jsx,ts,mts,cts,tsx}', '^!**/{vite,vitest}.config.*'];
 
 function describe(req) {
   readOptions(req.options, OPTIONS);

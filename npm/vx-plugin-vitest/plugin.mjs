@@ -21,8 +21,9 @@ const OPTIONS = {
 // Every file of the project but Markdown and ESLint configs (Vitest loads
 // neither), and the same of the projects it depends on but their tests and
 // test configs (a test imports its dependencies' sources, not their tests).
-const SOURCES = ['**', '!**/*.md', '!**/*.mdx', '!**/eslint.config.*'];
-const DEP_SOURCES = ['^**', '^!**/*.md', '^!**/*.mdx', '^!**/eslint.config.*', '^!**/*.{test,spec}.{js,mjs,cjs,jsx,ts,mts,cts,tsx}', '^!**/{vite,vitest}.config.*'];
+// (Kept short: a workspace of 10,000 projects answers 10,000 tasks.)
+const SOURCES = ['**', '!**/*.{md,mdx}', '!**/eslint.config.*'];
+const DEP_SOURCES = ['^**', '^!**/*.{md,mdx}', '^!**/*.{test,spec}.*', '^!**/{eslint,vite,vitest}.config.*'];
 
 function describe(req) {
   readOptions(req.options, OPTIONS);

@@ -110,7 +110,7 @@ func layout(t *testing.T, files map[string]string) string {
 func yes() *bool { b := true; return &b }
 
 // Inputs every vitest task has before its config's own.
-var vitestBase = []string{"**", "!**/*.md", "!**/*.mdx", "!**/eslint.config.*", "^**", "^!**/*.md", "^!**/*.mdx", "^!**/eslint.config.*", "^!**/*.{test,spec}.{js,mjs,cjs,jsx,ts,mts,cts,tsx}", "^!**/{vite,vitest}.config.*"}
+var vitestBase = []string{"**", "!**/*.{md,mdx}", "!**/eslint.config.*", "^**", "^!**/*.{md,mdx}", "^!**/*.{test,spec}.*", "^!**/{eslint,vite,vitest}.config.*"}
 
 // TestVitestTasks: a test task for each project whose own directory holds
 // the config Vitest loads there (vitest.config before vite.config, a
@@ -158,8 +158,7 @@ func TestVitestTasks(t *testing.T) {
 	}
 }
 
-var eslintBase = []string{"**", "!**/*.md", "!**/*.mdx",
-	"^**", "^!**/*.md", "^!**/*.mdx", "^!**/eslint.config.*", "^!**/*.{test,spec}.{js,mjs,cjs,jsx,ts,mts,cts,tsx}", "^!**/{vite,vitest}.config.*"}
+var eslintBase = []string{"**", "!**/*.{md,mdx}", "^**", "^!**/*.{md,mdx}", "^!**/*.{test,spec}.*", "^!**/{eslint,vite,vitest}.config.*"}
 
 // TestEslintTasks: a lint task for each project under the flat config
 // `eslint .` loads in its directory (its own, else the nearest parent's

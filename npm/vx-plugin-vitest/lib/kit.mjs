@@ -243,9 +243,9 @@ function resolveRelative(wsRoot, rel) {
 
 // hasFile reports whether the project directory dir (workspace-relative)
 // holds a file whose name ends with one of exts, outside node_modules, dot
-// directories and the directories of other projects (skip), looking at
-// no more than MAX_WALK entries.
-export function hasFile(wsRoot, dir, exts, skip) {
+// directories and the directories of other projects (roots: every
+// project's root), looking at no more than MAX_WALK entries.
+export function hasFile(wsRoot, dir, exts, roots) {
   const stack = [dir];
   let seen = 0;
   while (stack.length) {
@@ -260,7 +260,7 @@ export function hasFile(wsRoot, dir, exts, skip) {
       if (++seen > MAX_WALK) return true; // too big to tell: assume it has
       const rel = d === '.' ? e.name : d + '/' + e.name;
       if (e.isDirectory()) {
-        if (e.name !== 'node_modules' && !e.name.startsWith('.') && !skip.has(rel)) stack.push(rel);
+        if (e.name !== 'node_modules' && !e.name.startsWith('.') && !roots.has(rel)) stack.push(rel);
       } else if (exts.some((x) => e.name.endsWith(x))) {
         return true;
       }

@@ -74,8 +74,18 @@ function testTask(p, file, chain, opts) {
   inputs.push(...opts.inputs);
   const task = { project: p.name, name: opts.taskName, file, command: 'vitest run', inputs: dedupe(inputs), cache: true, env: dedupe(['CI', ...opts.env]) };
   const cov = coverageDir(chain.text);
-  if (cov) task.outputs = [cov + '/**'];
+  if (cov) {
+    task.outputs = [cov + '/**'];
+    // Vitest loads the coverage provider's package itself.
+    task.inputs.push('npm:@vitest/coverage-' + coverageProvider(chain.text));
+  }
   return task;
+}
+
+// coverageProvider is the config's coverage provider, v8 by default.
+function coverageProvider(text) {
+  const m = /(?:^|[^\w$.])provider\s*:\s*(['"`])(v8|istanbul)\1/.exec(block(block(text, 'test'), 'coverage'));
+  return m ? m[2] : 'v8';
 }
 
 // coverageDir is the project-relative directory Vitest writes coverage to

@@ -138,7 +138,8 @@ func replace(t *testing.T, root, rel, old, new string) {
 // those tasks written by hand, against Vitest and ESLint from npm, across
 // a series of edits: per step both runs execute, take from the cache and
 // fail the same tasks with the same cache keys and exit code, and that is
-// what a user expects of each edit.
+// what a user expects of each edit. lib's config enables coverage: its
+// report is there after every run, restored by a hit after it was deleted.
 func TestPluginsMatchHandWritten(t *testing.T) {
 	tools := toolsDir(t)
 	env := harness.Env("VX_LOG", "CI")
@@ -162,6 +163,11 @@ func TestPluginsMatchHandWritten(t *testing.T) {
 	}{
 		{"cold", nil, all("ran"), 0},
 		{"nothing changed", nil, all("hit"), 0},
+		{"coverage deleted (a hit restores it)", func(r string) {
+			if err := os.RemoveAll(filepath.Join(r, "packages", "lib", "coverage")); err != nil {
+				t.Fatal(err)
+			}
+		}, all("hit"), 0},
 		{"a dependency's source", func(r string) { replace(t, r, "packages/lib/src/index.js", "a + b", "b + a") }, all("ran"), 0},
 		{"a test file (lint lints it)", func(r string) { replace(t, r, "packages/lib/src/index.test.js", "toBe(3)", "toEqual(3)") },
 			but("hit", map[string]string{"lib#test": "ran", "lib#lint": "ran"}), 0},
@@ -207,6 +213,12 @@ func TestPluginsMatchHandWritten(t *testing.T) {
 		}
 		if w := whats(got[0]); !reflect.DeepEqual(w, step.want) || codes[0] != step.code {
 			t.Errorf("%s: the runs did %v (exit %d), want %v (exit %d)", step.name, w, codes[0], step.want, step.code)
+		}
+		for _, root := range roots {
+			// Vitest writes it on every run, vx restores it on every hit.
+			if _, err := os.Stat(filepath.Join(root, "packages", "lib", "coverage", "coverage-summary.json")); err != nil && got[0]["lib#test"].what != "failed" {
+				t.Errorf("%s: lib's coverage report is not there after the run: %v", step.name, err)
+			}
 		}
 	}
 }

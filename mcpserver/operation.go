@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"reflect"
 
@@ -18,6 +19,10 @@ type OperationOptions struct {
 	MoreDescription string
 	Input           reflect.Type // with Run: its handler gets a pointer to this type
 	Run             func(ctx context.Context, call *Call, in any) (any, error)
+	// Schema, with Run, is an input schema given as data (a plugin's
+	// verb): arguments are checked against it (opkit.CheckArgs) and Run
+	// gets them as a json.RawMessage.
+	Schema json.RawMessage
 }
 
 // AddOperation adds op to the tool catalog (see OperationTool) and
@@ -53,6 +58,9 @@ func OperationTool(op *opkit.Bound, opts *OperationOptions) Tool {
 	if opts.Run != nil {
 		run = opts.Run
 	}
+	if opts.Schema != nil {
+		return dataSchemaTool(op, opts)
+	}
 	inSchema, _, err := opkit.InputSchema(in)
 	if err != nil {
 		panic(fmt.Sprintf("mcpserver: %s: %v", op.Name, err)) // a declaration bug; the catalogs' tests build every one
@@ -76,4 +84,19 @@ func annotations(op *opkit.Bound) *mcp.ToolAnnotations {
 		ann.IdempotentHint = mcp.Bool(op.Idempotent)
 	}
 	return ann
+}
+
+// dataSchemaTool is OperationTool for an input schema given as data.
+func dataSchemaTool(op *opkit.Bound, opts *OperationOptions) Tool {
+	if opts.Run == nil {
+		panic(fmt.Sprintf("mcpserver: %s: a schema given as data needs its own Run", op.Name))
+	}
+	def := mcp.Tool{Name: op.Name, Title: op.Title, Description: op.Description + opts.MoreDescription,
+		InputSchema: opts.Schema, OutputSchema: opkit.OutputSchema(reflect.New(op.Output).Interface()), Annotations: annotations(op)}
+	return Tool{Def: def, Handler: func(ctx context.Context, call *Call) (any, error) {
+		if err := opkit.CheckArgs(call.Arguments, opts.Schema); err != nil {
+			return nil, err
+		}
+		return opts.Run(ctx, call, call.Arguments)
+	}}
 }

@@ -23,6 +23,10 @@ type Program struct {
 	// Hint, when set, follows the refusal of an unknown verb (e.g. the
 	// closest name).
 	Hint func(name string, names []string) string
+	// More, when set, answers verbs found at run time (vx's plugin
+	// commands) and the heading the help lists them under. They never
+	// replace a built-in verb.
+	More func(s *IO) (heading string, cmds []Subcommand)
 }
 
 // Run runs the verb argv names and returns the process exit code: with no
@@ -38,6 +42,14 @@ func (p Program) Run(ctx context.Context, argv []string, s *IO) int {
 		for _, c := range cmds {
 			fmt.Fprintf(s.Out, "  %-8s %s\n", c.Name, c.Summary)
 		}
+		if p.More != nil {
+			if heading, more := p.More(s); len(more) > 0 {
+				fmt.Fprintf(s.Out, "\n%s:\n", heading)
+				for _, c := range more {
+					fmt.Fprintf(s.Out, "  %-8s %s\n", c.Name, c.Summary)
+				}
+			}
+		}
 		fmt.Fprint(s.Out, p.Footer)
 		return 0
 	}
@@ -51,6 +63,15 @@ func (p Program) Run(ctx context.Context, argv []string, s *IO) int {
 			return Exit(s, p.Name, c.Run(ctx, s, argv[1:]))
 		}
 		names = append(names, c.Name)
+	}
+	if p.More != nil {
+		_, more := p.More(s)
+		for _, c := range more {
+			if c.Name == verb {
+				return Exit(s, p.Name, c.Run(ctx, s, argv[1:]))
+			}
+			names = append(names, c.Name)
+		}
 	}
 	hint := ""
 	if p.Hint != nil {

@@ -132,7 +132,11 @@ func renderLockCheck(w io.Writer, r *lockfile.CheckResult) {
 	fmt.Fprintf(w, "%d audited, %d not audited, %d drift(s):\n", len(r.Audited), len(r.NotAudited), len(r.Problems))
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 	for _, p := range r.Problems {
-		fmt.Fprintf(tw, "  %s\t%s\tlocked: %s\tnow: %s\n", p.TaskID, p.Field, p.Locked, p.Current)
+		who := p.TaskID
+		if p.Plugin != "" {
+			who = "plugin " + p.Plugin
+		}
+		fmt.Fprintf(tw, "  %s\t%s\tlocked: %s\tnow: %s\n", who, p.Field, p.Locked, p.Current)
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "review the change, then run `vx lock` to record it")
@@ -193,6 +197,9 @@ func renderInfo(w io.Writer, o *ops.InfoOutput) {
 	row("flaky tasks", flaky)
 	for _, ov := range o.OutputOverlaps {
 		row("outputs overlap", ops.OverlapText(ov))
+	}
+	for _, p := range o.Plugins {
+		row("plugin", pluginText(p))
 	}
 	if l := o.Lock; l != nil {
 		switch {

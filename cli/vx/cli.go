@@ -38,6 +38,7 @@ var program = cmdline.Program{
 	About:  "a monorepo task runner with a content-addressed cache and run history",
 	Footer: "\nEvery command takes --help. Commands that answer a question take --format json.\n",
 	Hint:   workspace.CloseHint,
+	More:   pluginCommands,
 	Commands: []cmdline.Subcommand{
 		{Name: "run", Summary: "run tasks across the workspace, with the cache", Run: runVerb},
 		{Name: "show", Summary: "show projects, tasks and resolved task configuration", Run: showVerb},

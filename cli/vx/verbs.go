@@ -160,6 +160,9 @@ func renderShow(w io.Writer, o *ops.ShowOutput) {
 			cmd = "(none: a no-op that only orders its dependencies)"
 		}
 		row("command", cmd+"  ["+t.CommandSource+"]")
+		if o := t.InferredFrom; o != nil {
+			row("inferred from", "plugin "+o.Plugin+", "+o.File)
+		}
 		row("dependsOn", list(t.DependsOn))
 		inputs := list(t.Inputs)
 		if len(t.Inputs) == 0 {

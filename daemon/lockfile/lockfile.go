@@ -41,11 +41,13 @@ type lockedTask struct {
 type lock struct {
 	Version int                   `json:"version"`
 	Tasks   map[string]lockedTask `json:"tasks"`
+	// Plugins are the declared plugins by declaration (plugins.go).
+	Plugins map[string]lockedPlugin `json:"plugins,omitempty"`
 }
 
 // generate records every task that runs a command, masked.
 func generate(m *workspace.Model, mask *secret.Masker) *lock {
-	l := &lock{Version: lockVersion, Tasks: map[string]lockedTask{}}
+	l := &lock{Version: lockVersion, Tasks: map[string]lockedTask{}, Plugins: lockPlugins(m)}
 	add := func(project, name string) {
 		def, ok := m.Resolve(project, name)
 		if !ok || def.NoOp() {
@@ -129,7 +131,9 @@ func read(root string) (*lock, error) {
 
 // Problem is one drift between the lock and the configuration.
 type Problem struct {
-	TaskID  string `json:"taskId"`
+	TaskID string `json:"taskId"` // "" for a plugin's drift
+	// Plugin is the declaration of a plugin that changed since the lock.
+	Plugin  string `json:"plugin,omitempty"`
 	Field   string `json:"field"` // a definition field, or "task" for an added/removed task
 	Locked  string `json:"locked"`
 	Current string `json:"current"`
@@ -194,6 +198,7 @@ func Check(m *workspace.Model, mask *secret.Masker) (*CheckResult, error) {
 			res.Problems = append(res.Problems, drift...)
 		}
 	}
+	res.Problems = append(res.Problems, diffPlugins(locked.Plugins, cur.Plugins)...)
 	res.UpToDate = len(res.Problems) == 0
 	if !res.UpToDate {
 		res.ExitCode = 1

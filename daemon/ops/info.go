@@ -59,6 +59,9 @@ type InfoOutput struct {
 	// Sandbox is the sandbox runtime's verdict for this host and how many
 	// tasks declare a sandbox.
 	Sandbox wire.SandboxVerdict `json:"sandbox"`
+
+	// Plugins are the declared plugins (docs/plugins.md), in order.
+	Plugins []InfoPlugin `json:"plugins"`
 }
 
 // InfoCache is the cache's state.
@@ -121,7 +124,7 @@ type InfoInput struct {
 
 // Info answers `vx info` and getWorkspaceInfo.
 func Info(ctx context.Context, e *Env, in InfoInput) (*InfoOutput, error) {
-	out := &InfoOutput{Root: e.Root, ConfigErrors: []string{}, ProjectNames: []string{}, Tasks: []string{}, RootTasks: []string{}, Flaky: []string{}, OutputOverlaps: []workspace.OutputOverlap{}}
+	out := &InfoOutput{Root: e.Root, ConfigErrors: []string{}, ProjectNames: []string{}, Tasks: []string{}, RootTasks: []string{}, Flaky: []string{}, OutputOverlaps: []workspace.OutputOverlap{}, Plugins: []InfoPlugin{}}
 	out.Versions.VX, out.Versions.Key, out.Versions.CacheFormat, out.Versions.HistorySchema, out.Versions.Go = version.Version, taskkey.Version,
 		cache.FormatVersion, history.SchemaVersion, runtime.Version()
 	if err := e.LoadError(); err != nil {
@@ -135,6 +138,7 @@ func Info(ctx context.Context, e *Env, in InfoInput) (*InfoOutput, error) {
 		out.Tasks = m.TaskNames()
 		out.RootTasks = nonNil(m.RootTasks())
 		out.OutputOverlaps = append(out.OutputOverlaps, m.OutputOverlaps()...)
+		out.Plugins = infoPlugins(m, e.Masker)
 		switch {
 		case !m.Config.MCP.Run.Set || m.Config.MCP.Run.All:
 			out.MCP.RunTasks = "any"

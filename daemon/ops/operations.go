@@ -138,6 +138,14 @@ func runOps() []*Operation {
 				"approve. Without a plan, lists the plans waiting; page prints the status page address that logs a browser in " +
 				"to approve."},
 			ApprovePlan),
+		// Plugin verbs run code the workspace's plugins declare: as an
+		// operation only on the command line; a verb declared readOnly
+		// with an inputSchema is served as a tool of its own name
+		// (PluginTools), through this operation.
+		opkit.Define(opkit.Spec[PluginCommandInput, PluginCommandOutput]{Name: OpPluginCommand, Title: "Run a plugin command", CLIOnly: true,
+			Description: "Runs a verb a plugin adds (vx VERB ARGS…) with the workspace model: the plugin's " +
+				"output, its JSON result and exit code (docs/plugins.md)."},
+			PluginCommand),
 	}
 }
 

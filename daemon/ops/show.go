@@ -30,6 +30,9 @@ type TaskInfo struct {
 
 	// Sandbox is the resolved sandbox; absent when the task declares none.
 	Sandbox *workspace.SandboxDef `json:"sandbox,omitempty"`
+	// InferredFrom is the plugin and file the task was inferred from
+	// (absent for a configured task or a script).
+	InferredFrom *workspace.TaskOrigin `json:"inferredFrom,omitempty"`
 }
 
 // ProjectInfo is one project with the tasks a run would see in it.
@@ -94,7 +97,7 @@ func taskInfo(m *workspace.Model, mask *secret.Masker, project, task string) Tas
 	def, _ := m.Resolve(project, task)
 	ti := TaskInfo{TaskID: workspace.TaskID(project, task), Project: project, Task: task, Command: mask.String(def.Command), CommandSource: def.CommandSource,
 		NoOp: def.NoOp(), DependsOn: def.DependsOn, Cache: def.Cache, Inputs: def.Inputs, Outputs: def.Outputs, Env: def.Env, PassEnv: def.PassEnv,
-		Secrets: def.Secrets(), Timeout: def.TimeoutText}
+		Secrets: def.Secrets(), Timeout: def.TimeoutText, InferredFrom: def.InferredFrom}
 	if ti.Secrets == nil {
 		ti.Secrets = []string{}
 	}

@@ -24,8 +24,42 @@ type stored struct {
 	Describe    *plugin.Describe `json:"describe"`
 	TasksKey    string           `json:"tasksKey,omitempty"`
 	Tasks       []plugin.Task    `json:"tasks,omitempty"`
-	Files       []string         `json:"files,omitempty"`
+	Files       []fileRec        `json:"files,omitempty"`
 	At          time.Time        `json:"at"`
+
+	// rehashed counts the matched files this load read (their stamps did
+	// not vouch for them): storing their new stamps spares the next load.
+	rehashed int
+}
+
+// fileRec is a matched file as a tasks answer was given for it: its
+// content hash, and its stamp then, which lets a later load take the hash
+// without reading the file again.
+type fileRec struct {
+	Path  string        `json:"path"`
+	Hash  string        `json:"hash"`
+	Stamp hashing.Stamp `json:"stamp"`
+}
+
+// racyWindow: a stamp this close to the answer's time (or later) is not
+// trusted; timestamps are coarse, and an edit right after the hash could
+// leave the stamp as it was.
+const racyWindow = 2 * time.Second
+
+// trusted reports whether st, the stamp of the file r records now, is the
+// stamp it had well before the answer was stored at at: then r.Hash is
+// its content's hash without reading it.
+func (r fileRec) trusted(st hashing.Stamp, at time.Time) bool {
+	return st.Exists && r.Stamp == st && time.Unix(0, st.Mtime).Before(at.Add(-racyWindow)) &&
+		time.Unix(0, st.Ctime).Before(at.Add(-racyWindow))
+}
+
+func (s *stored) paths() []string {
+	out := make([]string, len(s.Files))
+	for i, r := range s.Files {
+		out[i] = r.Path
+	}
+	return out
 }
 
 // storePath is where spec's answers are kept.

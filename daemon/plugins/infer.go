@@ -12,6 +12,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/vzn/vx/daemon/hashing"
 	"github.com/vzn/vx/protocol/plugin"
 )
 
@@ -47,7 +48,7 @@ func (r Runner) Infer(ctx context.Context, in Input) Result {
 	fail := func(err error) Result {
 		res.Err = err
 		if in.KeepLastGood && prev != nil {
-			res.Describe, res.Tasks, res.Files, res.Stale = prev.Describe, prev.Tasks, prev.Files, true
+			res.Describe, res.Tasks, res.Files, res.Stale = prev.Describe, prev.Tasks, prev.paths(), true
 		} else {
 			res.Describe, res.Tasks, res.Files = nil, nil, nil
 		}
@@ -72,7 +73,7 @@ func (r Runner) Infer(ctx context.Context, in Input) Result {
 			return fail(err)
 		}
 	}
-	if prev == nil || prev.DescribeKey != cur.DescribeKey || prev.TasksKey != cur.TasksKey {
+	if prev == nil || prev.DescribeKey != cur.DescribeKey || prev.TasksKey != cur.TasksKey || cur.rehashed > 0 {
 		_ = cur.save(r.Root) // a store that cannot be written costs the next load a request
 	}
 	return res
@@ -111,14 +112,27 @@ func (r Runner) tasks(ctx context.Context, in Input, e Entry, prev, cur *stored,
 	for _, p := range in.Projects {
 		parts = append(parts, p.Name, p.Root)
 	}
+	known := map[string]fileRec{}
+	var at time.Time
+	if prev != nil {
+		at = prev.At
+		for _, rec := range prev.Files {
+			known[rec.Path] = rec
+		}
+	}
 	for _, f := range files {
-		h := sha256.New()
-		if err := hashFile(filepath.Join(r.Root, filepath.FromSlash(f)), h); err != nil {
+		old, ok := known[f]
+		rec, err := r.fileRec(f, old, ok, at)
+		if !ok || rec.Stamp != old.Stamp || !old.trusted(rec.Stamp, at) {
+			cur.rehashed++
+		}
+		if err != nil {
 			return &Error{Plugin: d.Spec, File: f, Reason: r.mask("reading a matched file: " + err.Error())}
 		}
-		parts = append(parts, f, hex.EncodeToString(h.Sum(nil)))
+		cur.Files = append(cur.Files, rec)
+		parts = append(parts, f, rec.Hash)
 	}
-	cur.TasksKey, cur.Files, res.Files = key(parts...), files, files
+	cur.TasksKey, res.Files = key(parts...), files
 	if prev != nil && prev.TasksKey == cur.TasksKey {
 		cur.Tasks, res.Tasks = prev.Tasks, prev.Tasks
 		return nil
@@ -188,4 +202,20 @@ func Options(raw json.RawMessage) json.RawMessage {
 		return json.RawMessage("{}")
 	}
 	return raw
+}
+
+// fileRec hashes the matched file f, or takes the hash of old, its
+// record in the answer stored at at (known: there is one), when it stats
+// as it did then.
+func (r Runner) fileRec(f string, old fileRec, known bool, at time.Time) (fileRec, error) {
+	abs := filepath.Join(r.Root, filepath.FromSlash(f))
+	st := hashing.StampOf(abs)
+	if known && old.trusted(st, at) {
+		return fileRec{Path: f, Hash: old.Hash, Stamp: st}, nil
+	}
+	h := sha256.New()
+	if err := hashFile(abs, h); err != nil {
+		return fileRec{}, err
+	}
+	return fileRec{Path: f, Hash: hex.EncodeToString(h.Sum(nil)), Stamp: st}, nil
 }

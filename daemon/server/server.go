@@ -151,7 +151,7 @@ func Serve(ctx context.Context, o Options) error {
 	}
 
 	d.reapDeadRuns(ctx)
-	m, loadErr := workspace.Load(root)
+	m, loadErr := workspace.LoadServing(root)
 	d.env = ops.NewEnv(root, m, loadErr, nil)
 	d.env.VX, d.env.Daemon = o.VX, d.info
 	defer d.env.Close()
@@ -283,6 +283,7 @@ func (d *daemon) refreshCatalog() {
 	if m, err := d.env.CurrentModel(); err == nil && m.Config.MCP.Compact() {
 		catalog = tools.Compact(catalog)
 	}
+	catalog = append(catalog, tools.PluginTools(d.env, catalog)...)
 	d.mcp.SetTools(catalog)
 	res, tmpl := tools.Resources(d.env)
 	if err := d.mcp.SetResources(res, tmpl); err != nil {
@@ -305,7 +306,7 @@ func (d *daemon) recordReload(start time.Time, err error, trigger string) {
 // the last good model serving and is reported.
 func (d *daemon) reload(trigger string) {
 	start := time.Now()
-	m, err := workspace.Load(d.root)
+	m, err := workspace.LoadServing(d.root)
 	d.env.SetModel(m, err)
 	d.recordReload(start, err, trigger)
 	if err != nil {

@@ -134,6 +134,9 @@ func (w *watcher) relevant(ev fsnotify.Event) bool {
 	if ev.Name == w.d.root {
 		return true
 	}
+	if w.pluginFile(ev.Name) {
+		return true
+	}
 	// A new directory under a watched glob parent may be a new project.
 	if ev.Has(fsnotify.Create) || ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
 		w.mu.Lock()
@@ -217,4 +220,15 @@ func (w *watcher) workspaceGone() bool {
 	}
 	_, err := os.Stat(filepath.Join(w.d.root, workspace.ConfigFile))
 	return os.IsNotExist(err)
+}
+
+// pluginFile reports whether a plugin's globs match path: its change may
+// change the tasks the plugin infers.
+func (w *watcher) pluginFile(path string) bool {
+	m, err := w.d.env.CurrentModel()
+	if err != nil {
+		return false
+	}
+	rel, err := filepath.Rel(w.d.root, path)
+	return err == nil && m.PluginMatches(rel)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -109,7 +110,7 @@ func (m *Model) Plugins() []PluginState { return m.plugins }
 // Runnable answers the declaration and entry a command of the plugin runs
 // with; ok is false when the plugin failed to load.
 func (s *PluginState) Runnable() (plugins.Decl, plugins.Entry, bool) {
-	return s.decl, s.entry, s.entry.Path != "" && s.Error == ""
+	return s.decl, s.entry, s.entry.Path != "" && s.Name != ""
 }
 
 // Inferred answers the origin of project's task when a plugin inferred it.
@@ -180,7 +181,8 @@ func (m *Model) addInferred(res plugins.Result) PluginState {
 		s.Error = res.Err.Error()
 	}
 	if d := res.Describe; d != nil {
-		s.Name, s.Version, s.Stages, s.Commands, s.Globs = d.Name, d.Version, append(s.Stages, d.Stages...), d.Commands, d.Globs
+		s.Name, s.Version, s.Stages, s.Globs = d.Name, d.Version, append(s.Stages, d.Stages...), d.Globs
+		s.Commands = m.addCommands(&s, d.Commands)
 	}
 	var shadowed []string
 	for _, t := range res.Tasks {
@@ -216,4 +218,57 @@ func environMap() map[string]string {
 		}
 	}
 	return out
+}
+
+// LoadServing is Load for vxd, which serves the model for its life: a
+// plugin that fails keeps its last good answers (marked Stale, with the
+// failure kept) rather than losing its tasks until it is fixed.
+func LoadServing(root string) (*Model, error) {
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	return load(root, nil, inferOptions{keepLastGood: true})
+}
+
+// addCommands answers the commands of a plugin vx adds as verbs: one
+// named like a built-in verb, or like an earlier plugin's, is refused,
+// and the refusal kept in s.Error.
+func (m *Model) addCommands(s *PluginState, cmds []plugin.Command) []plugin.Command {
+	var out []plugin.Command
+	var refused []string
+	for _, c := range cmds {
+		owner := ""
+		if slices.Contains(plugin.ReservedVerbs, c.Name) {
+			owner = "vx's own verb"
+		}
+		for _, other := range m.plugins {
+			for _, oc := range other.Commands {
+				if oc.Name == c.Name {
+					owner = "plugin " + other.Spec + "'s verb"
+				}
+			}
+		}
+		if owner != "" {
+			refused = append(refused, fmt.Sprintf("command %q is %s, so it is not added", c.Name, owner))
+			continue
+		}
+		out = append(out, c)
+	}
+	if len(refused) > 0 && s.Error == "" {
+		s.Error = strings.Join(refused, "; ")
+	}
+	return out
+}
+
+// PluginCommand finds the plugin adding verb.
+func (m *Model) PluginCommand(verb string) (*PluginState, plugin.Command, bool) {
+	for i := range m.plugins {
+		for _, c := range m.plugins[i].Commands {
+			if c.Name == verb {
+				return &m.plugins[i], c, true
+			}
+		}
+	}
+	return nil, plugin.Command{}, false
 }

@@ -147,3 +147,51 @@ func TestWarmLoadStartsNoPlugin(t *testing.T) {
 		t.Fatalf("after the plugin changed: %q", got)
 	}
 }
+
+// TestPluginFromPackage: a package name resolves through
+// node_modules/<name>/package.json's "vx": {"plugin": …}; an entry that
+// leaves the package is refused.
+func TestPluginFromPackage(t *testing.T) {
+	needNode(t)
+	root := pluginTree(t, map[string]string{
+		"vx.workspace.json":                             `{"plugins":["@vzn/vx-plugin-ref","vx-plugin-escape"]}`,
+		"node_modules/@vzn/vx-plugin-ref/package.json":  `{"name":"@vzn/vx-plugin-ref","version":"1.0.0","vx":{"plugin":"./lib/index.mjs"}}`,
+		"node_modules/@vzn/vx-plugin-ref/lib/index.mjs": referencePlugin(t),
+		"node_modules/vx-plugin-escape/package.json":    `{"name":"vx-plugin-escape","vx":{"plugin":"../../tools/ref.mjs"}}`,
+	})
+	m := mustLoad(t, root)
+	ps := m.Plugins()
+	if len(ps) != 2 || ps[0].Error != "" || ps[0].Entry != "node_modules/@vzn/vx-plugin-ref/lib/index.mjs" || ps[0].Tasks != 1 {
+		t.Fatalf("package plugin: %+v", ps)
+	}
+	if !strings.Contains(ps[1].Error, "plugin vx-plugin-escape") || !strings.Contains(ps[1].Error, "outside") {
+		t.Fatalf("an entry outside its package was not refused: %+v", ps[1])
+	}
+	if def, ok := m.Resolve("a", "ref"); !ok || def.InferredFrom == nil || def.InferredFrom.Plugin != "reference" {
+		t.Fatalf("a#ref from the package: %+v", def)
+	}
+}
+
+// TestServingKeepsLastGoodAnswer: under vxd a plugin that starts failing
+// keeps its last good tasks, with the failure shown; a one-shot load
+// drops them.
+func TestServingKeepsLastGoodAnswer(t *testing.T) {
+	needNode(t)
+	root := pluginTree(t, nil)
+	mustLoad(t, root)
+	writeTree(t, root, map[string]string{"tools/ref.mjs": "process.exit(9)\n"})
+	m, err := workspace.LoadServing(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := m.Plugins()
+	if len(ps) != 1 || !ps[0].Stale || !strings.Contains(ps[0].Error, "exit status 9") {
+		t.Fatalf("serving: %+v", ps)
+	}
+	if def, ok := m.Resolve("a", "ref"); !ok || def.Command != "echo ref a" {
+		t.Fatalf("the last good a#ref is gone: %+v", def)
+	}
+	if _, ok := mustLoad(t, root).Resolve("a", "ref"); ok {
+		t.Fatal("a one-shot load kept a failing plugin's tasks")
+	}
+}

@@ -50,6 +50,12 @@ const (
 	MaxFiles = 100000
 )
 
+// ReservedVerbs are vx's own verbs and help words: a plugin command of
+// one of these names is refused (it would shadow the built-in verb).
+// cli/vx's tests hold this list to the verbs it has.
+var ReservedVerbs = []string{"approve", "cache", "config", "docs", "doctor", "help", "info", "init", "last", "lock",
+	"mcp", "push", "run", "show", "version", "why"}
+
 // Request is what vx writes to a plugin's stdin.
 type Request struct {
 	Protocol int             `json:"protocol"`

@@ -31,6 +31,7 @@ func TestCompactIsTheVerbs(t *testing.T) {
 		t.Fatal(err)
 	}
 	commit(t, root, "compact tools")
+	addReferencePlugin(t, root)
 	h := buildHistory(t, root)
 	endpoint, token := startDaemon(t, root)
 	cs := connect(t, endpoint, token, revStateless)
@@ -43,6 +44,9 @@ func TestCompactIsTheVerbs(t *testing.T) {
 		}
 		for _, m := range compactSub.FindAllStringSubmatch(tl.Description, -1) {
 			reach[m[2]] = via{tl.Name, m[1]}
+		}
+		if tl.Name == "tasks-of" {
+			reach[tl.Name] = via{tl.Name, ""} // a plugin's verb is a tool of its own in both catalogs
 		}
 	}
 	if len(reach) == 0 {
@@ -57,7 +61,9 @@ func TestCompactIsTheVerbs(t *testing.T) {
 		c := r
 		c.tool = v.tool
 		c.args = maps.Clone(r.args)
-		c.args["what"] = v.what
+		if v.what != "" {
+			c.args["what"] = v.what
+		}
 		t.Run(v.tool+"/"+r.name(), func(t *testing.T) { checkRow(t, cs, root, c) })
 	}
 }

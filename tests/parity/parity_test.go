@@ -145,6 +145,9 @@ func rows(h hist) []row {
 		{tool: "getWorkspaceInfo", args: map[string]any{}, verb: []string{"info", "--format", "json"},
 			ignore: daemonLive},
 		{tool: "diagnose", args: map[string]any{}, verb: []string{"doctor", "--format", "json"}},
+		// A plugin's read-only verb (addReferencePlugin): the tool's input
+		// object and the command line's argument name the same project.
+		{tool: "tasks-of", args: map[string]any{"project": "app"}, verb: []string{"tasks-of", "app", "--format", "json"}, holds: `"plugin":"reference"`},
 		// vxd status is the daemon part of the workspace info (--json is
 		// kept as an alias of --format json).
 		{tool: "getWorkspaceInfo", args: map[string]any{}, verb: []string{"status", "--format", "json"}, vxd: true, part: "daemon", ignore: statusLive, holds: `"trigger":"start"`},
@@ -191,6 +194,7 @@ var statusLive = []string{"heapBytes", "rssBytes", "uptimeMs", "lastActivity", "
 // the same workspace state.
 func TestVerbJSONIsTheToolAnswer(t *testing.T) {
 	root := workspace(t, "ws")
+	addReferencePlugin(t, root)
 	h := buildHistory(t, root)
 	endpoint, token := startDaemon(t, root)
 	// The same answer reaches every client: straight over HTTP in both

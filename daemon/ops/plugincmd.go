@@ -1,0 +1,104 @@
+package ops
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/vzn/vx/daemon/plugins"
+	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/opkit"
+	"github.com/vzn/vx/protocol/plugin"
+)
+
+// OpPluginCommand is the operation running a plugin's verb.
+const OpPluginCommand = "runPluginCommand"
+
+// PluginCommandInput names a plugin verb and what it is given: the
+// command line's arguments after the verb, or a tool's input object.
+type PluginCommandInput struct {
+	Command string          `json:"command" jsonschema:"the plugin verb, as vx help lists it under Plugin commands"`
+	Args    []string        `json:"args,omitempty" jsonschema:"the command line's arguments after the verb"`
+	Input   json.RawMessage `json:"input,omitempty" jsonschema:"the verb's input object (its inputSchema)"`
+}
+
+// PluginCommandOutput is a plugin verb's answer.
+type PluginCommandOutput struct {
+	Plugin   string          `json:"plugin"`
+	Command  string          `json:"command"`
+	Output   string          `json:"output"`
+	Result   json.RawMessage `json:"result,omitempty"`
+	ExitCode int             `json:"exitCode"`
+}
+
+// PluginCommand runs a plugin's verb with the workspace model.
+func PluginCommand(ctx context.Context, e *Env, in PluginCommandInput) (*PluginCommandOutput, error) {
+	m, err := e.CurrentModel()
+	if err != nil {
+		return nil, err
+	}
+	st, _, ok := m.PluginCommand(in.Command)
+	if !ok {
+		return nil, opkit.Refuse("command", "no plugin adds the verb %q%s", in.Command, workspace.CloseHint(in.Command, pluginVerbs(m)))
+	}
+	decl, entry, ok := st.Runnable()
+	if !ok {
+		return nil, opkit.Refuse("command", "plugin %s, which adds %q, did not load: %s", st.Spec, in.Command, e.Masker.String(st.Error))
+	}
+	r := plugins.Runner{Root: m.Root, Mask: e.Masker.String}
+	req := plugin.Request{Command: in.Command, Args: in.Args, Input: in.Input, Workspace: workspaceFor(m)}
+	a, err := r.Command(ctx, decl, entry, req)
+	if err != nil {
+		return nil, err
+	}
+	return &PluginCommandOutput{Plugin: st.Name, Command: in.Command, Output: a.Output, Result: a.Result, ExitCode: a.ExitCode}, nil
+}
+
+// pluginVerbs lists every verb m's plugins add.
+func pluginVerbs(m *workspace.Model) []string {
+	var out []string
+	for _, s := range m.Plugins() {
+		for _, c := range s.Commands {
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
+// workspaceFor is the model as a command receives it: projects and every
+// defined task, commands masked by the runner's caller.
+func workspaceFor(m *workspace.Model) *plugin.Workspace {
+	w := &plugin.Workspace{Root: m.Root, Projects: []plugin.Project{}, Tasks: []plugin.WorkspaceTask{}}
+	for _, p := range m.Projects {
+		w.Projects = append(w.Projects, plugin.Project{Name: p.Name, Root: p.Dir})
+		for _, name := range projectTasks(m, p) {
+			def, _ := m.Resolve(p.Name, name)
+			t := plugin.WorkspaceTask{Project: p.Name, Name: name, Command: def.Command}
+			if def.InferredFrom != nil {
+				t.Plugin = def.InferredFrom.Plugin
+			}
+			w.Tasks = append(w.Tasks, t)
+		}
+	}
+	return w
+}
+
+// PluginTool is a read-only plugin verb with an input schema, as an MCP
+// tool: the verb's name, summary and schema.
+type PluginTool struct {
+	Plugin, Name, Summary string
+	Schema                json.RawMessage
+}
+
+// PluginTools lists the verbs of m's plugins that are MCP tools: those
+// declared readOnly with an inputSchema. Other verbs are not tools.
+func PluginTools(m *workspace.Model) []PluginTool {
+	var out []PluginTool
+	for _, s := range m.Plugins() {
+		for _, c := range s.Commands {
+			if c.ReadOnly && len(c.InputSchema) > 0 {
+				out = append(out, PluginTool{Plugin: s.Name, Name: c.Name, Summary: c.Summary, Schema: c.InputSchema})
+			}
+		}
+	}
+	return out
+}

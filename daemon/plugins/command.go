@@ -1,0 +1,33 @@
+package plugins
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/vzn/vx/protocol/plugin"
+)
+
+// Command runs a plugin's verb: req's stage is set to command, the answer
+// decoded strictly and its output masked.
+func (r Runner) Command(ctx context.Context, d Decl, e Entry, req plugin.Request) (*plugin.CommandAnswer, error) {
+	req.Stage = plugin.StageCommand
+	b, stderr, err := r.Call(ctx, d, e, req)
+	if err != nil {
+		return nil, err
+	}
+	var a plugin.CommandAnswer
+	if err := decodeAnswer(b, &a); err != nil {
+		return nil, &Error{Plugin: d.Spec, File: d.File, Reason: r.mask("command " + req.Command + ": " + err.Error()), Stderr: stderr}
+	}
+	a.Output = r.mask(a.Output)
+	if len(a.Result) > 0 {
+		masked := r.mask(string(a.Result))
+		if !json.Valid([]byte(masked)) {
+			// Masking broke the JSON: the result is answered as its text.
+			b, _ := json.Marshal(masked)
+			masked = string(b)
+		}
+		a.Result = json.RawMessage(masked)
+	}
+	return &a, nil
+}

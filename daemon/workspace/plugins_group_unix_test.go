@@ -1,0 +1,42 @@
+//go:build unix
+
+package workspace_test
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestHungPluginLeavesNoProcess: a plugin that starts a child and hangs
+// is killed at its timeout with its child; nothing it started outlives
+// the load.
+func TestHungPluginLeavesNoProcess(t *testing.T) {
+	needNode(t)
+	root := pluginTree(t, map[string]string{
+		"vx.workspace.json": `{"plugins":[{"plugin":"./tools/bad.cjs","timeout":"1s"}]}`,
+		"tools/bad.cjs": badPlugin(`const c = require("child_process").spawn("sleep", ["300"], {stdio: "ignore"});
+require("fs").writeFileSync("child.pid", String(c.pid));
+setInterval(() => {}, 1000);`),
+	})
+	ps := mustLoad(t, root).Plugins()
+	if len(ps) != 1 || !strings.Contains(ps[0].Error, "no answer within 1s") {
+		t.Fatalf("plugins: %+v", ps)
+	}
+	b, err := os.ReadFile(filepath.Join(root, "child.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(string(b))
+	// The child was killed with the group; once its parent is gone it is
+	// reaped by init, so it is either absent or a zombie about to be.
+	if err := syscall.Kill(pid, 0); err == nil {
+		stat, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if !strings.Contains(string(stat), ") Z ") && len(stat) > 0 {
+			t.Fatalf("the plugin's child %d outlived it: %s", pid, stat)
+		}
+	}
+}

@@ -144,6 +144,11 @@ func TestPluginsMatchHandWritten(t *testing.T) {
 	tools := toolsDir(t)
 	env := harness.Env("VX_LOG", "CI")
 	roots := []string{twin(t, "plugins", tools), twin(t, "hand", tools)}
+	checkSeams(t, roots[0], env, map[string]string{
+		"app#test": "vitest packages/app/vite.config.mjs", "app#lint": "eslint packages/app/eslint.config.mjs",
+		"lib#test": "vitest packages/lib/vitest.config.mjs", "lib#lint": "eslint eslint.config.mjs",
+	})
+	checkSeams(t, roots[1], env, map[string]string{"app#test": "", "app#lint": "", "lib#test": "", "lib#lint": ""})
 	all := func(what string) map[string]string {
 		return map[string]string{"app#test": what, "app#lint": what, "lib#test": what, "lib#lint": what}
 	}
@@ -220,6 +225,40 @@ func TestPluginsMatchHandWritten(t *testing.T) {
 				t.Errorf("%s: lib's coverage report is not there after the run: %v", step.name, err)
 			}
 		}
+	}
+}
+
+// checkSeams: vx show marks each test and lint task of root with the
+// plugin and file it was inferred from ("plugin file"), "" for a task
+// written by hand.
+func checkSeams(t *testing.T, root string, env []string, want map[string]string) {
+	t.Helper()
+	r := harness.Run(t, root, env, vxBin, "show", "--format", "json")
+	var show struct {
+		Projects []struct {
+			Tasks []struct {
+				TaskID, Task string
+				InferredFrom *struct{ Plugin, File string }
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &show); err != nil {
+		t.Fatalf("vx show --format json: %v\n%s", err, r)
+	}
+	got := map[string]string{}
+	for _, p := range show.Projects {
+		for _, task := range p.Tasks {
+			if task.Task != "test" && task.Task != "lint" {
+				continue
+			}
+			got[task.TaskID] = ""
+			if f := task.InferredFrom; f != nil {
+				got[task.TaskID] = f.Plugin + " " + f.File
+			}
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("vx show in %s: test and lint inferred from %v, want %v", filepath.Base(root), got, want)
 	}
 }
 

@@ -6,7 +6,9 @@
 # from a vx-ref.json in every package). Both configurations have run once
 # before the rounds, so the plugins' answers are stored in .vx/plugins and
 # no plugin process starts (the script checks that with the plugins' start
-# logs). One directory serves both (its vx.workspace.json is swapped before
+# logs). A third configuration writes the plugins' tasks by hand instead,
+# to tell the cost of the plugins from that of the tasks they add. One
+# directory serves all three (its vx.workspace.json is swapped before
 # each run), in an order rotated every round. Prints a markdown block:
 # medians of BENCH_CACHED_RUNS (default 9) and the ratio; goal ≤ 1.05.
 #
@@ -42,47 +44,61 @@ mkdir -p "$cfg"
 cp "$ws/vx.workspace.json" "$cfg/none"
 sed '0,/"projects"/s//"plugins": [\n    {"plugin": ".\/tools\/ref.mjs", "options": {"log": "plugin-starts-1.log"}},\n    {"plugin": ".\/tools\/ref2.mjs", "options": {"log": "plugin-starts-2.log", "taskName": "ref2"}}\n  ],\n  "projects"/' \
   "$cfg/none" >"$cfg/two"
+# The same tasks written by hand: what having them costs, plugins apart.
+sed '0,/"tasks": {/s//"tasks": {\n    "ref": {"command": "echo ref", "inputs": ["**\/*"], "outputs": ["ref\/**"]},\n    "ref2": {"command": "echo ref", "inputs": ["**\/*"], "outputs": ["ref\/**"]},/' \
+  "$cfg/none" >"$cfg/hand"
 
-# run CONFIG: wall ms of one no-op `vx run build` under CONFIG.
+# run CONFIG: "WALL CPU" ms of one no-op `vx run build` under CONFIG; CPU
+# is user+sys (GNU time), steadier than wall time on a shared machine.
 run() {
   cp "$cfg/$1" "$ws/vx.workspace.json"
-  (cd "$ws" && ms "$VX" run build)
+  (cd "$ws" && /usr/bin/time -f '%e %U %S' -o "$WORK/time.txt" "$VX" run build >/dev/null 2>"$WORK/last-stderr") ||
+    { cat "$WORK/last-stderr" >&2; die "a run failed under $1"; }
+  awk '{ printf "%d %d\n", $1 * 1000, ($2 + $3) * 1000 }' "$WORK/time.txt"
 }
+[[ -x /usr/bin/time ]] || die "GNU time (/usr/bin/time, Debian package time) is needed"
 
 # Fill the cache and the plugins' stored answers, then check both
 # configurations are no-ops and that the plugins did answer.
 (cd "$ws" && "$VX" run build >/dev/null)
 run two >/dev/null
 run none >/dev/null
+run hand >/dev/null
 run two >/dev/null
 (cd "$ws" && "$VX" show pkg-0000#ref2 | grep -q 'inferred from') || die "the plugins inferred no task"
 starts=$(cat "$ws"/plugin-starts-*.log | wc -l)
 (cd "$ws" && "$VX" run build --format json | grep -q "\"cached\": *$N") || log "warning: not every task was a hit"
 
-slots=(none two)
-none=() two=() r=()
-declare -A W
+slots=(none hand two)
+none=() two=() hand=() cnone=() ctwo=() chand=() r=() cr=()
+declare -A W C
 for ((i = 1; i <= RUNS; i++)); do
   for ((k = 0; k < ${#slots[@]}; k++)); do
     slot=${slots[$(((k + i) % ${#slots[@]}))]}
-    W[$slot]=$(run "$slot")
+    read -r w c < <(run "$slot")
+    W[$slot]=$w C[$slot]=$c
   done
-  none+=("${W[none]}") two+=("${W[two]}")
+  none+=("${W[none]}") two+=("${W[two]}") cnone+=("${C[none]}") ctwo+=("${C[two]}")
+  hand+=("${W[hand]}") chand+=("${C[hand]}")
   r+=("$(awk -v a="${W[two]}" -v b="${W[none]}" 'BEGIN { printf "%.3f", a / b }')")
-  log "round $i: none ${none[-1]} ms, two plugins ${two[-1]} ms"
+  cr+=("$(awk -v a="${C[two]}" -v b="${C[none]}" 'BEGIN { printf "%.3f", a / (b > 0 ? b : 1) }')")
+  log "round $i: none ${none[-1]} ms (cpu ${cnone[-1]}), by hand ${hand[-1]} (${chand[-1]}), two plugins ${two[-1]} (${ctwo[-1]})"
 done
 after=$(cat "$ws"/plugin-starts-*.log | wc -l)
 [[ $after == "$starts" ]] || die "plugin processes started during the rounds ($starts before, $after after)"
-mn=$(median "${none[@]}") mt=$(median "${two[@]}")
+mn=$(median "${none[@]}") mt=$(median "${two[@]}") cn=$(median "${cnone[@]}") ct=$(median "${ctwo[@]}")
+mh=$(median "${hand[@]}") ch=$(median "${chand[@]}")
 cat <<MD
 Command: \`bash scripts/bench-plugins.sh\`, $(nproc) CPUs, Linux $(uname -r), $(go version | awk '{print $3}').
 
-| no-op \`run build\`, $N packages (median of $RUNS) | wall ms | × |
-|---|---:|---:|
-| no plugins | $mn | 1 |
-| two plugins, answers stored (no plugin process started) | $mt | $(ratio "$mt" "$mn") |
+| no-op \`run build\`, $N packages (median of $RUNS) | wall ms | × | CPU ms | × |
+|---|---:|---:|---:|---:|
+| no plugins | $mn | 1 | $cn | 1 |
+| no plugins, the same tasks written by hand | $mh | $(ratio "$mh" "$mn") | $ch | $(ratio "$ch" "$cn") |
+| two plugins, answers stored (no plugin process started) | $mt | $(ratio "$mt" "$mn") | $ct | $(ratio "$ct" "$cn") |
 
-Median of each round's ratio: $(fmedian "${r[@]}"). Goal: ≤ 1.05.
-Samples, wall ms: none ${none[*]}; two ${two[*]}. Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg).
+Median of each round's ratio: wall $(fmedian "${r[@]}"), CPU $(fmedian "${cr[@]}"). Goal: ≤ 1.05.
+Samples, wall ms: none ${none[*]}; by hand ${hand[*]}; two ${two[*]}. CPU ms: none ${cnone[*]}; by hand ${chand[*]}; two ${ctwo[*]}.
+Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg).
 MD
 }

@@ -62,12 +62,16 @@ func Run(ctx context.Context, argv []string, s *cmdline.IO) int { return program
 
 // loadModel finds and loads the workspace from the IO's directory. A
 // workspace that cannot be found or loaded is a refusal (exit 2).
-func loadModel(s *cmdline.IO) (*workspace.Model, error) {
+func loadModel(s *cmdline.IO) (*workspace.Model, error) { return loadModelListed(s, nil) }
+
+// loadModelListed is loadModel for a run that lists the workspace's files
+// anyway (listed: that listing, for the plugins; nil: none).
+func loadModelListed(s *cmdline.IO, listed func() ([]string, bool)) (*workspace.Model, error) {
 	root, err := workspace.FindRoot(s.WorkingDir())
 	if err != nil {
 		return nil, cmdline.UsageError(err.Error())
 	}
-	m, err := workspace.LoadReusing(root)
+	m, err := workspace.LoadReusingListed(root, listed)
 	if err != nil {
 		// The error may quote the file; what it declares secret is masked
 		// even though it did not load.
@@ -186,7 +190,7 @@ func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 		ahead.Start(ctx, logger(s), !f.Dry.Given)
 		defer ahead.Close()
 	}
-	m, err := loadModel(s)
+	m, err := loadModelListed(s, ahead.Listing())
 	if err != nil {
 		return err
 	}

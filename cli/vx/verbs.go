@@ -196,6 +196,9 @@ func renderShow(w io.Writer, o *ops.ShowOutput) {
 		if len(cmd) > 60 {
 			cmd = cmd[:57] + "..."
 		}
+		if o := t.InferredFrom; o != nil {
+			cmd += "  (plugin " + o.Plugin + ")"
+		}
 		deps := strings.Join(t.DependsOn, ",")
 		if deps == "" {
 			deps = "-"

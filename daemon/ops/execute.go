@@ -187,6 +187,18 @@ func (a *Ahead) Complete(in *ExecuteInput) {
 	in.Repeat = a.answer.Base
 }
 
+// Listing is the file listing Start began, for the load's plugins (nil
+// when none was begun).
+func (a *Ahead) Listing() func() ([]string, bool) {
+	if a == nil || a.early == nil {
+		return nil
+	}
+	return func() ([]string, bool) {
+		files, ok, _ := a.early.Listing()
+		return files, ok
+	}
+}
+
 // Close releases what Start started (nil: nothing).
 func (a *Ahead) Close() {
 	if a != nil && a.early != nil {

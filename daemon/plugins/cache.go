@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/vzn/vx/daemon/hashing"
@@ -24,8 +26,12 @@ type stored struct {
 	Describe    *plugin.Describe `json:"describe"`
 	TasksKey    string           `json:"tasksKey,omitempty"`
 	Tasks       []plugin.Task    `json:"tasks,omitempty"`
-	Files       []fileRec        `json:"files,omitempty"`
-	At          time.Time        `json:"at"`
+	// Files are kept as FileText, one line a file (encodeFiles): a
+	// warm load decodes thousands of them, which a line each does several
+	// times faster than a JSON object each.
+	Files    []fileRec `json:"-"`
+	FileText string    `json:"files,omitempty"`
+	At       time.Time `json:"at"`
 
 	// rehashed counts the matched files this load read (their stamps did
 	// not vouch for them): storing their new stamps spares the next load.
@@ -36,9 +42,21 @@ type stored struct {
 // content hash, and its stamp then, which lets a later load take the hash
 // without reading the file again.
 type fileRec struct {
-	Path  string        `json:"path"`
-	Hash  string        `json:"hash"`
-	Stamp hashing.Stamp `json:"stamp"`
+	Path  string `json:"path"`
+	Hash  string `json:"hash"`
+	Stamp stamp  `json:"stamp"`
+}
+
+// stamp is a file's mtime, ctime (ns), size, inode and mode as lstat saw
+// them; all zero: absent.
+type stamp [5]int64
+
+func stampOf(abs string) stamp {
+	st := hashing.StampOf(abs)
+	if !st.Exists {
+		return stamp{}
+	}
+	return stamp{st.Mtime, st.Ctime, st.Size, int64(st.Ino), int64(st.Mode)}
 }
 
 // racyWindow: a stamp this close to the answer's time (or later) is not
@@ -49,9 +67,9 @@ const racyWindow = 2 * time.Second
 // trusted reports whether st, the stamp of the file r records now, is the
 // stamp it had well before the answer was stored at at: then r.Hash is
 // its content's hash without reading it.
-func (r fileRec) trusted(st hashing.Stamp, at time.Time) bool {
-	return st.Exists && r.Stamp == st && time.Unix(0, st.Mtime).Before(at.Add(-racyWindow)) &&
-		time.Unix(0, st.Ctime).Before(at.Add(-racyWindow))
+func (r fileRec) trusted(st stamp, at time.Time) bool {
+	return st != stamp{} && r.Stamp == st && time.Unix(0, st[0]).Before(at.Add(-racyWindow)) &&
+		time.Unix(0, st[1]).Before(at.Add(-racyWindow))
 }
 
 func (s *stored) paths() []string {
@@ -78,11 +96,16 @@ func loadStored(root, spec string) *stored {
 	if json.Unmarshal(b, &s) != nil || s.Spec != spec || s.Describe == nil {
 		return nil
 	}
+	var ok bool
+	if s.Files, ok = decodeFiles(s.FileText); !ok {
+		return nil
+	}
 	return &s
 }
 
 // save writes s atomically (a reader sees the old answers or the new).
 func (s *stored) save(root string) error {
+	s.FileText = encodeFiles(s.Files)
 	b, err := json.Marshal(s)
 	if err != nil {
 		return err
@@ -106,4 +129,55 @@ func key(parts ...string) string {
 		h.Write([]byte(p))
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// encodeFiles writes each record as "path\thash\tm\tc\tsize\tino\tmode\n".
+// A path holding a tab or a newline is left out: the next load reads it
+// again.
+func encodeFiles(recs []fileRec) string {
+	var b strings.Builder
+	for _, r := range recs {
+		if strings.ContainsAny(r.Path, "\t\n") {
+			continue
+		}
+		b.WriteString(r.Path)
+		b.WriteByte('\t')
+		b.WriteString(r.Hash)
+		for _, n := range r.Stamp {
+			b.WriteByte('\t')
+			b.WriteString(strconv.FormatInt(n, 10))
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// decodeFiles reads encodeFiles' text; ok is false when it does not parse.
+func decodeFiles(text string) ([]fileRec, bool) {
+	var out []fileRec
+	for len(text) > 0 {
+		line, rest, found := strings.Cut(text, "\n")
+		if !found {
+			return nil, false
+		}
+		text = rest
+		var fields [7]string
+		for i := range 6 {
+			var ok bool
+			if fields[i], line, ok = strings.Cut(line, "\t"); !ok {
+				return nil, false
+			}
+		}
+		fields[6] = line
+		r := fileRec{Path: fields[0], Hash: fields[1]}
+		for i := range r.Stamp {
+			n, err := strconv.ParseInt(fields[2+i], 10, 64)
+			if err != nil {
+				return nil, false
+			}
+			r.Stamp[i] = n
+		}
+		out = append(out, r)
+	}
+	return out, true
 }

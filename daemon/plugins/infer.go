@@ -6,13 +6,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
 
-	"github.com/vzn/vx/daemon/hashing"
 	"github.com/vzn/vx/protocol/plugin"
 )
 
@@ -167,13 +167,27 @@ func (r Runner) tasks(ctx context.Context, in Input, e Entry, prev, cur *stored,
 // Match lists the files matching any of globs, skipping node_modules,
 // .git and .vx.
 func Match(globs, files []string) []string {
+	// "**/NAME" (NAME without a slash) matches a file whose base name
+	// NAME matches: the common form, matched on the short base name.
+	base := make([]string, len(globs))
+	for i, g := range globs {
+		if rest, ok := strings.CutPrefix(g, "**/"); ok && !strings.Contains(rest, "/") && !strings.Contains(rest, "**") {
+			base[i] = rest
+		}
+	}
 	var out []string
 	for _, f := range files {
 		if strings.HasPrefix(f, ".vx/") || strings.HasPrefix(f, ".git/") || strings.Contains("/"+f, "/node_modules/") {
 			continue
 		}
-		for _, g := range globs {
-			if ok, _ := doublestar.Match(g, f); ok {
+		for i, g := range globs {
+			var ok bool
+			if base[i] != "" {
+				ok, _ = doublestar.Match(base[i], path.Base(f))
+			} else {
+				ok, _ = doublestar.Match(g, f)
+			}
+			if ok {
 				out = append(out, f)
 				break
 			}
@@ -209,7 +223,7 @@ func Options(raw json.RawMessage) json.RawMessage {
 // as it did then.
 func (r Runner) fileRec(f string, old fileRec, known bool, at time.Time) (fileRec, error) {
 	abs := filepath.Join(r.Root, filepath.FromSlash(f))
-	st := hashing.StampOf(abs)
+	st := stampOf(abs)
 	if known && old.trusted(st, at) {
 		return fileRec{Path: f, Hash: old.Hash, Stamp: st}, nil
 	}

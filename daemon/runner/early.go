@@ -121,6 +121,17 @@ func (e *Early) wait(root string) *Early {
 	return e
 }
 
+// Listing answers the file listing made early (ok false when none was:
+// a daemon is up, or no early start), for the workspace's plugins to
+// match their globs against without listing again.
+func (e *Early) Listing() (files []string, ok bool, err error) {
+	if e == nil || !e.prestat {
+		return nil, false, nil
+	}
+	e.wg.Wait()
+	return e.files, e.listed == nil, e.listed
+}
+
 // waitHistory is wait, the history's opening and its peaks included.
 func (e *Early) waitHistory(root string) *Early {
 	if e = e.wait(root); e != nil {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/vzn/vx/daemon/hashing"
@@ -133,6 +134,24 @@ func (m *Model) PluginMatches(rel string) bool {
 // inferOptions is how a load runs its plugins.
 type inferOptions struct {
 	keepLastGood bool
+	// listed, when set, answers a listing of the workspace's files made
+	// anyway (ok false: none), sparing the plugins a listing of their own.
+	listed func() ([]string, bool)
+}
+
+// LoadReusingListed is LoadReusing for a run that lists the workspace's
+// files anyway: listed answers that listing (ok false: none was made).
+func LoadReusingListed(root string, listed func() ([]string, bool)) (*Model, error) {
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	ms := openManifests(root)
+	m, err := load(root, ms, inferOptions{listed: listed})
+	if err == nil {
+		ms.save()
+	}
+	return m, err
 }
 
 // infer runs the declared plugins (or reuses their stored answers) and
@@ -150,21 +169,65 @@ func (m *Model) infer(o inferOptions) {
 	}
 	var listed []string
 	var listErr error
-	listOnce := false
+	var listOnce sync.Once
 	list := func() ([]string, error) {
-		if !listOnce {
-			listOnce = true
+		listOnce.Do(func() {
+			if o.listed != nil {
+				var ok bool
+				if listed, ok = o.listed(); ok {
+					return
+				}
+			}
 			listed, _, listErr = hashing.ListFilesCached(context.Background(), m.Root, layout.FileList(m.Root))
-		}
+		})
 		return listed, listErr
 	}
-	m.inferred = map[string]map[string]inferredTask{}
-	for _, d := range m.Config.Plugins {
+	// The plugins answer at once (each mostly stats its files or waits
+	// for its process); their tasks join the model in declaration order.
+	results := make([]plugins.Result, len(m.Config.Plugins))
+	var wg sync.WaitGroup
+	for i, d := range m.Config.Plugins {
 		timeout, _ := parseTimeout(d.Timeout)
 		decl := plugins.Decl{Spec: d.Plugin, Options: d.Options, Timeout: timeout, File: ConfigFile}
-		res := r.Infer(context.Background(), plugins.Input{Decl: decl, Projects: projects, List: list, KeepLastGood: o.keepLastGood})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = r.Infer(context.Background(), plugins.Input{Decl: decl, Projects: projects, List: list, KeepLastGood: o.keepLastGood})
+		}()
+	}
+	wg.Wait()
+	m.inferred = map[string]map[string]inferredTask{}
+	for _, res := range results {
 		m.plugins = append(m.plugins, m.addInferred(res))
 	}
+	m.Files = append(m.Files, pluginFiles(m.Root, results)...)
+}
+
+// pluginFiles are the files the plugins' answers were read from: each
+// entry given as a path and the files its globs matched, absolute and
+// once each. They join the model's Files: what a plan or a repeated run
+// checks has not changed.
+func pluginFiles(root string, results []plugins.Result) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(p string) {
+		if p != "" && !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	for _, res := range results {
+		if res.Entry.Package == "" {
+			// A package's entry is left out: node_modules is often a
+			// link (pnpm), which no file of Files may be read through;
+			// the lockfile changes when the package does.
+			add(res.Entry.Path)
+		}
+		for _, f := range res.Files {
+			add(filepath.Join(root, filepath.FromSlash(f)))
+		}
+	}
+	return out
 }
 
 // addInferred records res and adds its tasks, the first plugin to infer a

@@ -195,3 +195,21 @@ func TestServingKeepsLastGoodAnswer(t *testing.T) {
 		t.Fatal("a one-shot load kept a failing plugin's tasks")
 	}
 }
+
+// TestInferredCommandOverScriptUnderConfig: an inferred command is used
+// over a package.json script of the same name; a configured command wins
+// over both, keeping the inferred origin.
+func TestInferredCommandOverScriptUnderConfig(t *testing.T) {
+	needNode(t)
+	root := pluginTree(t, map[string]string{
+		"packages/a/package.json": `{"name":"a","scripts":{"ref":"echo script"}}`,
+	})
+	if def, _ := mustLoad(t, root).Resolve("a", "ref"); def.Command != "echo ref a" || def.CommandSource != "plugin" {
+		t.Fatalf("inferred over script: %+v", def)
+	}
+	writeTree(t, root, map[string]string{"packages/a/vx.project.json": `{"tasks":{"ref":{"command":"echo configured"}}}`})
+	def, _ := mustLoad(t, root).Resolve("a", "ref")
+	if def.Command != "echo configured" || def.CommandSource != "config" || def.InferredFrom == nil {
+		t.Fatalf("configured over inferred: %+v", def)
+	}
+}

@@ -5,8 +5,9 @@
 #                                          repository has one) and a README
 #   dist/vx_<version>_windows_amd64.zip    the same for Windows (.exe files)
 #   dist/checksums.txt                     sha256 of every archive
-#   dist/npm/*.tgz                         npm pack of @vzn/vx and of one
+#   dist/npm/*.tgz                         npm pack of @vzn/vx, of one
 #                                          package per platform built here
+#                                          and of the plugins in npm/vx-plugin-*
 # Linux binaries are static (no dynamic loader: they run on glibc and musl).
 # A Linux host builds linux/amd64, linux/arm64 (the other one with the
 # Debian cross compiler) and windows/amd64 (static, with Debian's mingw-w64
@@ -140,6 +141,7 @@ npm_main() {
   local pkg="$DIST/npm/build/vx" deps=() f p
   for f in "$DIST"/npm/vzn-vx-*-"$NPM_VERSION".tgz; do
     [ -e "$f" ] || continue
+    case "$f" in */vzn-vx-plugin-*) continue ;; esac
     p=${f##*/vzn-vx-}
     deps+=("\"@vzn/vx-${p%-"$NPM_VERSION".tgz}\": \"$NPM_VERSION\"")
   done
@@ -165,6 +167,25 @@ JSON
   rm -rf "$pkg"; rmdir "$DIST/npm/build" 2>/dev/null || true
 }
 
+# npm_plugins packs each plugin in npm/vx-plugin-* (plain Node, the same
+# on every platform) at this version.
+npm_plugins() {
+  local src name pkg
+  for src in npm/vx-plugin-*/; do
+    name=$(basename "$src")
+    pkg="$DIST/npm/build/$name"
+    rm -rf "$pkg" && mkdir -p "$pkg"
+    cp -R "$src". "$pkg/"
+    if [ -f LICENSE ]; then cp LICENSE "$pkg/"; fi
+    node -e 'const fs = require("fs"), f = process.argv[1], p = JSON.parse(fs.readFileSync(f, "utf8"));
+      p.version = process.argv[2]; if (fs.existsSync(process.argv[3])) p.files.push("LICENSE");
+      fs.writeFileSync(f, JSON.stringify(p, null, 2) + "\n")' "$pkg/package.json" "$NPM_VERSION" "$pkg/LICENSE"
+    (cd "$pkg" && npm pack --silent --pack-destination "$DIST/npm" >/dev/null)
+    rm -rf "$pkg"
+  done
+  rmdir "$DIST/npm/build" 2>/dev/null || true
+}
+
 # archives lists the archives in the current directory.
 archives() { ls -- *.tar.gz *.zip 2>/dev/null; }
 
@@ -173,12 +194,13 @@ checksums() {
   (cd "$DIST" && if command -v sha256sum >/dev/null; then sha256sum -- $(archives); else shasum -a 256 -- $(archives); fi) >"$DIST/checksums.txt"
 }
 
-# finish packs @vzn/vx and writes checksums.txt over what dist/ holds:
+# finish packs @vzn/vx and the plugins and writes checksums.txt over what dist/ holds:
 # release.yml runs it once the archives and platform packages of every
 # host are gathered in dist/.
 finish() {
   DIST=$(cd "$DIST" && pwd)
   npm_main
+  npm_plugins
   checksums
 }
 

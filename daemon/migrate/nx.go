@@ -70,6 +70,10 @@ type nxTr struct {
 	graph      bool                // the projects come from Nx's resolved graph
 	graphDeps  map[string][]string // Nx name -> vx names of its dependency projects
 	globalDone map[string]bool     // workspace inputs addGlobalInput handled
+	// replacements are nx.json's plugins a vx plugin replaces;
+	// pluginsOff is where nx.json's "plugins" key is.
+	replacements []*replacement
+	pluginsOff   int
 }
 
 // lookup finds a project by Nx name, else by vx name.
@@ -107,6 +111,7 @@ func (b *builder) nx(f *srcFile) bool {
 	for _, np := range projects {
 		tr.project(np)
 	}
+	tr.reportReplacements(f, tr.pluginsOff)
 	if graph == nil {
 		b.note("Nx infers project dependencies from imports too; vx reads package.json dependencies and vx.project.json dependsOn, so check the ^build order with vx run build --dry")
 	} else {
@@ -151,12 +156,20 @@ func (tr *nxTr) nxGlobals(f *srcFile) *jsonc.Node {
 				b.note("nx.json tasksRunnerOptions runner %q dropped: vx has its own local cache (.vx/cache)", r.Str)
 			}
 		case "plugins":
+			tr.replacements, tr.pluginsOff = b.nxReplacements(m.Val.Items), m.KeyOff
 			var names []string
 			for _, it := range m.Val.Items {
 				if it.Kind == jsonc.String {
 					names = append(names, it.Str)
 				} else if p := it.Get("plugin"); p != nil && p.Kind == jsonc.String {
 					names = append(names, p.Str)
+				}
+			}
+			if !tr.graph {
+				// Without the graph, an installed vx plugin infers its tasks.
+				names = slices.DeleteFunc(names, func(n string) bool { return slices.Contains(tr.replacedNames(), n) })
+				if len(names) == 0 {
+					continue
 				}
 			}
 			if tr.graph {
@@ -321,6 +334,10 @@ func (tr *nxTr) project(np *nxProject) {
 			for _, t := range m.Val.Members {
 				item := "targets." + t.Key
 				if b.notObject(f, t.Val, item) {
+					continue
+				}
+				if r := tr.replacedBy(t.Key, t.Val); np.graph && r != nil {
+					r.replaced = append(r.replaced, np.p.name+"#"+t.Key)
 					continue
 				}
 				tc := tr.target(f, item, t.Key, t.Val, np)

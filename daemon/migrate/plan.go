@@ -86,6 +86,9 @@ type wsConfig struct {
 	PassEnv      []string                        `json:"passEnv,omitempty"`
 	Workers      int                             `json:"workers,omitempty"`
 	Tasks        map[string]workspace.TaskConfig `json:"tasks,omitempty"`
+	// Plugins are vx's plugins that replace Nx plugins (nxvxplugins.go):
+	// a package name, or {"plugin", "options"}.
+	Plugins []any `json:"plugins,omitempty"`
 	// Sandbox is proposed only when asked (vx init --sandbox MODE).
 	Sandbox *workspace.SandboxConfig `json:"sandbox,omitempty"`
 	// UI keeps turbo.json's choice of live view or streamed lines.

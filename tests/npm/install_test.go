@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
@@ -87,6 +88,56 @@ func TestInstallFromRegistry(t *testing.T) {
 				checkAllowed(t, root, e, bin, m)
 			}
 		})
+	}
+	t.Run("plugins with npm", func(t *testing.T) { checkPlugins(t, reg, e) })
+}
+
+// checkPlugins: @vzn/vx-plugin-vitest and @vzn/vx-plugin-eslint from the
+// registry, installed with npm beside @vzn/vx and declared by package
+// name, give a project with a Vitest config and an ESLint flat config its
+// test and lint tasks (vx show names the plugin as their command's
+// source), and each installed plugin describes itself with the release's
+// version.
+func checkPlugins(t *testing.T, reg registry, e []string) {
+	root := reach.Workspace(t, map[string]string{
+		"package.json":             `{"name": "vx-npm-plugins-test", "private": true}`,
+		".npmrc":                   reg.npmrc(),
+		"vx.workspace.json":        `{"projects": ["pkgs/*"], "plugins": ["@vzn/vx-plugin-vitest", "@vzn/vx-plugin-eslint"]}`,
+		"eslint.config.mjs":        "export default [];\n",
+		"pkgs/a/package.json":      `{"name": "a"}`,
+		"pkgs/a/src/index.js":      "export const a = 1;\n",
+		"pkgs/a/vitest.config.mjs": "export default { test: {} };\n",
+	})
+	pkgs := []string{"@vzn/vx@" + npmVersion, "@vzn/vx-plugin-vitest@" + npmVersion, "@vzn/vx-plugin-eslint@" + npmVersion}
+	if r := harness.Run(t, root, e, "npm", append([]string{"install", "--save-dev"}, pkgs...)...); r.Code != 0 {
+		t.Fatalf("%s", r)
+	}
+	vx := reach.Command{filepath.Join(root, "node_modules", ".bin", "vx")}
+	r := vx.Run(t, root, e, "show", "a", "--format", "json")
+	var show struct {
+		Projects []struct {
+			Tasks []struct{ Task, Command, CommandSource string }
+		}
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &show); err != nil || len(show.Projects) != 1 {
+		t.Fatalf("vx show a --format json: %v\n%s", err, r)
+	}
+	got := map[string]string{}
+	for _, task := range show.Projects[0].Tasks {
+		got[task.Task] = task.Command + " (" + task.CommandSource + ")"
+	}
+	if want := map[string]string{"test": "vitest run (plugin)", "lint": "eslint . (plugin)"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("vx show a: tasks %v, want %v\n%s", got, want, r)
+	}
+	for _, p := range []string{"vitest", "eslint"} {
+		cmd := exec.Command("node", filepath.Join(root, "node_modules", "@vzn", "vx-plugin-"+p, "plugin.mjs"))
+		cmd.Dir, cmd.Env = root, e
+		cmd.Stdin = strings.NewReader(`{"protocol": 1, "stage": "describe", "options": {}}`)
+		out, err := cmd.Output()
+		var d struct{ Name, Version string }
+		if err != nil || json.Unmarshal(out, &d) != nil || d.Name != p || d.Version != npmVersion {
+			t.Errorf("the installed @vzn/vx-plugin-%s describes itself as %+v (%v), want version %s\n%s", p, d, err, npmVersion, out)
+		}
 	}
 }
 

@@ -45,8 +45,8 @@ func tools(t *testing.T) string {
 	return bin
 }
 
-// pack builds the packages of this host's platform with make release's
-// script into a fresh directory and returns their tarballs.
+// pack builds the packages of this host's platform and the plugins with
+// make release's script into a fresh directory and returns their tarballs.
 func pack(t *testing.T) []string {
 	t.Helper()
 	dist := filepath.Join(t.TempDir(), "dist")
@@ -57,8 +57,13 @@ func pack(t *testing.T) []string {
 		t.Fatalf("scripts/release.sh: %v\n%s", err, out)
 	}
 	tgz, _ := filepath.Glob(filepath.Join(dist, "npm", "*.tgz"))
-	if len(tgz) != 2 {
-		t.Fatalf("dist/npm holds %v, want @vzn/vx and this platform's package", tgz)
+	var names []string
+	for _, f := range tgz {
+		names = append(names, filepath.Base(f))
+	}
+	want := []string{"vzn-vx-" + npmVersion + ".tgz", "vzn-vx-" + runtime.GOOS + "-", "vzn-vx-plugin-eslint-" + npmVersion + ".tgz", "vzn-vx-plugin-vitest-" + npmVersion + ".tgz"}
+	if len(names) != 4 || names[0] != want[0] || !strings.HasPrefix(names[1], want[1]) || names[2] != want[2] || names[3] != want[3] {
+		t.Fatalf("dist/npm holds %v, want @vzn/vx, this platform's package and the two plugins", names)
 	}
 	return tgz
 }

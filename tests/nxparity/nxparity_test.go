@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"sort"
@@ -34,8 +35,10 @@ func here() string {
 }
 
 // workspace lays out testdata/ws with the fixture's package.json, lockfile
-// and node_modules in a fresh git repository.
-func workspace(t *testing.T) string {
+// and node_modules in a fresh git repository; withVxPlugins, node_modules
+// also holds vx's plugins @vzn/vx-plugin-vitest and @vzn/vx-plugin-eslint
+// (npm/ of this repository), as after npm add -D of the two.
+func workspace(t *testing.T, withVxPlugins bool) string {
 	t.Helper()
 	fixture := filepath.Join(here(), "fixture")
 	if _, err := os.Stat(filepath.Join(fixture, "node_modules", ".bin", "nx")); err != nil {
@@ -53,7 +56,12 @@ func workspace(t *testing.T) string {
 		}
 		harness.WriteFile(t, filepath.Join(root, f), string(b))
 	}
-	if err := os.Symlink(filepath.Join(fixture, "node_modules"), filepath.Join(root, "node_modules")); err != nil {
+	if withVxPlugins {
+		linkModules(t, filepath.Join(fixture, "node_modules"), filepath.Join(root, "node_modules"))
+		for _, p := range []string{"vx-plugin-vitest", "vx-plugin-eslint"} {
+			harness.CopyTree(t, filepath.Join(harness.ModuleRoot(), "npm", p), filepath.Join(root, "node_modules", "@vzn", p))
+		}
+	} else if err := os.Symlink(filepath.Join(fixture, "node_modules"), filepath.Join(root, "node_modules")); err != nil {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.email=t@vx.invalid", "-c", "user.name=t", "commit", "-qm", "init"}} {
@@ -62,6 +70,24 @@ func workspace(t *testing.T) string {
 		}
 	}
 	return root
+}
+
+// linkModules makes dst a node_modules directory whose every entry links
+// to the one of src, so that packages can be added to dst alone.
+func linkModules(t *testing.T, src, dst string) {
+	t.Helper()
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if err := os.Symlink(filepath.Join(src, e.Name()), filepath.Join(dst, e.Name())); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // env runs Nx without its daemon or cloud, caching in a temp dir.
@@ -136,13 +162,96 @@ func edit(t *testing.T, path, old, new string) {
 // re-run the same test targets: a shared library's source re-runs its
 // dependents' tests, its spec file only its own, a root file only lint
 // names none, a root file named in sharedGlobals and the locked vitest
-// version every one, another locked package none.
+// version every one, another locked package none. It holds for the test
+// tasks vx init translates from Nx's graph, and for those vx's plugin
+// @vzn/vx-plugin-vitest infers where vx init declared it instead (it was
+// installed).
 func TestNxRerunsMatch(t *testing.T) {
-	root := workspace(t)
-	env := env(t)
-	if r := harness.Run(t, root, env, vxBin, "init"); r.Code != 0 {
-		t.Fatalf("%s", r)
+	t.Run("translated targets", func(t *testing.T) {
+		root := workspace(t, false)
+		env := env(t)
+		checkProposed(t, root, env)
+		if r := harness.Run(t, root, env, vxBin, "init"); r.Code != 0 {
+			t.Fatalf("%s", r)
+		}
+		checkReruns(t, root, env)
+	})
+	t.Run("vx plugins", func(t *testing.T) {
+		root := workspace(t, true)
+		env := env(t)
+		if r := harness.Run(t, root, env, vxBin, "init"); r.Code != 0 {
+			t.Fatalf("%s", r)
+		}
+		checkDeclared(t, root, env)
+		checkReruns(t, root, env)
+	})
+}
+
+// checkProposed: vx init, the vx plugins not installed, proposes each one
+// where it replaces an Nx plugin of nx.json (a todo at its "plugins").
+func checkProposed(t *testing.T, root string, env []string) {
+	t.Helper()
+	r := harness.Run(t, root, env, vxBin, "init", "--dry", "--format", "json")
+	var plan struct {
+		Todos []struct{ File, Item, Reason string }
 	}
+	if err := json.Unmarshal([]byte(r.Stdout), &plan); err != nil {
+		t.Fatalf("vx init --dry --format json: %v\n%s", err, r)
+	}
+	for _, want := range []string{"@nx/vite/plugin infers \"test\" targets; vx's plugin @vzn/vx-plugin-vitest", "@nx/eslint/plugin infers \"lint\" targets; vx's plugin @vzn/vx-plugin-eslint"} {
+		found := false
+		for _, td := range plan.Todos {
+			found = found || (td.File == "nx.json" && td.Item == "plugins" && strings.HasPrefix(td.Reason, want) && strings.Contains(td.Reason, "npm add -D @vzn/"))
+		}
+		if !found {
+			t.Errorf("vx init proposes no %q: todos %+v", want, plan.Todos)
+		}
+	}
+}
+
+// checkDeclared: vx init, the vx plugins installed, declares them in
+// vx.workspace.json and writes no test or lint task in vx.project.json;
+// vx show lists every project's test and lint as inferred by them.
+func checkDeclared(t *testing.T, root string, env []string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, "vx.workspace.json"))
+	if err != nil || !strings.Contains(string(b), `"plugins": [
+    "@vzn/vx-plugin-vitest",
+    "@vzn/vx-plugin-eslint"
+  ]`) {
+		t.Errorf("vx.workspace.json does not declare both plugins (%v):\n%s", err, b)
+	}
+	r := harness.Run(t, root, env, vxBin, "show", "--format", "json")
+	var show struct {
+		Projects []struct {
+			Name  string
+			Dir   string
+			Tasks []struct{ Task, Command, CommandSource string }
+		}
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &show); err != nil {
+		t.Fatalf("vx show --format json: %v\n%s", err, r)
+	}
+	for _, p := range show.Projects {
+		got := map[string]string{}
+		for _, task := range p.Tasks {
+			if task.Task == "test" || task.Task == "lint" {
+				got[task.Task] = task.Command + " (" + task.CommandSource + ")"
+			}
+		}
+		if want := map[string]string{"test": "vitest run (plugin)", "lint": "eslint . (plugin)"}; !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: test and lint %v, want %v", p.Name, got, want)
+		}
+		pc, _ := os.ReadFile(filepath.Join(root, filepath.FromSlash(p.Dir), "vx.project.json"))
+		if strings.Contains(string(pc), `"test"`) || strings.Contains(string(pc), `"lint"`) {
+			t.Errorf("%s/vx.project.json still writes test or lint:\n%s", p.Dir, pc)
+		}
+	}
+}
+
+// checkReruns runs the series of edits with Nx and vx in root.
+func checkReruns(t *testing.T, root string, env []string) {
+	t.Helper()
 	all := []string{"app:test", "lib-a:test", "lib-b:test", "lib-c:test"}
 	if got := nxReran(t, root, env); !slices.Equal(got, all) {
 		t.Fatalf("Nx ran %v cold, want %v", got, all)

@@ -1,0 +1,305 @@
+// kit.mjs: the vx plugin protocol (version 1) for a dependency-free Node
+// plugin, and the reading of tool configs both of vx's own plugins need.
+// This file is the same in @vzn/vx-plugin-vitest and @vzn/vx-plugin-eslint
+// (tests/plugins checks that the two copies are identical), so that each
+// package stands alone with no dependency.
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import path from 'node:path';
+
+export const PROTOCOL = 1;
+
+const MAX_REQUEST = 64 << 20; // bytes of one request on stdin
+const MAX_CONFIG = 1 << 20; // bytes read of one config file
+const MAX_CHAIN = 64; // config files followed through relative imports
+const MAX_WALK = 20000; // directory entries looked at for one project
+
+// PluginError is a refusal worded for the user: printed alone, exit 1.
+export class PluginError extends Error {}
+
+// serve reads the one request on stdin, answers it with handlers[stage]
+// and writes the one answer on stdout; any error goes to stderr with a
+// non-zero exit, which vx shows with the plugin's name.
+export async function serve(handlers) {
+  try {
+    const req = parseRequest(await readStdin());
+    const handler = Object.hasOwn(handlers, req.stage) ? handlers[req.stage] : null;
+    if (!handler) {
+      throw new PluginError(`stage ${JSON.stringify(req.stage)} is not one this plugin has (${Object.keys(handlers).join(', ')})`);
+    }
+    const answer = await handler(req);
+    process.stdout.write(JSON.stringify({ protocol: PROTOCOL, ...answer }) + '\n');
+  } catch (e) {
+    process.stderr.write((e instanceof PluginError ? e.message : e.stack || String(e)) + '\n');
+    process.exitCode = 1;
+  }
+}
+
+function readStdin() {
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    let size = 0;
+    process.stdin.on('data', (c) => {
+      size += c.length;
+      if (size > MAX_REQUEST) {
+        reject(new PluginError(`the request is over ${MAX_REQUEST} bytes`));
+        process.stdin.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
+    process.stdin.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    process.stdin.on('error', reject);
+  });
+}
+
+// parseRequest checks the envelope every request has.
+export function parseRequest(text) {
+  let req;
+  try {
+    req = JSON.parse(text);
+  } catch (e) {
+    throw new PluginError(`the request is not JSON: ${e.message}`);
+  }
+  if (!isObject(req)) throw new PluginError('the request is not a JSON object');
+  if (req.protocol !== PROTOCOL) {
+    throw new PluginError(`protocol ${JSON.stringify(req.protocol)} is not supported: this plugin speaks protocol ${PROTOCOL}`);
+  }
+  return req;
+}
+
+function isObject(v) {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+// readOptions checks the plugin's options against spec ({name: {type,
+// default}}, type 'string' or 'strings') and fills in the defaults. An
+// unknown option or a wrong type is refused, naming it.
+export function readOptions(given, spec) {
+  if (given === undefined || given === null) given = {};
+  if (!isObject(given)) throw new PluginError('options must be a JSON object');
+  const out = {};
+  for (const key of Object.keys(given)) {
+    if (!Object.hasOwn(spec, key)) {
+      throw new PluginError(`unknown option ${JSON.stringify(key)} (known: ${Object.keys(spec).join(', ')})`);
+    }
+  }
+  for (const [key, { type, default: def }] of Object.entries(spec)) {
+    const v = Object.hasOwn(given, key) ? given[key] : def;
+    if (type === 'string' && !(typeof v === 'string' && v !== '' && v.length <= 200)) {
+      throw new PluginError(`option ${key} must be a non-empty string of at most 200 characters`);
+    }
+    if (type === 'strings' && !(Array.isArray(v) && v.length <= 256 && v.every((s) => typeof s === 'string' && s !== '' && s.length <= 4096))) {
+      throw new PluginError(`option ${key} must be an array of at most 256 non-empty strings`);
+    }
+    out[key] = type === 'strings' ? [...v] : v;
+  }
+  return out;
+}
+
+// readTasksRequest checks a tasks request's files and projects and
+// returns them with each project root as "." or a clean relative path.
+export function readTasksRequest(req) {
+  const files = req.files ?? [];
+  const projects = req.projects ?? [];
+  if (!Array.isArray(files) || !files.every((f) => typeof f === 'string' && isRelative(f))) {
+    throw new PluginError('files must be an array of workspace-relative paths');
+  }
+  if (!Array.isArray(projects) || !projects.every((p) => isObject(p) && typeof p.name === 'string' && typeof p.root === 'string' && isRelative(p.root || '.'))) {
+    throw new PluginError('projects must be an array of {name, root} with workspace-relative roots');
+  }
+  return { files, projects: projects.map((p) => ({ name: p.name, root: cleanRel(p.root) })) };
+}
+
+function isRelative(p) {
+  return p !== '' && !p.startsWith('/') && !/^[A-Za-z]:/.test(p) && !p.split(/[\\/]/).includes('..');
+}
+
+function cleanRel(p) {
+  const c = path.posix.normalize((p || '.').replaceAll('\\', '/')).replace(/\/$/, '');
+  return c === '' ? '.' : c;
+}
+
+// dirOf is the workspace-relative directory of a workspace-relative file.
+export function dirOf(file) {
+  return path.posix.dirname(cleanRel(file));
+}
+
+// within reports whether the workspace-relative path p is dir or below it.
+export function within(dir, p) {
+  return dir === '.' || p === dir || p.startsWith(dir + '/');
+}
+
+// projectPath is how a task of the project at root names the
+// workspace-relative file p among its inputs: relative to the project
+// when inside it, else "/" and the workspace path.
+export function projectPath(root, p) {
+  if (root === '.') return p;
+  return within(root, p) ? p.slice(root.length + 1) : '/' + p;
+}
+
+// readText reads a workspace file as text, at most MAX_CONFIG bytes, or
+// '' when it cannot be read.
+export function readText(wsRoot, rel) {
+  try {
+    const abs = path.join(wsRoot, rel);
+    if (statSync(abs).size > MAX_CONFIG) return '';
+    return readFileSync(abs, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+// stripComments removes // and /* */ comments from JavaScript text, leaving
+// strings and template literals whole (a URL's // is not a comment).
+export function stripComments(src) {
+  let out = '';
+  for (let i = 0; i < src.length; i++) {
+    const c = src[i];
+    if (c === '"' || c === "'" || c === '`') {
+      let j = i + 1;
+      while (j < src.length && src[j] !== c) j += src[j] === '\\' ? 2 : 1;
+      out += src.slice(i, j + 1);
+      i = j;
+    } else if (c === '/' && src[i + 1] === '/') {
+      while (i < src.length && src[i] !== '\n') i++;
+      out += '\n';
+    } else if (c === '/' && src[i + 1] === '*') {
+      const end = src.indexOf('*/', i + 2);
+      i = end < 0 ? src.length : end + 1;
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+const SPECIFIER = /\bfrom\s*(['"])([^'"\n]+)\1|\bimport\s*(['"])([^'"\n]+)\3|\b(?:import|require)\s*\(\s*(['"])([^'"\n]+)\5\s*\)/g;
+
+// specifiers lists the module specifiers a JavaScript/TypeScript file
+// imports or requires with a literal string.
+export function specifiers(src) {
+  const out = [];
+  for (const m of stripComments(src).matchAll(SPECIFIER)) out.push(m[2] ?? m[4] ?? m[6]);
+  return out;
+}
+
+const builtins = new Set(builtinModules);
+
+// packageOf is the npm package a bare specifier names ("vitest/config" is
+// vitest, "@scope/x/y" is @scope/x), or '' for a builtin, a relative or
+// absolute path, or an import map entry (#x).
+export function packageOf(spec) {
+  if (/^(\.|\/|#|[A-Za-z]:|node:|data:|file:|https?:)/.test(spec)) return '';
+  const parts = spec.split('/');
+  const name = spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+  return builtins.has(name) ? '' : name;
+}
+
+const RESOLVE_EXT = ['', '.ts', '.mts', '.cts', '.js', '.mjs', '.cjs', '.json', '/index.ts', '/index.js', '/index.mjs', '/index.cjs'];
+
+// configChain follows a config file's relative imports, transitively,
+// within the workspace: files are the workspace-relative files read (the
+// config first), packages the npm packages any of them imports by name,
+// and text their comment-free contents joined.
+export function configChain(wsRoot, file) {
+  const files = [];
+  const packages = new Set();
+  const texts = [];
+  const queue = [file];
+  while (queue.length && files.length < MAX_CHAIN) {
+    const rel = queue.shift();
+    if (files.includes(rel)) continue;
+    const src = readText(wsRoot, rel);
+    files.push(rel);
+    texts.push(stripComments(src));
+    for (const spec of specifiers(src)) {
+      const pkg = packageOf(spec);
+      if (pkg) packages.add(pkg);
+      if (!spec.startsWith('.')) continue;
+      const target = resolveRelative(wsRoot, path.posix.join(path.posix.dirname(rel), spec));
+      if (target) queue.push(target);
+    }
+  }
+  return { files, packages: [...packages].sort(), text: texts.join('\n') };
+}
+
+// resolveRelative finds the file a relative import names the way Node and
+// the bundlers do (the path itself, then with an extension, then an index
+// file), or '' when there is none inside the workspace.
+function resolveRelative(wsRoot, rel) {
+  const clean = path.posix.normalize(rel);
+  if (clean.startsWith('../') || clean === '..') return '';
+  for (const ext of RESOLVE_EXT) {
+    try {
+      if (statSync(path.join(wsRoot, clean + ext)).isFile()) return clean + ext;
+    } catch {
+      // not this one
+    }
+  }
+  return '';
+}
+
+// hasFile reports whether the project directory dir (workspace-relative)
+// holds a file whose name ends with one of exts, outside node_modules, dot
+// directories and the directories of other projects (roots: every
+// project's root), looking at no more than MAX_WALK entries.
+export function hasFile(wsRoot, dir, exts, roots) {
+  const stack = [dir];
+  let seen = 0;
+  while (stack.length) {
+    const d = stack.pop();
+    let entries;
+    try {
+      entries = readdirSync(path.join(wsRoot, d), { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const e of entries) {
+      if (++seen > MAX_WALK) return true; // too big to tell: assume it has
+      const rel = d === '.' ? e.name : d + '/' + e.name;
+      if (e.isDirectory()) {
+        if (e.name !== 'node_modules' && !e.name.startsWith('.') && !roots.has(rel)) stack.push(rel);
+      } else if (exts.some((x) => e.name.endsWith(x))) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// blankStrings replaces what string and template literals hold in src
+// (comment-free) with spaces, keeping every offset: a key or a brace
+// inside a string is not code.
+export function blankStrings(src) {
+  return src.replace(/(["'`])((?:\\.|(?!\1)[^\\])*)\1/g, (m, q, body) => q + ' '.repeat(body.length) + q);
+}
+
+// hasKey reports whether src (comment-free) has key: as an object key
+// outside strings.
+export function hasKey(src, key) {
+  return new RegExp(`(?:^|[^\\w$.])${key}\\s*:`, 'm').test(blankStrings(src));
+}
+
+// block returns the text of the object literal that follows key: in src
+// (comment-free), braces balanced, or '' when key: is not followed by one;
+// keys and braces inside strings do not count.
+export function block(src, key) {
+  const code = blankStrings(src);
+  const m = new RegExp(`(?:^|[^\\w$.])${key}\\s*:\\s*\\{`).exec(code);
+  if (!m) return '';
+  let depth = 0;
+  for (let i = m.index + m[0].length - 1; i < code.length; i++) {
+    if (code[i] === '{') depth++;
+    else if (code[i] === '}' && --depth === 0) return src.slice(m.index + m[0].length, i);
+  }
+  return '';
+}
+
+// packageVersion is the version in the package.json beside the plugin's
+// entry (metaURL, its import.meta.url).
+export function packageVersion(metaURL) {
+  const pkg = JSON.parse(readFileSync(new URL('./package.json', metaURL), 'utf8'));
+  return pkg.version;
+}

@@ -1,0 +1,107 @@
+#!/usr/bin/env node
+// @vzn/vx-plugin-vitest: a vx plugin (protocol 1, docs/plugins.md) that
+// gives each project with a Vitest config a `test` task running
+// `vitest run`, with the inputs Vitest reads and the coverage directory
+// it writes. README.md says what it infers and why.
+import path from 'node:path';
+import { serve, readOptions, readTasksRequest, within, projectPath, configChain, block, blankStrings, hasKey, packageVersion } from './lib/kit.mjs';
+
+// Vitest's own order: vitest.config.* before vite.config.*, and within
+// each the extensions in this order (the first found is the one it loads).
+const NAMES = ['vitest.config', 'vite.config'];
+const EXTS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'];
+const GLOBS = ['**/{vitest,vite}.config.{ts,mts,cts,js,mjs,cjs}'];
+
+const OPTIONS = {
+  taskName: { type: 'string', default: 'test' },
+  inputs: { type: 'strings', default: [] },
+  env: { type: 'strings', default: [] },
+};
+
+// Every file of the project but Markdown and ESLint configs (Vitest loads
+// neither), and the same of the projects it depends on but their tests and
+// test configs (a test imports its dependencies' sources, not their tests).
+// (Kept short: a workspace of 10,000 projects answers 10,000 tasks.)
+const SOURCES = ['**', '!**/*.{md,mdx}', '!**/eslint.config.*'];
+const DEP_SOURCES = ['^**', '^!**/*.{md,mdx}', '^!**/*.{test,spec}.*', '^!**/{eslint,vite,vitest}.config.*'];
+
+function describe(req) {
+  readOptions(req.options, OPTIONS);
+  return { name: 'vitest', version: packageVersion(import.meta.url), stages: ['tasks'], globs: GLOBS };
+}
+
+function tasks(req) {
+  const opts = readOptions(req.options, OPTIONS);
+  const { files, projects } = readTasksRequest(req);
+  const present = new Set(files);
+  const wsRoot = process.cwd();
+  const out = [];
+  for (const p of projects) {
+    const file = configOf(p.root, present);
+    if (!file) continue;
+    const chain = configChain(wsRoot, file);
+    if (path.posix.basename(file).startsWith('vite.') && !hasTestBlock(chain.text)) continue;
+    out.push(testTask(p, file, chain, opts));
+  }
+  out.sort((a, b) => (a.project < b.project ? -1 : a.project > b.project ? 1 : 0));
+  return { tasks: out };
+}
+
+// configOf is the config file Vitest loads for a project at root: the
+// first of its names present in the project's directory itself.
+function configOf(root, present) {
+  for (const name of NAMES) {
+    for (const ext of EXTS) {
+      const rel = root === '.' ? name + ext : `${root}/${name}${ext}`;
+      if (present.has(rel)) return rel;
+    }
+  }
+  return '';
+}
+
+// hasTestBlock: a vite.config.* (or a file it imports) has a `test:` key,
+// which is where Vite's config holds Vitest's options.
+function hasTestBlock(text) {
+  return hasKey(text, 'test');
+}
+
+function testTask(p, file, chain, opts) {
+  const inputs = [...SOURCES, ...DEP_SOURCES];
+  // The config and what it imports: inside the project "**" has them.
+  for (const f of chain.files) if (!within(p.root, f)) inputs.push(projectPath(p.root, f));
+  inputs.push('/tsconfig*.json', 'npm:vitest');
+  for (const pkg of chain.packages) if (pkg !== 'vitest') inputs.push('npm:' + pkg);
+  inputs.push(...opts.inputs);
+  const task = { project: p.name, name: opts.taskName, file, command: 'vitest run', inputs: dedupe(inputs), cache: true, env: dedupe(['CI', ...opts.env]) };
+  const cov = coverageDir(chain.text);
+  if (cov) {
+    task.outputs = [cov + '/**'];
+    // Vitest loads the coverage provider's package itself.
+    task.inputs.push('npm:@vitest/coverage-' + coverageProvider(chain.text));
+  }
+  return task;
+}
+
+// coverageProvider is the config's coverage provider, v8 by default.
+function coverageProvider(text) {
+  const m = /(?:^|[^\w$.])provider\s*:\s*(['"`])(v8|istanbul)\1/.exec(block(block(text, 'test'), 'coverage'));
+  return m ? m[2] : 'v8';
+}
+
+// coverageDir is the project-relative directory Vitest writes coverage to
+// when the config enables it (coverage: {enabled: true}), '' otherwise or
+// when it is outside the project (vx keeps outputs inside it).
+function coverageDir(text) {
+  const cov = block(block(text, 'test'), 'coverage');
+  if (!/(?:^|[^\w$.])enabled\s*:\s*true\b/.test(blankStrings(cov))) return '';
+  const m = /(?:^|[^\w$.])reportsDirectory\s*:\s*(['"`])([^'"`\n]+)\1/.exec(cov);
+  const dir = path.posix.normalize(m ? m[2] : 'coverage').replace(/\/$/, '');
+  if (dir === '.' || dir.startsWith('..') || dir.startsWith('/')) return '';
+  return dir;
+}
+
+function dedupe(list) {
+  return [...new Set(list)];
+}
+
+serve({ describe, tasks });

@@ -1,0 +1,3 @@
+import { add } from 'lib';
+
+export const three = add(1, 2);

@@ -1,0 +1,6 @@
+import { test, expect } from 'vitest';
+import { three } from './main.js';
+
+test('three', () => {
+  expect(three).toBe(3);
+});

@@ -1,0 +1,6 @@
+import { defineConfig } from 'vite';
+
+export default defineConfig({
+  build: { outDir: 'dist' },
+  test: { include: ['src/**/*.test.js'] },
+});

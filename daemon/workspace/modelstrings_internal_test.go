@@ -66,7 +66,7 @@ func TestModelKeepsNoSavedManifest(t *testing.T) {
 			lo, hi = min(lo, p), max(hi, p+uintptr(len(s)))
 		}
 	}
-	m, err := load(root, ms)
+	m, err := load(root, ms, inferOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

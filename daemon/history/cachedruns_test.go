@@ -120,12 +120,17 @@ func cachedSequence(noops int) []seqRun {
 	return seq
 }
 
-// recordSequence records seq into s, run i with a fixed id.
-func recordSequence(t *testing.T, s *Store, seq []seqRun) []*Run {
+// seqRunID is the id of run i of the sequence.
+func seqRunID(i int) string { return fmt.Sprintf("%02x%010x", i, 0xa0) }
+
+// recordSequence records the runs of seq from the from-th on into s, run i
+// with id seqRunID(i).
+func recordSequence(t *testing.T, s *Store, seq []seqRun, from int) []*Run {
 	t.Helper()
 	var runs []*Run
-	for i, r := range seq {
-		runs = append(runs, addRun(t, s, fmt.Sprintf("%02x%010x", i, 0xa0), cachedT0.Add(time.Duration(i)*time.Minute), r.status, r.execs...))
+	for i := from; i < len(seq); i++ {
+		r := seq[i]
+		runs = append(runs, addRun(t, s, seqRunID(i), cachedT0.Add(time.Duration(i)*time.Minute), r.status, r.execs...))
 	}
 	return runs
 }
@@ -165,7 +170,7 @@ func historyRows(t *testing.T, path string) int64 {
 func TestNoOpRunsAddConstantRows(t *testing.T) {
 	s, path := openTemp(t)
 	seq := cachedSequence(0)
-	recordSequence(t, s, seq[:1])
+	recordSequence(t, s, seq[:1], 0)
 	noop := cachedSequence(12)[1:13]
 	for i := range noop {
 		for j := range noop[i].execs {
@@ -312,28 +317,11 @@ func must2(a, b int64, err error) (int64, int64) {
 func TestCachedRunsAnswerAsPerHitRows(t *testing.T) {
 	s, path := openTemp(t)
 	seq := cachedSequence(2)
-	runs := recordSequence(t, s, seq)
-	got, err := json.MarshalIndent(collect(t, s, runs), "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	golden := filepath.Join("testdata", "cachedruns.golden.json")
+	runs := recordSequence(t, s, seq, 0)
 	if *updateGolden {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(golden, append(got, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeHalfFixture(t, seq)
 	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(bytes.TrimSpace(got), bytes.TrimSpace(want)) {
-		os.WriteFile(filepath.Join(t.TempDir(), "got.json"), got, 0o644)
-		t.Errorf("answers differ from the per-hit record's (%s); first difference near byte %d", golden, firstDiff(got, want))
-	}
+	checkGolden(t, collect(t, s, runs), *updateGolden)
 	// Rows: the executions of hits replayed as a set are not rows each.
 	var hits int64
 	for _, r := range seq {
@@ -345,6 +333,78 @@ func TestCachedRunsAnswerAsPerHitRows(t *testing.T) {
 	}
 	if rows := historyRows(t, path); rows >= hits {
 		t.Errorf("the history holds %d rows for %d runs with %d hits: hits are still recorded a row each", rows, len(seq), hits)
+	}
+}
+
+// halfRuns is how many runs of the sequence testdata/cachedruns-half.db
+// holds: the cold run, the no-op runs and the edit.
+const halfRuns = 4
+
+// writeHalfFixture writes testdata/cachedruns-half.db: the first halfRuns
+// runs of seq as this build records them, in a fresh history.
+func writeHalfFixture(t *testing.T, seq []seqRun) {
+	t.Helper()
+	half, _ := openTemp(t)
+	recordSequence(t, half, seq[:halfRuns], 0)
+	out := filepath.Join("testdata", "cachedruns-half.db")
+	os.Remove(out)
+	if _, err := half.w.Exec(`VACUUM INTO ?`, out); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCachedRunsAnswerAfterUpgrade: a history written by the per-hit record
+// (testdata/cachedruns-half.db, the first runs of the sequence), opened and
+// written on by this build, answers as if one build had recorded it all.
+func TestCachedRunsAnswerAfterUpgrade(t *testing.T) {
+	fixture, err := os.ReadFile(filepath.Join("testdata", "cachedruns-half.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := Path(t.TempDir())
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, fixture, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(context.Background(), path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	seq := cachedSequence(2)
+	recordSequence(t, s, seq, halfRuns)
+	var runs []*Run
+	for i := range seq {
+		runs = append(runs, ok(s.ResolveRun(context.Background(), seqRunID(i))))
+	}
+	checkGolden(t, collect(t, s, runs), false)
+}
+
+// checkGolden compares a with testdata/cachedruns.golden.json, which it
+// writes first when update is set.
+func checkGolden(t *testing.T, a *answers, update bool) {
+	t.Helper()
+	got, err := json.MarshalIndent(a, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "cachedruns.golden.json")
+	if update {
+		if err := os.WriteFile(golden, append(got, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(bytes.TrimSpace(got), bytes.TrimSpace(want)) {
+		dump := filepath.Join(t.TempDir(), "got.json")
+		os.WriteFile(dump, got, 0o644)
+		t.Errorf("answers differ from the per-hit record's (%s) near byte %d: %q",
+			golden, firstDiff(got, want), got[max(0, firstDiff(got, want)-200):min(len(got), firstDiff(got, want)+100)])
 	}
 }
 

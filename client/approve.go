@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -88,7 +89,7 @@ func (c *Client) approval(ctx context.Context, method, path string) (*wire.Appro
 			Error string `json:"error"`
 		}
 		if json.Unmarshal(body, &e) == nil && e.Error != "" {
-			return nil, &ApprovalError{Msg: e.Error}
+			return nil, errors.New(e.Error)
 		}
 		return nil, fmt.Errorf("vxd answered %s: %s", resp.Status, bytes.TrimSpace(body))
 	}
@@ -98,9 +99,3 @@ func (c *Client) approval(ctx context.Context, method, path string) (*wire.Appro
 	}
 	return &a, nil
 }
-
-// ApprovalError is the daemon refusing an approval (an unknown, expired
-// or applied plan), in its words.
-type ApprovalError struct{ Msg string }
-
-func (e *ApprovalError) Error() string { return e.Msg }

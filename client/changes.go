@@ -24,17 +24,17 @@ var changesHTTP = &http.Client{Timeout: changesTimeout}
 
 // Changes asks the workspace's running vxd what changed since the journal
 // token (epoch, seq); epoch "" asks only the current token. It never
-// starts a daemon: with none running it is a NotRunningError, read from
+// starts a daemon: with none running it is a notRunningError, read from
 // the discovery file and the lock alone. The answer is proved (ask): an
 // answer from a process that does not know the token is an ImpostorError
-// (in a NotRunningError), and the run goes on as without a daemon.
+// (in a notRunningError), and the run goes on as without a daemon.
 func (c *Client) Changes(ctx context.Context, epoch string, seq uint64) (*wire.Changes, error) {
 	d, err := c.Discovery()
 	if err != nil {
 		return nil, err
 	}
 	if filepath.Clean(d.Root) != filepath.Clean(c.Root) {
-		return nil, &NotRunningError{Root: c.Root, Reason: "the discovery file names " + d.Root}
+		return nil, &notRunningError{Root: c.Root, Reason: "the discovery file names " + d.Root}
 	}
 	q := url.Values{}
 	if epoch != "" {

@@ -20,7 +20,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/vzn/vx/internal/flock"
@@ -29,17 +28,17 @@ import (
 	"github.com/vzn/vx/protocol/wire"
 )
 
-// NotRunningError says no daemon answers for a workspace. Err is the
+// notRunningError says no daemon answers for a workspace. Err is the
 // ImpostorError when the peer on the port failed the proof.
-type NotRunningError struct {
+type notRunningError struct {
 	Root   string
 	Reason string
 	Err    error
 }
 
-func (e *NotRunningError) Unwrap() error { return e.Err }
+func (e *notRunningError) Unwrap() error { return e.Err }
 
-func (e *NotRunningError) Error() string {
+func (e *notRunningError) Error() string {
 	return fmt.Sprintf("no vxd is running for %s (%s); `vxd start` starts one, and `vx mcp` starts one as needed", e.Root, e.Reason)
 }
 
@@ -85,15 +84,15 @@ func (c *Client) Discovery() (*wire.Discovery, error) {
 		if why != noDiscovery {
 			err = &UntrustedError{Why: why}
 		}
-		return nil, &NotRunningError{Root: c.Root, Reason: why, Err: err}
+		return nil, &notRunningError{Root: c.Root, Reason: why, Err: err}
 	}
 	b, err := os.ReadFile(layout.Discovery(c.Root))
 	if err != nil {
-		return nil, &NotRunningError{Root: c.Root, Reason: "no discovery file"}
+		return nil, &notRunningError{Root: c.Root, Reason: "no discovery file"}
 	}
 	var d wire.Discovery
 	if err := json.Unmarshal(b, &d); err != nil || d.Port == 0 || d.Token == "" {
-		return nil, &NotRunningError{Root: c.Root, Reason: "the discovery file is unreadable"}
+		return nil, &notRunningError{Root: c.Root, Reason: "the discovery file is unreadable"}
 	}
 	return &d, nil
 }
@@ -111,19 +110,19 @@ func (c *Client) Status(ctx context.Context) (*wire.Status, *wire.Discovery, err
 // status asks the daemon d names for its status, proved (ask); a proved
 // daemon of this workspace is the one Transport's connections go to.
 func (c *Client) status(ctx context.Context, d *wire.Discovery) (*wire.Status, error) {
-	code, body, err := c.ask(ctx, c.http(), d, http.MethodGet, "/status", maxStatusBytes)
+	code, body, err := c.ask(ctx, c.http(), d, http.MethodGet, wire.StatusPath, maxStatusBytes)
 	if err != nil {
 		return nil, err
 	}
 	if code != http.StatusOK {
-		return nil, &NotRunningError{Root: c.Root, Reason: fmt.Sprintf("the daemon answered %d %s", code, http.StatusText(code))}
+		return nil, &notRunningError{Root: c.Root, Reason: fmt.Sprintf("the daemon answered %d %s", code, http.StatusText(code))}
 	}
 	var st wire.Status
 	if err := json.Unmarshal(body, &st); err != nil {
 		return nil, fmt.Errorf("reading vxd's status: %w", err)
 	}
 	if st.Workspace != "" && filepath.Clean(st.Workspace) != filepath.Clean(c.Root) {
-		return nil, &NotRunningError{Root: c.Root, Reason: "the daemon on that port serves " + st.Workspace}
+		return nil, &notRunningError{Root: c.Root, Reason: "the daemon on that port serves " + st.Workspace}
 	}
 	c.vouch(d)
 	return &st, nil
@@ -139,7 +138,7 @@ func (c *Client) Stop(ctx context.Context) (bool, error) {
 	if _, err := c.status(ctx, d); err != nil {
 		return false, nil
 	}
-	code, _, err := c.ask(ctx, c.http(), d, http.MethodPost, "/shutdown", maxShutdownBytes)
+	code, _, err := c.ask(ctx, c.http(), d, http.MethodPost, wire.ShutdownPath, maxShutdownBytes)
 	if err == nil && code != http.StatusAccepted {
 		err = fmt.Errorf("it answered %d %s", code, http.StatusText(code))
 	}
@@ -181,13 +180,13 @@ func (c *Client) locked() bool {
 	return false
 }
 
-// VXDPath is the vxd beside the running executable.
-func VXDPath() (string, error) {
+// vxdPath is the vxd beside the running executable.
+func vxdPath() (string, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return "", err
 	}
-	p := filepath.Join(filepath.Dir(exe), "vxd")
+	p := filepath.Join(filepath.Dir(exe), "vxd"+exeSuffix)
 	if _, err := os.Stat(p); err != nil {
 		if lp, lerr := exec.LookPath("vxd"); lerr == nil {
 			return lp, nil
@@ -223,14 +222,14 @@ func (c *Client) Ensure(ctx context.Context, restart bool) (string, string, erro
 	return fmt.Sprintf("http://127.0.0.1:%d", d.Port), d.Token, nil
 }
 
-// Start launches `vxd serve` detached (its own session, output to its log)
-// and waits until it answers. When another starter wins the lock, the
+// Start launches `vxd serve` detached (detach: its own session or process
+// group, output to its log) and waits until it answers. When another starter wins the lock, the
 // daemon it started is the one returned.
 func (c *Client) Start(ctx context.Context) (*wire.Discovery, error) {
 	vxd := c.VXD
 	if vxd == "" {
 		var err error
-		if vxd, err = VXDPath(); err != nil {
+		if vxd, err = vxdPath(); err != nil {
 			return nil, err
 		}
 	}
@@ -251,7 +250,7 @@ func (c *Client) Start(ctx context.Context) (*wire.Discovery, error) {
 		cmd.Dir = c.Root
 		cmd.Stdin = nil
 		cmd.Stdout, cmd.Stderr = logf, logf
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		detach(cmd)
 		if err := cmd.Start(); err != nil {
 			return nil, fmt.Errorf("starting %s: %w", vxd, err)
 		}
@@ -306,7 +305,10 @@ func (c *Client) Start(ctx context.Context) (*wire.Discovery, error) {
 func (c *Client) notReady(limit time.Duration, out string) error {
 	last := lastLine(out)
 	if d, err := c.Discovery(); err == nil && c.wasRefused(d) && c.locked() {
-		return fmt.Errorf("vxd did not become ready within %s: the discovery file still names port %d, whose process does not prove it is this workspace's vxd, and something holds the workspace lock (a vxd too old to prove itself? pid %d per the discovery file; stop it and try again) (last line of %s: %s)", limit, d.Port, d.PID, out, last)
+		return fmt.Errorf("vxd did not become ready within %s: the discovery file still names port %d, "+
+			"whose process does not prove it is this workspace's vxd, and something holds the workspace lock "+
+			"(a vxd too old to prove itself? pid %d per the discovery file; stop it and try again) (last line of %s: %s)",
+			limit, d.Port, d.PID, out, last)
 	}
 	return fmt.Errorf("vxd did not become ready within %s (last line of %s: %s)", limit, out, last)
 }
@@ -332,6 +334,6 @@ func lastLine(path string) string {
 
 // IsNotRunning reports whether err means no daemon answers.
 func IsNotRunning(err error) bool {
-	var nr *NotRunningError
+	var nr *notRunningError
 	return errors.As(err, &nr)
 }

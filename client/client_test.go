@@ -8,11 +8,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/vzn/vx/client"
+	"github.com/vzn/vx/internal/flock"
 	"github.com/vzn/vx/internal/testtree"
 	"github.com/vzn/vx/protocol/layout"
 	"github.com/vzn/vx/protocol/version"
@@ -108,7 +108,7 @@ func holdLock(t *testing.T, root string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+	if err := flock.TryLock(f); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -12,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -21,6 +21,13 @@ import (
 	"github.com/vzn/vx/protocol/proof"
 	"github.com/vzn/vx/protocol/wire"
 )
+
+// isImpostor reports whether err is (or wraps) a *client.ImpostorError,
+// the type a caller tells a squatting process by.
+func isImpostor(err error) bool {
+	var ie *client.ImpostorError
+	return errors.As(err, &ie)
+}
 
 // recorder keeps every request a fake daemon got, headers and body.
 type recorder struct {
@@ -141,10 +148,10 @@ func TestReplayedOrRelayedAnswersAreRefused(t *testing.T) {
 			pointAt(t, root, port)
 			var notice bytes.Buffer
 			c := &client.Client{Root: root, Notice: &notice}
-			if st, _, err := c.Status(ctx); !client.IsImpostor(err) || !client.IsNotRunning(err) {
+			if st, _, err := c.Status(ctx); !isImpostor(err) || !client.IsNotRunning(err) {
 				t.Errorf("Status through the %s = %+v, %v; want not running: an impostor", name, st, err)
 			}
-			if ans, err := c.Changes(ctx, "", 0); !client.IsImpostor(err) {
+			if ans, err := c.Changes(ctx, "", 0); !isImpostor(err) {
 				t.Errorf("Changes through the %s = %+v, %v; want an impostor", name, ans, err)
 			}
 			if stopped, err := c.Stop(ctx); stopped || err != nil {
@@ -194,9 +201,7 @@ func TestTransportProvesEachConnection(t *testing.T) {
 	tr.CloseIdleConnections()
 
 	d, _ := c.Discovery()
-	if err := syscall.Kill(d.PID, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	kill(t, d.PID)
 	waitGone(t, d.PID)
 	waitUnlocked(t, root)
 	rec := &recorder{}
@@ -212,7 +217,7 @@ func TestTransportProvesEachConnection(t *testing.T) {
 	go srv.Serve(ln)
 	defer srv.Close()
 	holdLock(t, root) // as a vxd that is starting holds it
-	if resp, err := get(); err == nil || !client.IsImpostor(err) {
+	if resp, err := get(); err == nil || !isImpostor(err) {
 		if resp != nil {
 			resp.Body.Close()
 		}

@@ -7,11 +7,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/vzn/vx/client"
+	"github.com/vzn/vx/internal/flock"
 	"github.com/vzn/vx/protocol/layout"
 	"github.com/vzn/vx/protocol/version"
 )
@@ -58,6 +58,18 @@ func waitGone(t *testing.T, pid int) {
 	}
 }
 
+// kill ends process pid at once (SIGKILL; TerminateProcess on Windows).
+func kill(t *testing.T, pid int) {
+	t.Helper()
+	p, err := os.FindProcess(pid)
+	if err == nil {
+		err = p.Kill()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // waitUnlocked waits until no process holds root's daemon lock (a killed
 // daemon's leader thread is a zombie before its last thread has let go of
 // the lock); the limit only keeps a failing test from hanging.
@@ -69,7 +81,7 @@ func waitUnlocked(t *testing.T, root string) {
 	}
 	defer f.Close()
 	deadline := time.Now().Add(15 * time.Second)
-	for syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+	for flock.TryLock(f) != nil {
 		if time.Now().After(deadline) {
 			t.Fatalf("the daemon lock of %s is still held after 15s", root)
 		}
@@ -142,9 +154,7 @@ func TestKilledDaemonIsReplaced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Kill(first.PID, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	kill(t, first.PID)
 	waitGone(t, first.PID)
 	waitUnlocked(t, root)
 	if d, err := c.Discovery(); err != nil || d.PID != first.PID {

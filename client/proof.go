@@ -30,28 +30,28 @@ func (e *ImpostorError) Error() string {
 	return fmt.Sprintf("port %d is held by a process that is not this workspace's vxd (%s)", e.Port, e.Why)
 }
 
-// IsImpostor reports whether err is (or wraps) an ImpostorError.
-func IsImpostor(err error) bool {
+// isImpostor reports whether err is (or wraps) an ImpostorError.
+func isImpostor(err error) bool {
 	var ie *ImpostorError
 	return errors.As(err, &ie)
 }
 
-// impostor is the NotRunningError of a peer that failed the proof.
+// impostor is the notRunningError of a peer that failed the proof.
 func (c *Client) impostor(port int, why string) error {
 	ie := &ImpostorError{Port: port, Why: why}
-	return &NotRunningError{Root: c.Root, Reason: ie.Error(), Err: ie}
+	return &notRunningError{Root: c.Root, Reason: ie.Error(), Err: ie}
 }
 
 // ask sends method uri (path?query) to the daemon d names and answers its
 // status and body once the answer is proved (proof.Answer): the request
 // carries a fresh nonce and is authorized by its MAC (proof.Request), so
 // the token is never sent, and an answer without the right proof is a
-// NotRunningError wrapping an ImpostorError. No daemon holding the
-// workspace lock is a NotRunningError before anything is sent. The body
+// notRunningError wrapping an ImpostorError. No daemon holding the
+// workspace lock is a notRunningError before anything is sent. The body
 // is read up to limit bytes.
 func (c *Client) ask(ctx context.Context, hc *http.Client, d *wire.Discovery, method, uri string, limit int64) (int, []byte, error) {
 	if !c.locked() {
-		return 0, nil, &NotRunningError{Root: c.Root, Reason: "no vxd holds the workspace lock: the discovery file is left from one that is gone"}
+		return 0, nil, &notRunningError{Root: c.Root, Reason: "no vxd holds the workspace lock: the discovery file is left from one that is gone"}
 	}
 	nonce, err := proof.NewNonce()
 	if err != nil {
@@ -66,12 +66,12 @@ func (c *Client) ask(ctx context.Context, hc *http.Client, d *wire.Discovery, me
 	req.Header.Set("Authorization", proof.Scheme+" "+proof.Request(d.Token, d.Port, nonce, method, ruri))
 	resp, err := hc.Do(req)
 	if err != nil {
-		return 0, nil, &NotRunningError{Root: c.Root, Reason: "the daemon in the discovery file does not answer"}
+		return 0, nil, &notRunningError{Root: c.Root, Reason: "the daemon in the discovery file does not answer"}
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
-		return 0, nil, &NotRunningError{Root: c.Root, Reason: "the daemon's answer broke off: " + err.Error()}
+		return 0, nil, &notRunningError{Root: c.Root, Reason: "the daemon's answer broke off: " + err.Error()}
 	}
 	if int64(len(body)) > limit {
 		return 0, nil, c.impostor(d.Port, fmt.Sprintf("its answer to %s is over %d bytes", uri, limit))
@@ -123,7 +123,7 @@ func (c *Client) dialProved(ctx context.Context, network, addr string) (net.Conn
 		return nil, fmt.Errorf("no vxd of %s proved itself at %s", c.Root, addr)
 	}
 	if !c.locked() {
-		return nil, &NotRunningError{Root: c.Root, Reason: "no vxd holds the workspace lock"}
+		return nil, &notRunningError{Root: c.Root, Reason: "no vxd holds the workspace lock"}
 	}
 	var dialer net.Dialer
 	conn, err := dialer.DialContext(ctx, network, addr)
@@ -185,7 +185,7 @@ func (c *Client) hello(ctx context.Context, conn net.Conn, d *wire.Discovery) er
 // and says so on Notice, with what vx does instead; once per discovery
 // file.
 func (c *Client) refuse(d *wire.Discovery, err error, instead string) {
-	if !IsImpostor(err) {
+	if !isImpostor(err) {
 		return
 	}
 	said := c.wasRefused(d)

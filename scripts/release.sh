@@ -3,12 +3,14 @@
 # build, into dist/:
 #   dist/vx_<version>_<os>_<arch>.tar.gz   the binaries, LICENSE (when the
 #                                          repository has one) and a README
+#   dist/vx_<version>_windows_amd64.zip    the same for Windows (.exe files)
 #   dist/checksums.txt                     sha256 of every archive
 #   dist/npm/*.tgz                         npm pack of @vzn/vx and of one
 #                                          package per platform built here
 # Linux binaries are static (no dynamic loader: they run on glibc and musl).
-# A Linux host builds linux/amd64 and linux/arm64 (the other one with the
-# Debian cross compiler); a macOS host builds darwin/arm64 and darwin/amd64.
+# A Linux host builds linux/amd64, linux/arm64 (the other one with the
+# Debian cross compiler) and windows/amd64 (static, with Debian's mingw-w64
+# compiler); a macOS host builds darwin/arm64 and darwin/amd64.
 # TARGETS="linux/amd64" limits the build, COMMANDS="vx vxd" the binaries
 # (tests/npm, which needs no vx-platform). VERSION and COMMIT come from make.
 # `release.sh finish` only packs @vzn/vx and writes checksums.txt over what
@@ -27,7 +29,7 @@ export CGO_ENABLED=1
 # stderr for one it cannot (and exit 1 on CI, where every one is expected).
 host_targets() {
   case "$(uname -s)" in
-    Linux) for t in linux/amd64 linux/arm64; do
+    Linux) for t in linux/amd64 linux/arm64 windows/amd64; do
         if command -v "$(cc_for "$t")" >/dev/null; then echo "$t"
         else echo "release: skipping $t: no C compiler $(cc_for "$t") (Debian: apt-get install $(cc_package "$t"))" >&2
           [ "${CI:-}" != true ] || exit 1; fi
@@ -38,9 +40,16 @@ host_targets() {
 }
 
 # cc_package is the Debian package of cc_for's compiler.
-cc_package() { if [ "$(cc_for "$1")" = gcc ]; then echo gcc; else echo "gcc-$(gnu_arch "${1#*/}")-linux-gnu libc6-dev-${1#*/}-cross"; fi; }
+cc_package() {
+  case "$1" in
+    windows/*) echo gcc-mingw-w64-x86-64 ;;
+    *) if [ "$(cc_for "$1")" = gcc ]; then echo gcc; else echo "gcc-$(gnu_arch "${1#*/}")-linux-gnu libc6-dev-${1#*/}-cross"; fi ;;
+  esac
+}
 gnu_arch() { case "$1" in amd64) echo x86_64 ;; arm64) echo aarch64 ;; esac; }
 node_arch() { case "$1" in amd64) echo x64 ;; arm64) echo arm64 ;; esac; }
+node_os() { case "$1" in windows) echo win32 ;; *) echo "$1" ;; esac; }
+exe_suffix() { if [ "$1" = windows ]; then echo .exe; fi; }
 host_arch() { case "$(uname -m)" in x86_64|amd64) echo amd64 ;; aarch64|arm64) echo arm64 ;; esac; }
 
 # cc_for is the C compiler (for go-sqlite3) building target os/arch here.
@@ -49,6 +58,7 @@ cc_for() {
   case "$os" in
     darwin) echo "clang -arch $(gnu_arch "$arch" | sed 's/aarch64/arm64/')" ;;
     linux) if [ "$arch" = "$(host_arch)" ]; then echo gcc; else echo "$(gnu_arch "$arch")-linux-gnu-gcc"; fi ;;
+    windows) echo "$(gnu_arch "$arch")-w64-mingw32-gcc" ;;
   esac
 }
 
@@ -63,9 +73,11 @@ build_target() {
     ld="$ld -linkmode external -extldflags -static"
     tags="$tags,netgo,osusergo"
   fi
+  # Windows: static too, so no MinGW runtime DLL has to come along.
+  [ "$os" != windows ] || ld="$ld -extldflags -static"
   for cmd in ${COMMANDS:-vx vxd vx-platform}; do
     GOOS=$os GOARCH=$arch CC="$(cc_for "$os/$arch")" \
-      $GO build -trimpath -tags "$tags" -ldflags "$ld" -o "$dir/$cmd" "./cmd/$cmd"
+      $GO build -trimpath -tags "$tags" -ldflags "$ld" -o "$dir/$cmd$(exe_suffix "$os")" "./cmd/$cmd"
     [ "$os" != linux ] || check_static "$dir/$cmd"
   done
 }
@@ -78,23 +90,29 @@ check_static() {
   fi
 }
 
-# archive writes dist/NAME.tar.gz: the binaries, LICENSE and the README,
-# under one directory NAME/.
+# archive writes dist/NAME.tar.gz (NAME.zip for Windows): the binaries,
+# LICENSE and the README, under one directory NAME/.
 archive() {
   local os=$1 arch=$2 name=$3
   if [ -f LICENSE ]; then cp LICENSE "$DIST/build/$name/"; fi
   sed -e "s|@VERSION@|$VERSION|" -e "s|@OS@|$os|" -e "s|@ARCH@|$arch|" scripts/release/README.txt >"$DIST/build/$name/README"
-  tar -C "$DIST/build" -czf "$DIST/$name.tar.gz" "$name"
+  if [ "$os" = windows ]; then
+    (cd "$DIST/build" && zip -qr -X "$DIST/$name.zip" "$name")
+  else
+    tar -C "$DIST/build" -czf "$DIST/$name.tar.gz" "$name"
+  fi
 }
 
 # npm_platform packs @vzn/vx-<os>-<cpu>: vx and vxd for one platform, with
-# "os" and "cpu" so that npm installs it only there.
+# "os" and "cpu" so that npm installs it only there (Node's names: win32
+# for windows, x64 for amd64).
 npm_platform() {
-  local os=$1 arch=$2 name=$3
+  local arch=$2 name=$3 x; x=$(exe_suffix "$1")
+  local os; os=$(node_os "$1")
   local cpu; cpu=$(node_arch "$arch")
   local pkg="$DIST/npm/build/vx-$os-$cpu"
   rm -rf "$pkg" && mkdir -p "$pkg/bin"
-  cp "$DIST/build/$name/vx" "$DIST/build/$name/vxd" "$pkg/bin/"
+  cp "$DIST/build/$name/vx$x" "$DIST/build/$name/vxd$x" "$pkg/bin/"
   if [ -f LICENSE ]; then cp LICENSE "$pkg/"; fi
   printf '# @vzn/vx-%s-%s\n\nThe vx and vxd binaries for %s/%s, installed by @vzn/vx. Install @vzn/vx, not this package.\n' \
     "$os" "$cpu" "$os" "$cpu" >"$pkg/README.md"
@@ -147,9 +165,12 @@ JSON
   rm -rf "$pkg"; rmdir "$DIST/npm/build" 2>/dev/null || true
 }
 
+# archives lists the archives in the current directory.
+archives() { ls -- *.tar.gz *.zip 2>/dev/null; }
+
 # checksums writes dist/checksums.txt in sha256sum's format.
 checksums() {
-  (cd "$DIST" && if command -v sha256sum >/dev/null; then sha256sum -- *.tar.gz; else shasum -a 256 -- *.tar.gz; fi) >"$DIST/checksums.txt"
+  (cd "$DIST" && if command -v sha256sum >/dev/null; then sha256sum -- $(archives); else shasum -a 256 -- $(archives); fi) >"$DIST/checksums.txt"
 }
 
 # finish packs @vzn/vx and writes checksums.txt over what dist/ holds:

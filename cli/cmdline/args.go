@@ -7,20 +7,20 @@ import (
 	"strings"
 )
 
-// Kind says how a flag takes its value.
-type Kind int
+// kind says how a flag takes its value.
+type kind int
 
 const (
-	Bool     Kind = iota // --x
-	Value                // --x V or --x=V
-	Optional             // --x or --x=V (never the next argument)
-	Multi                // --x V, repeatable
+	kindBool     kind = iota // --x
+	kindValue                // --x V or --x=V
+	kindOptional             // --x or --x=V (never the next argument)
+	kindMulti                // --x V, repeatable
 )
 
-// Spec declares one flag: how it takes its value, its help text, and
+// spec declares one flag: how it takes its value, its help text, and
 // (for a flag with a value) the name of the value in the usage text.
-type Spec struct {
-	Kind Kind
+type spec struct {
+	kind kind
 	Help string
 	Arg  string
 }
@@ -29,7 +29,7 @@ type Spec struct {
 type Args struct {
 	prog  string // "vx" or "vxd": messages and the usage name "prog verb"
 	verb  string
-	specs map[string]Spec
+	specs map[string]spec
 	set   map[string][]string
 	pos   []string
 	// next maps an optional-value flag given without "=" to the index in
@@ -37,15 +37,10 @@ type Args struct {
 	next map[string]int
 }
 
-// Parse parses a vx verb's flags anywhere among positionals; "--" ends
-// flags. Unknown flags and missing values are errors naming the flag.
-func Parse(verb string, argv []string, specs map[string]Spec) (*Args, error) {
-	return parse("vx", verb, argv, specs)
-}
-
-// parse is Parse for the verb of program prog.
-func parse(prog, verb string, argv []string, specs map[string]Spec) (*Args, error) {
-	specs["help"] = Spec{Kind: Bool, Help: "print this help"}
+// parse parses the flags of prog's verb anywhere among positionals; "--"
+// ends flags. Unknown flags and missing values are errors naming the flag.
+func parse(prog, verb string, argv []string, specs map[string]spec) (*Args, error) {
+	specs["help"] = spec{kind: kindBool, Help: "print this help"}
 	a := &Args{prog: prog, verb: verb, specs: specs, set: map[string][]string{}, next: map[string]int{}}
 	for i := 0; i < len(argv); i++ {
 		s := argv[i]
@@ -69,8 +64,8 @@ func parse(prog, verb string, argv []string, specs map[string]Spec) (*Args, erro
 		if !ok {
 			return nil, fmt.Errorf("%s: unknown flag %s%s", a.name(), s, flagHint(name, specs))
 		}
-		switch spec.Kind {
-		case Bool:
+		switch spec.kind {
+		case kindBool:
 			if hasVal {
 				if _, err := strconv.ParseBool(val); err != nil {
 					return nil, fmt.Errorf("%s: --%s takes no value (got %q)", a.name(), name, val)
@@ -78,14 +73,14 @@ func parse(prog, verb string, argv []string, specs map[string]Spec) (*Args, erro
 			} else {
 				val = "true"
 			}
-		case Optional:
+		case kindOptional:
 			if !hasVal {
 				val = ""
 				if i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-") {
 					a.next[name] = len(a.pos)
 				}
 			}
-		case Value, Multi:
+		case kindValue, kindMulti:
 			if !hasVal {
 				if i+1 >= len(argv) {
 					return nil, fmt.Errorf("%s: --%s needs a value (%s)", a.name(), name, spec.Arg)
@@ -94,7 +89,7 @@ func parse(prog, verb string, argv []string, specs map[string]Spec) (*Args, erro
 				val = argv[i]
 			}
 		}
-		if spec.Kind != Multi && len(a.set[name]) > 0 && spec.Kind != Bool {
+		if spec.kind != kindMulti && len(a.set[name]) > 0 && spec.kind != kindBool {
 			return nil, fmt.Errorf("%s: --%s given twice", a.name(), name)
 		}
 		a.set[name] = append(a.set[name], val)
@@ -105,7 +100,7 @@ func parse(prog, verb string, argv []string, specs map[string]Spec) (*Args, erro
 // name is the command as messages and the usage name it: "vxd serve".
 func (a *Args) name() string { return a.prog + " " + a.verb }
 
-func flagHint(name string, specs map[string]Spec) string {
+func flagHint(name string, specs map[string]spec) string {
 	var names []string
 	for n := range specs {
 		names = append(names, n)
@@ -119,11 +114,11 @@ func flagHint(name string, specs map[string]Spec) string {
 	return fmt.Sprintf(" (flags: --%s)", strings.Join(names, ", --"))
 }
 
-// Has reports whether the flag was given.
-func (a *Args) Has(name string) bool { return len(a.set[name]) > 0 }
+// has reports whether the flag was given.
+func (a *Args) has(name string) bool { return len(a.set[name]) > 0 }
 
-// Bool is a boolean flag's value.
-func (a *Args) Bool(name string) bool {
+// kindBool is a boolean flag's value.
+func (a *Args) boolean(name string) bool {
 	v := a.set[name]
 	if len(v) == 0 {
 		return false
@@ -132,8 +127,8 @@ func (a *Args) Bool(name string) bool {
 	return b
 }
 
-// Str is the flag's last value ("" when not given).
-func (a *Args) Str(name string) string {
+// str is the flag's last value ("" when not given).
+func (a *Args) str(name string) string {
 	v := a.set[name]
 	if len(v) == 0 {
 		return ""
@@ -141,24 +136,24 @@ func (a *Args) Str(name string) string {
 	return v[len(v)-1]
 }
 
-// List is every value of a repeatable flag.
-func (a *Args) List(name string) []string { return a.set[name] }
+// list is every value of a repeatable flag.
+func (a *Args) list(name string) []string { return a.set[name] }
 
-// Int is the flag's value as a whole number, def when not given.
-func (a *Args) Int(name string, def int) (int, error) {
-	if !a.Has(name) {
+// integer is the flag's value as a whole number, def when not given.
+func (a *Args) integer(name string, def int) (int, error) {
+	if !a.has(name) {
 		return def, nil
 	}
-	n, err := strconv.Atoi(a.Str(name))
+	n, err := strconv.Atoi(a.str(name))
 	if err != nil {
-		return 0, fmt.Errorf("%s: --%s %q is not a whole number", a.name(), name, a.Str(name))
+		return 0, fmt.Errorf("%s: --%s %q is not a whole number", a.name(), name, a.str(name))
 	}
 	return n, nil
 }
 
 // Format reads --format: "text" (default) or "json".
 func (a *Args) Format() (string, error) {
-	f := a.Str("format")
+	f := a.str("format")
 	switch f {
 	case "", "text", "human":
 		return "text", nil
@@ -183,10 +178,10 @@ func (a *Args) Usage(synopsis string) string {
 	for _, n := range names {
 		s := a.specs[n]
 		left := "--" + n
-		switch s.Kind {
-		case Value, Multi:
+		switch s.kind {
+		case kindValue, kindMulti:
 			left += " " + s.Arg
-		case Optional:
+		case kindOptional:
 			left += "[=" + s.Arg + "]"
 		}
 		fmt.Fprintf(&b, "  %-26s %s\n", left, s.Help)
@@ -199,7 +194,7 @@ func (a *Args) Usage(synopsis string) string {
 // ref that is not a task name); it is then no longer a positional.
 func (a *Args) TakeRef(name string, accept func(string) bool) {
 	i, ok := a.next[name]
-	if !ok || a.Str(name) != "" || i >= len(a.pos) || !accept(a.pos[i]) {
+	if !ok || a.str(name) != "" || i >= len(a.pos) || !accept(a.pos[i]) {
 		return
 	}
 	a.set[name][len(a.set[name])-1] = a.pos[i]
@@ -213,8 +208,9 @@ type Verb struct {
 	Synopsis string // the usage line after the program's name
 	About    string // what --help prints after the flags
 	// Help, when set, is all --help prints, in place of the usage.
-	Help  string
-	Flags map[string]Spec
+	Help string
+	// Bind declares the verb's flags (Bind's struct tags).
+	Bind *Binding
 	// Answers says the verb answers a question: it takes
 	// --format text|json, which Command reads.
 	Answers bool
@@ -233,21 +229,19 @@ type Verb struct {
 // --format for a verb that answers, refuses arguments for one that takes
 // none, and runs the verb's Check.
 func Command(s *IO, v Verb, argv []string) (a *Args, format string, help bool, err error) {
-	if v.Flags == nil {
-		v.Flags = map[string]Spec{}
-	}
+	flags := v.Bind.specs()
 	if v.Answers {
-		v.Flags["format"] = Spec{Kind: Value, Arg: "text|json", Help: "output format"}
+		flags["format"] = spec{kind: kindValue, Arg: "text|json", Help: "output format"}
 	}
 	prog := v.Prog
 	if prog == "" {
 		prog = "vx"
 	}
-	a, err = parse(prog, v.Name, argv, v.Flags)
+	a, err = parse(prog, v.Name, argv, flags)
 	if err != nil {
 		return nil, "", false, UsageError(err.Error())
 	}
-	if a.Bool("help") {
+	if a.boolean("help") {
 		if v.Help != "" {
 			fmt.Fprint(s.Out, v.Help)
 		} else {

@@ -1,6 +1,7 @@
-// Package cmdline is what the command lines of vx (cli/vx) and vxd
-// (cli/vxd) share: where a command reads and writes (IO), the flag parser,
-// the errors that carry an exit code, and the renderers of times, durations
+// Package cmdline is what the command lines of vx (cli/vx), vxd (cli/vxd)
+// and vx-platform (platform/cli) share: where a command reads and writes
+// (IO), the one flag binder (Bind: flags declared as struct tags), the
+// errors that carry an exit code, and the renderers of times, durations
 // and JSON. It imports nothing of the daemon, so each binary links only
 // what its own verbs add on top.
 package cmdline

@@ -10,27 +10,27 @@ import (
 	"github.com/vzn/vx/protocol/version"
 )
 
-func specs() map[string]Spec {
-	return map[string]Spec{
-		"force":  {Kind: Bool, Help: "ignore the cache"},
-		"run":    {Kind: Value, Arg: "ID", Help: "a run id"},
-		"filter": {Kind: Multi, Arg: "SEL", Help: "a selection"},
-		"dry":    {Kind: Optional, Arg: "json", Help: "plan only"},
+func specs() map[string]spec {
+	return map[string]spec{
+		"force":  {kind: kindBool, Help: "ignore the cache"},
+		"run":    {kind: kindValue, Arg: "ID", Help: "a run id"},
+		"filter": {kind: kindMulti, Arg: "SEL", Help: "a selection"},
+		"dry":    {kind: kindOptional, Arg: "json", Help: "plan only"},
 	}
 }
 
 // TestParse: flags anywhere among the arguments, "--" ends them, and each
 // refusal names the flag.
 func TestParse(t *testing.T) {
-	a, err := Parse("run", []string{"build", "--filter", "a", "--run=r1", "--filter=b", "--force", "--", "--not-a-flag"}, specs())
+	a, err := parse("vx", "run", []string{"build", "--filter", "a", "--run=r1", "--filter=b", "--force", "--", "--not-a-flag"}, specs())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := a.Pos(); len(got) != 2 || got[0] != "build" || got[1] != "--not-a-flag" {
 		t.Errorf("Pos() = %q; want build and --not-a-flag (after --)", got)
 	}
-	if !a.Bool("force") || a.Str("run") != "r1" || strings.Join(a.List("filter"), ",") != "a,b" || a.Has("dry") {
-		t.Errorf("force %v run %q filter %q dry %v", a.Bool("force"), a.Str("run"), a.List("filter"), a.Has("dry"))
+	if !a.boolean("force") || a.str("run") != "r1" || strings.Join(a.list("filter"), ",") != "a,b" || a.has("dry") {
+		t.Errorf("force %v run %q filter %q dry %v", a.boolean("force"), a.str("run"), a.list("filter"), a.has("dry"))
 	}
 	for _, tc := range []struct {
 		argv []string
@@ -42,7 +42,7 @@ func TestParse(t *testing.T) {
 		{[]string{"--run=a", "--run=b"}, "--run given twice"},
 		{[]string{"--force=maybe"}, `--force takes no value (got "maybe")`},
 	} {
-		_, err := Parse("run", tc.argv, specs())
+		_, err := parse("vx", "run", tc.argv, specs())
 		if err == nil || err.Error() != "vx run: "+tc.want {
 			t.Errorf("%q: %v; want %q", tc.argv, err, "vx run: "+tc.want)
 		}

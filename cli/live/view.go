@@ -23,8 +23,8 @@ type Forecaster interface {
 	Left(done func(id string) bool, running map[string]time.Duration) (time.Duration, int)
 }
 
-// Tick is how often the view may redraw.
-const Tick = 100 * time.Millisecond
+// redrawEvery is how often the view may redraw.
+const redrawEvery = 100 * time.Millisecond
 
 // maxPending bounds the task lines held between redraws: past it a write
 // draws at once.
@@ -36,7 +36,7 @@ const maxPending = 64 << 10
 type View struct {
 	out   io.Writer
 	size  func() (cols, rows int)
-	every time.Duration // Tick
+	every time.Duration // redrawEvery
 
 	mu      sync.Mutex
 	st      state
@@ -56,7 +56,7 @@ type View struct {
 // New is a view drawing on out, a terminal whose size size reads (it is
 // read again at each redraw, so a resized terminal is followed).
 func New(out io.Writer, size func() (cols, rows int)) *View {
-	return &View{out: out, size: size, every: Tick, st: state{running: map[string]time.Time{}, finished: map[string]bool{}}}
+	return &View{out: out, size: size, every: redrawEvery, st: state{running: map[string]time.Time{}, finished: map[string]bool{}}}
 }
 
 // Progress takes the run's forecast; the view loads its p50s in the
@@ -109,7 +109,7 @@ func (v *View) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// start begins the run's clock and, one Tick later, the ticker: a run
+// start begins the run's clock and, one redrawEvery later, the ticker: a run
 // that ends sooner (a fully cached one) never starts it and never draws.
 func (v *View) start(total int) {
 	v.mu.Lock()
@@ -153,7 +153,7 @@ func (v *View) Stop() {
 	v.pending, v.shown, v.last, v.hidden = nil, nil, "", false
 }
 
-// tick redraws now and then at most once a Tick until stop closes. It
+// tick redraws now and then at most once a redrawEvery until stop closes. It
 // first loads the forecast (outside the lock: it reads the history).
 func (v *View) tick(stop <-chan struct{}, done chan<- struct{}) {
 	defer close(done)

@@ -18,7 +18,7 @@ import (
 	"github.com/vzn/vx/protocol/wire"
 )
 
-var pruneBinding = bind("cache prune", reflect.TypeFor[ops.PruneInput]())
+var pruneBinding = cmdline.Bind(reflect.TypeFor[ops.PruneInput]())
 
 func cacheVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	if len(argv) > 0 && argv[0] == "status" {
@@ -33,7 +33,7 @@ func cacheVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	}
 	b := pruneBinding
 	a, format, help, err := cmdline.Command(s, cmdline.Verb{Name: "cache prune", Synopsis: "cache prune [flags]", Answers: true,
-		Flags: b.specs(nil)}, argv[1:])
+		Bind: b}, argv[1:])
 	if help || err != nil {
 		return err
 	}
@@ -43,7 +43,7 @@ func cacheVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	}
 	e := ops.NewEnv(root, nil, nil, s.Environment())
 	var in ops.PruneInput
-	if err := b.fill(a, &in); err != nil {
+	if err := fill(b, a, &in); err != nil {
 		return err
 	}
 	out, err := ops.Prune(ctx, e, in)
@@ -71,16 +71,25 @@ func bytesText(n int64) string {
 	return fmt.Sprintf("%d B", n)
 }
 
+// lockFlags are vx lock's flags.
+type lockFlags struct {
+	Check bool `flag:"check" help:"compare the configuration with vx.lock; exit 1 on drift"`
+}
+
+var lockBinding = cmdline.Bind(reflect.TypeFor[lockFlags]())
+
 func lockVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	a, format, e, err := question(s, cmdline.Verb{Name: "lock", Synopsis: "lock [--check] [flags]", Answers: true,
-		Flags: map[string]cmdline.Spec{
-			"check": {Kind: cmdline.Bool, Help: "compare the configuration with vx.lock; exit 1 on drift"},
-		}}, argv, opEnv)
+		Bind: lockBinding}, argv, opEnv)
 	if e == nil {
 		return err
 	}
 	defer e.Close()
-	if !a.Bool("check") {
+	var f lockFlags
+	if err := lockBinding.Fill(a, &f); err != nil {
+		return err
+	}
+	if !f.Check {
 		out, err := ops.Lock(ctx, e)
 		if err != nil {
 			return err
@@ -129,18 +138,18 @@ func renderLockCheck(w io.Writer, r *lockfile.CheckResult) {
 	fmt.Fprintln(w, "review the change, then run `vx lock` to record it")
 }
 
-var infoBinding = bind("info", reflect.TypeFor[ops.InfoInput]())
+var infoBinding = cmdline.Bind(reflect.TypeFor[ops.InfoInput]())
 
 func infoVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	b := infoBinding
 	a, format, e, err := question(s, cmdline.Verb{Name: "info", Synopsis: "info [flags]", Answers: true,
-		Flags: b.specs(nil)}, argv, anyEnv)
+		Bind: b}, argv, anyEnv)
 	if e == nil {
 		return err
 	}
 	defer e.Close()
 	var in ops.InfoInput
-	if err := b.fill(a, &in); err != nil {
+	if err := fill(b, a, &in); err != nil {
 		return err
 	}
 	root := e.Root

@@ -12,15 +12,17 @@ import (
 	"github.com/vzn/vx/daemon/ops"
 )
 
-var approveBinding = bind("approve", reflect.TypeFor[ops.ApproveInput]())
+var approveBinding = cmdline.Bind(reflect.TypeFor[ops.ApproveInput]())
 
 // approveVerb is a person approving a plan under mcp.confirm: the
 // approvePlan operation, which is never an MCP tool.
 func approveVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	b := approveBinding
 	a, format, e, err := question(s, cmdline.Verb{Name: "approve", Synopsis: "approve [PLAN | --page] [flags]", Answers: true,
-		About: "\nApproves a plan an agent made under mcp.confirm, so that its runTasks {planId} (or pruneCache {planId}) runs it.\nWithout PLAN it lists the plans waiting; --page prints the status page address that logs a browser in to approve.\n",
-		Flags: b.specs(nil),
+		About: "\nApproves a plan an agent made under mcp.confirm, so that its runTasks {planId} (or " +
+			"pruneCache {planId}) runs it.\nWithout PLAN it lists the plans waiting; --page prints the status page address " +
+			"that logs a browser in to approve.\n",
+		Bind: b,
 		Check: func(a *cmdline.Args) error {
 			if len(a.Pos()) > 1 {
 				return cmdline.UsageError("vx approve takes one plan id, e.g. `vx approve plan-…`")
@@ -32,7 +34,7 @@ func approveVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	}
 	defer e.Close()
 	var in ops.ApproveInput
-	if err := b.fill(a, &in); err != nil {
+	if err := fill(b, a, &in); err != nil {
 		return err
 	}
 	out, err := ops.ApprovePlan(ctx, e, in)

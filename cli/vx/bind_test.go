@@ -1,21 +1,23 @@
 package vx
 
 import (
+	"io"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/vzn/vx/cli/cmdline"
 	"github.com/vzn/vx/daemon/ops"
+	"github.com/vzn/vx/opkit"
 )
 
 // TestBindingFillsTheInput: each bound verb's command line fills the
 // operation's input as the MCP tool's arguments would.
 func TestBindingFillsTheInput(t *testing.T) {
-	run := ops.RunID("01H")
+	run := opkit.RunID("01H")
 	tests := []struct {
 		name string
-		b    *binding
+		b    *cmdline.Binding
 		argv []string
 		in   any // a pointer to a zero input, filled
 		want any
@@ -26,14 +28,18 @@ func TestBindingFillsTheInput(t *testing.T) {
 			&ops.ShowInput{Target: "web", Filters: ops.Filter{"a", "tag:ui"}, Affected: ops.Affected{On: true, Ref: "main"}}},
 		{"show --affected", showBinding, []string{"--affected"}, &ops.ShowInput{}, &ops.ShowInput{Affected: ops.Affected{On: true}}},
 		{"last --log", lastBinding, []string{"--log", "web#test", "--run=01H"}, &ops.TaskLogInput{}, &ops.TaskLogInput{TaskID: "web#test", RunID: &run}},
-		{"last --list", lastBinding, []string{"--limit", "7"}, &ops.RunsInput{}, &ops.RunsInput{Limit: ops.LimitOf(7)}},
+		{"last --list", lastBinding, []string{"--limit", "7"}, &ops.RunsInput{}, &ops.RunsInput{Limit: opkit.LimitOf(7)}},
 		{"last", lastBinding, nil, &ops.RunInput{}, &ops.RunInput{}},
 		{"prune deletes unless --dry-run", pruneBinding, []string{"--max-size", "2GiB"}, &ops.PruneInput{}, &ops.PruneInput{MaxSize: "2GiB", DryRun: new(false)}},
 		{"prune --dry-run", pruneBinding, []string{"--dry-run", "--older-than=7d"}, &ops.PruneInput{}, &ops.PruneInput{OlderThan: "7d", DryRun: new(true)}},
-		{"docs", docsBinding, []string{"cache", "key", "--limit=3"}, &ops.SearchDocsInput{}, &ops.SearchDocsInput{Query: "cache key", Limit: ops.LimitOf(3)}},
+		{"docs", docsBinding, []string{"cache", "key", "--limit=3"}, &ops.SearchDocsInput{}, &ops.SearchDocsInput{Query: "cache key", Limit: opkit.LimitOf(3)}},
 		{"init --force", initBinding, []string{"--force"}, &ops.InitInput{}, &ops.InitInput{Mode: ops.InitForce}},
 		{"init", initBinding, nil, &ops.InitInput{}, &ops.InitInput{}},
 		{"info", infoBinding, []string{"--concurrency", "3"}, &ops.InfoInput{}, &ops.InfoInput{Concurrency: 3}},
+		{"run", runBinding, []string{"build", "--filter", "a", "--affected=main", "--dry", "--concurrency", "2", "test", "--ui=stream"}, &runFlags{},
+			&runFlags{Tasks: []string{"build", "test"}, Filter: []string{"a"}, Affected: cmdline.Maybe{Given: true, Value: "main"},
+				Dry: cmdline.Maybe{Given: true}, Concurrency: new("2"), UI: new("stream")}},
+		{"run with nothing", runBinding, nil, &runFlags{}, &runFlags{}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -41,7 +47,7 @@ func TestBindingFillsTheInput(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := tc.b.fill(a, tc.in); err != nil {
+			if err := tc.b.Fill(a, tc.in); err != nil {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(tc.in, tc.want) {
@@ -69,11 +75,11 @@ func TestBindingNamesFlags(t *testing.T) {
 		return err != nil && reflect.TypeOf(err) == reflect.TypeOf(cmdline.UsageError(""))
 	}
 	a, _ = parseBound(lastBinding, []string{"--limit", "lots"})
-	if err := lastBinding.fill(a, &ops.RunsInput{}); !isUsage(err) || !strings.Contains(err.Error(), "--limit") {
+	if err := lastBinding.Fill(a, &ops.RunsInput{}); !isUsage(err) || !strings.Contains(err.Error(), "--limit") {
 		t.Errorf("--limit lots: %v; want a usage error naming --limit", err)
 	}
 	for _, tc := range []struct {
-		b    *binding
+		b    *cmdline.Binding
 		arg  string
 		want string
 	}{
@@ -85,15 +91,16 @@ func TestBindingNamesFlags(t *testing.T) {
 		{showBinding, "target", "target: "},
 		{showBinding, "scope.project", "scope.project: "},
 	} {
-		err := tc.b.refusal(&ops.ArgError{Arg: tc.arg, Msg: "bad"})
+		err := refusal(tc.b, &opkit.Refusal{Arg: tc.arg, Msg: "bad"})
 		if !isUsage(err) || err.Error() != tc.want+"bad" {
-			t.Errorf("%s refusing %s: %q, want a usage error %q", tc.b.verb, tc.arg, err, tc.want+"bad")
+			t.Errorf("refusing %s: %q, want a usage error %q", tc.arg, err, tc.want+"bad")
 		}
 	}
 }
 
 // parseBound parses argv against b's flags as the verbs' preamble does
 // (cmdline.Command adds --format to a verb that answers).
-func parseBound(b *binding, argv []string) (*cmdline.Args, error) {
-	return cmdline.Parse(b.verb, argv, b.specs(map[string]cmdline.Spec{"format": {Kind: cmdline.Value, Arg: "text|json"}}))
+func parseBound(b *cmdline.Binding, argv []string) (*cmdline.Args, error) {
+	a, _, _, err := cmdline.Command(&cmdline.IO{Out: io.Discard, Err: io.Discard}, cmdline.Verb{Name: "test", Bind: b, Answers: true}, argv)
+	return a, err
 }

@@ -11,10 +11,10 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"reflect"
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"text/tabwriter"
 
@@ -25,11 +25,10 @@ import (
 	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/daemon/plans"
 	"github.com/vzn/vx/daemon/remotecache"
-	"github.com/vzn/vx/daemon/repeat"
-	"github.com/vzn/vx/daemon/runevents"
 	"github.com/vzn/vx/daemon/runner"
 	"github.com/vzn/vx/daemon/secret"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/opkit"
 	"github.com/vzn/vx/protocol/wire"
 )
 
@@ -106,50 +105,58 @@ func logger(s *cmdline.IO) zerolog.Logger {
 	return zerolog.New(s.Err).Level(lvl).With().Timestamp().Logger()
 }
 
-var runFlags = func() map[string]cmdline.Spec {
-	return map[string]cmdline.Spec{
-		"filter":      {Kind: cmdline.Multi, Arg: "SEL", Help: "only projects matching SEL: a name or glob, tag:NAME, ./path/glob (repeatable)"},
-		"affected":    {Kind: cmdline.Optional, Arg: "REF", Help: "only projects changed against REF (default: merge base with the default branch) and their dependents"},
-		"force":       {Kind: cmdline.Bool, Help: "ignore cache hits: execute every task"},
-		"continue":    {Kind: cmdline.Bool, Help: "keep running independent tasks after a failure"},
-		"concurrency": {Kind: cmdline.Value, Arg: "N", Help: "worker count (default: config workers, else one per CPU)"},
-		"dry":         {Kind: cmdline.Optional, Arg: "json", Help: "print what would run, execute nothing (--dry=json for JSON)"},
-		"format":      {Kind: cmdline.Value, Arg: "text|json", Help: "json: the run summary as one JSON document on stdout"},
-		"cache":       {Kind: cmdline.Value, Arg: "local:rw,remote:rw", Help: "which caches to read (r) and write (w); a side left out or empty is off"},
-		"plan":        {Kind: cmdline.Value, Arg: "FILE", Help: "run exactly the plan vx run --dry=json wrote to FILE, refusing (exit 1) when it expired or anything it was planned against moved"},
-		"ui":          {Kind: cmdline.Value, Arg: "tui|stream", Help: "tui: a live status area under the task lines on a terminal (the default there); stream: task lines alone (default: config ui, else tui)"},
-		"input":       {Kind: cmdline.Value, Arg: "-", Help: "read the run's request as JSON on stdin (how vxd's runTasks starts a run) and answer in JSON; no tasks or selection flags beside it"},
+// runFlags are vx run's command line.
+type runFlags struct {
+	Tasks       []string      `pos:"TASK..."`
+	Filter      []string      `flag:"filter" arg:"SEL" help:"only projects matching SEL: a name or glob, tag:NAME, ./path/glob (repeatable)"`
+	Affected    cmdline.Maybe `flag:"affected" arg:"REF" help:"only projects changed against REF (default: merge base with the default branch) and their dependents"`
+	Force       bool          `flag:"force" help:"ignore cache hits: execute every task"`
+	Continue    bool          `flag:"continue" help:"keep running independent tasks after a failure"`
+	Concurrency *string       `flag:"concurrency" arg:"N" help:"worker count (default: config workers, else one per CPU)"`
+	Dry         cmdline.Maybe `flag:"dry" arg:"json" help:"print what would run, execute nothing (--dry=json for JSON)"`
+	// Format says more than "output format", so Command does not
+	// declare it (run is no Answers verb).
+	Format string  `flag:"format" arg:"text|json" help:"json: the run summary as one JSON document on stdout"`
+	Cache  *string `flag:"cache" arg:"local:rw,remote:rw" help:"which caches to read (r) and write (w); a side left out or empty is off"`
+	Plan   *string `flag:"plan" arg:"FILE" help:"run exactly the plan vx run --dry=json wrote to FILE, refusing (exit 1) when it expired or anything it was planned against moved"`
+	UI     *string `flag:"ui" arg:"tui|stream" help:"tui: a live status area under the task lines on a terminal (the default there); stream: task lines alone (default: config ui, else tui)"`
+	Input  *string `flag:"input" arg:"-" help:"read the run's request as JSON on stdin (how vxd's runTasks starts a run) and answer in JSON; no tasks or selection flags beside it"`
+}
+
+var runBinding = cmdline.Bind(reflect.TypeFor[runFlags]())
+
+// selecting names the first flag given that selects tasks beside the
+// tasks themselves ("" for none): what --input - and --plan refuse.
+func (f *runFlags) selecting() string {
+	switch {
+	case len(f.Filter) > 0:
+		return "filter"
+	case f.Affected.Given:
+		return "affected"
+	case f.Force:
+		return "force"
+	case f.Dry.Given:
+		return "dry"
 	}
+	return ""
 }
 
 func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
-	// run's --format (declared in runFlags) says more than "output
-	// format", so Command does not declare it.
-	a, _, help, err := cmdline.Command(s, cmdline.Verb{Name: "run", Synopsis: "run TASK... [flags]", Flags: runFlags()}, argv)
+	a, _, help, err := cmdline.Command(s, cmdline.Verb{Name: "run", Synopsis: "run TASK... [flags]", Bind: runBinding}, argv)
 	if help || err != nil {
 		return err
 	}
-	format, err := a.Format()
-	if err != nil {
-		return cmdline.UsageError(err.Error())
+	var f runFlags
+	if err := runBinding.Fill(a, &f); err != nil {
+		return err
 	}
-	req, err := readRunRequest(s, a)
+	format, req, planned, err := runSources(s, a, &f)
 	if err != nil {
 		return err
 	}
-	if req != nil {
-		format = "json"
-	}
-	ctx, endLife := lifelineContext(ctx)
+	ctx, endLife := ops.LifelineContext(ctx)
 	defer endLife()
-	planned, err := readPlanFile(a)
-	if err != nil {
-		return err
-	}
-	if planned != nil {
-		req = &runRequest{*planned.Request}
-	}
-	in, err := runSettings(a)
+	in, err := runSettings(&f)
 	if err != nil {
 		return err
 	}
@@ -159,64 +166,84 @@ func runVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	// run of 1,000 packages (about 15 MB) never collects, where at 400 it
 	// collected once at 16 MB; a long run holds at most 11× its ~6 MB live.
 	debug.SetGCPercent(1000)
-	root, rootErr := workspace.FindRoot(s.WorkingDir())
-	var asked repeat.Answer
-	if rootErr == nil && !a.Has("dry") && planned == nil {
-		// With vxd up, an identical run may repeat the last one.
-		q := in
-		fillRun(&q, s, a, argv, req)
-		var sum *wire.RunSummary
-		if sum, asked, err = tryRepeat(ctx, s, root, q, format); sum != nil || err != nil {
-			if err != nil {
-				return err
+	var ahead *ops.Ahead
+	if root, err := workspace.FindRoot(s.WorkingDir()); err == nil {
+		ahead = ops.NewAhead(root, s.WorkingDir(), changeSource(s, root))
+		if !f.Dry.Given && planned == nil {
+			// With vxd up, an identical run may repeat the last one.
+			q := in
+			fillRun(&q, s, &f, argv, req)
+			if sum, err := repeatRun(ctx, s, ahead, root, q, format); sum != nil || err != nil {
+				if err != nil {
+					return err
+				}
+				return finishRun(s, sum, format, nil)
 			}
-			return finishRun(s, sum, format, nil)
 		}
-	}
-	// The listing, the stat cache and the history need only the root:
-	// they get going while the workspace loads.
-	if rootErr == nil {
-		in.Early = runner.StartEarly(ctx, root, logger(s), !a.Has("dry"))
-		defer in.Early.Close()
+		// The listing, the stat cache and the history need only the root:
+		// they get going while the workspace loads.
+		ahead.Start(ctx, logger(s), !f.Dry.Given)
+		defer ahead.Close()
 	}
 	m, err := loadModel(s)
 	if err != nil {
 		return err
 	}
 	a.TakeRef("affected", refNotTask(m))
-	fillRun(&in, s, a, argv, req)
-	if !asked.Silent {
-		// (A vxd that did not answer the repeat's question within its
-		// second is not asked again: the run stats every file.)
-		in.Changes = changeSource(s, m.Root)
+	if err := runBinding.Fill(a, &f); err != nil {
+		return err
 	}
-	in.Repeat = asked.Base
+	fillRun(&in, s, &f, argv, req)
+	ahead.Complete(&in)
 	e := ops.NewEnv(m.Root, m, nil, s.Environment())
-	if a.Has("dry") {
-		return dryRun(ctx, s, e, in, a.Str("dry") == "json" || format == "json")
+	if f.Dry.Given {
+		return dryRun(ctx, s, e, in, f.Dry.Value == "json" || format == "json")
 	}
 	if planned != nil {
 		in.Command = append([]string{"run"}, argv...)
-		if err := checkPlan(ctx, e, in, planned, a.Str("plan")); err != nil {
-			return err
+		if err := plans.CheckFile(ctx, e, in, planned, *f.Plan); err != nil {
+			return planRefusal(err)
 		}
 	}
-	return execute(ctx, s, e, in, format, liveView(s, a, m, format))
+	return execute(ctx, s, e, in, format, liveView(s, f.UI, m, format))
+}
+
+// runSources reads what selects the run besides its tasks and flags:
+// --format, the request of --input - (which answers in JSON), and the plan
+// of --plan FILE (whose request runs).
+func runSources(s *cmdline.IO, a *cmdline.Args, f *runFlags) (format string, req *wire.RunRequest, planned *wire.Plan, err error) {
+	if format, err = a.Format(); err != nil {
+		return "", nil, nil, cmdline.UsageError(err.Error())
+	}
+	if req, err = readRunRequest(s, f); err != nil {
+		return "", nil, nil, err
+	}
+	if req != nil {
+		format = "json"
+	}
+	if planned, err = readPlanFile(f); err != nil {
+		return "", nil, nil, err
+	}
+	if planned != nil {
+		req = planned.Request
+	}
+	return format, req, planned, nil
 }
 
 // dryRun prints what in would run, executing nothing: for people, or
 // as the plan document vx run --plan applies.
 func dryRun(ctx context.Context, s *cmdline.IO, e *ops.Env, in ops.ExecuteInput, asJSON bool) error {
-	plan, err := ops.Plan(ctx, e, in)
-	if err != nil {
-		return runRefusal(err)
-	}
 	if !asJSON {
+		plan, err := ops.Plan(ctx, e, in)
+		if err != nil {
+			return runRefusal(err)
+		}
 		renderPlan(s.Out, plan)
 		return nil
 	}
-	if err := plans.Stamp(ctx, e.Model, in, plan); err != nil {
-		return err
+	plan, err := plans.Document(ctx, e, in)
+	if err != nil {
+		return runRefusal(err)
 	}
 	return cmdline.WriteJSON(s.Out, plan)
 }
@@ -224,41 +251,32 @@ func dryRun(ctx context.Context, s *cmdline.IO, e *ops.Env, in ops.ExecuteInput,
 // fillRun puts the command line's (or the request's) selection in the
 // run's input: tasks, filters, --affected, --force, --continue, and the
 // command, environment and logger.
-func fillRun(in *ops.ExecuteInput, s *cmdline.IO, a *cmdline.Args, argv []string, req *runRequest) {
-	in.Tasks, in.Force, in.Continue = a.Pos(), a.Bool("force"), a.Bool("continue")
-	in.Selection = workspace.Selection{Filters: a.List("filter"), Affected: a.Has("affected"), AffectedRef: a.Str("affected")}
+func fillRun(in *ops.ExecuteInput, s *cmdline.IO, f *runFlags, argv []string, req *wire.RunRequest) {
+	in.Selection = wire.Selection{Tasks: f.Tasks, Filters: f.Filter, Affected: f.Affected.Given, AffectedRef: f.Affected.Value, Force: f.Force}
+	in.Continue = f.Continue
 	in.Command, in.Environ, in.Logger = append([]string{"run"}, argv...), s.Environment(), logger(s)
 	if req != nil {
-		req.apply(in)
+		in.Selection, in.Command = req.Selection, req.Command
 	}
 }
 
-// tryRepeat is ops.TryRepeat with vxd's change journal, stopped by an
-// interrupt, printing as a run does.
-func tryRepeat(ctx context.Context, s *cmdline.IO, root string, in ops.ExecuteInput, format string) (*wire.RunSummary, repeat.Answer, error) {
+// repeatRun is ahead's Repeat, stopped by an interrupt, printing as a
+// run does.
+func repeatRun(ctx context.Context, s *cmdline.IO, ahead *ops.Ahead, root string, in ops.ExecuteInput, format string) (*wire.RunSummary, error) {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return ops.TryRepeat(ctx, root, s.WorkingDir(), changeSource(s, root), in, func() (runner.Output, func()) {
+	return ahead.Repeat(ctx, in, func() (runner.Output, func()) {
 		return runOutput(s, root, format)
 	})
 }
 
-// runOutput is how a run prints: task lines to stdout (stderr when the
-// summary is the JSON on stdout), events to vxd's runTasks when it
-// started this run, else to a running vxd's live feed.
+// runOutput is how a run prints (ops.ExecuteOutput): to stdout, or to
+// stderr when the summary is the JSON on stdout.
 func runOutput(s *cmdline.IO, root, format string) (runner.Output, func()) {
-	out := runner.Output{W: s.Out}
 	if format == "json" {
-		out = runner.Output{W: s.Err}
+		return ops.ExecuteOutput(s.Err, root)
 	}
-	if fd := os.Getenv(ops.EventsFDEnv); fd != "" {
-		out.Events = eventWriter(fd)
-	} else if ev, closeEv := runevents.Open(root); ev != nil {
-		// A daemon is up: it tails this run's events for its live feed.
-		out.Events = ev
-		return out, closeEv
-	}
-	return out, func() {}
+	return ops.ExecuteOutput(s.Out, root)
 }
 
 // finishRun prints the summary as JSON when asked, then does after (the
@@ -281,26 +299,26 @@ func finishRun(s *cmdline.IO, sum *wire.RunSummary, format string, after func())
 // runSettings reads how vx run runs from its flags and environment
 // (--concurrency, VX_CONCURRENCY, --dry's format, --cache), refusing a
 // value that is none, before anything loads.
-func runSettings(a *cmdline.Args) (ops.ExecuteInput, error) {
+func runSettings(f *runFlags) (ops.ExecuteInput, error) {
 	var in ops.ExecuteInput
-	conc, err := a.Int("concurrency", 0)
-	if err != nil || conc < 0 {
-		return in, cmdline.UsageError(fmt.Sprintf("vx run: --concurrency %q is not a worker count (use a positive whole number)", a.Str("concurrency")))
-	}
-	if !a.Has("concurrency") {
-		if conc, err = ops.EnvConcurrency(os.Getenv("VX_CONCURRENCY")); err != nil {
-			return in, cmdline.UsageError(err.Error())
+	var conc int
+	var err error
+	if f.Concurrency != nil {
+		if conc, err = strconv.Atoi(*f.Concurrency); err != nil || conc < 0 {
+			return in, cmdline.UsageError(fmt.Sprintf("vx run: --concurrency %q is not a worker count (use a positive whole number)", *f.Concurrency))
 		}
+	} else if conc, err = ops.EnvConcurrency(os.Getenv("VX_CONCURRENCY")); err != nil {
+		return in, cmdline.UsageError(err.Error())
 	}
 	in.Concurrency = conc
-	if err := checkUIFlag(a); err != nil {
+	if err := checkUIFlag(f.UI); err != nil {
 		return in, err
 	}
-	if d := a.Str("dry"); a.Has("dry") && d != "" && d != "json" && d != "text" {
+	if d := f.Dry.Value; f.Dry.Given && d != "" && d != "json" && d != "text" {
 		return in, cmdline.UsageError(fmt.Sprintf("vx run: --dry=%s is not a dry-run format (use --dry or --dry=json)", d))
 	}
-	if a.Has("cache") {
-		mode, err := remotecache.ParseMode(a.Str("cache"))
+	if f.Cache != nil {
+		mode, err := remotecache.ParseMode(*f.Cache)
 		if err != nil {
 			return in, cmdline.UsageError("vx run: " + err.Error())
 		}
@@ -326,15 +344,24 @@ func execute(ctx context.Context, s *cmdline.IO, e *ops.Env, in ops.ExecuteInput
 	if err != nil {
 		return runRefusal(err)
 	}
-	return finishRun(s, sum, format, func() { pushRun(ctx, s, e.Model, sum, e.Masker.String) })
+	return finishRun(s, sum, format, func() { e.PushRun(ctx, sum, s.Err) })
+}
+
+// planRefusal is runRefusal for vx run --plan FILE, naming vx run.
+func planRefusal(err error) error {
+	var re *opkit.Refusal
+	if errors.As(err, &re) {
+		return cmdline.UsageError("vx run: " + re.Msg)
+	}
+	return fmt.Errorf("vx run: %w", err)
 }
 
 // runRefusal is a usage error (exit 2) when the run was refused before
 // anything ran (unknown tasks, bad filters, cycles), else err.
 func runRefusal(err error) error {
-	var re *ops.RefusalError
+	var re *opkit.Refusal
 	if errors.As(err, &re) {
-		return cmdline.UsageError(re.Msg)
+		return cmdline.UsageError(re.Error())
 	}
 	return err
 }
@@ -371,61 +398,6 @@ func shortKey(k string) string {
 		return k[:12]
 	}
 	return k
-}
-
-// eventWriter writes run events as JSON lines to an inherited descriptor
-// (the daemon's runTasks reads them for progress and its live feed).
-func eventWriter(fd string) func(wire.Event) {
-	n, err := strconv.Atoi(fd)
-	if err != nil || n < 3 {
-		return nil
-	}
-	// Tasks must not inherit the pipe: a process a task leaves behind would
-	// keep it open (and could write into the feed).
-	syscall.CloseOnExec(n)
-	f := os.NewFile(uintptr(n), "events")
-	if f == nil {
-		return nil
-	}
-	var mu sync.Mutex
-	var line []byte
-	return func(e wire.Event) {
-		mu.Lock()
-		defer mu.Unlock()
-		var err error
-		if line, err = e.AppendJSON(line[:0]); err == nil {
-			_, _ = f.Write(append(line, '\n'))
-		}
-	}
-}
-
-// lifelineContext is ctx, cancelled when the vxd that started this run
-// (for runTasks, naming its lifeline in LifelineFDEnv) dies: as on
-// SIGTERM, the run then stops its tasks and records itself as interrupted.
-func lifelineContext(ctx context.Context) (context.Context, func()) {
-	fd := os.Getenv(ops.LifelineFDEnv)
-	if fd == "" {
-		return ctx, func() {}
-	}
-	os.Unsetenv(ops.LifelineFDEnv) // for this process alone
-	n, err := strconv.Atoi(fd)
-	var st syscall.Stat_t
-	if err != nil || n < 3 || syscall.Fstat(n, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFIFO {
-		return ctx, func() {}
-	}
-	syscall.CloseOnExec(n) // no task holds it
-	f := os.NewFile(uintptr(n), "lifeline")
-	ctx, cancel := context.WithCancel(ctx)
-	go func() {
-		var b [1]byte
-		for {
-			if _, err := f.Read(b[:]); err != nil {
-				break // EOF: vxd is gone
-			}
-		}
-		cancel()
-	}()
-	return ctx, cancel
 }
 
 // refNotTask accepts an argument as --affected's REF when it is no task

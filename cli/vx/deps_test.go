@@ -32,8 +32,8 @@ func goList(t *testing.T, pkg string) map[string]bool {
 func TestBinariesLinkWhatTheyUse(t *testing.T) {
 	daemonOnly := []string{
 		"github.com/vzn/vx/daemon/server",
-		"github.com/vzn/vx/daemon/httpapi",
-		"github.com/vzn/vx/daemon/mcpserver",
+		"github.com/vzn/vx/httpapi",
+		"github.com/vzn/vx/mcpserver",
 		"github.com/vzn/vx/daemon/tools",
 		"github.com/coder/websocket",
 		"github.com/fsnotify/fsnotify",

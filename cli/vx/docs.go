@@ -12,18 +12,18 @@ import (
 	"github.com/vzn/vx/daemon/ops"
 )
 
-var docsBinding = bind("docs", reflect.TypeFor[ops.SearchDocsInput]())
+var docsBinding = cmdline.Bind(reflect.TypeFor[ops.SearchDocsInput]())
 
 func docsVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	b := docsBinding
 	a, format, help, err := cmdline.Command(s, cmdline.Verb{Name: "docs", Synopsis: "docs QUERY... [flags]", Answers: true,
 		About: "\nSearches the reference embedded in vx (no network): the sections holding every word, best first.\n",
-		Flags: b.specs(nil)}, argv)
+		Bind:  b}, argv)
 	if help || err != nil {
 		return err
 	}
 	var in ops.SearchDocsInput
-	if err := b.fill(a, &in); err != nil {
+	if err := fill(b, a, &in); err != nil {
 		return err
 	}
 	out, err := ops.SearchDocs(ctx, in)

@@ -11,26 +11,33 @@ import (
 	"github.com/vzn/vx/daemon/ops"
 )
 
-var initBinding = bind("init", reflect.TypeFor[ops.InitInput]())
+var initBinding = cmdline.Bind(reflect.TypeFor[ops.InitInput](), reflect.TypeFor[initFlags]())
+
+// initFlags are vx init's own flags.
+type initFlags struct {
+	Dry bool `flag:"dry" help:"print the plan, write nothing"`
+}
 
 func initVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	b := initBinding
 	a, format, help, err := cmdline.Command(s, cmdline.Verb{Name: "init", Synopsis: "init [--dry] [--force] [--sandbox MODE] [flags]",
 		About:   "\nDetects turbo.json, nx.json/project.json or package.json workspaces and proposes vx.workspace.json (and vx.project.json files).\n",
 		Answers: true, NoArgs: true,
-		Flags: b.specs(map[string]cmdline.Spec{
-			"dry": {Kind: cmdline.Bool, Help: "print the plan, write nothing"},
-		})}, argv)
+		Bind: b}, argv)
 	if help || err != nil {
 		return err
 	}
 	in := ops.InitInput{Dir: s.WorkingDir(), Environ: s.Environment(), RunNx: true}
-	if err := b.fill(a, &in); err != nil {
+	var f initFlags
+	if err := fill(b, a, &in); err != nil {
+		return err
+	}
+	if err := b.Fill(a, &f); err != nil {
 		return err
 	}
 	var plan *migrate.Plan
 	var written []string
-	if a.Bool("dry") {
+	if f.Dry {
 		plan, err = ops.PlanInit(ctx, in)
 	} else {
 		var out *ops.InitOutput
@@ -39,12 +46,12 @@ func initVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 		}
 	}
 	if err != nil {
-		return b.refusal(err)
+		return refusal(b, err)
 	}
 	if format == "json" {
 		return cmdline.WriteJSON(s.Out, plan)
 	}
-	renderInitPlan(s.Out, plan, a.Bool("dry"), written)
+	renderInitPlan(s.Out, plan, f.Dry, written)
 	return nil
 }
 

@@ -9,40 +9,51 @@ import (
 
 	"github.com/vzn/vx/cli/cmdline"
 	"github.com/vzn/vx/daemon/ops"
+	"github.com/vzn/vx/opkit"
 )
 
 // vx last answers three operations: getLastRun, getTaskLog (--log) and
 // the run list (--list).
-var lastBinding = bind("last", reflect.TypeFor[ops.RunInput](), reflect.TypeFor[ops.TaskLogInput](), reflect.TypeFor[ops.RunsInput]())
+var lastBinding = cmdline.Bind(reflect.TypeFor[ops.RunInput](), reflect.TypeFor[ops.TaskLogInput](), reflect.TypeFor[ops.RunsInput](), reflect.TypeFor[lastFlags]())
+
+// lastFlags are vx last's own flags.
+type lastFlags struct {
+	List bool `flag:"list" help:"list the latest runs"`
+}
 
 func lastVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	b := lastBinding
 	a, format, e, err := question(s, cmdline.Verb{Name: "last", Synopsis: "last [--list] [--run ID] [--violations] [--log PROJECT#TASK] [flags]",
 		Answers: true, NoArgs: true, NoArgsHint: "; use --run ID or --log PROJECT#TASK",
-		Flags: b.specs(map[string]cmdline.Spec{
-			"list": {Kind: cmdline.Bool, Help: "list the latest runs"},
-		})}, argv, opEnv)
+		Bind: b}, argv, opEnv)
 	if e == nil {
 		return err
 	}
 	defer e.Close()
-	if a.Bool("violations") && (a.Bool("list") || a.Has("log")) {
+	var f lastFlags
+	var run ops.RunInput
+	var log ops.TaskLogInput
+	for _, dst := range []any{&f, &run, &log} {
+		if err := b.Fill(a, dst); err != nil {
+			return err
+		}
+	}
+	if run.Violations && (f.List || log.TaskID != "") {
 		return cmdline.UsageError("vx last --violations answers about one run's tasks: use it without --list and --log")
 	}
 	switch {
-	case a.Bool("list"):
+	case f.List:
 		var in ops.RunsInput
-		if err := b.fill(a, &in); err != nil {
+		if err := fill(b, a, &in); err != nil {
 			return err
 		}
 		out, err := ops.Runs(ctx, e, in)
 		return answer(s, b, format, out, err, renderRuns)
-	case a.Has("log"):
-		var in ops.TaskLogInput
-		if err := b.fill(a, &in); err != nil {
-			return err
+	case log.TaskID != "":
+		if err := opkit.Check(&log); err != nil {
+			return refusal(b, err)
 		}
-		out, err := ops.TaskLog(ctx, e, in)
+		out, err := ops.TaskLog(ctx, e, log)
 		return answer(s, b, format, out, err, func(w io.Writer, o *ops.TaskLogOutput) {
 			src := "none"
 			if o.Source != nil {
@@ -55,11 +66,10 @@ func lastVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 			fmt.Fprint(w, o.Output)
 		})
 	default:
-		var in ops.RunInput
-		if err := b.fill(a, &in); err != nil {
-			return err
+		if err := opkit.Check(&run); err != nil {
+			return refusal(b, err)
 		}
-		out, err := ops.Run(ctx, e, in)
+		out, err := ops.Run(ctx, e, run)
 		return answer(s, b, format, out, err, renderRun)
 	}
 }

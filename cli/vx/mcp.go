@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"reflect"
 	"syscall"
 
 	"github.com/vzn/vx/cli/cmdline"
@@ -16,7 +17,17 @@ import (
 )
 
 // mcpHelp is vx mcp --help.
-const mcpHelp = "usage: vx mcp [--stdio]\n\nThe MCP server for agents, over stdio. Configure a client with\n  { \"mcpServers\": { \"vx\": { \"command\": \"vx\", \"args\": [\"mcp\"] } } }\nand run it from inside a vx workspace. The shim starts the workspace's vxd\n(the one beside this vx) when none runs and bridges every message to it.\n\nflags:\n  --stdio   newline-delimited JSON-RPC on stdin/stdout (default)\n"
+const mcpHelp = "usage: vx mcp [--stdio]\n\nThe MCP server for agents, over stdio. Configure a client with\n  " +
+	"{ \"mcpServers\": { \"vx\": { \"command\": \"vx\", \"args\": [\"mcp\"] } } }\nand run it from inside a vx " +
+	"workspace. The shim starts the workspace's vxd\n(the one beside this vx) when none runs and bridges every " +
+	"message to it.\n\nflags:\n  --stdio   newline-delimited JSON-RPC on stdin/stdout (default)\n"
+
+// mcpFlags are vx mcp's flags: --stdio, the default and only transport.
+type mcpFlags struct {
+	Stdio bool `flag:"stdio" help:"speak newline-delimited JSON-RPC on stdin/stdout (the default, and the only transport)"`
+}
+
+var mcpBinding = cmdline.Bind(reflect.TypeFor[mcpFlags]())
 
 // mcpVerb is the stdio shim: it finds the workspace from the current
 // directory, starts the vxd beside this executable if needed, and bridges
@@ -24,9 +35,7 @@ const mcpHelp = "usage: vx mcp [--stdio]\n\nThe MCP server for agents, over stdi
 // but JSON-RPC ever goes to stdout.
 func mcpVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	_, _, help, err := cmdline.Command(s, cmdline.Verb{Name: "mcp", Help: mcpHelp, NoArgs: true, NoArgsHint: "; its one flag is --stdio",
-		Flags: map[string]cmdline.Spec{
-			"stdio": {Kind: cmdline.Bool, Help: "speak newline-delimited JSON-RPC on stdin/stdout (the default, and the only transport)"},
-		}}, argv)
+		Bind: mcpBinding}, argv)
 	if help || err != nil {
 		return err
 	}

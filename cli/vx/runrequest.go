@@ -1,62 +1,68 @@
 package vx
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 
 	"github.com/vzn/vx/cli/cmdline"
 	"github.com/vzn/vx/daemon/ops"
-	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/daemon/plans"
 	"github.com/vzn/vx/protocol/wire"
 )
 
-// runRequest is a wire.RunRequest vx run read with --input -.
-type runRequest struct{ wire.RunRequest }
-
 // readRunRequest reads vx run --input -: one JSON wire.RunRequest on stdin
-// (bounded, unknown fields refused), and nothing on the command line that
-// would select differently. nil without --input.
-func readRunRequest(s *cmdline.IO, a *cmdline.Args) (*runRequest, error) {
-	if !a.Has("input") {
+// (ops.ReadRunRequest), and nothing on the command line that would select
+// differently. nil without --input.
+func readRunRequest(s *cmdline.IO, f *runFlags) (*wire.RunRequest, error) {
+	if f.Input == nil {
 		return nil, nil
 	}
-	if a.Str("input") != "-" {
-		return nil, cmdline.UsageError(fmt.Sprintf("vx run: --input %q is not a source (use --input - to read the request on stdin)", a.Str("input")))
+	if *f.Input != "-" {
+		return nil, cmdline.UsageError(fmt.Sprintf("vx run: --input %q is not a source (use --input - to read the request on stdin)", *f.Input))
 	}
-	if len(a.Pos()) > 0 {
-		return nil, cmdline.UsageError(fmt.Sprintf("vx run: --input - takes the tasks from the request, not the command line (got %q)", a.Pos()[0]))
+	if len(f.Tasks) > 0 {
+		return nil, cmdline.UsageError(fmt.Sprintf("vx run: --input - takes the tasks from the request, not the command line (got %q)", f.Tasks[0]))
 	}
-	for _, f := range []string{"filter", "affected", "force", "dry"} {
-		if a.Has(f) {
-			return nil, cmdline.UsageError(fmt.Sprintf("vx run: --%s and --input - both select; give the selection in the request", f))
-		}
+	if sel := f.selecting(); sel != "" {
+		return nil, cmdline.UsageError(fmt.Sprintf("vx run: --%s and --input - both select; give the selection in the request", sel))
 	}
-	if f := a.Str("format"); f != "" && f != "json" {
-		return nil, cmdline.UsageError(fmt.Sprintf("vx run: --input - answers in JSON; --format %s does not apply", f))
+	if f.Format != "" && f.Format != "json" {
+		return nil, cmdline.UsageError(fmt.Sprintf("vx run: --input - answers in JSON; --format %s does not apply", f.Format))
 	}
 	if s.In == nil {
 		return nil, cmdline.UsageError("vx run: --input - needs the request on stdin")
 	}
-	dec := json.NewDecoder(io.LimitReader(s.In, wire.MaxRunRequestBytes))
-	dec.DisallowUnknownFields()
-	var req runRequest
-	if err := dec.Decode(&req.RunRequest); err != nil {
-		return nil, cmdline.UsageError(fmt.Sprintf("vx run: the request on stdin is not a run request (%v): want one JSON object with tasks and optionally filters, affected, affectedRef, force, command", err))
+	req, err := ops.ReadRunRequest(s.In)
+	if err != nil {
+		return nil, planRefusal(err)
 	}
-	if len(req.Tasks) == 0 {
-		return nil, cmdline.UsageError("vx run: the request on stdin names no task (tasks is empty)")
-	}
-	return &req, nil
+	return req, nil
 }
 
-// apply puts the request's selection in the run's input, in place of
-// the command line's.
-func (r *runRequest) apply(in *ops.ExecuteInput) {
-	in.Tasks, in.Force = r.Tasks, r.Force
-	in.Selection = workspace.Selection{Filters: r.Filters, Affected: r.Affected, AffectedRef: r.AffectedRef}
-	in.Command = r.Command
-	if len(in.Command) == 0 {
-		in.Command = append([]string{"run", "--"}, r.Tasks...)
+// Plan and apply from the command line: vx run --dry=json writes a plan
+// with its selection, prerequisites and expiry; vx run --plan FILE runs
+// exactly that plan after checking that nothing it was made against has
+// moved and that it has not expired.
+
+// readPlanFile reads vx run --plan FILE, refusing a selection beside it
+// and a file that is not a plan vx run --dry=json wrote. nil without
+// --plan.
+func readPlanFile(f *runFlags) (*wire.Plan, error) {
+	if f.Plan == nil {
+		return nil, nil
 	}
+	if len(f.Tasks) > 0 {
+		return nil, cmdline.UsageError(fmt.Sprintf("vx run: --plan runs the plan's tasks, not the command line's (got %q)", f.Tasks[0]))
+	}
+	sel := f.selecting()
+	if sel == "" && f.Input != nil {
+		sel = "input"
+	}
+	if sel != "" {
+		return nil, cmdline.UsageError(fmt.Sprintf("vx run: --%s and --plan both select; the plan holds its selection", sel))
+	}
+	p, err := plans.ReadFile(*f.Plan)
+	if err != nil {
+		return nil, planRefusal(err)
+	}
+	return p, nil
 }

@@ -12,11 +12,11 @@ import (
 
 // checkUIFlag refuses a --ui that is neither tui nor stream, before
 // anything loads.
-func checkUIFlag(a *cmdline.Args) error {
-	if !a.Has("ui") {
+func checkUIFlag(ui *string) error {
+	if ui == nil {
 		return nil
 	}
-	if err := workspace.CheckUI(a.Str("ui")); err != nil {
+	if err := workspace.CheckUI(*ui); err != nil {
 		return cmdline.UsageError("vx run: --" + err.Error())
 	}
 	return nil
@@ -26,10 +26,10 @@ func checkUIFlag(a *cmdline.Args) error {
 // --ui, else the workspace's ui, else tui; and tui draws only on a
 // terminal (stdout, with the summary in text) that is not dumb and not
 // CI's.
-func liveView(s *cmdline.IO, a *cmdline.Args, m *workspace.Model, format string) *live.View {
+func liveView(s *cmdline.IO, flag *string, m *workspace.Model, format string) *live.View {
 	ui := m.Config.UI
-	if a.Has("ui") {
-		ui = a.Str("ui")
+	if flag != nil {
+		ui = *flag
 	}
 	if ui == workspace.UIStream || format == "json" {
 		return nil

@@ -2,7 +2,9 @@ package vx
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"github.com/vzn/vx/opkit"
 	"io"
 	"reflect"
 	"strings"
@@ -17,14 +19,45 @@ import (
 // answer renders an operation's output: --format json prints exactly the
 // structured answer its MCP tool gives, text is for people. A refusal of
 // an argument names it as b binds it (b nil: as the operation names it).
-func answer[T any](s *cmdline.IO, b *binding, format string, out T, err error, human func(io.Writer, T)) error {
+func answer[T any](s *cmdline.IO, b *cmdline.Binding, format string, out T, err error, human func(io.Writer, T)) error {
 	if err != nil {
-		return b.refusal(err)
+		return refusal(b, err)
 	}
 	if format == "json" {
 		return cmdline.WriteJSON(s.Out, out)
 	}
 	human(s.Out, out)
+	return nil
+}
+
+// refusal renders an operation's refusal of an argument as a usage error
+// naming it as b binds it (as the operation names it when b does not).
+func refusal(b *cmdline.Binding, err error) error {
+	var ae *opkit.Refusal
+	if !errors.As(err, &ae) {
+		return err
+	}
+	name, ok := b.ArgName(ae.Arg)
+	if !ok {
+		// An element of a repeated flag (filter[1]) is its flag.
+		base, _, _ := strings.Cut(ae.Arg, "[")
+		if name, ok = b.ArgName(base); !ok {
+			name = ae.Arg
+		}
+	}
+	return cmdline.UsageError(ae.Named(name))
+}
+
+// fill sets in, an operation's input, from the command line and checks it
+// as the operation does for an agent (opkit.Check: its schema, then its
+// Validate), so that a verb refuses what the tool refuses, in its words.
+func fill(b *cmdline.Binding, a *cmdline.Args, in any) error {
+	if err := b.Fill(a, in); err != nil {
+		return err
+	}
+	if err := opkit.Check(in); err != nil {
+		return refusal(b, err)
+	}
 	return nil
 }
 
@@ -63,22 +96,24 @@ func anyEnv(s *cmdline.IO) (*ops.Env, error) {
 	return ops.NewEnv(root, m, loadErr, s.Environment()), nil
 }
 
-var showBinding = bind("show", reflect.TypeFor[ops.ShowInput]())
+var showBinding = cmdline.Bind(reflect.TypeFor[ops.ShowInput]())
 
 func showVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	b := showBinding
 	a, format, e, err := question(s, cmdline.Verb{Name: "show", Synopsis: "show [PROJECT | PROJECT#TASK | TASK] [flags]", Answers: true,
-		Flags: b.specs(nil)}, argv, opEnv)
+		Bind: b}, argv, opEnv)
 	if e == nil {
 		return err
 	}
 	defer e.Close()
-	a.TakeRef("affected", refNotTask(e.Model))
+	if m, err := e.CurrentModel(); err == nil {
+		a.TakeRef("affected", refNotTask(m))
+	}
 	if len(a.Pos()) > 1 {
 		return cmdline.UsageError(fmt.Sprintf("vx show takes one target, got %d: %s", len(a.Pos()), strings.Join(a.Pos(), " ")))
 	}
 	var in ops.ShowInput
-	if err := b.fill(a, &in); err != nil {
+	if err := fill(b, a, &in); err != nil {
 		return err
 	}
 	out, err := ops.Show(ctx, e, in)
@@ -184,12 +219,12 @@ func renderOverlaps(w io.Writer, overlaps []workspace.OutputOverlap) {
 	}
 }
 
-var whyBinding = bind("why", reflect.TypeFor[ops.WhyInput]())
+var whyBinding = cmdline.Bind(reflect.TypeFor[ops.WhyInput]())
 
 func whyVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	b := whyBinding
 	a, format, e, err := question(s, cmdline.Verb{Name: "why", Synopsis: "why PROJECT#TASK [--run ID] [flags]", Answers: true,
-		Flags: b.specs(nil),
+		Bind: b,
 		Check: func(a *cmdline.Args) error {
 			if len(a.Pos()) != 1 {
 				return cmdline.UsageError("vx why takes one task id, e.g. `vx why web#build`")
@@ -201,7 +236,7 @@ func whyVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	}
 	defer e.Close()
 	var in ops.WhyInput
-	if err := b.fill(a, &in); err != nil {
+	if err := fill(b, a, &in); err != nil {
 		return err
 	}
 	out, err := ops.Why(ctx, e, in)

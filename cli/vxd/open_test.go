@@ -4,11 +4,11 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/vzn/vx/internal/testtree"
+	"github.com/vzn/vx/protocol/layout"
 )
 
 // TestOpenPrintsALinkThatLogsIn: off a terminal, vxd open prints the
@@ -22,7 +22,7 @@ func TestOpenPrintsALinkThatLogsIn(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(link, "http://127.0.0.1:") || !strings.Contains(out, "keep it to yourself") {
 		t.Fatalf("vxd open: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
-	if _, err := os.Stat(filepath.Join(root, ".vx", "daemon", "open.html")); !os.IsNotExist(err) {
+	if _, err := os.Stat(strings.TrimSuffix(layout.ApproveKey(root), ".key") + ".open.html"); !os.IsNotExist(err) {
 		t.Fatalf("vxd open off a terminal wrote the redirect file: %v", err)
 	}
 	jar, _ := cookiejar.New(nil)

@@ -9,10 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"syscall"
 	"text/tabwriter"
@@ -46,33 +46,54 @@ var program = cmdline.Program{
 // Run is the vxd command line. It returns the process exit code.
 func Run(ctx context.Context, argv []string, s *cmdline.IO) int { return program.Run(ctx, argv, s) }
 
-func vxdRoot(s *cmdline.IO, a *cmdline.Args) (string, error) {
+// rootFlag is --root, which every vxd verb takes.
+type rootFlag struct {
+	Root *string `flag:"root" arg:"DIR" help:"the workspace (default: found from the current directory)"`
+}
+
+// root is the workspace's root: --root's, else found from the working
+// directory.
+func (f *rootFlag) root(s *cmdline.IO) (string, error) {
 	dir := s.WorkingDir()
-	if a.Has("root") {
-		dir = a.Str("root")
+	if f.Root != nil {
+		dir = *f.Root
 	}
 	return workspace.FindRoot(dir)
 }
 
+// portFlag is the --port of serve and start.
+type portFlag struct {
+	Port *string `flag:"port" arg:"N" help:"listen on this port of 127.0.0.1 (default: daemon.port of vx.workspace.json, else any free port; 0 any free port)"`
+}
+
+// serveFlags are vxd serve's flags.
+type serveFlags struct {
+	rootFlag
+	portFlag
+	IdleTimeout *string `flag:"idle-timeout" arg:"DURATION" help:"stop after this long with no session or request (default 30m; 0 never)"`
+	LogLevel    *string `flag:"log-level" arg:"LEVEL" help:"debug, info, warn or error (default info)"`
+	SessionIdle *string `flag:"session-idle" arg:"DURATION" help:"end an MCP session with no request and no open stream for this long (default 30m; 0 never)"`
+}
+
+var serveBinding = cmdline.Bind(reflect.TypeFor[serveFlags]())
+
 func serveVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
-	a, _, help, err := cmdline.Command(s, cmdline.Verb{Prog: "vxd", Name: "serve", Synopsis: "serve [flags]", Flags: map[string]cmdline.Spec{
-		"root":         {Kind: cmdline.Value, Arg: "DIR", Help: "the workspace (default: found from the current directory)"},
-		"idle-timeout": {Kind: cmdline.Value, Arg: "DURATION", Help: "stop after this long with no session or request (default 30m; 0 never)"},
-		"log-level":    {Kind: cmdline.Value, Arg: "LEVEL", Help: "debug, info, warn or error (default info)"},
-		"session-idle": {Kind: cmdline.Value, Arg: "DURATION", Help: "end an MCP session with no request and no open stream for this long (default 30m; 0 never)"},
-		"port":         portSpec,
-	}}, argv)
+	a, _, help, err := cmdline.Command(s, cmdline.Verb{Prog: "vxd", Name: "serve", Synopsis: "serve [flags]", Bind: serveBinding}, argv)
 	if help || err != nil {
 		return err
 	}
-	root, err := vxdRoot(s, a)
+	var f serveFlags
+	if err := serveBinding.Fill(a, &f); err != nil {
+		return err
+	}
+	root, err := f.root(s)
 	if err != nil {
 		return err
 	}
 	idle := 30 * time.Minute
-	if a.Has("idle-timeout") {
-		if idle, err = time.ParseDuration(a.Str("idle-timeout")); err != nil || idle < 0 {
-			return cmdline.UsageError(fmt.Sprintf("--idle-timeout %q is not a duration (use e.g. 30m, 2h, or 0 to never stop)", a.Str("idle-timeout")))
+	if f.IdleTimeout != nil {
+		if idle, err = time.ParseDuration(*f.IdleTimeout); err != nil || idle < 0 {
+			return cmdline.UsageError(fmt.Sprintf("--idle-timeout %q is not a duration (use e.g. 30m, 2h, or 0 to never stop)", *f.IdleTimeout))
 		}
 		if idle == 0 {
 			idle = -1
@@ -82,18 +103,18 @@ func serveVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 			idle = d
 		}
 	}
-	sessionIdle, err := durationFlag(a, "session-idle", "VXD_SESSION_IDLE")
+	sessionIdle, err := durationFlag(f.SessionIdle, "session-idle", "VXD_SESSION_IDLE")
 	if err != nil {
 		return err
 	}
-	port, err := portFlag(a)
+	port, err := f.port()
 	if err != nil {
 		return err
 	}
 	lvl := zerolog.InfoLevel
-	if a.Has("log-level") {
-		if lvl, err = zerolog.ParseLevel(a.Str("log-level")); err != nil || a.Str("log-level") == "" {
-			return cmdline.UsageError(fmt.Sprintf("--log-level %q is not a level (use debug, info, warn or error)", a.Str("log-level")))
+	if f.LogLevel != nil {
+		if lvl, err = zerolog.ParseLevel(*f.LogLevel); err != nil || *f.LogLevel == "" {
+			return cmdline.UsageError(fmt.Sprintf("--log-level %q is not a level (use debug, info, warn or error)", *f.LogLevel))
 		}
 	}
 	if err := os.MkdirAll(layout.Daemon(root), 0o700); err != nil {
@@ -113,7 +134,7 @@ func serveVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	defer stop()
 	err = server.Serve(ctx, server.Options{Root: root, IdleTimeout: idle, SessionIdle: sessionIdle, Port: port, VX: vx, Logger: log,
 		Ready: func(d *wire.Discovery) {
-			fmt.Fprintf(s.Err, "vxd %s serving %s at http://127.0.0.1:%d/mcp (pid %d)\n", d.Version, d.Root, d.Port, d.PID)
+			fmt.Fprintf(s.Err, "vxd %s serving %s at http://127.0.0.1:%d%s (pid %d)\n", d.Version, d.Root, d.Port, wire.MCPPath, d.PID)
 		}})
 	if errors.Is(err, server.ErrRunning) {
 		return fmt.Errorf("%w: %s (see `vxd status`)", err, root)
@@ -121,29 +142,51 @@ func serveVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	return err
 }
 
-// command is the preamble of the vxd verbs that take --root and no
-// arguments: v's flags, then the workspace's root. root is "" when the
-// verb is done: --help answered (err nil), or a refusal.
-func command(s *cmdline.IO, v cmdline.Verb, argv []string) (a *cmdline.Args, root string, err error) {
-	flags := map[string]cmdline.Spec{"root": {Kind: cmdline.Value, Arg: "DIR", Help: "the workspace (default: found from the current directory)"}}
-	maps.Copy(flags, v.Flags)
-	v.Prog, v.Flags, v.NoArgs = "vxd", flags, true
-	a, _, help, err := cmdline.Command(s, v, argv)
-	if help || err != nil {
-		return nil, "", err
-	}
-	if root, err = vxdRoot(s, a); err != nil {
-		return nil, "", err
-	}
-	return a, root, nil
+// rooted is a verb's flags with --root (they embed rootFlag).
+type rooted interface {
+	root(s *cmdline.IO) (string, error)
 }
 
+// command is the preamble of the vxd verbs that take --root and no
+// arguments: v's flags (v.Bind binds dst's type, which embeds rootFlag)
+// fill dst, then the workspace's root. root is "" when the verb is done:
+// --help answered (err nil), or a refusal.
+func command(s *cmdline.IO, v cmdline.Verb, argv []string, dst rooted) (root string, err error) {
+	v.Prog, v.NoArgs = "vxd", true
+	check := v.Check
+	v.Check = func(a *cmdline.Args) error {
+		if err := v.Bind.Fill(a, dst); err != nil {
+			return err
+		}
+		if check != nil {
+			return check(a)
+		}
+		return nil
+	}
+	if _, _, help, err := cmdline.Command(s, v, argv); help || err != nil {
+		return "", err
+	}
+	return dst.root(s)
+}
+
+// startFlags are vxd start's flags.
+type startFlags struct {
+	rootFlag
+	portFlag
+}
+
+var (
+	startBinding = cmdline.Bind(reflect.TypeFor[startFlags]())
+	rootBinding  = cmdline.Bind(reflect.TypeFor[rootFlag]())
+)
+
 func startVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
-	a, root, err := command(s, cmdline.Verb{Name: "start", Synopsis: "start [flags]", Flags: map[string]cmdline.Spec{"port": portSpec}}, argv)
+	var f startFlags
+	root, err := command(s, cmdline.Verb{Name: "start", Synopsis: "start [flags]", Bind: startBinding}, argv, &f)
 	if root == "" {
 		return err
 	}
-	port, err := portFlag(a)
+	port, err := f.port()
 	if err != nil {
 		return err
 	}
@@ -152,12 +195,12 @@ func startVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(s.Out, "vxd is serving %s at %s/mcp\n", root, url)
+	fmt.Fprintf(s.Out, "vxd is serving %s at %s%s\n", root, url, wire.MCPPath)
 	return nil
 }
 
 func stopVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
-	_, root, err := command(s, cmdline.Verb{Name: "stop", Synopsis: "stop [flags]"}, argv)
+	root, err := command(s, cmdline.Verb{Name: "stop", Synopsis: "stop [flags]", Bind: rootBinding}, argv, &rootFlag{})
 	if root == "" {
 		return err
 	}
@@ -174,7 +217,7 @@ func stopVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 }
 
 func tokenVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
-	_, root, err := command(s, cmdline.Verb{Name: "token", Synopsis: "token [flags]"}, argv)
+	root, err := command(s, cmdline.Verb{Name: "token", Synopsis: "token [flags]", Bind: rootBinding}, argv, &rootFlag{})
 	if root == "" {
 		return err
 	}
@@ -187,20 +230,26 @@ func tokenVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
 	return nil
 }
 
+// statusFlags are vxd status's flags.
+type statusFlags struct {
+	rootFlag
+	Format string `flag:"format" arg:"text|json" help:"output format"`
+	JSON   bool   `flag:"json" help:"the same as --format json"`
+	Watch  bool   `flag:"watch" help:"redraw the status live from the daemon's event feed"`
+}
+
+var statusBinding = cmdline.Bind(reflect.TypeFor[statusFlags]())
+
 func statusVerb(ctx context.Context, s *cmdline.IO, argv []string) error {
-	a, root, err := command(s, cmdline.Verb{Name: "status", Synopsis: "status [--format text|json] [--watch] [flags]",
-		Flags: map[string]cmdline.Spec{
-			"format": {Kind: cmdline.Value, Arg: "text|json", Help: "output format"},
-			"json":   {Help: "the same as --format json"},
-			"watch":  {Help: "redraw the status live from the daemon's event feed"},
-		},
-		Check: func(a *cmdline.Args) error { _, err := statusFormat(a); return err }}, argv)
+	var f statusFlags
+	root, err := command(s, cmdline.Verb{Name: "status", Synopsis: "status [--format text|json] [--watch] [flags]", Bind: statusBinding,
+		Check: func(*cmdline.Args) error { _, err := f.format(); return err }}, argv, &f)
 	if root == "" {
 		return err
 	}
-	format, _ := statusFormat(a) // checked above
+	format, _ := f.format() // checked above
 	c := &client.Client{Root: root}
-	if a.Bool("watch") {
+	if f.Watch {
 		return watchStatus(ctx, s, c)
 	}
 	st, _, err := c.Status(ctx)
@@ -239,15 +288,15 @@ func notRunning(s *cmdline.IO, root, format string, err error) error {
 	return cmdline.ExitCode(1)
 }
 
-// statusFormat reads --format, with --json as its older spelling.
-func statusFormat(a *cmdline.Args) (string, error) {
-	f := a.Str("format")
+// format reads --format, with --json as its older spelling.
+func (sf *statusFlags) format() (string, error) {
+	f := sf.Format
 	switch f {
 	case "", "text", "json":
 	default:
 		return "", cmdline.UsageError(fmt.Sprintf("vxd status: --format %q is not a format (use text or json)", f))
 	}
-	if a.Bool("json") {
+	if sf.JSON {
 		if f == "text" {
 			return "", cmdline.UsageError("vxd status: --json and --format text disagree; give one")
 		}
@@ -295,18 +344,15 @@ func renderStatus(w io.Writer, st *wire.Status) {
 	tw.Flush()
 }
 
-// portSpec is the --port flag of serve and start.
-var portSpec = cmdline.Spec{Kind: cmdline.Value, Arg: "N", Help: "listen on this port of 127.0.0.1 (default: daemon.port of vx.workspace.json, else any free port; 0 any free port)"}
-
-// portFlag reads --port as server.Options.Port: not given 0, 0 as -1
-// (any free port), else the port.
-func portFlag(a *cmdline.Args) (int, error) {
-	if !a.Has("port") {
+// port reads --port as server.Options.Port: not given 0, 0 as -1 (any
+// free port), else the port.
+func (f *portFlag) port() (int, error) {
+	if f.Port == nil {
 		return 0, nil
 	}
-	n, err := strconv.Atoi(a.Str("port"))
+	n, err := strconv.Atoi(*f.Port)
 	if err != nil || n < 0 || n > workspace.MaxPort {
-		return 0, cmdline.UsageError(fmt.Sprintf("--port %q is not a port (use 1..%d, or 0 for any free port)", a.Str("port"), workspace.MaxPort))
+		return 0, cmdline.UsageError(fmt.Sprintf("--port %q is not a port (use 1..%d, or 0 for any free port)", *f.Port, workspace.MaxPort))
 	}
 	if n == 0 {
 		return -1, nil
@@ -316,10 +362,10 @@ func portFlag(a *cmdline.Args) (int, error) {
 
 // durationFlag reads a duration flag (or, without it, env) where 0 means
 // never: 0 is returned as -1, and an unset flag as 0 (the default).
-func durationFlag(a *cmdline.Args, flag, env string) (time.Duration, error) {
-	v, from := a.Str(flag), "--"+flag
-	if !a.Has(flag) {
-		v, from = os.Getenv(env), env
+func durationFlag(given *string, flag, env string) (time.Duration, error) {
+	v, from := os.Getenv(env), env
+	if given != nil {
+		v, from = *given, "--"+flag
 	}
 	if v == "" {
 		return 0, nil

@@ -30,7 +30,7 @@ func watchStatus(ctx context.Context, s *cmdline.IO, c *client.Client) error {
 		}
 		return err
 	}
-	conn, _, err := websocket.Dial(ctx, fmt.Sprintf("ws://127.0.0.1:%d/events", d.Port), &websocket.DialOptions{
+	conn, _, err := websocket.Dial(ctx, fmt.Sprintf("ws://127.0.0.1:%d%s", d.Port, wire.EventsPath), &websocket.DialOptions{
 		HTTPHeader: http.Header{"Authorization": {"Bearer " + d.Token}},
 		// The token goes only on a connection the daemon proved.
 		HTTPClient: &http.Client{Transport: c.Transport()},

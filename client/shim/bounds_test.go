@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vzn/vx/daemon/httpapi"
-	"github.com/vzn/vx/daemon/mcpserver"
+	"github.com/vzn/vx/httpapi"
+	"github.com/vzn/vx/mcpserver"
 	"github.com/vzn/vx/protocol/mcp"
 )
 

@@ -17,8 +17,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/vzn/vx/daemon/httpapi"
-	"github.com/vzn/vx/daemon/mcpserver"
+	"github.com/vzn/vx/httpapi"
+	"github.com/vzn/vx/mcpserver"
 	"github.com/vzn/vx/protocol/mcp"
 )
 
@@ -190,7 +190,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // sessionEra is the options of a client of the session era (2025-11-25);
-// the 2026-07-28 era has its own tests, with the SDK's defaults.
+// the stateless era has its own tests, with the SDK's defaults.
 func sessionEra() *sdk.ClientSessionOptions {
 	return &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
 }

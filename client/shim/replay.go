@@ -12,6 +12,7 @@ import (
 
 	"github.com/vzn/vx/protocol/jsonrpc"
 	"github.com/vzn/vx/protocol/mcp"
+	"github.com/vzn/vx/protocol/wire"
 )
 
 // exchangeError is why one line got no answer from the daemon.
@@ -79,15 +80,15 @@ func (s *shim) toolHints(ctx context.Context) (map[string]*mcp.ToolAnnotations, 
 	body := []byte(`{"jsonrpc":"2.0","id":` + replayID + `,"method":"` + mcp.MethodToolsList + `"}`)
 	ctx, cancel := context.WithTimeout(ctx, s.stall)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+"/mcp", bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+wire.MCPPath, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("Authorization", "Bearer "+c.token)
-	req.Header.Set(headerSessionID, c.sid)
-	req.Header.Set(headerProtocolVersion, c.rev)
+	req.Header.Set(mcp.HeaderSessionID, c.sid)
+	req.Header.Set(mcp.HeaderProtocolVersion, c.rev)
 	resp, err := s.hc.Do(req)
 	if err != nil {
 		return nil, err
@@ -116,7 +117,8 @@ func (s *shim) failUnknown(ids []json.RawMessage, what string, cause error) {
 	s.log.Warn().Err(cause).Str("request", what).Msg("not replaying a request that may change the workspace")
 	for _, id := range ids {
 		s.writeMessage(jsonrpc.NewError(id, jsonrpc.Errorf(jsonrpc.CodeInternalError,
-			"vx mcp: vxd was lost while %s was in flight (%v); it was not sent again because it is not read-only, so whether it ran is unknown: check getRunHistory (or `vx last` in a shell) before running it again", what, cause)))
+			"vx mcp: vxd was lost while %s was in flight (%v); it was not sent again because it is not read-only, "+
+				"so whether it ran is unknown: check getRunHistory (or `vx last` in a shell) before running it again", what, cause)))
 	}
 }
 
@@ -173,7 +175,8 @@ func (s *shim) unanswered(ids []json.RawMessage) {
 	}
 	s.mu.Unlock()
 	if len(owed) > 0 {
-		s.fail(owed, errors.New("vxd ended the request without an answer (its session was closed while it ran); send it again if it is still wanted, after checking getRunHistory if it changes the workspace"))
+		s.fail(owed, errors.New("vxd ended the request without an answer (its session was closed while it ran); "+
+			"send it again if it is still wanted, after checking getRunHistory if it changes the workspace"))
 	}
 }
 

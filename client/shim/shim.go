@@ -29,6 +29,7 @@ import (
 
 	"github.com/vzn/vx/protocol/jsonrpc"
 	"github.com/vzn/vx/protocol/mcp"
+	"github.com/vzn/vx/protocol/wire"
 )
 
 // Dialer finds or starts the workspace daemon.
@@ -58,10 +59,8 @@ type Options struct {
 }
 
 const (
-	headerSessionID       = mcp.HeaderSessionID
-	headerProtocolVersion = mcp.HeaderProtocolVersion
-	maxLine               = 64 << 20
-	defaultStall          = 60 * time.Second
+	maxLine      = 64 << 20
+	defaultStall = 60 * time.Second
 )
 
 type shim struct {
@@ -93,7 +92,7 @@ type shim struct {
 	// cancelled holds ids the client sent notifications/cancelled for
 	// (under mu).
 	cancelled map[string]bool
-	modern    modernCalls // 2026-07-28 requests in flight (modern.go)
+	stateless statelessCalls // stateless requests in flight (stateless.go)
 }
 
 // Run pumps messages between in/out and the daemon until in ends or ctx is
@@ -121,26 +120,7 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, d Dialer, opts *Optio
 	s.sseCtx = reqCtx
 
 	lines := make(chan []byte)
-	go func() {
-		defer close(lines)
-		br := bufio.NewReaderSize(in, 64<<10)
-		for {
-			line, err := br.ReadBytes('\n')
-			if len(bytes.TrimSpace(line)) > 0 {
-				select {
-				case lines <- line:
-				case <-reqCtx.Done():
-					return
-				}
-			}
-			if err != nil {
-				if !errors.Is(err, io.EOF) {
-					s.log.Warn().Err(err).Msg("reading stdin")
-				}
-				return
-			}
-		}
-	}()
+	go s.readLines(reqCtx, in, lines)
 
 	var wg sync.WaitGroup
 loop:
@@ -180,6 +160,29 @@ loop:
 		return err
 	}
 	return nil
+}
+
+// readLines sends each non-blank line of in to lines, closing it when in
+// ends or ctx is done.
+func (s *shim) readLines(ctx context.Context, in io.Reader, lines chan<- []byte) {
+	defer close(lines)
+	br := bufio.NewReaderSize(in, 64<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			select {
+			case lines <- line:
+			case <-ctx.Done():
+				return
+			}
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				s.log.Warn().Err(err).Msg("reading stdin")
+			}
+			return
+		}
+	}
 }
 
 // errClientGone is a write that failed after the client closed its input:
@@ -233,7 +236,7 @@ func (s *shim) handleLine(ctx context.Context, wg *sync.WaitGroup, line []byte) 
 		s.writeMessage(jsonrpc.NewError(nil, derr))
 		return
 	}
-	if s.modernLine(ctx, wg, line, msgs, batch) {
+	if s.statelessLine(ctx, wg, line, msgs, batch) {
 		return
 	}
 	var ids []json.RawMessage
@@ -363,7 +366,7 @@ func (s *shim) postWith(ctx context.Context, hc *http.Client, c conn, body []byt
 			wrote.Store(true)
 		}
 	}})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+"/mcp", bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+wire.MCPPath, bytes.NewReader(body))
 	if err != nil {
 		st.stop()
 		cancel(nil)
@@ -373,10 +376,10 @@ func (s *shim) postWith(ctx context.Context, hc *http.Client, c conn, body []byt
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Authorization", "Bearer "+c.token)
 	if withSession && c.sid != "" {
-		req.Header.Set(headerSessionID, c.sid)
+		req.Header.Set(mcp.HeaderSessionID, c.sid)
 	}
 	if withSession && c.rev != "" {
-		req.Header.Set(headerProtocolVersion, c.rev)
+		req.Header.Set(mcp.HeaderProtocolVersion, c.rev)
 	}
 	resp, err = hc.Do(req)
 	if err != nil {
@@ -421,7 +424,7 @@ func (s *shim) deliver(resp *http.Response, ids []json.RawMessage, isInit bool, 
 		return &exchangeError{err: tooLarge(), sent: true, final: true}
 	}
 	if resp.StatusCode == http.StatusOK && isInit {
-		s.adopt(resp.Header.Get(headerSessionID), body, c.gen)
+		s.adopt(resp.Header.Get(mcp.HeaderSessionID), body, c.gen)
 	}
 	if resp.StatusCode == http.StatusOK {
 		s.writeLine(body)
@@ -534,7 +537,7 @@ func (s *shim) recover(ctx context.Context, gen int, replay bool) error {
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("replaying initialize: vxd answered HTTP %d", resp.StatusCode)
 	}
-	s.adopt(resp.Header.Get(headerSessionID), body, c.gen)
+	s.adopt(resp.Header.Get(mcp.HeaderSessionID), body, c.gen)
 	s.mu.Lock()
 	c = conn{s.gen, s.base, s.token, s.sid, s.rev}
 	s.mu.Unlock()
@@ -550,14 +553,14 @@ func (s *shim) recover(ctx context.Context, gen int, replay bool) error {
 // stream, or when it cannot be reached (the next request recovers).
 func (s *shim) listen(ctx context.Context, c conn) {
 	for failures := 0; failures < 3 && ctx.Err() == nil; {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+"/mcp", nil)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+wire.MCPPath, nil)
 		if err != nil {
 			return
 		}
 		req.Header.Set("Accept", "text/event-stream")
 		req.Header.Set("Authorization", "Bearer "+c.token)
-		req.Header.Set(headerSessionID, c.sid)
-		req.Header.Set(headerProtocolVersion, c.rev)
+		req.Header.Set(mcp.HeaderSessionID, c.sid)
+		req.Header.Set(mcp.HeaderProtocolVersion, c.rev)
 		resp, err := s.hc.Do(req)
 		if err != nil {
 			return
@@ -617,12 +620,12 @@ func (s *shim) endSession(ctx context.Context) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, c.base+"/mcp", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, c.base+wire.MCPPath, nil)
 	if err != nil {
 		return
 	}
 	req.Header.Set("Authorization", "Bearer "+c.token)
-	req.Header.Set(headerSessionID, c.sid)
+	req.Header.Set(mcp.HeaderSessionID, c.sid)
 	if resp, err := s.hc.Do(req); err == nil {
 		resp.Body.Close()
 	} else {

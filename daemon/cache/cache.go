@@ -34,8 +34,8 @@ var (
 	// ErrCorrupt reports an entry that is truncated, damaged or of another
 	// format version. Callers treat it as a miss; the next Put replaces it.
 	ErrCorrupt = errors.New("corrupt cache entry")
-	// ErrReadOnly reports a write to a store opened with Options.ReadOnly.
-	ErrReadOnly = errors.New("cache opened read-only")
+	// errReadOnly reports a write to a store opened with Options.ReadOnly.
+	errReadOnly = errors.New("cache opened read-only")
 )
 
 // smallEntry is the size up to which Get reads an entry into memory once and
@@ -154,7 +154,7 @@ func corrupt(path string, err error) error {
 // the caller warns and keeps the task's result.
 func (s *Store) Put(ctx context.Context, m Meta, root string, files []string, log []byte) (Entry, error) {
 	if s.readOnly {
-		return Entry{}, ErrReadOnly
+		return Entry{}, errReadOnly
 	}
 	if err := checkKey(m.Key); err != nil {
 		return Entry{}, err

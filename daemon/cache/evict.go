@@ -16,7 +16,7 @@ import (
 // remains; orphans are not part of a plan and are left alone.
 func (s *Store) Evict(ctx context.Context, planned []Evicted) (PruneResult, []string, error) {
 	if s.readOnly {
-		return PruneResult{}, nil, fmt.Errorf("evicting cache entries: %w", ErrReadOnly)
+		return PruneResult{}, nil, fmt.Errorf("evicting cache entries: %w", errReadOnly)
 	}
 	entries, _, err := s.scan(ctx, time.Now())
 	if err != nil {

@@ -25,7 +25,7 @@ import (
 // wrong restore; skipping two syncs per download is most of its cost.
 func (s *Store) Import(ctx context.Context, key string, body io.Reader, limit int64, accept func() error) (*Hit, error) {
 	if s.readOnly {
-		return nil, ErrReadOnly
+		return nil, errReadOnly
 	}
 	if err := checkKey(key); err != nil {
 		return nil, err

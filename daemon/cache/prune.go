@@ -55,8 +55,8 @@ type Evicted struct {
 
 // Eviction reasons.
 const (
-	ReasonOlderThan = "olderThan"
-	ReasonMaxSize   = "maxSize"
+	reasonOlderThan = "olderThan"
+	reasonMaxSize   = "maxSize"
 )
 
 // orphanAge is how old a temp file must be before Prune takes it for the
@@ -238,7 +238,7 @@ func (s *Store) Prune(ctx context.Context, o PruneOptions) (PruneResult, error) 
 		return PruneResult{}, fmt.Errorf("pruning cache: negative limit (olderThan %v, maxSize %d)", o.OlderThan, o.MaxSize)
 	}
 	if s.readOnly && !o.DryRun {
-		return PruneResult{}, fmt.Errorf("pruning cache: %w", ErrReadOnly)
+		return PruneResult{}, fmt.Errorf("pruning cache: %w", errReadOnly)
 	}
 	now := o.Now
 	if now.IsZero() {
@@ -267,7 +267,7 @@ func (s *Store) Prune(ctx context.Context, o PruneOptions) (PruneResult, error) 
 	var total int64
 	for _, e := range entries {
 		if o.OlderThan > 0 && now.Sub(e.hdr.Created) > o.OlderThan {
-			drop(e, ReasonOlderThan)
+			drop(e, reasonOlderThan)
 			continue
 		}
 		kept = append(kept, e)
@@ -276,7 +276,7 @@ func (s *Store) Prune(ctx context.Context, o PruneOptions) (PruneResult, error) 
 	if o.MaxSize > 0 {
 		i := 0
 		for ; i < len(kept) && total > o.MaxSize; i++ {
-			drop(kept[i], ReasonMaxSize)
+			drop(kept[i], reasonMaxSize)
 			total -= kept[i].size
 		}
 		kept = kept[i:]

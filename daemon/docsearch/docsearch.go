@@ -17,11 +17,12 @@ import (
 	"unicode"
 
 	"github.com/vzn/vx/docs"
+	"github.com/vzn/vx/opkit"
 )
 
 // Limits of Search.
 const (
-	DefaultLimit = 5
+	defaultLimit = 5
 	MaxLimit     = 50
 )
 
@@ -51,7 +52,7 @@ type Result struct {
 // form. A title hit weighs more than a body hit, the query as an exact
 // phrase earns a bonus, and shorter sections are slightly preferred. limit
 // 0 means DefaultLimit; other values outside 1..MaxLimit are clamped and the
-// Note says so. A query with no words is refused with an *ArgError naming
+// Note says so. A query with no words is refused with an *opkit.Refusal naming
 // the argument "query".
 func Search(query string, limit int) (*Result, error) {
 	return SearchLimit(query, limit, limit != 0)
@@ -63,7 +64,8 @@ func Search(query string, limit int) (*Result, error) {
 func SearchLimit(query string, limit int, given bool) (*Result, error) {
 	words := queryWords(query)
 	if len(words) == 0 {
-		return nil, &ArgError{Arg: "query", Msg: fmt.Sprintf("%s has no words to search for: give one or more words, e.g. \"cache key\", \"--filter\" or \"runTasks\" (a word is letters and digits, optionally joined by - _ . / #)", describeQuery(query))}
+		return nil, opkit.Refuse("query", "%s has no words to search for: give one or more words, e.g. \"cache key\", "+
+			"\"--filter\" or \"runTasks\" (a word is letters and digits, optionally joined by - _ . / #)", describeQuery(query))
 	}
 	idx, err := load()
 	if err != nil {
@@ -72,7 +74,7 @@ func SearchLimit(query string, limit int, given bool) (*Result, error) {
 	var notes []string
 	switch {
 	case !given:
-		limit = DefaultLimit
+		limit = defaultLimit
 	case limit < 1:
 		notes = append(notes, fmt.Sprintf("limit %d is below the minimum; 1 applied (limit accepts 1..%d)", limit, MaxLimit))
 		limit = 1
@@ -104,20 +106,8 @@ func SearchLimit(query string, limit int, given bool) (*Result, error) {
 	return res, nil
 }
 
-// ArgError refuses an argument of Search: Arg names it, Msg says what was
-// wrong and what is accepted. It has the shape of ops.ArgError so that the
-// CLI verb and the MCP tool can hand it on as their own refusal (exit 2, an
-// isError result) without this package depending on the operations and
-// their stores.
-type ArgError struct {
-	Arg string
-	Msg string
-}
-
-func (e *ArgError) Error() string { return e.Arg + ": " + e.Msg }
-
-// Sections lists every section of the reference in file and heading order.
-func Sections() ([]Section, error) {
+// allSections lists every section of the reference in file and heading order.
+func allSections() ([]Section, error) {
 	idx, err := load()
 	if err != nil {
 		return nil, err
@@ -129,8 +119,8 @@ func Sections() ([]Section, error) {
 	return out, nil
 }
 
-// Lookup returns the section with the given vx://docs URL.
-func Lookup(url string) (Section, bool) {
+// lookup returns the section with the given vx://docs URL.
+func lookup(url string) (Section, bool) {
 	idx, err := load()
 	if err != nil {
 		return Section{}, false

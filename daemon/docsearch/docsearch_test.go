@@ -13,6 +13,7 @@ import (
 	"testing/fstest"
 
 	"github.com/vzn/vx/docs"
+	"github.com/vzn/vx/opkit"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/urls.golden from the current reference")
@@ -158,9 +159,9 @@ func TestSplit(t *testing.T) {
 func TestEmptyQueryRefused(t *testing.T) {
 	for _, q := range []string{"", "   ", "\t\n", "!!! ??", "-- ."} {
 		_, err := Search(q, 0)
-		var ae *ArgError
+		var ae *opkit.Refusal
 		if !errors.As(err, &ae) {
-			t.Fatalf("Search(%q) = %v; want an *ArgError", q, err)
+			t.Fatalf("Search(%q) = %v; want an *opkit.Refusal", q, err)
 		}
 		if ae.Arg != "query" || !strings.Contains(err.Error(), "query") {
 			t.Errorf("Search(%q) refused with %q (arg %q); want it to name the argument query", q, err, ae.Arg)
@@ -176,7 +177,7 @@ func TestLimit(t *testing.T) {
 		limit, want int
 		note        string // substring of the note; "" = no clamping note
 	}{
-		{0, DefaultLimit, ""},
+		{0, defaultLimit, ""},
 		{1, 1, ""},
 		{7, 7, ""},
 		{MaxLimit, MaxLimit, ""},
@@ -387,7 +388,7 @@ func TestEveryResultHoldsEveryWord(t *testing.T) {
 }
 
 func TestSectionsAndURLs(t *testing.T) {
-	secs, err := Sections()
+	secs, err := allSections()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -403,8 +404,8 @@ func TestSectionsAndURLs(t *testing.T) {
 			t.Errorf("URL %q is not unique", s.URL)
 		}
 		seen[s.URL] = true
-		if got, ok := Lookup(s.URL); !ok || got.Text != s.Text {
-			t.Errorf("Lookup(%q) did not return its section", s.URL)
+		if got, ok := lookup(s.URL); !ok || got.Text != s.Text {
+			t.Errorf("lookup(%q) did not return its section", s.URL)
 		}
 		if strings.TrimSpace(s.Text) == "" || s.Title == "" {
 			t.Errorf("section %q is empty or untitled", s.URL)
@@ -415,8 +416,8 @@ func TestSectionsAndURLs(t *testing.T) {
 			t.Errorf("docs/%s is missing from the embedded reference", f)
 		}
 	}
-	if _, ok := Lookup("vx://docs/nope#nothing"); ok {
-		t.Error("Lookup of an unknown URL succeeded")
+	if _, ok := lookup("vx://docs/nope#nothing"); ok {
+		t.Error("lookup of an unknown URL succeeded")
 	}
 
 	// Stable anchors: every URL once published keeps resolving. New sections
@@ -508,7 +509,7 @@ func TestGivenZeroLimitClamps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Limit != DefaultLimit || strings.Contains(r.Note, "limit accepts") {
-		t.Errorf("no limit: applied %d, note %q; want %d and no limit note", r.Limit, r.Note, DefaultLimit)
+	if r.Limit != defaultLimit || strings.Contains(r.Note, "limit accepts") {
+		t.Errorf("no limit: applied %d, note %q; want %d and no limit note", r.Limit, r.Note, defaultLimit)
 	}
 }

@@ -27,14 +27,16 @@ func Excerpt(out []byte) (text string, truncated bool) {
 const (
 	briefHead = 1 << 10
 	briefTail = 7 << 10
-	// BriefMax bounds Brief's answer (the marker line included).
-	BriefMax = briefHead + briefTail + 64
+	// briefMax bounds Brief's answer (the marker line included).
+	briefMax = briefHead + briefTail + 64
 )
 
 // Brief is Excerpt within 8 KiB: the first 1 KiB and the last 7 KiB of
-// out, cut the same way.
+// out, cut the same way, without the terminal's colour codes (it is shown
+// as text). Dropping them may join a secret they split: a caller masks
+// StripANSI(out) before it asks for its brief.
 func Brief(out string) (text string, truncated bool) {
-	return excerpt([]byte(out), briefHead, briefTail)
+	return excerpt([]byte(StripANSI(out)), briefHead, briefTail)
 }
 
 // excerpt keeps the first head and the last tail bytes of out.

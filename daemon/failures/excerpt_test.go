@@ -74,7 +74,7 @@ func TestExcerptBinary(t *testing.T) {
 	}
 }
 
-// TestBrief: a failure's brief excerpt fits BriefMax, keeps the start and
+// TestBrief: a failure's brief excerpt fits briefMax, keeps the start and
 // the end, and leaves short output whole.
 func TestBrief(t *testing.T) {
 	if got, cut := Brief("short\n"); got != "short\n" || cut {
@@ -82,7 +82,17 @@ func TestBrief(t *testing.T) {
 	}
 	long := "START\n" + strings.Repeat("noise line\n", 10000) + "src/a.go:3:1: undefined: x\n"
 	got, cut := Brief(long)
-	if !cut || len(got) > BriefMax || !strings.HasPrefix(got, "START\n") || !strings.HasSuffix(got, "undefined: x\n") || !strings.Contains(got, "bytes elided") {
+	if !cut || len(got) > briefMax || !strings.HasPrefix(got, "START\n") || !strings.HasSuffix(got, "undefined: x\n") || !strings.Contains(got, "bytes elided") {
 		t.Fatalf("brief of %d bytes: %d bytes, cut %v, %q…", len(long), len(got), cut, got[:40])
+	}
+}
+
+// TestBriefDropsColour: a page and the platform show the brief excerpt as
+// text, where a terminal's colour codes are noise (and six bytes each in
+// JSON): they are dropped, the text kept.
+func TestBriefDropsColour(t *testing.T) {
+	got, _ := Brief("\x1b[1m\x1b[31merror\x1b[0m TS2322: \x1b[36msrc/a.ts\x1b[0m:3:7\n")
+	if got != "error TS2322: src/a.ts:3:7\n" {
+		t.Fatalf("Brief kept the colour codes: %q", got)
 	}
 }

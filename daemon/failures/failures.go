@@ -57,7 +57,7 @@ func Locate(output, dir, root string) []Location {
 	if dir == "" {
 		dir = root
 	}
-	lines := splitLines(stripANSI(output))
+	lines := splitLines(StripANSI(output))
 	s := &scan{lines: lines, claimed: make([]bool, len(lines)), dir: dir, root: root, exists: map[string]bool{}}
 	for _, parse := range parsers {
 		parse(s)
@@ -204,7 +204,9 @@ func (s *scan) under(p string) bool {
 // (titles, hyperlinks) and two-byte escapes.
 var ansiRE = lazy(`\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])`)
 
-func stripANSI(s string) string {
+// StripANSI drops a terminal's escape sequences (colours, cursor moves,
+// titles) from s.
+func StripANSI(s string) string {
 	if !strings.Contains(s, "\x1b") {
 		return s
 	}

@@ -422,7 +422,8 @@ func TestLocateOutput(t *testing.T) {
 		},
 	}, {
 		name: "lld and prefixed ld",
-		out:  "ld.lld: error: undefined symbol: helper\n>>> referenced by l.c:2 (/src/l.c:2)\n>>>               /tmp/l-5f2a1c.o:(main)\n/usr/bin/ld: main.o: src/m.c:9: multiple definition of `x'; a.o:src/a.c:1: first defined here\n",
+		out: "ld.lld: error: undefined symbol: helper\n>>> referenced by l.c:2 (/src/l.c:2)\n>>>               /tmp/l-5f2a1c.o:(main)\n" +
+			"/usr/bin/ld: main.o: src/m.c:9: multiple definition of `x'; a.o:src/a.c:1: first defined here\n",
 		want: []Location{
 			{File: filepath.Clean("/src/l.c"), Line: 2, Message: "undefined symbol: helper", Tool: "ld"},
 			{File: filepath.Join(dir, "src/m.c"), Line: 9, Message: "multiple definition of `x'; a.o:src/a.c:1: first defined here", Tool: "ld"},
@@ -430,7 +431,8 @@ func TestLocateOutput(t *testing.T) {
 	}, {
 		// -trimpath frames name import paths; the go.mod in dir maps them.
 		name: "go panic built with -trimpath",
-		out:  "panic: boom\n\ngoroutine 1 [running]:\nruntime.throw({0x1, 0x2})\n\truntime/panic.go:1101 +0x48\nexample.com/demo/pkg/foo.Index(...)\n\texample.com/demo/pkg/foo/foo.go:6\nmain.main()\n\texample.com/demo/main.go:5 +0x1d\nexit status 2\n",
+		out: "panic: boom\n\ngoroutine 1 [running]:\nruntime.throw({0x1, 0x2})\n\truntime/panic.go:1101 +0x48\n" +
+			"example.com/demo/pkg/foo.Index(...)\n\texample.com/demo/pkg/foo/foo.go:6\nmain.main()\n\texample.com/demo/main.go:5 +0x1d\nexit status 2\n",
 		want: []Location{
 			{File: filepath.Join(dir, "pkg/foo/foo.go"), Line: 6, Message: "panic: boom", Tool: "go"},
 			{File: filepath.Join(dir, "main.go"), Line: 5, Message: "panic: boom", Tool: "go"},
@@ -439,7 +441,8 @@ func TestLocateOutput(t *testing.T) {
 		// A module path without a dot looks like the standard library; its
 		// files being in the workspace says otherwise.
 		name: "go panic in a dotless module",
-		out:  "fatal error: all goroutines are asleep - deadlock!\n\ngoroutine 1 [chan receive]:\nvx/cmd.Run(...)\n\t" + filepath.Join(dir, "cmd/run.go") + ":12 +0x2a\nsync.(*WaitGroup).Wait(0x0)\n\t/usr/local/go/src/sync/waitgroup.go:118 +0x60\ngithub.com/dep/x.F()\n\t/root/go/pkg/mod/github.com/dep/x@v1.0.0/x.go:3 +0x1\n",
+		out: "fatal error: all goroutines are asleep - deadlock!\n\ngoroutine 1 [chan receive]:\nvx/cmd.Run(...)\n\t" + filepath.Join(dir, "cmd/run.go") + ":12 +0x2a\n" +
+			"sync.(*WaitGroup).Wait(0x0)\n\t/usr/local/go/src/sync/waitgroup.go:118 +0x60\ngithub.com/dep/x.F()\n\t/root/go/pkg/mod/github.com/dep/x@v1.0.0/x.go:3 +0x1\n",
 		want: []Location{
 			{File: filepath.Join(dir, "cmd/run.go"), Line: 12, Message: "fatal error: all goroutines are asleep - deadlock!", Tool: "go"},
 		},

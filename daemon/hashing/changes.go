@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 	"unsafe"
 
@@ -53,9 +52,8 @@ type fileID struct {
 	mtime, ctim int64
 }
 
-func fileIDOf(st *syscall.Stat_t) fileID {
-	mtime, ctime := StatTimes(st)
-	return fileID{ino: st.Ino, size: uint64(st.Size), mtime: mtime, ctim: ctime}
+func fileIDOf(st *Stat) fileID {
+	return fileID{ino: st.Ino, size: uint64(st.Size), mtime: st.Mtime, ctim: st.Ctime}
 }
 
 type journalState struct {
@@ -162,7 +160,7 @@ func (c *Changes) trustedHash(abs string) (string, bool) {
 
 // read notes a hash HashFile read (or took from the stat cache) after the
 // token: the next run may take it unless the journal says it changed.
-func (c *Changes) read(abs string, st *syscall.Stat_t, sum string) {
+func (c *Changes) read(abs string, st *Stat, sum string) {
 	if c == nil {
 		return
 	}
@@ -212,8 +210,8 @@ func (c *Changes) ListFiles(ctx context.Context, root string) ([]string, error) 
 			return files, nil
 		}
 	}
-	var before, after syscall.Stat_t
-	errBefore := syscall.Stat(path, &before)
+	var before, after Stat
+	errBefore := StatPath(path, &before)
 	files, reused, saved, err := listFilesCached(ctx, root, path, keep)
 	switch {
 	case err != nil:
@@ -221,7 +219,7 @@ func (c *Changes) ListFiles(ctx context.Context, root string) ([]string, error) 
 		// Saved by this run from stats it took after the token: as good
 		// as one the check reused (listFilesCached stat'ed it after).
 		c.listing, c.listOK = *saved, true
-	case reused && errBefore == nil && syscall.Stat(path, &after) == nil && fileIDOf(&before) == fileIDOf(&after):
+	case reused && errBefore == nil && StatPath(path, &after) == nil && fileIDOf(&before) == fileIDOf(&after):
 		// The same file before and after: the listing the check reused.
 		c.listing, c.listOK = fileIDOf(&after), true
 	}
@@ -236,8 +234,8 @@ func (c *Changes) loadTrustedListing(path string, keep func([]Stamp)) ([]string,
 		return nil, fileID{}, false
 	}
 	defer f.Close()
-	var st syscall.Stat_t
-	if err := syscall.Fstat(int(f.Fd()), &st); err != nil || fileIDOf(&st) != c.prior.listing {
+	var st Stat
+	if err := fstat(f, &st); err != nil || fileIDOf(&st) != c.prior.listing {
 		return nil, fileID{}, false
 	}
 	raw := make([]byte, st.Size)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -52,8 +51,8 @@ func hashAll(t *testing.T, root string, j *journal, names ...string) map[string]
 
 func inode(t *testing.T, p string) uint64 {
 	t.Helper()
-	var st syscall.Stat_t
-	if err := syscall.Stat(p, &st); err != nil {
+	var st hashing.Stat
+	if err := hashing.Lstat(p, &st); err != nil {
 		t.Fatal(err)
 	}
 	return st.Ino

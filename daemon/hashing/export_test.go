@@ -2,7 +2,6 @@ package hashing
 
 import (
 	"context"
-	"syscall"
 	"time"
 )
 
@@ -21,8 +20,8 @@ func ListFilesSaved(ctx context.Context, root, path string) (reused, saved, same
 	if id == nil {
 		return reused, false, false, err
 	}
-	var st syscall.Stat_t
-	return reused, true, syscall.Stat(path, &st) == nil && fileIDOf(&st) == *id, err
+	var st Stat
+	return reused, true, StatPath(path, &st) == nil && fileIDOf(&st) == *id, err
 }
 
 // StatCacheRecords is how many records of the stat cache h has read (0

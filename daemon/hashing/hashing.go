@@ -19,20 +19,17 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 	"unsafe"
 
 	"github.com/zeebo/xxh3"
 
+	"github.com/vzn/vx/internal/digest"
 	"github.com/vzn/vx/protocol/layout"
 )
 
-// Sum returns the hex xxh3-128 of b.
-func Sum(b []byte) string {
-	h := xxh3.Hash128(b).Bytes()
-	return hex.EncodeToString(h[:])
-}
+// Sum returns the hex xxh3-128 of b (digest.Sum).
+func Sum(b []byte) string { return digest.Sum(b) }
 
 // SumString is Sum of a string.
 func SumString(s string) string { return Sum([]byte(s)) }
@@ -221,14 +218,14 @@ func (h *Hasher) HashFile(abs string) (string, error) {
 	if ok && h.pre.marked(e.rec, h.changes) {
 		return hex.EncodeToString(e.hash[:]), nil
 	}
-	// A bare lstat into a Stat_t on the stack: os.Lstat would allocate a
+	// A bare lstat into a Stat on the stack: os.Lstat would allocate a
 	// FileInfo for each of a run's (often 10,000 and more) inputs.
-	var st syscall.Stat_t
-	if err := lstat(abs, &st); err != nil {
+	var st Stat
+	if err := Lstat(abs, &st); err != nil {
 		return "", &fs.PathError{Op: "lstat", Path: abs, Err: err}
 	}
-	switch st.Mode & syscall.S_IFMT {
-	case syscall.S_IFLNK:
+	switch {
+	case st.Symlink():
 		target, err := os.Readlink(abs)
 		if err != nil {
 			return "", err
@@ -236,12 +233,11 @@ func (h *Hasher) HashFile(abs string) (string, error) {
 		sum := "link:" + SumString(target)
 		h.changes.read(abs, &st, sum)
 		return sum, nil
-	case syscall.S_IFREG:
+	case st.Regular():
 	default:
 		return "", errors.New("not a regular file")
 	}
-	mtimeNs, _ := StatTimes(&st)
-	mtime := time.Unix(0, mtimeNs)
+	mtime := time.Unix(0, st.Mtime)
 	k := statKeyOf(&st)
 	if ok && e.key == k {
 		sum := hex.EncodeToString(e.hash[:])
@@ -392,9 +388,9 @@ func writeFile(path string, data []byte, perm os.FileMode, sync bool) (uint64, e
 	if err == nil && sync {
 		err = f.Sync()
 	}
-	var st syscall.Stat_t
+	var st Stat
 	if err == nil {
-		err = syscall.Fstat(int(f.Fd()), &st)
+		err = fstat(f, &st)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 	"unsafe"
 
@@ -92,8 +91,8 @@ func listFilesCached(ctx context.Context, root, path string, keep func([]Stamp))
 		}
 	}
 	ino, err := saveListing(path, env, stats, files)
-	var now syscall.Stat_t
-	if err != nil || syscall.Stat(path, &now) != nil || now.Ino != ino {
+	var now Stat
+	if err != nil || StatPath(path, &now) != nil || now.Ino != ino {
 		return files, false, nil, nil // not saved, or replaced since by another run
 	}
 	id := fileIDOf(&now)

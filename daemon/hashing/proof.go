@@ -3,7 +3,6 @@ package hashing
 import (
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/vzn/vx/protocol/layout"
 	"github.com/vzn/vx/protocol/wire"
@@ -24,8 +23,8 @@ type Stamp struct {
 // StampOf lstats path.
 func StampOf(path string) Stamp {
 	st := Stamp{Path: path}
-	var s syscall.Stat_t
-	if err := lstat(path, &s); err != nil {
+	var s Stat
+	if err := Lstat(path, &s); err != nil {
 		return st
 	}
 	return stampOfStat(path, &s)
@@ -34,9 +33,8 @@ func StampOf(path string) Stamp {
 // Holds reports whether path still stats as s.
 func (s Stamp) Holds() bool { return StampOf(s.Path) == s }
 
-func stampOfStat(abs string, st *syscall.Stat_t) Stamp {
-	mtime, ctime := StatTimes(st)
-	return Stamp{Path: abs, Mtime: mtime, Ctime: ctime, Size: st.Size, Ino: st.Ino, Mode: uint32(st.Mode), Exists: true}
+func stampOfStat(abs string, st *Stat) Stamp {
+	return Stamp{Path: abs, Mtime: st.Mtime, Ctime: st.Ctime, Size: st.Size, Ino: st.Ino, Mode: st.Mode, Exists: true}
 }
 
 // Covered reports whether vxd's change journal watches the absolute path
@@ -73,8 +71,8 @@ func (c *Changes) Unwatched() (stamps []Stamp, ok bool) {
 	if !c.listOK {
 		return nil, false
 	}
-	var st syscall.Stat_t
-	if err := syscall.Stat(layout.FileList(c.root), &st); err != nil || fileIDOf(&st) != c.listing {
+	var st Stat
+	if err := StatPath(layout.FileList(c.root), &st); err != nil || fileIDOf(&st) != c.listing {
 		return nil, false // rewritten since
 	}
 	stamps = append(stamps, c.listStamps...)

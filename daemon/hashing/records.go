@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 )
 
 // Records gives each of files (slash paths relative to root, as listed)
@@ -83,8 +82,8 @@ func (h *Hasher) HashRecord(abs string, rec int32) (string, error) {
 	if p.fresh[rec].Load() {
 		return hex.EncodeToString(p.hashes[rec][:]), nil
 	}
-	var st syscall.Stat_t
-	if err := lstat(abs, &st); err == nil && st.Mode&syscall.S_IFMT == syscall.S_IFREG && statKeyOf(&st) == p.keys[rec] {
+	var st Stat
+	if err := Lstat(abs, &st); err == nil && st.Regular() && statKeyOf(&st) == p.keys[rec] {
 		return hex.EncodeToString(p.hashes[rec][:]), nil
 	}
 	return h.HashFile(abs)

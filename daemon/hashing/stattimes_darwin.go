@@ -2,10 +2,10 @@ package hashing
 
 import "syscall"
 
-// StatTimes is st's modification and inode change times in nanoseconds
+// statTimes is st's modification and inode change times in nanoseconds
 // since the epoch. It is the one place that knows where the OS keeps them
 // (macOS: Mtimespec, Ctimespec), and small enough to inline into the stat
 // loops.
-func StatTimes(st *syscall.Stat_t) (mtime, ctime int64) {
+func statTimes(st *syscall.Stat_t) (mtime, ctime int64) {
 	return st.Mtimespec.Sec*1e9 + st.Mtimespec.Nsec, st.Ctimespec.Sec*1e9 + st.Ctimespec.Nsec
 }

@@ -2,9 +2,9 @@ package hashing
 
 import "syscall"
 
-// StatTimes is st's modification and inode change times in nanoseconds
+// statTimes is st's modification and inode change times in nanoseconds
 // since the epoch. It is the one place that knows where the OS keeps them
 // (Linux: Mtim, Ctim), and small enough to inline into the stat loops.
-func StatTimes(st *syscall.Stat_t) (mtime, ctime int64) {
+func statTimes(st *syscall.Stat_t) (mtime, ctime int64) {
 	return st.Mtim.Sec*1e9 + st.Mtim.Nsec, st.Ctim.Sec*1e9 + st.Ctim.Nsec
 }

@@ -80,8 +80,8 @@ func (s *Store) recordBatch(ctx context.Context, tx *sql.Tx, execs []Execution) 
 		}
 		d := decodeWindow(windows[e.TaskID])
 		d = append(d, max(e.DurationMs, 0))
-		if len(d) > PercentileWindow {
-			d = d[len(d)-PercentileWindow:]
+		if len(d) > percentileWindow {
+			d = d[len(d)-percentileWindow:]
 		}
 		r.recent = encodeWindow(d)
 		windows[e.TaskID] = r.recent
@@ -234,7 +234,7 @@ func upsertStats(ctx context.Context, tx *sql.Tx, chunk []execRow) error {
 		e := r.e
 		args = append(args, e.TaskID, e.Project, e.Task, boolInt(r.ran),
 			boolInt(e.Status == StatusPassed), boolInt(e.Status == StatusFailed), boolInt(e.Status == StatusTimedOut),
-			boolInt(e.Status == StatusBlocked), boolInt(e.Status == StatusInterrupted),
+			boolInt(e.Status == StatusBlocked), boolInt(e.Status == statusInterrupted),
 			boolInt(e.Cache == CacheHit), boolInt(e.Cache != CacheOff), e.PeakRSSBytes, e.CPUParallelism,
 			r.rc.seq, r.id, e.Status, e.RunID, e.Key, r.p50, r.p99, r.recent)
 	}

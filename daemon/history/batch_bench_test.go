@@ -3,7 +3,6 @@ package history
 import (
 	"context"
 	"fmt"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -75,12 +74,4 @@ func benchRecordHits(b *testing.B, prior int) {
 		record(CacheHit, 1)
 	}
 	b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
-}
-
-// cpuTime is this process's user+system time: on a loaded machine the
-// wall time of a benchmark mostly measures the wait for a CPU.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -47,9 +47,9 @@ func randomHistory(t *testing.T, rng *rand.Rand, stores [2]*Store, rounds int) {
 					case 2:
 						e.Status, e.Key, e.ExitCode, e.BlockedBy = StatusBlocked, "", nil, []string{"lib#build"}
 					case 3:
-						e.Status, e.ExitCode = StatusInterrupted, nil
+						e.Status, e.ExitCode = statusInterrupted, nil
 					case 4:
-						e.Status, e.Key, e.ExitCode = StatusSkipped, "", nil
+						e.Status, e.Key, e.ExitCode = statusSkipped, "", nil
 					}
 					pending = append(pending, e)
 				}
@@ -207,7 +207,7 @@ func checkReadersMatchScans(t *testing.T, s *Store) {
 			}
 			want := scanExecs(t, s, db, true, `SELECT `+execColsOut+` FROM executions e NOT INDEXED
 				WHERE e.task_id = ? AND e.run_seq < ? AND e.key != '' AND e.status NOT IN (?, ?, ?)
-				ORDER BY e.run_seq DESC, e.id DESC LIMIT 1`, task, b, StatusBlocked, StatusSkipped, StatusInterrupted)
+				ORDER BY e.run_seq DESC, e.id DESC LIMIT 1`, task, b, StatusBlocked, statusSkipped, statusInterrupted)
 			if len(want) == 0 {
 				want = scanExecs(t, s, db, true, `SELECT `+execColsOut+` FROM executions e NOT INDEXED
 					WHERE e.task_id = ? AND e.run_seq < ? ORDER BY e.run_seq DESC, e.id DESC LIMIT 1`, task, b)

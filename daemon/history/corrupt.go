@@ -23,19 +23,20 @@ func (m *MovedAside) String() string {
 // MovedAside is what Open moved aside, or nil; vx run says it once.
 func (s *Store) MovedAside() *MovedAside { return s.movedAside }
 
-// CorruptError is a read of a history that is no database (garbage, a
+// corruptError is a read of a history that is no database (garbage, a
 // half-truncated file, a directory). Readers leave it in place: the next
 // vx run moves it aside.
-type CorruptError struct {
+type corruptError struct {
 	Path string
 	Err  error
 }
 
-func (e *CorruptError) Error() string {
-	return fmt.Sprintf("run history %s is not a readable database (%v); nothing was changed: the next vx run moves it aside to %s.corrupt-TIME and starts a fresh history", e.Path, e.Err, filepath.Base(e.Path))
+func (e *corruptError) Error() string {
+	return fmt.Sprintf("run history %s is not a readable database (%v); nothing was changed: the next vx "+
+		"run moves it aside to %s.corrupt-TIME and starts a fresh history", e.Path, e.Err, filepath.Base(e.Path))
 }
 
-func (e *CorruptError) Unwrap() error { return e.Err }
+func (e *corruptError) Unwrap() error { return e.Err }
 
 // isCorrupt reports whether err means the file at path is no usable
 // SQLite database at all, as opposed to busy, locked or out of space.

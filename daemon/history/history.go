@@ -14,7 +14,7 @@
 // again in one transaction, with a warning logged naming both versions. The
 // history is a record, not a source of truth, and a run must never fail
 // because an older or newer vx wrote it. OpenReadOnly refuses such a file
-// with a *VersionError and leaves it for the next vx run.
+// with a *versionError and leaves it for the next vx run.
 package history
 
 import (
@@ -44,12 +44,12 @@ const SchemaVersion = 8
 
 // Limits applied by the list readers.
 const (
-	DefaultLimit = 20  // rows when a caller asks for 0 or fewer
+	defaultLimit = 20  // rows when a caller asks for 0 or fewer
 	MaxLimit     = 500 // rows at most; larger limits are clamped
-	// PercentileWindow is how many of a task's most recent executed runs
+	// percentileWindow is how many of a task's most recent executed runs
 	// feed its p50/p99: recent durations predict the next run better than
 	// all-time ones, and the window keeps the query bounded.
-	PercentileWindow = 200
+	percentileWindow = 200
 )
 
 // busyTimeoutMs is how long a statement waits on another process's write
@@ -70,8 +70,8 @@ const (
 	StatusFailed      = wire.StatusFailed
 	StatusBlocked     = wire.StatusBlocked
 	StatusTimedOut    = wire.StatusTimedOut
-	StatusInterrupted = wire.StatusInterrupted
-	StatusSkipped     = wire.StatusSkipped
+	statusInterrupted = wire.StatusInterrupted
+	statusSkipped     = wire.StatusSkipped
 
 	CacheHit  = wire.CacheHit
 	CacheMiss = wire.CacheMiss
@@ -82,17 +82,17 @@ const (
 // does not exist.
 var ErrNotFound = errors.New("not found in run history")
 
-// ErrReadOnly is returned by writes on a Store from OpenReadOnly.
-var ErrReadOnly = errors.New("run history is open read-only")
+// errReadOnly is returned by writes on a Store from OpenReadOnly.
+var errReadOnly = errors.New("run history is open read-only")
 
-// VersionError refuses a history written by another vx version.
-type VersionError struct {
+// versionError refuses a history written by another vx version.
+type versionError struct {
 	Path  string // the database file
 	Found int    // its schema version
 	Want  int    // SchemaVersion
 }
 
-func (e *VersionError) Error() string {
+func (e *versionError) Error() string {
 	return fmt.Sprintf("run history %s was written by another vx version (schema %d, this vx reads schema %d); the next vx run will migrate it",
 		e.Path, e.Found, e.Want)
 }
@@ -195,7 +195,7 @@ type TaskStat struct {
 	// hit, and passed, failed or timed out.
 	Executed int `json:"executed"`
 	// P50Ms and P99Ms are nearest-rank percentiles over the most recent
-	// PercentileWindow executed runs.
+	// percentileWindow executed runs.
 	P50Ms int64 `json:"p50Ms"`
 	P99Ms int64 `json:"p99Ms"`
 	// Attempts is passed+failed+timedOut; SuccessRate is passed/Attempts
@@ -266,8 +266,15 @@ func NewRunID() string {
 	return hex.EncodeToString(b[:])
 }
 
+// dsn is SQLite's URI of the database at path with params. A path with a
+// drive letter (C:\x\vx.db) is written file:///C:/x/vx.db, as SQLite reads
+// it: without the leading slash the drive would be the URI's authority.
 func dsn(path, params string) string {
-	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path)}
+	p := filepath.ToSlash(path)
+	if filepath.VolumeName(path) != "" {
+		p = "/" + p
+	}
+	u := url.URL{Scheme: "file", Path: p}
 	return u.String() + "?" + params
 }
 
@@ -332,7 +339,7 @@ func openWriter(ctx context.Context, path string, opts *Options) (*Store, error)
 // OpenReadOnly opens the history at path for reading. A missing file is not
 // an error: the store answers empty results and creates nothing on disk
 // until a vx run creates the database, which later reads then see. A
-// database of another schema version is refused with a *VersionError.
+// database of another schema version is refused with a *versionError.
 func OpenReadOnly(ctx context.Context, path string, opts *Options) (*Store, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -392,7 +399,7 @@ func (s *Store) reader(ctx context.Context) (*sql.DB, error) {
 	if err != nil {
 		db.Close()
 		if isCorrupt(s.path, err) {
-			return nil, &CorruptError{Path: s.path, Err: err}
+			return nil, &corruptError{Path: s.path, Err: err}
 		}
 		return nil, fmt.Errorf("opening run history %s: %w", s.path, err)
 	}
@@ -404,7 +411,7 @@ func (s *Store) reader(ctx context.Context) (*sql.DB, error) {
 	}
 	if v != SchemaVersion {
 		db.Close()
-		return nil, &VersionError{Path: s.path, Found: v, Want: SchemaVersion}
+		return nil, &versionError{Path: s.path, Found: v, Want: SchemaVersion}
 	}
 	s.r = db
 	return db, nil

@@ -392,7 +392,7 @@ func TestTaskStats(t *testing.T) {
 		{"percentiles over executed runs only", append(durations(100),
 			ex{TaskID: "web#build", Key: "k1", Status: StatusPassed, Cache: CacheHit, DurationMs: 100000},
 			ex{TaskID: "web#build", Status: StatusBlocked, DurationMs: 100000},
-			ex{TaskID: "web#build", Key: "kx", Status: StatusInterrupted, DurationMs: 100000},
+			ex{TaskID: "web#build", Key: "kx", Status: statusInterrupted, DurationMs: 100000},
 		), func(t *testing.T, st TaskStat) {
 			if st.P50Ms != 50 || st.P99Ms != 99 || st.Count != 103 || st.Executed != 100 {
 				t.Errorf("p50 %d p99 %d count %d executed %d; want 50 99 103 100", st.P50Ms, st.P99Ms, st.Count, st.Executed)
@@ -413,7 +413,7 @@ func TestTaskStats(t *testing.T) {
 			{TaskID: "web#build", Key: "c", Status: StatusFailed},
 			{TaskID: "web#build", Key: "d", Status: StatusTimedOut, TimedOut: true},
 			{TaskID: "web#build", Status: StatusBlocked},
-			{TaskID: "web#build", Status: StatusSkipped},
+			{TaskID: "web#build", Status: statusSkipped},
 		}, func(t *testing.T, st TaskStat) {
 			if st.Attempts != 4 || st.SuccessRate != 0.5 {
 				t.Errorf("attempts %d success rate %v; want 4 0.5", st.Attempts, st.SuccessRate)
@@ -460,7 +460,7 @@ func TestTaskStats(t *testing.T) {
 		}},
 		{"not flaky: blocked and passed with the same key", []ex{
 			{TaskID: "web#build", Key: "k1", Status: StatusBlocked},
-			{TaskID: "web#build", Key: "k1", Status: StatusInterrupted},
+			{TaskID: "web#build", Key: "k1", Status: statusInterrupted},
 			{TaskID: "web#build", Key: "k1", Status: StatusPassed},
 		}, func(t *testing.T, st TaskStat) {
 			if st.Flaky {
@@ -481,7 +481,7 @@ func TestTaskStats(t *testing.T) {
 		}},
 		{"no failure mode", []ex{
 			{TaskID: "web#build", Key: "b", Status: StatusPassed},
-			{TaskID: "web#build", Status: StatusSkipped},
+			{TaskID: "web#build", Status: statusSkipped},
 		}, func(t *testing.T, st TaskStat) {
 			if st.FailureMode != "" || st.FailureCount != 0 || st.SuccessRate != 1 {
 				t.Errorf("failure mode %q×%d success %v; want none and 1", st.FailureMode, st.FailureCount, st.SuccessRate)
@@ -587,8 +587,8 @@ func TestPreviousExecution(t *testing.T) {
 	s, _ := openTemp(t)
 	r1 := addRun(t, s, "", t0, RunPassed, Execution{TaskID: "web#test", Key: "k1", Status: StatusPassed})
 	r2 := addRun(t, s, "", t0.Add(time.Minute), RunFailed, Execution{TaskID: "web#test", Status: StatusBlocked, BlockedBy: []string{"web#build"}})
-	r3 := addRun(t, s, "", t0.Add(2*time.Minute), RunInterrupted, Execution{TaskID: "web#test", Key: "k3", Status: StatusInterrupted})
-	r4 := addRun(t, s, "", t0.Add(3*time.Minute), RunPassed, Execution{TaskID: "web#test", Status: StatusSkipped})
+	r3 := addRun(t, s, "", t0.Add(2*time.Minute), RunInterrupted, Execution{TaskID: "web#test", Key: "k3", Status: statusInterrupted})
+	r4 := addRun(t, s, "", t0.Add(3*time.Minute), RunPassed, Execution{TaskID: "web#test", Status: statusSkipped})
 	r5 := addRun(t, s, "", t0.Add(4*time.Minute), RunPassed, Execution{TaskID: "web#test", Key: "k5", Status: StatusPassed})
 	only := addRun(t, s, "", t0.Add(5*time.Minute), RunFailed, Execution{TaskID: "api#test", Status: StatusBlocked})
 
@@ -700,8 +700,8 @@ func TestOpenReadOnlyMissingCreatesNothing(t *testing.T) {
 	if _, err := s.LatestRun(ctx); !errors.Is(err, ErrNotFound) {
 		t.Errorf("LatestRun on no history: %v, want ErrNotFound", err)
 	}
-	if err := s.BeginRun(ctx, &Run{StartedAt: t0}); !errors.Is(err, ErrReadOnly) {
-		t.Errorf("BeginRun on a read-only store: %v, want ErrReadOnly", err)
+	if err := s.BeginRun(ctx, &Run{StartedAt: t0}); !errors.Is(err, errReadOnly) {
+		t.Errorf("BeginRun on a read-only store: %v, want errReadOnly", err)
 	}
 	if entries, _ := os.ReadDir(root); len(entries) != 0 {
 		t.Fatalf("read-only open of a missing history left %v in the workspace", entries)
@@ -790,9 +790,9 @@ func TestVersionMismatch(t *testing.T) {
 			setUserVersion(t, path, v)
 
 			_, err := OpenReadOnly(ctx, path, nil)
-			var ve *VersionError
+			var ve *versionError
 			if !errors.As(err, &ve) || ve.Path != path || ve.Found != v || ve.Want != SchemaVersion {
-				t.Fatalf("OpenReadOnly = %v, want a *VersionError for %s, %d", err, path, v)
+				t.Fatalf("OpenReadOnly = %v, want a *versionError for %s, %d", err, path, v)
 			}
 			for _, want := range []string{path, fmt.Sprintf("schema %d", v), fmt.Sprintf("schema %d", SchemaVersion), "another vx version", "next vx run"} {
 				if !strings.Contains(err.Error(), want) {

@@ -241,7 +241,7 @@ func (s *Store) ListRuns(ctx context.Context, limit int, beforeSeq int64) ([]Run
 func clampLimit(n int) int {
 	switch {
 	case n <= 0:
-		return DefaultLimit
+		return defaultLimit
 	case n > MaxLimit:
 		return MaxLimit
 	}
@@ -305,7 +305,7 @@ func (s *Store) PreviousExecution(ctx context.Context, taskID string, beforeSeq 
 	e, err := s.queryExec(ctx, what,
 		chainUntil(`e.run_seq < ?2 AND e.key != '' AND e.status NOT IN (?3, ?4, ?5)`)+`
 		SELECT `+execColsOut+` FROM chain c CROSS JOIN executions e ON e.id = c.id WHERE c.hit`,
-		taskID, beforeSeq, StatusBlocked, StatusSkipped, StatusInterrupted)
+		taskID, beforeSeq, StatusBlocked, statusSkipped, statusInterrupted)
 	if !errors.Is(err, ErrNotFound) {
 		return e, err
 	}

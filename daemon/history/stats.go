@@ -27,7 +27,7 @@ func percentile(sorted []int64, p int) int64 {
 // decodeWindow reads a task's recent executed durations, oldest first,
 // stored as unsigned varints.
 func decodeWindow(b []byte) []int64 {
-	d := make([]int64, 0, PercentileWindow+1)
+	d := make([]int64, 0, percentileWindow+1)
 	for len(b) > 0 {
 		v, n := binary.Uvarint(b)
 		if n <= 0 {
@@ -50,7 +50,7 @@ func encodeWindow(d []int64) []byte {
 // TaskStats returns per-task statistics, ordered by task id, narrowed by f
 // (f.Limit caps the number of tasks; 0 means all). Counts, rates, failure
 // mode, flakiness and maxima cover every recorded execution; percentiles
-// cover the most recent PercentileWindow executed runs. It reads one row per
+// cover the most recent percentileWindow executed runs. It reads one row per
 // task: RecordExecutions keeps the numbers.
 func (s *Store) TaskStats(ctx context.Context, f Filter) ([]TaskStat, error) {
 	db, err := s.reader(ctx)
@@ -106,7 +106,7 @@ func (s *Store) TaskStats(ctx context.Context, f Filter) ([]TaskStat, error) {
 		for _, m := range []struct {
 			status string
 			n      int
-		}{{StatusFailed, failed}, {StatusTimedOut, timedOut}, {StatusBlocked, blocked}, {StatusInterrupted, interrupted}} {
+		}{{StatusFailed, failed}, {StatusTimedOut, timedOut}, {StatusBlocked, blocked}, {statusInterrupted, interrupted}} {
 			if m.n > t.FailureCount {
 				t.FailureMode, t.FailureCount = m.status, m.n
 			}

@@ -24,7 +24,8 @@ func TestMigrateTaskKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec(`DROP TABLE task_keys; CREATE INDEX executions_key ON executions(key, status, task_id); CREATE INDEX executions_project ON executions(project, run_seq); PRAGMA user_version = 5`); err != nil {
+	if _, err := db.Exec(`DROP TABLE task_keys; CREATE INDEX executions_key ON executions(key, status,` +
+		` task_id); CREATE INDEX executions_project ON executions(project, run_seq); PRAGMA user_version = 5`); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()

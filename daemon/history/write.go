@@ -12,7 +12,7 @@ import (
 
 func (s *Store) writable() error {
 	if s.w == nil {
-		return ErrReadOnly
+		return errReadOnly
 	}
 	return nil
 }
@@ -39,7 +39,7 @@ func validRunStatus(s string) bool {
 
 func validExecStatus(s string) bool {
 	switch s {
-	case StatusPassed, StatusFailed, StatusBlocked, StatusTimedOut, StatusInterrupted, StatusSkipped:
+	case StatusPassed, StatusFailed, StatusBlocked, StatusTimedOut, statusInterrupted, statusSkipped:
 		return true
 	}
 	return false

@@ -16,7 +16,7 @@ const (
 	String
 	Number
 	Bool
-	Null
+	nullKind
 )
 
 func (k Kind) String() string {
@@ -64,7 +64,7 @@ func build(v *hujson.Value) *Node {
 		case 't', 'f':
 			n.Kind, n.Bool = Bool, t.Bool()
 		default:
-			n.Kind = Null
+			n.Kind = nullKind
 		}
 	}
 	return n

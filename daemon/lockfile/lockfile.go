@@ -21,11 +21,11 @@ import (
 // Name is the lock file at the workspace root.
 const Name = "vx.lock"
 
-// Version of the lock format.
-const Version = 1
+// lockVersion is the version of the lock format.
+const lockVersion = 1
 
-// Task is one task's recorded definition.
-type Task struct {
+// lockedTask is one task's recorded definition.
+type lockedTask struct {
 	Command   string   `json:"command"`
 	Inputs    []string `json:"inputs"`
 	Outputs   []string `json:"outputs"`
@@ -37,21 +37,21 @@ type Task struct {
 	Timeout   string   `json:"timeout,omitempty"`
 }
 
-// Lock is the decoded vx.lock.
-type Lock struct {
-	Version int             `json:"version"`
-	Tasks   map[string]Task `json:"tasks"`
+// lock is the decoded vx.lock.
+type lock struct {
+	Version int                   `json:"version"`
+	Tasks   map[string]lockedTask `json:"tasks"`
 }
 
-// Generate records every task that runs a command, masked.
-func Generate(m *workspace.Model, mask *secret.Masker) *Lock {
-	l := &Lock{Version: Version, Tasks: map[string]Task{}}
+// generate records every task that runs a command, masked.
+func generate(m *workspace.Model, mask *secret.Masker) *lock {
+	l := &lock{Version: lockVersion, Tasks: map[string]lockedTask{}}
 	add := func(project, name string) {
 		def, ok := m.Resolve(project, name)
 		if !ok || def.NoOp() {
 			return
 		}
-		l.Tasks[workspace.TaskID(project, name)] = Task{Command: mask.String(def.Command), Inputs: def.Inputs, Outputs: def.Outputs,
+		l.Tasks[workspace.TaskID(project, name)] = lockedTask{Command: mask.String(def.Command), Inputs: def.Inputs, Outputs: def.Outputs,
 			Env: def.Env, PassEnv: def.PassEnv, Secrets: nonNil(def.Secrets()), DependsOn: def.DependsOn, Cache: def.Cache, Timeout: def.TimeoutText}
 	}
 	for _, p := range m.Projects {
@@ -73,7 +73,7 @@ func nonNil(s []string) []string {
 }
 
 // Encode renders the lock with stable ordering (maps marshal sorted).
-func (l *Lock) Encode() []byte {
+func (l *lock) Encode() []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
@@ -85,7 +85,7 @@ func (l *Lock) Encode() []byte {
 // Write generates vx.lock and writes it atomically; it answers how many
 // tasks were recorded and whether the file changed.
 func Write(m *workspace.Model, mask *secret.Masker) (int, bool, error) {
-	l := Generate(m, mask)
+	l := generate(m, mask)
 	path := filepath.Join(m.Root, Name)
 	b := l.Encode()
 	old, _ := os.ReadFile(path)
@@ -95,21 +95,21 @@ func Write(m *workspace.Model, mask *secret.Masker) (int, bool, error) {
 	return len(l.Tasks), true, hashing.WriteFileAtomic(path, b, 0o644)
 }
 
-// ErrMissing is returned by Read when there is no vx.lock.
-var ErrMissing = errors.New("no " + Name + " in the workspace: run `vx lock` to record the task definitions")
+// errMissing is returned by read when there is no vx.lock.
+var errMissing = errors.New("no " + Name + " in the workspace: run `vx lock` to record the task definitions")
 
-// Read loads vx.lock; an invalid file is an error naming it and how to
+// read loads vx.lock; an invalid file is an error naming it and how to
 // regenerate it.
-func Read(root string) (*Lock, error) {
+func read(root string) (*lock, error) {
 	path := filepath.Join(root, Name)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, ErrMissing
+		return nil, errMissing
 	}
 	if err != nil {
 		return nil, err
 	}
-	var l Lock
+	var l lock
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&l); err != nil {
@@ -118,8 +118,8 @@ func Read(root string) (*Lock, error) {
 	if rest := bytes.TrimSpace(b[dec.InputOffset():]); len(rest) > 0 {
 		return nil, fmt.Errorf("%s is not a valid lock file (text follows the lock object, as after a bad merge): regenerate it with `vx lock` and review the diff", path)
 	}
-	if l.Version != Version {
-		return nil, fmt.Errorf("%s has format version %d, this vx writes %d: regenerate it with `vx lock`", path, l.Version, Version)
+	if l.Version != lockVersion {
+		return nil, fmt.Errorf("%s has format version %d, this vx writes %d: regenerate it with `vx lock`", path, l.Version, lockVersion)
 	}
 	if l.Tasks == nil {
 		return nil, fmt.Errorf("%s has no \"tasks\" object: regenerate it with `vx lock`", path)
@@ -150,15 +150,15 @@ type CheckResult struct {
 // Check compares the configuration with vx.lock.
 func Check(m *workspace.Model, mask *secret.Masker) (*CheckResult, error) {
 	res := &CheckResult{File: filepath.Join(m.Root, Name), Audited: []string{}, NotAudited: []string{}, Problems: []Problem{}}
-	cur := Generate(m, mask)
-	locked, err := Read(m.Root)
-	if errors.Is(err, ErrMissing) {
+	cur := generate(m, mask)
+	locked, err := read(m.Root)
+	if errors.Is(err, errMissing) {
 		for id := range cur.Tasks {
 			res.NotAudited = append(res.NotAudited, id)
 		}
 		sort.Strings(res.NotAudited)
 		res.ExitCode = 1
-		res.Note = ErrMissing.Error()
+		res.Note = errMissing.Error()
 		return res, nil
 	}
 	if err != nil {
@@ -203,12 +203,12 @@ func Check(m *workspace.Model, mask *secret.Masker) (*CheckResult, error) {
 
 // maskTask masks what the lock recorded: a value that is secret now may
 // have been written in clear before it was declared secret.
-func maskTask(t Task, mask *secret.Masker) Task {
+func maskTask(t lockedTask, mask *secret.Masker) lockedTask {
 	t.Command = mask.String(t.Command)
 	return t
 }
 
-func diff(id string, l, c Task) []Problem {
+func diff(id string, l, c lockedTask) []Problem {
 	var out []Problem
 	add := func(field, a, b string) {
 		if a != b {

@@ -1,4 +1,4 @@
-package lockfile_test
+package lockfile
 
 import (
 	"errors"
@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vzn/vx/daemon/lockfile"
 	"github.com/vzn/vx/daemon/secret"
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/internal/testtree"
@@ -48,21 +47,21 @@ func writeWorkspace(t *testing.T, root, config string) *workspace.Model {
 func TestWriteReadCheckUpToDate(t *testing.T) {
 	root := t.TempDir()
 	m := writeWorkspace(t, root, baseConfig)
-	n, changed, err := lockfile.Write(m, nil)
+	n, changed, err := Write(m, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n != 3 || !changed {
 		t.Errorf("Write = %d tasks, changed %v; want 3, true", n, changed)
 	}
-	if _, changed, _ := lockfile.Write(m, nil); changed {
+	if _, changed, _ := Write(m, nil); changed {
 		t.Error("a second Write reported a change")
 	}
-	l, err := lockfile.Read(root)
+	l, err := read(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := lockfile.Task{Command: "tsc -b", Inputs: []string{"src/**"}, Outputs: []string{"dist/**"}, Env: []string{"NODE_ENV"},
+	want := lockedTask{Command: "tsc -b", Inputs: []string{"src/**"}, Outputs: []string{"dist/**"}, Env: []string{"NODE_ENV"},
 		PassEnv: []string{"HOME"}, Secrets: []string{"TOKEN"}, DependsOn: []string{"^build"}, Cache: true, Timeout: "5m"}
 	if got := l.Tasks["web#build"]; !reflect.DeepEqual(got, want) {
 		t.Errorf("web#build = %+v, want %+v", got, want)
@@ -73,10 +72,10 @@ func TestWriteReadCheckUpToDate(t *testing.T) {
 	if got := l.Tasks["//#fmt"].Command; got != "prettier -w ." {
 		t.Errorf("//#fmt command = %q", got)
 	}
-	if l.Version != lockfile.Version {
+	if l.Version != lockVersion {
 		t.Errorf("version = %d", l.Version)
 	}
-	res, err := lockfile.Check(m, nil)
+	res, err := Check(m, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +85,7 @@ func TestWriteReadCheckUpToDate(t *testing.T) {
 	if want := []string{"//#fmt", "web#build", "web#test"}; !reflect.DeepEqual(res.Audited, want) {
 		t.Errorf("audited = %v, want %v", res.Audited, want)
 	}
-	if res.File != filepath.Join(root, lockfile.Name) {
+	if res.File != filepath.Join(root, Name) {
 		t.Errorf("File = %q", res.File)
 	}
 }
@@ -110,7 +109,7 @@ func TestCheckDriftPerField(t *testing.T) {
 		t.Run(tc.field, func(t *testing.T) {
 			root := t.TempDir()
 			m := writeWorkspace(t, root, baseConfig+"\n// codegen\n")
-			if _, _, err := lockfile.Write(m, nil); err != nil {
+			if _, _, err := Write(m, nil); err != nil {
 				t.Fatal(err)
 			}
 			cfg := strings.Replace(baseConfig, tc.from, tc.to, 1)
@@ -121,11 +120,11 @@ func TestCheckDriftPerField(t *testing.T) {
 				cfg = strings.Replace(cfg, `"//#fmt"`, `"codegen": {}, "//#fmt"`, 1)
 			}
 			m = writeWorkspace(t, root, cfg)
-			res, err := lockfile.Check(m, nil)
+			res, err := Check(m, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := []lockfile.Problem{{TaskID: "web#build", Field: tc.field, Locked: tc.locked, Current: tc.current}}
+			want := []Problem{{TaskID: "web#build", Field: tc.field, Locked: tc.locked, Current: tc.current}}
 			if !reflect.DeepEqual(res.Problems, want) {
 				t.Errorf("problems = %+v, want %+v", res.Problems, want)
 			}
@@ -142,17 +141,17 @@ func TestCheckDriftPerField(t *testing.T) {
 func TestCheckAddedRemovedNotAudited(t *testing.T) {
 	root := t.TempDir()
 	m := writeWorkspace(t, root, baseConfig)
-	if _, _, err := lockfile.Write(m, nil); err != nil {
+	if _, _, err := Write(m, nil); err != nil {
 		t.Fatal(err)
 	}
 	// fmt removed, lint added at the root.
 	cfg := strings.Replace(baseConfig, `"//#fmt": {"command": "prettier -w ."}`, `"//#lint": {"command": "eslint ."}`, 1)
 	m = writeWorkspace(t, root, cfg)
-	res, err := lockfile.Check(m, nil)
+	res, err := Check(m, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []lockfile.Problem{
+	want := []Problem{
 		{TaskID: "//#fmt", Field: "task", Locked: "defined", Current: "(absent)"},
 		{TaskID: "//#lint", Field: "task", Locked: "(absent)", Current: "defined"},
 	}
@@ -173,7 +172,7 @@ func TestCheckAddedRemovedNotAudited(t *testing.T) {
 func TestCheckMissingLock(t *testing.T) {
 	root := t.TempDir()
 	m := writeWorkspace(t, root, baseConfig)
-	res, err := lockfile.Check(m, nil)
+	res, err := Check(m, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,8 +185,8 @@ func TestCheckMissingLock(t *testing.T) {
 	if !strings.Contains(res.Note, "vx lock") {
 		t.Errorf("note %q does not say how to create the lock", res.Note)
 	}
-	if _, err := lockfile.Read(root); !errors.Is(err, lockfile.ErrMissing) {
-		t.Errorf("Read = %v, want ErrMissing", err)
+	if _, err := read(root); !errors.Is(err, errMissing) {
+		t.Errorf("read = %v, want errMissing", err)
 	}
 }
 
@@ -211,13 +210,13 @@ func TestReadInvalidLock(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
 			m := writeWorkspace(t, root, baseConfig)
-			path := filepath.Join(root, lockfile.Name)
+			path := filepath.Join(root, Name)
 			if err := os.WriteFile(path, []byte(tc.body), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			for name, f := range map[string]func() error{
-				"Read":  func() error { _, err := lockfile.Read(root); return err },
-				"Check": func() error { _, err := lockfile.Check(m, nil); return err },
+				"Read":  func() error { _, err := read(root); return err },
+				"Check": func() error { _, err := Check(m, nil); return err },
 			} {
 				err := f()
 				if err == nil {
@@ -244,10 +243,10 @@ func TestSecretsMasked(t *testing.T) {
 	mask := secret.NewMasker(literal)
 	root := t.TempDir()
 	m := writeWorkspace(t, root, cfg)
-	if _, _, err := lockfile.Write(m, mask); err != nil {
+	if _, _, err := Write(m, mask); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(root, lockfile.Name))
+	b, err := os.ReadFile(filepath.Join(root, Name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,14 +256,14 @@ func TestSecretsMasked(t *testing.T) {
 	if !strings.Contains(string(b), "deploy --token ***") {
 		t.Errorf("vx.lock lacks the masked command:\n%s", b)
 	}
-	res, err := lockfile.Check(m, mask)
+	res, err := Check(m, mask)
 	if err != nil || !res.UpToDate {
 		t.Fatalf("Check = %+v, %v; want up to date", res, err)
 	}
 
 	t.Run("drift in a command with a secret is masked", func(t *testing.T) {
 		m := writeWorkspace(t, root, strings.Replace(cfg, "deploy --token", "deploy --prod --token", 1))
-		res, err := lockfile.Check(m, mask)
+		res, err := Check(m, mask)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -281,11 +280,11 @@ func TestSecretsMasked(t *testing.T) {
 		root := t.TempDir()
 		plain := strings.Replace(cfg, `"secret": true`, `"secret": false`, 1)
 		m := writeWorkspace(t, root, plain)
-		if _, _, err := lockfile.Write(m, nil); err != nil {
+		if _, _, err := Write(m, nil); err != nil {
 			t.Fatal(err)
 		}
 		m = writeWorkspace(t, root, cfg)
-		res, err := lockfile.Check(m, mask)
+		res, err := Check(m, mask)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -300,7 +299,7 @@ func TestSecretsMasked(t *testing.T) {
 func TestGenerateSkipsNoOps(t *testing.T) {
 	root := t.TempDir()
 	m := writeWorkspace(t, root, `{"projects": ["apps/*"], "tasks": {"topo": {"dependsOn": ["^topo"]}}}`)
-	l := lockfile.Generate(m, nil)
+	l := generate(m, nil)
 	if _, ok := l.Tasks["web#topo"]; ok {
 		t.Error("a no-op task is recorded in the lock")
 	}

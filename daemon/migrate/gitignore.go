@@ -12,12 +12,12 @@ import (
 	"github.com/vzn/vx/protocol/layout"
 )
 
-// GitIgnoreFile is the ignore file vx init adds .vx/ to.
-const GitIgnoreFile = ".gitignore"
+// gitIgnoreFile is the ignore file vx init adds .vx/ to.
+const gitIgnoreFile = ".gitignore"
 
-// ActionAppended is a File that exists and gets lines added at its end;
+// actionAppended is a File that exists and gets lines added at its end;
 // its Text is the lines added.
-const ActionAppended = "appended"
+const actionAppended = "appended"
 
 // vxIgnoreLine is the line that keeps vx's state out of git.
 var vxIgnoreLine = layout.DirName + "/"
@@ -38,14 +38,14 @@ func ignoresVX(text string) bool {
 // gitignore proposes adding .vx/ to the root .gitignore, creating it when
 // absent; nothing when it already ignores .vx.
 func (b *builder) gitignore() {
-	cur, err := os.ReadFile(filepath.Join(b.root, GitIgnoreFile))
+	cur, err := os.ReadFile(filepath.Join(b.root, gitIgnoreFile))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		b.plan.Files = append(b.plan.Files, File{Path: GitIgnoreFile, Action: ActionNew, Text: vxIgnoreLine + "\n"})
+		b.plan.Files = append(b.plan.Files, File{Path: gitIgnoreFile, Action: ActionNew, Text: vxIgnoreLine + "\n"})
 	case err != nil:
-		b.todo(&srcFile{rel: GitIgnoreFile}, 0, "", fmt.Sprintf("could not read %s (%v): add the line %s to it, to keep vx's cache and history out of git", GitIgnoreFile, err, vxIgnoreLine))
+		b.todo(&srcFile{rel: gitIgnoreFile}, 0, "", fmt.Sprintf("could not read %s (%v): add the line %s to it, to keep vx's cache and history out of git", gitIgnoreFile, err, vxIgnoreLine))
 	case !ignoresVX(string(cur)):
-		b.plan.Files = append(b.plan.Files, File{Path: GitIgnoreFile, Action: ActionAppended, Text: vxIgnoreLine + "\n"})
+		b.plan.Files = append(b.plan.Files, File{Path: gitIgnoreFile, Action: actionAppended, Text: vxIgnoreLine + "\n"})
 	}
 }
 
@@ -53,10 +53,10 @@ func (b *builder) gitignore() {
 // changed since the plan), creating it when absent, writing through a
 // temp file and a rename. It answers whether it wrote.
 func applyGitIgnore(root string) (bool, error) {
-	path := filepath.Join(root, GitIgnoreFile)
+	path := filepath.Join(root, gitIgnoreFile)
 	cur, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return false, fmt.Errorf("reading %s: %w", GitIgnoreFile, err)
+		return false, fmt.Errorf("reading %s: %w", gitIgnoreFile, err)
 	}
 	if ignoresVX(string(cur)) {
 		return false, nil
@@ -70,7 +70,7 @@ func applyGitIgnore(root string) (bool, error) {
 		perm = st.Mode().Perm()
 	}
 	if err := hashing.WriteFileAtomic(path, []byte(text+vxIgnoreLine+"\n"), perm); err != nil {
-		return false, fmt.Errorf("writing %s: %w", GitIgnoreFile, err)
+		return false, fmt.Errorf("writing %s: %w", gitIgnoreFile, err)
 	}
 	return true, nil
 }

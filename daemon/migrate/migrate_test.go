@@ -239,7 +239,7 @@ func TestSourceNone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Source != SourceNone || p.PackageManager != "" || len(p.Todos) == 0 {
+	if p.Source != sourceNone || p.PackageManager != "" || len(p.Todos) == 0 {
 		t.Errorf("empty directory: source %q, pm %q, todos %v", p.Source, p.PackageManager, p.Todos)
 	}
 	if _, err := Apply(p, dir, nil); err != nil {
@@ -269,7 +269,7 @@ func TestSourcePnpm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Source != SourcePnpm || p.PackageManager != "pnpm" {
+	if p.Source != sourcePnpm || p.PackageManager != "pnpm" {
 		t.Errorf("source %q, package manager %q; want pnpm, pnpm", p.Source, p.PackageManager)
 	}
 	if _, err := Apply(p, dir, nil); err != nil {

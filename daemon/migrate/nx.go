@@ -16,7 +16,8 @@ import (
 
 // nxCloudNote is why Nx Cloud's keys are dropped: vx shares its cache
 // through a server of the Turborepo Remote Cache API, not Nx Cloud.
-const nxCloudNote = "vx does not speak to Nx Cloud; its remote cache is a Turborepo Remote Cache API server: set remoteCache.url in vx.workspace.json (or VX_REMOTE_CACHE_URL) and the token in VX_REMOTE_CACHE_TOKEN (vx docs remoteCache)"
+const nxCloudNote = "vx does not speak to Nx Cloud; its remote cache is a Turborepo Remote Cache API server: " +
+	"set remoteCache.url in vx.workspace.json (or VX_REMOTE_CACHE_URL) and the token in VX_REMOTE_CACHE_TOKEN (vx docs remoteCache)"
 
 // nxDropped are nx.json keys that configure Nx itself and have no vx
 // counterpart; they are noted, not todos.
@@ -109,7 +110,8 @@ func (b *builder) nx(f *srcFile) bool {
 	if graph == nil {
 		b.note("Nx infers project dependencies from imports too; vx reads package.json dependencies and vx.project.json dependsOn, so check the ^build order with vx run build --dry")
 	} else {
-		b.note("projects, targets and project dependencies were read from Nx's resolved graph (nx graph), plugins' inferred targets and targetDefaults included; the dependencies Nx finds in imports are in each vx.project.json dependsOn")
+		b.note("projects, targets and project dependencies were read from Nx's resolved graph (nx graph), plugins' inferred targets and targetDefaults included; " +
+			"the dependencies Nx finds in imports are in each vx.project.json dependsOn")
 	}
 	b.note("vx caches every task unless it says cache: false; Nx cached only targets marked cache: true")
 	return true
@@ -161,7 +163,8 @@ func (tr *nxTr) nxGlobals(f *srcFile) *jsonc.Node {
 				b.note("nx.json plugins (%s): the targets they infer were read from Nx's resolved graph", strings.Join(names, ", "))
 				continue
 			}
-			b.todo(f, m.KeyOff, m.Key, fmt.Sprintf("Nx plugins (%s) infer targets vx does not see: vx runs package.json scripts and the targets translated from project.json; add a script or a vx task with a command for each inferred target you use", strings.Join(names, ", ")))
+			b.todo(f, m.KeyOff, m.Key, fmt.Sprintf("Nx plugins (%s) infer targets vx does not see: vx runs package.json scripts and the targets translated from project.json; "+
+				"add a script or a vx task with a command for each inferred target you use", strings.Join(names, ", ")))
 		case "parallel":
 			b.concurrency(f, m)
 		case "implicitDependencies":
@@ -228,7 +231,8 @@ func (b *builder) nxProjects(tr *nxTr) []*nxProject {
 	var out []*nxProject
 	for _, dir := range dirs {
 		if dir == "." {
-			b.todo(&srcFile{rel: "project.json"}, 0, "", "a root project.json (an Nx standalone project): vx's root is not a project; move the code into a directory listed in projects, or declare its targets as root tasks (//#name)")
+			b.todo(&srcFile{rel: "project.json"}, 0, "", "a root project.json (an Nx standalone project): vx's root is not a project; "+
+				"move the code into a directory listed in projects, or declare its targets as root tasks (//#name)")
 			continue
 		}
 		f := b.readJSON(dir + "/project.json")
@@ -353,7 +357,8 @@ func (tr *nxTr) target(f *srcFile, item, name string, n *jsonc.Node, np *nxProje
 	tc := tr.targetKeys(f, item, n, np, opts)
 	if np == nil {
 		if ex := n.Get("executor"); ex != nil {
-			b.todo(f, ex.Off, item+".executor", fmt.Sprintf("targetDefaults set executor %q for every %s target; vx takes a task's command from the project (package.json script or vx.project.json)", ex.Str, name))
+			b.todo(f, ex.Off, item+".executor", fmt.Sprintf("targetDefaults set executor %q for every %s target; "+
+				"vx takes a task's command from the project (package.json script or vx.project.json)", ex.Str, name))
 		}
 		return tc
 	}
@@ -398,7 +403,8 @@ func (tr *nxTr) targetKeys(f *srcFile, item string, n *jsonc.Node, np *nxProject
 			}
 		case "continuous":
 			if m.Val.Kind == jsonc.Bool && m.Val.Bool {
-				b.todo(f, m.KeyOff, sub, "continuous: vx has no long-running task kind; a dev server or watcher never finishes, so it is not a cacheable task and no task can wait for it. Kept with cache: false; run it on its own and make sure no task depends on it")
+				b.todo(f, m.KeyOff, sub, "continuous: vx has no long-running task kind; a dev server or watcher never finishes, "+
+					"so it is not a cacheable task and no task can wait for it. Kept with cache: false; run it on its own and make sure no task depends on it")
 				tc.Cache = ptr(false)
 			}
 		case "configurations", "defaultConfiguration":
@@ -1014,7 +1020,8 @@ func (tr *nxTr) outputs(f *srcFile, item string, list *jsonc.Node, np *nxProject
 			case p == np.p.dir || strings.HasPrefix(p, np.p.dir+"/"):
 				rel = strings.TrimPrefix(strings.TrimPrefix(p, np.p.dir), "/")
 			default:
-				b.todo(f, it.Off, item, fmt.Sprintf("output %q is %s, outside the project: vx keeps and restores outputs inside the project only; make the task write under %s/ (e.g. dist/) and list it here", it.Str, p, np.p.dir))
+				b.todo(f, it.Off, item, fmt.Sprintf("output %q is %s, outside the project: vx keeps and restores outputs inside the project only; make the task write under %s/ (e.g. "+
+					"dist/) and list it here", it.Str, p, np.p.dir))
 				continue
 			}
 		}

@@ -29,11 +29,30 @@ type nxExecOpt struct {
 
 var nxExecutors = []nxExecutor{
 	{names: []string{"@nx/vite:test", "@nrwl/vite:test", "@nx/vitest:test"}, base: "vitest run",
-		opts: []nxExecOpt{{key: "configFile", flag: "--config", path: true}, {key: "reportsDirectory", flag: "--coverage.reportsDirectory", path: true}, {key: "passWithNoTests", flag: "--passWithNoTests", boolean: true}, {key: "watch"}}},
+		opts: []nxExecOpt{
+			{key: "configFile", flag: "--config", path: true},
+			{key: "reportsDirectory", flag: "--coverage.reportsDirectory", path: true},
+			{key: "passWithNoTests", flag: "--passWithNoTests", boolean: true},
+			{key: "watch"},
+		}},
 	{names: []string{"@nx/jest:jest", "@nrwl/jest:jest"}, base: "jest",
-		opts: []nxExecOpt{{key: "jestConfig", flag: "--config", path: true}, {key: "passWithNoTests", flag: "--passWithNoTests", boolean: true}, {key: "ci", flag: "--ci", boolean: true}, {key: "codeCoverage", flag: "--coverage", boolean: true}, {key: "coverageDirectory", flag: "--coverageDirectory", path: true}}},
+		opts: []nxExecOpt{
+			{key: "jestConfig", flag: "--config", path: true},
+			{key: "passWithNoTests", flag: "--passWithNoTests", boolean: true},
+			{key: "ci", flag: "--ci", boolean: true},
+			{key: "codeCoverage", flag: "--coverage", boolean: true},
+			{key: "coverageDirectory", flag: "--coverageDirectory", path: true},
+		}},
 	{names: []string{"@nx/eslint:lint", "@nx/linter:eslint", "@nrwl/linter:eslint"}, base: "eslint",
-		opts: []nxExecOpt{{key: "lintFilePatterns", path: true, list: true}, {key: "eslintConfig", flag: "--config", path: true}, {key: "maxWarnings", flag: "--max-warnings"}, {key: "quiet", flag: "--quiet", boolean: true}, {key: "fix", flag: "--fix", boolean: true}, {key: "format", flag: "--format"}, {key: "outputFile", flag: "--output-file", path: true}}},
+		opts: []nxExecOpt{
+			{key: "lintFilePatterns", path: true, list: true},
+			{key: "eslintConfig", flag: "--config", path: true},
+			{key: "maxWarnings", flag: "--max-warnings"},
+			{key: "quiet", flag: "--quiet", boolean: true},
+			{key: "fix", flag: "--fix", boolean: true},
+			{key: "format", flag: "--format"},
+			{key: "outputFile", flag: "--output-file", path: true},
+		}},
 	{names: []string{"@nx/js:tsc", "@nrwl/js:tsc"}, base: "tsc",
 		opts: []nxExecOpt{{key: "tsConfig", flag: "-p", path: true}, {key: "outputPath", flag: "--outDir", path: true}, {key: "main"}, {key: "assets"}}},
 	{names: []string{"@nx/vite:build", "@nrwl/vite:build"}, base: "vite build",

@@ -51,7 +51,8 @@ func (b *builder) nxNotInstalled(f *srcFile) {
 			}
 		}
 	}
-	b.todo(f, 0, "", fmt.Sprintf("%s: run %s, then vx init --force, so that vx asks Nx for every target, including those its plugins infer, and the project dependencies it finds in imports; until then only project.json targets and package.json scripts were translated", why, install))
+	b.todo(f, 0, "", fmt.Sprintf("%s: run %s, then vx init --force, so that vx asks Nx for every target, including those its plugins infer, "+
+		"and the project dependencies it finds in imports; until then only project.json targets and package.json scripts were translated", why, install))
 }
 
 // limitedBuffer keeps the last max bytes written to it.
@@ -157,7 +158,8 @@ func (b *builder) nxGraphProjects(tr *nxTr, g *jsonc.Node) []*nxProject {
 		dir := strings.Trim(filepath.ToSlash(filepath.Clean(root.Str)), "/")
 		rel := dir + "/project.json"
 		if dir == "." || dir == "" {
-			b.todo(&srcFile{rel: "project.json"}, 0, m.Key, fmt.Sprintf("Nx project %q is the workspace root (an Nx standalone project): vx's root is not a project; move the code into a directory listed in projects, or declare its targets as root tasks (//#name)", m.Key))
+			b.todo(&srcFile{rel: "project.json"}, 0, m.Key, fmt.Sprintf("Nx project %q is the workspace root (an Nx standalone project): vx's root is not a project; "+
+				"move the code into a directory listed in projects, or declare its targets as root tasks (//#name)", m.Key))
 			continue
 		}
 		if !b.exists(rel) {
@@ -196,7 +198,8 @@ func (b *builder) nxResolvedGraph(f *srcFile) *jsonc.Node {
 		return nil
 	}
 	if !b.runNx {
-		b.todo(f, 0, "", "the targets Nx plugins infer were not read: only vx init on the command line runs the repository's Nx (its code) to ask for them; until then only project.json targets and package.json scripts were translated")
+		b.todo(f, 0, "", "the targets Nx plugins infer were not read: only vx init on the command line runs the repository's Nx (its code) to ask for them; "+
+			"until then only project.json targets and package.json scripts were translated")
 		return nil
 	}
 	g, err := b.nxGraph(bin)

@@ -70,11 +70,11 @@ const (
 
 // Sources of a Plan.
 const (
-	SourceTurbo       = "turbo"
-	SourceNx          = "nx"
-	SourcePackageJSON = "package.json"
-	SourcePnpm        = "pnpm"
-	SourceNone        = "none"
+	sourceTurbo       = "turbo"
+	sourceNx          = "nx"
+	sourcePackageJSON = "package.json"
+	sourcePnpm        = "pnpm"
+	sourceNone        = "none"
 )
 
 // wsConfig is the proposed vx.workspace.json. It mirrors the keys of
@@ -177,19 +177,20 @@ func (b *builder) run() error {
 		return err
 	}
 
-	turbo := b.exists("turbo.json")
+	turboFile := b.turboConfig("")
+	turbo := turboFile != ""
 	nx := b.exists("nx.json")
 	switch {
 	case turbo:
-		b.plan.Source, b.from = SourceTurbo, "turbo.json"
+		b.plan.Source, b.from = sourceTurbo, turboFile
 	case nx:
-		b.plan.Source, b.from = SourceNx, "nx.json"
+		b.plan.Source, b.from = sourceNx, "nx.json"
 	case origin == "pnpm-workspace.yaml":
-		b.plan.Source, b.from = SourcePnpm, "pnpm-workspace.yaml"
+		b.plan.Source, b.from = sourcePnpm, "pnpm-workspace.yaml"
 	case b.rootPkg != nil:
-		b.plan.Source, b.from = SourcePackageJSON, "package.json"
+		b.plan.Source, b.from = sourcePackageJSON, "package.json"
 	default:
-		b.plan.Source = SourceNone
+		b.plan.Source = sourceNone
 	}
 	if turbo && nx {
 		b.todo(nil, 0, "", "nx.json: this repository has both turbo.json and nx.json; only turbo.json was translated")
@@ -207,29 +208,31 @@ func (b *builder) run() error {
 
 	translated := false
 	switch b.plan.Source {
-	case SourceTurbo:
-		if f := b.readJSON("turbo.json"); f != nil {
+	case sourceTurbo:
+		if f := b.readJSON(turboFile); f != nil {
 			translated = b.turbo(f)
 		}
-	case SourceNx:
+	case sourceNx:
 		if f := b.readJSON("nx.json"); f != nil {
 			translated = b.nx(f)
 		}
 	}
 	if !translated {
-		if b.plan.Source == SourceTurbo || b.plan.Source == SourceNx {
+		if b.plan.Source == sourceTurbo || b.plan.Source == sourceNx {
 			b.from = "package.json"
-			b.note("%s could not be read, so tasks were proposed from package.json scripts; fix it and run vx init --force to translate it", map[string]string{SourceTurbo: "turbo.json", SourceNx: "nx.json"}[b.plan.Source])
+			b.note("%s could not be read, so tasks were proposed from package.json scripts; "+
+				"fix it and run vx init --force to translate it", map[string]string{sourceTurbo: turboFile, sourceNx: "nx.json"}[b.plan.Source])
 		}
 		b.scripts()
 	}
 	if err := b.ctx.Err(); err != nil {
 		return err
 	}
-	if b.plan.Source == SourceNone {
+	if b.plan.Source == sourceNone {
 		b.todo(nil, 0, "projects", "no package.json, pnpm-workspace.yaml, turbo.json or nx.json here: list the project directories in projects and declare tasks with a command")
 		b.plan.Todos[len(b.plan.Todos)-1].File = workspace.ConfigFile
 	}
+	b.prePostScripts()
 	b.proposeSandbox()
 	if err := b.files(); err != nil {
 		return err
@@ -446,11 +449,11 @@ func Apply(plan *Plan, root string, opts *Options) ([]string, error) {
 		return written, err
 	}
 	for _, f := range plan.Files {
-		if f.Path == GitIgnoreFile {
+		if f.Path == gitIgnoreFile {
 			if wrote, err := applyGitIgnore(root); err != nil {
 				return written, err
 			} else if wrote {
-				written = append(written, GitIgnoreFile)
+				written = append(written, gitIgnoreFile)
 			}
 		}
 	}
@@ -467,7 +470,7 @@ type pendingFile struct{ rel, dst, tmp string }
 func applyTargets(plan *Plan, root string, force bool) ([]pendingFile, error) {
 	var todo []pendingFile
 	for _, f := range plan.Files {
-		if f.Action == ActionKept || f.Path == GitIgnoreFile {
+		if f.Action == ActionKept || f.Path == gitIgnoreFile {
 			continue // .gitignore: applyGitIgnore
 		}
 		if f.Action != ActionNew && f.Action != ActionReplaced {

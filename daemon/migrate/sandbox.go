@@ -17,7 +17,8 @@ func (b *builder) proposeSandbox() {
 	mode := b.sandbox
 	b.ws.Sandbox = &workspace.SandboxConfig{Mode: &mode}
 	if mode == wire.SandboxReport {
-		b.note("sandbox: every task runs in report mode: nothing is denied and caching is unchanged; vx last --violations lists what a task wrote outside its outputs; add those paths to outputs or sandbox.write, then set \"mode\": \"enforce\"")
+		b.note("sandbox: every task runs in report mode: nothing is denied and caching is unchanged; vx last --violations lists what a task wrote outside its outputs; " +
+			"add those paths to outputs or sandbox.write, then set \"mode\": \"enforce\"")
 		return
 	}
 	b.note("sandbox: every task runs in enforce mode: a write outside its outputs or sandbox.write is denied (vx last --violations lists them)")

@@ -29,7 +29,8 @@ func (b *builder) scripts() {
 			}
 		}
 		if len(names) > 0 {
-			b.plan.Todos = append(b.plan.Todos, Todo{File: ws, Item: "projects", Reason: fmt.Sprintf("this repository has no package-manager workspaces and vx's root is not a project, so its scripts became root tasks (%s), uncached because vx hashes no files for root tasks; move the code into a package listed in projects to cache it", strings.Join(names, ", "))})
+			b.plan.Todos = append(b.plan.Todos, Todo{File: ws, Item: "projects", Reason: fmt.Sprintf("this repository has no package-manager workspaces and vx's root is not a "+
+				"project, so its scripts became root tasks (%s), uncached because vx hashes no files for root tasks; move the code into a package listed in projects to cache it", strings.Join(names, ", "))})
 		}
 		return
 	}
@@ -48,7 +49,8 @@ func (b *builder) scripts() {
 			}
 			tc.DependsOn = &[]string{"^build"}
 			tc.Outputs = &out
-			b.plan.Todos = append(b.plan.Todos, Todo{File: ws, Item: "tasks.build.outputs", Reason: fmt.Sprintf("outputs %s is a guess: list what build writes in each package (override it per package in vx.project.json), or a cache hit restores nothing", quoteList(out))})
+			b.plan.Todos = append(b.plan.Todos, Todo{File: ws, Item: "tasks.build.outputs", Reason: fmt.Sprintf("outputs %s is a guess: "+
+				"list what build writes in each package (override it per package in vx.project.json), or a cache hit restores nothing", quoteList(out))})
 		case "test", "typecheck":
 			if hasBuild {
 				tc.DependsOn = &[]string{"^build"}
@@ -64,7 +66,8 @@ func (b *builder) scripts() {
 		}
 	}
 	if len(after) > 0 {
-		b.note("%s depend%s on ^build so that workspace dependencies are built first; drop it where they read sources directly", strings.Join(after, " and "), map[bool]string{true: "s", false: ""}[len(after) == 1])
+		b.note("%s depend%s on ^build so that workspace dependencies are built first; "+
+			"drop it where they read sources directly", strings.Join(after, " and "), map[bool]string{true: "s", false: ""}[len(after) == 1])
 	}
 	for _, name := range []string{"dev", "start"} {
 		if b.hasScript(name) {

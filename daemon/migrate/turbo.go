@@ -3,6 +3,7 @@ package migrate
 import (
 	"fmt"
 	"github.com/vzn/vx/daemon/jsonc"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -85,12 +86,14 @@ func (b *builder) turboGlobals(f *srcFile) (*jsonc.Node, string) {
 		case "globalPassThroughEnv":
 			b.ws.PassEnv = append(b.ws.PassEnv, b.envNames(f, m, m.Key, nil)...)
 		case "globalDotEnv":
-			b.todo(f, m.KeyOff, m.Key, "vx does not load .env files into tasks, and hashes only files git does not ignore: declare the variables in env (hashed) or passEnv, and add tracked env files to globalInputs")
+			b.todo(f, m.KeyOff, m.Key, "vx does not load .env files into tasks, and hashes only files git does not ignore: declare the variables in env (hashed) or passEnv, "+
+				"and add tracked env files to globalInputs")
 		case "envMode":
 			if m.Val.Kind == jsonc.String && m.Val.Str == "strict" {
 				b.note("envMode strict: vx behaves that way always (tasks see only declared variables and a small base set)")
 			} else {
-				b.todo(f, m.Val.Off, m.Key, "envMode: vx passes a task only the variables in env and passEnv (plus PATH, HOME and a small base set), as turbo's strict mode does; list any other variable the tasks read in passEnv")
+				b.todo(f, m.Val.Off, m.Key, "envMode: vx passes a task only the variables in env and passEnv (plus PATH, HOME and a small base set), as turbo's strict mode does; "+
+					"list any other variable the tasks read in passEnv")
 			}
 		case "concurrency":
 			b.concurrency(f, m)
@@ -99,13 +102,32 @@ func (b *builder) turboGlobals(f *srcFile) (*jsonc.Node, string) {
 		case "extends":
 			b.todo(f, m.KeyOff, m.Key, "the root turbo.json cannot extend another config; vx.workspace.json has no extends")
 		default:
-			b.otherKey(f, m, "turbo.json", turboDropped)
+			b.otherKey(f, m, f.rel, turboDropped)
 		}
 	}
 	return tasks, tasksKey
 }
 
-// pkgTurbo is a package and its turbo.json.
+// turboConfig names the turbo configuration in dir ("" for the root):
+// turbo.json, or turbo.jsonc, which turbo reads alike; "" when neither.
+// Turbo refuses a directory with both: turbo.json is translated then, and
+// a todo says the other was not.
+func (b *builder) turboConfig(dir string) string {
+	jsonName, jsoncName := path.Join(dir, "turbo.json"), path.Join(dir, "turbo.jsonc")
+	hasJSON, hasJSONC := b.exists(jsonName), b.exists(jsoncName)
+	switch {
+	case hasJSON && hasJSONC:
+		b.todo(&srcFile{rel: jsoncName}, 0, "", "turbo.json is beside it and turbo refuses to run with both: only turbo.json was translated; remove one")
+		return jsonName
+	case hasJSON:
+		return jsonName
+	case hasJSONC:
+		return jsoncName
+	}
+	return ""
+}
+
+// pkgTurbo is a package and its turbo.json (or turbo.jsonc).
 type pkgTurbo struct {
 	p *pkg
 	f *srcFile
@@ -115,7 +137,9 @@ type pkgTurbo struct {
 func (b *builder) readPackageTurbos() []pkgTurbo {
 	var pkgFiles []pkgTurbo
 	for _, p := range b.pkgs {
-		if pf := b.readJSON(p.dir + "/turbo.json"); pf != nil {
+		if name := b.turboConfig(p.dir); name == "" {
+			continue
+		} else if pf := b.readJSON(name); pf != nil {
 			pkgFiles = append(pkgFiles, pkgTurbo{p, pf})
 		}
 	}
@@ -236,7 +260,8 @@ func (b *builder) packageTaskOverrides(f *srcFile, tasksKey string, tasks *jsonc
 		}
 		if len(reset) > 0 {
 			b.ws.Tasks[m.Key] = spec
-			b.note("%s %s.%s replaces %s for %s in turbo; vx merges it over %s, so %s set back to the default", f.rel, tasksKey, m.Key, name, proj, name, strings.Join(reset, ", ")+map[bool]string{true: " is", false: " are"}[len(reset) == 1])
+			b.note("%s %s.%s replaces %s for %s in turbo; vx merges it over %s, so %s set back to the default", f.rel, tasksKey, m.Key, name, proj, name, strings.Join(reset, ", "+
+				"")+map[bool]string{true: " is", false: " are"}[len(reset) == 1])
 		}
 	}
 }
@@ -360,7 +385,9 @@ func (tr *turboTr) task(f *srcFile, path string, n *jsonc.Node, base *workspace.
 			tc.PassEnv = &pe
 		case "persistent":
 			if m.Val.Kind == jsonc.Bool && m.Val.Bool {
-				b.todo(f, m.KeyOff, item, "persistent: vx has no long-running task kind; a dev server or watcher never finishes, so it is not a cacheable task and no task can wait for it. Kept with cache: false; run it on its own (vx run "+taskName(path)+") or directly with the package manager, and make sure no task depends on it")
+				b.todo(f, m.KeyOff, item, "persistent: vx has no long-running task kind; a dev server or watcher never finishes, "+
+					"so it is not a cacheable task and no task can wait for it. Kept with cache: false; "+
+					"run it on its own (vx run "+taskName(path)+") or directly with the package manager, and make sure no task depends on it")
 				noCache()
 			}
 		case "interactive":
@@ -533,7 +560,8 @@ func (tr *turboTr) inputs(f *srcFile, item string, m jsonc.Member, base *workspa
 	case hasDefault && len(positives) == 0:
 		b.note("%s: $TURBO_DEFAULT$ with exclusions became \"**\" (every file of the project git does not ignore) with the same ! globs", where(f, item))
 	case hasDefault:
-		b.todo(f, m.Val.Off, item, fmt.Sprintf("inputs mix $TURBO_DEFAULT$ (now \"**\") with %s: vx hashes only files git does not ignore, so these add nothing unless git ignores them (e.g. .env), and such files are not hashed — track them or drop them", quoteList(positives)))
+		b.todo(f, m.Val.Off, item, fmt.Sprintf("inputs mix $TURBO_DEFAULT$ (now \"**\") with %s: vx hashes only files git does not ignore, "+
+			"so these add nothing unless git ignores them (e.g. .env), and such files are not hashed — track them or drop them", quoteList(positives)))
 	}
 	return &out
 }

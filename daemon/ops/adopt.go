@@ -5,6 +5,7 @@ import (
 
 	"github.com/vzn/vx/daemon/lockfile"
 	"github.com/vzn/vx/daemon/migrate"
+	"github.com/vzn/vx/opkit"
 	"github.com/vzn/vx/protocol/wire"
 )
 
@@ -45,7 +46,7 @@ func CheckLock(ctx context.Context, e *Env) (*lockfile.CheckResult, error) {
 
 // Init modes: what happens to an existing vx.workspace.json.
 const (
-	InitKeep  = "keep"
+	initKeep  = "keep"
 	InitForce = "force"
 )
 
@@ -71,14 +72,14 @@ type InitInput struct {
 
 func (in InitInput) options() (*migrate.Options, error) {
 	switch in.Mode {
-	case "", InitKeep, InitForce:
+	case "", initKeep, InitForce:
 	default:
-		return nil, argErr("mode", "%q is not a mode (use %q to keep an existing vx.workspace.json or %q to replace it)", in.Mode, InitKeep, InitForce)
+		return nil, opkit.Refuse("mode", "%q is not a mode (use %q to keep an existing vx.workspace.json or %q to replace it)", in.Mode, initKeep, InitForce)
 	}
 	switch in.Sandbox {
 	case "", wire.SandboxReport, wire.SandboxEnforce:
 	default:
-		return nil, argErr("sandbox", "%q is not a sandbox mode (use %q or %q)", in.Sandbox, wire.SandboxReport, wire.SandboxEnforce)
+		return nil, opkit.Refuse("sandbox", "%q is not a sandbox mode (use %q or %q)", in.Sandbox, wire.SandboxReport, wire.SandboxEnforce)
 	}
 	return &migrate.Options{Force: string(in.Mode) == InitForce, Environ: in.Environ, Sandbox: in.Sandbox, RunNx: in.RunNx}, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/vzn/vx/daemon/migrate"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/opkit"
 )
 
 // TestLockThenCheck: Lock records the definitions, CheckLock finds them
@@ -105,7 +106,7 @@ func TestPlanInitThenInit(t *testing.T) {
 		t.Errorf("existing config: keep plans %q, force plans %q; want kept and replaced", action(kept), action(forced))
 	}
 	_, err = PlanInit(ctx, InitInput{Dir: dir, Mode: "overwrite"})
-	var ae *ArgError
+	var ae *opkit.Refusal
 	if !errors.As(err, &ae) || ae.Arg != "mode" || !strings.Contains(ae.Msg, "overwrite") {
 		t.Errorf("mode overwrite: %v; want a refusal of the argument mode", err)
 	}
@@ -121,11 +122,11 @@ func TestSearchDocs(t *testing.T) {
 		t.Fatalf("SearchDocs(cache key) = %+v, %v; want 5 sections (the default limit)", res, err)
 	}
 	big := 500
-	if res, err := SearchDocs(ctx, SearchDocsInput{Query: "cache key", Limit: LimitOf(big)}); err != nil || res.Limit != 50 || !strings.Contains(res.Note, "500") {
+	if res, err := SearchDocs(ctx, SearchDocsInput{Query: "cache key", Limit: opkit.LimitOf(big)}); err != nil || res.Limit != 50 || !strings.Contains(res.Note, "500") {
 		t.Errorf("limit 500: %+v, %v; want clamped to 50 with a note", res, err)
 	}
 	_, err = SearchDocs(ctx, SearchDocsInput{Query: "  ?? "})
-	var ae *ArgError
+	var ae *opkit.Refusal
 	if !errors.As(err, &ae) || ae.Arg != "query" {
 		t.Errorf("query without words: %v; want a refusal of the argument query", err)
 	}

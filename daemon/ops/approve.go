@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/vzn/vx/client"
+	"github.com/vzn/vx/opkit"
 	"github.com/vzn/vx/protocol/wire"
 )
 
@@ -12,13 +13,13 @@ import (
 // to approve on the status page).
 type ApproveInput struct {
 	PlanID string `json:"planId,omitempty" jsonschema:"the plan to approve (planTasks answers its planId)" pos:"plan"`
-	Page   bool   `json:"page,omitempty" jsonschema:"print the status page address that logs a browser in to approve plans" flag:"page" help:"print the status page address that logs a browser in to approve plans (it carries the approval key)"`
+	Page   bool   `json:"page,omitempty" jsonschema:"print the status page address that logs a browser in to approve" flag:"page" help:"print the status page login address (it holds the approval key)"`
 }
 
 // Validate refuses a plan and --page together.
 func (in ApproveInput) Validate() error {
 	if in.PlanID != "" && in.Page {
-		return argErr("page", "approves nothing: give a plan or --page, not both")
+		return opkit.Refuse("page", "approves nothing: give a plan or --page, not both")
 	}
 	return nil
 }
@@ -35,9 +36,6 @@ type ApproveOutput struct {
 // workspace's files hold (never an MCP client), so it is a verb and never
 // a tool.
 func ApprovePlan(ctx context.Context, e *Env, in ApproveInput) (*ApproveOutput, error) {
-	if err := in.Validate(); err != nil {
-		return nil, err
-	}
 	c := &client.Client{Root: e.Root}
 	if in.Page {
 		u, err := c.ApproverPage(ctx)

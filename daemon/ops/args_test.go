@@ -6,7 +6,9 @@ import (
 )
 
 // TestUnionsRoundTrip: the union argument types read what they write, in
-// the shapes an agent may send, and refuse the rest naming the argument.
+// the shapes an agent may send. What they refuse is their schema's
+// (daemon/tools TestSchemaPerKind, TestCheck): decoding validates
+// against it before encoding/json fills them.
 func TestUnionsRoundTrip(t *testing.T) {
 	for _, tc := range []struct {
 		raw  string
@@ -25,12 +27,6 @@ func TestUnionsRoundTrip(t *testing.T) {
 			t.Errorf("affected %+v marshals as %s, want %s", a, b, tc.out)
 		}
 	}
-	for _, raw := range []string{`1`, `""`, `"-x"`, `null`} {
-		var a Affected
-		if err := json.Unmarshal([]byte(raw), &a); err == nil {
-			t.Errorf("affected %s accepted as %+v", raw, a)
-		}
-	}
 	var f Filter
 	if err := json.Unmarshal([]byte(`"web"`), &f); err != nil || len(f) != 1 || f[0] != "web" {
 		t.Errorf("filter \"web\": %v, %v", f, err)
@@ -40,11 +36,5 @@ func TestUnionsRoundTrip(t *testing.T) {
 	}
 	if b, _ := json.Marshal(f); string(b) != `["web","tag:ui"]` {
 		t.Errorf("filter marshals as %s", b)
-	}
-	for _, raw := range []string{`[]`, `""`, `[""]`, `3`} {
-		var f Filter
-		if err := json.Unmarshal([]byte(raw), &f); err == nil {
-			t.Errorf("filter %s accepted as %v", raw, f)
-		}
 	}
 }

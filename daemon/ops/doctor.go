@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/vzn/vx/daemon/history"
 	"github.com/vzn/vx/daemon/lockfile"
@@ -118,8 +117,7 @@ func checkWritable(root string) DoctorCheck {
 	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 		target = root // vx creates .vx/ on the first run
 	}
-	const wOK = 2 // access(2)'s W_OK
-	if err := syscall.Access(target, wOK|1); err != nil {
+	if err := writable(target); err != nil {
 		c.Status, c.Detail = CheckProblem, fmt.Sprintf("%s is not writable by this user: %v", target, err)
 		c.Fix = fmt.Sprintf("make it yours and writable: chown -R $(id -u) %s && chmod -R u+rwX %s", target, target)
 		return c
@@ -256,7 +254,7 @@ func checkShim(self, launcher string) (DoctorCheck, string) {
 		err = exec.ErrNotFound
 	}
 	switch {
-	case err != nil && installKind(self, launcher) != InstallStandalone:
+	case err != nil && installKind(self, launcher) != installStandalone:
 		command, args = npmMCPConfig()
 		c.Status, c.Detail = CheckOK, "vx is not on PATH; this npm install is reached with npx from the workspace root (configuration below)"
 	case err != nil:

@@ -12,9 +12,9 @@ const NPMLauncherEnv = "VX_NPM_LAUNCHER"
 
 // Install kinds, as the install check names them.
 const (
-	InstallNPMNative   = "npm package, native binary"
-	InstallNPMLauncher = "npm package, through the Node launcher"
-	InstallStandalone  = "standalone binary"
+	installNPMNative   = "npm package, native binary"
+	installNPMLauncher = "npm package, through the Node launcher"
+	installStandalone  = "standalone binary"
 )
 
 // installKind is how the vx at self was installed: from an npm package
@@ -25,11 +25,11 @@ const (
 func installKind(self, launcher string) string {
 	switch {
 	case launcher != "":
-		return InstallNPMLauncher
+		return installNPMLauncher
 	case inNodeModules(self):
-		return InstallNPMNative
+		return installNPMNative
 	default:
-		return InstallStandalone
+		return installStandalone
 	}
 }
 
@@ -48,7 +48,7 @@ func checkInstall(self, launcher string) DoctorCheck {
 	}
 	kind := installKind(self, launcher)
 	c.Detail = kind + ": " + self
-	if kind != InstallNPMLauncher {
+	if kind != installNPMLauncher {
 		return c
 	}
 	c.Detail = fmt.Sprintf("%s %s: every call starts Node (some 40 ms) before %s", kind, launcher, self)

@@ -16,10 +16,11 @@ func TestInstallCheck(t *testing.T) {
 	for _, tc := range []struct {
 		name, self, launcher, kind, fix string
 	}{
-		{"npm, script ran", "/w/node_modules/@vzn/vx/bin/vx", "", InstallNPMNative, ""},
-		{"bun, script blocked", "/w/node_modules/@vzn/vx-linux-x64/bin/vx", "/w/node_modules/@vzn/vx/bin/vx", InstallNPMLauncher, "bun pm trust @vzn/vx"},
-		{"pnpm", "/w/node_modules/.pnpm/@vzn+vx-linux-x64@1.0.0/node_modules/@vzn/vx-linux-x64/bin/vx", "/w/node_modules/.pnpm/@vzn+vx@1.0.0/node_modules/@vzn/vx/bin/vx", InstallNPMLauncher, "release archive"},
-		{"archive", "/home/u/.local/bin/vx", "", InstallStandalone, ""},
+		{"npm, script ran", "/w/node_modules/@vzn/vx/bin/vx", "", installNPMNative, ""},
+		{"bun, script blocked", "/w/node_modules/@vzn/vx-linux-x64/bin/vx", "/w/node_modules/@vzn/vx/bin/vx", installNPMLauncher, "bun pm trust @vzn/vx"},
+		{"pnpm", "/w/node_modules/.pnpm/@vzn+vx-linux-x64@1.0.0/node_modules/@vzn/vx-linux-x64/bin/vx",
+			"/w/node_modules/.pnpm/@vzn+vx@1.0.0/node_modules/@vzn/vx/bin/vx", installNPMLauncher, "release archive"},
+		{"archive", "/home/u/.local/bin/vx", "", installStandalone, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := checkInstall(tc.self, tc.launcher)
@@ -30,7 +31,7 @@ func TestInstallCheck(t *testing.T) {
 				t.Errorf("fix %q, want one saying %q", c.Fix, tc.fix)
 			}
 			shim, config := checkShim(tc.self, tc.launcher)
-			npm := tc.kind != InstallStandalone
+			npm := tc.kind != installStandalone
 			if npm && (shim.Status != CheckOK || !strings.Contains(config, `"npx"`) || !strings.Contains(config, `"--no"`)) {
 				t.Errorf("npm install off PATH: %+v, config %s; want ok and npx --no vx mcp", shim, config)
 			}

@@ -8,7 +8,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/vzn/vx/client/platformpush"
+	"github.com/vzn/vx/daemon/platformpush"
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/protocol/wire"
 )
@@ -65,12 +65,8 @@ func checkPlatform(ctx context.Context, e *Env) DoctorCheck {
 	if m, _ := e.CurrentModel(); m != nil {
 		cfg = m.Config.Platform
 	}
-	environ := make([]string, 0, len(e.Environ))
-	for k, v := range e.Environ {
-		environ = append(environ, k+"="+v)
-	}
 	e.Masker.Add(e.Environ[platformpush.EnvToken])
-	t, ok, err := platformpush.Resolve(cfg, environ)
+	t, ok, err := platformpush.Resolve(cfg, e.environList())
 	tokenFix := "set VX_PLATFORM_TOKEN to a live ingest token of the org (vx-platform token create --org ORG --scope ingest, or Admin → Tokens on the dashboard)"
 	switch {
 	case !ok:
@@ -103,10 +99,10 @@ func checkPlatform(ctx context.Context, e *Env) DoctorCheck {
 		c.Fix = "check platform.url (or VX_PLATFORM_URL), or upgrade vx-platform"
 	case errors.As(err, &pe):
 		c.Status, c.Detail = CheckProblem, fmt.Sprintf("%s answered HTTP %d: %s%s", t.URL, pe.Status, pe.Msg, kept)
-		c.Fix = fmt.Sprintf("vx-platform's log says why; GET %s/healthz says whether its database answers", t.URL)
+		c.Fix = fmt.Sprintf("vx-platform's log says why; GET %s%s says whether its database answers", t.URL, wire.PlatformHealthPath)
 	default:
 		c.Status, c.Detail = CheckProblem, fmt.Sprintf("%s is not reachable: %v%s", t.URL, err, kept)
-		c.Fix = fmt.Sprintf("check that %s is the platform's address and that it is up (GET %s/healthz); runs made meanwhile wait in .vx/outbox/ and vx push sends them", t.URL, t.URL)
+		c.Fix = fmt.Sprintf("check that %s is the platform's address and that it is up (GET %s%s); runs made meanwhile wait in .vx/outbox/ and vx push sends them", t.URL, t.URL, wire.PlatformHealthPath)
 	}
 	return c
 }

@@ -7,7 +7,6 @@ package ops
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	"github.com/vzn/vx/daemon/history"
 	"github.com/vzn/vx/daemon/secret"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/opkit"
 	"github.com/vzn/vx/protocol/layout"
 	"github.com/vzn/vx/protocol/wire"
 )
@@ -25,11 +25,9 @@ import (
 // when the configuration changes. Stores are opened read-only on first use
 // and create nothing on disk.
 type Env struct {
-	Root     string
-	Model    *workspace.Model // the last model that loaded
-	ModelErr error            // the current configuration's load error, if any
-	Environ  map[string]string
-	Masker   *secret.Masker
+	Root    string
+	Environ map[string]string
+	Masker  *secret.Masker
 	// VX is the vx executable runTasks and planTasks start ("" for the
 	// CLI, which hands its own in the input).
 	VX string
@@ -37,9 +35,11 @@ type Env struct {
 	// diagnose); nil elsewhere.
 	Daemon func() *wire.Status
 
-	mu    sync.Mutex
-	hist  *history.Store
-	cache *cache.Store
+	mu      sync.Mutex
+	model   *workspace.Model // the last model that loaded
+	loadErr error            // the current configuration's load error, if any
+	hist    *history.Store
+	cache   *cache.Store
 }
 
 // NewEnv makes an Env over a loaded model (nil with err when it failed).
@@ -53,7 +53,7 @@ func NewEnv(root string, m *workspace.Model, loadErr error, environ []string) *E
 			env[kv[:i]] = kv[i+1:]
 		}
 	}
-	e := &Env{Root: root, Model: m, ModelErr: loadErr, Environ: env}
+	e := &Env{Root: root, model: m, loadErr: loadErr, Environ: env}
 	// Without a model, the secrets the broken configuration declares are
 	// still masked.
 	e.Masker = secret.NewMasker(workspace.SecretValues(root, m, env)...)
@@ -66,12 +66,12 @@ func (e *Env) SetModel(m *workspace.Model, err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if err == nil && m != nil {
-		e.Model = m
+		e.model = m
 		e.Masker.Add(workspace.SecretValues(e.Root, m, e.Environ)...)
 	} else {
 		e.Masker.Add(workspace.SecretValues(e.Root, nil, e.Environ)...)
 	}
-	e.ModelErr = err
+	e.loadErr = err
 }
 
 func (e *Env) vx(given string) string {
@@ -85,20 +85,20 @@ func (e *Env) vx(given string) string {
 func (e *Env) LoadError() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.ModelErr
+	return e.loadErr
 }
 
 // CurrentModel returns the model to answer from.
 func (e *Env) CurrentModel() (*workspace.Model, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.Model == nil {
-		if e.ModelErr != nil {
-			return nil, e.ModelErr
+	if e.model == nil {
+		if e.loadErr != nil {
+			return nil, e.loadErr
 		}
 		return nil, errors.New("the workspace configuration has not loaded")
 	}
-	return e.Model, nil
+	return e.model, nil
 }
 
 // History opens the run history read-only (once).
@@ -141,51 +141,23 @@ func (e *Env) Close() {
 	}
 }
 
-// ArgError is a refusal of an argument: the caller asked something that
-// has no honest answer. Adapters render it as a usage error (CLI) or an
-// isError result (MCP).
-type ArgError struct {
-	Arg string
-	Msg string
-}
-
-func (e *ArgError) Error() string { return fmt.Sprintf("%s: %s", e.Arg, e.Msg) }
-
-func argErr(arg, format string, a ...any) error {
-	return &ArgError{Arg: arg, Msg: fmt.Sprintf(format, a...)}
-}
-
-// checkTaskID refuses ids missing a half.
-func checkTaskID(arg, id string) (project, task string, err error) {
-	if id == "" {
-		return "", "", argErr(arg, "must be a task id project#task, e.g. web#build (got an empty string)")
-	}
-	p, t, ok := workspace.SplitTaskID(id)
-	if !ok || strings.TrimSpace(p) == "" || strings.TrimSpace(t) == "" {
-		return "", "", argErr(arg, "%q is missing a half; use project#task, e.g. web#build", id)
-	}
-	return p, t, nil
-}
-
-// resolveRun finds a run by whole id or unique prefix.
+// resolveRun finds a run by whole id or unique prefix (a run id
+// argument, which its schema holds to one that is not blank).
 func resolveRun(ctx context.Context, h *history.Store, arg, id string) (*history.Run, error) {
-	if id == "" {
-		return nil, argErr(arg, "must be a run id or a unique prefix of one (got an empty string; `vx last --list` shows run ids)")
-	}
 	r, err := h.ResolveRun(ctx, id)
 	if errors.Is(err, history.ErrNotFound) {
-		return nil, argErr(arg, "no run %q in this workspace's history (`vx last --list` shows run ids)", id)
+		return nil, opkit.Refuse(arg, "no run %q in this workspace's history (`vx last --list` shows run ids)", id)
 	}
 	var amb *history.AmbiguousError
 	if errors.As(err, &amb) {
-		return nil, argErr(arg, "%s", amb.Error())
+		return nil, opkit.Refuse(arg, "%s", amb.Error())
 	}
 	return r, err
 }
 
 // pickRun resolves a given run id (whole or prefix), or else the run
 // latest picks; found is false when there is no such latest run.
-func pickRun(ctx context.Context, h *history.Store, ref *RunID, latest func(context.Context) (*history.Run, error)) (run *history.Run, found bool, err error) {
+func pickRun(ctx context.Context, h *history.Store, ref *opkit.RunID, latest func(context.Context) (*history.Run, error)) (run *history.Run, found bool, err error) {
 	if runID, given := runRef(ref); given {
 		run, err = resolveRun(ctx, h, "runId", runID)
 		return run, err == nil, err
@@ -199,7 +171,7 @@ func pickRun(ctx context.Context, h *history.Store, ref *RunID, latest func(cont
 
 // taskExecution finds a task's execution in a given run, or its latest;
 // the caller has validated id.
-func (e *Env) taskExecution(ctx context.Context, id TaskID, ref *RunID) (*history.Store, *history.Execution, error) {
+func (e *Env) taskExecution(ctx context.Context, id opkit.TaskID, ref *opkit.RunID) (*history.Store, *history.Execution, error) {
 	taskID := string(id)
 	h, err := e.History(ctx)
 	if err != nil {
@@ -212,13 +184,22 @@ func (e *Env) taskExecution(ctx context.Context, id TaskID, ref *RunID) (*histor
 		}
 		ex, err := h.Execution(ctx, r.ID, taskID)
 		if errors.Is(err, history.ErrNotFound) {
-			return nil, nil, argErr("taskId", "run %s did not record task %s", r.ID, taskID)
+			return nil, nil, opkit.Refuse("taskId", "run %s did not record task %s", r.ID, taskID)
 		}
 		return h, ex, err
 	}
 	ex, err := h.LatestExecution(ctx, taskID)
 	if errors.Is(err, history.ErrNotFound) {
-		return nil, nil, argErr("taskId", "no run recorded task %s%s", taskID, e.taskHint(taskID))
+		return nil, nil, opkit.Refuse("taskId", "no run recorded task %s%s", taskID, e.taskHint(taskID))
 	}
 	return h, ex, err
+}
+
+// environList is the Env's environment as KEY=VALUE entries.
+func (e *Env) environList() []string {
+	out := make([]string, 0, len(e.Environ))
+	for k, v := range e.Environ {
+		out = append(out, k+"="+v)
+	}
+	return out
 }

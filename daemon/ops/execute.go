@@ -3,70 +3,48 @@ package ops
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
 	"github.com/rs/zerolog"
-	"github.com/vzn/vx/client/platformpush"
 
 	"github.com/vzn/vx/daemon/hashing"
+	"github.com/vzn/vx/daemon/platformpush"
 	"github.com/vzn/vx/daemon/remotecache"
 	"github.com/vzn/vx/daemon/repeat"
 	"github.com/vzn/vx/daemon/runner"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/opkit"
 	"github.com/vzn/vx/protocol/wire"
 )
 
 // ExecuteInput is one run of tasks: what vx run's flags (or the typed
-// request of vx run --input -) select, and how to run it.
+// request of vx run --input -) select, and how to run it. Its Model and
+// Plan are the Env's and the operation's to set: Plan and Execute set them.
 type ExecuteInput struct {
-	Tasks     []string            // task names or ids; at least one
-	Selection workspace.Selection // --filter and --affected; empty: every project
-	Force     bool                // ignore cache hits: execute every task
-	Continue  bool                // keep running independent tasks after a failure
-	// Concurrency is the worker count; 0 takes the configured workers,
-	// else one per CPU.
-	Concurrency int
-	// Cache says which caches the run reads and writes; nil: both, as
-	// configured.
-	Cache *remotecache.Mode
-	// Command is the command line recorded as the run's (the words after
-	// "vx"); it is recorded, never parsed.
-	Command []string
-	// Environ is the environment the tasks inherit; nil: this process's.
-	Environ []string
-	Logger  zerolog.Logger
+	runner.Options
 	// Output is where Execute prints task lines, warnings and events
 	// (Plan prints nothing).
 	Output runner.Output
-	// Early, when set, is the listing, stat cache and history the run
-	// started before the workspace loaded (runner.StartEarly).
-	Early *runner.Early
-	// Changes, when set, asks the workspace's vxd what changed since the
-	// last run in place of statting every input (hashing.ChangeSource).
-	Changes hashing.ChangeSource
-	// Repeat, when set, lets a fully cached run leave a memo that a later
-	// identical run repeats (runner.Options.Repeat).
-	Repeat *repeat.Base
 }
 
 // options is the input as the runner's options over the model m.
-func (in *ExecuteInput) options(m *workspace.Model) *runner.Options {
-	return &runner.Options{
-		Model: m, Tasks: in.Tasks, Selection: in.Selection, Force: in.Force, Continue: in.Continue,
-		Concurrency: in.Concurrency, Args: in.Command, Environ: in.Environ, Logger: in.Logger, Cache: in.Cache,
-		Early: in.Early, Changes: in.Changes, Repeat: in.Repeat,
-	}
+func (in *ExecuteInput) options(m *workspace.Model, plan bool) *runner.Options {
+	o := in.Options
+	o.Model, o.Plan = m, plan
+	return &o
 }
 
 // prepare resolves the selection over the Env's model and computes every
 // task's key (plan: for Plan, which needs nothing only a run needs). A
 // selection that cannot run (an unknown task, a bad filter,
-// a cycle) is a *RefusalError with exit code 2: nothing ran.
+// a cycle) is a *Refusal with exit code 2: nothing ran.
 func (e *Env) prepare(ctx context.Context, in *ExecuteInput, plan bool) (*runner.Prepared, *runner.Options, error) {
 	m, err := e.CurrentModel()
 	if err != nil {
-		return nil, nil, &RefusalError{ExitCode: 2, Msg: e.Masker.String(err.Error())}
+		return nil, nil, &opkit.Refusal{Msg: e.Masker.String(err.Error())}
 	}
 	if in.Repeat != nil {
 		if _, pushes, _ := platformpush.Resolve(m.Config.Platform, in.Environ); pushes {
@@ -75,11 +53,10 @@ func (e *Env) prepare(ctx context.Context, in *ExecuteInput, plan bool) (*runner
 			in.Repeat = nil
 		}
 	}
-	opts := in.options(m)
-	opts.Plan = plan
+	opts := in.options(m, plan)
 	p, err := runner.Prepare(ctx, opts)
 	if err != nil {
-		return nil, nil, &RefusalError{ExitCode: 2, Msg: e.Masker.String(err.Error())}
+		return nil, nil, &opkit.Refusal{Msg: e.Masker.String(err.Error())}
 	}
 	return p, opts, nil
 }
@@ -98,7 +75,7 @@ func Plan(ctx context.Context, e *Env, in ExecuteInput) (*wire.Plan, error) {
 // Execute is vx run: it runs the selection in this process with the cache
 // and records the run in the history. The summary is returned even when
 // tasks fail (its ExitCode says so); an error is a refusal before anything
-// ran (*RefusalError) or a failure of vx itself, masked.
+// ran (*Refusal) or a failure of vx itself, masked.
 func Execute(ctx context.Context, e *Env, in ExecuteInput) (*wire.RunSummary, error) {
 	p, opts, err := e.prepare(ctx, &in, false)
 	if err != nil {
@@ -116,7 +93,7 @@ func Execute(ctx context.Context, e *Env, in ExecuteInput) (*wire.RunSummary, er
 // repeats an earlier run: a forced one, or one whose selection depends on
 // git (--affected).
 func (in *ExecuteInput) RepeatParts(cwd string) ([]string, bool) {
-	if in.Force || in.Selection.Affected || in.Selection.AffectedRef != "" || len(in.Tasks) == 0 {
+	if in.Force || in.Affected || in.AffectedRef != "" || len(in.Tasks) == 0 {
 		return nil, false
 	}
 	// The flag's own syntax, the default spelt out: --cache local:rw,remote:rw
@@ -125,13 +102,13 @@ func (in *ExecuteInput) RepeatParts(cwd string) ([]string, bool) {
 	if in.Cache != nil {
 		cache = in.Cache.String()
 	}
-	parts := []string{"cwd", cwd, "tasks", strings.Join(in.Tasks, "\x00"), "filters", strings.Join(in.Selection.Filters, "\x00"),
+	parts := []string{"cwd", cwd, "tasks", strings.Join(in.Tasks, "\x00"), "filters", strings.Join(in.Filters, "\x00"),
 		"continue", strconv.FormatBool(in.Continue), "concurrency", strconv.Itoa(in.Concurrency), "cache", cache,
 		"command", strings.Join(in.Command, "\x00")}
 	return parts, true
 }
 
-// TryRepeat answers the run in, asked from cwd, from the memo of the last
+// tryRepeat answers the run in, asked from cwd, from the memo of the last
 // identical fully cached run when vxd's change journal (src) proves that
 // nothing it depends on has changed since: every task is that run's hit
 // again, printed through output's Output (output's func closes it) and
@@ -139,7 +116,7 @@ func (in *ExecuteInput) RepeatParts(cwd string) ([]string, bool) {
 // must be executed; the answer is then what vxd said: the Base the run
 // may leave its own memo on, Silent when vxd did not answer (the run then
 // does not wait for it a second time). It never starts a daemon.
-func TryRepeat(ctx context.Context, root, cwd string, src hashing.ChangeSource, in ExecuteInput, output func() (runner.Output, func())) (*wire.RunSummary, repeat.Answer, error) {
+func tryRepeat(ctx context.Context, root, cwd string, src hashing.ChangeSource, in ExecuteInput, output func() (runner.Output, func())) (*wire.RunSummary, repeat.Answer, error) {
 	parts, ok := in.RepeatParts(cwd)
 	if src == nil || !ok {
 		return nil, repeat.Answer{}, nil
@@ -151,7 +128,7 @@ func TryRepeat(ctx context.Context, root, cwd string, src hashing.ChangeSource, 
 	}
 	out, closeOut := output()
 	defer closeOut()
-	o := &runner.Options{Tasks: in.Tasks, Args: in.Command, Environ: in.Environ, Logger: in.Logger}
+	o := &runner.Options{Selection: wire.Selection{Tasks: in.Tasks}, Command: in.Command, Environ: in.Environ, Logger: in.Logger}
 	sum, err := runner.Repeat(ctx, root, ans.Memo, o, out)
 	if errors.Is(err, runner.ErrNotRepeated) {
 		in.Logger.Debug().Err(err).Msg("repeat")
@@ -161,4 +138,78 @@ func TryRepeat(ctx context.Context, root, cwd string, src hashing.ChangeSource, 
 		return nil, ans, err
 	}
 	return sum, ans, nil
+}
+
+// Ahead is what vx run does from its workspace's root alone, before the
+// workspace loads: repeat an identical run from vxd's memo (Repeat), else
+// start the listing, the stat cache and the history (Start), which
+// Complete hands the run once the workspace has loaded.
+type Ahead struct {
+	root, cwd string
+	src       hashing.ChangeSource // vxd's change journal; nil without one
+	answer    repeat.Answer
+	early     *runner.Early
+}
+
+// NewAhead is the start of a run asked from cwd in the workspace at root,
+// with vxd's change journal src (nil: none).
+func NewAhead(root, cwd string, src hashing.ChangeSource) *Ahead {
+	return &Ahead{root: root, cwd: cwd, src: src}
+}
+
+// Repeat is TryRepeat for the run in: its summary when an identical fully
+// cached run was repeated (printed through output), nil when the run must
+// execute.
+func (a *Ahead) Repeat(ctx context.Context, in ExecuteInput, output func() (runner.Output, func())) (*wire.RunSummary, error) {
+	sum, ans, err := tryRepeat(ctx, a.root, a.cwd, a.src, in, output)
+	a.answer = ans
+	return sum, err
+}
+
+// Start begins what needs only the root while the workspace loads (the
+// output stamps too when the run executes).
+func (a *Ahead) Start(ctx context.Context, log zerolog.Logger, execute bool) {
+	a.early = runner.StartEarly(ctx, a.root, log, execute)
+}
+
+// Complete puts in what was done ahead: the early start, vxd's journal
+// (unless vxd did not answer Repeat's question within its second: the run
+// then stats every file rather than wait again), and the base the run's
+// own memo is left on. A nil Ahead (no workspace root) changes nothing.
+func (a *Ahead) Complete(in *ExecuteInput) {
+	if a == nil {
+		return
+	}
+	in.Early = a.early
+	if !a.answer.Silent {
+		in.Changes = a.src
+	}
+	in.Repeat = a.answer.Base
+}
+
+// Close releases what Start started (nil: nothing).
+func (a *Ahead) Close() {
+	if a != nil && a.early != nil {
+		a.early.Close()
+	}
+}
+
+// PushRun sends the run sum to the platform the workspace pushes to (if
+// any), then what the outbox holds, within platformpush.Budget; it never
+// fails: what cannot be delivered stays in the outbox and one line says
+// so on warn.
+func (e *Env) PushRun(ctx context.Context, sum *wire.RunSummary, warn io.Writer) {
+	m, err := e.CurrentModel()
+	if err != nil {
+		return
+	}
+	t, ok, err := platformpush.ForModel(m, e.environList())
+	if !ok {
+		return
+	}
+	if err != nil {
+		fmt.Fprintf(warn, "vx: platform: %s\n", e.Masker.String(err.Error()))
+		return
+	}
+	platformpush.AfterRun(ctx, e.Root, t, sum, e.Masker.String, warn)
 }

@@ -10,7 +10,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/vzn/vx/daemon/hashing"
+	"github.com/vzn/vx/daemon/repeat"
 	"github.com/vzn/vx/daemon/runner"
+	"github.com/vzn/vx/opkit"
 	"github.com/vzn/vx/protocol/wire"
 )
 
@@ -34,7 +37,7 @@ func executeEnv(t *testing.T) *Env {
 func TestExecuteAndPlan(t *testing.T) {
 	e := executeEnv(t)
 	ctx := context.Background()
-	in := ExecuteInput{Tasks: []string{"build"}, Command: []string{"run", "build"}, Environ: []string{"PATH=" + os.Getenv("PATH")}}
+	in := ExecuteInput{Options: runner.Options{Selection: wire.Selection{Tasks: []string{"build"}}, Command: []string{"run", "build"}, Environ: []string{"PATH=" + os.Getenv("PATH")}}}
 
 	plan, err := Plan(ctx, e, in)
 	if err != nil {
@@ -81,22 +84,62 @@ func TestExecuteAndPlan(t *testing.T) {
 	if plan, err = Plan(ctx, e, in); err != nil || plan.Tasks[0].Cache != wire.CacheHit {
 		t.Errorf("plan after the run: %+v, %v; want a hit", plan, err)
 	}
-	if plan, err = Plan(ctx, e, ExecuteInput{Tasks: []string{"build"}, Force: true}); err != nil || plan.Tasks[0].Cache != wire.CacheMiss {
+	if plan, err = Plan(ctx, e, ExecuteInput{Options: runner.Options{Selection: wire.Selection{Tasks: []string{"build"}, Force: true}}}); err != nil || plan.Tasks[0].Cache != wire.CacheMiss {
 		t.Errorf("plan with Force: %+v, %v; want a miss", plan, err)
 	}
 
-	sum, err = Execute(ctx, e, ExecuteInput{Tasks: []string{"check"}, Command: []string{"run", "check"}})
+	sum, err = Execute(ctx, e, ExecuteInput{Options: runner.Options{Selection: wire.Selection{Tasks: []string{"check"}}, Command: []string{"run", "check"}}})
 	if err != nil || sum.ExitCode == 0 || sum.Tasks[0].Status != wire.StatusFailed || sum.Tasks[0].ExitCode == nil || *sum.Tasks[0].ExitCode != 3 {
 		t.Errorf("failing task: %+v, %v; want a failed summary with the task's code 3", sum, err)
 	}
 
 	for _, op := range []func() error{
-		func() error { _, err := Execute(ctx, e, ExecuteInput{Tasks: []string{"deploy"}}); return err },
-		func() error { _, err := Plan(ctx, e, ExecuteInput{Tasks: []string{"deploy"}}); return err },
+		func() error {
+			_, err := Execute(ctx, e, ExecuteInput{Options: runner.Options{Selection: wire.Selection{Tasks: []string{"deploy"}}}})
+			return err
+		},
+		func() error {
+			_, err := Plan(ctx, e, ExecuteInput{Options: runner.Options{Selection: wire.Selection{Tasks: []string{"deploy"}}}})
+			return err
+		},
 	} {
-		var re *RefusalError
-		if err := op(); !errors.As(err, &re) || re.ExitCode != 2 || !strings.Contains(re.Msg, "deploy") {
+		var re *opkit.Refusal
+		if err := op(); !errors.As(err, &re) || re.Arg != "" || !strings.Contains(re.Msg, "deploy") {
 			t.Errorf("unknown task: %v; want a refusal (exit 2) naming it", err)
 		}
+	}
+}
+
+// TestAheadComplete: what vx run did before its workspace loaded is handed
+// to the run: vxd's change journal only when vxd answered the repeat's
+// question (a silent vxd is not waited for a second time), and the base
+// its own memo is left on; without a workspace root nothing is.
+func TestAheadComplete(t *testing.T) {
+	src := hashing.ChangeSource(func(context.Context, string, uint64) (*wire.Changes, error) { return nil, nil })
+	base := &repeat.Base{}
+	for _, tc := range []struct {
+		name    string
+		answer  repeat.Answer
+		changes bool
+	}{
+		{"vxd answered", repeat.Answer{Base: base}, true},
+		{"vxd was silent", repeat.Answer{Silent: true}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := NewAhead(t.TempDir(), "", src)
+			a.answer = tc.answer
+			var in ExecuteInput
+			a.Complete(&in)
+			if (in.Changes != nil) != tc.changes || in.Repeat != tc.answer.Base {
+				t.Errorf("changes set %v, repeat base %p; want changes %v, base %p", in.Changes != nil, in.Repeat, tc.changes, tc.answer.Base)
+			}
+		})
+	}
+	var none *Ahead
+	var in ExecuteInput
+	none.Complete(&in)
+	none.Close()
+	if in.Changes != nil || in.Repeat != nil || in.Early != nil {
+		t.Error("a nil Ahead changed the input")
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/vzn/vx/daemon/failures"
 	"github.com/vzn/vx/daemon/history"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/opkit"
 	"github.com/vzn/vx/protocol/layout"
 	"github.com/vzn/vx/protocol/wire"
 )
@@ -62,7 +63,7 @@ func CacheStats(ctx context.Context, e *Env, in CacheStatsInput) (*CacheStatsOut
 	if project != "" {
 		if m, err := e.CurrentModel(); err == nil {
 			if _, ok := m.Project(project); !ok {
-				return nil, argErr("scope.project", "no project named %q%s", project, workspace.CloseHint(project, projectNames(m)))
+				return nil, opkit.Refuse("scope.project", "no project named %q%s", project, workspace.CloseHint(project, projectNames(m)))
 			}
 		}
 	}
@@ -99,9 +100,9 @@ func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
 
 // RunHistoryInput narrows RunHistory.
 type RunHistoryInput struct {
-	Project string `json:"project,omitempty" jsonschema:"a project name"`
-	Task    string `json:"task,omitempty" jsonschema:"a task name such as build (not project#task)"`
-	Limit   *Limit `json:"limit,omitempty" jsonschema:"recent rows, 1..500 (default 50), clamped"`
+	Project string       `json:"project,omitempty" jsonschema:"a project name"`
+	Task    string       `json:"task,omitempty" jsonschema:"a task name such as build (not project#task)"`
+	Limit   *opkit.Limit `json:"limit,omitempty" jsonschema:"recent rows, 1..500 (default 50), clamped"`
 }
 
 // RunHistoryOutput is recent executions plus per-task statistics.
@@ -116,7 +117,7 @@ type RunHistoryOutput struct {
 func RunHistory(ctx context.Context, e *Env, in RunHistoryInput) (*RunHistoryOutput, error) {
 	if in.Task != "" {
 		if _, _, ok := workspace.SplitTaskID(in.Task); ok || containsHash(in.Task) {
-			return nil, argErr("task", "%q is a task id; task takes a task name such as \"build\" (narrow the project with project)", in.Task)
+			return nil, opkit.Refuse("task", "%q is a task id; task takes a task name such as \"build\" (narrow the project with project)", in.Task)
 		}
 	}
 	limit, note := clamp(in.Limit, 50, 1, 500)
@@ -170,10 +171,8 @@ func RunHistory(ctx context.Context, e *Env, in RunHistoryInput) (*RunHistoryOut
 
 // ExplainInput names a task.
 type ExplainInput struct {
-	TaskID TaskID `json:"taskId" jsonschema:"a task id, project#task (e.g. web#build)"`
+	TaskID opkit.TaskID `json:"taskId" jsonschema:"a task id, project#task (e.g. web#build)"`
 }
-
-func (in ExplainInput) Validate() error { return in.TaskID.Check("taskId") }
 
 // ExplainOutput is a task's latest cache entry. Without an entry
 // (found false) only taskId, found and note are present: the entry's
@@ -193,9 +192,6 @@ type ExplainOutput struct {
 
 // ExplainCacheKey answers explainCacheKey.
 func ExplainCacheKey(ctx context.Context, e *Env, in ExplainInput) (*ExplainOutput, error) {
-	if err := in.Validate(); err != nil {
-		return nil, err
-	}
 	c, err := e.Cache()
 	if err != nil {
 		return nil, err
@@ -251,12 +247,12 @@ func Prune(ctx context.Context, e *Env, in PruneInput) (*cache.PruneResult, erro
 	var err error
 	if in.OlderThan != "" {
 		if o.OlderThan, err = cache.ParseAge(in.OlderThan); err != nil {
-			return nil, argErr("olderThan", "%v", err)
+			return nil, opkit.Refuse("olderThan", "%v", err)
 		}
 	}
 	if in.MaxSize != "" {
 		if o.MaxSize, err = cache.ParseSize(in.MaxSize); err != nil {
-			return nil, argErr("maxSize", "%v", err)
+			return nil, opkit.Refuse("maxSize", "%v", err)
 		}
 	}
 	o.DryRun, o.Now = in.dryRun(), time.Now()
@@ -273,7 +269,7 @@ func Prune(ctx context.Context, e *Env, in PruneInput) (*cache.PruneResult, erro
 
 // FailuresInput selects a run ("" = the latest failed run).
 type FailuresInput struct {
-	RunID *RunID `json:"runId,omitempty" jsonschema:"a run id or a unique prefix (vx last --list prints them)"`
+	RunID *opkit.RunID `json:"runId,omitempty" jsonschema:"a run id or a unique prefix (vx last --list prints them)"`
 }
 
 // Failure is one failed task of a run.
@@ -300,9 +296,9 @@ type FailuresOutput struct {
 	Note     string    `json:"note,omitempty"`
 }
 
-// MaxFailures caps the failed tasks one getFailures answer carries (each
+// maxFailures caps the failed tasks one getFailures answer carries (each
 // holds up to 64 KiB of output).
-const MaxFailures = 20
+const maxFailures = 20
 
 // Failures answers getFailures.
 func Failures(ctx context.Context, e *Env, in FailuresInput) (*FailuresOutput, error) {
@@ -350,44 +346,30 @@ func Failures(ctx context.Context, e *Env, in FailuresInput) (*FailuresOutput, e
 	if len(out.Failures) == 0 {
 		out.Note = fmt.Sprintf("run %s (%s) has no failed task", run.ID, run.Status)
 	}
-	if n := len(out.Failures); n > MaxFailures {
-		out.Failures = out.Failures[:MaxFailures]
-		out.Note = fmt.Sprintf("showing %d of %d failed tasks: getTaskLog gives any one task's output", MaxFailures, n)
+	if n := len(out.Failures); n > maxFailures {
+		out.Failures = out.Failures[:maxFailures]
+		out.Note = fmt.Sprintf("showing %d of %d failed tasks: getTaskLog gives any one task's output", maxFailures, n)
 	}
 	return out, nil
 }
 
 // CompareInput selects the run to compare with the one before it.
 type CompareInput struct {
-	RunID *RunID `json:"runId,omitempty" jsonschema:"a run id or a unique prefix (vx last --list prints them)"`
-}
-
-// TaskDelta is one task's change between two runs.
-type TaskDelta struct {
-	TaskID          string `json:"taskId"`
-	Change          string `json:"change"` // added, removed, changed, same
-	StatusBefore    string `json:"statusBefore,omitempty"`
-	StatusAfter     string `json:"statusAfter,omitempty"`
-	CacheBefore     string `json:"cacheBefore,omitempty"`
-	CacheAfter      string `json:"cacheAfter,omitempty"`
-	DurationBefore  int64  `json:"durationMsBefore"`
-	DurationAfter   int64  `json:"durationMsAfter"`
-	DurationDeltaMs int64  `json:"durationDeltaMs"`
-	KeyChanged      bool   `json:"keyChanged"`
+	RunID *opkit.RunID `json:"runId,omitempty" jsonschema:"a run id or a unique prefix (vx last --list prints them)"`
 }
 
 // CompareOutput diffs a run against the previous one.
 type CompareOutput struct {
-	RunID         string        `json:"runId"`
-	PreviousRunID string        `json:"previousRunId,omitempty"`
-	Found         bool          `json:"found"`
-	Tasks         []TaskDelta   `json:"tasks"`
-	Totals        CompareTotals `json:"totals"`
-	Note          string        `json:"note,omitempty"`
+	RunID         string             `json:"runId"`
+	PreviousRunID string             `json:"previousRunId,omitempty"`
+	Found         bool               `json:"found"`
+	Tasks         []wire.TaskDelta   `json:"tasks"`
+	Totals        wire.CompareTotals `json:"totals"`
+	Note          string             `json:"note,omitempty"`
 }
 
-// MaxDeltas caps the per-task rows of compareRuns.
-const MaxDeltas = 500
+// maxDeltas caps the per-task rows of compareRuns.
+const maxDeltas = 500
 
 // CompareRuns answers compareRuns.
 func CompareRuns(ctx context.Context, e *Env, in CompareInput) (*CompareOutput, error) {
@@ -400,9 +382,9 @@ func CompareRuns(ctx context.Context, e *Env, in CompareInput) (*CompareOutput, 
 		return nil, err
 	}
 	if !found {
-		return &CompareOutput{Tasks: []TaskDelta{}, Note: "no run recorded in this workspace yet"}, nil
+		return &CompareOutput{Tasks: []wire.TaskDelta{}, Note: "no run recorded in this workspace yet"}, nil
 	}
-	out := &CompareOutput{RunID: run.ID, Found: true, Tasks: []TaskDelta{}}
+	out := &CompareOutput{RunID: run.ID, Found: true, Tasks: []wire.TaskDelta{}}
 	prev, err := h.PreviousRun(ctx, run)
 	if errors.Is(err, history.ErrNotFound) {
 		out.Note = "run " + run.ID + " is the first recorded run: nothing to compare with"
@@ -419,20 +401,20 @@ func CompareRuns(ctx context.Context, e *Env, in CompareInput) (*CompareOutput, 
 	if err != nil {
 		return nil, err
 	}
-	out.Tasks, out.Totals = Deltas(outcomes(before), outcomes(after), prev.DurationMs, run.DurationMs)
-	if n := len(out.Tasks); n > MaxDeltas {
+	out.Tasks, out.Totals = wire.Deltas(outcomes(before), outcomes(after), prev.DurationMs, run.DurationMs)
+	if n := len(out.Tasks); n > maxDeltas {
 		// Changed tasks first, so what moved survives the cap.
 		sort.SliceStable(out.Tasks, func(i, j int) bool { return out.Tasks[i].Change != "same" && out.Tasks[j].Change == "same" })
-		out.Tasks = out.Tasks[:MaxDeltas]
-		out.Note = fmt.Sprintf("showing %d of %d tasks (changed ones first); the totals cover all", MaxDeltas, n)
+		out.Tasks = out.Tasks[:maxDeltas]
+		out.Note = fmt.Sprintf("showing %d of %d tasks (changed ones first); the totals cover all", maxDeltas, n)
 	}
 	return out, nil
 }
 
 // TrendsInput picks the bucket size and count.
 type TrendsInput struct {
-	Bucket Bucket `json:"bucket,omitempty" jsonschema:"bucket size (default hour)"`
-	Limit  *Limit `json:"limit,omitempty" jsonschema:"buckets, 1..1000 (default 24), clamped"`
+	Bucket opkit.Bucket `json:"bucket,omitempty" jsonschema:"bucket size (default hour)"`
+	Limit  *opkit.Limit `json:"limit,omitempty" jsonschema:"buckets, 1..1000 (default 24), clamped"`
 }
 
 // TrendsOutput is activity per bucket, newest first.
@@ -450,7 +432,7 @@ func RunTrends(ctx context.Context, e *Env, in TrendsInput) (*TrendsOutput, erro
 		b = "hour"
 	}
 	if b != "hour" && b != "day" {
-		return nil, argErr("bucket", "%q is not a bucket (use \"hour\" or \"day\")", in.Bucket)
+		return nil, opkit.Refuse("bucket", "%q is not a bucket (use \"hour\" or \"day\")", in.Bucket)
 	}
 	limit, note := clamp(in.Limit, 24, 1, 1000)
 	h, err := e.History(ctx)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/vzn/vx/daemon/history"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/opkit"
 )
 
 // checkHistoryScope refuses a getRunHistory project or task that neither
@@ -29,7 +30,7 @@ func (e *Env) checkHistoryScope(ctx context.Context, h *history.Store, project, 
 				return "", err
 			}
 			if !had {
-				return "", argErr("project", "no project named %q in this workspace or its history%s", project, workspace.CloseHint(project, projectNames(m)))
+				return "", opkit.Refuse("project", "no project named %q in this workspace or its history%s", project, workspace.CloseHint(project, projectNames(m)))
 			}
 			note = fmt.Sprintf("project %s is no longer in the configuration; these are its recorded executions", project)
 		}
@@ -53,7 +54,7 @@ func (e *Env) checkHistoryScope(ctx context.Context, h *history.Store, project, 
 		if project != "" {
 			where = "project " + project
 		}
-		return "", argErr("task", "no task named %q in %s or its history%s", task, where, workspace.CloseHint(task, m.TaskNames()))
+		return "", opkit.Refuse("task", "no task named %q in %s or its history%s", task, where, workspace.CloseHint(task, m.TaskNames()))
 	}
 	return joinNotes(note, fmt.Sprintf("task %s is no longer in the configuration; these are its recorded executions", task)), nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/vzn/vx/daemon/history"
+	"github.com/vzn/vx/opkit"
 )
 
 // TestRunHistoryScope: a project or task neither the configuration nor the
@@ -43,7 +44,7 @@ func TestRunHistoryScope(t *testing.T) {
 		{RunHistoryInput{Project: "b", Task: "lint"}, "task", `no task named "lint" in project b`},
 	} {
 		_, err := RunHistory(ctx, e, tc.in)
-		var ae *ArgError
+		var ae *opkit.Refusal
 		if !errors.As(err, &ae) || ae.Arg != tc.arg || !strings.Contains(ae.Msg, tc.want) {
 			t.Errorf("RunHistory(%+v) = %v; want a refusal of %s saying %q", tc.in, err, tc.arg, tc.want)
 		}

@@ -122,7 +122,8 @@ type InfoInput struct {
 // Info answers `vx info` and getWorkspaceInfo.
 func Info(ctx context.Context, e *Env, in InfoInput) (*InfoOutput, error) {
 	out := &InfoOutput{Root: e.Root, ConfigErrors: []string{}, ProjectNames: []string{}, Tasks: []string{}, RootTasks: []string{}, Flaky: []string{}, OutputOverlaps: []workspace.OutputOverlap{}}
-	out.Versions.VX, out.Versions.Key, out.Versions.CacheFormat, out.Versions.HistorySchema, out.Versions.Go = version.Version, taskkey.Version, cache.FormatVersion, history.SchemaVersion, runtime.Version()
+	out.Versions.VX, out.Versions.Key, out.Versions.CacheFormat, out.Versions.HistorySchema, out.Versions.Go = version.Version, taskkey.Version,
+		cache.FormatVersion, history.SchemaVersion, runtime.Version()
 	if err := e.LoadError(); err != nil {
 		out.ConfigErrors = append(out.ConfigErrors, e.Masker.String(err.Error()))
 	}
@@ -193,6 +194,6 @@ func Info(ctx context.Context, e *Env, in InfoInput) (*InfoOutput, error) {
 	}
 	out.DaemonNote = in.DaemonNote
 	out.Git.Branch, out.Git.Commit = runner.GitHead(e.Root)
-	out.RemoteCache = RemoteInfo(ctx, e)
+	out.RemoteCache = remoteInfo(ctx, e)
 	return out, nil
 }

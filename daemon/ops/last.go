@@ -8,11 +8,12 @@ import (
 	"github.com/vzn/vx/daemon/failures"
 	"github.com/vzn/vx/daemon/history"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/opkit"
 )
 
 // RunsInput narrows Runs.
 type RunsInput struct {
-	Limit *Limit `json:"limit,omitempty" jsonschema:"runs, 1..500 (default 20), clamped" flag:"limit" arg:"N" help:"with --list: how many runs (1..500, default 20)"`
+	Limit *opkit.Limit `json:"limit,omitempty" jsonschema:"runs, 1..500 (default 20), clamped" flag:"limit" arg:"N" help:"with --list: how many runs (1..500, default 20)"`
 }
 
 // RunsOutput lists recent runs, newest first.
@@ -41,9 +42,9 @@ func Runs(ctx context.Context, e *Env, in RunsInput) (*RunsOutput, error) {
 
 // RunInput selects one run ("" = the latest).
 type RunInput struct {
-	RunID *RunID `json:"runId,omitempty" jsonschema:"a run id or a unique prefix (vx last --list prints them)" flag:"run" arg:"ID" help:"a run id or unique prefix (default: the latest run)"`
+	RunID *opkit.RunID `json:"runId,omitempty" jsonschema:"a run id or a unique prefix (vx last --list prints them)" flag:"run" arg:"ID" help:"a run id or unique prefix (default: the latest run)"`
 	// Violations keeps only the tasks with sandbox violations.
-	Violations bool `json:"violations,omitempty" jsonschema:"true: only the tasks that wrote or connected outside their sandbox declaration, with what they did" flag:"violations" help:"only the tasks that wrote or connected outside their sandbox"`
+	Violations bool `json:"violations,omitempty" jsonschema:"true: only tasks that wrote or connected outside their sandbox, with what they did" flag:"violations" help:"only tasks outside their sandbox"`
 }
 
 // RunOutput is one run with every task's outcome.
@@ -97,11 +98,9 @@ func withViolations(ex []history.Execution) []history.Execution {
 
 // TaskLogInput selects a task's log.
 type TaskLogInput struct {
-	TaskID TaskID `json:"taskId" jsonschema:"a task id, project#task (e.g. web#build)" flag:"log" arg:"TASK" help:"print a task's log (project#task)"`
-	RunID  *RunID `json:"runId,omitempty" jsonschema:"a run id or a unique prefix (vx last --list prints them)" flag:"run" arg:"ID" help:"a run id or unique prefix (default: the latest run)"`
+	TaskID opkit.TaskID `json:"taskId" jsonschema:"a task id, project#task (e.g. web#build)" flag:"log" arg:"TASK" help:"print a task's log (project#task)"`
+	RunID  *opkit.RunID `json:"runId,omitempty" jsonschema:"a run id or a unique prefix (vx last --list prints them)" flag:"run" arg:"ID" help:"a run id or unique prefix (default: the latest run)"`
 }
-
-func (in TaskLogInput) Validate() error { return in.TaskID.Check("taskId") }
 
 // TaskLogOutput is what a task printed, and where vx kept it.
 type TaskLogOutput struct {
@@ -117,9 +116,6 @@ type TaskLogOutput struct {
 
 // TaskLog answers `vx last --log TASK` and getTaskLog.
 func TaskLog(ctx context.Context, e *Env, in TaskLogInput) (*TaskLogOutput, error) {
-	if err := in.Validate(); err != nil {
-		return nil, err
-	}
 	_, ex, err := e.taskExecution(ctx, in.TaskID, in.RunID)
 	if err != nil {
 		return nil, err
@@ -174,7 +170,7 @@ func (e *Env) taskHint(id string) string {
 }
 
 // clamp bounds n to [lo, hi] (def when not given) and says when it did.
-func clamp(l *Limit, def, lo, hi int) (int, string) {
+func clamp(l *opkit.Limit, def, lo, hi int) (int, string) {
 	n, given := limit(l)
 	switch {
 	case !given:

@@ -12,7 +12,9 @@ import (
 	"github.com/vzn/vx/daemon/runner"
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/internal/testtree"
+	"github.com/vzn/vx/opkit"
 	"github.com/vzn/vx/protocol/version"
+	"github.com/vzn/vx/protocol/wire"
 )
 
 const config = `{
@@ -64,7 +66,7 @@ func execute(t *testing.T, root string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := &runner.Options{Model: m, Tasks: []string{"build", "test"}, Continue: true, Environ: []string{"PATH=" + os.Getenv("PATH")}}
+	o := &runner.Options{Model: m, Selection: wire.Selection{Tasks: []string{"build", "test"}}, Continue: true, Environ: []string{"PATH=" + os.Getenv("PATH")}}
 	p, err := runner.Prepare(ctx, o)
 	if err != nil {
 		t.Fatal(err)
@@ -267,7 +269,15 @@ func TestReadOperationsRefuse(t *testing.T) {
 		call func() error
 		want string
 	}{
-		{"task log of a task name", func() error { _, err := ops.TaskLog(ctx, f.env, ops.TaskLogInput{TaskID: "web"}); return err }, "web"},
+		// The operation checks its input before its function runs (Define).
+		{"task log of a task name", func() error {
+			_, err := operation(t, "getTaskLog").Call(ctx, f.env, &ops.TaskLogInput{TaskID: "web"})
+			return err
+		}, `half blank (e.g. web#build), not "web"`},
+		{"why of a task name", func() error {
+			_, err := operation(t, "whyDidThisRerun").Call(ctx, f.env, &ops.WhyInput{TaskID: "  #build"})
+			return err
+		}, `half blank (e.g. web#build), not "  #build"`},
 		{"why of an unknown task", func() error { _, err := ops.Why(ctx, f.env, ops.WhyInput{TaskID: "nope#build"}); return err }, "nope#build"},
 		{"show of an unknown project", func() error { _, err := ops.Show(ctx, f.env, ops.ShowInput{Target: "nope"}); return err }, "nope"},
 		{"prune with a bad size", func() error {
@@ -281,9 +291,9 @@ func TestReadOperationsRefuse(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v, want a refusal naming %q", err, tc.want)
 			}
-			var ae *ops.ArgError
-			if strings.Contains(tc.name, "task log") && !errors.As(err, &ae) {
-				t.Errorf("err is %T, want *ops.ArgError", err)
+			var r *opkit.Refusal
+			if strings.Contains(tc.name, "task name") && (!errors.As(err, &r) || r.Arg != "taskId") {
+				t.Errorf("err is %T %v, want a *opkit.Refusal of taskId", err, err)
 			}
 		})
 	}
@@ -296,4 +306,16 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// operation is the operation named name.
+func operation(t *testing.T, name string) *ops.Operation {
+	t.Helper()
+	for _, op := range ops.Operations() {
+		if op.Name == name {
+			return op
+		}
+	}
+	t.Fatalf("no operation %s", name)
+	return nil
 }

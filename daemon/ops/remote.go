@@ -34,9 +34,9 @@ func lastRemoteStatus(ctx context.Context, e *Env, st *wire.RemoteStatus) {
 	}
 }
 
-// RemoteInfo is the remote cache as getWorkspaceInfo and vx info show it:
+// remoteInfo is the remote cache as getWorkspaceInfo and vx info show it:
 // settings and the latest run's status, no request to the server.
-func RemoteInfo(ctx context.Context, e *Env) *wire.RemoteStatus {
+func remoteInfo(ctx context.Context, e *Env) *wire.RemoteStatus {
 	_, st := remoteSettings(e)
 	if st.Configured {
 		lastRemoteStatus(ctx, e, st)
@@ -75,7 +75,7 @@ func remoteActivity24h(ctx context.Context, e *Env, h *history.Store, project st
 			return err
 		}
 	} else {
-		st = RemoteInfo(ctx, e)
+		st = remoteInfo(ctx, e)
 	}
 	if st.Configured {
 		out.Remote, out.RemoteActivity24h = st, &a

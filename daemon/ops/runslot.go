@@ -19,14 +19,15 @@ type runSlot struct {
 	since time.Time
 }
 
-// BusyError is runTasks refused because another is running.
-type BusyError struct {
+// busyError is runTasks refused because another is running.
+type busyError struct {
 	What  string // the running command line
 	Since time.Time
 }
 
-func (e *BusyError) Error() string {
-	return fmt.Sprintf("another runTasks is running in this workspace: vx %s (started %s, %s ago); vxd runs one at a time: wait for it to finish (getRunHistory or `vx last` shows it) or cancel it, then call again",
+func (e *busyError) Error() string {
+	return fmt.Sprintf("another runTasks is running in this workspace: vx %s (started %s, %s ago); vxd "+
+		"runs one at a time: wait for it to finish (getRunHistory or `vx last` shows it) or cancel it, then call again",
 		e.What, e.Since.Format("15:04:05"), time.Since(e.Since).Round(time.Second))
 }
 
@@ -37,7 +38,7 @@ func takeRunSlot(root string, args []string) (release func(), err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.busy {
-		return nil, &BusyError{What: s.what, Since: s.since}
+		return nil, &busyError{What: s.what, Since: s.since}
 	}
 	s.busy, s.what, s.since = true, strings.Join(args, " "), time.Now()
 	return func() {

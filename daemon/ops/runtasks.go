@@ -18,46 +18,50 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/vzn/vx/daemon/runner"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/opkit"
 	"github.com/vzn/vx/protocol/wire"
 )
 
-// EventsFDEnv names the file descriptor on which a child `vx run` writes
+// eventsFDEnv names the file descriptor on which a child `vx run` writes
 // its events as JSON lines, for the daemon's progress and live feed.
-const EventsFDEnv = "VX_EVENTS_FD"
+const eventsFDEnv = "VX_EVENTS_FD"
 
-// LifelineFDEnv names the file descriptor a child `vx run` reads until
+// lifelineFDEnv names the file descriptor a child `vx run` reads until
 // vxd, which holds the pipe's only write end, dies (newLifeline).
-const LifelineFDEnv = "VX_LIFELINE_FD"
+const lifelineFDEnv = "VX_LIFELINE_FD"
 
-// RunTasksInput is what runTasks and planTasks ask vx run for.
-type RunTasksInput struct {
-	Tasks    Tasks    `json:"tasks,omitempty" jsonschema:"task names or project#task ids"`
-	All      bool     `json:"all,omitempty" jsonschema:"every task an agent may run"`
-	Filters  Filter   `json:"filter,omitempty" jsonschema:"projects to include, as vx run --filter: a name or glob, tag:NAME, or ./path/glob (a string or an array)"`
-	Affected Affected `json:"affected,omitzero" jsonschema:"true: only projects changed against the default branch's merge base, plus dependents; or a git ref to compare against"`
-	Force    bool     `json:"force,omitempty" jsonschema:"ignore cache hits"`
-	VX       string   `json:"-"` // the vx executable ("": the Env's)
-}
-
-// Validate checks what the schema cannot: blank selectors, a ref git
-// would read as an option.
-func (in RunTasksInput) Validate() error {
-	return checkSelection(in.Filters, in.Affected)
-}
-
-// PlanTasksInput is what planTasks plans: runTasks' selection, without
-// force (a plan predicts the cache; it does not skip it).
+// PlanTasksInput is planTasks' input and runTasks' selection, as an agent
+// gives it (a filter may be one string, affected a ref); selection turns
+// it into the wire.Selection vx run runs.
 type PlanTasksInput struct {
 	Tasks    Tasks    `json:"tasks,omitempty" jsonschema:"task names or project#task ids"`
-	All      bool     `json:"all,omitempty" jsonschema:"every task of the workspace"`
+	All      bool     `json:"all,omitempty" jsonschema:"every task (runTasks: every task an agent may run)"`
 	Filters  Filter   `json:"filter,omitempty" jsonschema:"projects to include, as vx run --filter: a name or glob, tag:NAME, or ./path/glob (a string or an array)"`
 	Affected Affected `json:"affected,omitzero" jsonschema:"true: only projects changed against the default branch's merge base, plus dependents; or a git ref to compare against"`
 }
 
-// Run is the selection as runTasks' input.
-func (in PlanTasksInput) Run() RunTasksInput {
-	return RunTasksInput{Tasks: in.Tasks, All: in.All, Filters: in.Filters, Affected: in.Affected}
+// RunTasksInput is runTasks' input: planTasks' selection, and force (a
+// plan predicts the cache; it does not skip it).
+type RunTasksInput struct {
+	PlanTasksInput
+	Force bool   `json:"force,omitempty" jsonschema:"ignore cache hits"`
+	VX    string `json:"-"` // the vx executable ("": the Env's)
+}
+
+// selection is the input as the run's selection of tasks (taskArgs'
+// checked list, all: true spelled out).
+func (in RunTasksInput) selection(tasks []string) wire.Selection {
+	sel := projectSelection(in.Filters, in.Affected)
+	sel.Tasks, sel.Force = tasks, in.Force
+	return sel
+}
+
+// projectSelection is an agent's filter and affected as the selection of
+// projects.
+func projectSelection(f Filter, a Affected) wire.Selection {
+	return wire.Selection{Filters: f, Affected: a.On, AffectedRef: a.Ref}
 }
 
 // RunTasksOutput is the child's exit code and its summary.
@@ -82,39 +86,22 @@ type PlanTasksOutput struct {
 	ApproveWith string `json:"approveWith,omitempty"`
 }
 
-// RefusalError is vx run refusing before anything ran; Msg is its stderr,
-// masked.
-type RefusalError struct {
-	ExitCode int
-	Msg      string
-}
-
-func (e *RefusalError) Error() string { return e.Msg }
-
 // taskArgs checks the selection and renders it as the equivalent command
 // line, `run FLAGS... EXTRA... -- TASKS...`, which the child records as the
 // run's command and the run slot names. The child itself is handed the
-// typed wire.RunRequest (childRequest), never these words; even so every
+// typed RunRequest (childRequest), never these words; even so every
 // agent string here is a flag's `=value` or follows the `--`, and entries
-// starting with "-" are refused outright (no task is named so). allowed (nil: any) is the workspace's mcp.run
-// allow-list.
+// starting with "-" were refused before (Tasks.Check, which every way in
+// runs). allowed (nil: any) is the workspace's mcp.run allow-list.
 func taskArgs(e *Env, in RunTasksInput, allowed func(string) bool, extra ...string) ([]string, error) {
-	if err := in.Validate(); err != nil {
-		return nil, err
-	}
 	m, err := e.CurrentModel()
 	if err != nil {
 		return nil, err
 	}
 	tasks := in.Tasks
-	for i, t := range tasks {
-		if strings.HasPrefix(t, "-") {
-			return nil, argErr("tasks", "tasks[%d] %q starts with \"-\": tasks are names such as build or web#build, never flags (use the tool's own arguments: force, filter, affected)", i, t)
-		}
-	}
 	switch {
 	case in.All && len(tasks) > 0:
-		return nil, argErr("all", "give either tasks or all: true, not both")
+		return nil, opkit.Refuse("all", "give either tasks or all: true, not both")
 	case in.All:
 		for _, t := range m.TaskNames() {
 			if allowed == nil || allowed(t) {
@@ -122,10 +109,10 @@ func taskArgs(e *Env, in RunTasksInput, allowed func(string) bool, extra ...stri
 			}
 		}
 		if len(tasks) == 0 {
-			return nil, argErr("all", "this workspace has no task an agent may run")
+			return nil, opkit.Refuse("all", "this workspace has no task an agent may run")
 		}
 	case len(tasks) == 0:
-		return nil, argErr("tasks", "name at least one task (or all: true); tasks here: %s", strings.Join(m.TaskNames(), ", "))
+		return nil, opkit.Refuse("tasks", "name at least one task (or all: true); tasks here: %s", strings.Join(m.TaskNames(), ", "))
 	}
 	if allowed != nil && !in.All {
 		for _, t := range tasks {
@@ -134,7 +121,7 @@ func taskArgs(e *Env, in RunTasksInput, allowed func(string) bool, extra ...stri
 				name = t[i+1:]
 			}
 			if !allowed(name) {
-				return nil, argErr("tasks", "%q may not be run by an agent in this workspace (mcp.run in vx.workspace.json allows only its listed tasks)", t)
+				return nil, opkit.Refuse("tasks", "%q may not be run by an agent in this workspace (mcp.run in vx.workspace.json allows only its listed tasks)", t)
 			}
 		}
 	}
@@ -179,7 +166,7 @@ func RunTasks(ctx context.Context, e *Env, in RunTasksInput, allowed func(string
 	}
 	var sum wire.RunSummary
 	if len(bytes.TrimSpace(stdout)) == 0 || json.Unmarshal(stdout, &sum) != nil {
-		return nil, &RefusalError{ExitCode: code, Msg: e.Masker.String(lastLines(stderr, code))}
+		return nil, &opkit.Refusal{Msg: e.Masker.String(lastLines(stderr, code))}
 	}
 	return &RunTasksOutput{ExitCode: code, Summary: &sum}, nil
 }
@@ -190,7 +177,7 @@ func RunTasks(ctx context.Context, e *Env, in RunTasksInput, allowed func(string
 // with this process's environment (what a child would inherit).
 func PlanTasks(ctx context.Context, e *Env, in RunTasksInput) (*PlanTasksOutput, error) {
 	if in.Force {
-		return nil, argErr("force", "planTasks does not take force")
+		return nil, opkit.Refuse("force", "planTasks does not take force")
 	}
 	args, err := taskArgs(e, in, nil, "--dry=json")
 	if err != nil {
@@ -199,7 +186,7 @@ func PlanTasks(ctx context.Context, e *Env, in RunTasksInput) (*PlanTasksOutput,
 	req := childRequest(in, args)
 	environ := os.Environ()
 	refuse := func(err error) error {
-		return &RefusalError{ExitCode: 2, Msg: e.Masker.String(err.Error())}
+		return &opkit.Refusal{Msg: e.Masker.String(err.Error())}
 	}
 	m, err := workspace.Load(e.Root)
 	if err != nil {
@@ -212,9 +199,8 @@ func PlanTasks(ctx context.Context, e *Env, in RunTasksInput) (*PlanTasksOutput,
 		return nil, refuse(err)
 	}
 	// The plan is of the model just loaded, not of the one e keeps.
-	now := &Env{Root: e.Root, Model: m, Environ: e.Environ, Masker: e.Masker}
-	plan, err := Plan(ctx, now, ExecuteInput{Tasks: req.Tasks, Concurrency: conc, Environ: environ, Logger: zerolog.Nop(),
-		Selection: workspace.Selection{Filters: req.Filters, Affected: req.Affected, AffectedRef: req.AffectedRef}})
+	now := &Env{Root: e.Root, model: m, Environ: e.Environ, Masker: e.Masker}
+	plan, err := Plan(ctx, now, ExecuteInput{Options: runner.Options{Selection: req.Selection, Concurrency: conc, Environ: environ, Logger: zerolog.Nop()}})
 	if err != nil {
 		return nil, err
 	}
@@ -253,7 +239,7 @@ func lastLines(stderr []byte, code int) string {
 // command, never parsed.
 func childRequest(in RunTasksInput, args []string) wire.RunRequest {
 	tasks := args[slices.Index(args, "--")+1:]
-	return wire.RunRequest{Tasks: tasks, Filters: in.Filters, Affected: in.Affected.On, AffectedRef: in.Affected.Ref, Force: in.Force, Command: args}
+	return wire.RunRequest{Selection: in.selection(tasks), Command: args}
 }
 
 // runChild runs `vx run --input -` with req on its stdin.
@@ -343,7 +329,7 @@ func waitChild(ctx context.Context, cmd *exec.Cmd) error {
 }
 
 // lifeline is a pipe whose read end a child `vx run` holds (as the
-// descriptor LifelineFDEnv names) and whose write end only vxd holds:
+// descriptor lifelineFDEnv names) and whose write end only vxd holds:
 // when vxd exits, however it exits, the kernel closes it, and the child,
 // reading EOF, stops as on SIGTERM (it records the run as interrupted and
 // stops its tasks). No parent-death signal is needed, which not every OS
@@ -356,8 +342,7 @@ func newLifeline(cmd *exec.Cmd) (*lifeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd.ExtraFiles = append(cmd.ExtraFiles, r)
-	cmd.Env = append(cmd.Env, LifelineFDEnv+"="+strconv.Itoa(2+len(cmd.ExtraFiles)))
+	cmd.Env = append(cmd.Env, lifelineFDEnv+"="+passFile(cmd, r))
 	return &lifeline{r: r, w: w}, nil
 }
 
@@ -371,7 +356,7 @@ func (l *lifeline) close() {
 }
 
 // eventFeed carries a child's events: JSON lines it writes on the pipe
-// its EventsFDEnv names, each handed to onEvent. A nil feed (no onEvent)
+// its eventsFDEnv names, each handed to onEvent. A nil feed (no onEvent)
 // does nothing.
 type eventFeed struct {
 	r, w    *os.File
@@ -389,8 +374,7 @@ func newEventFeed(cmd *exec.Cmd, onEvent func(wire.Event)) (*eventFeed, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd.ExtraFiles = append(cmd.ExtraFiles, w)
-	cmd.Env = append(cmd.Env, EventsFDEnv+"="+strconv.Itoa(2+len(cmd.ExtraFiles)))
+	cmd.Env = append(cmd.Env, eventsFDEnv+"="+passFile(cmd, w))
 	return &eventFeed{r: r, w: w, onEvent: onEvent, done: make(chan struct{})}, nil
 }
 

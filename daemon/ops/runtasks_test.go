@@ -11,6 +11,7 @@ import (
 
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/internal/testtree"
+	"github.com/vzn/vx/opkit"
 )
 
 func testEnv(t *testing.T) *Env {
@@ -36,10 +37,11 @@ func newEnv(t *testing.T, env []string, files map[string]string) *Env {
 
 // TestTaskArgsNeverFlags: an agent's task names and filters reach vx run
 // only after "--" or as a flag's "=value", so none can be read as a flag,
-// and a task starting with "-" is refused before anything starts.
+// and a task starting with "-" is refused (Tasks.Check, which the
+// operation runs) before anything starts.
 func TestTaskArgsNeverFlags(t *testing.T) {
 	e := testEnv(t)
-	args, err := taskArgs(e, RunTasksInput{Tasks: []string{"build", "a#build"}, Filters: []string{"-x", "a"}, Affected: Affected{On: true}}, nil, "--dry=json")
+	args, err := taskArgs(e, RunTasksInput{PlanTasksInput: PlanTasksInput{Tasks: []string{"build", "a#build"}, Filters: []string{"-x", "a"}, Affected: Affected{On: true}}}, nil, "--dry=json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,11 +49,20 @@ func TestTaskArgsNeverFlags(t *testing.T) {
 	if !slices.Equal(args, want) {
 		t.Errorf("command line %q; want %q", args, want)
 	}
-	for _, tasks := range [][]string{{"--force", "build"}, {"build", "--"}, {"-"}} {
-		_, err := taskArgs(e, RunTasksInput{Tasks: tasks}, nil)
-		var ae *ArgError
-		if !errors.As(err, &ae) || ae.Arg != "tasks" {
-			t.Errorf("tasks %q: %v; want a refusal of the argument tasks", tasks, err)
+	var plan *Operation
+	for _, op := range Operations() {
+		if op.Name == OpPlanTasks {
+			plan = op
+		}
+	}
+	for _, tc := range []struct {
+		tasks []string
+		arg   string
+	}{{[]string{"--force", "build"}, "tasks[0]"}, {[]string{"build", "--"}, "tasks[1]"}, {[]string{"-"}, "tasks[0]"}} {
+		_, err := plan.Call(t.Context(), e, &PlanTasksInput{Tasks: tc.tasks})
+		var ae *opkit.Refusal
+		if !errors.As(err, &ae) || ae.Arg != tc.arg {
+			t.Errorf("tasks %q: %v; want a refusal of the argument %s", tc.tasks, err, tc.arg)
 		}
 	}
 }
@@ -61,7 +72,7 @@ func TestTaskArgsNeverFlags(t *testing.T) {
 // that nothing ran.
 func TestPlanTasksInProcess(t *testing.T) {
 	e := testEnv(t)
-	out, err := PlanTasks(context.Background(), e, RunTasksInput{Tasks: []string{"build"}, Filters: []string{"a"}, VX: "/nonexistent/vx"})
+	out, err := PlanTasks(context.Background(), e, RunTasksInput{PlanTasksInput: PlanTasksInput{Tasks: []string{"build"}, Filters: []string{"a"}}, VX: "/nonexistent/vx"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,8 +82,8 @@ func TestPlanTasksInProcess(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(e.Root, ".vx", "vx.db")); !os.IsNotExist(err) {
 		t.Errorf("planning recorded a history (%v)", err)
 	}
-	_, err = PlanTasks(context.Background(), e, RunTasksInput{Tasks: []string{"deploy"}})
-	var re *RefusalError
+	_, err = PlanTasks(context.Background(), e, RunTasksInput{PlanTasksInput: PlanTasksInput{Tasks: []string{"deploy"}}})
+	var re *opkit.Refusal
 	if !errors.As(err, &re) || !strings.Contains(re.Msg, "deploy") {
 		t.Errorf("unknown task: %v; want a refusal naming it", err)
 	}

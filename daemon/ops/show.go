@@ -7,6 +7,7 @@ import (
 
 	"github.com/vzn/vx/daemon/secret"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/opkit"
 )
 
 // TaskInfo is a task's resolved definition in one project.
@@ -49,22 +50,16 @@ type ShowInput struct {
 	Overlaps bool     `json:"overlaps,omitempty" jsonschema:"true: answer only outputOverlaps, the pairs of tasks that may write the same files (projects and tasks left empty)" flag:"overlaps" help:"only the tasks that may write the same files, and why vx runs them apart"`
 }
 
-// Validate checks what the schema cannot: blank selectors, a ref git
-// would read as an option.
-func (in ShowInput) Validate() error {
-	return checkSelection(in.Filters, in.Affected)
-}
-
-// ListTasksInput is listTasks': the workspace's tasks, narrowed.
-type ListTasksInput struct {
+// listTasksInput is listTasks': the workspace's tasks, narrowed.
+type listTasksInput struct {
 	Project  string   `json:"project,omitempty" jsonschema:"one project's name"`
 	Filters  Filter   `json:"filter,omitempty" jsonschema:"projects to include, as vx run --filter: a name or glob, tag:NAME, or ./path/glob (a string or an array)"`
 	Affected Affected `json:"affected,omitzero" jsonschema:"true: only projects changed against the default branch's merge base, plus dependents; or a git ref to compare against"`
 	Overlaps bool     `json:"overlaps,omitempty" jsonschema:"true: answer only outputOverlaps, the pairs of tasks that may write the same files (projects and tasks left empty)"`
 }
 
-// ConfigInput is getConfig's: one target's resolved configuration.
-type ConfigInput struct {
+// configInput is getConfig's: one target's resolved configuration.
+type configInput struct {
 	Target string `json:"target" jsonschema:"a project, project#task, or a task name"`
 }
 
@@ -84,9 +79,9 @@ type ShowOutput struct {
 	OutputOverlaps []workspace.OutputOverlap `json:"outputOverlaps"`
 }
 
-// MaxProjects caps the projects one answer lists, so an agent's context is
+// maxProjects caps the projects one answer lists, so an agent's context is
 // not flooded in a large workspace; the note says how to narrow it.
-const MaxProjects = 100
+const maxProjects = 100
 
 // GlobalInfo is what joins every task's key.
 type GlobalInfo struct {
@@ -150,9 +145,6 @@ func Show(ctx context.Context, e *Env, in ShowInput) (*ShowOutput, error) {
 }
 
 func show(ctx context.Context, e *Env, in ShowInput) (*ShowOutput, error) {
-	if err := in.Validate(); err != nil {
-		return nil, err
-	}
 	m, err := e.CurrentModel()
 	if err != nil {
 		return nil, err
@@ -177,15 +169,15 @@ func show(ctx context.Context, e *Env, in ShowInput) (*ShowOutput, error) {
 			out.Kind = "taskName"
 			onlyTask = target
 		} else {
-			return nil, argErr("target", "%q is neither a project nor a task%s", target, workspace.CloseHint(target, append(projectNames(m), m.TaskNames()...)))
+			return nil, opkit.Refuse("target", "%q is neither a project nor a task%s", target, workspace.CloseHint(target, append(projectNames(m), m.TaskNames()...)))
 		}
 	}
 	showProjectTasks(e, m, projects, onlyTask, out)
 	out.Total = len(out.Projects)
 	showOverlaps(m, out)
-	if len(out.Projects) > MaxProjects {
-		out.Projects = out.Projects[:MaxProjects]
-		out.Note = fmt.Sprintf("showing %d of %d projects: narrow with project, filter (a glob, tag:NAME, ./path) or affected", MaxProjects, out.Total)
+	if len(out.Projects) > maxProjects {
+		out.Projects = out.Projects[:maxProjects]
+		out.Note = fmt.Sprintf("showing %d of %d projects: narrow with project, filter (a glob, tag:NAME, ./path) or affected", maxProjects, out.Total)
 	}
 	if out.Kind == "workspace" || out.Kind == "taskName" {
 		if in.Project == "" && len(in.Filters) == 0 && !in.Affected.On {
@@ -204,7 +196,7 @@ func show(ctx context.Context, e *Env, in ShowInput) (*ShowOutput, error) {
 func showSelect(ctx context.Context, m *workspace.Model, in ShowInput, out *ShowOutput) ([]*workspace.Project, error) {
 	projects := m.Projects
 	if len(in.Filters) > 0 || in.Affected.On {
-		sel, err := m.Select(ctx, workspace.Selection{Filters: in.Filters, Affected: in.Affected.On, AffectedRef: in.Affected.Ref})
+		sel, err := m.Select(ctx, projectSelection(in.Filters, in.Affected))
 		if err != nil {
 			return nil, err
 		}
@@ -214,7 +206,7 @@ func showSelect(ctx context.Context, m *workspace.Model, in ShowInput, out *Show
 	if in.Project != "" {
 		p, ok := m.Project(in.Project)
 		if !ok {
-			return nil, argErr("project", "no project named %q%s", in.Project, workspace.CloseHint(in.Project, projectNames(m)))
+			return nil, opkit.Refuse("project", "no project named %q%s", in.Project, workspace.CloseHint(in.Project, projectNames(m)))
 		}
 		keep := []*workspace.Project{}
 		for _, q := range projects {
@@ -229,13 +221,13 @@ func showSelect(ctx context.Context, m *workspace.Model, in ShowInput, out *Show
 
 // showTask describes the one task target names (project#task or //#task).
 func showTask(e *Env, m *workspace.Model, target string, out *ShowOutput) (*ShowOutput, error) {
-	pn, tn, err := checkTaskID("target", target)
+	pn, tn, err := opkit.TaskID(target).Split("target")
 	if err != nil {
 		return nil, err
 	}
 	if pn == workspace.RootProject {
 		if _, ok := m.Resolve(pn, tn); !ok {
-			return nil, argErr("target", "no root task %q (root tasks are declared as \"//#name\" in %s)", target, workspace.ConfigFile)
+			return nil, opkit.Refuse("target", "no root task %q (root tasks are declared as \"//#name\" in %s)", target, workspace.ConfigFile)
 		}
 		out.Kind = "task"
 		out.RootTasks = append(out.RootTasks, taskInfo(m, e.Masker, pn, tn))
@@ -243,10 +235,10 @@ func showTask(e *Env, m *workspace.Model, target string, out *ShowOutput) (*Show
 	}
 	p, ok := m.Project(pn)
 	if !ok {
-		return nil, argErr("target", "no project named %q%s", pn, workspace.CloseHint(pn, projectNames(m)))
+		return nil, opkit.Refuse("target", "no project named %q%s", pn, workspace.CloseHint(pn, projectNames(m)))
 	}
 	if _, defined := m.Resolve(pn, tn); !defined {
-		return nil, argErr("target", "project %s has no task %q%s", pn, tn, workspace.CloseHint(tn, projectTasks(m, p)))
+		return nil, opkit.Refuse("target", "project %s has no task %q%s", pn, tn, workspace.CloseHint(tn, projectTasks(m, p)))
 	}
 	out.Kind = "task"
 	out.Projects = append(out.Projects, ProjectInfo{Name: p.Name, Dir: p.Dir, Tags: p.Tags, DependsOn: nonNil(p.Deps), Tasks: []TaskInfo{taskInfo(m, e.Masker, pn, tn)}})

@@ -9,16 +9,15 @@ import (
 
 	"github.com/vzn/vx/daemon/history"
 	"github.com/vzn/vx/daemon/taskkey"
+	"github.com/vzn/vx/opkit"
 	"github.com/vzn/vx/protocol/wire"
 )
 
 // WhyInput names the execution to explain.
 type WhyInput struct {
-	TaskID TaskID `json:"taskId" jsonschema:"a task id, project#task (e.g. web#build)" pos:"task"`
-	RunID  *RunID `json:"runId,omitempty" jsonschema:"a run id or a unique prefix (vx last --list prints them)" flag:"run" arg:"ID" help:"the run to explain (whole id or unique prefix; default: the task's latest)"`
+	TaskID opkit.TaskID `json:"taskId" jsonschema:"a task id, project#task (e.g. web#build)" pos:"task"`
+	RunID  *opkit.RunID `json:"runId,omitempty" jsonschema:"a run id or a unique prefix (vx last --list prints them)" flag:"run" arg:"ID" help:"the run (id or unique prefix; default: the task's latest)"`
 }
-
-func (in WhyInput) Validate() error { return in.TaskID.Check("taskId") }
 
 // WhyRoot is an upstream task whose own inputs moved.
 type WhyRoot struct {
@@ -54,9 +53,6 @@ func Why(ctx context.Context, e *Env, in WhyInput) (*WhyOutput, error) {
 }
 
 func why(ctx context.Context, e *Env, in WhyInput) (*WhyOutput, error) {
-	if err := in.Validate(); err != nil {
-		return nil, err
-	}
 	h, ex, err := e.taskExecution(ctx, in.TaskID, in.RunID)
 	if err != nil {
 		return nil, err

@@ -19,7 +19,7 @@ func (s *Store) Plan(ctx context.Context, e *ops.Env, in ops.RunTasksInput, orig
 	if err != nil {
 		return nil, err
 	}
-	pr, err := Prerequisites(ctx, e.Root, out.Plan)
+	pr, err := prerequisites(ctx, e.Root, out.Plan)
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +51,7 @@ type Runner struct {
 // workspace's mcp.run allow-list) and marks the plan applied.
 func (s *Store) Apply(ctx context.Context, r Runner, id string) (*ops.RunTasksOutput, error) {
 	e := r.Env
-	p, err := s.claim(id, KindRun, r.NeedApproval)
+	p, err := s.claim(id, kindRun, r.NeedApproval)
 	if err != nil {
 		return nil, err
 	}
@@ -65,11 +65,11 @@ func (s *Store) Apply(ctx context.Context, r Runner, id string) (*ops.RunTasksOu
 	if err != nil {
 		return nil, fmt.Errorf("plan %s cannot be checked, nothing ran: planning its tasks again failed: %w", id, err)
 	}
-	pr, err := Prerequisites(ctx, e.Root, cur.Plan)
+	pr, err := prerequisites(ctx, e.Root, cur.Plan)
 	if err != nil {
 		return nil, fmt.Errorf("plan %s cannot be checked, nothing ran: %w", id, err)
 	}
-	if moved := Moved(p.Prereq, pr); len(moved) > 0 {
+	if moved := moved(p.Prereq, pr); len(moved) > 0 {
 		return nil, fmt.Errorf("plan %s no longer matches the workspace, nothing ran: %s; call planTasks again and runTasks with its planId", id, strings.Join(moved, "; "))
 	}
 	ran = true

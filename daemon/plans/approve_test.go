@@ -14,13 +14,13 @@ import (
 func TestApprove(t *testing.T) {
 	s := NewStore()
 	p := s.Issue(&Plan{Does: "Run 1 task(s)"}, time.Minute)
-	if got := s.Pending(); len(got) != 1 || got[0].PlanID != p.ID || got[0].Kind != KindRun {
+	if got := s.Pending(); len(got) != 1 || got[0].PlanID != p.ID || got[0].Kind != kindRun {
 		t.Fatalf("pending %+v", got)
 	}
-	if _, err := s.claim(p.ID, KindRun, true); err == nil || !strings.Contains(err.Error(), "awaits a person's approval") {
+	if _, err := s.claim(p.ID, kindRun, true); err == nil || !strings.Contains(err.Error(), "awaits a person's approval") {
 		t.Errorf("claim of an unapproved plan under mcp.confirm: %v", err)
 	}
-	if _, err := s.claim(p.ID, KindPrune, false); err == nil || !strings.Contains(err.Error(), "is a runTasks plan") {
+	if _, err := s.claim(p.ID, kindPrune, false); err == nil || !strings.Contains(err.Error(), "is a runTasks plan") {
 		t.Errorf("claim as another kind: %v", err)
 	}
 	waited := make(chan error, 1)
@@ -38,7 +38,7 @@ func TestApprove(t *testing.T) {
 	if len(s.Pending()) != 0 {
 		t.Errorf("an approved plan is still pending")
 	}
-	c, err := s.claim(p.ID, KindRun, true)
+	c, err := s.claim(p.ID, kindRun, true)
 	if err != nil {
 		t.Fatalf("claim of an approved plan: %v", err)
 	}

@@ -34,7 +34,7 @@ type Plan struct {
 	// Origin names what asked for the plan: "planTasks", or the arguments
 	// of the runTasks call that planned in order to ask for confirmation.
 	Origin string
-	// Kind is the tool that applies the plan (KindRun when empty); Prune
+	// Kind is the tool that applies the plan (kindRun when empty); Prune
 	// is a pruneCache plan's eviction.
 	Kind  string
 	Prune *PrunePlan
@@ -49,13 +49,13 @@ type Plan struct {
 
 // The kinds of plan, by the tool that applies them.
 const (
-	KindRun   = "runTasks"
-	KindPrune = "pruneCache"
+	kindRun   = "runTasks"
+	kindPrune = "pruneCache"
 )
 
 func (p *Plan) kind() string {
 	if p.Kind == "" {
-		return KindRun
+		return kindRun
 	}
 	return p.Kind
 }

@@ -105,24 +105,24 @@ func TestMoved(t *testing.T) {
 	git(t, root, "commit", "-qm", "one")
 	ctx := context.Background()
 	plan := &wire.Plan{Tasks: []wire.PlanTask{{TaskID: "one#build", Key: "k1"}}}
-	base, err := Prerequisites(ctx, root, plan)
+	base, err := prerequisites(ctx, root, plan)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(base.ConfigFiles) != 2 || base.GitHead == "" || base.GitDirty != "" || base.Lock != "" || base.TaskKeys["one#build"] != "k1" {
 		t.Fatalf("prerequisites %+v", base)
 	}
-	same, _ := Prerequisites(ctx, root, plan)
-	if moved := Moved(base, same); len(moved) != 0 {
+	same, _ := prerequisites(ctx, root, plan)
+	if moved := moved(base, same); len(moved) != 0 {
 		t.Fatalf("nothing changed, yet moved: %v", moved)
 	}
 	check := func(name string, want ...string) *wire.PlanPrerequisites {
 		t.Helper()
-		now, err := Prerequisites(ctx, root, plan)
+		now, err := prerequisites(ctx, root, plan)
 		if err != nil {
 			t.Fatal(err)
 		}
-		joined := strings.Join(Moved(base, now), "; ")
+		joined := strings.Join(moved(base, now), "; ")
 		for _, w := range want {
 			if !strings.Contains(joined, w) {
 				t.Errorf("%s: moved %q lacks %q", name, joined, w)

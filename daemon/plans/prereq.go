@@ -23,20 +23,20 @@ import (
 // it a path counts by name and size only.
 const maxDirty = 10000
 
-// Prerequisites reads, from disk and git, the state plan was made
+// prerequisites reads, from disk and git, the state plan was made
 // against: the configuration files (as a fresh load lists them), vx.lock,
 // git HEAD and the uncommitted state, and the plan's task keys.
-func Prerequisites(ctx context.Context, root string, plan *wire.Plan) (*wire.PlanPrerequisites, error) {
+func prerequisites(ctx context.Context, root string, plan *wire.Plan) (*wire.PlanPrerequisites, error) {
 	m, err := workspace.Load(root)
 	if err != nil {
 		return nil, fmt.Errorf("loading the workspace configuration: %w", err)
 	}
-	return PrerequisitesOf(ctx, root, m.Files, plan)
+	return prerequisitesOf(ctx, root, m.Files, plan)
 }
 
-// PrerequisitesOf is Prerequisites with the configuration files of a
+// prerequisitesOf is Prerequisites with the configuration files of a
 // model already loaded.
-func PrerequisitesOf(ctx context.Context, root string, files []string, plan *wire.Plan) (*wire.PlanPrerequisites, error) {
+func prerequisitesOf(ctx context.Context, root string, files []string, plan *wire.Plan) (*wire.PlanPrerequisites, error) {
 	pr := &wire.PlanPrerequisites{ConfigFiles: map[string]string{}, TaskKeys: map[string]string{}}
 	for _, f := range files {
 		h, err := fileHash(f)
@@ -147,8 +147,8 @@ func gitState(ctx context.Context, root string, pr *wire.PlanPrerequisites) erro
 // maxMoved bounds the differences a refusal lists.
 const maxMoved = 20
 
-// Moved lists, in words, every prerequisite of was that now differs.
-func Moved(was, now *wire.PlanPrerequisites) []string {
+// moved lists, in words, every prerequisite of was that now differs.
+func moved(was, now *wire.PlanPrerequisites) []string {
 	var out []string
 	out = append(out, mapDiff(was.ConfigFiles, now.ConfigFiles,
 		func(k string) string { return k + " was added" },

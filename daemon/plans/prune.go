@@ -32,7 +32,7 @@ func (s *Store) PlanPrune(ctx context.Context, e *ops.Env, in ops.PruneInput, or
 	if m, err := e.CurrentModel(); err == nil {
 		ttl = m.Config.MCP.PlanTTLDuration()
 	}
-	p := s.Issue(&Plan{Kind: KindPrune, Prune: &PrunePlan{Input: in, Result: res}, Origin: origin, Does: pruneDoes(res)}, ttl)
+	p := s.Issue(&Plan{Kind: kindPrune, Prune: &PrunePlan{Input: in, Result: res}, Origin: origin, Does: pruneDoes(res)}, ttl)
 	exp := p.Expires.UTC()
 	return &ops.PruneOutput{PruneResult: *res, PlanID: p.ID, ExpiresAt: &exp}, nil
 }
@@ -41,7 +41,7 @@ func (s *Store) PlanPrune(ctx context.Context, e *ops.Env, in ops.PruneInput, or
 // refuses, naming each planned entry that is gone or changed, and
 // evicts nothing.
 func (s *Store) ApplyPrune(ctx context.Context, e *ops.Env, id string, needApproval bool) (*ops.PruneOutput, error) {
-	p, err := s.claim(id, KindPrune, needApproval)
+	p, err := s.claim(id, kindPrune, needApproval)
 	if err != nil {
 		return nil, err
 	}

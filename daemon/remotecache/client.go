@@ -16,18 +16,18 @@ import (
 	"github.com/vzn/vx/protocol/wire"
 )
 
-// MaxArtifact bounds a download; a larger body is refused as a miss.
-const MaxArtifact int64 = 4 << 30
+// maxArtifact bounds a download; a larger body is refused as a miss.
+const maxArtifact int64 = 4 << 30
 
 // maxSmallBody bounds status and error bodies.
 const maxSmallBody = 64 << 10
 
-// ErrNotFound is a 404: the server holds no artifact of that id.
-var ErrNotFound = errors.New("artifact not found")
+// errNotFound is a 404: the server holds no artifact of that id.
+var errNotFound = errors.New("artifact not found")
 
-// Error is a request that failed: the server could not be reached, timed
+// requestError is a request that failed: the server could not be reached, timed
 // out, or answered with an error status. It never holds the token.
-type Error struct {
+type requestError struct {
 	Server string // scheme://host
 	Op     string // "status", "download", "upload", "check"
 	Kind   string // a wire.Remote* status
@@ -35,7 +35,7 @@ type Error struct {
 	Detail string
 }
 
-func (e *Error) Error() string {
+func (e *requestError) Error() string {
 	what := map[string]string{
 		wire.RemoteUnreachable:  "unreachable",
 		wire.RemoteTimeout:      "timed out",
@@ -55,19 +55,19 @@ func (e *Error) Error() string {
 	return msg
 }
 
-// Client speaks the /v8/artifacts API. Its zero value is not usable; use
-// NewClient.
-type Client struct {
+// client speaks the /v8/artifacts API. Its zero value is not usable; use
+// newClient.
+type client struct {
 	s    *Settings
 	http *http.Client
 }
 
-// NewClient returns a client for s, with one connection pool for the run.
-func NewClient(s *Settings) *Client {
+// newClient returns a client for s, with one connection pool for the run.
+func newClient(s *Settings) *client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 16
 	tr.ResponseHeaderTimeout = s.Timeout
-	return &Client{s: s, http: &http.Client{Transport: tr, CheckRedirect: func(req *http.Request, via []*http.Request) error {
+	return &client{s: s, http: &http.Client{Transport: tr, CheckRedirect: func(req *http.Request, via []*http.Request) error {
 		// A redirect (a CDN read URL) carries no token to another host.
 		if len(via) >= 5 {
 			return errors.New("too many redirects")
@@ -90,11 +90,11 @@ func NewClient(s *Settings) *Client {
 type tagKey struct{}
 
 // Close drops idle connections.
-func (c *Client) Close() { c.http.CloseIdleConnections() }
+func (c *client) Close() { c.http.CloseIdleConnections() }
 
 // teamParam follows Turborepo: an id beginning "team_" is teamId, anything
 // else is the team's slug.
-func (c *Client) endpoint(id string) string {
+func (c *client) endpoint(id string) string {
 	q := url.Values{}
 	if strings.HasPrefix(c.s.Team, "team_") {
 		q.Set("teamId", c.s.Team)
@@ -104,10 +104,10 @@ func (c *Client) endpoint(id string) string {
 	return c.s.URL + "/v8/artifacts/" + url.PathEscape(id) + "?" + q.Encode()
 }
 
-func (c *Client) request(ctx context.Context, method, id string, body io.Reader) (*http.Request, error) {
+func (c *client) request(ctx context.Context, method, id string, body io.Reader) (*http.Request, error) {
 	req, err := http.NewRequestWithContext(ctx, method, c.endpoint(id), body)
 	if err != nil {
-		return nil, &Error{Server: c.s.Server(), Op: method, Kind: wire.RemoteMisconfig, Detail: "building the request failed"}
+		return nil, &requestError{Server: c.s.Server(), Op: method, Kind: wire.RemoteMisconfig, Detail: "building the request failed"}
 	}
 	if c.s.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.s.Token)
@@ -117,8 +117,8 @@ func (c *Client) request(ctx context.Context, method, id string, body io.Reader)
 }
 
 // fail classifies a transport error or an error status.
-func (c *Client) fail(op string, err error, resp *http.Response) *Error {
-	e := &Error{Server: c.s.Server(), Op: op}
+func (c *client) fail(op string, err error, resp *http.Response) *requestError {
+	e := &requestError{Server: c.s.Server(), Op: op}
 	if resp == nil {
 		var ne net.Error
 		switch {
@@ -187,7 +187,7 @@ func drain(resp *http.Response) {
 
 // Status asks GET /v8/artifacts/status: the server's cache status
 // ("enabled", "disabled", "over_limit", "paused") and the round trip.
-func (c *Client) Status(ctx context.Context) (string, time.Duration, error) {
+func (c *client) Status(ctx context.Context) (string, time.Duration, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.s.Timeout)
 	defer cancel()
 	req, err := c.request(ctx, http.MethodGet, "status", nil)
@@ -208,13 +208,13 @@ func (c *Client) Status(ctx context.Context) (string, time.Duration, error) {
 		Status string `json:"status"`
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, maxSmallBody)).Decode(&v); err != nil || v.Status == "" {
-		return "", rtt, &Error{Server: c.s.Server(), Op: "status", Kind: wire.RemoteBadResponse, Code: resp.StatusCode, Detail: "no status in the answer"}
+		return "", rtt, &requestError{Server: c.s.Server(), Op: "status", Kind: wire.RemoteBadResponse, Code: resp.StatusCode, Detail: "no status in the answer"}
 	}
 	return v.Status, rtt, nil
 }
 
 // Exists asks HEAD /v8/artifacts/:id.
-func (c *Client) Exists(ctx context.Context, id string) (bool, error) {
+func (c *client) Exists(ctx context.Context, id string) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.s.Timeout)
 	defer cancel()
 	req, err := c.request(ctx, http.MethodHead, id, nil)
@@ -235,8 +235,8 @@ func (c *Client) Exists(ctx context.Context, id string) (bool, error) {
 	return false, c.fail("check", nil, resp)
 }
 
-// Download is an open GET of an artifact. Body must be closed.
-type Download struct {
+// download is an open GET of an artifact. Body must be closed.
+type download struct {
 	Body   io.ReadCloser
 	Tag    string // x-artifact-tag, "" when absent
 	Length int64  // -1 when unknown
@@ -244,15 +244,15 @@ type Download struct {
 }
 
 // Close releases the response.
-func (d *Download) Close() error {
+func (d *download) Close() error {
 	err := d.Body.Close()
 	d.cancel()
 	return err
 }
 
-// Get opens GET /v8/artifacts/:id; ErrNotFound on a 404. The whole
+// Get opens GET /v8/artifacts/:id; errNotFound on a 404. The whole
 // transfer, body included, is bounded by the timeout.
-func (c *Client) Get(ctx context.Context, id string) (*Download, error) {
+func (c *client) Get(ctx context.Context, id string) (*download, error) {
 	var redirectTag string
 	ctx = context.WithValue(ctx, tagKey{}, &redirectTag)
 	ctx, cancel := context.WithTimeout(ctx, c.s.Timeout)
@@ -268,20 +268,21 @@ func (c *Client) Get(ctx context.Context, id string) (*Download, error) {
 	}
 	switch resp.StatusCode {
 	case http.StatusOK:
-		if resp.ContentLength > MaxArtifact {
+		if resp.ContentLength > maxArtifact {
 			drain(resp)
 			cancel()
-			return nil, &Error{Server: c.s.Server(), Op: "download", Kind: wire.RemoteBadResponse, Code: 200, Detail: fmt.Sprintf("artifact of %d bytes is over the %d-byte limit", resp.ContentLength, MaxArtifact)}
+			return nil, &requestError{Server: c.s.Server(), Op: "download", Kind: wire.RemoteBadResponse, Code: 200,
+				Detail: fmt.Sprintf("artifact of %d bytes is over the %d-byte limit", resp.ContentLength, maxArtifact)}
 		}
 		tag := resp.Header.Get("x-artifact-tag")
 		if tag == "" {
 			tag = redirectTag
 		}
-		return &Download{Body: resp.Body, Tag: tag, Length: resp.ContentLength, cancel: cancel}, nil
+		return &download{Body: resp.Body, Tag: tag, Length: resp.ContentLength, cancel: cancel}, nil
 	case http.StatusNotFound:
 		drain(resp)
 		cancel()
-		return nil, ErrNotFound
+		return nil, errNotFound
 	}
 	e := c.fail("download", nil, resp)
 	drain(resp)
@@ -291,7 +292,7 @@ func (c *Client) Get(ctx context.Context, id string) (*Download, error) {
 
 // Put uploads body (size bytes) as artifact id with its duration and, when
 // tag is set, its signature.
-func (c *Client) Put(ctx context.Context, id string, body io.Reader, size int64, durationMs int64, tag string) error {
+func (c *client) Put(ctx context.Context, id string, body io.Reader, size int64, durationMs int64, tag string) error {
 	ctx, cancel := context.WithTimeout(ctx, c.s.Timeout)
 	defer cancel()
 	req, err := c.request(ctx, http.MethodPut, id, body)

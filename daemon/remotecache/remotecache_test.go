@@ -21,7 +21,7 @@ func TestTagMatchesTurborepoConstruction(t *testing.T) {
 		{"k3y", "abc123", "team_x", "body bytes", "sO7b0xiJl+1fKY9ylD19fZSIIXBjsXfTssSEQDOrGn8="},
 	}
 	for _, c := range cases {
-		if got := Tag(c.key, c.id, c.team, []byte(c.body)); got != c.want {
+		if got := tag(c.key, c.id, c.team, []byte(c.body)); got != c.want {
 			t.Errorf("Tag(%q, %q, %q) = %s, want %s", c.key, c.id, c.team, got, c.want)
 		}
 		s := newSigner(c.key, c.id, c.team)
@@ -38,12 +38,12 @@ func TestTagMatchesTurborepoConstruction(t *testing.T) {
 }
 
 func TestRemoteHash(t *testing.T) {
-	a, b := RemoteHash("npm:one", "abcd"), RemoteHash("npm:two", "abcd")
-	if a == b || a != RemoteHash("npm:one", "abcd") || len(a) != 64 {
+	a, b := remoteHash("npm:one", "abcd"), remoteHash("npm:two", "abcd")
+	if a == b || a != remoteHash("npm:one", "abcd") || len(a) != 64 {
 		t.Fatalf("ids: %s %s", a, b)
 	}
 	// The separator keeps "ab"+"cd" and "a"+"bcd" apart.
-	if RemoteHash("ab", "cd") == RemoteHash("a", "bcd") {
+	if remoteHash("ab", "cd") == remoteHash("a", "bcd") {
 		t.Fatal("namespace and key run together")
 	}
 }

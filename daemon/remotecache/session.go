@@ -33,7 +33,7 @@ var errBadSignature = errors.New("bad signature")
 // where going on would only repeat them.
 type Session struct {
 	s    *Settings
-	c    *Client
+	c    *client
 	warn func(string)
 
 	read  bool
@@ -69,7 +69,7 @@ type Session struct {
 // background; the first download waits for the answer. warn receives each
 // warning line (the caller masks and prints it).
 func Start(ctx context.Context, s *Settings, mode Mode, warn func(string)) *Session {
-	x := &Session{s: s, c: NewClient(s), warn: warn, read: mode.RemoteRead, warned: map[string]bool{},
+	x := &Session{s: s, c: newClient(s), warn: warn, read: mode.RemoteRead, warned: map[string]bool{},
 		statusDone: make(chan struct{}), sem: make(chan struct{}, uploadWorkers),
 		prefetches: map[string]*prefetch{}}
 	x.write.Store(mode.RemoteWrite && !s.ReadOnly)
@@ -105,7 +105,7 @@ func Start(ctx context.Context, s *Settings, mode Mode, warn func(string)) *Sess
 }
 
 func statusOf(err error) string {
-	var e *Error
+	var e *requestError
 	if errors.As(err, &e) {
 		return e.Kind
 	}
@@ -127,7 +127,7 @@ func (x *Session) warnOnce(kind, msg string) {
 // (5xx) is not asked again this run, as Turborepo switches its remote off
 // on the first failed request.
 func (x *Session) trouble(err error) {
-	var e *Error
+	var e *requestError
 	if !errors.As(err, &e) {
 		x.warnOnce("other", fmt.Sprintf("remote cache %s: %v", x.s.Server(), err))
 		return
@@ -235,9 +235,9 @@ func (x *Session) fetch(ctx context.Context, store *cache.Store, taskID, key str
 	if !x.read || !x.ready(ctx) {
 		return nil
 	}
-	id := RemoteHash(x.s.Namespace, key)
+	id := remoteHash(x.s.Namespace, key)
 	d, err := x.c.Get(ctx, id)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, errNotFound) {
 		x.count(func(s *wire.RemoteRun) { s.Misses++ })
 		return nil
 	}
@@ -249,7 +249,8 @@ func (x *Session) fetch(ctx context.Context, store *cache.Store, taskID, key str
 	var sg *signer
 	if x.s.Signature {
 		if d.Tag == "" {
-			x.reject("unsigned", fmt.Sprintf("remote cache %s sent an unsigned artifact for %s; ignored (a server keeps tags only when it is started with TURBO_REMOTE_CACHE_SIGNATURE_KEY)", x.s.Server(), taskID))
+			x.reject("unsigned", fmt.Sprintf("remote cache %s sent an unsigned artifact for %s; ignored "+
+				"(a server keeps tags only when it is started with TURBO_REMOTE_CACHE_SIGNATURE_KEY)", x.s.Server(), taskID))
 			return nil
 		}
 		sg = newSigner(x.s.Key, id, x.s.Team)
@@ -259,7 +260,7 @@ func (x *Session) fetch(ctx context.Context, store *cache.Store, taskID, key str
 	if sg != nil {
 		body = io.TeeReader(cr, sg)
 	}
-	hit, err := store.Import(ctx, key, body, MaxArtifact, func() error {
+	hit, err := store.Import(ctx, key, body, maxArtifact, func() error {
 		if sg != nil && !sg.Verify(d.Tag) {
 			return errBadSignature
 		}
@@ -355,7 +356,7 @@ func (x *Session) upload(f *os.File, key string, durationMs int64) (int64, error
 		return 0, err
 	}
 	size := fi.Size()
-	id := RemoteHash(x.s.Namespace, key)
+	id := remoteHash(x.s.Namespace, key)
 	if size >= headBeforePut {
 		if ok, err := x.c.Exists(x.upCtx, id); err == nil && ok {
 			return 0, nil
@@ -421,20 +422,20 @@ func (x *Session) statusNow() string {
 func Probe(ctx context.Context, s *Settings) *wire.RemoteStatus {
 	st := s.Status()
 	st.Checked = true
-	c := NewClient(s)
+	c := newClient(s)
 	defer c.Close()
 	status, rtt, err := c.Status(ctx)
 	st.RTTMs = rtt.Milliseconds()
 	if err != nil {
 		st.Status, st.Message = statusOf(err), err.Error()
-		var e *Error
+		var e *requestError
 		st.Reachable = errors.As(err, &e) && e.Code != 0
 		return st
 	}
 	st.Reachable, st.Status, st.Enabled = true, status, status == wire.RemoteEnabled
-	if _, err := c.Exists(ctx, RemoteHash(s.Namespace, "vx-probe")); err != nil {
+	if _, err := c.Exists(ctx, remoteHash(s.Namespace, "vx-probe")); err != nil {
 		st.Message = err.Error()
-		var e *Error
+		var e *requestError
 		if errors.As(err, &e) && (e.Kind == wire.RemoteUnauthorized || e.Kind == wire.RemoteForbidden) {
 			st.Status = e.Kind
 		}
@@ -452,7 +453,7 @@ func Probe(ctx context.Context, s *Settings) *wire.RemoteStatus {
 // first failure that is not a plain answer (unreachable, refused) stops
 // the asking; what was learnt so far is returned.
 func Holds(ctx context.Context, s *Settings, keys []string) map[string]bool {
-	c := NewClient(s)
+	c := newClient(s)
 	defer c.Close()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -472,7 +473,7 @@ func Holds(ctx context.Context, s *Settings, keys []string) map[string]bool {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			ok, err := c.Exists(ctx, RemoteHash(s.Namespace, key))
+			ok, err := c.Exists(ctx, remoteHash(s.Namespace, key))
 			if err != nil {
 				cancel()
 				return

@@ -25,8 +25,8 @@ import (
 	"github.com/vzn/vx/protocol/wire"
 )
 
-// DefaultTimeout bounds each request and the end-of-run wait for uploads.
-const DefaultTimeout = 30 * time.Second
+// defaultTimeout bounds each request and the end-of-run wait for uploads.
+const defaultTimeout = 30 * time.Second
 
 // Environment variables, vx's first, then Turborepo's as fallbacks.
 var (
@@ -47,7 +47,7 @@ type Settings struct {
 	Signature bool
 	ReadOnly  bool
 	Timeout   time.Duration
-	// Namespace identifies the workspace on the server (see RemoteHash).
+	// Namespace identifies the workspace on the server (see remoteHash).
 	Namespace       string
 	NamespaceSource string
 	Sources         map[string]string
@@ -121,7 +121,7 @@ func Resolve(m *workspace.Model, env map[string]string) (*Settings, error) {
 		s.Sources["readOnly"] = envReadOnly
 	}
 	if s.Timeout == 0 {
-		s.Timeout = DefaultTimeout
+		s.Timeout = defaultTimeout
 	} else {
 		s.Sources["timeout"] = "config"
 	}

@@ -9,11 +9,11 @@ import (
 	"io"
 )
 
-// RemoteHash is the artifact id a task's cache key is stored under: hex
+// remoteHash is the artifact id a task's cache key is stored under: hex
 // SHA-256 over a version tag, the workspace namespace and the key, each
 // NUL-terminated. Two workspaces of one team (different namespaces) never
 // share an id; two clones of one workspace (same namespace, same key) do.
-func RemoteHash(namespace, key string) string {
+func remoteHash(namespace, key string) string {
 	h := sha256.New()
 	io.WriteString(h, "vx-remote-v1\x00")
 	io.WriteString(h, namespace)
@@ -52,8 +52,8 @@ func (s *signer) Verify(tag string) bool {
 	return hmac.Equal(s.mac.Sum(nil), want)
 }
 
-// Tag signs body for artifact id and team with key.
-func Tag(key, id, team string, body []byte) string {
+// tag signs body for artifact id and team with key.
+func tag(key, id, team string, body []byte) string {
 	s := newSigner(key, id, team)
 	s.Write(body)
 	return s.Tag()

@@ -36,10 +36,10 @@ type Answer struct {
 }
 
 // Ask loads root's memo and asks vxd (src) what changed since its token:
-// the memo is answered when the run asked (environ and parts, as Digest
+// the memo is answered when the run asked (environ and parts, as memoDigest
 // takes them) may repeat it.
 func Ask(ctx context.Context, root string, src hashing.ChangeSource, environ []string, parts ...string) Answer {
-	m := Load(layout.Repeat(root))
+	m := loadMemo(layout.Repeat(root))
 	epoch, seq := "", uint64(0)
 	if m != nil {
 		epoch, seq = m.Epoch, m.Seq
@@ -55,8 +55,8 @@ func Ask(ctx context.Context, root string, src hashing.ChangeSource, environ []s
 	}
 	var base *Base
 	if ans.Epoch != "" {
-		salt := NewSalt()
-		base = &Base{Epoch: ans.Epoch, Seq: ans.Seq, Salt: salt, Input: Digest(salt, environ, parts...)}
+		salt := newSalt()
+		base = &Base{Epoch: ans.Epoch, Seq: ans.Seq, Salt: salt, Input: memoDigest(salt, environ, parts...)}
 	}
 	if m == nil {
 		return Answer{Base: base, Why: "no run to repeat"}
@@ -76,7 +76,7 @@ func (m *Memo) check(root string, ans *wire.Changes, environ []string, parts []s
 		return "the journal cannot vouch: " + ans.Reason
 	case len(ans.Changed) > 0:
 		return fmt.Sprintf("%d paths changed, %s first", len(ans.Changed), ans.Changed[0])
-	case Digest(m.Salt, environ, parts...) != m.Input:
+	case memoDigest(m.Salt, environ, parts...) != m.Input:
 		return "another request or environment"
 	}
 	for _, s := range m.Watched {

@@ -44,7 +44,7 @@ type Memo struct {
 	Epoch string
 	Seq   uint64
 	// Salt and Input are the salted digest of the request, the working
-	// directory and the whole environment (Digest): the same digest is
+	// directory and the whole environment (memoDigest): the same digest is
 	// the same run asked again. Salted, so that the memo says nothing of
 	// a secret in the environment.
 	Salt, Input string
@@ -68,8 +68,8 @@ type Task struct {
 	Printed bool
 }
 
-// NewSalt is a fresh salt for Digest.
-func NewSalt() string {
+// newSalt is a fresh salt for memoDigest.
+func newSalt() string {
 	b := make([]byte, 16)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
@@ -79,10 +79,10 @@ func NewSalt() string {
 // (its log, profiles and trace), never what a run does.
 var diagnostics = []string{"VX_LOG=", "VX_CPUPROFILE=", "VX_MEMPROFILE=", "VX_TRACE="}
 
-// Digest is the salted digest of parts, each length-prefixed, and of
+// memoDigest is the salted digest of parts, each length-prefixed, and of
 // environ in sorted order (the order of a process's environment is not
 // the run's business), less vx's diagnostics variables.
-func Digest(salt string, environ []string, parts ...string) string {
+func memoDigest(salt string, environ []string, parts ...string) string {
 	h := sha256.New()
 	var n [binary.MaxVarintLen64]byte
 	put := func(s string) {
@@ -120,9 +120,9 @@ func Save(path string, m *Memo) error {
 // in a way the memo cannot see.
 func Remove(path string) { _ = os.Remove(path) }
 
-// Load reads the memo at path; nil when there is none, it does not decode
+// loadMemo reads the memo at path; nil when there is none, it does not decode
 // or another vx wrote it.
-func Load(path string) *Memo {
+func loadMemo(path string) *Memo {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil

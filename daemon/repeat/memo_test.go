@@ -24,7 +24,7 @@ func TestMemoRoundTrip(t *testing.T) {
 	if err := Save(path, want); err != nil {
 		t.Fatal(err)
 	}
-	got := Load(path)
+	got := loadMemo(path)
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("loaded %+v, want %+v", got, want)
 	}
@@ -46,7 +46,7 @@ func TestMemoDamageIsRefused(t *testing.T) {
 	if err := os.WriteFile(path, []byte(magic+"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if Load(path) != nil {
+	if loadMemo(path) != nil {
 		t.Fatal("a malformed memo loaded")
 	}
 }

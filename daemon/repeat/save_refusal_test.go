@@ -22,7 +22,7 @@ func TestSaveRefusesAMemoLoadWouldRefuse(t *testing.T) {
 		t.Fatalf("a refused memo left a file: %v", err)
 	}
 	m.Tasks[0].Log = "small"
-	if err := Save(path, m); err != nil || Load(path) == nil {
-		t.Fatalf("a small memo: save %v, load %v", err, Load(path))
+	if err := Save(path, m); err != nil || loadMemo(path) == nil {
+		t.Fatalf("a small memo: save %v, load %v", err, loadMemo(path))
 	}
 }

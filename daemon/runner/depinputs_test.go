@@ -9,6 +9,7 @@ import (
 	"github.com/vzn/vx/daemon/runner"
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/internal/testtree"
+	"github.com/vzn/vx/protocol/wire"
 )
 
 // TestDepInputsRekeyDependents: a "^" input makes a task's key follow the
@@ -34,7 +35,7 @@ func TestDepInputsRekeyDependents(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := runner.Prepare(context.Background(), &runner.Options{Model: m, Tasks: []string{"test", "plain"}, Environ: []string{"PATH=/usr/bin:/bin"}})
+		p, err := runner.Prepare(context.Background(), &runner.Options{Model: m, Selection: wire.Selection{Tasks: []string{"test", "plain"}}, Environ: []string{"PATH=/usr/bin:/bin"}})
 		if err != nil {
 			t.Fatalf("Prepare: %v", err)
 		}

@@ -30,7 +30,7 @@ func TestEarlyStartRunsTheSame(t *testing.T) {
 	}
 	run := func(early *runner.Early) *wire.RunSummary {
 		t.Helper()
-		o := &runner.Options{Model: m, Tasks: []string{"build"}, Environ: []string{"PATH=" + os.Getenv("PATH")}, Args: []string{"run", "build"}, Early: early}
+		o := &runner.Options{Model: m, Selection: wire.Selection{Tasks: []string{"build"}}, Environ: []string{"PATH=" + os.Getenv("PATH")}, Command: []string{"run", "build"}, Early: early}
 		p, err := runner.Prepare(ctx, o)
 		if err != nil {
 			t.Fatal(err)

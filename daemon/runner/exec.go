@@ -134,7 +134,8 @@ func (r *run) taskEnv(n *workspace.Node, dir string) []string {
 	m := r.p.Model
 	env := r.p.Env
 	out := map[string]string{}
-	for _, name := range []string{"HOME", "USER", "LOGNAME", "SHELL", "TMPDIR", "TERM", "LANG", "TZ", "CI", "GOPATH", "GOCACHE", "GOMODCACHE", "GOFLAGS", "NODE_OPTIONS"} {
+	base := []string{"HOME", "USER", "LOGNAME", "SHELL", "TMPDIR", "TERM", "LANG", "TZ", "CI", "GOPATH", "GOCACHE", "GOMODCACHE", "GOFLAGS", "NODE_OPTIONS"}
+	for _, name := range append(base, osEnvNames...) {
 		if v, ok := env[name]; ok {
 			out[name] = v
 		}
@@ -158,12 +159,12 @@ func (r *run) taskEnv(n *workspace.Node, dir string) []string {
 			out[name] = val
 		}
 	}
-	path := env["PATH"]
+	pathKey, path := envPath(env)
 	bins := []string{filepath.Join(m.Root, "node_modules", ".bin")}
 	if dir != m.Root {
 		bins = append([]string{filepath.Join(dir, "node_modules", ".bin")}, bins...)
 	}
-	out["PATH"] = strings.Join(append(bins, path), string(os.PathListSeparator))
+	out[pathKey] = strings.Join(append(bins, path), string(os.PathListSeparator))
 	if n.Project != workspace.RootProject {
 		if p, ok := m.Project(n.Project); ok {
 			out["npm_package_name"] = p.Name
@@ -220,7 +221,7 @@ func (r *run) execute(ctx context.Context, n *workspace.Node, out *capture) resu
 func (r *run) startTask(n *workspace.Node, out *capture, procs *taskProcs) (cmd *exec.Cmd, sb *confinement, start time.Time, err error) {
 	dir := r.dir(n)
 	command := func() *exec.Cmd {
-		cmd := exec.Command("/bin/sh", "-c", n.Def.Command)
+		cmd := shellCommand(n.Def.Command, r.p.Env)
 		cmd.Dir = dir
 		cmd.Env = r.taskEnv(n, dir)
 		cmd.Stdin = nil
@@ -228,7 +229,6 @@ func (r *run) startTask(n *workspace.Node, out *capture, procs *taskProcs) (cmd 
 		cmd.Stderr = out
 		// Its own group (so a timeout kills every process of it), and
 		// killed if vx itself dies without getting to clean up.
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
 		procs.attach(cmd.SysProcAttr)
 		// Grandchildren that keep the pipes open must not hold up the run.
 		cmd.WaitDelay = 2 * time.Second
@@ -293,7 +293,7 @@ func measure(res *result, ps *os.ProcessState, procs *taskProcs) {
 	}
 	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
 		res.peakRSS = procs.peak(ru)
-		cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		cpu := cpuTime(ru)
 		if res.duration > 0 {
 			res.cpuParallelism = float64(cpu) / float64(res.duration)
 		}
@@ -305,65 +305,6 @@ func (r *run) dir(n *workspace.Node) string {
 		return r.p.Model.Root
 	}
 	return filepath.Join(r.p.Model.Root, filepath.FromSlash(n.Dir))
-}
-
-// taskLock holds an exclusive flock for one task id across processes, so
-// the same task never executes twice at once in a workspace. It is a bare
-// descriptor (open, flock, close: three system calls a task), not an
-// *os.File, whose runtime poller registration costs five more; close
-// releases the lock.
-type taskLock struct{ fd int }
-
-func lockTask(ctx context.Context, dir, key string) (*taskLock, error) {
-	path := filepath.Join(dir, key+".lock")
-	fd, err := openLock(path)
-	if errors.Is(err, syscall.ENOENT) {
-		// The locks directory is made once, by the first task to need it.
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, err
-		}
-		fd, err = openLock(path)
-	}
-	if err != nil {
-		return nil, &os.PathError{Op: "open", Path: path, Err: err}
-	}
-	for {
-		err := syscall.Flock(fd, syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return &taskLock{fd: fd}, nil
-		}
-		if errors.Is(err, syscall.EINTR) {
-			continue
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
-			syscall.Close(fd)
-			return nil, err
-		}
-		select {
-		case <-ctx.Done():
-			syscall.Close(fd)
-			return nil, ctx.Err()
-		case <-time.After(25 * time.Millisecond):
-		}
-	}
-}
-
-func openLock(path string) (int, error) {
-	for {
-		fd, err := syscall.Open(path, syscall.O_CREAT|syscall.O_RDWR|syscall.O_CLOEXEC, 0o644)
-		if err != syscall.EINTR {
-			return fd, err
-		}
-	}
-}
-
-func (l *taskLock) release() {
-	if l != nil && l.fd >= 0 {
-		// The descriptor is the only one on its open file (O_CLOEXEC:
-		// no task inherits it), so closing it releases the flock.
-		_ = syscall.Close(l.fd)
-		l.fd = -1
-	}
 }
 
 var _ io.Writer = (*capture)(nil)

@@ -1,3 +1,5 @@
+//go:build unix
+
 package runner_test
 
 import (
@@ -11,6 +13,7 @@ import (
 	"github.com/vzn/vx/daemon/runner"
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/internal/testtree"
+	"github.com/vzn/vx/protocol/wire"
 )
 
 // The keys fold in graph order while the workers hash: every node's
@@ -38,7 +41,7 @@ func TestFoldKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := &runner.Options{Model: m, Tasks: []string{"all"}, Concurrency: 4, Environ: []string{}}
+	o := &runner.Options{Model: m, Selection: wire.Selection{Tasks: []string{"all"}}, Concurrency: 4, Environ: []string{}}
 	var first map[string]string
 	for round := 0; round < 10; round++ {
 		p, err := runner.Prepare(ctx, o)

@@ -1,8 +1,13 @@
+//go:build unix
+
 package runner
 
 import (
+	"os"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // ownGroup makes a process start as the leader of a group of its own.
@@ -29,4 +34,24 @@ func killGroup(pgid int) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	signalGroup(pgid, syscall.SIGKILL)
+}
+
+// holdTree does nothing: the task's process group and cgroup hold it.
+func holdTree(int) {}
+
+// killPid kills process pid.
+func killPid(pid int) { _ = syscall.Kill(pid, syscall.SIGKILL) }
+
+// cpuTime is the user and system time ru counts.
+func cpuTime(ru *syscall.Rusage) time.Duration {
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// openDirNoFollow opens dir, a directory and no symbolic link.
+func openDirNoFollow(dir string) (*os.File, error) {
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), dir), nil
 }

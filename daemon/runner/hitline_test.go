@@ -11,6 +11,7 @@ import (
 	"github.com/vzn/vx/daemon/runner"
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/internal/testtree"
+	"github.com/vzn/vx/protocol/wire"
 )
 
 // TestCacheHitIsMarkedInTaskLines: a task answered from the cache says so
@@ -29,7 +30,7 @@ func TestCacheHitIsMarkedInTaskLines(t *testing.T) {
 	}
 	run := func() string {
 		t.Helper()
-		o := &runner.Options{Model: m, Tasks: []string{"build", "check"}, Environ: []string{"PATH=" + os.Getenv("PATH")}, Args: []string{"run", "build", "check"}}
+		o := &runner.Options{Model: m, Selection: wire.Selection{Tasks: []string{"build", "check"}}, Environ: []string{"PATH=" + os.Getenv("PATH")}, Command: []string{"run", "build", "check"}}
 		p, err := runner.Prepare(ctx, o)
 		if err != nil {
 			t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"github.com/vzn/vx/daemon/hashing"
 	"github.com/vzn/vx/daemon/runner"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/protocol/wire"
 )
 
 // The warm no-op path of `vx run build` (docs/benchmarks.md): every task a
@@ -31,7 +32,7 @@ func BenchmarkNoop(b *testing.B) {
 	ctx := context.Background()
 	env := []string{"PATH=" + os.Getenv("PATH")}
 	opts := func(m *workspace.Model) *runner.Options {
-		return &runner.Options{Model: m, Tasks: []string{"build"}, Environ: env, Args: []string{"run", "build"}}
+		return &runner.Options{Model: m, Selection: wire.Selection{Tasks: []string{"build"}}, Environ: env, Command: []string{"run", "build"}}
 	}
 	warm := func() *workspace.Model {
 		m, err := workspace.Load(root)

@@ -10,6 +10,7 @@ import (
 	"github.com/vzn/vx/daemon/runner"
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/internal/testtree"
+	"github.com/vzn/vx/protocol/wire"
 )
 
 const npmLockfile = `{"lockfileVersion": 3, "packages": {
@@ -37,7 +38,7 @@ func TestNpmInputsFollowLockedPackages(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := runner.Prepare(context.Background(), &runner.Options{Model: m, Tasks: []string{"test"}, Environ: []string{"PATH=/usr/bin:/bin"}})
+		p, err := runner.Prepare(context.Background(), &runner.Options{Model: m, Selection: wire.Selection{Tasks: []string{"test"}}, Environ: []string{"PATH=/usr/bin:/bin"}})
 		if err != nil {
 			t.Fatalf("Prepare: %v", err)
 		}

@@ -49,7 +49,7 @@ func TestQuickHitKeepsRunOverlapsApart(t *testing.T) {
 		var mu sync.Mutex
 		seq := 0
 		spans := map[string]*span{}
-		o := &runner.Options{Model: m, Tasks: []string{"build", "gen"}, Concurrency: 4, Environ: []string{"PATH=" + os.Getenv("PATH")}, Args: []string{"run", "build", "gen"}}
+		o := &runner.Options{Model: m, Selection: wire.Selection{Tasks: []string{"build", "gen"}}, Concurrency: 4, Environ: []string{"PATH=" + os.Getenv("PATH")}, Command: []string{"run", "build", "gen"}}
 		p, err := runner.Prepare(ctx, o)
 		if err != nil {
 			t.Fatal(err)

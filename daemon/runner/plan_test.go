@@ -118,7 +118,7 @@ func TestPlanCriticalPath(t *testing.T) {
 			if tc.history {
 				recordHistory(t, m.Root, durations)
 			}
-			p, err := runner.Prepare(ctx, &runner.Options{Model: m, Tasks: []string{"build"}, Concurrency: tc.workers, Environ: []string{"PATH=/usr/bin:/bin"}})
+			p, err := runner.Prepare(ctx, &runner.Options{Model: m, Selection: wire.Selection{Tasks: []string{"build"}}, Concurrency: tc.workers, Environ: []string{"PATH=/usr/bin:/bin"}})
 			if err != nil {
 				t.Fatalf("Prepare: %v", err)
 			}
@@ -198,7 +198,7 @@ func TestPlanCriticalPath(t *testing.T) {
 func TestPlanWritesNothing(t *testing.T) {
 	ctx := context.Background()
 	m := setup(t)
-	p, err := runner.Prepare(ctx, &runner.Options{Model: m, Tasks: []string{"build"}, Environ: []string{}})
+	p, err := runner.Prepare(ctx, &runner.Options{Model: m, Selection: wire.Selection{Tasks: []string{"build"}}, Environ: []string{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,20 +28,22 @@ import (
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/protocol/layout"
 	"github.com/vzn/vx/protocol/version"
+	"github.com/vzn/vx/protocol/wire"
 )
 
 // Options describe one invocation of vx run.
 type Options struct {
-	Model       *workspace.Model
-	Tasks       []string
-	Selection   workspace.Selection
-	Force       bool
-	Continue    bool
-	Concurrency int // 0: config, then one per CPU
-	Args        []string
-	Environ     []string // vx's own environment; nil = os.Environ()
-	Logger      zerolog.Logger
-	Cache       *remotecache.Mode // --cache; nil reads and writes both caches
+	// Model is the workspace the run is over (ops sets it from its Env).
+	Model *workspace.Model
+	wire.Selection
+	Continue    bool // keep running independent tasks after a failure
+	Concurrency int  // 0: config, then one per CPU
+	// Command is the command line recorded as the run's (the words after
+	// "vx"); it is recorded, never parsed.
+	Command []string
+	Environ []string // vx's own environment; nil = os.Environ()
+	Logger  zerolog.Logger
+	Cache   *remotecache.Mode // --cache; nil reads and writes both caches
 	// Early, when set, is the listing, stat cache and history started
 	// before the model loaded (StartEarly); nil does it all here.
 	Early *Early
@@ -119,9 +121,9 @@ func Workers(flag int, m *workspace.Model) (int, string) {
 	}
 }
 
-// SecretValues lists the values of every secret variable the model
+// secretValues lists the values of every secret variable the model
 // declares, read from env; they are what a Masker masks.
-func SecretValues(m *workspace.Model, env map[string]string) []string {
+func secretValues(m *workspace.Model, env map[string]string) []string {
 	return workspace.SecretValues(m.Root, m, env)
 }
 
@@ -133,7 +135,7 @@ func Prepare(ctx context.Context, o *Options) (*Prepared, error) {
 		env = os.Environ()
 	}
 	p := &Prepared{Model: m, Env: environMap(env), Keys: map[string]string{}, Components: map[string]*taskkey.Components{}, encoded: map[string][]byte{}}
-	p.Masker = secret.NewMasker(SecretValues(m, p.Env)...)
+	p.Masker = secret.NewMasker(secretValues(m, p.Env)...)
 	p.Workers, _ = Workers(o.Concurrency, m)
 	o.Early.startPrestat(m.Root)
 	p.changes = make(chan *hashing.Changes, 1)
@@ -148,7 +150,7 @@ func Prepare(ctx context.Context, o *Options) (*Prepared, error) {
 		return nil, err
 	}
 	p.Selected = sel
-	g, err := m.Build(o.Tasks, sel.Projects, o.Selection.Empty())
+	g, err := m.Build(o.Tasks, sel.Projects, o.Selection.AllProjects())
 	if err != nil {
 		return nil, err
 	}
@@ -424,11 +426,24 @@ func definitionOf(n *workspace.Node) map[string]string {
 	}
 	sort.Strings(plain)
 	def["execEnv"] = join(plain)
-	if sb := d.Sandbox; sb != nil {
-		// Only sandboxed tasks carry the field, so other keys do not move.
-		def["sandbox"] = fmt.Sprintf("mode=%s network=%t required=%t write=%s", sb.Mode, sb.Network, sb.Required, strings.Join(sb.Write, ","))
+	if v := sandboxKey(d.Sandbox); v != "" {
+		def["sandbox"] = v
 	}
 	return def
+}
+
+// sandboxKey is what a task's sandbox adds to its key: what an enforced
+// sandbox denies (writes beyond its outputs and write globs, and the
+// network when not allowed) shaped the result, so the key moves with it,
+// and a hit from an unconfined run never stands for a confined one. A
+// report-mode sandbox denies nothing, and required only decides whether a
+// run starts at: neither joins the key ("" for none), so turning report
+// mode on or off keeps every cached result.
+func sandboxKey(sb *workspace.SandboxDef) string {
+	if sb == nil || sb.Mode != wire.SandboxEnforce {
+		return ""
+	}
+	return fmt.Sprintf("mode=%s network=%t write=%s", sb.Mode, sb.Network, strings.Join(sb.Write, ","))
 }
 
 // groupByProject maps each project dir to its files, relative to it, and

@@ -105,6 +105,7 @@ func (t *taskProcs) startFailed() bool {
 // cgroup measuring memory, vx's own peak (see peak).
 func (t *taskProcs) started(pid int) {
 	t.pgid, t.since = pid, time.Now()
+	holdTree(pid)
 	t.ps.dog.started(pid, t.id)
 	if !t.cg.measuresMemory() {
 		t.vxHWM = selfHWM()

@@ -5,12 +5,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/vzn/vx/daemon/runner"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/internal/flock"
 	"github.com/vzn/vx/internal/testtree"
 	"github.com/vzn/vx/protocol/layout"
 	"github.com/vzn/vx/protocol/wire"
@@ -34,7 +34,7 @@ func TestIntactHitTakesNoLock(t *testing.T) {
 	}
 	run := func(ctx context.Context) *wire.TaskRow {
 		t.Helper()
-		o := &runner.Options{Model: m, Tasks: []string{"build"}, Environ: []string{"PATH=" + os.Getenv("PATH")}, Args: []string{"run", "build"}}
+		o := &runner.Options{Model: m, Selection: wire.Selection{Tasks: []string{"build"}}, Environ: []string{"PATH=" + os.Getenv("PATH")}, Command: []string{"run", "build"}}
 		p, err := runner.Prepare(ctx, o)
 		if err != nil {
 			t.Fatal(err)
@@ -51,12 +51,12 @@ func TestIntactHitTakesNoLock(t *testing.T) {
 
 	// Another process holds a#build's lock.
 	lock := filepath.Join(layout.Locks(root), "a_build.lock")
-	fd, err := syscall.Open(lock, syscall.O_RDWR|syscall.O_CREAT|syscall.O_CLOEXEC, 0o644)
+	held, err := os.OpenFile(lock, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer syscall.Close(fd)
-	if err := syscall.Flock(fd, syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	defer held.Close()
+	if err := flock.TryLock(held); err != nil {
 		t.Fatal(err)
 	}
 
@@ -81,7 +81,7 @@ func TestIntactHitTakesNoLock(t *testing.T) {
 	if b, _ := os.ReadFile(out); string(b) != "edited\n" {
 		t.Fatalf("the waiting run wrote %q into the output", b)
 	}
-	syscall.Flock(fd, syscall.LOCK_UN)
+	flock.Unlock(held)
 	if row := run(ctx); row.Cache != wire.CacheHit {
 		t.Fatalf("after the lock is let go: %s %s, want a hit", row.Status, row.Cache)
 	}

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/vzn/vx/daemon/hashing"
@@ -92,8 +91,8 @@ func (l *repeatLog) linkFree(root, dir string) bool {
 	if ok {
 		return v
 	}
-	var st syscall.Stat_t
-	v = syscall.Lstat(dir, &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFDIR && l.linkFree(root, filepath.Dir(dir))
+	var st hashing.Stat
+	v = hashing.Lstat(dir, &st) == nil && st.Dir() && l.linkFree(root, filepath.Dir(dir))
 	l.setDirect(dir, v)
 	return v
 }
@@ -122,8 +121,8 @@ func (l *repeatLog) modelLinked(m *workspace.Model) string {
 	// Each project's directory is the directory of a file it was read
 	// from (its package.json or vx.project.json): checked below.
 	for _, f := range m.Files {
-		var st syscall.Stat_t
-		if syscall.Lstat(f, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG || !l.linkFree(m.Root, filepath.Dir(f)) {
+		var st hashing.Stat
+		if hashing.Lstat(f, &st) != nil || !st.Regular() || !l.linkFree(m.Root, filepath.Dir(f)) {
 			return f
 		}
 	}
@@ -174,7 +173,7 @@ func (r *run) repeatMemo(ctx context.Context, sum *wire.RunSummary) (*repeat.Mem
 		return nil, "the listing is not one the journal vouches for"
 	}
 	m := &repeat.Memo{Version: version.Version, Root: r.p.Model.Root, Epoch: base.Epoch, Seq: base.Seq, Salt: base.Salt, Input: base.Input,
-		RunID: r.runID, Command: sum.Command, Args: maskAll(r.p.Masker, r.o.Args), CI: isCI(r.p.Env)}
+		RunID: r.runID, Command: sum.Command, Args: maskAll(r.p.Masker, r.o.Command), CI: isCI(r.p.Env)}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, row := range sum.Tasks {

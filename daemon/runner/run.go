@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -134,8 +135,8 @@ func Execute(ctx context.Context, p *Prepared, o *Options, out Output) (*wire.Ru
 	r.startRemote(ctx)
 	started := time.Now()
 	branch, commit := GitHead(root)
-	command := p.Masker.String(strings.Join(append([]string{"vx"}, o.Args...), " "))
-	hr := &history.Run{ID: r.runID, Command: command, Args: maskAll(p.Masker, o.Args), StartedAt: started, Status: "running", GitBranch: branch, GitCommit: commit, CI: isCI(p.Env)}
+	command := p.Masker.String(strings.Join(append([]string{"vx"}, o.Command...), " "))
+	hr := &history.Run{ID: r.runID, Command: command, Args: maskAll(p.Masker, o.Command), StartedAt: started, Status: "running", GitBranch: branch, GitCommit: commit, CI: isCI(p.Env)}
 	if err := hist.BeginRun(ctx, hr); err != nil {
 		return nil, fmt.Errorf("recording run: %w", err)
 	}
@@ -779,7 +780,10 @@ func writeLog(b *strings.Builder, prefix, text string) {
 }
 
 // outputs lists the files the task's outputs globs match now, relative to
-// its directory; a glob matching nothing is a warning.
+// its directory. Outputs that match no file at all are one warning (a hit
+// would restore nothing); one glob of several matching nothing is not (a
+// workspace-wide list such as "dist/**", ".next/**" names what some
+// packages write and others do not).
 func (r *run) outputs(n *workspace.Node) []string {
 	if len(n.Def.Outputs) == 0 {
 		return nil
@@ -787,6 +791,8 @@ func (r *run) outputs(n *workspace.Node) []string {
 	dir := r.dir(n)
 	fsys := os.DirFS(dir)
 	set := map[string]bool{}
+	var globs []string // the positive globs, said when none matched
+	matched := 0
 	for _, g := range n.Def.Outputs {
 		neg := strings.HasPrefix(g, "!")
 		pat := strings.TrimPrefix(strings.TrimPrefix(g, "!"), "./")
@@ -829,9 +835,13 @@ func (r *run) outputs(n *workspace.Node) []string {
 			}
 			count++
 		}
-		if count == 0 && !neg {
-			r.warn("%s: outputs %q matched no file", n.ID, g)
+		if !neg {
+			globs = append(globs, strconv.Quote(g))
+			matched += count
 		}
+	}
+	if matched == 0 && len(globs) > 0 {
+		r.warn("%s: outputs %s matched no file", n.ID, strings.Join(globs, ", "))
 	}
 	return slices.Sorted(maps.Keys(set))
 }
@@ -899,7 +909,8 @@ func (r *run) flush(ctx context.Context) {
 
 func (r *run) summary(started time.Time, command, branch, commit string, interrupted bool) *wire.RunSummary {
 	ended := time.Now()
-	s := &wire.RunSummary{RunID: r.runID, Command: command, StartedAt: started, EndedAt: ended, DurationMs: ended.Sub(started).Milliseconds(), GitBranch: branch, GitCommit: commit, Tasks: []wire.TaskRow{}}
+	s := &wire.RunSummary{RunID: r.runID, Command: command, StartedAt: started, EndedAt: ended,
+		DurationMs: ended.Sub(started).Milliseconds(), GitBranch: branch, GitCommit: commit, Tasks: []wire.TaskRow{}}
 	for _, n := range r.p.Graph.Nodes {
 		row, ok := r.rows[n.ID]
 		if !ok || n.Def.NoOp() {

@@ -14,7 +14,6 @@ import (
 	"github.com/vzn/vx/daemon/sandbox"
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/protocol/wire"
-	"golang.org/x/sys/unix"
 )
 
 // sandboxState is a run's sandbox runtime: the host's verdict, taken once.
@@ -238,11 +237,10 @@ func plural(n int) string {
 // (missing, or a symlink), and nothing was removed. Most tasks leave it
 // empty, which one read of the directory tells.
 func emptyDir(dir string) bool {
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	d, err := openDirNoFollow(dir)
 	if err != nil {
 		return false // missing, a symlink or no directory
 	}
-	d := os.NewFile(uintptr(fd), dir)
 	defer d.Close()
 	if names, err := d.Readdirnames(1); err == io.EOF || (err == nil && len(names) == 0) {
 		return true

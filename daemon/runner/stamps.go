@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"unicode/utf8"
 
 	"github.com/vzn/vx/daemon/hashing"
@@ -60,51 +59,13 @@ func stampFile(dir, rel string) (fileStamp, bool) {
 
 // stampFileLinks is stampFile with the file's link count.
 func stampFileLinks(dir, rel string) (fileStamp, uint64, bool) {
-	// A bare lstat into a Stat_t on the stack: os.Lstat allocated a
+	// A bare lstat into a Stat on the stack: os.Lstat allocated a
 	// FileInfo for each output of each hit.
-	var st syscall.Stat_t
-	path := filepath.Join(dir, filepath.FromSlash(rel))
-	for {
-		err := syscall.Lstat(path, &st)
-		if err == nil {
-			break
-		}
-		if err != syscall.EINTR {
-			return fileStamp{}, 0, false
-		}
+	var st hashing.Stat
+	if err := hashing.Lstat(filepath.Join(dir, filepath.FromSlash(rel)), &st); err != nil {
+		return fileStamp{}, 0, false
 	}
-	mtime, ctime := hashing.StatTimes(&st)
-	return fileStamp{Path: rel, Size: st.Size, Mtime: mtime, Ino: st.Ino, Ctime: ctime, Mode: uint32(fileMode(uint32(st.Mode)))}, uint64(st.Nlink), true
-}
-
-// fileMode is the os.FileMode that os.Lstat gives for a stat's mode, which
-// the stamps have always held.
-func fileMode(m uint32) os.FileMode {
-	mode := os.FileMode(m & 0o777)
-	switch m & syscall.S_IFMT {
-	case syscall.S_IFBLK:
-		mode |= os.ModeDevice
-	case syscall.S_IFCHR:
-		mode |= os.ModeDevice | os.ModeCharDevice
-	case syscall.S_IFDIR:
-		mode |= os.ModeDir
-	case syscall.S_IFIFO:
-		mode |= os.ModeNamedPipe
-	case syscall.S_IFLNK:
-		mode |= os.ModeSymlink
-	case syscall.S_IFSOCK:
-		mode |= os.ModeSocket
-	}
-	if m&syscall.S_ISGID != 0 {
-		mode |= os.ModeSetgid
-	}
-	if m&syscall.S_ISUID != 0 {
-		mode |= os.ModeSetuid
-	}
-	if m&syscall.S_ISVTX != 0 {
-		mode |= os.ModeSticky
-	}
-	return mode
+	return fileStamp{Path: rel, Size: st.Size, Mtime: st.Mtime, Ino: st.Ino, Ctime: st.Ctime, Mode: uint32(st.FileMode())}, st.Nlink, true
 }
 
 // current reports whether the task's outputs on disk are exactly those vx

@@ -192,7 +192,7 @@ func killMarked(root string, ids map[string]bool) {
 			return
 		}
 		for _, pid := range pids {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+			killPid(pid)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

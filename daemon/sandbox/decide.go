@@ -6,18 +6,18 @@ import (
 	"github.com/vzn/vx/protocol/wire"
 )
 
-// ObserverName is how violations are learned, as the verdict names it.
-const ObserverName = "seccomp user notification"
+// observerName is how violations are learned, as the verdict names it.
+const observerName = "seccomp user notification"
 
-// ForceUnavailableEnv, set to 1, makes Detect on Linux answer the verdict
+// forceUnavailableEnv, set to 1, makes Detect on Linux answer the verdict
 // of a host with no sandbox at all (as on macOS). It exists for tests of
 // that verdict, which can only run on Linux here.
-const ForceUnavailableEnv = "VX_SANDBOX_FORCE_UNAVAILABLE"
+const forceUnavailableEnv = "VX_SANDBOX_FORCE_UNAVAILABLE"
 
-// Unavailable is the verdict of a host where vx has no sandbox at all:
+// unavailable is the verdict of a host where vx has no sandbox at all:
 // neither Landlock nor the seccomp observer, because where names why
 // (an OS without them: "darwin").
-func Unavailable(where string) Verdict {
+func unavailable(where string) Verdict {
 	return Verdict{Enforced: []string{}, Reason: fmt.Sprintf("the sandbox is not available on %s: vx confines tasks with Linux's Landlock and seccomp", where)}
 }
 

@@ -8,13 +8,13 @@ import (
 )
 
 // TestDecide covers what a run does with a sandboxed task on each kind of
-// host, macOS's included: its verdict (Unavailable("darwin")) is built by
+// host, macOS's included: its verdict (unavailable("darwin")) is built by
 // the same function there, so this runs on Linux.
 func TestDecide(t *testing.T) {
-	full := Verdict{Landlock: true, ABI: 7, Enforced: []string{"filesystem writes"}, Observer: ObserverName}
-	noLandlock := Verdict{Enforced: []string{}, Observer: ObserverName, Reason: "no Landlock"}
+	full := Verdict{Landlock: true, ABI: 7, Enforced: []string{"filesystem writes"}, Observer: observerName}
+	noLandlock := Verdict{Enforced: []string{}, Observer: observerName, Reason: "no Landlock"}
 	noObserver := Verdict{Landlock: true, ABI: 7, Enforced: []string{"filesystem writes"}, Reason: "no observer"}
-	darwin := Unavailable("darwin")
+	darwin := unavailable("darwin")
 	for _, c := range []struct {
 		name     string
 		v        Verdict
@@ -54,7 +54,7 @@ func TestDecide(t *testing.T) {
 // TestUnavailableVerdict: the verdict vx info shows on macOS says why and
 // claims nothing.
 func TestUnavailableVerdict(t *testing.T) {
-	v := Unavailable("darwin")
+	v := unavailable("darwin")
 	if v.Landlock || v.ABI != 0 || len(v.Enforced) != 0 || v.Enforced == nil || v.Observer != "" || !strings.Contains(v.Reason, "not available on darwin") {
 		t.Errorf("verdict = %+v", v)
 	}

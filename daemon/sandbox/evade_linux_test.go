@@ -64,7 +64,9 @@ func TestCreatingThroughADanglingSymlinkIsRecorded(t *testing.T) {
 	proj, outside := filepath.Join(root, "proj"), filepath.Join(root, "outside")
 	mkdirs(t, filepath.Join(proj, "dist"), outside)
 	// O_CREAT|O_EXCL follows no symlink: it fails (EEXIST), no violation.
-	cmd := `ln -s ../../outside/a dist/a && perl -e 'use Fcntl; sysopen(F, "dist/a", O_WRONLY|O_CREAT|O_EXCL) and die' && echo x > dist/a && ln -s b dist/chain && ln -s ` + filepath.Join(outside, "b") + ` dist/b && echo x > dist/chain`
+	cmd := `ln -s ../../outside/a dist/a && ` +
+		`perl -e 'use Fcntl; sysopen(F, "dist/a", O_WRONLY|O_CREAT|O_EXCL) and die' && echo x > dist/a && ` +
+		`ln -s b dist/chain && ln -s ` + filepath.Join(outside, "b") + ` dist/b && echo x > dist/chain`
 	out, code, vs := confined(t, wire.SandboxReport, true, proj, cmd, "dist/**")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, out)

@@ -21,7 +21,7 @@
 // sandbox.
 //
 // Only Linux has Landlock and seccomp: the Linux code is in _linux.go files.
-// Elsewhere (session_other.go) Detect answers Unavailable, and Decide, the
+// Elsewhere (session_other.go) Detect answers unavailable, and Decide, the
 // one place that turns a verdict into what a run does with a task's
 // sandbox, runs such tasks unconfined with one warning a run and refuses a
 // required one.
@@ -35,9 +35,9 @@ import (
 	"github.com/vzn/vx/protocol/wire"
 )
 
-// ForceNoLandlockEnv, set to 1, makes Detect report a host without
+// forceNoLandlockEnv, set to 1, makes Detect report a host without
 // Landlock. It exists for tests of that verdict.
-const ForceNoLandlockEnv = "VX_SANDBOX_FORCE_NO_LANDLOCK"
+const forceNoLandlockEnv = "VX_SANDBOX_FORCE_NO_LANDLOCK"
 
 // MaxViolations bounds the distinct violations kept for one execution.
 const MaxViolations = 100

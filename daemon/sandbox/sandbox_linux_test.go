@@ -120,10 +120,10 @@ func TestNetworkFalseDeniesTCPConnect(t *testing.T) {
 }
 
 func TestVerdictForcedOff(t *testing.T) {
-	t.Setenv(ForceNoLandlockEnv, "1")
+	t.Setenv(forceNoLandlockEnv, "1")
 	v := Detect()
-	if v.Landlock || v.ABI != 0 || len(v.Enforced) != 0 || !strings.Contains(v.Reason, ForceNoLandlockEnv) {
-		t.Fatalf("verdict = %+v, want no Landlock and the reason naming %s", v, ForceNoLandlockEnv)
+	if v.Landlock || v.ABI != 0 || len(v.Enforced) != 0 || !strings.Contains(v.Reason, forceNoLandlockEnv) {
+		t.Fatalf("verdict = %+v, want no Landlock and the reason naming %s", v, forceNoLandlockEnv)
 	}
 }
 

@@ -13,10 +13,10 @@ import (
 // Detect answers that this OS has no sandbox: Landlock and seccomp are
 // Linux's. Decide then runs every sandboxed task unconfined with one
 // warning a run, and refuses a required one before anything runs.
-func Detect() Verdict { return Unavailable(runtime.GOOS) }
+func Detect() Verdict { return unavailable(runtime.GOOS) }
 
 // errUnavailable is Start's answer here; Decide never asks for it.
-var errUnavailable = errors.New(Unavailable(runtime.GOOS).Reason)
+var errUnavailable = errors.New(unavailable(runtime.GOOS).Reason)
 
 // Session is a confined task; none is ever started on this OS.
 type Session struct{}

@@ -14,14 +14,14 @@ import (
 // Detect says what the sandbox runtime can do on this host: the Landlock
 // ABI and what it lets vx deny, and whether the observer works.
 func Detect() Verdict {
-	if os.Getenv(ForceUnavailableEnv) == "1" {
-		return Unavailable("this host (" + ForceUnavailableEnv + "=1 is set, for testing)")
+	if os.Getenv(forceUnavailableEnv) == "1" {
+		return unavailable("this host (" + forceUnavailableEnv + "=1 is set, for testing)")
 	}
 	v := Verdict{Enforced: []string{}}
 	var reasons []string
 	switch abi, err := ll.LandlockGetABIVersion(); {
-	case os.Getenv(ForceNoLandlockEnv) == "1":
-		reasons = append(reasons, ForceNoLandlockEnv+"=1 is set (for testing): Landlock is treated as absent")
+	case os.Getenv(forceNoLandlockEnv) == "1":
+		reasons = append(reasons, forceNoLandlockEnv+"=1 is set (for testing): Landlock is treated as absent")
 	case errors.Is(err, unix.ENOSYS):
 		reasons = append(reasons, "this kernel has no Landlock (built without CONFIG_SECURITY_LANDLOCK, or older than Linux 5.13)")
 	case errors.Is(err, unix.EOPNOTSUPP):
@@ -30,7 +30,8 @@ func Detect() Verdict {
 		reasons = append(reasons, fmt.Sprintf("asking the kernel for its Landlock ABI failed: %v", err))
 	case abi < minLandlockABI:
 		v.ABI = abi
-		reasons = append(reasons, fmt.Sprintf("this kernel's Landlock is ABI %d, which cannot let a task move files between its own directories; vx applies ABI %d and later (Linux 5.19)", abi, minLandlockABI))
+		reasons = append(reasons, fmt.Sprintf("this kernel's Landlock is ABI %d, which cannot let a task move files between its own directories; "+
+			"vx applies ABI %d and later (Linux 5.19)", abi, minLandlockABI))
 	default:
 		v.Landlock, v.ABI = true, abi
 		v.Enforced = append(v.Enforced, "filesystem writes")
@@ -44,7 +45,7 @@ func Detect() Verdict {
 	if err := observerAvailable(); err != nil {
 		reasons = append(reasons, "violations cannot be learned: "+err.Error())
 	} else {
-		v.Observer = ObserverName
+		v.Observer = observerName
 	}
 	v.Reason = strings.Join(reasons, "; ")
 	return v

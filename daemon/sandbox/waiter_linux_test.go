@@ -171,7 +171,9 @@ func TestTaskKilledMidNotificationLeavesNothing(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(1, 2))
 	for i := range 40 {
 		mode := []string{wire.SandboxEnforce, wire.SandboxReport}[i%2]
-		cmd := exec.Command("/bin/sh", "-c", `(while :; do : > `+esc+`/killed-x; done) & (setsid sh -c 'i=0; while [ $i -lt 50 ]; do : > dist/y 2>/dev/null; i=$((i+1)); done') & while :; do : > `+esc+`/killed-y; done`)
+		cmd := exec.Command("/bin/sh", "-c", `(while :; do : > `+esc+`/killed-x; done) & `+
+			`(setsid sh -c 'i=0; while [ $i -lt 50 ]; do : > dist/y 2>/dev/null; i=$((i+1)); done') & `+
+			`while :; do : > `+esc+`/killed-y; done`)
 		cmd.Dir = dir
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 		cmd.WaitDelay = 100 * time.Millisecond

@@ -6,12 +6,13 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/vzn/vx/daemon/hashing"
 	"github.com/vzn/vx/daemon/plans"
+	"github.com/vzn/vx/httpapi"
+	"github.com/vzn/vx/internal/privfile"
 	"github.com/vzn/vx/protocol/layout"
 	"github.com/vzn/vx/protocol/wire"
 )
@@ -37,10 +38,7 @@ func (d *daemon) writeApproveKey() error {
 	path := layout.ApproveKey(d.root)
 	// The key's directory is the user's alone (it may hold the keys of
 	// several workspaces' daemons).
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	if err := os.Chmod(filepath.Dir(path), 0o700); err != nil {
+	if err := privfile.PrivateDir(filepath.Dir(path)); err != nil {
 		return err
 	}
 	return hashing.WriteFileAtomic(path, []byte(d.approveKey+"\n"), 0o600)
@@ -66,11 +64,11 @@ func (d *daemon) approvals(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if !loopbackHostPort(r.Host, d.port) {
+		if !httpapi.LoopbackHost(r.Host, d.port) {
 			http.Error(w, "forbidden: the Host header must be 127.0.0.1, localhost or [::1] with this daemon's port", http.StatusForbidden)
 			return
 		}
-		if o := r.Header.Get("Origin"); o != "" && !d.ownOrigin(o) {
+		if o := r.Header.Get("Origin"); o != "" && !httpapi.OwnOrigin(o, d.port) {
 			http.Error(w, "forbidden: only the daemon's own status page may approve plans", http.StatusForbidden)
 			return
 		}
@@ -81,7 +79,8 @@ func (d *daemon) approvals(next http.Handler) http.Handler {
 		by := d.approver(r)
 		if by == "" {
 			d.log.Warn().Str("method", r.Method).Str("path", clipPath(path)).Bool("bearer", r.Header.Get("Authorization") != "").Msg("refused: an approval without the approval key")
-			msg := "unauthorized: approving a plan takes the approval key (what `vx approve` sends, from .vx/daemon/approve.key, and the status page opened at the address `vx approve --page` prints); a page login cookie never approves"
+			msg := "unauthorized: approving a plan takes the approval key (what `vx approve` sends, from .vx/daemon/approve.key, " +
+				"and the status page opened at the address `vx approve --page` prints); a page login cookie never approves"
 			if r.Header.Get("Authorization") != "" {
 				msg += "; the MCP bearer token never approves"
 			}
@@ -99,7 +98,7 @@ func (d *daemon) approver(r *http.Request) string {
 	if !d.keyMatches(r.Header.Get(wire.ApproveKeyHeader)) {
 		return ""
 	}
-	if d.ownOrigin(r.Header.Get("Origin")) {
+	if httpapi.OwnOrigin(r.Header.Get("Origin"), d.port) {
 		return plans.ByPage
 	}
 	return plans.ByCLI
@@ -143,12 +142,6 @@ func (d *daemon) approverLogin(w http.ResponseWriter, r *http.Request) {
 	}
 	http.SetCookie(w, &http.Cookie{Name: wire.PageCookieName(d.port), Value: v, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 	http.Redirect(w, r, "/#"+wire.ApproveLoginParam+"="+url.QueryEscape(key), http.StatusSeeOther)
-}
-
-// ownOrigin reports whether origin is the daemon's own page.
-func (d *daemon) ownOrigin(origin string) bool {
-	hostport, ok := strings.CutPrefix(origin, "http://")
-	return ok && loopbackHostPort(hostport, d.port)
 }
 
 func writeApprovals(w http.ResponseWriter, a *wire.Approvals) {

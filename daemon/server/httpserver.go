@@ -15,25 +15,25 @@ import (
 
 // Bounds of vxd's HTTP server; docs/vxd.md ("HTTP limits") lists them.
 const (
-	// MaxConns is the most connections served at once. When all are
+	// maxConns is the most connections served at once. When all are
 	// taken, a new client takes the slot of the connection idle longest;
 	// with none idle it waits in the kernel's queue until one closes.
-	MaxConns = 128
-	// MaxStreams is the most long-lived requests open at once: listen
+	maxConns = 128
+	// maxStreams is the most long-lived requests open at once: listen
 	// streams, session GET streams and /events feeds together. The
-	// MaxConns-MaxStreams connections they can never take serve /status
+	// maxConns-maxStreams connections they can never take serve /status
 	// and tool calls whatever streams clients hold.
-	MaxStreams = 64
-	// HeaderTimeout bounds reading a request's header.
-	HeaderTimeout = 10 * time.Second
-	// BodyTimeout bounds reading a whole request, header and body. Once
+	maxStreams = 64
+	// headerTimeout bounds reading a request's header.
+	headerTimeout = 10 * time.Second
+	// bodyTimeout bounds reading a whole request, header and body. Once
 	// an authorized request's body is read, its handler may run (and
 	// stream) as long as it needs.
-	BodyTimeout = 30 * time.Second
-	// IdleTimeout closes a kept-alive connection with no request.
-	IdleTimeout = 60 * time.Second
-	// MaxHeaderBytes caps a request's header (431 beyond it).
-	MaxHeaderBytes = 64 << 10
+	bodyTimeout = 30 * time.Second
+	// idleTimeout closes a kept-alive connection with no request.
+	idleTimeout = 60 * time.Second
+	// maxHeaderBytes caps a request's header (431 beyond it).
+	maxHeaderBytes = 64 << 10
 )
 
 // newHTTPServer returns vxd's server with every timeout set, telling ln
@@ -42,10 +42,10 @@ func newHTTPServer(ctx context.Context, h http.Handler, ln *connlimit.Listener, 
 	return &http.Server{
 		ConnState:         ln.ConnState,
 		Handler:           h,
-		ReadHeaderTimeout: HeaderTimeout,
-		ReadTimeout:       BodyTimeout,
-		IdleTimeout:       IdleTimeout,
-		MaxHeaderBytes:    MaxHeaderBytes,
+		ReadHeaderTimeout: headerTimeout,
+		ReadTimeout:       bodyTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 		ErrorLog:          newErrorLog(log),
 	}

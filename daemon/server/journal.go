@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -211,11 +210,11 @@ func (j *journal) begin(reason string) {
 // dirID is the device and inode path names (following links); zero when
 // it cannot be stat'ed.
 func dirID(path string) [2]uint64 {
-	var st syscall.Stat_t
-	if err := syscall.Stat(path, &st); err != nil {
+	var st hashing.Stat
+	if err := hashing.StatPath(path, &st); err != nil {
 		return [2]uint64{}
 	}
-	return [2]uint64{uint64(st.Dev), st.Ino}
+	return [2]uint64{st.Dev, st.Ino}
 }
 
 // checkRoot gives up until vxd restarts when the root no longer names the
@@ -523,17 +522,17 @@ func (j *journal) since(ctx context.Context, epoch string, seq uint64, ask bool)
 // journalWait bounds a barrier: past it the answer is "cannot prove".
 const journalWait = 2 * time.Second
 
-// mountJournal starts the change journal and serves GET wire.ChangesPath.
-// A bad VXD_JOURNAL_LIMIT is an error; a journal that cannot start
-// answers why on every question (vx then stats every file).
-func (d *daemon) mountJournal(ctx context.Context, mux *http.ServeMux) (*journal, error) {
+// journalEndpoint starts the change journal and returns the handler of GET
+// wire.ChangesPath. A bad VXD_JOURNAL_LIMIT is an error; a journal that
+// cannot start answers why on every question (vx then stats every file).
+func (d *daemon) journalEndpoint(ctx context.Context) (http.Handler, *journal, error) {
 	limit, err := journalLimit()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	maxFDs, err := journalDescriptors()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	d.budget = newFDBudget(maxFDs)
 	j, startErr := startJournal(ctx, d.root, limit, d.budget, d.log)
@@ -543,7 +542,7 @@ func (d *daemon) mountJournal(ctx context.Context, mux *http.ServeMux) (*journal
 	d.mu.Lock()
 	d.journal = j
 	d.mu.Unlock()
-	mux.HandleFunc("GET "+wire.ChangesPath, d.proved(func(w http.ResponseWriter, r *http.Request) {
+	return d.proved(func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		epoch, seqText := q.Get("epoch"), q.Get("seq")
 		var seq uint64
@@ -552,7 +551,8 @@ func (d *daemon) mountJournal(ctx context.Context, mux *http.ServeMux) (*journal
 				http.Error(w, "epoch: want the hex id of an earlier answer", http.StatusBadRequest)
 				return
 			}
-			if seq, err = strconv.ParseUint(seqText, 10, 64); err != nil {
+			var perr error // this request's own: err belongs to the start
+			if seq, perr = strconv.ParseUint(seqText, 10, 64); perr != nil {
 				http.Error(w, fmt.Sprintf("seq %q: want the sequence number of an earlier answer", seqText), http.StatusBadRequest)
 				return
 			}
@@ -568,8 +568,7 @@ func (d *daemon) mountJournal(ctx context.Context, mux *http.ServeMux) (*journal
 		ans.Version = version.Version
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(&ans)
-	}))
-	return j, nil
+	}), j, nil
 }
 
 // stopped reports whether the journal gave up until vxd restarts.

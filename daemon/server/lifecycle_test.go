@@ -88,7 +88,7 @@ func TestSecondDaemonProcess(t *testing.T) {
 	if !errors.Is(err, ErrRunning) {
 		t.Fatalf("Serve while another process serves the workspace = %v, want ErrRunning", err)
 	}
-	if _, err := Lock(root); !errors.Is(err, ErrRunning) {
+	if _, err := lockDaemon(root); !errors.Is(err, ErrRunning) {
 		t.Errorf("Lock while another process holds it = %v, want ErrRunning", err)
 	}
 	if d := readDiscovery(root); d == nil || *d != *other {
@@ -243,7 +243,7 @@ func idlesOut(t *testing.T, root string, done chan error) {
 	}
 }
 
-// TestIdleCountsRequests: in the sessionless 2026-07-28 era only requests
+// TestIdleCountsRequests: in the stateless era only requests
 // keep a daemon up: one every tenth of the idle timeout keeps it serving
 // for three timeouts; when they stop, it idles out.
 func TestIdleCountsRequests(t *testing.T) {
@@ -272,7 +272,7 @@ func TestIdleCountsRequests(t *testing.T) {
 		}
 	}
 	if st := r.status(t); st.Sessions != 0 {
-		t.Errorf("status says %d sessions; the 2026-07-28 era has none", st.Sessions)
+		t.Errorf("status says %d sessions; the stateless era has none", st.Sessions)
 	}
 	idlesOut(t, root, done)
 }

@@ -12,9 +12,9 @@ import (
 	"github.com/vzn/vx/protocol/wire"
 )
 
-// Feed fans run, task, model and session events out to subscribers. A
+// liveFeed fans run, task, model and session events out to subscribers. A
 // subscriber that cannot keep up is dropped; publishing never blocks.
-type Feed struct {
+type liveFeed struct {
 	mu sync.Mutex
 	// subs maps each subscriber to when it fell behind (more than half
 	// its buffer queued; zero while it keeps up), for PublishPaced.
@@ -27,11 +27,11 @@ type Feed struct {
 	Tap func(wire.Event)
 }
 
-// NewFeed returns an empty feed.
-func NewFeed() *Feed { return &Feed{subs: map[chan wire.Event]time.Time{}} }
+// newLiveFeed returns an empty feed.
+func newLiveFeed() *liveFeed { return &liveFeed{subs: map[chan wire.Event]time.Time{}} }
 
 // Publish sends e to every subscriber without waiting.
-func (f *Feed) Publish(e wire.Event) {
+func (f *liveFeed) Publish(e wire.Event) {
 	if e.Time.IsZero() {
 		e.Time = time.Now()
 	}
@@ -61,7 +61,7 @@ const paceLimit = time.Second
 // is 2,000 events at once); a client that reads must not be dropped for a
 // burst. A subscriber still behind after paceLimit is waited for no more,
 // so a stalled client costs the feed one second and is then dropped.
-func (f *Feed) PublishPaced(e wire.Event) {
+func (f *liveFeed) PublishPaced(e wire.Event) {
 	for f.waitFor(time.Now()) {
 		time.Sleep(2 * time.Millisecond)
 	}
@@ -70,7 +70,7 @@ func (f *Feed) PublishPaced(e wire.Event) {
 
 // waitFor reports whether a subscriber that fell behind less than
 // paceLimit ago has more than half its buffer queued.
-func (f *Feed) waitFor(now time.Time) bool {
+func (f *liveFeed) waitFor(now time.Time) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	wait := false
@@ -90,19 +90,29 @@ func (f *Feed) waitFor(now time.Time) bool {
 
 // Subscribe returns a channel of events; it is closed when the subscriber
 // is dropped or cancel is called.
-func (f *Feed) Subscribe() (<-chan wire.Event, func()) {
-	_, ch, cancel := f.SubscribeLive()
+func (f *liveFeed) Subscribe() (<-chan wire.Event, func()) {
+	_, ch, cancel := f.subscribe(false)
 	return ch, cancel
 }
 
 // SubscribeLive is Subscribe that also returns the events so far of the
-// runs under way, which come before every event on the channel.
-func (f *Feed) SubscribeLive() ([]wire.Event, <-chan wire.Event, func()) {
-	ch := make(chan wire.Event, 256)
+// runs under way, which come before every event on the channel. The
+// channel has room for as many more events as the replay holds: the
+// subscriber writes the replay out before it reads the channel, and the
+// runs go on meanwhile (bounded by maxLiveEvents).
+func (f *liveFeed) SubscribeLive() ([]wire.Event, <-chan wire.Event, func()) {
+	return f.subscribe(true)
+}
+
+func (f *liveFeed) subscribe(live bool) ([]wire.Event, <-chan wire.Event, func()) {
 	f.mu.Lock()
+	var replay []wire.Event
+	if live {
+		replay = f.live.replay()
+	}
+	ch := make(chan wire.Event, 256+len(replay))
 	f.subs[ch] = time.Time{}
 	f.last = time.Now()
-	replay := f.live.replay()
 	f.mu.Unlock()
 	return replay, ch, func() {
 		f.mu.Lock()
@@ -116,21 +126,17 @@ func (f *Feed) SubscribeLive() ([]wire.Event, <-chan wire.Event, func()) {
 }
 
 // Clients counts subscribers.
-func (f *Feed) Clients() int {
+func (f *liveFeed) Clients() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return len(f.subs)
 }
 
 // LastActivity is when a subscriber last came or went.
-func (f *Feed) LastActivity() time.Time {
+func (f *liveFeed) LastActivity() time.Time {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.last
-}
-
-func (d *daemon) mountLive(mux *http.ServeMux) {
-	mux.HandleFunc("GET /events", d.handleEvents)
 }
 
 // handleEvents streams the feed over a websocket as JSON messages.
@@ -145,6 +151,7 @@ func (d *daemon) handleEvents(w http.ResponseWriter, r *http.Request) {
 	// Subscribe before the handshake so no event falls in between.
 	replay, ch, cancel := d.feed.SubscribeLive()
 	defer cancel()
+	replay = d.liveOnly(r.Context(), replay)
 	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
 	if err != nil {
 		return

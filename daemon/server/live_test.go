@@ -11,7 +11,7 @@ import (
 // subscriber that reads slower than the burst comes, while a subscriber
 // that never reads is still dropped.
 func TestPublishPaced(t *testing.T) {
-	f := NewFeed()
+	f := newLiveFeed()
 	reader, cancelReader := f.Subscribe()
 	defer cancelReader()
 	stalled, cancelStalled := f.Subscribe()
@@ -48,7 +48,7 @@ func TestPublishPaced(t *testing.T) {
 // gets the run's start and its tasks so far before anything new; a run
 // that finished is not replayed.
 func TestSubscribeMidRun(t *testing.T) {
-	f := NewFeed()
+	f := newLiveFeed()
 	f.Publish(wire.Event{Type: wire.EventRunStarted, RunID: "old", Tasks: 1})
 	f.Publish(wire.Event{Type: wire.EventRunFinished, RunID: "old"})
 	f.Publish(wire.Event{Type: wire.EventRunStarted, RunID: "r1", Tasks: 40})

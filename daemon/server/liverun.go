@@ -1,8 +1,10 @@
 package server
 
 import (
+	"context"
 	"slices"
 
+	"github.com/vzn/vx/daemon/history"
 	"github.com/vzn/vx/protocol/wire"
 )
 
@@ -73,4 +75,38 @@ func (l *liveRuns) replay() []wire.Event {
 		out = append(out, r.events...)
 	}
 	return out
+}
+
+// forget drops run id's kept events.
+func (f *liveFeed) forget(id string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if i := slices.IndexFunc(f.live.runs, func(r *liveRun) bool { return r.id == id }); i >= 0 {
+		f.live.drop(i)
+	}
+}
+
+// liveOnly keeps the replayed events of the runs still under way. A run
+// whose vx was killed (-9) never says it ended; the history reads it as
+// interrupted once its process is gone, and the feed forgets it rather
+// than hand it to every page that connects as a run under way.
+func (d *daemon) liveOnly(ctx context.Context, replay []wire.Event) []wire.Event {
+	if len(replay) == 0 || d.env == nil {
+		return replay
+	}
+	h, err := d.env.History(ctx)
+	if err != nil {
+		return replay
+	}
+	gone := map[string]bool{}
+	for _, e := range replay {
+		if e.Type != wire.EventRunStarted {
+			continue
+		}
+		if run, err := h.ResolveRun(ctx, e.RunID); err == nil && run.Status != history.RunRunning {
+			gone[e.RunID] = true
+			d.feed.forget(e.RunID)
+		}
+	}
+	return slices.DeleteFunc(replay, func(e wire.Event) bool { return gone[e.RunID] })
 }

@@ -2,10 +2,10 @@ package server
 
 import (
 	"os"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/vzn/vx/internal/flock"
 	"github.com/vzn/vx/protocol/layout"
 )
 
@@ -15,7 +15,7 @@ import (
 // for another daemon and exiting.
 func TestLockOutlastsAProbe(t *testing.T) {
 	root := t.TempDir()
-	f, err := Lock(root) // creates the directory and the file
+	f, err := lockDaemon(root) // creates the directory and the file
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,12 +24,12 @@ func TestLockOutlastsAProbe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Flock(int(probe.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := flock.TryLock(probe); err != nil {
 		t.Fatal(err)
 	}
 	got := make(chan error, 1)
 	go func() {
-		g, err := Lock(root)
+		g, err := lockDaemon(root)
 		if err == nil {
 			g.Close()
 		}

@@ -14,9 +14,9 @@ import (
 	"github.com/vzn/vx/protocol/layout"
 )
 
-// MaxLogBytes is the size at which vxd.log is rotated to vxd.log.1 (the
+// maxLogBytes is the size at which vxd.log is rotated to vxd.log.1 (the
 // one older file kept), so the log never takes more than twice this.
-const MaxLogBytes = 8 << 20
+const maxLogBytes = 8 << 20
 
 // OpenLog opens the workspace's daemon log for appending, rotated at
 // MaxLogBytes.
@@ -27,7 +27,7 @@ func OpenLog(root string) (io.WriteCloser, error) {
 	if err := privfile.OwnDir(layout.Daemon(root)); err != nil {
 		return nil, err
 	}
-	w := &rotatingLog{path: layout.DaemonLog(root), max: MaxLogBytes}
+	w := &rotatingLog{path: layout.DaemonLog(root), max: maxLogBytes}
 	if err := w.open(); err != nil {
 		return nil, err
 	}

@@ -6,19 +6,19 @@ import (
 	_ "embed"
 	"encoding/json"
 	"net/http"
-	"strconv"
 
 	"github.com/vzn/vx/daemon/failures"
 	"github.com/vzn/vx/daemon/ops"
-	"github.com/vzn/vx/daemon/pagekit"
+	"github.com/vzn/vx/httpapi"
+	"github.com/vzn/vx/opkit"
 	"github.com/vzn/vx/protocol/wire"
 )
 
 //go:embed page/index.html
 var pageHTML []byte
 
-// Summary is what the status page loads before following the feed.
-type Summary struct {
+// pageSummary is what the status page loads before following the feed.
+type pageSummary struct {
 	Status  *wire.Status          `json:"status"`
 	Runs    *ops.RunsOutput       `json:"runs"`
 	History *ops.RunHistoryOutput `json:"history"`
@@ -29,17 +29,12 @@ type Summary struct {
 	Failures *ops.FailuresOutput `json:"failures,omitempty"`
 }
 
-// PageApprovals is what the page shows of the plans awaiting a person's
+// pageApprovals is what the page shows of the plans awaiting a person's
 // approval (mcp.confirm), and whether this login may approve them.
-type PageApprovals struct {
+type pageApprovals struct {
 	wire.Approvals
 	CanApprove bool `json:"canApprove"`
 }
-
-// pageRoutes are what a page login opens: the page, its shared script and
-// style, and what it reads. Never /mcp, /status or /shutdown: the login
-// cookie runs nothing.
-var pageRoutes = []string{"GET /", "GET " + pagekit.ScriptPath, "GET " + pagekit.StylePath, "GET /api/summary", "GET /api/approvals", "GET /events"}
 
 // tokenLogin lets a person open the page once with ?token=…: the daemon
 // mints a page credential of its own (never the token) into an HttpOnly,
@@ -52,7 +47,7 @@ func (d *daemon) tokenLogin(next http.Handler) http.Handler {
 		if r.Method == http.MethodGet && r.URL.Path == "/" {
 			tok = r.URL.Query().Get("token") // (parsed only for the page)
 		}
-		if tok != "" && r.Header.Get("Origin") == "" && loopbackHostPort(r.Host, d.port) {
+		if tok != "" && r.Header.Get("Origin") == "" && httpapi.LoopbackHost(r.Host, d.port) {
 			// (A foreign Host falls through to the guard, which refuses it.)
 			if subtle.ConstantTimeCompare([]byte(tok), []byte(d.token)) == 1 {
 				v, err := d.pages.mint()
@@ -100,36 +95,37 @@ func servePageLoginHelp(w http.ResponseWriter, _ *http.Request) {
 	_, _ = w.Write(pageLoginHelp)
 }
 
-func (d *daemon) mountPage(mux *http.ServeMux) {
-	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		w.Header().Set("Content-Security-Policy", "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; connect-src 'self'")
-		w.Write(pageHTML)
-	})
-	// The page components it shares with the platform's dashboard.
-	mux.Handle("GET "+pagekit.ScriptPath, pagekit.Handler())
-	mux.Handle("GET "+pagekit.StylePath, pagekit.Handler())
-	mux.HandleFunc("GET /api/summary", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(d.summary(r.Context()))
-	})
-	mux.HandleFunc("GET /api/approvals", d.serveApprovals)
+// The page's own reads (page/index.html fetches them).
+const (
+	pageSummaryPath   = "/api/summary"
+	pageApprovalsPath = "/api/approvals"
+)
+
+func servePage(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Content-Security-Policy", "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; connect-src 'self'")
+	w.Write(pageHTML)
+}
+
+func (d *daemon) serveSummary(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(d.summary(r.Context()))
 }
 
 func (d *daemon) serveApprovals(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	_ = json.NewEncoder(w).Encode(PageApprovals{Approvals: wire.Approvals{Pending: d.plans.Pending()}, CanApprove: d.keyMatches(r.Header.Get(wire.ApproveKeyHeader))})
+	_ = json.NewEncoder(w).Encode(pageApprovals{Approvals: wire.Approvals{Pending: d.plans.Pending()}, CanApprove: d.keyMatches(r.Header.Get(wire.ApproveKeyHeader))})
 }
 
-func (d *daemon) summary(ctx context.Context) *Summary {
-	s := &Summary{Status: d.status(ctx)}
-	s.Runs, _ = ops.Runs(ctx, d.env, ops.RunsInput{Limit: ops.LimitOf(15)})
+func (d *daemon) summary(ctx context.Context) *pageSummary {
+	s := &pageSummary{Status: d.status(ctx)}
+	s.Runs, _ = ops.Runs(ctx, d.env, ops.RunsInput{Limit: opkit.LimitOf(15)})
 	// Statistics cover the tasks of the recent rows: enough rows for the
 	// latest runs' tasks, so the durations chart shows them all.
-	s.History, _ = ops.RunHistory(ctx, d.env, ops.RunHistoryInput{Limit: ops.LimitOf(200)})
-	s.Trends, _ = ops.RunTrends(ctx, d.env, ops.TrendsInput{Bucket: "hour", Limit: ops.LimitOf(24)})
+	s.History, _ = ops.RunHistory(ctx, d.env, ops.RunHistoryInput{Limit: opkit.LimitOf(200)})
+	s.Trends, _ = ops.RunTrends(ctx, d.env, ops.TrendsInput{Bucket: "hour", Limit: opkit.LimitOf(24)})
 	s.Latest, _ = ops.Run(ctx, d.env, ops.RunInput{})
 	// A failed or interrupted run (a timed-out task counts in neither
 	// passed nor failed totals): say why.
@@ -142,24 +138,16 @@ func (d *daemon) summary(ctx context.Context) *Summary {
 // latestFailures is why run id failed, each output cut to what a page
 // shows (the locations are found in the whole output first).
 func latestFailures(ctx context.Context, e *ops.Env, id string) *ops.FailuresOutput {
-	ref := ops.RunID(id)
+	ref := opkit.RunID(id)
 	f, err := ops.Failures(ctx, e, ops.FailuresInput{RunID: &ref})
 	if err != nil {
 		return nil
 	}
 	for i := range f.Failures {
-		out, cut := failures.Brief(f.Failures[i].Output)
+		// Masked again once the colour codes are gone: they may split a
+		// secret.
+		out, cut := failures.Brief(e.Masker.String(failures.StripANSI(f.Failures[i].Output)))
 		f.Failures[i].Output, f.Failures[i].Truncated = out, f.Failures[i].Truncated || cut
 	}
 	return f
-}
-
-// loopbackHostPort reports whether a Host header names this daemon.
-func loopbackHostPort(host string, port int) bool {
-	for _, name := range []string{"127.0.0.1", "localhost", "[::1]"} {
-		if host == name+":"+strconv.Itoa(port) {
-			return true
-		}
-	}
-	return false
 }

@@ -10,13 +10,13 @@ import (
 	"github.com/vzn/vx/daemon/workspace"
 )
 
-// PortInUseError is a chosen port that another socket already holds.
-type PortInUseError struct {
+// portInUseError is a chosen port that another socket already holds.
+type portInUseError struct {
 	Port   int
 	Holder string // "pid 123, python3" when it could be found, else ""
 }
 
-func (e *PortInUseError) Error() string {
+func (e *portInUseError) Error() string {
 	who := "another process"
 	if e.Holder != "" {
 		who += " (" + e.Holder + ")"
@@ -39,14 +39,14 @@ func listenPort(o Options, m *workspace.Model) int {
 }
 
 // listen listens on 127.0.0.1:port, loopback only; port 0 takes any free
-// port. A port already taken is a *PortInUseError.
+// port. A port already taken is a *portInUseError.
 func listen(port int) (net.Listener, error) {
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 	if err == nil {
 		return ln, nil
 	}
 	if port != 0 && errors.Is(err, syscall.EADDRINUSE) {
-		return nil, &PortInUseError{Port: port, Holder: portHolder(port)}
+		return nil, &portInUseError{Port: port, Holder: portHolder(port)}
 	}
 	return nil, fmt.Errorf("listening on 127.0.0.1:%d: %w", port, err)
 }

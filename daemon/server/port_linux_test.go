@@ -31,11 +31,11 @@ func TestPortInUseNamesItsHolder(t *testing.T) {
 			continue
 		}
 		held.Close()
-		var pe *PortInUseError
+		var pe *portInUseError
 		comm, _ := os.ReadFile("/proc/self/comm")
 		want := fmt.Sprintf("pid %d, %s", os.Getpid(), strings.TrimSpace(string(comm)))
 		if !errors.As(err, &pe) || pe.Port != port || pe.Holder != want || !strings.Contains(err.Error(), fmt.Sprintf("port %d", port)) {
-			t.Errorf("%s: listen(%d) held by this process = %v (%#v); want a PortInUseError naming %s", network, port, err, pe, want)
+			t.Errorf("%s: listen(%d) held by this process = %v (%#v); want a portInUseError naming %s", network, port, err, pe, want)
 		}
 	}
 }

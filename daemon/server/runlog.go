@@ -15,26 +15,26 @@ import (
 	"github.com/vzn/vx/protocol/wire"
 )
 
-// EventsDir is where runs started outside the daemon (from a shell, CI,
+// eventsDir is where runs started outside the daemon (from a shell, CI,
 // another tool) leave their events for the daemon's live feed: one JSON
 // lines file per run. Only files, never a socket: vx run stays offline and
 // works the same with no daemon.
-func EventsDir(root string) string { return layout.Events(root) }
+func eventsDir(root string) string { return layout.Events(root) }
 
 // The writing side is daemon/runevents, which vx run links without the daemon.
 
 // tailer follows the events directory and publishes what runs append.
 type tailer struct {
 	dir     string
-	feed    *Feed
+	feed    *liveFeed
 	mu      sync.Mutex
 	offsets map[string]int64
 	partial map[string][]byte
 }
 
-// tailEvents watches EventsDir; stale files of an earlier daemon are removed.
+// tailEvents watches eventsDir; stale files of an earlier daemon are removed.
 func (d *daemon) tailEvents(w *fsnotify.Watcher) (*tailer, error) {
-	dir := EventsDir(d.root)
+	dir := eventsDir(d.root)
 	_ = os.RemoveAll(dir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err

@@ -25,17 +25,16 @@ import (
 
 	"github.com/vzn/vx/daemon/hashing"
 	"github.com/vzn/vx/daemon/history"
-	"github.com/vzn/vx/daemon/httpapi"
-	"github.com/vzn/vx/daemon/mcpserver"
 	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/daemon/plans"
 	"github.com/vzn/vx/daemon/tools"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/httpapi"
 	"github.com/vzn/vx/internal/connlimit"
 	"github.com/vzn/vx/internal/flock"
 	"github.com/vzn/vx/internal/privfile"
+	"github.com/vzn/vx/mcpserver"
 	"github.com/vzn/vx/protocol/layout"
-	"github.com/vzn/vx/protocol/proof"
 	"github.com/vzn/vx/protocol/version"
 	"github.com/vzn/vx/protocol/wire"
 )
@@ -79,14 +78,14 @@ type daemon struct {
 
 	mu         sync.Mutex
 	lastReload *wire.Reload
-	feed       *Feed
+	feed       *liveFeed
 	journal    *journal  // nil until mounted, or when it did not start
 	budget     *fdBudget // the descriptors the watches may hold (watchbudget.go)
 }
 
-// Lock takes the workspace's daemon lock without blocking; the returned
+// lockDaemon takes the workspace's daemon lock without blocking; the returned
 // file must stay open for the daemon's life.
-func Lock(root string) (*os.File, error) {
+func lockDaemon(root string) (*os.File, error) {
 	dir := layout.Daemon(root)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", dir, err)
@@ -130,7 +129,7 @@ func Serve(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	lock, err := Lock(root)
+	lock, err := lockDaemon(root)
 	if err != nil {
 		return err
 	}
@@ -145,8 +144,8 @@ func Serve(ctx context.Context, o Options) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	d := &daemon{opts: o, root: root, log: o.Logger, started: time.Now(), cancel: cancel, feed: NewFeed(), plans: plans.NewStore(),
-		streams: &connlimit.Slots{Max: MaxStreams}}
+	d := &daemon{opts: o, root: root, log: o.Logger, started: time.Now(), cancel: cancel, feed: newLiveFeed(), plans: plans.NewStore(),
+		streams: &connlimit.Slots{Max: maxStreams}}
 	if d.token, err = newToken(); err != nil {
 		return err
 	}
@@ -171,15 +170,15 @@ func Serve(ctx context.Context, o Options) error {
 		return err
 	}
 	d.port = tcp.Addr().(*net.TCPAddr).Port
-	ln := connlimit.NewListener(tcp, MaxConns)
+	ln := connlimit.NewListener(tcp, maxConns)
 
-	mux := d.newMux(cancel)
-	if jr, err := d.mountJournal(ctx, mux); err != nil {
+	changes, jr, err := d.journalEndpoint(ctx)
+	if err != nil {
 		return err
 	} else if jr != nil {
 		defer jr.Close()
 	}
-	srv := newHTTPServer(ctx, d.tokenLogin(d.approvals(httpapi.Guard(liftReadDeadline(mcpFirst(mux)), httpapi.GuardOptions{Port: d.port, Token: d.token, Page: &httpapi.PageAuth{Cookie: wire.PageCookieName(d.port), Routes: pageRoutes, Valid: d.pages.valid, Help: servePageLoginHelp}, Logger: d.log}))), ln, d.log)
+	srv := newHTTPServer(ctx, d.handler(cancel, changes), ln, d.log)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 
@@ -203,6 +202,15 @@ func Serve(ctx context.Context, o Options) error {
 
 	go d.idle(ctx)
 	return d.serveUntilDone(ctx, srv, serveErr)
+}
+
+// handler is every route behind the guard, the approval page and the
+// page login in front of it.
+func (d *daemon) handler(cancel context.CancelFunc, changes http.Handler) http.Handler {
+	routes := d.routes(cancel, changes)
+	page := &httpapi.PageAuth{Cookie: wire.PageCookieName(d.port), Routes: pageRoutes(routes), Valid: d.pages.valid, Help: servePageLoginHelp}
+	guarded := httpapi.Guard(liftReadDeadline(mcpFirst(newMux(routes))), httpapi.GuardOptions{Port: d.port, Token: d.token, Page: page, Logger: d.log})
+	return d.tokenLogin(d.approvals(guarded))
 }
 
 // serveUntilDone waits for ctx to end or the server to fail (its error
@@ -251,26 +259,10 @@ func (d *daemon) newMCP() *mcpserver.Server {
 		}
 		d.feed.Publish(wire.Event{Type: typ, Session: id[:8]})
 	}
-	return mcpserver.New(&mcpserver.Options{Name: "vx", Version: version.Version, Mask: d.env.Masker.String, MaskJSON: d.env.Masker.JSON, Logger: d.log, MaxSessions: 64, OnSession: onSession, SessionIdle: d.opts.SessionIdle,
-		Instructions: "vx answers questions about this monorepo workspace: its tasks (listTasks, getConfig), its cache (getCacheStats, explainCacheKey), its run history (getRunHistory, whyDidThisRerun, getFailures, getTaskLog, compareRuns, runTrends), and runs or plans tasks (runTasks, planTasks)."})
-}
-
-// newMux routes /mcp, /hello, /status, /shutdown (which calls cancel),
-// the live feed and the page; /hello, /status and /shutdown are proved
-// to a client that sends a nonce.
-func (d *daemon) newMux(cancel context.CancelFunc) *http.ServeMux {
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", httpapi.NewMCPHandler(d.mcp, &httpapi.MCPOptions{Logger: d.log, Streams: d.streams}))
-	mux.HandleFunc("GET "+proof.HelloPath, d.proved(handleHello))
-	mux.HandleFunc("GET /status", d.proved(d.handleStatus))
-	mux.HandleFunc("POST /shutdown", d.proved(func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(http.StatusAccepted)
-		d.log.Info().Msg("stop requested")
-		go cancel()
-	}))
-	d.mountLive(mux)
-	d.mountPage(mux)
-	return mux
+	return mcpserver.New(&mcpserver.Options{Name: "vx", Version: version.Version, Mask: d.env.Masker.String, MaskJSON: d.env.Masker.JSON,
+		Logger: d.log, MaxSessions: 64, OnSession: onSession, SessionIdle: d.opts.SessionIdle,
+		Instructions: "vx answers questions about this monorepo workspace: its tasks (listTasks, getConfig), its cache (getCacheStats, explainCacheKey), " +
+			"its run history (getRunHistory, whyDidThisRerun, getFailures, getTaskLog, compareRuns, runTrends), and runs or plans tasks (runTasks, planTasks)."})
 }
 
 // writeDiscovery announces the daemon: it writes the discovery file
@@ -366,7 +358,7 @@ func (d *daemon) status(ctx context.Context) *wire.Status {
 	st := d.mcp.Stats()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	s := &wire.Status{PID: os.Getpid(), Port: d.port, URL: fmt.Sprintf("http://127.0.0.1:%d/mcp", d.port), PageURL: fmt.Sprintf("http://127.0.0.1:%d/", d.port),
+	s := &wire.Status{PID: os.Getpid(), Port: d.port, URL: fmt.Sprintf("http://127.0.0.1:%d%s", d.port, wire.MCPPath), PageURL: fmt.Sprintf("http://127.0.0.1:%d/", d.port),
 		Version: version.Version, Workspace: d.root, StartedAt: d.started, UptimeMs: time.Since(d.started).Milliseconds(), Sessions: st.Sessions,
 		Requests: st.Requests, RSSBytes: rss(), HeapBytes: ms.HeapAlloc, IdleTimeout: d.opts.IdleTimeout.String(), LastActivity: st.LastActivity}
 	if m, err := d.env.CurrentModel(); err == nil {

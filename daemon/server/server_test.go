@@ -104,11 +104,11 @@ func eventually(t *testing.T, what string, cond func() bool) {
 
 func TestLock(t *testing.T) {
 	root := t.TempDir()
-	f, err := Lock(root)
+	f, err := lockDaemon(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Lock(root); !errors.Is(err, ErrRunning) {
+	if _, err := lockDaemon(root); !errors.Is(err, ErrRunning) {
 		t.Errorf("second Lock = %v, want ErrRunning", err)
 	}
 	st, err := os.Stat(layout.Daemon(root))
@@ -116,7 +116,7 @@ func TestLock(t *testing.T) {
 		t.Errorf("daemon dir: %v, mode %v; want 0700", err, st.Mode().Perm())
 	}
 	f.Close()
-	g, err := Lock(root)
+	g, err := lockDaemon(root)
 	if err != nil {
 		t.Fatalf("Lock after the holder closed it: %v", err)
 	}
@@ -166,7 +166,7 @@ func TestServeOwnsTheWorkspace(t *testing.T) {
 	if _, err := os.Stat(layout.Discovery(root)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("discovery file left behind: %v", err)
 	}
-	f, err := Lock(root)
+	f, err := lockDaemon(root)
 	if err != nil {
 		t.Fatalf("lock still held after Serve returned: %v", err)
 	}

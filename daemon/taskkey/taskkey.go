@@ -9,7 +9,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/vzn/vx/daemon/hashing"
+	"github.com/vzn/vx/internal/digest"
 )
 
 // Version joins every key; bump it when the key's meaning changes.
@@ -35,7 +35,7 @@ func (c *Components) Key() string {
 // one serialisation (maps marshal with sorted keys).
 func (c *Components) KeyAndEncode() (string, []byte) {
 	b, _ := json.Marshal(c)
-	return hashing.Sum(b)[:32], b
+	return digest.Sum(b)[:32], b
 }
 
 // EncodeBeforeDeps is the encoding of every component but Deps (as if
@@ -57,7 +57,7 @@ func (c *Components) KeyAndEncodeWith(before []byte) (string, []byte) {
 	head := len(before) - len("null}")
 	b := make([]byte, 0, head+2+64*len(c.Deps))
 	b = append(appendMap(append(b, before[:head]...), c.Deps), '}')
-	return hashing.Sum(b)[:32], b
+	return digest.Sum(b)[:32], b
 }
 
 // Encode serialises the components for the history store.

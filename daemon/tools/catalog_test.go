@@ -7,11 +7,11 @@ import (
 	"testing"
 
 	"github.com/vzn/vx/daemon/docsearch"
-	"github.com/vzn/vx/daemon/mcpserver"
 	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/daemon/plans"
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/internal/testtree"
+	"github.com/vzn/vx/mcpserver"
 )
 
 // catalogEnv is a small workspace whose catalog holds every tool: agents

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/vzn/vx/daemon/mcpserver"
+	"github.com/vzn/vx/mcpserver"
 	"github.com/vzn/vx/protocol/mcp"
 )
 
@@ -41,9 +41,6 @@ var compactGroups = []compactGroup{
 	{"docs", "Search the docs", "Where is X documented?", []compactSub{{"search", "searchDocs"}}},
 	{"doctor", "Diagnose", "What stops vx working here, each with its fix?", []compactSub{{"check", "diagnose"}}},
 }
-
-// MaxCompactTools is the most tools the compact catalog lists.
-const MaxCompactTools = 10
 
 // Compact turns the full catalog into the compact one. A group whose
 // tools are all absent (runTasks under mcp.run false) is left out; a full

@@ -5,8 +5,8 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/vzn/vx/daemon/mcpserver"
 	"github.com/vzn/vx/daemon/ops"
+	"github.com/vzn/vx/mcpserver"
 )
 
 // Completion of prompt and template arguments: a task id completes in two

@@ -7,15 +7,15 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vzn/vx/daemon/mcpserver"
 	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/daemon/plans"
+	"github.com/vzn/vx/mcpserver"
 	"github.com/vzn/vx/protocol/mcp"
 )
 
 // Under mcp.confirm, runTasks shows a person the plan and runs it only
 // when they accept: in the session era through elicitation/create on the
-// request's stream, in 2026-07-28 through an input_required result the
+// request's stream, in the stateless era through an input_required result the
 // client retries with the answer. The plan is issued first, so what runs
 // is exactly what was shown, re-checked when it runs.
 
@@ -23,21 +23,12 @@ import (
 // form's field).
 const confirmKey = "confirm"
 
-var confirmSchema = json.RawMessage(`{"type":"object","properties":{"confirm":{"type":"boolean","title":"Run these tasks","description":"true runs exactly the tasks shown; false runs nothing","default":true}},"required":["confirm"]}`)
+var confirmSchema = json.RawMessage(`{"type":"object","properties":{"confirm":{"type":"boolean",` +
+	`"title":"Run these tasks","description":"true runs exactly the tasks shown; false runs nothing",` +
+	`"default":true}},"required":["confirm"]}`)
 
 // maxShown bounds the tasks a confirmation lists by name.
 const maxShown = 20
-
-// noAsking refuses runTasks with a selection when the client is not
-// asked (it cannot ask, or outside: mcp.confirm "outside"): a person
-// approves a plan outside MCP.
-func noAsking(outside bool) error {
-	why := "this client cannot ask (it declared no elicitation)"
-	if outside {
-		why = "this workspace takes approvals only outside MCP (mcp.confirm \"outside\")"
-	}
-	return fmt.Errorf("this workspace runs tasks only once a person approves them (mcp.confirm in vx.workspace.json), and %s: call planTasks, whose answer says where a person approves the plan (`vx approve PLAN` in a terminal, or the status page), then call runTasks with {\"planId\": …}, which waits for that approval. Nothing ran", why)
-}
 
 // runCall is one runTasks call where vxd keeps plans.
 type runCall struct {
@@ -45,27 +36,30 @@ type runCall struct {
 	store  *plans.Store
 	runner plans.Runner // with NeedApproval under mcp.confirm
 	origin string       // the call's arguments (callOrigin)
-	// outside takes approvals only outside MCP (mcp.confirm "outside"):
-	// the client is never asked, even when it could be.
-	outside bool
 	// approveAt says where a person approves a plan outside MCP.
 	approveAt func(p *plans.Plan) string
 }
 
-// confirmRun serves runTasks under mcp.confirm: id is the planId given
-// ("" for a selection, in).
-func confirmRun(ctx context.Context, rc *runCall, id string, in ops.RunTasksInput) (any, error) {
-	call, store, e := rc.call, rc.store, rc.runner.Env
-	if call.Modern != nil && call.Modern.RequestState != "" && !rc.outside {
-		return answerModern(ctx, rc)
-	}
-	canAsk := call.Elicit != nil || (call.Modern != nil && call.Modern.CanElicit)
-	if !canAsk || rc.outside {
-		if id == "" {
-			return nil, noAsking(rc.outside)
-		}
+// runStep takes the step plans.Decide chose for a runTasks call that
+// does not simply run its selection: id is the planId given ("" for a
+// selection, in).
+func runStep(ctx context.Context, rc *runCall, step plans.Step, id string, in ops.RunTasksInput) (any, error) {
+	switch step {
+	case plans.StepApply:
+		return rc.store.Apply(ctx, rc.runner, id)
+	case plans.StepAwait:
 		return waitThenApply(ctx, rc, id)
+	case plans.StepAnswer:
+		return answerStateless(ctx, rc)
 	}
+	return askToRun(ctx, rc, id, in)
+}
+
+// askToRun asks the client's person to confirm the plan id (or, for a
+// selection, one made now) and runs it when they accept; a plan a person
+// approved already runs at once.
+func askToRun(ctx context.Context, rc *runCall, id string, in ops.RunTasksInput) (any, error) {
+	call, store, e := rc.call, rc.store, rc.runner.Env
 	var p *plans.Plan
 	var err error
 	if id != "" {
@@ -83,7 +77,7 @@ func confirmRun(ctx context.Context, rc *runCall, id string, in ops.RunTasksInpu
 		// A person approved it already (vx approve, the status page).
 		return store.Apply(ctx, rc.runner, p.ID)
 	}
-	if call.Modern != nil {
+	if call.Stateless != nil {
 		if p.Origin != rc.origin {
 			// A planTasks plan confirmed through a retry: tie it to this call.
 			p, err = reissue(ctx, e, store, p, rc.origin)
@@ -91,7 +85,7 @@ func confirmRun(ctx context.Context, rc *runCall, id string, in ops.RunTasksInpu
 				return nil, err
 			}
 		}
-		return askModern(e, p), nil
+		return askStateless(e, p), nil
 	}
 	ectx, cancel := context.WithDeadline(ctx, p.Expires)
 	defer cancel()
@@ -102,9 +96,9 @@ func confirmRun(ctx context.Context, rc *runCall, id string, in ops.RunTasksInpu
 	return decide(ctx, rc, p, res)
 }
 
-// answerModern serves a 2026-07-28 retry carrying the person's answer.
-func answerModern(ctx context.Context, rc *runCall) (any, error) {
-	m := rc.call.Modern
+// answerStateless serves a stateless retry carrying the person's answer.
+func answerStateless(ctx context.Context, rc *runCall) (any, error) {
+	m := rc.call.Stateless
 	p, err := rc.store.Lookup(m.RequestState)
 	if err != nil {
 		return nil, err
@@ -114,7 +108,7 @@ func answerModern(ctx context.Context, rc *runCall) (any, error) {
 	}
 	raw, ok := m.InputResponses[confirmKey]
 	if !ok {
-		return askModern(rc.runner.Env, p), nil // the answer is missing: ask again
+		return askStateless(rc.runner.Env, p), nil // the answer is missing: ask again
 	}
 	var res mcp.ElicitResult
 	if err := json.Unmarshal(raw, &res); err != nil {
@@ -151,7 +145,9 @@ func awaitApproval(ctx context.Context, call *mcpserver.Call, store *plans.Store
 // approveWhere says where a person approves plan id, given the status
 // page's address and the workspace.
 func approveWhere(id, root, page string, expires time.Time) string {
-	return fmt.Sprintf("plan %s awaits a person's approval (mcp.confirm): run `vx approve %s` in a terminal in %s, or approve it on the status page %s (log in to approve with the address `vx approve --page` prints); runTasks {planId} waits for it until %s, when the plan expires",
+	return fmt.Sprintf("plan %s awaits a person's approval (mcp.confirm): run `vx approve %s` in a "+
+		"terminal in %s, or approve it on the status page %s (log in to approve with the address `vx approve --page` "+
+		"prints); runTasks {planId} waits for it until %s, when the plan expires",
 		id, id, root, page, expires.UTC().Format(time.RFC3339))
 }
 
@@ -174,7 +170,7 @@ func callOrigin(args json.RawMessage) string {
 	return "runTasks " + string(b)
 }
 
-func askModern(e *ops.Env, p *plans.Plan) *mcpserver.InputRequired {
+func askStateless(e *ops.Env, p *plans.Plan) *mcpserver.InputRequired {
 	return &mcpserver.InputRequired{
 		Requests: map[string]mcp.InputRequest{confirmKey: {Method: mcp.MethodElicit, Params: confirmParams(e, p)}},
 		State:    p.ID,

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/vzn/vx/daemon/ops"
+	"github.com/vzn/vx/opkit"
 )
 
 // BenchmarkArguments is what a tool call spends on its arguments before
@@ -27,7 +27,7 @@ func BenchmarkArgumentsDecodeOnly(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		var in testInput
-		if err := ops.DecodeInput(raw, &in); err != nil {
+		if err := opkit.DecodeInput(raw, &in); err != nil {
 			b.Fatal(err)
 		}
 	}

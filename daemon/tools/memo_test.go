@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vzn/vx/daemon/mcpserver"
 	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/internal/testtree"
+	"github.com/vzn/vx/mcpserver"
 )
 
 // memoEnv is the env of a one-project workspace whose build command reads
@@ -42,7 +42,8 @@ func TestMemoHitsAreMaskedWithTheCurrentSecrets(t *testing.T) {
 	srv.SetTools(Catalog(env, Config{}))
 	ss := srv.NewSession(nil)
 	ctx := context.Background()
-	if r := ss.HandleBody(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`), nil); !strings.Contains(string(r), `"result"`) {
+	if r := ss.HandleBody(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize",`+
+		`"params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`), nil); !strings.Contains(string(r), `"result"`) {
 		t.Fatalf("initialize: %s", r)
 	}
 	call := func() string {

@@ -12,6 +12,7 @@ import (
 	"github.com/vzn/vx/daemon/migrate"
 	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/opkit"
 )
 
 type osInner struct {
@@ -77,7 +78,7 @@ func filledSample() *osSample {
 
 func TestOutputSchemaShape(t *testing.T) {
 	var top map[string]any
-	if err := json.Unmarshal(outputSchema(&osSample{}), &top); err != nil {
+	if err := json.Unmarshal(opkit.OutputSchema(&osSample{}), &top); err != nil {
 		t.Fatal(err)
 	}
 	if top["type"] != "object" {
@@ -167,7 +168,7 @@ func TestOutputSchemaValidatesMarshalledValues(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			raw := outputSchema(tc.typ)
+			raw := opkit.OutputSchema(tc.typ)
 			rs := resolveSchema(t, raw)
 			for _, v := range tc.values {
 				b, err := json.Marshal(v)
@@ -208,7 +209,7 @@ func TestOutputSchemaRecursive(t *testing.T) {
 		Name     string  `json:"name"`
 		Children []*node `json:"children"`
 	}
-	raw := outputSchema(&node{})
+	raw := opkit.OutputSchema(&node{})
 	rs := resolveSchema(t, raw)
 	b, _ := json.Marshal(node{Name: "a", Children: []*node{{Name: "b", Children: []*node{{Name: "c"}}}}})
 	var inst any
@@ -276,7 +277,7 @@ func TestOutputSchemaOfToolOutputs(t *testing.T) {
 	for _, out := range outputs {
 		typ := reflect.TypeOf(out).Elem()
 		t.Run(typ.String(), func(t *testing.T) {
-			raw := outputSchema(out)
+			raw := opkit.OutputSchema(out)
 			rs := resolveSchema(t, raw)
 			filled := reflect.New(typ)
 			fill(filled.Elem(), 0)

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"reflect"
 
-	"github.com/vzn/vx/daemon/mcpserver"
 	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/daemon/plans"
+	"github.com/vzn/vx/mcpserver"
 )
 
 // pruneArgs is pruneCache's input where vxd keeps plans: the bounds, or a
@@ -22,11 +22,11 @@ type pruneArgs struct {
 // mcp.requirePlan and mcp.confirm make deleting take a plan, and under
 // mcp.confirm a person approves the plan first (vx approve, the status
 // page).
-func pruneCacheSpec(e *ops.Env, cfg Config) Spec {
+func pruneCacheSpec(e *ops.Env, cfg Config) mcpserver.OperationOptions {
 	if cfg.Plans == nil {
-		return Spec{}
+		return mcpserver.OperationOptions{}
 	}
-	return Spec{
+	return mcpserver.OperationOptions{
 		MoreDescription: " A dry run is kept as a plan (planId, expiresAt); pruneCache {planId} alone evicts exactly its entries, or refuses naming each entry that is gone or changed.",
 		Input:           reflect.TypeFor[pruneArgs](),
 		Run: func(ctx context.Context, call *mcpserver.Call, v any) (any, error) {
@@ -48,7 +48,9 @@ func pruneCacheSpec(e *ops.Env, cfg Config) Spec {
 				return cfg.Plans.ApplyPrune(ctx, e, a.PlanID, confirm)
 			}
 			if a.DryRun != nil && !*a.DryRun && (requirePlan || confirm) {
-				return nil, fmt.Errorf("this workspace deletes cache entries only as planned (mcp.requirePlan or mcp.confirm in vx.workspace.json%s): call pruneCache with dryRun true, read the plan, then pruneCache with {\"planId\": …} alone; nothing was deleted", unknown)
+				return nil, fmt.Errorf("this workspace deletes cache entries only as planned "+
+					"(mcp.requirePlan or mcp.confirm in vx.workspace.json%s): call pruneCache with dryRun true, read the plan, "+
+					"then pruneCache with {\"planId\": …} alone; nothing was deleted", unknown)
 			}
 			if a.DryRun != nil && !*a.DryRun {
 				return ops.PruneCache(ctx, e, a.PruneInput)

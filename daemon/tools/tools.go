@@ -6,18 +6,14 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"reflect"
 	"sync"
 
-	"github.com/google/jsonschema-go/jsonschema"
-
-	"github.com/vzn/vx/daemon/mcpserver"
 	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/daemon/plans"
 	"github.com/vzn/vx/daemon/workspace"
-	"github.com/vzn/vx/protocol/mcp"
+	"github.com/vzn/vx/mcpserver"
 	"github.com/vzn/vx/protocol/wire"
 )
 
@@ -52,92 +48,32 @@ func (cfg Config) approveWith(e *ops.Env, id string) (string, error) {
 	return cfg.approveAt(e, p), nil
 }
 
-// Handler answers one tool call with its decoded input (a pointer to the
-// operation's input type, or to the type a Spec replaced it with).
-type Handler func(ctx context.Context, call *mcpserver.Call, in any) (any, error)
-
-// Spec adjusts how one operation is served: a description added to the
-// declared one, an input type that extends the operation's (runTasks'
-// planId), a handler in place of the operation's function.
-type Spec struct {
-	MoreDescription string
-	Input           reflect.Type // with Run: its handler gets a pointer to this type
-	Run             Handler
-}
-
-// Tool turns one operation into an MCP tool: inputSchema and outputSchema
-// from its types, its annotations, and a handler that decodes the
-// arguments into the typed input (refusing, never coercing), checks them
-// against the schema, and answers. e may be nil for an operation served
-// with its own Run (the team platform's); with e, answers that depend
-// only on the model are kept until a reload.
-func Tool(op *ops.Operation, e *ops.Env, spec Spec) mcpserver.Tool {
-	in := op.Input
-	if spec.Input != nil {
-		if spec.Run == nil {
-			panic(fmt.Sprintf("tools: %s: a replaced input needs its own Run", op.Name))
+// tool serves one of vx's operations as an MCP tool
+// (mcpserver.OperationTool) over e, with spec's adjustments; answers that
+// depend only on the model are kept until a reload.
+func tool(op *ops.Operation, e *ops.Env, spec mcpserver.OperationOptions) mcpserver.Tool {
+	if spec.Run != nil {
+		return mcpserver.OperationTool(op.Bind(e), &spec)
+	}
+	memo := &answerMemo{env: e}
+	spec.Run = func(ctx context.Context, call *mcpserver.Call, in any) (any, error) {
+		out, err := op.Call(ctx, e, in)
+		if err != nil || !op.ModelOnly(in) {
+			return out, err
 		}
-		in = spec.Input
+		return memo.put(call.Arguments, out)
 	}
-	inSchema, resolved, err := inputSchema(in)
-	if err != nil {
-		panic(fmt.Sprintf("tools: %s: %v", op.Name, err)) // a declaration bug; TestCatalogIsTheOperations builds every one
-	}
-	ann := &mcp.ToolAnnotations{Title: op.Title, ReadOnlyHint: mcp.Bool(op.ReadOnly), OpenWorldHint: mcp.Bool(false)}
-	if !op.ReadOnly {
-		ann.DestructiveHint = mcp.Bool(op.Destructive)
-		ann.IdempotentHint = mcp.Bool(op.Idempotent)
-	}
-	def := mcp.Tool{Name: op.Name, Title: op.Title, Description: op.Description + spec.MoreDescription,
-		InputSchema: inSchema, OutputSchema: outputSchema(reflect.New(op.Output).Interface()), Annotations: ann}
-	run := spec.Run
-	if run == nil {
-		run = func(ctx context.Context, _ *mcpserver.Call, in any) (any, error) { return op.Call(ctx, e, in) }
-	}
-	var memo *answerMemo
-	if e != nil && spec.Input == nil {
-		memo = &answerMemo{env: e}
-	}
-	return mcpserver.Tool{Def: def, Handler: func(ctx context.Context, call *mcpserver.Call) (any, error) {
-		if memo != nil {
-			// Kept answers were computed from these very arguments after
-			// they decoded and passed the schema (with this catalog, on
-			// this model).
-			if enc, ok := memo.get(call.Arguments); ok {
-				return enc, nil
-			}
+	t := mcpserver.OperationTool(op.Bind(e), &spec)
+	decodeAndAnswer := t.Handler
+	t.Handler = func(ctx context.Context, call *mcpserver.Call) (any, error) {
+		// Kept answers were computed from these very arguments after they
+		// decoded and passed the checks (with this catalog, on this model).
+		if enc, ok := memo.get(call.Arguments); ok {
+			return enc, nil
 		}
-		v := reflect.New(in).Interface()
-		if err := decode(call.Arguments, v, resolved); err != nil {
-			return nil, refusal(err)
-		}
-		keep := memo != nil && op.ModelOnly(v)
-		out, err := run(ctx, call, v)
-		if err != nil {
-			return nil, refusal(err)
-		}
-		if keep {
-			return memo.put(call.Arguments, out)
-		}
-		return out, nil
-	}}
-}
-
-// decode fills in from the arguments, then checks them against the
-// advertised schema: the decoder says what is wrong in vx's words, and
-// the schema check keeps the two from ever disagreeing.
-func decode(args json.RawMessage, in any, schema *jsonschema.Resolved) error {
-	if err := ops.DecodeInput(args, in); err != nil {
-		return err
+		return decodeAndAnswer(ctx, call)
 	}
-	var inst any
-	if err := json.Unmarshal(args, &inst); err != nil {
-		return err
-	}
-	if err := schema.Validate(inst); err != nil {
-		return fmt.Errorf("arguments do not match the tool's inputSchema: %v", err)
-	}
-	return nil
+	return t
 }
 
 // answerMemo keeps encoded answers of one model-only tool, by arguments,
@@ -220,15 +156,6 @@ func (a *answerMemo) put(args json.RawMessage, out any) (any, error) {
 	return e.b, nil
 }
 
-// refusal renders an operation's error as the one line an agent reads.
-func refusal(err error) error {
-	var ae *ops.ArgError
-	if errors.As(err, &ae) {
-		return fmt.Errorf("argument %q: %s", ae.Arg, ae.Msg)
-	}
-	return err
-}
-
 // Catalog lists every operation as a tool for the env's current
 // configuration: runTasks is absent when mcp.run is false.
 func Catalog(e *ops.Env, cfg Config) []mcpserver.Tool {
@@ -236,31 +163,33 @@ func Catalog(e *ops.Env, cfg Config) []mcpserver.Tool {
 	for _, op := range ops.Operations() {
 		switch op.Name {
 		case ops.OpPlanTasks:
-			out = append(out, Tool(op, e, planTasksSpec(e, cfg)))
+			out = append(out, tool(op, e, planTasksSpec(e, cfg)))
 		case ops.OpRunTasks:
 			if spec, ok := runTasksSpec(e, cfg); ok {
-				out = append(out, Tool(op, e, spec))
+				out = append(out, tool(op, e, spec))
 			}
 		case ops.OpPruneCache:
-			out = append(out, Tool(op, e, pruneCacheSpec(e, cfg)))
+			out = append(out, tool(op, e, pruneCacheSpec(e, cfg)))
 		default:
 			if op.CLIOnly {
 				continue // a person's act (vx approve): never a tool
 			}
-			out = append(out, Tool(op, e, Spec{}))
+			out = append(out, tool(op, e, mcpserver.OperationOptions{}))
 		}
 	}
 	return out
 }
 
 // planTasksSpec keeps the plan when vxd has a plan store.
-func planTasksSpec(e *ops.Env, cfg Config) Spec {
+func planTasksSpec(e *ops.Env, cfg Config) mcpserver.OperationOptions {
 	if cfg.Plans == nil {
-		return Spec{}
+		return mcpserver.OperationOptions{}
 	}
-	return Spec{MoreDescription: " vxd keeps the plan: planId, expiresAt and prerequisites (config file hashes, vx.lock, git HEAD and uncommitted state, each task's key) let runTasks {planId} run exactly it.",
+	return mcpserver.OperationOptions{MoreDescription: " vxd keeps the plan: planId, expiresAt and " +
+		"prerequisites (config file hashes, vx.lock, git HEAD and uncommitted state, each task's key) let runTasks " +
+		"{planId} run exactly it.",
 		Run: func(ctx context.Context, _ *mcpserver.Call, v any) (any, error) {
-			in := v.(*ops.PlanTasksInput).Run()
+			in := ops.RunTasksInput{PlanTasksInput: *v.(*ops.PlanTasksInput)}
 			in.VX = cfg.VX
 			out, err := cfg.Plans.Plan(ctx, e, in, "planTasks")
 			if err != nil {
@@ -278,10 +207,10 @@ func planTasksSpec(e *ops.Env, cfg Config) Spec {
 // runTasksSpec serves runTasks under the workspace's mcp settings: absent
 // under mcp.run false, limited to an allow-list, with planId, plans
 // required and confirmation as configured.
-func runTasksSpec(e *ops.Env, cfg Config) (Spec, bool) {
+func runTasksSpec(e *ops.Env, cfg Config) (mcpserver.OperationOptions, bool) {
 	m, err := e.CurrentModel()
 	if err != nil || !m.Config.MCP.Run.Enabled() {
-		return Spec{}, false
+		return mcpserver.OperationOptions{}, false
 	}
 	allow := m.Config.MCP.Run
 	var allowed func(string) bool
@@ -290,12 +219,14 @@ func runTasksSpec(e *ops.Env, cfg Config) (Spec, bool) {
 		allowed = allow.Allows
 		desc += fmt.Sprintf(" This workspace lets agents run only: %v (their dependsOn still run).", allow.Tasks)
 	}
-	spec := Spec{}
+	spec := mcpserver.OperationOptions{}
 	if cfg.Plans != nil {
 		desc += planDescription(m.Config.MCP.RequirePlan)
 		switch {
 		case m.Config.MCP.Confirm.Outside:
-			desc += " This workspace runs a plan only once a person approved it outside MCP (mcp.confirm \"outside\": vx approve or the status page): planTasks, then runTasks {planId}, which waits for the approval."
+			desc += " This workspace runs a plan only once a person approved it outside MCP " +
+				"(mcp.confirm \"outside\": vx approve or the status page): planTasks, then runTasks {planId}, which waits for " +
+				"the approval."
 		case m.Config.MCP.Confirm.On:
 			desc += " This workspace asks the user to confirm the plan (mcp.confirm) before anything runs."
 		}
@@ -313,22 +244,20 @@ func runTasksSpec(e *ops.Env, cfg Config) (Spec, bool) {
 		}
 		in.VX = cfg.VX
 		if cfg.Plans != nil {
-			given := argKeys(call.Arguments)
-			var confirm workspace.MCPConfirm
+			var policy workspace.MCPConfig
 			if m, err := e.CurrentModel(); err == nil {
-				confirm = m.Config.MCP.Confirm
+				policy = m.Config.MCP
 			}
-			rc := &runCall{call: call, store: cfg.Plans, origin: callOrigin(call.Arguments), outside: confirm.Outside,
-				runner:    plans.Runner{Env: e, Allowed: allowed, OnEvent: onEvent, NeedApproval: confirm.On},
+			rc := &runCall{call: call, store: cfg.Plans, origin: callOrigin(call.Arguments),
+				runner:    plans.Runner{Env: e, Allowed: allowed, OnEvent: onEvent, NeedApproval: policy.Confirm.On},
 				approveAt: func(p *plans.Plan) string { return cfg.approveAt(e, p) }}
-			if confirm.On {
-				if err := checkPlanArgs(e, given); err != nil {
-					return nil, err
-				}
-				return confirmRun(ctx, rc, planID, in)
+			step, err := plans.Decide(plans.RunCall{Args: argKeys(call.Arguments), RequirePlan: policy.RequirePlan, Confirm: policy.Confirm,
+				CanAsk: call.Elicit != nil || (call.Stateless != nil && call.Stateless.CanElicit), Answer: call.Stateless != nil && call.Stateless.RequestState != ""})
+			if err != nil {
+				return nil, err
 			}
-			if applied, out, err := applyPlan(ctx, rc, given, planID); applied {
-				return out, err
+			if step != plans.StepRun {
+				return runStep(ctx, rc, step, planID, in)
 			}
 		}
 		return ops.RunTasks(ctx, e, in, allowed, onEvent)

@@ -29,7 +29,7 @@ type Config struct {
 	Platform *PlatformConfig `json:"platform,omitempty"`
 	// Daemon configures vxd for this workspace.
 	Daemon *DaemonConfig `json:"daemon,omitempty"`
-	// UI is how vx run shows a run on a terminal: UITUI (the default) or
+	// UI is how vx run shows a run on a terminal: uiTUI (the default) or
 	// UIStream; `vx run --ui` overrides it.
 	UI string `json:"ui,omitempty"`
 }
@@ -37,14 +37,14 @@ type Config struct {
 // How vx run shows a run: a live status area under the task lines, or
 // the task lines alone.
 const (
-	UITUI    = "tui"
+	uiTUI    = "tui"
 	UIStream = "stream"
 )
 
-// CheckUI refuses a ui value that is neither UITUI nor UIStream.
+// CheckUI refuses a ui value that is neither uiTUI nor UIStream.
 func CheckUI(v string) error {
-	if v != UITUI && v != UIStream {
-		return fmt.Errorf("ui: %q is not a way to show a run (use %q for the live view on a terminal, or %q for task lines alone)", v, UITUI, UIStream)
+	if v != uiTUI && v != UIStream {
+		return fmt.Errorf("ui: %q is not a way to show a run (use %q for the live view on a terminal, or %q for task lines alone)", v, uiTUI, UIStream)
 	}
 	return nil
 }
@@ -154,8 +154,8 @@ func (c *MCPConfirm) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	var s string
-	if err := json.Unmarshal(b, &s); err != nil || s != ConfirmOutside {
-		return fmt.Errorf("mcp.confirm: expected true, false or %q", ConfirmOutside)
+	if err := json.Unmarshal(b, &s); err != nil || s != confirmOutside {
+		return fmt.Errorf("mcp.confirm: expected true, false or %q", confirmOutside)
 	}
 	*c = MCPConfirm{On: true, Outside: true}
 	return nil
@@ -163,14 +163,14 @@ func (c *MCPConfirm) UnmarshalJSON(b []byte) error {
 
 func (c MCPConfirm) MarshalJSON() ([]byte, error) {
 	if c.Outside {
-		return json.Marshal(ConfirmOutside)
+		return json.Marshal(confirmOutside)
 	}
 	return json.Marshal(c.On)
 }
 
-// ConfirmOutside is the mcp.confirm value that takes approvals only
+// confirmOutside is the mcp.confirm value that takes approvals only
 // outside MCP.
-const ConfirmOutside = "outside"
+const confirmOutside = "outside"
 
 // MCPRun is the decoded "mcp.run" value.
 type MCPRun struct {

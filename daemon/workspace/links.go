@@ -7,9 +7,9 @@ import (
 	pathpkg "path"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/vzn/vx/daemon/hashing"
 )
 
 // errLinkFound ends ProjectGlobLink's walk at the first link.
@@ -86,11 +86,11 @@ func linkAbove(root, rel string) string {
 	p := root
 	for _, seg := range strings.Split(rel, "/") {
 		p = filepath.Join(p, seg)
-		var st syscall.Stat_t
-		if err := syscall.Lstat(p, &st); err != nil {
+		var st hashing.Stat
+		if err := hashing.Lstat(p, &st); err != nil {
 			return "" // gone: nothing behind it either
 		}
-		if st.Mode&syscall.S_IFMT == syscall.S_IFLNK {
+		if st.Symlink() {
 			return p
 		}
 	}

@@ -110,7 +110,7 @@ func overlappingGlobs(as, bs []string) (string, string, bool) {
 			continue
 		}
 		for _, b := range bs {
-			if !strings.HasPrefix(b, "!") && GlobsMayOverlap(a, b) {
+			if !strings.HasPrefix(b, "!") && globsMayOverlap(a, b) {
 				return a, b, true
 			}
 		}
@@ -118,13 +118,13 @@ func overlappingGlobs(as, bs []string) (string, string, bool) {
 	return "", "", false
 }
 
-// GlobsMayOverlap reports whether two output globs (relative to one
+// globsMayOverlap reports whether two output globs (relative to one
 // project, a directory standing for every file under it) may name a common
 // file. It compares segment by segment: two literals must be equal, a
 // literal must match a pattern; "**" or a pattern against a pattern may
 // match anything from there on, and one glob ending inside the other's
 // path is a directory holding it. False means they certainly do not.
-func GlobsMayOverlap(a, b string) bool {
+func globsMayOverlap(a, b string) bool {
 	sa := strings.Split(cleanGlob(a), "/")
 	sb := strings.Split(cleanGlob(b), "/")
 	for i := 0; i < len(sa) && i < len(sb); i++ {

@@ -6,33 +6,6 @@ import (
 	"github.com/vzn/vx/daemon/workspace"
 )
 
-func TestGlobsMayOverlap(t *testing.T) {
-	for _, tc := range []struct {
-		a, b string
-		want bool
-	}{
-		{".cache/tsbuildinfo.json", ".cache/tsbuildinfo.json", true},
-		{".cache/tsbuildinfo.json", "./.cache/tsbuildinfo.json", true},
-		{"dist/**", "dist/index.js", true},
-		{"dist", "dist/index.js", true}, // a directory holds its files
-		{".cache/**", ".cache/tsbuildinfo.json", true},
-		{"dist/*.js", "dist/index.js", true},
-		{"dist/*.js", "dist/index.d.ts", false},
-		{"dist/**", "lib/**", false},
-		{"dist/**", ".cache/tsbuildinfo.json", false},
-		{"**/*.js", "lib/x.js", true},
-		{"out/a/*.txt", "out/b/*.txt", false},
-		{"coverage/**", "coverage-final.json", false},
-	} {
-		if got := workspace.GlobsMayOverlap(tc.a, tc.b); got != tc.want {
-			t.Errorf("GlobsMayOverlap(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
-		}
-		if got := workspace.GlobsMayOverlap(tc.b, tc.a); got != tc.want {
-			t.Errorf("GlobsMayOverlap(%q, %q) = %v, want %v", tc.b, tc.a, got, tc.want)
-		}
-	}
-}
-
 // TestOutputOverlaps: two tasks of one project that declare the same
 // file and do not depend on each other are reported; a pair ordered by
 // dependsOn, and tasks of different projects, are not.

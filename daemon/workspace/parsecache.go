@@ -28,16 +28,11 @@ type cachedParse struct {
 }
 
 func stampOf(path string) (fileStamp, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return fileStamp{}, err
+	var st hashing.Stat
+	if err := hashing.StatPath(path, &st); err != nil {
+		return fileStamp{}, &os.PathError{Op: "stat", Path: path, Err: err}
 	}
-	s := fileStamp{size: st.Size(), mtime: st.ModTime().UnixNano()}
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
-		s.ino = sys.Ino
-		_, s.ctime = hashing.StatTimes(sys)
-	}
-	return s, nil
+	return fileStamp{size: st.Size, mtime: st.Mtime, ino: st.Ino, ctime: st.Ctime}, nil
 }
 
 // readCached returns the decoded file at path, decoding it with decode
@@ -91,7 +86,7 @@ func readSmallFile(path string, size int64) ([]byte, error) {
 	if size < 0 || size > maxManifestSize {
 		return nil, &os.PathError{Op: "read", Path: path, Err: fmt.Errorf("%d bytes is larger than the %d a manifest may have", size, maxManifestSize)}
 	}
-	var fd int
+	var fd rawFD
 	var err error
 	for {
 		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)

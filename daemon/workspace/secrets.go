@@ -10,9 +10,9 @@ import (
 	"path/filepath"
 )
 
-// DeclaredSecret is a variable some configuration file declares secret,
+// declaredSecret is a variable some configuration file declares secret,
 // with its inline value when it has one.
-type DeclaredSecret struct {
+type declaredSecret struct {
 	Name  string
 	Value *string
 }
@@ -25,7 +25,7 @@ type DeclaredSecret struct {
 // an inline value are read from env.
 func SecretValues(root string, m *Model, env map[string]string) []string {
 	var out []string
-	add := func(d DeclaredSecret) {
+	add := func(d declaredSecret) {
 		if d.Value != nil {
 			out = append(out, *d.Value)
 		} else if v := env[d.Name]; v != "" {
@@ -40,7 +40,7 @@ func SecretValues(root string, m *Model, env map[string]string) []string {
 				}
 				for name, v := range tc.Exec.Env {
 					if v.Secret {
-						add(DeclaredSecret{Name: name, Value: v.Value})
+						add(declaredSecret{Name: name, Value: v.Value})
 					}
 				}
 			}
@@ -51,23 +51,23 @@ func SecretValues(root string, m *Model, env map[string]string) []string {
 		}
 	}
 	if m == nil {
-		for _, d := range ScanSecrets(root) {
+		for _, d := range scanSecrets(root) {
 			add(d)
 		}
 	}
 	for _, name := range wire.CredentialEnv {
-		add(DeclaredSecret{Name: name})
+		add(declaredSecret{Name: name})
 	}
 	return out
 }
 
-// ScanSecrets reads vx.workspace.json and every vx.project.json of the
+// scanSecrets reads vx.workspace.json and every vx.project.json of the
 // workspace leniently and lists the variables they declare secret. Unlike
 // Load it stops at nothing: a mistyped field is read as whatever it holds,
 // and a file broken part-way is read up to the break. A variable counts as
 // secret unless its "secret" is literally false, so a mistyped
 // "secret": "yes" still masks.
-func ScanSecrets(root string) []DeclaredSecret {
+func scanSecrets(root string) []declaredSecret {
 	cfg := filepath.Join(root, ConfigFile)
 	src, err := os.ReadFile(cfg)
 	if err != nil {
@@ -97,8 +97,8 @@ func ScanSecrets(root string) []DeclaredSecret {
 }
 
 // secretsIn walks tasks.*.exec.env.* of a leniently decoded config.
-func secretsIn(doc any) []DeclaredSecret {
-	var out []DeclaredSecret
+func secretsIn(doc any) []declaredSecret {
+	var out []declaredSecret
 	tasks, _ := field(doc, "tasks").(map[string]any)
 	for _, tc := range tasks {
 		vars, _ := field(field(tc, "exec"), "env").(map[string]any)
@@ -111,7 +111,7 @@ func secretsIn(doc any) []DeclaredSecret {
 			if !present || flag == false {
 				continue
 			}
-			d := DeclaredSecret{Name: name}
+			d := declaredSecret{Name: name}
 			if s, ok := obj["value"].(string); ok {
 				d.Value = &s
 			}

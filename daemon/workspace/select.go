@@ -10,17 +10,9 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/vzn/vx/protocol/wire"
 )
-
-// Selection narrows a run or a listing to some projects.
-type Selection struct {
-	Filters     []string // project name or glob, "tag:NAME", "./path/glob"
-	Affected    bool
-	AffectedRef string // "" = merge base with the default branch
-}
-
-// Empty reports whether nothing narrows the selection.
-func (s Selection) Empty() bool { return len(s.Filters) == 0 && !s.Affected }
 
 // Selected is the outcome of Select.
 type Selected struct {
@@ -29,8 +21,10 @@ type Selected struct {
 	Base     string            // the git ref affected compared against
 }
 
-// Select applies filters (a union) and then affected (an intersection).
-func (m *Model) Select(ctx context.Context, s Selection) (*Selected, error) {
+// Select narrows the projects by s's filters (a union: a project name or
+// glob, "tag:NAME", "./path/glob") and then by affected (an intersection);
+// s's tasks and force play no part.
+func (m *Model) Select(ctx context.Context, s wire.Selection) (*Selected, error) {
 	out := &Selected{Projects: m.Projects}
 	if len(s.Filters) > 0 {
 		set := map[string]bool{}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/protocol/wire"
 )
 
 // selectWorkspace: web → ui → utils, docs standalone, admin → ui.
@@ -50,7 +51,7 @@ func TestSelectFilters(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			sel, err := m.Select(context.Background(), workspace.Selection{Filters: tc.filters})
+			sel, err := m.Select(context.Background(), wire.Selection{Filters: tc.filters})
 			if tc.wantErr != nil {
 				if err == nil {
 					t.Fatalf("Select succeeded with %v, want an error", projectNames(sel.Projects))
@@ -193,7 +194,7 @@ func TestAffected(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sel, err := m.Select(context.Background(), workspace.Selection{Affected: true, AffectedRef: ref, Filters: tc.filters})
+			sel, err := m.Select(context.Background(), wire.Selection{Affected: true, AffectedRef: ref, Filters: tc.filters})
 			if err != nil {
 				t.Fatalf("Select: %v", err)
 			}

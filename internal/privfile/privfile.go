@@ -31,9 +31,22 @@ func Open(path string, flag int, perm os.FileMode) (*os.File, error) {
 	return f, nil
 }
 
+// PrivateDir makes dir (and its parents) if need be and leaves it this
+// user's alone: OwnDir's checks, then mode 0700 whatever it was made with.
+func PrivateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	if err := OwnDir(dir); err != nil {
+		return err
+	}
+	return os.Chmod(dir, 0o700)
+}
+
 // OwnDir refuses dir unless it is a directory of this user (not a
 // symlink): one that another user owns, they may open to themselves again
-// at any time.
+// at any time. Where permissions are an access list (Windows), it makes
+// dir and what is created in it readable by this user alone.
 func OwnDir(dir string) error {
 	fi, err := os.Lstat(dir)
 	if err != nil {
@@ -45,5 +58,5 @@ func OwnDir(dir string) error {
 	if uid, ok := Owner(fi); ok && uid != os.Geteuid() {
 		return fmt.Errorf("%s belongs to uid %d, not to this user (uid %d): vxd keeps its token there, so it serves only from a directory of its own (remove it)", dir, uid, os.Geteuid())
 	}
-	return nil
+	return userOnly(dir)
 }

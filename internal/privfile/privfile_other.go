@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package privfile
 
@@ -10,3 +10,6 @@ func links(os.FileInfo) uint64 { return 1 }
 
 // Owner is unknown here: false.
 func Owner(os.FileInfo) (int, bool) { return 0, false }
+
+// userOnly has nothing to add here.
+func userOnly(string) error { return nil }

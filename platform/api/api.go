@@ -18,17 +18,17 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/rs/zerolog"
 
-	"github.com/vzn/vx/daemon/httpapi"
-	"github.com/vzn/vx/daemon/mcpserver"
+	"github.com/vzn/vx/httpapi"
 	"github.com/vzn/vx/internal/connlimit"
+	"github.com/vzn/vx/mcpserver"
 	"github.com/vzn/vx/platform/teamops"
 	"github.com/vzn/vx/platform/teamtools"
 	"github.com/vzn/vx/platform/tokens"
 	"github.com/vzn/vx/protocol/wire"
 )
 
-// MaxMCPBody bounds a POST /mcp body.
-const MaxMCPBody = 4 << 20
+// maxMCPBody bounds a POST /mcp body.
+const maxMCPBody = 4 << 20
 
 // Options configure a Server.
 type Options struct {
@@ -49,8 +49,8 @@ type Server struct {
 	opts  Options
 	mux   *http.ServeMux
 
-	// modern serves the 2026-07-28 era of mcp with vxd's code.
-	modern *httpapi.Modern
+	// stateless serves the stateless era of mcp with vxd's code.
+	stateless *httpapi.Stateless
 	// streams are the listen streams' slots, reads the reads' (in
 	// flight, waiting included), per token and in all.
 	streams, reads *connlimit.Slots
@@ -65,11 +65,10 @@ func New(pool *pgxpool.Pool, opts *Options) *Server {
 	s := &Server{pool: pool, ops: env, log: opts.Logger, opts: *opts, tools: map[string]mcpserver.Tool{},
 		streams: newStreams(), reads: newReads()}
 	s.mcp = mcpserver.New(&mcpserver.Options{Name: "vx-platform", Version: opts.Version, Logger: opts.Logger,
-		Limits:       &mcpserver.Limits{CallsAtOnce: HeavyReads, SharedAnswerBytes: SharedAnswers},
+		Limits:       &mcpserver.Limits{CallsAtOnce: heavyReads, SharedAnswerBytes: sharedAnswers},
 		Instructions: "Team-wide vx run history over every workspace of your org: list_workspaces, then list_runs, get_run, run_trends, cache_stats, why_did_rerun and compare_runs."})
-	catalog := teamtools.Catalog(env)
-	s.mcp.SetTools(catalog)
-	s.modern = httpapi.NewModern(s.mcp, &httpapi.MCPOptions{Logger: opts.Logger})
+	catalog := teamtools.Register(s.mcp, env)
+	s.stateless = httpapi.NewStateless(s.mcp, &httpapi.MCPOptions{Logger: opts.Logger})
 	for _, t := range catalog {
 		s.tools[t.Def.Name] = t
 	}
@@ -79,14 +78,14 @@ func New(pool *pgxpool.Pool, opts *Options) *Server {
 
 func (s *Server) routes() {
 	m := http.NewServeMux()
-	m.HandleFunc("POST /mcp", s.bearer("read", s.serveMCP))
+	m.HandleFunc("POST "+wire.MCPPath, s.bearer("read", s.serveMCP))
 	notAllowed := func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", "POST")
 		writeErr(w, http.StatusMethodNotAllowed, "this endpoint keeps no sessions and no streams: POST JSON-RPC messages")
 	}
-	m.HandleFunc("GET /mcp", notAllowed)
-	m.HandleFunc("DELETE /mcp", notAllowed)
-	m.HandleFunc("POST /v1/runs", s.bearer("ingest", s.ingest))
+	m.HandleFunc("GET "+wire.MCPPath, notAllowed)
+	m.HandleFunc("DELETE "+wire.MCPPath, notAllowed)
+	m.HandleFunc("POST "+wire.PlatformRunsPath, s.bearer("ingest", s.ingest))
 	m.HandleFunc("POST "+wire.PlatformKnownPath, s.bearer("ingest", s.known))
 	m.HandleFunc("GET /v1/workspaces", s.reader(s.tool("list_workspaces", nil)))
 	m.HandleFunc("GET /v1/runs", s.reader(s.tool("list_runs", nil)))
@@ -95,7 +94,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /v1/runs/{runId}/why", s.reader(s.tool("why_did_rerun", []string{"runId"})))
 	m.HandleFunc("GET /v1/trends", s.reader(s.tool("run_trends", nil)))
 	m.HandleFunc("GET /v1/cache", s.reader(s.tool("cache_stats", nil)))
-	m.HandleFunc("GET /healthz", s.health)
+	m.HandleFunc("GET "+wire.PlatformHealthPath, s.health)
 	s.dashboardRoutes(m)
 	s.mux = m
 }
@@ -116,7 +115,7 @@ type statusWriter struct {
 }
 
 // Unwrap lets http.ResponseController reach the connection (an event
-// stream of the 2026-07-28 era flushes each message).
+// stream of the stateless era flushes each message).
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func (w *statusWriter) WriteHeader(code int) {

@@ -12,29 +12,29 @@ import (
 // Bounds of the platform's HTTP server; docs/platform.md ("Bounds")
 // lists them.
 const (
-	// MaxConns is the most connections served at once, lowered to half
+	// maxConns is the most connections served at once, lowered to half
 	// the process's file limit where that is less.
-	MaxConns = 1024
-	// MaxStreamsPerToken is the most listen streams one token holds open.
-	MaxStreamsPerToken = 16
-	// MaxReadsPerToken is the most reads (POST /mcp, the /v1 reads) one
-	// token has in flight, waiting for HeavyReads included.
-	MaxReadsPerToken = 64
-	// HeavyReads is the most tool calls computed at once (a get_run of a
+	maxConns = 1024
+	// maxStreamsPerToken is the most listen streams one token holds open.
+	maxStreamsPerToken = 16
+	// maxReadsPerToken is the most reads (POST /mcp, the /v1 reads) one
+	// token has in flight, waiting for heavyReads included.
+	maxReadsPerToken = 64
+	// heavyReads is the most tool calls computed at once (a get_run of a
 	// 20,000-task run builds some 20 MiB); others wait their turn.
-	HeavyReads = 2
-	// SharedAnswers bounds the answers held in memory at once, over all
+	heavyReads = 2
+	// sharedAnswers bounds the answers held in memory at once, over all
 	// requests, until written; beyond it an answer is refused as busy.
-	SharedAnswers = 48 << 20
+	sharedAnswers = 48 << 20
 )
 
-// connCap is MaxConns within the file limit limit (0: unknown), leaving
+// connCap is maxConns within the file limit limit (0: unknown), leaving
 // half the files for the database pool, the logs and the kernel's spare.
 func connCap(limit int) int {
-	if limit > 0 && limit/2 < MaxConns {
+	if limit > 0 && limit/2 < maxConns {
 		return max(limit/2, 8)
 	}
-	return MaxConns
+	return maxConns
 }
 
 // streamCap is the most listen streams open in all: a quarter of the
@@ -57,11 +57,11 @@ func Listen(srv *http.Server, ln net.Listener) net.Listener {
 
 // newStreams are the listen streams' slots, newReads the reads'.
 func newStreams() *connlimit.Slots {
-	return &connlimit.Slots{Max: streamCap(connCap(connlimit.FileLimit())), PerKey: MaxStreamsPerToken, What: "listen streams"}
+	return &connlimit.Slots{Max: streamCap(connCap(connlimit.FileLimit())), PerKey: maxStreamsPerToken, What: "listen streams"}
 }
 
 func newReads() *connlimit.Slots {
-	return &connlimit.Slots{Max: readCap(connCap(connlimit.FileLimit())), PerKey: MaxReadsPerToken, What: "reads"}
+	return &connlimit.Slots{Max: readCap(connCap(connlimit.FileLimit())), PerKey: maxReadsPerToken, What: "reads"}
 }
 
 // slot takes one of slots for p's token, or answers the refusal itself

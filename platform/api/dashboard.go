@@ -9,8 +9,8 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/vzn/vx/daemon/ops"
-	"github.com/vzn/vx/daemon/pagekit"
+	"github.com/vzn/vx/opkit"
+	"github.com/vzn/vx/pagekit"
 	"github.com/vzn/vx/platform/dashboard"
 	"github.com/vzn/vx/platform/teamops"
 	"github.com/vzn/vx/platform/tokens"
@@ -43,7 +43,7 @@ func (s *Server) dashboardRoutes(m *http.ServeMux) {
 		q := r.URL.Query()
 		var scope teamops.Scope
 		if ws, set := q["workspace"]; set {
-			if err := ops.CheckText("workspace", ws[0]); err != nil {
+			if err := opkit.CheckText("workspace", ws[0]); err != nil {
 				writeErr(w, http.StatusBadRequest, err.Error())
 				return
 			}
@@ -136,7 +136,7 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request, p *tokens.P
 		writeErr(w, http.StatusBadRequest, "reading the request body failed")
 		return
 	}
-	if err := ops.CheckArgsText(body); err != nil {
+	if err := opkit.CheckArgsText(body); err != nil {
 		writeErr(w, http.StatusBadRequest, err.Error())
 		return
 	}
@@ -159,7 +159,7 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request, p *tokens.P
 }
 
 func (s *Server) revokeToken(w http.ResponseWriter, r *http.Request, p *tokens.Principal) {
-	if err := ops.CheckText("id", r.PathValue("id")); err != nil {
+	if err := opkit.CheckText("id", r.PathValue("id")); err != nil {
 		writeErr(w, http.StatusBadRequest, err.Error())
 		return
 	}

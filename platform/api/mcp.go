@@ -14,11 +14,8 @@ import (
 	"github.com/vzn/vx/protocol/mcp"
 )
 
-// headerProtocolVersion names the revision of a request after initialize.
-const headerProtocolVersion = "MCP-Protocol-Version"
-
-// serveMCP answers one POST /mcp. A request of the 2026-07-28 era (its
-// revision in params._meta) is served by daemon/httpapi's stateless
+// serveMCP answers one POST /mcp. A request of the stateless era (its
+// revision in params._meta) is served by httpapi's stateless
 // code, exactly as vxd serves it. Anything else is the session era: a
 // message or a batch, in a session that lives for this request only (the
 // revision comes from the request's header, 2025-03-26 when it has none);
@@ -28,11 +25,11 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, p *tokens.Prin
 		writeErr(w, http.StatusUnsupportedMediaType, "unsupported media type: POST a JSON-RPC body with Content-Type: application/json")
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxMCPBody))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxMCPBody))
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			writeErr(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body too large: the limit is %d bytes", MaxMCPBody))
+			writeErr(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body too large: the limit is %d bytes", maxMCPBody))
 			return
 		}
 		writeErr(w, http.StatusBadRequest, "reading the request body failed")
@@ -53,17 +50,17 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request, p *tokens.Prin
 		return
 	}
 	defer release()
-	if s.modern.Serve(w, r, msgs, batch) {
-		return // the 2026-07-28 era, served by vxd's own code
+	if s.stateless.Serve(w, r, msgs, batch) {
+		return // the stateless era, served by vxd's own code
 	}
-	rev := r.Header.Get(headerProtocolVersion)
+	rev := r.Header.Get(mcp.HeaderProtocolVersion) // the revision after initialize
 	if rev == "" {
 		rev = mcp.DefaultHTTPRevision
 	} else if !mcp.IsSupported(rev) {
 		writeRPCError(w, http.StatusBadRequest, fmt.Sprintf("unsupported MCP-Protocol-Version %q; supported: %s", rev, strings.Join(mcp.Supported(), ", ")))
 		return
 	}
-	reply := s.mcp.Stateless(rev).Answer(r.Context(), msgs, batch, nil)
+	reply := s.mcp.RequestSession(rev).Answer(r.Context(), msgs, batch, nil)
 	defer reply.Release() // once written: the shared answer bound counts it until then
 	if reply.Empty() {
 		w.WriteHeader(http.StatusAccepted)

@@ -12,8 +12,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/vzn/vx/daemon/mcpserver"
-	"github.com/vzn/vx/daemon/ops"
+	"github.com/vzn/vx/mcpserver"
+	"github.com/vzn/vx/opkit"
 	"github.com/vzn/vx/platform/ingest"
 	"github.com/vzn/vx/platform/teamops"
 	"github.com/vzn/vx/platform/tokens"
@@ -40,7 +40,7 @@ func (s *Server) tool(name string, pathArgs []string) authed {
 				writeErr(w, http.StatusBadRequest, fmt.Sprintf("query parameter %q is given %d times; give it once", k, len(vs)))
 				return
 			}
-			if err := ops.CheckText(k, vs[0]); err != nil {
+			if err := opkit.CheckText(k, vs[0]); err != nil {
 				writeErr(w, http.StatusBadRequest, err.Error())
 				return
 			}
@@ -52,7 +52,7 @@ func (s *Server) tool(name string, pathArgs []string) authed {
 			}
 		}
 		for _, k := range pathArgs {
-			if err := ops.CheckText(k, r.PathValue(k)); err != nil {
+			if err := opkit.CheckText(k, r.PathValue(k)); err != nil {
 				writeErr(w, http.StatusBadRequest, err.Error())
 				return
 			}

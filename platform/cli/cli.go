@@ -4,33 +4,28 @@ package cli
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
-	"github.com/vzn/vx/protocol/version"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"reflect"
 	"syscall"
 	"text/tabwriter"
 	"time"
 
 	"github.com/rs/zerolog"
 
+	"github.com/vzn/vx/cli/cmdline"
 	"github.com/vzn/vx/platform/api"
 	"github.com/vzn/vx/platform/store"
 	"github.com/vzn/vx/platform/tokens"
+	"github.com/vzn/vx/protocol/version"
 )
 
-// DefaultListen is where serve listens without --listen.
-const DefaultListen = "127.0.0.1:7070"
-
-// usageError is a refusal of the command line (exit 2).
-type usageError struct{ msg string }
-
-func (e usageError) Error() string { return e.msg }
+// defaultListen is where serve listens without --listen.
+const defaultListen = "127.0.0.1:7070"
 
 const usage = `vx-platform: the vx team platform (run history in PostgreSQL, team MCP tools, dashboard)
 
@@ -47,30 +42,19 @@ environment: VX_PLATFORM_DB (the database URL), VX_PLATFORM_LISTEN (default 127.
 
 // Run is the command line; it returns the exit code.
 func Run(ctx context.Context, argv []string, stdout, stderr io.Writer) int {
-	err := run(ctx, argv, stdout, stderr)
-	var ue usageError
-	switch {
-	case err == nil:
-		return 0
-	case errors.Is(err, flag.ErrHelp):
-		return 0
-	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "vx-platform: %s\n", ue.msg)
-		return 2
-	default:
-		fmt.Fprintf(stderr, "vx-platform: %v\n", err)
-		return 1
-	}
+	s := &cmdline.IO{Out: stdout, Err: stderr}
+	return cmdline.Exit(s, "vx-platform", run(ctx, argv, s))
 }
 
-func run(ctx context.Context, argv []string, stdout, stderr io.Writer) error {
+func run(ctx context.Context, argv []string, s *cmdline.IO) error {
+	stdout, stderr := s.Out, s.Err
 	if len(argv) == 0 || argv[0] == "help" || argv[0] == "-h" || argv[0] == "--help" {
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
 	switch argv[0] {
 	case "serve":
-		return serve(ctx, argv[1:], stderr)
+		return serve(ctx, argv[1:], stdout, stderr)
 	case "migrate":
 		return migrate(ctx, argv[1:], stdout, stderr)
 	case "version", "--version":
@@ -80,7 +64,7 @@ func run(ctx context.Context, argv []string, stdout, stderr io.Writer) error {
 		if len(argv) >= 2 && argv[1] == "create" {
 			return orgCreate(ctx, argv[2:], stdout, stderr)
 		}
-		return usageError{"org: use `vx-platform org create NAME`"}
+		return cmdline.UsageError("org: use `vx-platform org create NAME`")
 	case "token":
 		if len(argv) >= 2 {
 			switch argv[1] {
@@ -92,40 +76,34 @@ func run(ctx context.Context, argv []string, stdout, stderr io.Writer) error {
 				return tokenRevoke(ctx, argv[2:], stdout, stderr)
 			}
 		}
-		return usageError{"token: use `vx-platform token create|list|revoke`"}
+		return cmdline.UsageError("token: use `vx-platform token create|list|revoke`")
 	}
-	return usageError{fmt.Sprintf("unknown command %q; run `vx-platform help`", argv[0])}
+	return cmdline.UsageError(fmt.Sprintf("unknown command %q; run `vx-platform help`", argv[0]))
 }
 
-// flags is a subcommand's flag set with --db.
-func flags(name string, stderr io.Writer) (*flag.FlagSet, *string) {
-	fs := flag.NewFlagSet("vx-platform "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	db := fs.String("db", os.Getenv("VX_PLATFORM_DB"), "PostgreSQL URL (default $VX_PLATFORM_DB)")
-	return fs, db
+// dbFlag is --db, which every subcommand takes.
+type dbFlag struct {
+	DB string `flag:"db" arg:"URL" help:"PostgreSQL URL (default $VX_PLATFORM_DB)"`
 }
 
-// parse parses flags that may come before or after the positional
-// arguments, and checks their count.
-func parse(fs *flag.FlagSet, argv []string, npos int, what string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(argv); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, err
+func defaultDB() dbFlag { return dbFlag{DB: os.Getenv("VX_PLATFORM_DB")} }
+
+// verb is a subcommand's preamble: its flags (b binds dst's type, which
+// holds the defaults) fill dst, and it takes npos positional arguments
+// (what names them in the refusal). done is true when --help answered or
+// the command line was refused (err).
+func verb(stdout, stderr io.Writer, name, synopsis string, b *cmdline.Binding, argv []string, dst any, npos int, what string) (pos []string, done bool, err error) {
+	a, _, help, err := cmdline.Command(&cmdline.IO{Out: stdout, Err: stderr}, cmdline.Verb{Prog: "vx-platform", Name: name, Synopsis: synopsis, Bind: b,
+		Check: func(a *cmdline.Args) error {
+			if len(a.Pos()) != npos {
+				return cmdline.UsageError(fmt.Sprintf("vx-platform %s: want %s", name, what))
 			}
-			return nil, usageError{err.Error()}
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		argv = fs.Args()[1:]
+			return b.Fill(a, dst)
+		}}, argv)
+	if help || err != nil {
+		return nil, true, err
 	}
-	if len(pos) != npos {
-		return nil, usageError{fmt.Sprintf("%s: want %s", fs.Name(), what)}
-	}
-	return pos, nil
+	return a.Pos(), false, nil
 }
 
 func open(ctx context.Context, url string) (*store.DB, error) {
@@ -136,12 +114,14 @@ func open(ctx context.Context, url string) (*store.DB, error) {
 	return db, nil
 }
 
+var dbBinding = cmdline.Bind(reflect.TypeFor[dbFlag]())
+
 func migrate(ctx context.Context, argv []string, stdout, stderr io.Writer) error {
-	fs, url := flags("migrate", stderr)
-	if _, err := parse(fs, argv, 0, "no arguments"); err != nil {
+	f := defaultDB()
+	if _, done, err := verb(stdout, stderr, "migrate", "migrate [--db URL]", dbBinding, argv, &f, 0, "no arguments"); done {
 		return err
 	}
-	db, err := open(ctx, *url)
+	db, err := open(ctx, f.DB)
 	if err != nil {
 		return err
 	}
@@ -154,23 +134,30 @@ func migrate(ctx context.Context, argv []string, stdout, stderr io.Writer) error
 	return nil
 }
 
-func serve(ctx context.Context, argv []string, stderr io.Writer) error {
-	fs, url := flags("serve", stderr)
-	listen := fs.String("listen", envOr("VX_PLATFORM_LISTEN", DefaultListen), "address to listen on (default $VX_PLATFORM_LISTEN or 127.0.0.1:7070)")
-	level := fs.String("log-level", "info", "debug, info, warn or error")
-	secure := fs.Bool("secure-cookies", false, "mark the dashboard's session cookie Secure (when served over HTTPS)")
-	if _, err := parse(fs, argv, 0, "no arguments"); err != nil {
+// serveFlags are serve's flags.
+type serveFlags struct {
+	dbFlag
+	Listen        string `flag:"listen" arg:"ADDR" help:"address to listen on (default $VX_PLATFORM_LISTEN or 127.0.0.1:7070)"`
+	LogLevel      string `flag:"log-level" arg:"LEVEL" help:"debug, info, warn or error (default info)"`
+	SecureCookies bool   `flag:"secure-cookies" help:"mark the dashboard's session cookie Secure (when served over HTTPS)"`
+}
+
+var serveBinding = cmdline.Bind(reflect.TypeFor[serveFlags]())
+
+func serve(ctx context.Context, argv []string, stdout, stderr io.Writer) error {
+	f := serveFlags{dbFlag: defaultDB(), Listen: envOr("VX_PLATFORM_LISTEN", defaultListen), LogLevel: "info"}
+	if _, done, err := verb(stdout, stderr, "serve", "serve [--db URL] [--listen ADDR] [--log-level LEVEL] [--secure-cookies]", serveBinding, argv, &f, 0, "no arguments"); done {
 		return err
 	}
-	lvl, err := zerolog.ParseLevel(*level)
+	lvl, err := zerolog.ParseLevel(f.LogLevel)
 	if err != nil {
-		return usageError{fmt.Sprintf("--log-level %q is not debug, info, warn or error", *level)}
+		return cmdline.UsageError(fmt.Sprintf("--log-level %q is not debug, info, warn or error", f.LogLevel))
 	}
 	log := zerolog.New(stderr).Level(lvl).With().Timestamp().Logger()
 	limitMemory()
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	db, err := open(ctx, *url)
+	db, err := open(ctx, f.DB)
 	if err != nil {
 		return err
 	}
@@ -178,12 +165,12 @@ func serve(ctx context.Context, argv []string, stderr io.Writer) error {
 	if _, err := db.Migrate(ctx); err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", *listen)
+	ln, err := net.Listen("tcp", f.Listen)
 	if err != nil {
-		return fmt.Errorf("listening on %s: %w", *listen, err)
+		return fmt.Errorf("listening on %s: %w", f.Listen, err)
 	}
 	srv := &http.Server{
-		Handler:           api.New(db.Pool, &api.Options{Version: version.Version, Logger: log, SecureCookies: *secure}),
+		Handler:           api.New(db.Pool, &api.Options{Version: version.Version, Logger: log, SecureCookies: f.SecureCookies}),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      60 * time.Second,
@@ -213,26 +200,34 @@ func envOr(name, def string) string {
 }
 
 func orgCreate(ctx context.Context, argv []string, stdout, stderr io.Writer) error {
-	return oneNameVerb(ctx, "org create", "one org NAME", argv, stdout, stderr, "org %s created\n",
+	return oneNameVerb(ctx, "org create", "org create NAME [--db URL]", "one org NAME", argv, stdout, stderr, "org %s created\n",
 		func(ctx context.Context, db *store.DB, name string) error {
 			return tokens.CreateOrg(ctx, db.Pool, name)
 		})
 }
 
+// tokenCreateFlags are token create's flags.
+type tokenCreateFlags struct {
+	dbFlag
+	Org       string `flag:"org" arg:"NAME" help:"the org (required)"`
+	Workspace string `flag:"workspace" arg:"SLUG" help:"pin the token to one workspace slug"`
+	Scope     string `flag:"scope" arg:"read|ingest|admin" help:"read, ingest or admin (default read)"`
+	Name      string `flag:"name" arg:"LABEL" help:"a label for token list"`
+}
+
+var tokenCreateBinding = cmdline.Bind(reflect.TypeFor[tokenCreateFlags]())
+
 func tokenCreate(ctx context.Context, argv []string, stdout, stderr io.Writer) error {
-	fs, url := flags("token create", stderr)
-	var in tokens.CreateInput
-	fs.StringVar(&in.Org, "org", "", "the org (required)")
-	fs.StringVar(&in.Workspace, "workspace", "", "pin the token to one workspace slug")
-	fs.StringVar(&in.Scope, "scope", "read", "read, ingest or admin")
-	fs.StringVar(&in.Name, "name", "", "a label for token list")
-	if _, err := parse(fs, argv, 0, "flags only"); err != nil {
+	f := tokenCreateFlags{dbFlag: defaultDB(), Scope: "read"}
+	if _, done, err := verb(stdout, stderr, "token create", "token create --org NAME [--workspace SLUG] [--scope read|ingest|admin] [--name LABEL] [--db URL]",
+		tokenCreateBinding, argv, &f, 0, "flags only"); done {
 		return err
 	}
-	if in.Org == "" {
-		return usageError{"token create: --org NAME is required"}
+	if f.Org == "" {
+		return cmdline.UsageError("token create: --org NAME is required")
 	}
-	db, err := open(ctx, *url)
+	in := tokens.CreateInput{Org: f.Org, Workspace: f.Workspace, Scope: f.Scope, Name: f.Name}
+	db, err := open(ctx, f.DB)
 	if err != nil {
 		return err
 	}
@@ -246,21 +241,28 @@ func tokenCreate(ctx context.Context, argv []string, stdout, stderr io.Writer) e
 	return nil
 }
 
+// tokenListFlags are token list's flags.
+type tokenListFlags struct {
+	dbFlag
+	Org string `flag:"org" arg:"NAME" help:"the org (required)"`
+}
+
+var tokenListBinding = cmdline.Bind(reflect.TypeFor[tokenListFlags]())
+
 func tokenList(ctx context.Context, argv []string, stdout, stderr io.Writer) error {
-	fs, url := flags("token list", stderr)
-	org := fs.String("org", "", "the org (required)")
-	if _, err := parse(fs, argv, 0, "flags only"); err != nil {
+	f := tokenListFlags{dbFlag: defaultDB()}
+	if _, done, err := verb(stdout, stderr, "token list", "token list --org NAME [--db URL]", tokenListBinding, argv, &f, 0, "flags only"); done {
 		return err
 	}
-	if *org == "" {
-		return usageError{"token list: --org NAME is required"}
+	if f.Org == "" {
+		return cmdline.UsageError("token list: --org NAME is required")
 	}
-	db, err := open(ctx, *url)
+	db, err := open(ctx, f.DB)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	list, err := tokens.List(ctx, db.Pool, *org)
+	list, err := tokens.List(ctx, db.Pool, f.Org)
 	if err != nil {
 		return err
 	}
@@ -280,21 +282,21 @@ func tokenList(ctx context.Context, argv []string, stdout, stderr io.Writer) err
 }
 
 func tokenRevoke(ctx context.Context, argv []string, stdout, stderr io.Writer) error {
-	return oneNameVerb(ctx, "token revoke", "one token ID (token list shows them)", argv, stdout, stderr, "token %s revoked\n",
+	return oneNameVerb(ctx, "token revoke", "token revoke ID [--db URL]", "one token ID (token list shows them)", argv, stdout, stderr, "token %s revoked\n",
 		func(ctx context.Context, db *store.DB, id string) error { return tokens.Revoke(ctx, db.Pool, id, 0) })
 }
 
 // oneNameVerb is a verb that takes one positional argument (what says
 // which) and the database flag: it opens the database, applies do to the
 // argument and prints done with it.
-func oneNameVerb(ctx context.Context, name, what string, argv []string, stdout, stderr io.Writer, done string,
+func oneNameVerb(ctx context.Context, name, synopsis, what string, argv []string, stdout, stderr io.Writer, done string,
 	do func(context.Context, *store.DB, string) error) error {
-	fs, url := flags(name, stderr)
-	pos, err := parse(fs, argv, 1, what)
-	if err != nil {
+	f := defaultDB()
+	pos, finished, err := verb(stdout, stderr, name, synopsis, dbBinding, argv, &f, 1, what)
+	if finished {
 		return err
 	}
-	db, err := open(ctx, *url)
+	db, err := open(ctx, f.DB)
 	if err != nil {
 		return err
 	}

@@ -47,8 +47,8 @@ func validStatus(s string) bool {
 	return false
 }
 
-// Check refuses a document that is not a finished run.
-func Check(r *wire.PushRun) error {
+// checkRun refuses a document that is not a finished run.
+func checkRun(r *wire.PushRun) error {
 	if err := tokens.CheckSlug(r.Workspace); err != nil {
 		return bad("workspace: %v", err)
 	}
@@ -147,7 +147,7 @@ func checkFailure(f *wire.PushFailure) error {
 // Push stores r for the principal's org. A workspace-pinned token may
 // push only to its workspace.
 func Push(ctx context.Context, pool *pgxpool.Pool, p *tokens.Principal, r *wire.PushRun) (*wire.PushResult, error) {
-	if err := Check(r); err != nil {
+	if err := checkRun(r); err != nil {
 		return nil, err
 	}
 	if p.Workspace != "" && p.Workspace != r.Workspace {

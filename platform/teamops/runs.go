@@ -1,7 +1,7 @@
 package teamops
 
 import (
-	"github.com/vzn/vx/daemon/ops"
+	"github.com/vzn/vx/opkit"
 
 	"context"
 	"encoding/json"
@@ -12,7 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/vzn/vx/daemon/mcpserver"
+	"github.com/vzn/vx/mcpserver"
 	"github.com/vzn/vx/platform/tokens"
 	"github.com/vzn/vx/protocol/wire"
 )
@@ -49,7 +49,7 @@ func scanRun(row pgx.Row) (*Run, error) {
 // ListRunsInput selects list_runs.
 type ListRunsInput struct {
 	Scope
-	Limit *ops.Limit `json:"limit,omitempty" jsonschema:"runs, 1..500 (default 50), clamped"`
+	Limit *opkit.Limit `json:"limit,omitempty" jsonschema:"runs, 1..500 (default 50), clamped"`
 }
 
 // RunsOutput answers list_runs.
@@ -66,7 +66,7 @@ func (e *Env) ListRuns(ctx context.Context, p *tokens.Principal, in ListRunsInpu
 	if err != nil {
 		return nil, err
 	}
-	limit, note := clamp(in.Limit, RunsDefault, 1, RunsMax)
+	limit, note := clamp(in.Limit, runsDefault, 1, runsMax)
 	rows, err := e.Pool.Query(ctx, `SELECT `+runCols+` FROM runs WHERE org_id = $1 AND workspace_id = $2
 		ORDER BY started_at DESC, id DESC LIMIT $3`, p.OrgID, ws.ID, limit)
 	if err != nil {
@@ -221,7 +221,7 @@ func (t *Task) answerBytes() int {
 // RunInput names a run.
 type RunInput struct {
 	Scope
-	RunID ops.RunID `json:"runId" jsonschema:"a vx run id (as vx last --list prints it) or a unique prefix"`
+	RunID opkit.RunID `json:"runId" jsonschema:"a vx run id (as vx last --list prints it) or a unique prefix"`
 }
 
 // RunOutput answers get_run.

@@ -1,7 +1,7 @@
 package teamops
 
 import (
-	"github.com/vzn/vx/daemon/ops"
+	"github.com/vzn/vx/opkit"
 
 	"context"
 	"fmt"
@@ -13,12 +13,12 @@ import (
 // TrendsInput selects run_trends.
 type TrendsInput struct {
 	Scope
-	Bucket ops.Bucket `json:"bucket,omitempty" jsonschema:"bucket size (default hour)"`
-	Limit  *ops.Limit `json:"limit,omitempty" jsonschema:"buckets, 1..1000 (default 24), clamped"`
+	Bucket opkit.Bucket `json:"bucket,omitempty" jsonschema:"bucket size (default hour)"`
+	Limit  *opkit.Limit `json:"limit,omitempty" jsonschema:"buckets, 1..1000 (default 24), clamped"`
 }
 
 // Bucket is one hour or day (UTC) of activity. Executions and Hits are
-// counted as ops.ExecutionsDefined says (runs.tasks: every task row of a
+// counted as wire.ExecutionsDefined says (runs.tasks: every task row of a
 // run; runs.executions counts only the tasks that ran, list_runs' executed).
 type Bucket struct {
 	Start         time.Time `json:"start"`
@@ -54,7 +54,7 @@ func (e *Env) RunTrends(ctx context.Context, p *tokens.Principal, in TrendsInput
 	if err != nil {
 		return nil, err
 	}
-	limit, note := clamp(in.Limit, TrendsDefault, 1, TrendsMax)
+	limit, note := clamp(in.Limit, trendsDefault, 1, trendsMax)
 	rows, err := e.Pool.Query(ctx, `SELECT date_trunc($3, started_at AT TIME ZONE 'UTC') AS b, count(*),
 		count(*) FILTER (WHERE status = 'failed'), sum(tasks), sum(hits), sum(local_hits), sum(remote_hits),
 		(percentile_disc(0.5) WITHIN GROUP (ORDER BY duration_ms))::bigint

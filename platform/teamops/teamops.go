@@ -13,7 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/vzn/vx/daemon/ops"
+	"github.com/vzn/vx/opkit"
 	"github.com/vzn/vx/platform/tokens"
 )
 
@@ -24,8 +24,8 @@ type Env struct {
 
 // Bounds of the limits.
 const (
-	RunsDefault, RunsMax     = 50, 500
-	TrendsDefault, TrendsMax = 24, 1000
+	runsDefault, runsMax     = 50, 500
+	trendsDefault, trendsMax = 24, 1000
 )
 
 // Scope names the workspace an operation reads: Workspace is the
@@ -37,7 +37,7 @@ type Scope struct {
 // WorkspacesInput selects list_workspaces: every workspace of the org, or
 // the one named (the same argument as Scope, with another default).
 type WorkspacesInput struct {
-	Workspace *string `json:"workspace,omitempty" jsonschema:"a workspace id from list_workspaces (or its slug): list that workspace only; default: every workspace of the org. Ignored for a workspace-pinned token"`
+	Workspace *string `json:"workspace,omitempty" jsonschema:"a workspace id from list_workspaces, or its slug: list only it; default: all the org's workspaces. Ignored for a workspace-pinned token"`
 }
 
 // WorkspaceRef names the workspace an answer is about.
@@ -50,7 +50,7 @@ type WorkspaceRef struct {
 }
 
 func argErr(arg, format string, a ...any) error {
-	return &ops.ArgError{Arg: arg, Msg: fmt.Sprintf(format, a...)}
+	return &opkit.Refusal{Arg: arg, Msg: fmt.Sprintf(format, a...)}
 }
 
 // ErrNoWorkspace is returned when the org has no workspace to default to.
@@ -86,7 +86,7 @@ func (e *Env) workspace(ctx context.Context, p *tokens.Principal, s Scope) (*Wor
 }
 
 // clamp applies a limit's bounds and says when it moved.
-func clamp(l *ops.Limit, def, lo, hi int) (int, string) {
+func clamp(l *opkit.Limit, def, lo, hi int) (int, string) {
 	given := l != nil
 	n := 0
 	if given {

@@ -10,20 +10,18 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/daemon/taskkey"
+	"github.com/vzn/vx/opkit"
 	"github.com/vzn/vx/platform/tokens"
+	"github.com/vzn/vx/protocol/wire"
 )
 
 // WhyInput names the task execution to explain.
 type WhyInput struct {
 	Scope
-	RunID  ops.RunID  `json:"runId" jsonschema:"a vx run id (as vx last --list prints it) or a unique prefix"`
-	TaskID ops.TaskID `json:"taskId" jsonschema:"a task id, project#task (e.g. web#build)"`
+	RunID  opkit.RunID  `json:"runId" jsonschema:"a vx run id (as vx last --list prints it) or a unique prefix"`
+	TaskID opkit.TaskID `json:"taskId" jsonschema:"a task id, project#task (e.g. web#build)"`
 }
-
-// Validate checks the task id's halves.
-func (in WhyInput) Validate() error { return in.TaskID.Check("taskId") }
 
 // WhyOutput answers why_did_rerun.
 type WhyOutput struct {
@@ -47,9 +45,6 @@ type WhyOutput struct {
 // its previous execution in the workspace, and the per-component diff of
 // the two keys' components as vx pushed them.
 func (e *Env) WhyDidRerun(ctx context.Context, p *tokens.Principal, in WhyInput) (*WhyOutput, error) {
-	if err := in.Validate(); err != nil {
-		return nil, err
-	}
 	ws, err := e.workspace(ctx, p, in.Scope)
 	if err != nil {
 		return nil, err
@@ -166,17 +161,14 @@ func summarize(d *taskkey.Diff) string {
 
 // CompareOutput answers compare_runs.
 type CompareOutput struct {
-	Workspace     WorkspaceRef    `json:"workspace"`
-	Found         bool            `json:"found"`
-	RunID         string          `json:"runId"`
-	PreviousRunID string          `json:"previousRunId,omitempty"`
-	Tasks         []ops.TaskDelta `json:"tasks"`
-	Totals        CompareTotals   `json:"totals"`
-	Note          string          `json:"note,omitempty"`
+	Workspace     WorkspaceRef       `json:"workspace"`
+	Found         bool               `json:"found"`
+	RunID         string             `json:"runId"`
+	PreviousRunID string             `json:"previousRunId,omitempty"`
+	Tasks         []wire.TaskDelta   `json:"tasks"`
+	Totals        wire.CompareTotals `json:"totals"`
+	Note          string             `json:"note,omitempty"`
 }
-
-// CompareTotals sums compare_runs, as vxd's compareRuns does.
-type CompareTotals = ops.CompareTotals
 
 // CompareRuns answers compare_runs: the run against the workspace's
 // immediately previous one, per task and in total.
@@ -185,7 +177,7 @@ func (e *Env) CompareRuns(ctx context.Context, p *tokens.Principal, in RunInput)
 	if err != nil {
 		return nil, err
 	}
-	out := &CompareOutput{Workspace: *ws, RunID: string(in.RunID), Tasks: []ops.TaskDelta{}}
+	out := &CompareOutput{Workspace: *ws, RunID: string(in.RunID), Tasks: []wire.TaskDelta{}}
 	run, err := e.resolveRun(ctx, p.OrgID, ws.ID, string(in.RunID))
 	if err != nil {
 		return nil, err
@@ -218,16 +210,16 @@ func (e *Env) CompareRuns(ctx context.Context, p *tokens.Principal, in RunInput)
 
 // deltas compares two runs' tasks with vxd's own comparison, in task id
 // order; wallBefore and wallAfter are the runs' wall times.
-func deltas(before, after []Task, wallBefore, wallAfter int64) ([]ops.TaskDelta, CompareTotals) {
-	out, t := ops.Deltas(outcomes(before), outcomes(after), wallBefore, wallAfter)
+func deltas(before, after []Task, wallBefore, wallAfter int64) ([]wire.TaskDelta, wire.CompareTotals) {
+	out, t := wire.Deltas(outcomes(before), outcomes(after), wallBefore, wallAfter)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].TaskID < out[j].TaskID })
 	return out, t
 }
 
-func outcomes(ts []Task) []ops.TaskOutcome {
-	out := make([]ops.TaskOutcome, len(ts))
+func outcomes(ts []Task) []wire.TaskOutcome {
+	out := make([]wire.TaskOutcome, len(ts))
 	for i, x := range ts {
-		out[i] = ops.TaskOutcome{TaskID: x.TaskID, Status: x.Status, Cache: x.Cache, Key: x.Key, DurationMs: x.DurationMs}
+		out[i] = wire.TaskOutcome{TaskID: x.TaskID, Status: x.Status, Cache: x.Cache, Key: x.Key, DurationMs: x.DurationMs}
 	}
 	return out
 }

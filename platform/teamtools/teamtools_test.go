@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vzn/vx/daemon/mcpserver"
+	"github.com/vzn/vx/mcpserver"
 )
 
 // TestCatalogSchemas: the seven team tools are generated from their
@@ -16,7 +16,7 @@ import (
 // database here).
 func TestCatalogSchemas(t *testing.T) {
 	tools := map[string]mcpserver.Tool{}
-	for _, tl := range Catalog(nil) {
+	for _, tl := range Register(mcpserver.New(nil), nil) {
 		tools[tl.Def.Name] = tl
 	}
 	required := map[string][]string{"list_workspaces": nil, "list_runs": nil, "get_run": {"runId"}, "run_trends": nil,

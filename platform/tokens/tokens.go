@@ -91,12 +91,9 @@ var (
 	workspaceID = regexp.MustCompile(`^ws_[0-9a-f]{12}$`)
 )
 
-// ValidSlug reports whether s can name a workspace.
-func ValidSlug(s string) bool { return wire.ValidSlug(s) }
-
 // CheckSlug refuses a workspace slug that is not one.
 func CheckSlug(s string) error {
-	if !ValidSlug(s) {
+	if !wire.ValidSlug(s) {
 		return fmt.Errorf("workspace slug %q is not valid: use 1 to 63 lowercase letters, digits, '.', '_' or '-', starting with a letter or digit", s)
 	}
 	if workspaceID.MatchString(s) {
@@ -182,11 +179,11 @@ func List(ctx context.Context, pool *pgxpool.Pool, org string) ([]Token, error) 
 	if err != nil {
 		return nil, err
 	}
-	return ListByID(ctx, pool, id, org)
+	return listByID(ctx, pool, id, org)
 }
 
-// ListByID is List for a known org id.
-func ListByID(ctx context.Context, pool *pgxpool.Pool, orgID int64, org string) ([]Token, error) {
+// listByID is List for a known org id.
+func listByID(ctx context.Context, pool *pgxpool.Pool, orgID int64, org string) ([]Token, error) {
 	return listIn(ctx, pool, orgID, org, "")
 }
 

@@ -2,18 +2,18 @@ package jsonrpc
 
 import "bytes"
 
-// MaxDepth is how deeply a body may nest arrays and objects. A deeper
+// maxDepth is how deeply a body may nest arrays and objects. A deeper
 // body is valid JSON that vx will not parse: it is refused with -32600
 // saying so, before any parser recurses into it.
-const MaxDepth = 512
+const maxDepth = 512
 
 // tooDeep reports whether data nests arrays and objects deeper than
-// MaxDepth, reading it once without recursion.
+// maxDepth, reading it once without recursion.
 func tooDeep(data []byte) bool {
-	// A body with no more than MaxDepth opening brackets in all (in
+	// A body with no more than maxDepth opening brackets in all (in
 	// strings or not) cannot nest deeper than that: the usual request,
 	// told without walking it byte by byte.
-	if len(data) <= MaxDepth || bytes.Count(data, []byte{'{'})+bytes.Count(data, []byte{'['}) <= MaxDepth {
+	if len(data) <= maxDepth || bytes.Count(data, []byte{'{'})+bytes.Count(data, []byte{'['}) <= maxDepth {
 		return false
 	}
 	depth, inString, escaped := 0, false, false
@@ -31,7 +31,7 @@ func tooDeep(data []byte) bool {
 		case c == '"':
 			inString = true
 		case c == '{' || c == '[':
-			if depth++; depth > MaxDepth {
+			if depth++; depth > maxDepth {
 				return true
 			}
 		case c == '}' || c == ']':
@@ -42,5 +42,5 @@ func tooDeep(data []byte) bool {
 }
 
 func errTooDeep() *Error {
-	return Errorf(CodeInvalidRequest, "invalid request: the body nests arrays and objects more than %d levels deep, the most vx accepts; send a flatter message", MaxDepth)
+	return Errorf(CodeInvalidRequest, "invalid request: the body nests arrays and objects more than %d levels deep, the most vx accepts; send a flatter message", maxDepth)
 }

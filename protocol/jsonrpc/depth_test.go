@@ -10,7 +10,7 @@ func nested(depth int) string {
 		strings.Repeat("[", depth) + strings.Repeat("]", depth) + `}}}`
 }
 
-// TestDecodeTooDeep: a body nested past MaxDepth is refused as too deep
+// TestDecodeTooDeep: a body nested past maxDepth is refused as too deep
 // (-32600), not as "not valid JSON"; one just within it decodes, and a
 // bracket inside a string counts for nothing.
 func TestDecodeTooDeep(t *testing.T) {
@@ -21,8 +21,8 @@ func TestDecodeTooDeep(t *testing.T) {
 		msg  string
 	}{
 		{"20000 deep", nested(20000), CodeInvalidRequest, "levels deep"},
-		{"just over", nested(MaxDepth), CodeInvalidRequest, "levels deep"},
-		{"deep batch", "[" + nested(MaxDepth) + "]", CodeInvalidRequest, "levels deep"},
+		{"just over", nested(maxDepth), CodeInvalidRequest, "levels deep"},
+		{"deep batch", "[" + nested(maxDepth) + "]", CodeInvalidRequest, "levels deep"},
 		{"invalid stays invalid", `{"a":`, CodeParseError, "not valid JSON"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -35,8 +35,8 @@ func TestDecodeTooDeep(t *testing.T) {
 			}
 		})
 	}
-	// The envelope and params take 3 levels: this one is exactly MaxDepth.
-	if msgs, _, err := Decode([]byte(nested(MaxDepth - 3))); err != nil || msgs[0].Kind() != KindRequest {
+	// The envelope and params take 3 levels: this one is exactly maxDepth.
+	if msgs, _, err := Decode([]byte(nested(maxDepth - 3))); err != nil || msgs[0].Kind() != KindRequest {
 		t.Fatalf("a body at the limit: %v", err)
 	}
 	inString := `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"s":"` + strings.Repeat("[{", 5000) + `\""}}`

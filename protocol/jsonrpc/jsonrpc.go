@@ -12,8 +12,8 @@ import (
 	"fmt"
 )
 
-// Version is the only value accepted in a message's "jsonrpc" member.
-const Version = "2.0"
+// version is the only value accepted in a message's "jsonrpc" member.
+const version = "2.0"
 
 // Standard JSON-RPC 2.0 error codes.
 const (
@@ -24,8 +24,8 @@ const (
 	CodeInternalError  = -32603
 )
 
-// NullID is the id of a response to a message whose id could not be read.
-var NullID = json.RawMessage("null")
+// nullID is the id of a response to a message whose id could not be read.
+var nullID = json.RawMessage("null")
 
 // Error is a JSON-RPC error object. It is also a Go error, so a handler can
 // return one to choose the code its caller sees.
@@ -78,7 +78,7 @@ type Message struct {
 	Error  *Error
 
 	// Invalid is set by Decode on a message outside the envelope; the
-	// message is then answered with Invalid under ID (NullID if unreadable).
+	// message is then answered with Invalid under ID (nullID if unreadable).
 	Invalid *Error
 }
 
@@ -122,16 +122,16 @@ func (m *Message) MarshalJSON() ([]byte, error) {
 		b = append(b, m.Result...)
 		return append(b, '}'), nil
 	}
-	w := wireMessage{JSONRPC: Version, ID: m.ID, Method: m.Method, Params: m.Params}
+	w := wireMessage{JSONRPC: version, ID: m.ID, Method: m.Method, Params: m.Params}
 	if m.Method == "" {
 		if w.ID == nil {
-			w.ID = NullID
+			w.ID = nullID
 		}
 		w.Error = m.Error
 		if m.Error == nil {
 			w.Result = m.Result
 			if w.Result == nil {
-				w.Result = NullID
+				w.Result = nullID
 			}
 		}
 	}
@@ -171,7 +171,7 @@ func NewNotification(method string, params any) (*Message, error) {
 // NewError builds an error response; a nil id is sent as null.
 func NewError(id json.RawMessage, e *Error) *Message {
 	if id == nil {
-		id = NullID
+		id = nullID
 	}
 	return &Message{ID: id, Error: e}
 }
@@ -194,7 +194,7 @@ func marshalParams(params any) (json.RawMessage, error) {
 // batch reports which. A body that is not JSON yields a -32700 error; an
 // empty batch yields -32600. Otherwise every element is returned, those
 // outside the envelope with Invalid set, so one bad element does not spoil
-// the rest of a batch. A body nested deeper than MaxDepth yields -32600.
+// the rest of a batch. A body nested deeper than maxDepth yields -32600.
 func Decode(data []byte) (msgs []*Message, batch bool, err *Error) {
 	data = bytes.TrimSpace(data)
 	if tooDeep(data) {
@@ -222,7 +222,7 @@ func Decode(data []byte) (msgs []*Message, batch bool, err *Error) {
 
 func invalid(id json.RawMessage, format string, args ...any) *Message {
 	if id == nil {
-		id = NullID
+		id = nullID
 	}
 	return &Message{ID: id, Invalid: Errorf(CodeInvalidRequest, "invalid request: "+format, args...)}
 }
@@ -261,7 +261,7 @@ func decodeOne(data json.RawMessage) *Message {
 		return invalid(nil, "id must be a string or a number")
 	}
 	var ver string
-	if v, ok := fields.get("jsonrpc"); !ok || stringValue(v, &ver) != nil || ver != Version {
+	if v, ok := fields.get("jsonrpc"); !ok || stringValue(v, &ver) != nil || ver != version {
 		return invalid(id, `"jsonrpc" must be "2.0"`)
 	}
 	if methodRaw, ok := fields.get("method"); ok {
@@ -313,7 +313,7 @@ func decodeOne(data json.RawMessage) *Message {
 	}
 	m.ID = id
 	if m.ID == nil {
-		m.ID = NullID
+		m.ID = nullID
 	}
 	return m
 }

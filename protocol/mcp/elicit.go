@@ -2,11 +2,6 @@ package mcp
 
 import "encoding/json"
 
-// MethodElicit asks the person behind the client for input: a request the
-// server sends in the session era, an input request of an
-// input_required result in 2026-07-28.
-const MethodElicit = "elicitation/create"
-
 // Elicitation actions.
 const (
 	ElicitAccept  = "accept"
@@ -33,13 +28,10 @@ type InputRequest struct {
 	Params any    `json:"params"`
 }
 
-// Completion (completion/complete) and resource subscriptions.
+// The reference kinds of completion/complete.
 const (
-	MethodComplete    = "completion/complete"
-	MethodSubscribe   = "resources/subscribe"
-	MethodUnsubscribe = "resources/unsubscribe"
-	RefPrompt         = "ref/prompt"
-	RefResource       = "ref/resource"
+	RefPrompt   = "ref/prompt"
+	RefResource = "ref/resource"
 )
 
 // CompleteParams are the params of completion/complete.

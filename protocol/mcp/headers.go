@@ -7,3 +7,11 @@ const (
 	HeaderProtocolVersion = "MCP-Protocol-Version"
 	HeaderLastEventID     = "Last-Event-ID"
 )
+
+// Headers the stateless era adds: each POST mirrors its method, and for
+// tools/call, resources/read and prompts/get the name or URI, so
+// intermediaries can route without reading the body.
+const (
+	HeaderMethod = "Mcp-Method"
+	HeaderName   = "Mcp-Name"
+)

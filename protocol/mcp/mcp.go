@@ -43,18 +43,8 @@ func Negotiate(requested string) string {
 // only 2025-03-26 had them.
 func BatchesAllowed(rev string) bool { return rev == Rev20250326 }
 
-// Method names.
+// Notification names (the request methods are in methods.go).
 const (
-	MethodInitialize         = "initialize"
-	MethodPing               = "ping"
-	MethodToolsList          = "tools/list"
-	MethodToolsCall          = "tools/call"
-	MethodResourcesList      = "resources/list"
-	MethodResourceTemplates  = "resources/templates/list"
-	MethodResourcesRead      = "resources/read"
-	MethodPromptsList        = "prompts/list"
-	MethodPromptsGet         = "prompts/get"
-	MethodSetLevel           = "logging/setLevel"
 	NotifyInitialized        = "notifications/initialized"
 	NotifyCancelled          = "notifications/cancelled"
 	NotifyProgress           = "notifications/progress"
@@ -138,22 +128,10 @@ type ToolAnnotations struct {
 // Bool returns a pointer to b, for annotation hints.
 func Bool(b bool) *bool { return &b }
 
-// ListParams are the params of every */list request.
-type ListParams struct {
-	Cursor string `json:"cursor,omitempty"`
-}
-
 // ListToolsResult answers tools/list.
 type ListToolsResult struct {
 	Tools      []Tool `json:"tools"`
 	NextCursor string `json:"nextCursor,omitempty"`
-}
-
-// CallToolParams are the params of tools/call.
-type CallToolParams struct {
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments,omitempty"`
-	Meta      *RequestMeta    `json:"_meta,omitempty"`
 }
 
 // Content is one content block; vx sends text blocks.

@@ -5,9 +5,9 @@ import (
 	"testing"
 )
 
-// HasModernMeta's shortcut (cannotHoldMeta) must never hide a _meta the
+// HasStatelessMeta's shortcut (cannotHoldMeta) must never hide a _meta the
 // decoder would find, however the name is spelt.
-func TestHasModernMetaSpellings(t *testing.T) {
+func TestHasStatelessMetaSpellings(t *testing.T) {
 	k, _ := json.Marshal(MetaProtocolVersion)
 	meta := `{` + string(k) + `:"2026-07-28"}`
 	for params, want := range map[string]bool{
@@ -21,8 +21,8 @@ func TestHasModernMetaSpellings(t *testing.T) {
 		`{"_meta":{"other":1}}`:                                   false,
 		`{"meta":` + meta + `}`:                                   false,
 	} {
-		if got := HasModernMeta(json.RawMessage(params)); got != want {
-			t.Errorf("HasModernMeta(%s) = %v, want %v", params, got, want)
+		if got := HasStatelessMeta(json.RawMessage(params)); got != want {
+			t.Errorf("HasStatelessMeta(%s) = %v, want %v", params, got, want)
 		}
 	}
 }

@@ -35,8 +35,8 @@ const (
 	// Scheme is the Authorization scheme of a request authorized by its
 	// MAC: "VxdMac <hex MAC>". It is for requests without a body.
 	Scheme = "VxdMac"
-	// NonceBytes is the size of a nonce; it travels as lowercase hex.
-	NonceBytes = 32
+	// nonceBytes is the size of a nonce; it travels as lowercase hex.
+	nonceBytes = 32
 )
 
 // Labels of the two MACs (the first line of what is MACed).
@@ -47,7 +47,7 @@ const (
 
 // NewNonce draws a fresh nonce.
 func NewNonce() (string, error) {
-	b := make([]byte, NonceBytes)
+	b := make([]byte, nonceBytes)
 	if _, err := rand.Read(b); err != nil {
 		return "", err
 	}
@@ -55,7 +55,7 @@ func NewNonce() (string, error) {
 }
 
 // ValidNonce reports whether s is a nonce as NewNonce writes it.
-func ValidNonce(s string) bool { return validHex(s, 2*NonceBytes) }
+func ValidNonce(s string) bool { return validHex(s, 2*nonceBytes) }
 
 // ValidMAC reports whether s is a MAC as Request and Answer write it.
 func ValidMAC(s string) bool { return validHex(s, 2*sha256.Size) }

@@ -24,7 +24,11 @@ func TestAppendJSONZoneOutOfRange(t *testing.T) {
 // past the range RFC 3339 allows) encodes as json.Marshal does.
 func TestAppendJSONZones(t *testing.T) {
 	for off := -30 * 3600; off <= 30*3600; off += 599 {
-		for _, tm := range []time.Time{time.Date(2026, 1, 1, 0, 0, 0, 5, time.FixedZone("z", off)), time.Date(0, 1, 1, 0, 0, 0, 0, time.FixedZone("", off)), time.Date(9999, 12, 31, 23, 59, 59, 0, time.FixedZone("", off))} {
+		for _, tm := range []time.Time{
+			time.Date(2026, 1, 1, 0, 0, 0, 5, time.FixedZone("z", off)),
+			time.Date(0, 1, 1, 0, 0, 0, 0, time.FixedZone("", off)),
+			time.Date(9999, 12, 31, 23, 59, 59, 0, time.FixedZone("", off)),
+		} {
 			e := Event{Type: "t", Time: tm}
 			want, wantErr := json.Marshal(&e)
 			got, err := e.AppendJSON(nil)

@@ -101,6 +101,10 @@ type PushResult struct {
 // already stores (ingest scope), so vx push --all sends only the others.
 const PlatformKnownPath = "/v1/runs/known"
 
+// PlatformHealthPath answers GET, without a token, whether the platform's
+// database answers.
+const PlatformHealthPath = "/healthz"
+
 // MaxKnownQuery bounds the run ids of one KnownRequest.
 const MaxKnownQuery = 1000
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/vzn/vx/protocol/layout"
+	"github.com/vzn/vx/protocol/wire"
 )
 
 // daemon is the vxd this program started (vxd serve, a child process).
@@ -45,7 +46,7 @@ func startDaemon(ctx context.Context, bin, root string) (*daemon, error) {
 		}
 		if b, err := os.ReadFile(disc); err == nil && json.Unmarshal(b, &dv) == nil && dv.PID == cmd.Process.Pid {
 			d.pid, d.port, d.token = dv.PID, dv.Port, dv.Token
-			d.url = fmt.Sprintf("http://127.0.0.1:%d/mcp", d.port)
+			d.url = fmt.Sprintf("http://127.0.0.1:%d%s", d.port, wire.MCPPath)
 			return d, nil
 		}
 		select {
@@ -77,7 +78,7 @@ func (d *daemon) stop() {
 
 // lastReloadMs reads lastReload.durationMs from GET /status.
 func (d *daemon) lastReloadMs() (int64, error) {
-	req, _ := http.NewRequest(http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d/status", d.port), nil)
+	req, _ := http.NewRequest(http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d%s", d.port, wire.StatusPath), nil)
 	req.Header.Set("Authorization", "Bearer "+d.token)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

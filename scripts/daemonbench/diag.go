@@ -60,6 +60,8 @@ func historyPhases(ctx context.Context, root string) (string, error) {
 			tJSON.add(t3.Sub(t2))
 		}
 	}
-	return fmt.Sprintf("getRunHistory limit=50, its phases timed in the benchmark process on the same database (p50 of %d): history.RecentExecutions(limit 50) %s; history.TaskStats(no filter) %s for %d tasks; json.Marshal of recent+tasks %s for %d B — the answer carries it twice (structuredContent and text)",
+	return fmt.Sprintf("getRunHistory limit=50, its phases timed in the benchmark process on the same "+
+		"database (p50 of %d): history.RecentExecutions(limit 50) %s; history.TaskStats(no filter) %s for %d tasks; "+
+		"json.Marshal of recent+tasks %s for %d B — the answer carries it twice (structuredContent and text)",
 		n, ms(tRecent.pct(50)), ms(tStats.pct(50)), len(stats), ms(tJSON.pct(50)), len(body)), nil
 }

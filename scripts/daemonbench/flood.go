@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/vzn/vx/protocol/wire"
 )
 
 // flood reads vxd's memory while it is fed what a client may send (the
@@ -113,7 +115,7 @@ func (b *bench) batchFlood() error {
 // idleConnections opens up to n idle TCP connections to vxd, holds them a
 // second and closes them; it returns how many the kernel let open.
 func (b *bench) idleConnections(n int) int {
-	host := strings.TrimSuffix(strings.TrimPrefix(b.d.url, "http://"), "/mcp")
+	host := strings.TrimSuffix(strings.TrimPrefix(b.d.url, "http://"), wire.MCPPath)
 	var conns []net.Conn
 	for i := 0; i < n; i++ {
 		cn, err := net.Dial("tcp", host)

@@ -182,7 +182,9 @@ func (b *bench) reportPair(tList, tSame *target, pr *pairResult) {
 	verdict := r.check(med <= 1.3)
 	r.add(row{"↳ tool-call ratio, median of the rounds' p50 ratios", fmt.Sprintf("%d×%d", pr.rounds, pr.perRound), fmt.Sprintf("%.2f×", med), "",
 		fmt.Sprintf("calls alternate one by one; rounds' ratios %s; pooled p50s %.2f×", pr.spread(), float64(tList.s.pct(50))/float64(tSame.s.pct(50))), "≤ 1.3×", verdict})
-	r.summary = append(r.summary, fmt.Sprintf("Tool-call ratio: warm listTasks p50 %s ÷ a bare net/http handler answering the same bytes %s, paired call by call: median of %d rounds %.2f× (rounds %.2f–%.2f; target ≤ 1.3×: %s; load %s).",
+	r.summary = append(r.summary, fmt.Sprintf("Tool-call ratio: warm listTasks p50 %s ÷ a bare net/http "+
+		"handler answering the same bytes %s, paired call by call: median of %d rounds %.2f× (rounds %.2f–%.2f; target "+
+		"≤ 1.3×: %s; load %s).",
 		ms(tList.s.pct(50)), ms(tSame.s.pct(50)), pr.rounds, med, pr.ratios[0], pr.ratios[len(pr.ratios)-1], verdict, loadavg()))
 }
 

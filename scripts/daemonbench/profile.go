@@ -8,11 +8,11 @@ import (
 	"os"
 	"runtime/pprof"
 
-	"github.com/vzn/vx/daemon/httpapi"
-	"github.com/vzn/vx/daemon/mcpserver"
 	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/daemon/tools"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/httpapi"
+	"github.com/vzn/vx/mcpserver"
 )
 
 // profileTool serves vxd's MCP stack (the same packages vxd wires: the

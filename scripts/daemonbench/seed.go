@@ -264,7 +264,9 @@ func (sd *seeder) failureOutput(p int, task string) []byte {
 	} else {
 		fmt.Fprintf(&b, "> %s@1.0.0 test\n> jest\n\nFAIL test/index.test.js\n", name)
 		for l := 0; l < lines; l++ {
-			fmt.Fprintf(&b, "  ● computes case %d\n\n    expect(received).toBe(expected) // Object.is equality\n\n    Expected: %d\n    Received: %d\n\n      at Object.<anonymous> (%s/packages/%s/test/index.test.js:%d:%d)\n\n",
+			fmt.Fprintf(&b, "  ● computes case %d\n\n    expect(received).toBe(expected) // "+
+				"Object.is equality\n\n    Expected: %d\n    Received: %d\n\n      at Object.<anonymous> "+
+				"(%s/packages/%s/test/index.test.js:%d:%d)\n\n",
 				l, sd.rng.IntN(100), sd.rng.IntN(100), sd.root, name, 1+sd.rng.IntN(80), 3+sd.rng.IntN(20))
 		}
 		fmt.Fprintf(&b, "Tests:       %d failed, 5 passed, %d total\n", lines, lines+5)

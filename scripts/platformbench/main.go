@@ -283,7 +283,7 @@ func post(client *http.Client, url, tok string, body []byte) error {
 
 func callTool(client *http.Client, base, tok, name string, args map[string]any) error {
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": map[string]any{"name": name, "arguments": args}})
-	status, out, err := postJSON(client, base+"/mcp", tok, b)
+	status, out, err := postJSON(client, base+wire.MCPPath, tok, b)
 	if err != nil {
 		return err
 	}

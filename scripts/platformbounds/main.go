@@ -70,7 +70,7 @@ func run(url, bin string, ntasks, clients, rounds int) error {
 	outcomes := attack(base, readTok, body, clients, rounds)
 	fmt.Printf("%d clients × %d rounds of a %d-byte batch (%d calls) with a read token: %s in %s\n",
 		clients, rounds, len(body), strings.Count(string(body), `"method"`), outcomes, time.Since(start).Round(time.Millisecond))
-	resp, err := http.Get(base + "/healthz")
+	resp, err := http.Get(base + wire.PlatformHealthPath)
 	if err != nil {
 		return fmt.Errorf("/healthz after the attack: %w", err)
 	}
@@ -119,7 +119,7 @@ func serve(bin, url string) (*exec.Cmd, string, error) {
 	}
 	base := "http://" + addr
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if resp, err := http.Get(base + "/healthz"); err == nil {
+		if resp, err := http.Get(base + wire.PlatformHealthPath); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == 200 {
 				return cmd, base, nil
@@ -225,7 +225,7 @@ func attack(base, tok string, body []byte, clients, rounds int) string {
 }
 
 func post(base, tok string, body []byte) map[string]int {
-	req, _ := http.NewRequest("POST", base+"/mcp", bytes.NewReader(body))
+	req, _ := http.NewRequest("POST", base+wire.MCPPath, bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+tok)
 	resp, err := http.DefaultClient.Do(req)

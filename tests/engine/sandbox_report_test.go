@@ -74,3 +74,49 @@ func TestReportModeCachesAndSummarisesViolations(t *testing.T) {
 		t.Errorf("vx last --violations --list: want a usage error, not a run list\n%s", r)
 	}
 }
+
+// TestReportModeKeepsTheCache: turning a report-mode sandbox on or off, or
+// changing what it allows, moves no key: a user who tries report mode keeps
+// every cached result, and one whose violations are recorded can compare
+// with the run before. Enforce mode keys what it confined: what was denied
+// shaped the result, and a hit from an unconfined run must not stand for a
+// confined one.
+func TestReportModeKeepsTheCache(t *testing.T) {
+	t.Parallel()
+	const build = `"command": "mkdir -p dist && echo ok > dist/out", "outputs": ["dist/**"]`
+	ws := sandboxWorkspace(t, `{ "build": { `+build+` } }`)
+	declare := func(sandbox string) {
+		t.Helper()
+		tasks := `{ "build": { ` + build + ` } }`
+		if sandbox != "" {
+			tasks = `{ "build": { ` + build + `, "sandbox": ` + sandbox + ` } }`
+		}
+		writeFiles(t, ws, map[string]string{"vx.workspace.json": `{ "projects": ["app"], "tasks": ` + tasks + ` }`})
+	}
+	plain, _ := runJSON(t, ws, nil, 0, "build")
+	cold := plain.row(t, "app#build")
+	for _, sb := range []string{`{ "mode": "report" }`, `{ "mode": "report", "network": false, "write": ["tmp/**"] }`, ""} {
+		declare(sb)
+		warm, _ := runJSON(t, ws, nil, 0, "build")
+		if row := warm.row(t, "app#build"); row.Cache != "hit" || row.Key != cold.Key {
+			t.Errorf("sandbox %s: cache %s, key %s; want a hit on the key without a sandbox, %s", sb, row.Cache, row.Key, cold.Key)
+		}
+	}
+	keyOf := func(sb string) string {
+		t.Helper()
+		declare(sb)
+		var plan struct {
+			Tasks []struct{ TaskID, Key string } `json:"tasks"`
+		}
+		decodeOnly(t, vxOK(t, ws, nil, "run", "build", "--dry=json"), &plan)
+		if len(plan.Tasks) != 1 {
+			t.Fatalf("plan: %+v", plan.Tasks)
+		}
+		return plan.Tasks[0].Key
+	}
+	enforce, offline := keyOf(`{ "mode": "enforce" }`), keyOf(`{ "mode": "enforce", "network": false }`)
+	wider := keyOf(`{ "mode": "enforce", "write": ["tmp/**"] }`)
+	if enforce == cold.Key || offline == enforce || wider == enforce {
+		t.Errorf("enforce keys: plain %s, enforce %s, without network %s, with a write glob %s: each must differ", cold.Key, enforce, offline, wider)
+	}
+}

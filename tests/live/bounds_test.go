@@ -204,7 +204,9 @@ func TestConnectionCap(t *testing.T) {
 // GET event stream.
 func openMCPStream(t *testing.T, d *vxd) *bufio.Reader {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, d.base()+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"live","version":"1"}}}`))
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize",` +
+		`"params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"live","version":"1"}}}`
+	req, _ := http.NewRequest(http.MethodPost, d.base()+"/mcp", strings.NewReader(initialize))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("Authorization", "Bearer "+d.token)

@@ -161,7 +161,9 @@ func TestFeedRunTasks(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	c := mcp.NewClient(&mcp.Implementation{Name: "vx-live-test", Version: "1"}, nil)
-	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: d.base() + "/mcp", HTTPClient: harness.BearerClient(d.token), MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}) // the session era; the 2026-07-28 era has its own tests
+	// The session era; the stateless era has its own tests.
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: d.base() + "/mcp", HTTPClient: harness.BearerClient(d.token), MaxRetries: -1},
+		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatalf("connecting to %s/mcp: %v", d.base(), err)
 	}

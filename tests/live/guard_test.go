@@ -119,7 +119,8 @@ func TestGuard(t *testing.T) {
 		{name: "page from origin null with the cookie", path: "/", h: with(withCookie, "Origin", "null"), want: 403},
 		{name: "summary from origin null with the bearer token", path: "/api/summary", h: with(bearer, "Origin", "null"), want: 403},
 		{name: "page from a loopback origin with the bearer token", path: "/", h: with(bearer, "Origin", "http://localhost:5173"), want: 200, ctype: "text/html", origin: "http://localhost:5173"},
-		{name: "summary from a loopback origin with the bearer token", path: "/api/summary", h: with(bearer, "Origin", "http://localhost:5173"), want: 200, ctype: "application/json", origin: "http://localhost:5173"},
+		{name: "summary from a loopback origin with the bearer token", path: "/api/summary", h: with(bearer, "Origin", "http://localhost:5173"),
+			want: 200, ctype: "application/json", origin: "http://localhost:5173"},
 		{name: "page for a foreign Host with the bearer token", path: "/", host: evilHost, h: bearer, want: 403},
 		{name: "summary for a foreign Host with the cookie", path: "/api/summary", host: evilHost, h: withCookie, want: 403},
 	} {

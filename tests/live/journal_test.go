@@ -29,7 +29,8 @@ func journalWorkspace(t *testing.T) string {
 	deps := map[string]string{"a": "", "b": `"a": "*"`, "c": `"b": "*"`}
 	for name, dep := range deps {
 		dir := filepath.Join(root, "packages", name)
-		harness.WriteFile(t, filepath.Join(dir, "package.json"), fmt.Sprintf(`{"name": %q, "dependencies": {%s}, "scripts": {"build": "mkdir -p dist && find src -type f | sort | xargs cat > dist/out.txt"}}`, name, dep))
+		harness.WriteFile(t, filepath.Join(dir, "package.json"), fmt.Sprintf(`{"name": %q, "dependencies": {%s}, `+
+			`"scripts": {"build": "mkdir -p dist && find src -type f | sort | xargs cat > dist/out.txt"}}`, name, dep))
 		for i := 0; i < 3; i++ {
 			harness.WriteFile(t, filepath.Join(dir, "src", fmt.Sprintf("f%d.js", i)), fmt.Sprintf("export const %s%d = %d;\n", name, i, i))
 		}

@@ -27,7 +27,8 @@ func linkedWorkspace(t *testing.T) (string, string) {
 		t.Fatal(err)
 	}
 	link := filepath.Join(outside, "a-out.txt")
-	harness.WriteFile(t, filepath.Join(root, "packages/a/package.json"), fmt.Sprintf(`{"name": "a", "scripts": {"build": "mkdir -p dist && cat src/f.js > dist/out.txt && ln -f dist/out.txt %s && echo built a"}}`, link))
+	harness.WriteFile(t, filepath.Join(root, "packages/a/package.json"),
+		fmt.Sprintf(`{"name": "a", "scripts": {"build": "mkdir -p dist && cat src/f.js > dist/out.txt && ln -f dist/out.txt %s && echo built a"}}`, link))
 	harness.WriteFile(t, filepath.Join(root, "packages/a/src/f.js"), "export const a = 1;\n")
 	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "init"}} {
 		cmd := exec.Command("git", args...)

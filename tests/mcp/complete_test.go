@@ -47,7 +47,8 @@ func TestCompletionAndUpdates(t *testing.T) {
 				t.Errorf("the template's two%%23l completes to %q", got)
 			}
 			for _, ref := range []*mcp.CompleteReference{{Type: "ref/prompt", Name: "nope"}, {Type: "ref/resource", URI: "vx://nope/{x}"}} {
-				if _, err := cs.Complete(ctx, &mcp.CompleteParams{Ref: ref, Argument: mcp.CompleteParamsArgument{Name: "x", Value: ""}}); err == nil || !strings.Contains(err.Error(), "-32602") && !strings.Contains(err.Error(), "unknown") {
+				_, err := cs.Complete(ctx, &mcp.CompleteParams{Ref: ref, Argument: mcp.CompleteParamsArgument{Name: "x", Value: ""}})
+				if err == nil || !strings.Contains(err.Error(), "-32602") && !strings.Contains(err.Error(), "unknown") {
 					t.Errorf("completing for %+v: %v, want -32602", ref, err)
 				}
 			}

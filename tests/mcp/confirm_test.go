@@ -27,10 +27,10 @@ var eraTransports = []struct {
 	}},
 	{"2026-07-28/http", func(t *testing.T, root string, opts *mcp.ClientOptions) *mcp.ClientSession {
 		endpoint, token, _ := startDaemon(t, root)
-		return connectModern(t, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: harness.BearerClient(token), MaxRetries: -1}, opts)
+		return connectStateless(t, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: harness.BearerClient(token), MaxRetries: -1}, opts)
 	}},
 	{"2026-07-28/shim", func(t *testing.T, root string, opts *mcp.ClientOptions) *mcp.ClientSession {
-		return connectModern(t, &mcp.CommandTransport{Command: shimCmd(root), TerminateDuration: 5 * time.Second}, opts)
+		return connectStateless(t, &mcp.CommandTransport{Command: shimCmd(root), TerminateDuration: 5 * time.Second}, opts)
 	}},
 }
 
@@ -53,7 +53,7 @@ func (a *asker) handle(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitRe
 
 // TestConfirm: under mcp.confirm a person sees the plan before anything
 // runs — through elicitation/create in the session era and an
-// input_required retry in 2026-07-28; a decline or a dismissal runs
+// input_required retry in the stateless era; a decline or a dismissal runs
 // nothing and says so; a client that cannot ask is told the two-call way.
 func TestConfirm(t *testing.T) {
 	for _, tr := range eraTransports {

@@ -83,7 +83,9 @@ func TestTwoShimsOneDaemon(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			c := mcp.NewClient(&mcp.Implementation{Name: "twin", Version: "1"}, nil)
-			sessions[i], errs[i] = c.Connect(ctx, &mcp.CommandTransport{Command: shimCmd(root), TerminateDuration: 5 * time.Second}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}) // the session era; the 2026-07-28 era has its own tests
+			// The session era; the stateless era has its own tests.
+			sessions[i], errs[i] = c.Connect(ctx, &mcp.CommandTransport{Command: shimCmd(root), TerminateDuration: 5 * time.Second},
+				&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 		}()
 	}
 	close(start)

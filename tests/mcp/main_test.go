@@ -257,7 +257,7 @@ func connect(t *testing.T, tr mcp.Transport, opts *mcp.ClientOptions) *mcp.Clien
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c := mcp.NewClient(&mcp.Implementation{Name: "vx-mcp-test", Version: "1"}, opts)
-	cs, err := c.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}) // the session era; the 2026-07-28 era has its own tests
+	cs, err := c.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}) // the session era; the stateless era has its own tests
 	if err != nil {
 		t.Fatalf("connecting: %v", err)
 	}

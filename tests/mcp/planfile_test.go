@@ -36,9 +36,11 @@ func TestRunPlanFile(t *testing.T) {
 	runs := len(runsRecorded(t, root))
 
 	dry()
-	harness.WriteFile(t, filepath.Join(root, "pkgs/one/package.json"), `{ "name": "one", "scripts": { "prep": "echo one prepared", "test": "echo one tested", "lint": "echo one linted again", "nap": "true" } }`)
+	harness.WriteFile(t, filepath.Join(root, "pkgs/one/package.json"),
+		`{ "name": "one", "scripts": { "prep": "echo one prepared", "test": "echo one tested", "lint": "echo one linted again", "nap": "true" } }`)
 	r := run(t, root, nil, vxBin, "run", "--plan", plan)
-	if r.Code != 1 || !strings.Contains(r.Stderr, "no longer matches the workspace, nothing ran") || !strings.Contains(r.Stderr, "pkgs/one/package.json changed") || !strings.Contains(r.Stderr, "one#lint's key changed") {
+	if r.Code != 1 || !strings.Contains(r.Stderr, "no longer matches the workspace, nothing ran") ||
+		!strings.Contains(r.Stderr, "pkgs/one/package.json changed") || !strings.Contains(r.Stderr, "one#lint's key changed") {
 		t.Errorf("a plan whose manifest moved: want exit 1 naming it\n%s", r)
 	}
 	if n := len(runsRecorded(t, root)); n != runs {
@@ -58,7 +60,12 @@ func TestRunPlanFile(t *testing.T) {
 		t.Errorf("an expired plan: want exit 1 saying so\n%s", r)
 	}
 
-	for _, args := range [][]string{{"run", "lint", "--plan", plan}, {"run", "--plan", plan, "--filter", "two"}, {"run", "--plan", filepath.Join(root, "vx.workspace.json")}, {"run", "--plan", filepath.Join(root, "no-such-plan.json")}} {
+	for _, args := range [][]string{
+		{"run", "lint", "--plan", plan},
+		{"run", "--plan", plan, "--filter", "two"},
+		{"run", "--plan", filepath.Join(root, "vx.workspace.json")},
+		{"run", "--plan", filepath.Join(root, "no-such-plan.json")},
+	} {
 		if r := run(t, root, nil, vxBin, args...); r.Code != 2 {
 			t.Errorf("vx %s: want exit 2\n%s", strings.Join(args, " "), r)
 		}

@@ -13,6 +13,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// The refusals of a task named like a flag and of an empty filter array.
+const (
+	flagAsTask   = `must be a task name such as build or web#build, never a flag (force, filter and affected are arguments of their own)`
+	flagAsTask0  = `argument "tasks[0]": ` + flagAsTask + `, not "--force"`
+	flagAsTask1  = `argument "tasks[1]": ` + flagAsTask + `, not "--"`
+	emptyFilters = `argument "filter": must be a project selector or a non-empty array of them (omit filter to select every project), not an empty array`
+)
+
 // refusals are arguments the tools must refuse with an isError result
 // whose text names the argument, rather than answer a question the agent
 // did not ask. Raw JSON, so that every shape can be sent.
@@ -42,15 +50,18 @@ var refusals = []struct {
 	{"tasks as a string", "planTasks", `{"tasks":"build"}`, `"tasks"`},
 	{"empty task name", "runTasks", `{"tasks":[""]}`, `tasks`},
 	{"affected as a number", "listTasks", `{"affected":1}`, `"affected"`},
-	{"a flag as a task of runTasks", "runTasks", `{"tasks":["--force","build"]}`, `tasks[0] "--force"`},
-	{"a flag as a task of planTasks", "planTasks", `{"tasks":["--force","build"]}`, `tasks[0] "--force"`},
-	{"an end of flags as a task", "planTasks", `{"tasks":["build","--"]}`, `tasks[1] "--"`},
-	{"empty filter array of listTasks", "listTasks", `{"filter":[]}`, `"filter" is an empty array`},
-	{"empty filter array of planTasks", "planTasks", `{"tasks":["build"],"filter":[]}`, `"filter" is an empty array`},
-	{"empty filter array of runTasks", "runTasks", `{"tasks":["build"],"filter":[]}`, `"filter" is an empty array`},
-	{"unknown project of getRunHistory", "getRunHistory", `{"project":"libb"}`, `no project named "libb" in this workspace or its history (did you mean lib`},
-	{"misspelt task of getRunHistory", "getRunHistory", `{"task":"biuld"}`, `no task named "biuld" in this workspace or its history (did you mean build`},
-	{"a flag as the affected ref", "planTasks", `{"tasks":["build"],"affected":"--output=/tmp/x"}`, `"affected": "--output=/tmp/x" starts with`},
+	{"a flag as a task of runTasks", "runTasks", `{"tasks":["--force","build"]}`, flagAsTask0},
+	{"a flag as a task of planTasks", "planTasks", `{"tasks":["--force","build"]}`, flagAsTask0},
+	{"an end of flags as a task", "planTasks", `{"tasks":["build","--"]}`, flagAsTask1},
+	{"empty filter array of listTasks", "listTasks", `{"filter":[]}`, emptyFilters},
+	{"empty filter array of planTasks", "planTasks", `{"tasks":["build"],"filter":[]}`, emptyFilters},
+	{"empty filter array of runTasks", "runTasks", `{"tasks":["build"],"filter":[]}`, emptyFilters},
+	{"unknown project of getRunHistory", "getRunHistory", `{"project":"libb"}`,
+		`no project named "libb" in this workspace or its history (did you mean lib`},
+	{"misspelt task of getRunHistory", "getRunHistory", `{"task":"biuld"}`,
+		`no task named "biuld" in this workspace or its history (did you mean build`},
+	{"a flag as the affected ref", "planTasks", `{"tasks":["build"],"affected":"--output=/tmp/x"}`,
+		`"affected": must be true, false or a git ref (a branch, tag or commit, never starting with "-"), not "--output=/tmp/x"`},
 	{"misspelt task of a project", "getRunHistory", `{"project":"lib","task":"biuld"}`, `(did you mean build`},
 }
 

@@ -165,10 +165,14 @@ func TestNxRerunsMatch(t *testing.T) {
 		{"locked vitest version", func() {
 			// Nx hashes a locked package by its integrity, which a new
 			// version changes along with the version.
-			edit(t, at("package-lock.json"), "\"node_modules/vitest\": {\n      \"version\": \"3.2.4\",\n      \"integrity\": \"sha512-L", "\"node_modules/vitest\": {\n      \"version\": \"3.2.5\",\n      \"integrity\": \"sha512-M")
+			edit(t, at("package-lock.json"),
+				"\"node_modules/vitest\": {\n      \"version\": \"3.2.4\",\n      \"integrity\": \"sha512-L",
+				"\"node_modules/vitest\": {\n      \"version\": \"3.2.5\",\n      \"integrity\": \"sha512-M")
 		}, all},
 		{"a locked package no test target uses", func() {
-			edit(t, at("package-lock.json"), "\"node_modules/yargs\": {\n      \"version\": \"17.7.3\",\n      \"integrity\": \"sha512-", "\"node_modules/yargs\": {\n      \"version\": \"17.7.4\",\n      \"integrity\": \"sha512-X")
+			edit(t, at("package-lock.json"),
+				"\"node_modules/yargs\": {\n      \"version\": \"17.7.3\",\n      \"integrity\": \"sha512-",
+				"\"node_modules/yargs\": {\n      \"version\": \"17.7.4\",\n      \"integrity\": \"sha512-X")
 		}, nil},
 	} {
 		c.edit()

@@ -25,7 +25,7 @@ func TestBrokenConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	endpoint, token := startDaemon(t, root)
-	cs := connect(t, endpoint, token, era2026)
+	cs := connect(t, endpoint, token, revStateless)
 	for _, r := range []row{
 		{tool: "getWorkspaceInfo", args: map[string]any{}, verb: []string{"info", "--format", "json"}, ignore: daemonLive, holds: `vx.workspace.json:`},
 		{tool: "diagnose", args: map[string]any{}, verb: []string{"doctor", "--format", "json"}, code: 1, holds: `vx.workspace.json:`},

@@ -33,7 +33,7 @@ func TestCompactIsTheVerbs(t *testing.T) {
 	commit(t, root, "compact tools")
 	h := buildHistory(t, root)
 	endpoint, token := startDaemon(t, root)
-	cs := connect(t, endpoint, token, era2026)
+	cs := connect(t, endpoint, token, revStateless)
 
 	type via struct{ tool, what string }
 	reach := map[string]via{}

@@ -8,7 +8,7 @@ import "testing"
 func TestFreshWorkspace(t *testing.T) {
 	root := workspace(t, "ws")
 	endpoint, token := startDaemon(t, root)
-	cs := connect(t, endpoint, token, era2026)
+	cs := connect(t, endpoint, token, revStateless)
 	for _, r := range []row{
 		{tool: "listTasks", args: map[string]any{}, verb: []string{"show", "--format", "json"}},
 		{tool: "getLastRun", args: map[string]any{}, verb: []string{"last", "--format", "json"}, holds: `"found":false`},

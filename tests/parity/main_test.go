@@ -146,10 +146,10 @@ func stopDaemon(t *testing.T, root string) {
 	}
 }
 
-// The two MCP revisions vxd serves: sessionless, and with sessions.
+// The two MCP eras vxd serves, by a revision of each: stateless, and with sessions.
 const (
-	era2026 = "2026-07-28"
-	era2025 = "2025-11-25"
+	revStateless = "2026-07-28"
+	revSession   = "2025-11-25"
 )
 
 // connect opens an SDK session straight at the daemon in the revision.

@@ -105,14 +105,16 @@ func rows(h hist) []row {
 		{tool: "listTasks", args: map[string]any{"affected": true}, verb: []string{"show", "--affected", "--format", "json"}},
 		{tool: "listTasks", args: map[string]any{"overlaps": true}, verb: []string{"show", "--overlaps", "--format", "json"}, holds: `"projects":[]`},
 		{tool: "planTasks", args: map[string]any{"tasks": []any{"test"}, "affected": true}, verb: []string{"run", "test", "--affected", "--dry=json"}, part: "plan", ignore: dryStamp},
-		{tool: "planTasks", args: map[string]any{"tasks": []any{"build"}, "affected": "HEAD~1"}, verb: []string{"run", "build", "--affected=HEAD~1", "--dry=json"}, part: "plan", holds: `"affectedReason"`, ignore: dryStamp},
+		{tool: "planTasks", args: map[string]any{"tasks": []any{"build"}, "affected": "HEAD~1"}, verb: []string{"run", "build", "--affected=HEAD~1", "--dry=json"},
+			part: "plan", holds: `"affectedReason"`, ignore: dryStamp},
 		{tool: "getConfig", args: map[string]any{"target": "app#build"}, verb: []string{"show", "app#build", "--format", "json"}, holds: `"dependsOn":["^build"]`},
 		{tool: "getConfig", args: map[string]any{"target": "app#deploy"}, verb: []string{"show", "app#deploy", "--format", "json"}, holds: `"DEPLOY_TOKEN":"***"`},
 		{tool: "getConfig", args: map[string]any{"target": "lib"}, verb: []string{"show", "lib", "--format", "json"}},
 		{tool: "getConfig", args: map[string]any{"target": "test"}, verb: []string{"show", "test", "--format", "json"}},
 		{tool: "getWorkspaceConfig", args: map[string]any{}, verb: []string{"config", "--format", "json"}, holds: `"text":"{`},
 		{tool: "whyDidThisRerun", args: map[string]any{"taskId": "lib#build"}, verb: []string{"why", "lib#build", "--format", "json"}, holds: `"changed":["src/lib.txt"]`},
-		{tool: "whyDidThisRerun", args: map[string]any{"taskId": "app#build", "runId": h.editRun}, verb: []string{"why", "app#build", "--run", h.editRun, "--format", "json"}, holds: `"changed":["lib#build"]`},
+		{tool: "whyDidThisRerun", args: map[string]any{"taskId": "app#build", "runId": h.editRun}, verb: []string{"why", "app#build", "--run", h.editRun, "--format", "json"},
+			holds: `"changed":["lib#build"]`},
 		{tool: "whyDidThisRerun", args: map[string]any{"taskId": "app#test", "runId": h.failedRun[:8]}, verb: []string{"why", "app#test", "--run", h.failedRun[:8], "--format", "json"}},
 		{tool: "getTaskLog", args: map[string]any{"taskId": "app#test"}, verb: []string{"last", "--log", "app#test", "--format", "json"}, holds: `undefined: frobnicate`},
 		{tool: "getTaskLog", args: map[string]any{"taskId": "lib#build", "runId": h.editRun}, verb: []string{"last", "--log", "lib#build", "--run", h.editRun, "--format", "json"}},
@@ -131,7 +133,8 @@ func rows(h hist) []row {
 		// vxd keeps a dry run as a plan: its answer adds planId and
 		// expiresAt, which vx cache prune (no daemon's plan) has not.
 		{tool: "pruneCache", args: map[string]any{"olderThan": "7d"}, verb: []string{"cache", "prune", "--older-than", "7d", "--dry-run", "--format", "json"}, ignore: prunePlan},
-		{tool: "pruneCache", args: map[string]any{"maxSize": "1B", "dryRun": true}, verb: []string{"cache", "prune", "--max-size", "1B", "--dry-run", "--format", "json"}, holds: `"reason":"maxSize"`, ignore: prunePlan},
+		{tool: "pruneCache", args: map[string]any{"maxSize": "1B", "dryRun": true}, verb: []string{"cache", "prune", "--max-size", "1B", "--dry-run", "--format", "json"},
+			holds: `"reason":"maxSize"`, ignore: prunePlan},
 		{tool: "checkLock", args: map[string]any{}, verb: []string{"lock", "--check", "--format", "json"}, holds: `"upToDate":true`},
 		{tool: "searchDocs", args: map[string]any{"query": "cache key"}, verb: []string{"docs", "cache", "key", "--format", "json"}, holds: `Cache key components`},
 		{tool: "searchDocs", args: map[string]any{"query": "mcp.run", "limit": 2}, verb: []string{"docs", "mcp.run", "--limit", "2", "--format", "json"}},
@@ -196,8 +199,8 @@ func TestVerbJSONIsTheToolAnswer(t *testing.T) {
 		name string
 		cs   *mcp.ClientSession
 	}{
-		{"http " + era2026, connect(t, endpoint, token, era2026)},
-		{"http " + era2025, connect(t, endpoint, token, era2025)},
+		{"http " + revStateless, connect(t, endpoint, token, revStateless)},
+		{"http " + revSession, connect(t, endpoint, token, revSession)},
 		{"vx mcp", connectShim(t, root)},
 	}
 	cs := clients[0].cs

@@ -25,7 +25,7 @@ func TestRefusalsAreTheSame(t *testing.T) {
 	root := workspace(t, "ws")
 	runID(t, root, 1, "build", "test", "--continue")
 	endpoint, token := startDaemon(t, root)
-	cs := connect(t, endpoint, token, era2026)
+	cs := connect(t, endpoint, token, revStateless)
 	for _, r := range []refusalRow{
 		{tool: "whyDidThisRerun", args: map[string]any{"taskId": "nope#build"}, verb: []string{"why", "nope#build", "--format", "json"}, code: 2},
 		{tool: "whyDidThisRerun", args: map[string]any{"taskId": "lib#build", "runId": "ffffffffffff"}, verb: []string{"why", "lib#build", "--run", "ffffffffffff", "--format", "json"}, code: 2},
@@ -35,6 +35,18 @@ func TestRefusalsAreTheSame(t *testing.T) {
 		{tool: "pruneCache", args: map[string]any{"olderThan": "7 days"}, verb: []string{"cache", "prune", "--older-than", "7 days", "--dry-run", "--format", "json"}, code: 2},
 		{tool: "pruneCache", args: map[string]any{"maxSize": "lots"}, verb: []string{"cache", "prune", "--max-size", "lots", "--dry-run", "--format", "json"}, code: 2},
 		{tool: "searchDocs", args: map[string]any{"query": "  "}, verb: []string{"docs", "  ", "--format", "json"}, code: 2},
+		// Each rule of an input's schema, refused alike: the tool
+		// validates the agent's arguments against it, the verb its
+		// filled input (opkit.Check), in the same words.
+		{tool: "whyDidThisRerun", args: map[string]any{"taskId": "#build"}, verb: []string{"why", "#build", "--format", "json"}, code: 2},
+		{tool: "getTaskLog", args: map[string]any{"taskId": "lib"}, verb: []string{"last", "--log", "lib", "--format", "json"}, code: 2},
+		{tool: "getTaskLog", args: map[string]any{"taskId": "lib# "}, verb: []string{"last", "--log", "lib# ", "--format", "json"}, code: 2},
+		{tool: "getLastRun", args: map[string]any{"runId": ""}, verb: []string{"last", "--run", "", "--format", "json"}, code: 2},
+		{tool: "getLastRun", args: map[string]any{"runId": " "}, verb: []string{"last", "--run", " ", "--format", "json"}, code: 2},
+		{tool: "listTasks", args: map[string]any{"filter": []any{"lib", " "}}, verb: []string{"show", "--filter", "lib", "--filter", " ", "--format", "json"}, code: 2},
+		{tool: "listTasks", args: map[string]any{"affected": "-x"}, verb: []string{"show", "--affected=-x", "--format", "json"}, code: 2},
+		{tool: "getConfig", args: map[string]any{"target": " "}, verb: []string{"show", " ", "--format", "json"}, code: 2},
+		{tool: "pruneCache", args: map[string]any{"olderThan": " "}, verb: []string{"cache", "prune", "--older-than", " ", "--dry-run", "--format", "json"}, code: 2},
 		// Kept out, differing (reported on issue 10):
 		//  - listTasks {filter: "nope"}: workspace.Select's error is no
 		//    argument refusal, so the tool answers `--filter "nope" matches

@@ -54,7 +54,7 @@ func TestRemoteCheckIsTheToolAnswer(t *testing.T) {
 			root := workspace(t, "ws")
 			withEnv(t, root, "VX_REMOTE_CACHE_URL="+tc.url, "VX_REMOTE_CACHE_TEAM=parity", "VX_REMOTE_CACHE_TOKEN="+tok)
 			endpoint, token := startDaemon(t, root)
-			cs := connect(t, endpoint, token, era2026)
+			cs := connect(t, endpoint, token, revStateless)
 			before := checks.Load()
 			ans := callTool(t, cs, "getCacheStats", map[string]any{"checkRemote": true})
 			got, _ := ans.(map[string]any)["remote"].(map[string]any)

@@ -39,9 +39,9 @@ func TestOneVersion(t *testing.T) {
 		t.Errorf("vxd status: want version %s\n%s", stamped, r)
 	}
 	clients := map[string]*mcp.ClientSession{
-		"http " + era2026: connect(t, endpoint, token, era2026),
-		"http " + era2025: connect(t, endpoint, token, era2025),
-		"vx mcp":          connectShim(t, root),
+		"http " + revStateless: connect(t, endpoint, token, revStateless),
+		"http " + revSession:   connect(t, endpoint, token, revSession),
+		"vx mcp":               connectShim(t, root),
 	}
 	for name, cs := range clients {
 		ir := cs.InitializeResult()
@@ -58,7 +58,7 @@ func TestOneVersion(t *testing.T) {
 		} `json:"daemon"`
 	}
 	var fromTool, fromVerb info
-	b, _ := json.Marshal(callTool(t, clients["http "+era2026], "getWorkspaceInfo", map[string]any{}))
+	b, _ := json.Marshal(callTool(t, clients["http "+revStateless], "getWorkspaceInfo", map[string]any{}))
 	_ = json.Unmarshal(b, &fromTool)
 	r = run(t, root, vxBin, "info", "--format", "json")
 	_ = json.Unmarshal([]byte(r.Stdout), &fromVerb)

@@ -14,7 +14,7 @@ import (
 )
 
 // vxdTool calls one tool of the workspace's vxd (started by vxd start) in
-// a stateless 2026-07-28 request, and returns its structured answer.
+// a stateless request, and returns its structured answer.
 func vxdTool(t *testing.T, vxd, ws, tool string, args map[string]any) map[string]any {
 	t.Helper()
 	r := harness.Run(t, ws, harness.Env("VXD_IDLE_TIMEOUT"), vxd, "status", "--json")
@@ -23,7 +23,7 @@ func vxdTool(t *testing.T, vxd, ws, tool string, args map[string]any) map[string
 		t.Fatalf("vxd status --json: %s", r)
 	}
 	tok := harness.Run(t, ws, harness.Env(), vxd, "token")
-	body := modernReq("tools/call", "2026-07-28", map[string]any{"name": tool, "arguments": args})
+	body := statelessReq("tools/call", "2026-07-28", map[string]any{"name": tool, "arguments": args})
 	res := do(t, "POST", fmt.Sprintf("http://127.0.0.1:%d/mcp", st.Port), strings.TrimSpace(tok.Stdout), body,
 		"Accept", "application/json, text/event-stream", "MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", tool)
 	a := answer(t, res)

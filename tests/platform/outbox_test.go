@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vzn/vx/client/platformpush"
+	"github.com/vzn/vx/daemon/platformpush"
 	"github.com/vzn/vx/daemon/workspace"
 )
 

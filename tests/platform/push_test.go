@@ -194,7 +194,8 @@ func TestRealRunsReachThePlatform(t *testing.T) {
 	if files := get(t, why, "diff", "files", "changed").([]any); len(files) != 1 || files[0] != "src/a.js" {
 		t.Fatalf("why_did_rerun files: %v", get(t, why, "diff"))
 	}
-	if up := get(t, call(t, srv.base, readTok, "why_did_rerun", map[string]any{"runId": id2, "taskId": "app#build"}).Struct, "diff", "upstream", "changed").([]any); len(up) != 1 || up[0] != "core#build" {
+	appWhy := call(t, srv.base, readTok, "why_did_rerun", map[string]any{"runId": id2, "taskId": "app#build"}).Struct
+	if up := get(t, appWhy, "diff", "upstream", "changed").([]any); len(up) != 1 || up[0] != "core#build" {
 		t.Fatalf("app#build re-ran for its upstream: %v", up)
 	}
 

@@ -46,7 +46,7 @@ func bareConns(t *testing.T, base string, n int) {
 // streams gets a few, the rest refused with 429 naming the token's cap;
 // health, ingest and reads go on being served, bare connections besides.
 func TestListenStreamsCappedPerToken(t *testing.T) {
-	ts, srv := modernPlatform(t)
+	ts, srv := statelessPlatform(t)
 	open, refused := listen.OpenMany(t, srv.base+"/mcp", []string{ts.acme}, 100, 30*time.Second)
 	if len(refused) == 0 || !strings.HasPrefix(refused[0], "429") || !strings.Contains(refused[0], "token") {
 		t.Fatalf("one token holds %d listen streams; want the ones over its cap refused with 429 naming the token (first refusal: %v)", len(open), refused)

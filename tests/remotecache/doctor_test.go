@@ -69,7 +69,8 @@ func TestDoctorRemoteCache(t *testing.T) {
 	}
 
 	text := vx(t, ws, env(srv, onPath, "VX_REMOTE_CACHE_TOKEN=wrong-token-123"), "doctor")
-	if text.Code != 1 || !strings.Contains(text.Stdout, "PROBLEM  remote cache") || !strings.Contains(text.Stdout, "fix: the server refuses the token") || strings.Contains(text.Stdout, "wrong-token-123") {
+	if text.Code != 1 || !strings.Contains(text.Stdout, "PROBLEM  remote cache") ||
+		!strings.Contains(text.Stdout, "fix: the server refuses the token") || strings.Contains(text.Stdout, "wrong-token-123") {
 		t.Fatalf("vx doctor (text):\n%s", text)
 	}
 

@@ -12,7 +12,11 @@ const packages = {
   'linux arm64': '@vzn/vx-linux-arm64',
   'darwin x64': '@vzn/vx-darwin-x64',
   'darwin arm64': '@vzn/vx-darwin-arm64',
+  'win32 x64': '@vzn/vx-win32-x64',
 };
+
+// exeSuffix ends a binary's file name: .exe in the Windows package.
+const exeSuffix = process.platform === 'win32' ? '.exe' : '';
 
 // platformPackage is the package name for this OS and CPU; it throws,
 // saying which pairs exist, on any other.
@@ -31,7 +35,7 @@ function platformPackage() {
 function nativeBinary(name) {
   const pkg = platformPackage();
   try {
-    return require.resolve(`${pkg}/bin/${name}`);
+    return require.resolve(`${pkg}/bin/${name}${exeSuffix}`);
   } catch (err) {
     throw new Error(
       `${pkg}, the package holding the ${name} binary for this machine, is not installed. ` +

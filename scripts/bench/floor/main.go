@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command floor is the floor a fully cached run is measured against: what
 // it costs to know every file of the workspace in the working directory
 // is unchanged without a daemon, that is `git ls-files` and an lstat of

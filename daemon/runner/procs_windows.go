@@ -1,0 +1,45 @@
+package runner
+
+import (
+	"os"
+	"syscall"
+
+	"github.com/vzn/vx/daemon/hashing"
+)
+
+// setDeathSignal does nothing: Windows has no parent-death signal. The
+// task's Job Object ends its processes when vx ends (group_windows.go).
+func setDeathSignal(*syscall.SysProcAttr) {}
+
+// maxRSS is 0: Windows' process times carry no peak memory.
+func maxRSS(*syscall.Rusage) int64 { return 0 }
+
+// selfHWM is 0: not measured on Windows.
+func selfHWM() int64 { return 0 }
+
+// selfExe is vx's own binary, to start again as the watchdog.
+func selfExe() (string, error) { return os.Executable() }
+
+// becomeSubreaper does nothing: the Job Object holds what a task orphans.
+func becomeSubreaper() {}
+
+// endEscapees ends what is left in task t's Job Object, which holds every
+// process the task started, wherever it went, and lets go of the job.
+func endEscapees(t *taskProcs) { releaseTree(t.pgid) }
+
+// markedProcs is nil: the processes of a task are its Job Object's, which
+// Windows ends with vx; no process table is searched.
+func markedProcs(string, map[string]bool) []int { return nil }
+
+// openDirNoFollow opens dir, a directory and no symbolic link (reparse
+// point).
+func openDirNoFollow(dir string) (*os.File, error) {
+	var st hashing.Stat
+	if err := hashing.Lstat(dir, &st); err != nil {
+		return nil, err
+	}
+	if !st.Dir() {
+		return nil, &os.PathError{Op: "open", Path: dir, Err: syscall.ENOTDIR}
+	}
+	return os.Open(dir)
+}

@@ -1,0 +1,6 @@
+package workspace
+
+import "syscall"
+
+// rawFD is what syscall.Open answers: a handle.
+type rawFD = syscall.Handle

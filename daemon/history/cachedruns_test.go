@@ -1,9 +1,7 @@
-//go:build histhitset
-
-// The test of the hit-set record (issue 30, "History that scales"): it fails
-// with today's per-hit rows and is built only with -tags histhitset until
-// that record lands. Refresh the golden answers (written by the per-row
-// record) with -tags histhitset -run TestCachedRuns -update.
+// The test of the hit-set record (issue 30, "History that scales"):
+// fully cached runs recorded as sets answer as the per-hit rows did.
+// Refresh the golden answers only from a build that records a row per
+// hit: -run TestCachedRuns -update.
 
 package history
 

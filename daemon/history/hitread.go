@@ -358,6 +358,9 @@ func tasksNamed(ctx context.Context, db *sql.DB, name string) ([]string, error) 
 // hitsSince counts, per run seq, the hits of runs begun since since
 // (seq at least minSeq), of project's tasks ("" for all).
 func (s *Store) hitsSince(ctx context.Context, db *sql.DB, minSeq, since int64, project string) (map[int64]int, error) {
+	if project == "" {
+		return countsSince(ctx, db, minSeq, since)
+	}
 	parts, err := queryParts(ctx, db, `SELECT `+partCols+` FROM run_hits WHERE run_seq >= ? AND run_started_at >= ?`, minSeq, since)
 	if err != nil {
 		return nil, err
@@ -365,10 +368,6 @@ func (s *Store) hitsSince(ctx context.Context, db *sql.DB, minSeq, since int64, 
 	out := map[int64]int{}
 	for i := range parts {
 		p := &parts[i]
-		if project == "" {
-			out[p.seq] += int(p.n)
-			continue
-		}
 		var ms []member
 		if p.set.Valid {
 			d, err := s.loadSet(ctx, db, p.set.Int64)
@@ -386,6 +385,25 @@ func (s *Store) hitsSince(ctx context.Context, db *sql.DB, minSeq, since int64, 
 		}
 	}
 	return out, nil
+}
+
+// countsSince counts, per run seq, the hits of runs begun since since
+// (seq at least minSeq), reading no blob.
+func countsSince(ctx context.Context, db *sql.DB, minSeq, since int64) (map[int64]int, error) {
+	rows, err := db.QueryContext(ctx, `SELECT run_seq, n FROM run_hits WHERE run_seq >= ? AND run_started_at >= ?`, minSeq, since)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int64]int{}
+	for rows.Next() {
+		var seq, n int64
+		if err := rows.Scan(&seq, &n); err != nil {
+			return nil, err
+		}
+		out[seq] += int(n)
+	}
+	return out, rows.Err()
 }
 
 // hitAdjust is what task_stats does not count yet of a task's hits: the
@@ -441,7 +459,7 @@ func (s *Store) unfoldedHits(ctx context.Context, db *sql.DB) (map[string]*hitAd
 			add(m.TaskID, int(u.runs), u.seq, u.run)
 		}
 	}
-	parts, err := queryParts(ctx, db, `SELECT `+partCols+` FROM run_hits WHERE set_id IS NULL`)
+	parts, err := queryParts(ctx, db, `SELECT `+partCols+` FROM run_hits INDEXED BY run_hits_inline WHERE set_id IS NULL`)
 	if err != nil {
 		return nil, err
 	}

@@ -50,6 +50,8 @@ const (
 	)`
 	runHitsRun = `CREATE UNIQUE INDEX IF NOT EXISTS run_hits_run ON run_hits(run_id, part)`
 	runHitsSeq = `CREATE INDEX IF NOT EXISTS run_hits_seq ON run_hits(run_seq, part)`
+	// The parts of runs still recording (or dead, until reaped).
+	runHitsInline = `CREATE INDEX IF NOT EXISTS run_hits_inline ON run_hits(run_id) WHERE set_id IS NULL`
 )
 
 // stepHitSets (schema 8 → 9) adds the hit-set tables and columns. The
@@ -57,7 +59,7 @@ const (
 // A column already there (the migration tests shape older databases
 // from a current one) is left as it is.
 func stepHitSets(ctx context.Context, tx *sql.Tx) error {
-	stmts := []string{hitSetsTable, hitSetsDigest, hitSetsUnfolded, runHitsTable, runHitsRun, runHitsSeq}
+	stmts := []string{hitSetsTable, hitSetsDigest, hitSetsUnfolded, runHitsTable, runHitsRun, runHitsSeq, runHitsInline}
 	for _, c := range []struct{ table, col, def string }{
 		{"executions", "pos", "INTEGER"},
 		{"task_stats", "hit_seq", "INTEGER NOT NULL DEFAULT 0"},

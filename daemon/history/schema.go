@@ -118,7 +118,7 @@ var schema = []string{
 	) WITHOUT ROWID`,
 
 	taskKeysTable,
-	hitSetsTable, hitSetsDigest, hitSetsUnfolded, runHitsTable, runHitsRun, runHitsSeq,
+	hitSetsTable, hitSetsDigest, hitSetsUnfolded, runHitsTable, runHitsRun, runHitsSeq, runHitsInline,
 
 	`CREATE TABLE components (
 		key  TEXT NOT NULL PRIMARY KEY,

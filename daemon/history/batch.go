@@ -47,11 +47,16 @@ func (s *Store) recordBatch(ctx context.Context, tx *sql.Tx, execs []Execution) 
 	if err != nil {
 		return err
 	}
-	heads, lastExecs, err := batchHeads(ctx, tx, execs)
+	cur, err := s.currentOf(ctx, tx, execs)
 	if err != nil {
 		return err
 	}
-	flaky, err := batchFlaky(ctx, tx, execs, lastExecs)
+	known := cur.known()
+	heads, lastExecs, err := batchHeads(ctx, tx, execs, known)
+	if err != nil {
+		return err
+	}
+	flaky, err := batchFlaky(ctx, tx, execs, lastExecs, known)
 	if err != nil {
 		return err
 	}
@@ -85,7 +90,7 @@ func (s *Store) recordBatch(ctx context.Context, tx *sql.Tx, execs []Execution) 
 		}
 		rows = append(rows, *r)
 	}
-	if err := s.recordHits(ctx, tx, all, heads); err != nil {
+	if err := s.recordHits(ctx, tx, all, heads, cur); err != nil {
 		return err
 	}
 	if err := chainRows(ctx, tx, heads, rows); err != nil {
@@ -309,12 +314,20 @@ type flakySeen struct {
 // nothing, nor marks it flaky (had it failed too, the later of the two
 // marked it then). A fully cached run is all such pairs: its 1,000
 // lookups were a fifth of its history write.
-func batchFlaky(ctx context.Context, tx *sql.Tx, execs []Execution, last map[string]lastExec) (*flakySeen, error) {
+//
+// A plain hit of a pair of the current hit set (inCurrent) is such a pass
+// too: the set's first run recorded it.
+func batchFlaky(ctx context.Context, tx *sql.Tx, execs []Execution, last map[string]lastExec, inCurrent []bool) (*flakySeen, error) {
 	onlyPasses := map[taskKey]bool{}
 	var pairs []taskKey
+	var inSet []taskKey
 	for i := range execs {
 		e := &execs[i]
 		tk := taskKey{e.TaskID, e.Key}
+		if inCurrent[i] {
+			inSet = append(inSet, tk)
+			continue
+		}
 		if e.Key == "" || !isAttempt(e.Status) {
 			continue
 		}
@@ -339,6 +352,9 @@ func batchFlaky(ctx context.Context, tx *sql.Tx, execs []Execution, last map[str
 		return nil, fmt.Errorf("recording executions: %w", err)
 	}
 	for tk := range known {
+		passed[tk] = true
+	}
+	for _, tk := range inSet {
 		passed[tk] = true
 	}
 	return &flakySeen{passed: passed, failed: failed}, nil

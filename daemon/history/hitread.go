@@ -369,14 +369,21 @@ func (s *Store) hitsSince(ctx context.Context, db *sql.DB, minSeq, since int64, 
 	for i := range parts {
 		p := &parts[i]
 		var ms []member
-		if p.set.Valid {
+		if p.part == 0 {
+			// A finished run's set: a member per hit.
 			d, err := s.loadSet(ctx, db, p.set.Int64)
 			if err != nil {
 				return nil, err
 			}
 			ms = d.members
-		} else if ms, _, err = s.decodePart(ctx, db, p); err != nil {
-			return nil, err
+		} else {
+			pm, hits, err := s.decodePart(ctx, db, p)
+			if err != nil {
+				return nil, err
+			}
+			for _, h := range hits {
+				ms = append(ms, pm[h.m])
+			}
 		}
 		for _, m := range ms {
 			if m.Project == project {
@@ -459,17 +466,17 @@ func (s *Store) unfoldedHits(ctx context.Context, db *sql.DB) (map[string]*hitAd
 			add(m.TaskID, int(u.runs), u.seq, u.run)
 		}
 	}
-	parts, err := queryParts(ctx, db, `SELECT `+partCols+` FROM run_hits INDEXED BY run_hits_inline WHERE set_id IS NULL`)
+	parts, err := queryParts(ctx, db, `SELECT `+partCols+` FROM run_hits INDEXED BY run_hits_parts WHERE part > 0`)
 	if err != nil {
 		return nil, err
 	}
 	for i := range parts {
-		ms, _, err := s.decodePart(ctx, db, &parts[i])
+		ms, hits, err := s.decodePart(ctx, db, &parts[i])
 		if err != nil {
 			return nil, err
 		}
-		for _, m := range ms {
-			add(m.TaskID, 1, parts[i].seq, parts[i].runID)
+		for _, h := range hits {
+			add(ms[h.m].TaskID, 1, parts[i].seq, parts[i].runID)
 		}
 	}
 	return out, nil

@@ -15,10 +15,12 @@ import (
 // at most one set, the current one, has runs > folded.
 //
 // run_hits: a run's plain hits. Once the run is finished, one row (part
-// 0) naming its set, whose data is zstd of the run's timing (encodeTiming);
-// while it records, one row per batch (part 1, 2, …) with no set, whose
-// data is zstd of the batch's members and then its timing. n is the
-// row's hit count and ended_at (Unix ns) the latest end of its hits.
+// 0) naming its set, whose data is zstd of the run's timing (encodeTiming),
+// a hit per member. While it records, one row per batch (part 1, 2, …):
+// one whose hits are all members of the current set names that set and
+// holds only their timing; any other holds no set and its data is zstd
+// of the batch's members and then its timing. n is the row's hit count
+// and ended_at (Unix ns) the latest end of its hits.
 //
 // executions.pos is an execution's place among its run's recorded
 // executions, hits included (NULL in rows recorded before schema 9,
@@ -51,7 +53,7 @@ const (
 	runHitsRun = `CREATE UNIQUE INDEX IF NOT EXISTS run_hits_run ON run_hits(run_id, part)`
 	runHitsSeq = `CREATE INDEX IF NOT EXISTS run_hits_seq ON run_hits(run_seq, part)`
 	// The parts of runs still recording (or dead, until reaped).
-	runHitsInline = `CREATE INDEX IF NOT EXISTS run_hits_inline ON run_hits(run_id) WHERE set_id IS NULL`
+	runHitsParts = `CREATE INDEX IF NOT EXISTS run_hits_parts ON run_hits(run_id) WHERE part > 0`
 )
 
 // stepHitSets (schema 8 → 9) adds the hit-set tables and columns. The
@@ -59,7 +61,7 @@ const (
 // A column already there (the migration tests shape older databases
 // from a current one) is left as it is.
 func stepHitSets(ctx context.Context, tx *sql.Tx) error {
-	stmts := []string{hitSetsTable, hitSetsDigest, hitSetsUnfolded, runHitsTable, runHitsRun, runHitsSeq, runHitsInline}
+	stmts := []string{hitSetsTable, hitSetsDigest, hitSetsUnfolded, runHitsTable, runHitsRun, runHitsSeq, runHitsParts}
 	for _, c := range []struct{ table, col, def string }{
 		{"executions", "pos", "INTEGER"},
 		{"task_stats", "hit_seq", "INTEGER NOT NULL DEFAULT 0"},

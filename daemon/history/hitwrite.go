@@ -1,21 +1,24 @@
 package history
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // recordHits writes the batch's plain hits: per run, one inline part
 // (hitschema.go). A task whose first record is a hit gets its task_stats
 // row, all zero, so that the readers list it; the hits count from the
 // part, then from the set.
-func (s *Store) recordHits(ctx context.Context, tx *sql.Tx, all []execRow, heads map[string]place) error {
+func (s *Store) recordHits(ctx context.Context, tx *sql.Tx, all []execRow, heads map[string]place, cur *current) error {
 	type part struct {
 		rc      *runCount
 		members []member
 		hits    []hit
+		inSet   []hit // the same hits, numbered as members of the current set
 	}
 	parts := map[string]*part{}
 	var order []string
@@ -31,9 +34,13 @@ func (s *Store) recordHits(ctx context.Context, tx *sql.Tx, all []execRow, heads
 			parts[e.RunID] = p
 			order = append(order, e.RunID)
 		}
-		p.hits = append(p.hits, hit{m: len(p.members), pos: r.pos, startNs: nanos(e.StartedAt), durationMs: e.DurationMs})
+		h := hit{m: len(p.members), pos: r.pos, startNs: nanos(e.StartedAt), durationMs: e.DurationMs}
+		p.hits = append(p.hits, h)
 		p.members = append(p.members, memberOf(e))
-		if _, ok := heads[e.TaskID]; !ok {
+		if h.m = cur.member[i]; h.m >= 0 {
+			p.inSet = append(p.inSet, h)
+		}
+		if _, ok := heads[e.TaskID]; !ok && cur.member[i] < 0 {
 			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO task_stats (task_id, project, task, count, ran, passed, failed,
 				timed_out, blocked, interrupted, hits, cacheable, max_rss, max_cpu, last_seq, last_id, last_status, last_run_id,
 				last_key, p50_ms, p99_ms) VALUES (?, ?, ?, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, '', '', '', 0, 0)`,
@@ -45,16 +52,76 @@ func (s *Store) recordHits(ctx context.Context, tx *sql.Tx, all []execRow, heads
 	}
 	for _, runID := range order {
 		p := parts[runID]
-		ms, hits := canonical(p.members, p.hits)
-		data := encodeTiming(encodeMembers(ms), hits, p.rc.started)
+		var set any
+		var data []byte
+		hits := p.inSet
+		if len(p.inSet) == len(p.hits) {
+			// Every hit a member of the current set: the timing alone.
+			slices.SortStableFunc(hits, func(a, b hit) int { return cmp.Compare(a.pos, b.pos) })
+			set, data = cur.id, encodeTiming(nil, hits, p.rc.started)
+		} else {
+			var ms []member
+			ms, hits = canonical(p.members, p.hits)
+			data = encodeTiming(encodeMembers(ms), hits, p.rc.started)
+		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO run_hits (run_id, part, run_seq, run_started_at, set_id, n, ended_at, data)
-			VALUES (?1, (SELECT coalesce(max(part), 0) + 1 FROM run_hits WHERE run_id = ?1), ?2, ?3, NULL, ?4, ?5, ?6)`,
-			runID, p.rc.seq, p.rc.started, len(hits), latestEnd(hits), s.enc.EncodeAll(data, nil))
+			VALUES (?1, (SELECT coalesce(max(part), 0) + 1 FROM run_hits WHERE run_id = ?1), ?2, ?3, ?4, ?5, ?6, ?7)`,
+			runID, p.rc.seq, p.rc.started, set, len(hits), latestEnd(hits), s.enc.EncodeAll(data, nil))
 		if err != nil {
 			return fmt.Errorf("recording the hits of run %s: %w", runID, err)
 		}
 	}
 	return nil
+}
+
+// current is the current hit set (the one the last finished runs
+// recorded) and, per execution of a batch, the index of its member there
+// (-1 for none): the set's first run gave each member's task a
+// task_stats row and recorded its pair as passing.
+type current struct {
+	id     int64
+	d      *decodedSet
+	member []int
+}
+
+func (c *current) known() []bool {
+	k := make([]bool, len(c.member))
+	for i, m := range c.member {
+		k[i] = m >= 0
+	}
+	return k
+}
+
+// currentOf finds the members of the current set among execs' plain hits.
+func (s *Store) currentOf(ctx context.Context, tx *sql.Tx, execs []Execution) (*current, error) {
+	c := &current{member: make([]int, len(execs))}
+	for i := range c.member {
+		c.member[i] = -1
+	}
+	err := tx.QueryRowContext(ctx, `SELECT id FROM hit_sets INDEXED BY hit_sets_unfolded WHERE runs > folded ORDER BY id DESC LIMIT 1`).Scan(&c.id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return c, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("recording executions: %w", err)
+	}
+	if c.d, err = s.loadSet(ctx, tx, c.id); err != nil {
+		return nil, fmt.Errorf("recording executions: %w", err)
+	}
+	for i := range execs {
+		e := &execs[i]
+		if !plainHit(e) {
+			continue
+		}
+		want := memberOf(e)
+		for _, m := range c.d.index[e.TaskID] {
+			if c.d.members[m] == want {
+				c.member[i] = m
+				break
+			}
+		}
+	}
+	return c, nil
 }
 
 // latestEnd is the latest end of hits, Unix ns.
@@ -134,26 +201,31 @@ func (s *Store) finishHits(ctx context.Context, tx *sql.Tx, runID string) error 
 	if err != nil {
 		return fmt.Errorf("finishing the hits of run %s: %w", runID, err)
 	}
-	if len(parts) == 0 || len(parts) == 1 && parts[0].set.Valid {
-		return nil
+	if len(parts) == 0 || parts[0].part == 0 {
+		return nil // none, or merged already
 	}
-	var ms []member
-	var hits []hit
-	for i := range parts {
-		pm, ph, err := s.decodePart(ctx, tx, &parts[i])
-		if err != nil {
-			return fmt.Errorf("finishing the hits of run %s: %w", runID, err)
-		}
-		for _, h := range ph {
-			h.m += len(ms)
-			hits = append(hits, h)
-		}
-		ms = append(ms, pm...)
-	}
-	set, hits := canonical(ms, hits)
-	id, err := s.findSet(ctx, tx, set)
+	id, hits, ok, err := s.sameSet(ctx, tx, parts)
 	if err != nil {
 		return fmt.Errorf("finishing the hits of run %s: %w", runID, err)
+	}
+	if !ok {
+		var ms []member
+		for i := range parts {
+			pm, ph, err := s.decodePart(ctx, tx, &parts[i])
+			if err != nil {
+				return fmt.Errorf("finishing the hits of run %s: %w", runID, err)
+			}
+			for _, h := range ph {
+				h.m += len(ms)
+				hits = append(hits, h)
+			}
+			ms = append(ms, pm...)
+		}
+		var set []member
+		set, hits = canonical(ms, hits)
+		if id, err = s.findSet(ctx, tx, set); err != nil {
+			return fmt.Errorf("finishing the hits of run %s: %w", runID, err)
+		}
 	}
 	if err := s.foldOthers(ctx, tx, id); err != nil {
 		return fmt.Errorf("finishing the hits of run %s: %w", runID, err)
@@ -175,6 +247,40 @@ func (s *Store) finishHits(ctx context.Context, tx *sql.Tx, runID string) error 
 		}
 	}
 	return nil
+}
+
+// sameSet reports whether parts are all timings of one stored set that
+// together hit each of its members once (a no-op run of the current
+// set): then that set is the run's, and its hits are as the parts
+// number them, in position order.
+func (s *Store) sameSet(ctx context.Context, tx *sql.Tx, parts []storedPart) (int64, []hit, bool, error) {
+	id := parts[0].set
+	var hits []hit
+	var members int
+	for i := range parts {
+		p := &parts[i]
+		if !p.set.Valid || p.set != id {
+			return 0, nil, false, nil
+		}
+		ms, ph, err := s.decodePart(ctx, tx, p)
+		if err != nil {
+			return 0, nil, false, err
+		}
+		members = len(ms)
+		hits = append(hits, ph...)
+	}
+	if len(hits) != members {
+		return 0, nil, false, nil
+	}
+	seen := make([]bool, members)
+	for _, h := range hits {
+		if seen[h.m] {
+			return 0, nil, false, nil
+		}
+		seen[h.m] = true
+	}
+	slices.SortStableFunc(hits, func(a, b hit) int { return cmp.Compare(a.pos, b.pos) })
+	return id.Int64, hits, true, nil
 }
 
 // findSet answers the id of the stored set of members, writing it when

@@ -118,7 +118,7 @@ var schema = []string{
 	) WITHOUT ROWID`,
 
 	taskKeysTable,
-	hitSetsTable, hitSetsDigest, hitSetsUnfolded, runHitsTable, runHitsRun, runHitsSeq, runHitsInline,
+	hitSetsTable, hitSetsDigest, hitSetsUnfolded, runHitsTable, runHitsRun, runHitsSeq, runHitsParts,
 
 	`CREATE TABLE components (
 		key  TEXT NOT NULL PRIMARY KEY,

@@ -181,18 +181,30 @@ func decodeMembers(r *blobReader) ([]member, error) {
 	return ms, r.err
 }
 
-// encodeTiming writes hits (in position order): per hit its member, its
-// position's step from the last, its start's from the last (the first's
-// from the run's start) and its duration.
+// encodeTiming writes hits (in position order) column by column, each
+// value a step from the hit before, which is what compresses: the
+// members (a run hits its tasks in much the order the set sorts them),
+// the positions, the starts (the first from the run's start), then the
+// durations.
 func encodeTiming(b []byte, hits []hit, runStartNs int64) []byte {
 	b = binary.AppendUvarint(b, uint64(len(hits)))
-	pos, start := int64(-1), runStartNs
+	m := 0
 	for _, h := range hits {
-		b = binary.AppendUvarint(b, uint64(h.m))
+		b = binary.AppendVarint(b, int64(h.m-m))
+		m = h.m
+	}
+	pos := int64(-1)
+	for _, h := range hits {
 		b = binary.AppendUvarint(b, uint64(h.pos-pos-1))
+		pos = h.pos
+	}
+	start := runStartNs
+	for _, h := range hits {
 		b = binary.AppendVarint(b, h.startNs-start)
+		start = h.startNs
+	}
+	for _, h := range hits {
 		b = binary.AppendUvarint(b, uint64(h.durationMs))
-		pos, start = h.pos, h.startNs
 	}
 	return b
 }
@@ -203,17 +215,27 @@ func decodeTiming(r *blobReader, members int, runStartNs int64) ([]hit, error) {
 	if n > uint64(len(r.b)) {
 		return nil, errHitBlob
 	}
-	hits := make([]hit, 0, n)
-	pos, start := int64(-1), runStartNs
-	for i := uint64(0); i < n && r.err == nil; i++ {
-		m := r.uvarint()
-		pos += int64(r.uvarint()) + 1
-		start += r.varint()
-		d := r.uvarint()
-		if m >= uint64(members) {
+	hits := make([]hit, n)
+	m := int64(0)
+	for i := range hits {
+		m += r.varint()
+		if m < 0 || m >= int64(members) {
 			return nil, errHitBlob
 		}
-		hits = append(hits, hit{m: int(m), pos: pos, startNs: start, durationMs: int64(d)})
+		hits[i].m = int(m)
+	}
+	pos := int64(-1)
+	for i := range hits {
+		pos += int64(r.uvarint()) + 1
+		hits[i].pos = pos
+	}
+	start := runStartNs
+	for i := range hits {
+		start += r.varint()
+		hits[i].startNs = start
+	}
+	for i := range hits {
+		hits[i].durationMs = int64(r.uvarint())
 	}
 	return hits, r.err
 }

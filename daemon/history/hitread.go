@@ -101,6 +101,7 @@ type timeline struct {
 	hits     []tlRow
 	cursor   [2]int64 // run_hits (seq, part) to read below
 	hitsDone bool
+	names    map[int64]bool // whether a set names the task
 }
 
 const timelinePage = 64
@@ -111,7 +112,7 @@ func (s *Store) newTimeline(ctx context.Context, db *sql.DB, task string, before
 	if before <= 0 {
 		before = math.MaxInt64
 	}
-	t := &timeline{s: s, db: db, task: task, before: before, out: withOutput, cursor: [2]int64{before, 0}}
+	t := &timeline{s: s, db: db, task: task, before: before, out: withOutput, names: map[int64]bool{}}
 	var hitSeq int64
 	err := db.QueryRowContext(ctx, `SELECT last_id, hit_seq FROM task_stats WHERE task_id = ?`, task).Scan(&t.nextID, &hitSeq)
 	if err == sql.ErrNoRows {
@@ -121,7 +122,55 @@ func (s *Store) newTimeline(ctx context.Context, db *sql.DB, task string, before
 	if err != nil {
 		return nil, err
 	}
+	newest, err := s.newestHit(ctx, db, task, hitSeq)
+	if err != nil {
+		return nil, err
+	}
+	// No run after the task's newest hit names it.
+	t.hitsDone = newest == 0
+	t.cursor = [2]int64{min(before, newest+1), 0}
 	return t, nil
+}
+
+// newestHit answers the seq of the newest run whose hits name task, 0
+// for none: the newest of its folded sets' (folded), the current set's
+// and the pending parts'.
+func (s *Store) newestHit(ctx context.Context, db *sql.DB, task string, folded int64) (int64, error) {
+	newest := folded
+	var id, seq int64
+	err := db.QueryRowContext(ctx, `SELECT id, last_seq FROM hit_sets INDEXED BY hit_sets_unfolded WHERE runs > folded ORDER BY id DESC LIMIT 1`).Scan(&id, &seq)
+	if err != nil && err != sql.ErrNoRows {
+		return 0, err
+	}
+	if err == nil && seq > newest {
+		d, err := s.loadSet(ctx, db, id)
+		if err != nil {
+			return 0, err
+		}
+		if len(d.index[task]) > 0 {
+			newest = seq
+		}
+	}
+	parts, err := queryParts(ctx, db, `SELECT `+partCols+` FROM run_hits INDEXED BY run_hits_parts WHERE part > 0`)
+	if err != nil {
+		return 0, err
+	}
+	for i := range parts {
+		if parts[i].seq <= newest {
+			continue
+		}
+		ms, hits, err := s.decodePart(ctx, db, &parts[i])
+		if err != nil {
+			return 0, err
+		}
+		for _, h := range hits {
+			if ms[h.m].TaskID == task {
+				newest = parts[i].seq
+				break
+			}
+		}
+	}
+	return newest, nil
 }
 
 // next answers the next execution, nil after the last.
@@ -214,11 +263,16 @@ func (t *timeline) readHits(ctx context.Context) error {
 	for i, r := range refs {
 		t.cursor = [2]int64{r.seq, r.part}
 		if r.set.Valid {
-			d, err := t.s.loadSet(ctx, t.db, r.set.Int64)
-			if err != nil {
-				return err
+			named, ok := t.names[r.set.Int64]
+			if !ok {
+				d, err := t.s.loadSet(ctx, t.db, r.set.Int64)
+				if err != nil {
+					return err
+				}
+				named = len(d.index[t.task]) > 0
+				t.names[r.set.Int64] = named
 			}
-			if len(d.index[t.task]) == 0 {
+			if !named {
 				continue
 			}
 		}

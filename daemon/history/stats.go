@@ -102,18 +102,7 @@ func (s *Store) TaskStats(ctx context.Context, f Filter) ([]TaskStat, error) {
 		if err != nil {
 			return nil, fmt.Errorf("reading task stats: %w", err)
 		}
-		// Plain hits (hitset.go): those folded into the row, and those
-		// not yet; the last execution is a hit when one is newer.
-		if a := adjust[t.TaskID]; a != nil {
-			t.Count, passed, t.Hits, t.Cacheable = t.Count+a.n, passed+a.n, t.Hits+a.n, t.Cacheable+a.n
-			if a.seq > hitSeq {
-				hitSeq, hitRun = a.seq, a.runID
-			}
-		}
-		switch {
-		case hitSeq > lastSeq:
-			t.LastStatus, t.LastRunID = StatusPassed, hitRun
-		case hitSeq > 0 && hitSeq == lastSeq:
+		if withHits(&t, &passed, adjust[t.TaskID], lastSeq, hitSeq, hitRun) {
 			ties = append(ties, len(out))
 		}
 		t.Attempts = passed + failed + timedOut
@@ -148,6 +137,28 @@ func (s *Store) TaskStats(ctx context.Context, f Filter) ([]TaskStat, error) {
 		out[i].LastStatus, out[i].LastRunID = e.Status, e.RunID
 	}
 	return out, nil
+}
+
+// withHits adds to t the plain hits (hitset.go) task_stats does not count
+// yet (a) and makes the last execution a hit when one is newer than the
+// last row (lastSeq): the newest of the folded hits (hitSeq, hitRun) and
+// a's. It reports a hit and a row in the same run, which only the run's
+// order tells apart.
+func withHits(t *TaskStat, passed *int, a *hitAdjust, lastSeq, hitSeq int64, hitRun string) (tie bool) {
+	if a != nil {
+		t.Count, t.Hits, t.Cacheable = t.Count+a.n, t.Hits+a.n, t.Cacheable+a.n
+		*passed += a.n
+		if a.seq > hitSeq {
+			hitSeq, hitRun = a.seq, a.runID
+		}
+	}
+	switch {
+	case hitSeq > lastSeq:
+		t.LastStatus, t.LastRunID = StatusPassed, hitRun
+	case hitSeq > 0 && hitSeq == lastSeq:
+		return true
+	}
+	return false
 }
 
 // FlakyTasks returns the ids of tasks for which one and the same cache key

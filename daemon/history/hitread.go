@@ -352,9 +352,10 @@ func newestFirst(rows []tlRow, limit int) []tlRow {
 	return rows[:min(limit, len(rows))]
 }
 
-// recentAll is RecentExecutions without a filter: run by run, newest
-// first.
-func (s *Store) recentAll(ctx context.Context, db *sql.DB, limit int) ([]ExecRow, error) {
+// recentAll is RecentExecutions without a filter, or only a task name
+// (name, "" for any): run by run, newest first. (A task name is many
+// tasks' timelines, each walking the runs; one walk serves them all.)
+func (s *Store) recentAll(ctx context.Context, db *sql.DB, name string, limit int) ([]ExecRow, error) {
 	var out []ExecRow
 	cursor := int64(math.MaxInt64)
 	for len(out) < limit {
@@ -376,12 +377,17 @@ func (s *Store) recentAll(ctx context.Context, db *sql.DB, limit int) ([]ExecRow
 			return nil, fmt.Errorf("reading recent executions: %w", err)
 		}
 		for _, id := range ids {
+			if len(out) >= limit {
+				break
+			}
 			execs, err := s.runExecutions(ctx, db, id, "", false)
 			if err != nil {
 				return nil, fmt.Errorf("reading recent executions: %w", err)
 			}
 			for i := len(execs) - 1; i >= 0 && len(out) < limit; i-- {
-				out = append(out, execs[i].ExecRow)
+				if name == "" || execs[i].Task == name {
+					out = append(out, execs[i].ExecRow)
+				}
 			}
 		}
 		if len(ids) < timelinePage {
@@ -389,24 +395,6 @@ func (s *Store) recentAll(ctx context.Context, db *sql.DB, limit int) ([]ExecRow
 		}
 	}
 	return out, nil
-}
-
-// tasksNamed lists the task ids of task name in task_stats.
-func tasksNamed(ctx context.Context, db *sql.DB, name string) ([]string, error) {
-	rows, err := db.QueryContext(ctx, `SELECT task_id FROM task_stats WHERE task = ? ORDER BY task_id`, name)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
 }
 
 // hitsSince counts, per run seq, the hits of runs begun since since

@@ -361,10 +361,8 @@ func (s *Store) RecentExecutions(ctx context.Context, f Filter) ([]ExecRow, erro
 		ids = []string{f.Project + "#" + f.Task}
 	case f.Project != "":
 		ids, err = projectTasks(ctx, db, f.Project)
-	case f.Task != "":
-		ids, err = tasksNamed(ctx, db, f.Task)
 	default:
-		return s.recentAll(ctx, db, limit)
+		return s.recentAll(ctx, db, f.Task, limit)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading recent executions: %w", err)

@@ -12,8 +12,9 @@
 #           but may not repeat a run, then the same request again, which
 #           repeats that run (daemon/journal, "Repeating a fully cached run").
 #   large:  the same, in the same rounds, on BENCH_LARGE_N packages (default
-#           10000; 0 leaves it out), vx only (turbo's cache fill would take
-#           hours): without a daemon, with vxd up, its repeat, and the floor;
+#           10000; 0 leaves it out), vx only unless BENCH_LARGE_TURBO=1
+#           (turbo's cache fill takes hours): without a daemon, with vxd up,
+#           its repeat, and the floor;
 #           each against its own floor, and the growth of vx/floor from
 #           BENCH_CACHED_N to BENCH_LARGE_N (target ≤ 1.25), with the peak
 #           RSS of one no-op run (GNU time, when installed).
@@ -40,7 +41,10 @@
 #        BENCH_STRICT=1 (exit 1 when a target is missed),
 #        BENCH_REUSE=1 (keep workspaces already generated under BENCH_WORK,
 #        with their caches: skips the long turbo fill; the generator is
-#        deterministic, so they are the same trees)
+#        deterministic, so they are the same trees),
+#        BENCH_LARGE_TURBO=1 (turbo's fully cached run at BENCH_LARGE_N too,
+#        in the same rounds; its first fill runs npm once per package, hours
+#        at 10,000 on 2 CPUs: keep it with BENCH_REUSE=1)
 set -euo pipefail
 
 # The whole script is one compound command, read before any of it runs,
@@ -108,11 +112,18 @@ ms run_vx "$VXC" >/dev/null
 ms run_turbo "$TUC" >/dev/null
 VXL=
 if [[ $N_LARGE -gt 0 ]]; then
-  log "generating $N_LARGE packages (vx only), filling its cache"
-  make_ws "$N_LARGE" vx
+  log "generating $N_LARGE packages, filling vx's cache"
+  make_ws "$N_LARGE" "$([[ ${BENCH_LARGE_TURBO:-} == 1 ]] || echo vx)"
   VXL=$WORK/ws/vx-$N_LARGE
   run_vx "$VXL" >/dev/null 2>&1 || die "vx run build failed in $VXL"
   ms run_vx "$VXL" >/dev/null
+fi
+TUL=
+if [[ $N_LARGE -gt 0 && ${BENCH_LARGE_TURBO:-} == 1 ]]; then
+  TUL=$WORK/ws/turbo-$N_LARGE
+  log "filling turbo's cache at $N_LARGE packages (npm once per package: long, kept by BENCH_REUSE=1)"
+  run_turbo "$TUL" >/dev/null 2>&1 || die "turbo run build failed in $TUL"
+  ms run_turbo "$TUL" >/dev/null
 fi
 # vxd_up [WS]: start vxd in the vx workspace WS (default $VXC) and warm up
 # until a run takes its files from the change journal, or repeats a run
@@ -134,7 +145,7 @@ trap '(cd "$VXC" && "$VXDBIN" stop >/dev/null 2>&1) || true; [[ -z $VXL ]] || (c
 # Each round: vx without a daemon, turbo, vx with vxd up (its journal, in
 # an environment of its own), the same again (a repeat).
 vx_cached=() turbo_cached=() vxd_cached=() vxr_cached=() floor_cached=()
-vx_large=() vxd_large=() vxr_large=() floor_large=()
+vx_large=() vxd_large=() vxr_large=() floor_large=() turbo_large=()
 for i in $(seq "$RUNS_CACHED"); do
   floor_cached+=("$(ms run_floor "$VXC")")
   vx_cached+=("$(ms run_vx "$VXC")")
@@ -147,11 +158,12 @@ for i in $(seq "$RUNS_CACHED"); do
   [[ -n $VXL ]] || continue
   floor_large+=("$(ms run_floor "$VXL")")
   vx_large+=("$(ms run_vx "$VXL")")
+  [[ -z $TUL ]] || turbo_large+=("$(ms run_turbo "$TUL")")
   vxd_up "$VXL"
   vxd_large+=("$(BENCH_ROUND=$i ms run_vx "$VXL")")
   vxr_large+=("$(BENCH_ROUND=$i ms run_vx "$VXL")")
   vxd_down "$VXL"
-  log "cached run $i, $N_LARGE packages: floor ${floor_large[-1]} ms, vx ${vx_large[-1]} ms, with vxd up ${vxd_large[-1]} ms, its repeat ${vxr_large[-1]} ms"
+  log "cached run $i, $N_LARGE packages: floor ${floor_large[-1]} ms, vx ${vx_large[-1]} ms, with vxd up ${vxd_large[-1]} ms, its repeat ${vxr_large[-1]} ms${TUL:+, turbo ${turbo_large[-1]} ms}"
 done
 trap - EXIT
 # Both really were fully cached, vx with and without vxd.
@@ -175,6 +187,9 @@ if [[ -n $VXL ]]; then
   repeated=$(cd "$VXL" && BENCH_ROUND=check "$VX" run build 2>/dev/null | grep -c '^ Repeat: run ' || true)
   vxd_down "$VXL"
   [[ $repeated == 1 ]] || die "vx with vxd, $N_LARGE packages: the same request again did not repeat the run before it"
+  if [[ -n $TUL ]]; then
+    run_turbo "$TUL" 2>&1 | grep -Eq "Cached: +$N_LARGE cached, $N_LARGE total" || die "turbo: the large cached scenario was not fully cached"
+  fi
   if [[ -x /usr/bin/time ]]; then
     large_rss="$( (cd "$VXL" && /usr/bin/time -f %M "$VX" run build 2>&1 >/dev/null | tail -1) ) KB"
   fi
@@ -241,6 +256,12 @@ large_report() {
 
 vx/floor at $N_LARGE over vx/floor at $N_CACHED: $g (target ≤ 1.25: $(met "$g" 1.25)). Peak RSS of a no-op run at $N_LARGE packages: $large_rss.
 Samples (ms), $N_LARGE packages: floor ${floor_large[*]}; vx ${vx_large[*]}; with vxd up ${vxd_large[*]}; its repeat ${vxr_large[*]}.
+EOT
+  [[ -n $TUL ]] || return 0
+  local tl
+  tl=$(median "${turbo_large[@]}")
+  cat <<EOT
+Turbo's fully cached run at $N_LARGE packages, in the same rounds (BENCH_LARGE_TURBO=1, median of $RUNS_CACHED): $tl ms; vx/turbo $(ratio "$vl" "$tl"), turbo/floor $(ratio "$tl" "$fl"). Samples (ms): ${turbo_large[*]}.
 EOT
 }
 

@@ -21,13 +21,16 @@ import (
 // row stays well under SQLite's variable limit).
 const batchRows = 200
 
-type runCount struct{ seq, started, execs, hits int64 }
+// runCount is a run the batch records into: its place, its executions
+// recorded before the batch (base) and the batch's.
+type runCount struct{ seq, started, base, execs, hits int64 }
 
 // execRow is one execution with what the batch computed for it.
 type execRow struct {
 	e        *Execution
 	rc       *runCount
-	id       int64
+	id       int64 // 0 for a plain hit (hitset.go), which is no row
+	pos      int64 // its place among the run's executions
 	prev     int64 // the task's execution before this one (chain.go), 0 for none
 	ran      bool
 	attempt  bool
@@ -44,11 +47,16 @@ func (s *Store) recordBatch(ctx context.Context, tx *sql.Tx, execs []Execution) 
 	if err != nil {
 		return err
 	}
-	heads, lastExecs, err := batchHeads(ctx, tx, execs)
+	cur, err := s.currentOf(ctx, tx, execs)
 	if err != nil {
 		return err
 	}
-	flaky, err := batchFlaky(ctx, tx, execs, lastExecs)
+	known := cur.known()
+	heads, lastExecs, err := batchHeads(ctx, tx, execs, known)
+	if err != nil {
+		return err
+	}
+	flaky, err := batchFlaky(ctx, tx, execs, lastExecs, known)
 	if err != nil {
 		return err
 	}
@@ -56,37 +64,34 @@ func (s *Store) recordBatch(ctx context.Context, tx *sql.Tx, execs []Execution) 
 	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM executions`).Scan(&last); err != nil {
 		return fmt.Errorf("recording executions: %w", err)
 	}
-	rows := make([]execRow, len(execs))
+	all := make([]execRow, len(execs))
+	var rows []execRow
 	for i := range execs {
 		e := &execs[i]
 		rc := runs[e.RunID]
+		r := &all[i]
+		r.e, r.rc, r.pos = e, rc, rc.base+rc.execs
 		rc.execs++
 		hit := e.Cache == CacheHit
 		if hit {
 			rc.hits++
 		}
-		r := &rows[i]
-		r.e, r.rc = e, rc
+		r.attempt = e.Status == StatusPassed || e.Status == StatusFailed || e.Status == StatusTimedOut
+		r.ran = r.attempt && !hit
+		if plainHit(e) {
+			continue
+		}
 		// The id SQLite would give: one more than the largest, the table
 		// being written only inside this (immediate) transaction.
 		last++
 		r.id = last
-		r.attempt = e.Status == StatusPassed || e.Status == StatusFailed || e.Status == StatusTimedOut
-		r.ran = r.attempt && !hit
-		if !r.ran {
-			// The window and its percentiles stay as stored (upsertStats
-			// keeps them): a fully cached run reads and writes none.
-			continue
+		if r.ran {
+			r.recent, r.p50, r.p99 = movedWindow(windows, e)
 		}
-		d := decodeWindow(windows[e.TaskID])
-		d = append(d, max(e.DurationMs, 0))
-		if len(d) > percentileWindow {
-			d = d[len(d)-percentileWindow:]
-		}
-		r.recent = encodeWindow(d)
-		windows[e.TaskID] = r.recent
-		slices.Sort(d)
-		r.p50, r.p99 = percentile(d, 50), percentile(d, 99)
+		rows = append(rows, *r)
+	}
+	if err := s.recordHits(ctx, tx, all, heads, cur); err != nil {
+		return err
 	}
 	if err := chainRows(ctx, tx, heads, rows); err != nil {
 		return err
@@ -100,7 +105,7 @@ func (s *Store) recordBatch(ctx context.Context, tx *sql.Tx, execs []Execution) 
 			return err
 		}
 	}
-	if err := flaky.record(ctx, tx, rows); err != nil {
+	if err := flaky.record(ctx, tx, all); err != nil {
 		return err
 	}
 	for id, rc := range runs {
@@ -112,6 +117,21 @@ func (s *Store) recordBatch(ctx context.Context, tx *sql.Tx, execs []Execution) 
 	return nil
 }
 
+// movedWindow is the window of task e.TaskID with e's duration added,
+// and its percentiles; windows keeps the moved window for the batch's
+// next execution of the task.
+func movedWindow(windows map[string][]byte, e *Execution) (recent []byte, p50, p99 int64) {
+	d := decodeWindow(windows[e.TaskID])
+	d = append(d, max(e.DurationMs, 0))
+	if len(d) > percentileWindow {
+		d = d[len(d)-percentileWindow:]
+	}
+	recent = encodeWindow(d)
+	windows[e.TaskID] = recent
+	slices.Sort(d)
+	return recent, percentile(d, 50), percentile(d, 99)
+}
+
 // batchRuns reads the seq and start of every run the executions belong to.
 func batchRuns(ctx context.Context, tx *sql.Tx, execs []Execution) (map[string]*runCount, error) {
 	runs := map[string]*runCount{}
@@ -121,7 +141,7 @@ func batchRuns(ctx context.Context, tx *sql.Tx, execs []Execution) (map[string]*
 			continue
 		}
 		rc := &runCount{}
-		err := tx.QueryRowContext(ctx, `SELECT seq, started_at FROM runs WHERE id = ?`, e.RunID).Scan(&rc.seq, &rc.started)
+		err := tx.QueryRowContext(ctx, `SELECT seq, started_at, executions FROM runs WHERE id = ?`, e.RunID).Scan(&rc.seq, &rc.started, &rc.base)
 		if err == sql.ErrNoRows {
 			return nil, fmt.Errorf("recording execution of %s: run %q: %w (begin the run first)", e.TaskID, e.RunID, ErrNotFound)
 		} else if err != nil {
@@ -190,7 +210,7 @@ func batchWindows(ctx context.Context, tx *sql.Tx, execs []Execution) (map[strin
 }
 
 func (s *Store) insertExecutions(ctx context.Context, tx *sql.Tx, chunk []execRow) error {
-	const cols = 24
+	const cols = 25
 	args := make([]any, 0, cols*len(chunk))
 	for _, r := range chunk {
 		e := r.e
@@ -212,12 +232,12 @@ func (s *Store) insertExecutions(ctx context.Context, tx *sql.Tx, chunk []execRo
 		}
 		args = append(args, r.id, e.RunID, r.rc.seq, r.rc.started, e.TaskID, e.Project, e.Task, e.Key, e.Status, e.Cache,
 			boolInt(r.ran), exit, nanos(e.StartedAt), e.DurationMs, e.PeakRSSBytes, e.CPUParallelism, blocked,
-			boolInt(e.TimedOut), e.Reason, boolInt(e.OutputTruncated), e.CacheSource, out, sandboxJSON(e.SandboxViolations), nullID(r.prev))
+			boolInt(e.TimedOut), e.Reason, boolInt(e.OutputTruncated), e.CacheSource, out, sandboxJSON(e.SandboxViolations), nullID(r.prev), r.pos)
 	}
 	q := `INSERT INTO executions
 		(id, run_id, run_seq, run_started_at, task_id, project, task, key, status, cache, ran, exit_code, started_at, duration_ms,
 		 peak_rss_bytes, cpu_parallelism, blocked_by, timed_out, reason, output_truncated, cache_source, output,
-		 sandbox_violations, prev_id)
+		 sandbox_violations, prev_id, pos)
 		VALUES ` + valuesList(cols, len(chunk))
 	if err := execBound(ctx, tx, q, args...); err != nil {
 		return fmt.Errorf("recording executions of %s…: %w", chunk[0].e.TaskID, err)
@@ -294,12 +314,20 @@ type flakySeen struct {
 // nothing, nor marks it flaky (had it failed too, the later of the two
 // marked it then). A fully cached run is all such pairs: its 1,000
 // lookups were a fifth of its history write.
-func batchFlaky(ctx context.Context, tx *sql.Tx, execs []Execution, last map[string]lastExec) (*flakySeen, error) {
+//
+// A plain hit of a pair of the current hit set (inCurrent) is such a pass
+// too: the set's first run recorded it.
+func batchFlaky(ctx context.Context, tx *sql.Tx, execs []Execution, last map[string]lastExec, inCurrent []bool) (*flakySeen, error) {
 	onlyPasses := map[taskKey]bool{}
 	var pairs []taskKey
+	var inSet []taskKey
 	for i := range execs {
 		e := &execs[i]
 		tk := taskKey{e.TaskID, e.Key}
+		if inCurrent[i] {
+			inSet = append(inSet, tk)
+			continue
+		}
 		if e.Key == "" || !isAttempt(e.Status) {
 			continue
 		}
@@ -324,6 +352,9 @@ func batchFlaky(ctx context.Context, tx *sql.Tx, execs []Execution, last map[str
 		return nil, fmt.Errorf("recording executions: %w", err)
 	}
 	for tk := range known {
+		passed[tk] = true
+	}
+	for _, tk := range inSet {
 		passed[tk] = true
 	}
 	return &flakySeen{passed: passed, failed: failed}, nil

@@ -48,8 +48,18 @@ type lastExec struct{ status, key string }
 
 // batchHeads reads the chain head of every task the batch has a row of,
 // and that execution's status and key.
-func batchHeads(ctx context.Context, tx *sql.Tx, execs []Execution) (map[string]place, map[string]lastExec, error) {
-	ids := distinct(execs, func(e *Execution) (string, bool) { return e.TaskID, true })
+//
+// A plain hit of the current hit set (known) needs neither: it is no row
+// of the chain, and its pair is known to pass (batchFlaky).
+func batchHeads(ctx context.Context, tx *sql.Tx, execs []Execution, known []bool) (map[string]place, map[string]lastExec, error) {
+	seen := map[string]bool{}
+	var ids []string
+	for i := range execs {
+		if id := execs[i].TaskID; !known[i] && !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
 	out := make(map[string]place, len(ids))
 	last := make(map[string]lastExec, len(ids))
 	err := inChunks(ids, func(ph string, args []any) error {

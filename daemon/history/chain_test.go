@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand"
 	"reflect"
 	"slices"
@@ -56,12 +57,26 @@ func randomHistory(t *testing.T, rng *rand.Rand, stores [2]*Store, rounds int) {
 			}
 		}
 		rng.Shuffle(len(pending), func(i, j int) { pending[i], pending[j] = pending[j], pending[i] })
+		runs := map[string]bool{}
 		for len(pending) > 0 {
 			n := min(1+rng.Intn(9), len(pending))
 			if err := stores[rng.Intn(2)].RecordExecutions(ctx, pending[:n]); err != nil {
 				t.Fatal(err)
 			}
+			for _, e := range pending[:n] {
+				runs[e.RunID] = true
+			}
 			pending = pending[n:]
+		}
+		// Most runs finish (their hits become a set); some stay running
+		// (their hits stay parts).
+		for _, id := range slices.Sorted(maps.Keys(runs)) {
+			if rng.Intn(4) == 0 {
+				continue
+			}
+			if err := stores[rng.Intn(2)].FinishRun(ctx, id, RunPassed, 0, t0.Add(time.Duration(round+1)*time.Hour), 0, 0, 0); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 }
@@ -189,15 +204,24 @@ func checkReadersMatchScans(t *testing.T, s *Store) {
 	if err := db.QueryRow(`SELECT max(seq) FROM runs`).Scan(&maxSeq); err != nil {
 		t.Fatal(err)
 	}
+	all := everyExecution(t, s)
 	for _, task := range append(chainTasks, "nope#build") {
-		want := scanExecs(t, s, db, true, `SELECT `+execColsOut+` FROM executions e NOT INDEXED WHERE e.task_id = ?
-			ORDER BY e.run_seq DESC, e.id DESC LIMIT 1`, task)
+		of := func(keep func(r *ExecRow) bool) []ExecRow {
+			var out []ExecRow
+			for _, r := range all {
+				if r.TaskID == task && keep(&r) {
+					out = append(out, r)
+				}
+			}
+			return out
+		}
+		want := of(func(*ExecRow) bool { return true })
 		got, err := s.LatestExecution(ctx, task)
 		if len(want) == 0 {
 			if !errors.Is(err, ErrNotFound) {
 				t.Errorf("LatestExecution(%s) = %+v, %v; want not found", task, got, err)
 			}
-		} else if err != nil || !reflect.DeepEqual(*got, want[0]) {
+		} else if err != nil || !reflect.DeepEqual(*got, want[0].Execution) {
 			t.Errorf("LatestExecution(%s) = %+v, %v; want %+v", task, got, err, want[0])
 		}
 		for before := int64(0); before <= maxSeq+1; before++ {
@@ -205,19 +229,18 @@ func checkReadersMatchScans(t *testing.T, s *Store) {
 			if b == 0 {
 				b = 1 << 62
 			}
-			want := scanExecs(t, s, db, true, `SELECT `+execColsOut+` FROM executions e NOT INDEXED
-				WHERE e.task_id = ? AND e.run_seq < ? AND e.key != '' AND e.status NOT IN (?, ?, ?)
-				ORDER BY e.run_seq DESC, e.id DESC LIMIT 1`, task, b, StatusBlocked, statusSkipped, statusInterrupted)
+			want := of(func(r *ExecRow) bool {
+				return r.RunSeq < b && r.Key != "" && r.Status != StatusBlocked && r.Status != statusSkipped && r.Status != statusInterrupted
+			})
 			if len(want) == 0 {
-				want = scanExecs(t, s, db, true, `SELECT `+execColsOut+` FROM executions e NOT INDEXED
-					WHERE e.task_id = ? AND e.run_seq < ? ORDER BY e.run_seq DESC, e.id DESC LIMIT 1`, task, b)
+				want = of(func(r *ExecRow) bool { return r.RunSeq < b })
 			}
 			got, err := s.PreviousExecution(ctx, task, before)
 			if len(want) == 0 {
 				if !errors.Is(err, ErrNotFound) {
 					t.Errorf("PreviousExecution(%s, %d) = %+v, %v; want not found", task, before, got, err)
 				}
-			} else if err != nil || !reflect.DeepEqual(*got, want[0]) {
+			} else if err != nil || !reflect.DeepEqual(*got, want[0].Execution) {
 				t.Errorf("PreviousExecution(%s, %d) = %+v, %v; want %+v", task, before, got, err, want[0])
 			}
 		}
@@ -227,19 +250,26 @@ func checkReadersMatchScans(t *testing.T, s *Store) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := scanRecent(t, s, db, `WHERE e.task_id = ?`, task, limit)
+			want := withoutOutput(of(func(*ExecRow) bool { return true }), limit)
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("RecentExecutions(%s, limit %d): %d rows, a scan %d, or they differ", task, limit, len(got), len(want))
 			}
 		}
 	}
+	checkStats(t, s, all)
 	for _, project := range []string{"web", "api", "//", "nope"} {
+		var ofProject []ExecRow
+		for _, r := range all {
+			if r.Project == project {
+				ofProject = append(ofProject, r)
+			}
+		}
 		for _, limit := range []int{1, 7, 500} {
 			got, err := s.RecentExecutions(ctx, Filter{Project: project, Limit: limit})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := scanRecent(t, s, db, `WHERE e.project = ?`, project, limit); !reflect.DeepEqual(got, want) {
+			if want := withoutOutput(ofProject, limit); !reflect.DeepEqual(got, want) {
 				t.Errorf("RecentExecutions(project %s, limit %d): %d rows, a scan %d, or they differ", project, limit, len(got), len(want))
 			}
 		}
@@ -248,16 +278,104 @@ func checkReadersMatchScans(t *testing.T, s *Store) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var wr, we, wh int
-			if err := db.QueryRow(`SELECT count(DISTINCT run_seq), count(*), coalesce(sum(cache = 'hit'), 0)
-				FROM executions NOT INDEXED WHERE project = ?1 AND run_started_at >= ?2`, project, nanos(since)).Scan(&wr, &we, &wh); err != nil {
-				t.Fatal(err)
-			}
+			wr, we, wh := activityOf(ofProject, since)
 			if runs != wr || execs != we || hits != wh {
 				t.Errorf("CacheActivity(%s, %v): %d runs %d executions %d hits, a scan %d %d %d", project, since, runs, execs, hits, wr, we, wh)
 			}
 		}
 	}
+}
+
+// checkStats compares TaskStats' counts and last execution with those
+// of every execution, all (newest first).
+func checkStats(t *testing.T, s *Store, all []ExecRow) {
+	t.Helper()
+	stats, err := s.TaskStats(context.Background(), Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type counts struct {
+		count, hits, cacheable, attempts int
+		last                             string
+	}
+	want := map[string]*counts{}
+	for _, r := range all {
+		c := want[r.TaskID]
+		if c == nil {
+			c = &counts{last: r.Status + " " + r.RunID}
+			want[r.TaskID] = c
+		}
+		c.count++
+		c.hits += boolInt(r.Cache == CacheHit)
+		c.cacheable += boolInt(r.Cache != CacheOff)
+		c.attempts += boolInt(isAttempt(r.Status))
+	}
+	if len(stats) != len(want) {
+		t.Errorf("TaskStats: %d tasks, the executions name %d", len(stats), len(want))
+	}
+	for _, st := range stats {
+		got := counts{st.Count, st.Hits, st.Cacheable, st.Attempts, st.LastStatus + " " + st.LastRunID}
+		if w := want[st.TaskID]; w == nil || got != *w {
+			t.Errorf("TaskStats(%s) = %+v, the executions say %+v", st.TaskID, got, w)
+		}
+	}
+}
+
+// everyExecution reads every execution of the history run by run
+// (Executions), newest first: by run, then in reverse recording order.
+// It is what the readers by task and by project must agree with.
+func everyExecution(t *testing.T, s *Store) []ExecRow {
+	t.Helper()
+	ctx := context.Background()
+	var out []ExecRow
+	var before int64
+	for {
+		runs, err := s.ListRuns(ctx, MaxLimit, before)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range runs {
+			execs, err := s.Executions(ctx, r.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := len(execs) - 1; i >= 0; i-- {
+				out = append(out, ExecRow{Execution: execs[i], RunStartedAt: r.StartedAt, RunSeq: r.Seq})
+			}
+			before = r.Seq
+		}
+		if len(runs) < MaxLimit {
+			return out
+		}
+	}
+}
+
+// withoutOutput is the first limit of rows as RecentExecutions reads
+// them: without outputs.
+func withoutOutput(rows []ExecRow, limit int) []ExecRow {
+	var out []ExecRow
+	for _, r := range rows[:min(limit, len(rows))] {
+		r.Output = nil
+		out = append(out, r)
+	}
+	return out
+}
+
+// activityOf counts the runs begun since since among rows, the rows and
+// their hits.
+func activityOf(rows []ExecRow, since time.Time) (runs, execs, hits int) {
+	seqs := map[int64]bool{}
+	for _, r := range rows {
+		if r.RunStartedAt.Before(since) {
+			continue
+		}
+		seqs[r.RunSeq] = true
+		execs++
+		if r.Cache == CacheHit {
+			hits++
+		}
+	}
+	return len(seqs), execs, hits
 }
 
 func scanRecent(t *testing.T, s *Store, db *sql.DB, where string, arg any, limit int) []ExecRow {

@@ -40,7 +40,7 @@ import (
 
 // SchemaVersion is the layout this vx reads and writes, stored in the
 // database's user_version.
-const SchemaVersion = 8
+const SchemaVersion = 9
 
 // Limits applied by the list readers.
 const (
@@ -250,6 +250,9 @@ type Store struct {
 	r  *sql.DB // reader pool; nil while a read-only store has no database
 
 	movedAside *MovedAside // what Open moved aside, if anything (corrupt.go)
+
+	setsMu sync.Mutex
+	sets   map[int64]*decodedSet // hit sets decoded (hitset.go)
 
 	keepWAL bool // the schema was current at open: Close leaves the WAL to the next open (checkpoint.go)
 }

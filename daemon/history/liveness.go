@@ -75,11 +75,15 @@ func (s *Store) ReapDeadRuns(ctx context.Context) ([]string, error) {
 	}
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		for _, id := range dead {
+			if err := s.finishHits(ctx, tx, id); err != nil {
+				return err
+			}
 			_, err := tx.ExecContext(ctx, `UPDATE runs SET status = ?1,
-				ended_at = coalesce((SELECT max(started_at + duration_ms * 1000000) FROM executions WHERE run_id = ?2), started_at),
-				tasks = (SELECT count(*) FROM executions WHERE run_id = ?2),
+				ended_at = coalesce(nullif(max(coalesce((SELECT max(started_at + duration_ms * 1000000) FROM executions WHERE run_id = ?2), 0),
+					coalesce((SELECT max(ended_at) FROM run_hits WHERE run_id = ?2), 0)), 0), started_at),
+				tasks = (SELECT count(*) FROM executions WHERE run_id = ?2) + (SELECT coalesce(sum(n), 0) FROM run_hits WHERE run_id = ?2),
 				failed = (SELECT count(*) FROM executions WHERE run_id = ?2 AND status IN (?3, ?4)),
-				cached = (SELECT count(*) FROM executions WHERE run_id = ?2 AND cache = ?5)
+				cached = (SELECT count(*) FROM executions WHERE run_id = ?2 AND cache = ?5) + (SELECT coalesce(sum(n), 0) FROM run_hits WHERE run_id = ?2)
 				WHERE id = ?2 AND status = ?6`,
 				RunInterrupted, id, StatusFailed, StatusTimedOut, CacheHit, RunRunning)
 			if err != nil {

@@ -259,21 +259,13 @@ func (s *Store) Executions(ctx context.Context, runID string) ([]Execution, erro
 	if err != nil || db == nil {
 		return nil, err
 	}
-	rows, err := db.QueryContext(ctx, `SELECT `+execColsOut+` FROM executions e WHERE e.run_id = ? ORDER BY e.id`, runID)
+	rows, err := s.runExecutions(ctx, db, runID, "", true)
 	if err != nil {
 		return nil, fmt.Errorf("reading executions of run %s: %w", runID, err)
 	}
-	defer rows.Close()
 	var out []Execution
-	for rows.Next() {
-		e, err := s.scanExec(rows, true)
-		if err != nil {
-			return nil, fmt.Errorf("reading executions of run %s: %w", runID, err)
-		}
-		out = append(out, *e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reading executions of run %s: %w", runID, err)
+	for _, r := range rows {
+		out = append(out, r.Execution)
 	}
 	return out, nil
 }
@@ -281,17 +273,28 @@ func (s *Store) Executions(ctx context.Context, runID string) ([]Execution, erro
 // Execution returns the execution of taskID in a run (the last one recorded,
 // should the run have recorded it twice).
 func (s *Store) Execution(ctx context.Context, runID, taskID string) (*Execution, error) {
-	return s.queryExec(ctx, fmt.Sprintf("%s in run %s", taskID, runID),
-		`SELECT `+execColsOut+` FROM executions e WHERE e.run_id = ? AND e.task_id = ? ORDER BY e.id DESC LIMIT 1`,
-		runID, taskID)
+	what := fmt.Sprintf("%s in run %s", taskID, runID)
+	db, err := s.reader(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if db == nil {
+		return nil, fmt.Errorf("%s: %w", what, ErrNotFound)
+	}
+	rows, err := s.runExecutions(ctx, db, runID, taskID, true)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", what, err)
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("%s: %w", what, ErrNotFound)
+	}
+	return &rows[len(rows)-1].Execution, nil
 }
 
 // LatestExecution returns the most recent execution of taskID, whatever its
 // status.
 func (s *Store) LatestExecution(ctx context.Context, taskID string) (*Execution, error) {
-	return s.queryExec(ctx, fmt.Sprintf("latest execution of %s", taskID),
-		`SELECT `+execColsOut+` FROM task_stats t CROSS JOIN executions e ON e.id = t.last_id WHERE t.task_id = ?`,
-		taskID)
+	return s.firstOfTask(ctx, fmt.Sprintf("latest execution of %s", taskID), taskID, 0, nil)
 }
 
 // PreviousExecution returns the latest execution of taskID in a run before
@@ -301,17 +304,46 @@ func (s *Store) PreviousExecution(ctx context.Context, taskID string, beforeSeq 
 	if beforeSeq <= 0 {
 		beforeSeq = math.MaxInt64
 	}
-	what := fmt.Sprintf("execution of %s before run #%d", taskID, beforeSeq)
-	e, err := s.queryExec(ctx, what,
-		chainUntil(`e.run_seq < ?2 AND e.key != '' AND e.status NOT IN (?3, ?4, ?5)`)+`
-		SELECT `+execColsOut+` FROM chain c CROSS JOIN executions e ON e.id = c.id WHERE c.hit`,
-		taskID, beforeSeq, StatusBlocked, statusSkipped, statusInterrupted)
-	if !errors.Is(err, ErrNotFound) {
-		return e, err
+	return s.firstOfTask(ctx, fmt.Sprintf("execution of %s before run #%d", taskID, beforeSeq), taskID, beforeSeq,
+		func(e *Execution) bool {
+			return e.Key != "" && e.Status != StatusBlocked && e.Status != statusSkipped && e.Status != statusInterrupted
+		})
+}
+
+// firstOfTask answers the newest execution of task before run seq before
+// that prefer matches (nil: any), else the newest.
+func (s *Store) firstOfTask(ctx context.Context, what, task string, before int64, prefer func(*Execution) bool) (*Execution, error) {
+	db, err := s.reader(ctx)
+	if err != nil {
+		return nil, err
 	}
-	return s.queryExec(ctx, what,
-		chainUntil(`e.run_seq < ?2`)+`
-		SELECT `+execColsOut+` FROM chain c CROSS JOIN executions e ON e.id = c.id WHERE c.hit`, taskID, beforeSeq)
+	if db == nil {
+		return nil, fmt.Errorf("%s: %w", what, ErrNotFound)
+	}
+	t, err := s.newTimeline(ctx, db, task, before, true)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", what, err)
+	}
+	var first *Execution
+	for {
+		r, err := t.next(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", what, err)
+		}
+		if r == nil {
+			break
+		}
+		if prefer == nil || prefer(&r.Execution) {
+			return &r.Execution, nil
+		}
+		if first == nil {
+			first = &r.Execution
+		}
+	}
+	if first == nil {
+		return nil, fmt.Errorf("%s: %w", what, ErrNotFound)
+	}
+	return first, nil
 }
 
 // RecentExecutions returns executions newest first (by run, then in
@@ -322,45 +354,20 @@ func (s *Store) RecentExecutions(ctx context.Context, f Filter) ([]ExecRow, erro
 	if err != nil || db == nil {
 		return nil, err
 	}
-	if f.Project != "" && f.Task == "" {
-		return s.recentOfProject(ctx, db, f.Project, clampLimit(f.Limit))
+	limit := clampLimit(f.Limit)
+	var ids []string
+	switch {
+	case f.Project != "" && f.Task != "":
+		ids = []string{f.Project + "#" + f.Task}
+	case f.Project != "":
+		ids, err = projectTasks(ctx, db, f.Project)
+	default:
+		return s.recentAll(ctx, db, f.Task, limit)
 	}
-	var q string
-	var args []any
-	if f.Project != "" && f.Task != "" {
-		// One task: its chain, newest first, as far as the limit.
-		q = chainFrom("", "?2") + ` SELECT ` + execCols + `, e.run_started_at, e.run_seq
-			FROM chain c CROSS JOIN executions e ON e.id = c.id ORDER BY e.run_seq DESC, e.id DESC`
-		args = []any{f.Project + "#" + f.Task, clampLimit(f.Limit)}
-	} else {
-		var where string
-		where, args = f.where("e")
-		args = append(args, clampLimit(f.Limit))
-		q = `SELECT ` + execCols + `, e.run_started_at, e.run_seq
-			FROM executions e ` + where + `
-			ORDER BY e.run_seq DESC, e.id DESC LIMIT ?`
-	}
-	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("reading recent executions: %w", err)
 	}
-	defer rows.Close()
-	var out []ExecRow
-	for rows.Next() {
-		var started int64
-		var row ExecRow
-		e, err := s.scanExec(rows, false, &started, &row.RunSeq)
-		if err != nil {
-			return nil, fmt.Errorf("reading recent executions: %w", err)
-		}
-		row.Execution = *e
-		row.RunStartedAt = fromNanos(started)
-		out = append(out, row)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reading recent executions: %w", err)
-	}
-	return out, nil
+	return s.tasksRecent(ctx, db, ids, limit)
 }
 
 // Components returns the key components stored for a cache key.
@@ -393,7 +400,8 @@ func (s *Store) Counts(ctx context.Context) (runs, executions int64, err error) 
 	if err != nil || db == nil {
 		return 0, 0, err
 	}
-	err = db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM runs), (SELECT count(*) FROM executions)`).
+	err = db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM runs),
+		(SELECT count(*) FROM executions) + (SELECT coalesce(sum(n), 0) FROM run_hits)`).
 		Scan(&runs, &executions)
 	if err != nil {
 		return 0, 0, fmt.Errorf("counting history: %w", err)

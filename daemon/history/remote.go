@@ -82,6 +82,13 @@ func (s *Store) RemoteActivitySince(ctx context.Context, since time.Time, projec
 	if err := db.QueryRowContext(ctx, q, nanos(since), project).Scan(&a.LocalHits, &a.RemoteHits); err != nil {
 		return a, fmt.Errorf("reading remote cache activity: %w", err)
 	}
+	plain, err := s.hitsSince(ctx, db, 0, nanos(since), project)
+	if err != nil {
+		return a, fmt.Errorf("reading remote cache activity: %w", err)
+	}
+	for _, n := range plain {
+		a.LocalHits += n // plain hits are local (hitset.go)
+	}
 	err = db.QueryRowContext(ctx, `SELECT coalesce(sum(remote_rejected), 0), coalesce(sum(remote_uploads), 0), coalesce(sum(remote_upload_failures), 0),
 		coalesce(sum(remote_bytes_down), 0), coalesce(sum(remote_bytes_up), 0) FROM runs WHERE started_at >= ?`, nanos(since)).
 		Scan(&a.Rejected, &a.Uploads, &a.UploadFailures, &a.BytesDown, &a.BytesUp)

@@ -74,6 +74,7 @@ var schema = []string{
 		cache_source     TEXT    NOT NULL DEFAULT '',
 		sandbox_violations TEXT,
 		prev_id          INTEGER,
+		pos              INTEGER,
 		output           BLOB
 	)`,
 	`CREATE INDEX executions_run ON executions(run_id)`,
@@ -102,7 +103,9 @@ var schema = []string{
 		last_key    TEXT    NOT NULL DEFAULT '',
 		p50_ms      INTEGER NOT NULL,
 		p99_ms      INTEGER NOT NULL,
-		recent      BLOB
+		recent      BLOB,
+		hit_seq     INTEGER NOT NULL DEFAULT 0,
+		hit_run_id  TEXT    NOT NULL DEFAULT ''
 	) WITHOUT ROWID`,
 	`CREATE INDEX task_stats_project ON task_stats(project)`,
 	`CREATE INDEX task_stats_task ON task_stats(task)`,
@@ -115,6 +118,7 @@ var schema = []string{
 	) WITHOUT ROWID`,
 
 	taskKeysTable,
+	hitSetsTable, hitSetsDigest, hitSetsUnfolded, runHitsTable, runHitsRun, runHitsSeq, runHitsParts,
 
 	`CREATE TABLE components (
 		key  TEXT NOT NULL PRIMARY KEY,
@@ -133,6 +137,7 @@ var migrations = map[int]func(ctx context.Context, tx *sql.Tx) error{
 	5: stepTaskKeys,          // task_keys replaces the executions_key index; executions_project goes (taskkeys.go, project.go)
 	6: stepTaskChain,         // executions.prev_id chains replace the executions_task index (chain.go)
 	7: stepLastKey,           // task_stats.last_key: the flaky check knows a repeated pass without a join (chain.go)
+	8: stepHitSets,           // hit_sets, run_hits, executions.pos, task_stats.hit_*: plain hits recorded as sets (hitset.go)
 }
 
 // prepareSchema creates, migrates or resets the schema in one IMMEDIATE

@@ -77,23 +77,33 @@ func (s *Store) TaskStats(ctx context.Context, f Filter) ([]TaskStat, error) {
 	}
 	rows, err := db.QueryContext(ctx, `SELECT t.task_id, t.project, t.task, t.count, t.ran, t.passed, t.failed,
 		t.timed_out, t.blocked, t.interrupted, t.hits, t.cacheable, t.max_rss, t.max_cpu, t.last_status, t.last_run_id,
-		t.p50_ms, t.p99_ms, (SELECT count(*) FROM flaky_keys k WHERE k.task_id = t.task_id)
+		t.p50_ms, t.p99_ms, (SELECT count(*) FROM flaky_keys k WHERE k.task_id = t.task_id), t.last_seq, t.hit_seq, t.hit_run_id
 		FROM task_stats t `+where+` ORDER BY t.task_id`+limit, args...)
 	if err != nil {
 		return nil, fmt.Errorf("reading task stats: %w", err)
 	}
 	defer rows.Close()
+	adjust, err := s.unfoldedHits(ctx, db)
+	if err != nil {
+		return nil, fmt.Errorf("reading task stats: %w", err)
+	}
 	var out []TaskStat
+	var ties []int
 	for rows.Next() {
 		var (
 			t                                              TaskStat
 			passed, failed, timedOut, blocked, interrupted int
+			lastSeq, hitSeq                                int64
+			hitRun                                         string
 		)
 		err := rows.Scan(&t.TaskID, &t.Project, &t.Task, &t.Count, &t.Executed, &passed, &failed,
 			&timedOut, &blocked, &interrupted, &t.Hits, &t.Cacheable, &t.MaxPeakRSSBytes, &t.MaxCPUParallelism,
-			&t.LastStatus, &t.LastRunID, &t.P50Ms, &t.P99Ms, &t.FlakyKeys)
+			&t.LastStatus, &t.LastRunID, &t.P50Ms, &t.P99Ms, &t.FlakyKeys, &lastSeq, &hitSeq, &hitRun)
 		if err != nil {
 			return nil, fmt.Errorf("reading task stats: %w", err)
+		}
+		if withHits(&t, &passed, adjust[t.TaskID], lastSeq, hitSeq, hitRun) {
+			ties = append(ties, len(out))
 		}
 		t.Attempts = passed + failed + timedOut
 		if t.Attempts > 0 {
@@ -117,7 +127,38 @@ func (s *Store) TaskStats(ctx context.Context, f Filter) ([]TaskStat, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("reading task stats: %w", err)
 	}
+	rows.Close()
+	for _, i := range ties {
+		// A hit and a row of the task in one run: the later one is last.
+		e, err := s.LatestExecution(ctx, out[i].TaskID)
+		if err != nil {
+			return nil, fmt.Errorf("reading task stats: %w", err)
+		}
+		out[i].LastStatus, out[i].LastRunID = e.Status, e.RunID
+	}
 	return out, nil
+}
+
+// withHits adds to t the plain hits (hitset.go) task_stats does not count
+// yet (a) and makes the last execution a hit when one is newer than the
+// last row (lastSeq): the newest of the folded hits (hitSeq, hitRun) and
+// a's. It reports a hit and a row in the same run, which only the run's
+// order tells apart.
+func withHits(t *TaskStat, passed *int, a *hitAdjust, lastSeq, hitSeq int64, hitRun string) (tie bool) {
+	if a != nil {
+		t.Count, t.Hits, t.Cacheable = t.Count+a.n, t.Hits+a.n, t.Cacheable+a.n
+		*passed += a.n
+		if a.seq > hitSeq {
+			hitSeq, hitRun = a.seq, a.runID
+		}
+	}
+	switch {
+	case hitSeq > lastSeq:
+		t.LastStatus, t.LastRunID = StatusPassed, hitRun
+	case hitSeq > 0 && hitSeq == lastSeq:
+		return true
+	}
+	return false
 }
 
 // FlakyTasks returns the ids of tasks for which one and the same cache key
@@ -188,7 +229,7 @@ func (s *Store) CacheActivity(ctx context.Context, since time.Time, project stri
 		// Runs started since since all have seq >= the least of their seqs;
 		// the started_at test drops older runs that a clock step gave a
 		// later seq.
-		runs, executions, hits, err = cacheActivityOfProject(ctx, db, since, project)
+		runs, executions, hits, err = s.cacheActivityOfProject(ctx, db, since, project)
 	}
 	if err != nil {
 		return 0, 0, 0, fmt.Errorf("reading cache activity: %w", err)

@@ -141,7 +141,7 @@ func (s *Store) FinishRun(ctx context.Context, runID string, status string, exit
 		if n, _ := res.RowsAffected(); n == 0 {
 			return fmt.Errorf("finishing run %s: %w", runID, ErrNotFound)
 		}
-		return nil
+		return s.finishHits(ctx, tx, runID)
 	})
 }
 

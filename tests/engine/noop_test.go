@@ -1,7 +1,7 @@
 package engine_test
 
 import (
-	"database/sql"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vzn/vx/daemon/history"
 )
 
 // The shortcuts of a fully cached run (docs/benchmarks.md, "Where a no-op
@@ -178,25 +180,20 @@ func TestManyHitsAllRecorded(t *testing.T) {
 	if missed := misses(warm); len(missed) > 0 {
 		t.Fatalf("the warm run missed %v", missed)
 	}
-	conn, err := sql.Open("sqlite3", "file:"+filepath.Join(ws, ".vx", "vx.db")+"?mode=ro&_busy_timeout=5000")
+	h, err := history.OpenReadOnly(context.Background(), history.Path(ws), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
+	defer h.Close()
 	for _, s := range []*summary{cold, warm} {
-		rows, err := conn.Query(`SELECT task_id FROM executions WHERE run_id = ?`, s.RunID)
+		execs, err := h.Executions(context.Background(), s.RunID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var got []string
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, id)
+		for _, e := range execs {
+			got = append(got, e.TaskID)
 		}
-		rows.Close()
 		sort.Strings(got)
 		want := s.ids()
 		if len(got) != n || strings.Join(got, ",") != strings.Join(want, ",") {

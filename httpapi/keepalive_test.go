@@ -130,8 +130,9 @@ func TestKeepAlivesWhileAnswersRun(t *testing.T) {
 	if got := <-jsonDone; strings.Contains(got, "keep-alive") || !strings.HasPrefix(got, "application/json ") || !strings.Contains(got, `"released":"json"`) {
 		t.Errorf("a JSON-only client: %q", got)
 	}
-	if resp, body := do(t, d, rawReq{body: `{"jsonrpc":"2.0","id":200,"method":"tools/call","params":{"name":"wait","arguments":{}}}`,
-		headers: map[string]string{"Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-06-18", "Accept": sse}}); strings.Contains(body, "keep-alive") || resp.Header.Get("Content-Type") != "application/json" {
+	resp, body := do(t, d, rawReq{body: `{"jsonrpc":"2.0","id":200,"method":"tools/call","params":{"name":"wait","arguments":{}}}`,
+		headers: map[string]string{"Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-06-18", "Accept": sse}})
+	if strings.Contains(body, "keep-alive") || resp.Header.Get("Content-Type") != "application/json" {
 		t.Errorf("a quick call: %s %q", resp.Header.Get("Content-Type"), body)
 	}
 	// Nothing running: the shared timer is left unarmed (no wake-ups

@@ -300,15 +300,53 @@ func newInfo() *types.Info {
 // rest to export data; over, when set, replaces one package (a package's
 // test variant, for its package_test files).
 func (c *checker) importer(over *types.Package) types.ImporterFrom {
-	return importerFunc(func(path string) (*types.Package, error) {
+	// A module package that imports over, directly or not, is checked
+	// again against it (as go test builds it), else its types would not be
+	// over's; what such a copy uses is not recorded: the original counts.
+	again := map[string]*types.Package{}
+	var imp importerFunc
+	imp = func(path string) (*types.Package, error) {
 		if over != nil && path == over.Path() {
 			return over, nil
 		}
-		if c.mod[path] != nil {
+		if c.mod[path] == nil {
+			return c.ext.Import(path)
+		}
+		if over == nil || !c.reaches(path, over.Path(), map[string]bool{}) {
 			return c.check(path)
 		}
-		return c.ext.Import(path)
-	})
+		if tp, ok := again[path]; ok {
+			return tp, nil
+		}
+		p := c.mod[path]
+		files, err := c.parse(p.Dir, p.GoFiles, p.CgoFiles)
+		if err != nil {
+			return nil, err
+		}
+		tp, _ := c.config(imp).Check(path, c.fset, files, newInfo())
+		again[path] = tp
+		return tp, nil
+	}
+	return imp
+}
+
+// reaches tells whether the module package from imports to, directly or
+// through other module packages.
+func (c *checker) reaches(from, to string, seen map[string]bool) bool {
+	if seen[from] {
+		return false
+	}
+	seen[from] = true
+	p := c.mod[from]
+	if p == nil {
+		return false
+	}
+	for _, i := range p.Imports {
+		if i == to || c.reaches(i, to, seen) {
+			return true
+		}
+	}
+	return false
 }
 
 type importerFunc func(path string) (*types.Package, error)

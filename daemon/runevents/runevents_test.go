@@ -1,7 +1,7 @@
 package runevents_test
 
 import (
-	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -14,23 +14,45 @@ import (
 	"github.com/vzn/vx/protocol/wire"
 )
 
-func readEvents(t *testing.T, path string) []wire.Event {
+// readEvents reads the file as vxd tails it: whole lines are events, and
+// a last line not yet ended by its newline is left for the next read (a
+// reader may see the file between the writer's write and the next, or, on
+// Windows, part of one write); partial reports such a line.
+func readEvents(t *testing.T, path string) (out []wire.Event, partial string) {
 	t.Helper()
-	f, err := os.Open(path)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	var out []wire.Event
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
+	for {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			return out, string(b)
+		}
 		var e wire.Event
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			t.Fatalf("a line that is not one event: %q: %v", sc.Text(), err)
+		if err := json.Unmarshal(b[:i], &e); err != nil {
+			t.Fatalf("a line that is not one event: %q: %v", b[:i], err)
 		}
 		out = append(out, e)
+		b = b[i+1:]
+	}
+}
+
+// whole reads the events of a file whose writer has flushed or closed:
+// no line may be left partial.
+func whole(t *testing.T, path string) []wire.Event {
+	t.Helper()
+	out, partial := readEvents(t, path)
+	if partial != "" {
+		t.Fatalf("a line written in part: %q", partial)
 	}
 	return out
+}
+
+func count(t *testing.T, path string) int {
+	t.Helper()
+	out, _ := readEvents(t, path)
+	return len(out)
 }
 
 // Buffered events reach the file whole and in order: the run's start at
@@ -50,23 +72,23 @@ func TestEventsBufferedInOrder(t *testing.T) {
 	}
 	path := filepath.Join(layout.Events(root), "r1.jsonl")
 	write(wire.Event{Type: wire.EventRunStarted, RunID: "r1"})
-	if got := readEvents(t, path); len(got) != 1 || got[0].Type != wire.EventRunStarted {
+	if got := whole(t, path); len(got) != 1 || got[0].Type != wire.EventRunStarted {
 		t.Fatalf("the run's start is not written at once: %+v", got)
 	}
 	for i := 0; i < 500; i++ {
 		write(wire.Event{Type: wire.EventTaskFinished, RunID: "r1", TaskID: fmt.Sprintf("t%03d", i)})
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	for len(readEvents(t, path)) != 501 {
+	for count(t, path) != 501 {
 		if time.Now().After(deadline) {
-			t.Fatalf("task events not flushed: %d lines", len(readEvents(t, path)))
+			t.Fatalf("task events not flushed: %d lines", count(t, path))
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
 	write(wire.Event{Type: wire.EventTaskFinished, RunID: "r1", TaskID: "last"})
 	closeFn()
 	write(wire.Event{Type: wire.EventTaskFinished, RunID: "r1", TaskID: "after close"})
-	got := readEvents(t, path)
+	got := whole(t, path)
 	if len(got) != 502 || got[501].TaskID != "last" {
 		t.Fatalf("after close: %d events, last %+v", len(got), got[len(got)-1])
 	}

@@ -137,18 +137,17 @@ func (s *Store) newTimeline(ctx context.Context, db *sql.DB, task string, before
 // and the pending parts'.
 func (s *Store) newestHit(ctx context.Context, db *sql.DB, task string, folded int64) (int64, error) {
 	newest := folded
-	var id, seq int64
-	err := db.QueryRowContext(ctx, `SELECT id, last_seq FROM hit_sets INDEXED BY hit_sets_unfolded WHERE runs > folded ORDER BY id DESC LIMIT 1`).Scan(&id, &seq)
-	if err != nil && err != sql.ErrNoRows {
+	sets, err := unfoldedSets(ctx, db, 0)
+	if err != nil {
 		return 0, err
 	}
-	if err == nil && seq > newest {
-		d, err := s.loadSet(ctx, db, id)
+	if len(sets) > 0 && sets[0].seq > newest {
+		d, err := s.loadSet(ctx, db, sets[0].id)
 		if err != nil {
 			return 0, err
 		}
 		if len(d.index[task]) > 0 {
-			newest = seq
+			newest = sets[0].seq
 		}
 	}
 	parts, err := queryParts(ctx, db, `SELECT `+partCols+` FROM run_hits INDEXED BY run_hits_parts WHERE part > 0`)
@@ -478,25 +477,8 @@ func (s *Store) unfoldedHits(ctx context.Context, db *sql.DB) (map[string]*hitAd
 			a.seq, a.runID = seq, run
 		}
 	}
-	rows, err := db.QueryContext(ctx, `SELECT id, runs - folded, last_seq, last_run FROM hit_sets INDEXED BY hit_sets_unfolded WHERE runs > folded`)
+	sets, err := unfoldedSets(ctx, db, 0)
 	if err != nil {
-		return nil, err
-	}
-	type unfolded struct {
-		id, runs, seq int64
-		run           string
-	}
-	var sets []unfolded
-	for rows.Next() {
-		var u unfolded
-		if err := rows.Scan(&u.id, &u.runs, &u.seq, &u.run); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		sets = append(sets, u)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	for _, u := range sets {

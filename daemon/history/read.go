@@ -248,10 +248,6 @@ func clampLimit(n int) int {
 	return n
 }
 
-func (s *Store) queryExec(ctx context.Context, what, query string, args ...any) (*Execution, error) {
-	return queryOne(ctx, s, what, func(row *sql.Row) (*Execution, error) { return s.scanExec(row, true) }, query, args...)
-}
-
 // Executions returns a run's executions in the order they were recorded,
 // outputs included.
 func (s *Store) Executions(ctx context.Context, runID string) ([]Execution, error) {

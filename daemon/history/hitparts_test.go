@@ -160,6 +160,7 @@ func TestMergingPartsCostsLikeOnePart(t *testing.T) {
 		return after.TotalAlloc - before.TotalAlloc
 	}
 	one, many := finish(1), finish(40)
+	t.Logf("finishing: one part %d bytes, 40 parts %d", one, many)
 	if many > 3*one {
 		t.Errorf("finishing a run of 40 parts allocated %d bytes, of one part %d: the merge grows with parts × set size", many, one)
 	}

@@ -210,17 +210,27 @@ func (s *Store) finishHits(ctx context.Context, tx *sql.Tx, runID string) error 
 		return fmt.Errorf("finishing the hits of run %s: %w", runID, err)
 	}
 	if !ok {
+		// The parts' members one after another, a stored set's once
+		// however many parts name it.
 		var ms []member
+		setAt := map[int64]int{}
 		for i := range parts {
 			pm, ph, err := s.decodePart(ctx, tx, &parts[i])
 			if err != nil {
 				return fmt.Errorf("finishing the hits of run %s: %w", runID, err)
 			}
+			at, seen := setAt[parts[i].set.Int64]
+			if !seen || !parts[i].set.Valid {
+				at = len(ms)
+				ms = append(ms, pm...)
+				if parts[i].set.Valid {
+					setAt[parts[i].set.Int64] = at
+				}
+			}
 			for _, h := range ph {
-				h.m += len(ms)
+				h.m += at
 				hits = append(hits, h)
 			}
-			ms = append(ms, pm...)
 		}
 		var set []member
 		set, hits = canonical(ms, hits)

@@ -255,7 +255,7 @@ func (s *Store) Executions(ctx context.Context, runID string) ([]Execution, erro
 	if err != nil || db == nil {
 		return nil, err
 	}
-	rows, err := s.runExecutions(ctx, db, runID, "", true)
+	rows, err := s.runExecutions(ctx, db, runID, only{}, true)
 	if err != nil {
 		return nil, fmt.Errorf("reading executions of run %s: %w", runID, err)
 	}
@@ -277,7 +277,7 @@ func (s *Store) Execution(ctx context.Context, runID, taskID string) (*Execution
 	if db == nil {
 		return nil, fmt.Errorf("%s: %w", what, ErrNotFound)
 	}
-	rows, err := s.runExecutions(ctx, db, runID, taskID, true)
+	rows, err := s.runExecutions(ctx, db, runID, only{taskID: taskID}, true)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", what, err)
 	}

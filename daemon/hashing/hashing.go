@@ -103,13 +103,18 @@ func (h *Hasher) read() {
 	if path == "" {
 		return
 	}
+	// Offsets are 32 bits: a cache bigger than they reach is not read
+	// (nor is one that grew past them meanwhile), and is rebuilt.
+	if st, err := os.Stat(path); err != nil || st.Size() > int64(len(statCacheMagic))+math.MaxUint32 {
+		return
+	}
 	b, err := os.ReadFile(path)
 	if err != nil || !bytes.HasPrefix(b, []byte(statCacheMagic)) {
 		return
 	}
 	b = b[len(statCacheMagic):]
 	if len(b) > math.MaxUint32 {
-		return // offsets are 32 bits; a cache this big is rebuilt
+		return
 	}
 	h.pre.buf, h.pre.offs = b, recordOffsets(b)
 	h.pre.fresh = make([]atomic.Bool, len(h.pre.offs))

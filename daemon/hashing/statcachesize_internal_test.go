@@ -64,3 +64,32 @@ func TestStatCacheHeldAsRead(t *testing.T) {
 		t.Errorf("Save after Release rewrote the cache: %d bytes, was %d", len(got), len(b))
 	}
 }
+
+// TestStatCacheOverOffsetsNotRead: a cache file too big for the records'
+// 32-bit offsets (here a sparse one) is neither read nor wrapped: no
+// record is loaded, and loading it allocates nothing like its size.
+func TestStatCacheOverOffsetsNotRead(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "statcache")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(statCacheMagic); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(int64(len(statCacheMagic)) + 1<<32 + 1); err != nil {
+		f.Close()
+		t.Skipf("no sparse file of 4 GiB here: %v", err)
+	}
+	f.Close()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	h := NewHasher(path)
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
+		t.Errorf("loading a %d-byte cache allocated %d bytes: it was read", int64(len(statCacheMagic))+1<<32+1, got)
+	}
+	if n := h.pre.len(); n != 0 {
+		t.Errorf("%d records loaded from a cache past the offsets' range", n)
+	}
+}

@@ -319,7 +319,7 @@ func TestCachedRunsAnswerAsPerHitRows(t *testing.T) {
 	if *updateGolden {
 		writeHalfFixture(t, seq)
 	}
-	checkGolden(t, collect(t, s, runs), *updateGolden)
+	checkGolden(t, collect(t, s, runs), "cachedruns.golden.json", *updateGolden)
 	// Rows: the executions of hits replayed as a set are not rows each.
 	var hits int64
 	for _, r := range seq {
@@ -377,18 +377,18 @@ func TestCachedRunsAnswerAfterUpgrade(t *testing.T) {
 	for i := range seq {
 		runs = append(runs, ok(s.ResolveRun(context.Background(), seqRunID(i))))
 	}
-	checkGolden(t, collect(t, s, runs), false)
+	checkGolden(t, collect(t, s, runs), "cachedruns.golden.json", false)
 }
 
-// checkGolden compares a with testdata/cachedruns.golden.json, which it
-// writes first when update is set.
-func checkGolden(t *testing.T, a *answers, update bool) {
+// checkGolden compares a with testdata/name, which it writes first when
+// update is set.
+func checkGolden(t *testing.T, a any, name string, update bool) {
 	t.Helper()
 	got, err := json.MarshalIndent(a, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "cachedruns.golden.json")
+	golden := filepath.Join("testdata", name)
 	if update {
 		if err := os.WriteFile(golden, append(got, '\n'), 0o644); err != nil {
 			t.Fatal(err)

@@ -202,17 +202,6 @@ func newestOf(cols string) string {
 		WHERE x.task_id = task_stats.task_id ORDER BY x.run_seq DESC, x.id DESC LIMIT 1)`
 }
 
-// chainUntil walks a task's chain, newest first, from the head task_stats
-// names for ?1, up to and including the first row that matches (over e):
-// chain(id, prev, hit), hit set on that row alone.
-func chainUntil(match string) string {
-	return `WITH RECURSIVE chain(id, prev, hit) AS (
-		SELECT e.id, e.prev_id, (` + match + `) FROM task_stats t CROSS JOIN executions e ON e.id = t.last_id
-			WHERE t.task_id = ?1
-		UNION ALL
-		SELECT e.id, e.prev_id, (` + match + `) FROM chain c CROSS JOIN executions e ON e.id = c.prev WHERE NOT c.hit)`
-}
-
 // stepLastKey (schema 7 → 8) adds task_stats.last_key, the key of the
 // task's last execution (the head), which RecordExecutions keeps beside
 // last_status, and fills it from the heads; the flaky check reads it

@@ -153,26 +153,6 @@ func checkChains(t *testing.T, db *sql.DB) {
 	}
 }
 
-// scanExecs runs a plain query (no chain, no index by task) and reads
-// its rows as a reader of Store would.
-func scanExecs(t *testing.T, s *Store, db *sql.DB, withOutput bool, q string, args ...any) []Execution {
-	t.Helper()
-	rows, err := db.Query(q, args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []Execution
-	for rows.Next() {
-		e, err := s.scanExec(rows, withOutput)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, *e)
-	}
-	return out
-}
-
 // TestChainReadersMatchScans: on a random history of interleaved runs,
 // every reader that walks a chain answers what a scan of the executions
 // ordered by (run_seq, id) answers.
@@ -376,28 +356,6 @@ func activityOf(rows []ExecRow, since time.Time) (runs, execs, hits int) {
 		}
 	}
 	return len(seqs), execs, hits
-}
-
-func scanRecent(t *testing.T, s *Store, db *sql.DB, where string, arg any, limit int) []ExecRow {
-	t.Helper()
-	rows, err := db.Query(`SELECT `+execCols+`, e.run_started_at, e.run_seq FROM executions e NOT INDEXED `+where+`
-		ORDER BY e.run_seq DESC, e.id DESC LIMIT ?`, arg, limit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []ExecRow
-	for rows.Next() {
-		var started int64
-		var row ExecRow
-		e, err := s.scanExec(rows, false, &started, &row.RunSeq)
-		if err != nil {
-			t.Fatal(err)
-		}
-		row.Execution, row.RunStartedAt = *e, fromNanos(started)
-		out = append(out, row)
-	}
-	return out
 }
 
 // TestChainSplice: two processes' runs record out of order. A row of an

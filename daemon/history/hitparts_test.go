@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -116,5 +117,90 @@ func TestDeadRunsHitsMerged(t *testing.T) {
 	}
 	if e, err := s.Executions(ctx, r.ID); err != nil || len(e) != 5 {
 		t.Errorf("Executions of the reaped run: %d, %v; want 5", len(e), err)
+	}
+}
+
+// TestMergingPartsCostsLikeOnePart: finishing a run whose hits came in
+// many batches, each naming the current set (a no-op run but for one
+// task), allocates about what one batch's would: the set's members are
+// not copied once per part.
+func TestMergingPartsCostsLikeOnePart(t *testing.T) {
+	const tasks = 2000
+	finish := func(batches int) uint64 {
+		ctx := context.Background()
+		s, _ := openTemp(t)
+		run := func(i, batch int) *Run {
+			r := &Run{Command: "vx run build", StartedAt: t0.Add(time.Duration(i) * time.Minute)}
+			if err := s.BeginRun(ctx, r); err != nil {
+				t.Fatal(err)
+			}
+			var execs []Execution
+			for j := i; j < tasks; j++ { // the second run skips task 0
+				execs = append(execs, Execution{RunID: r.ID, TaskID: fmt.Sprintf("p%04d#build", j), Key: "k", Status: StatusPassed,
+					Cache: CacheHit, ExitCode: intp(0), StartedAt: r.StartedAt, DurationMs: 1})
+			}
+			for b := 0; b < len(execs); b += batch {
+				if err := s.RecordExecutions(ctx, execs[b:min(b+batch, len(execs))]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return r
+		}
+		first := run(0, tasks)
+		if err := s.FinishRun(ctx, first.ID, RunPassed, 0, first.StartedAt, tasks, 0, tasks); err != nil {
+			t.Fatal(err)
+		}
+		second := run(1, (tasks+batches-1)/batches)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		if err := s.FinishRun(ctx, second.ID, RunPassed, 0, second.StartedAt, tasks-1, 0, tasks-1); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	one, many := finish(1), finish(40)
+	t.Logf("finishing: one part %d bytes, 40 parts %d", one, many)
+	if many > 3*one {
+		t.Errorf("finishing a run of 40 parts allocated %d bytes, of one part %d: the merge grows with parts × set size", many, one)
+	}
+}
+
+// TestRecentByNameReadsOnlyThatName: the recent executions of a task
+// name that only some runs executed (a lint beside thousands of cached
+// builds) do not make an execution of every hit of every run walked.
+func TestRecentByNameReadsOnlyThatName(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTemp(t)
+	const runs, tasks = 20, 2000
+	for i := range runs {
+		r := &Run{Command: "vx run build", StartedAt: t0.Add(time.Duration(i) * time.Minute)}
+		if err := s.BeginRun(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		var execs []Execution
+		if i == 0 {
+			execs = append(execs, Execution{RunID: r.ID, TaskID: "web#lint", Key: "k", Status: StatusPassed, Cache: CacheMiss, StartedAt: r.StartedAt})
+		}
+		for j := range tasks {
+			execs = append(execs, Execution{RunID: r.ID, TaskID: fmt.Sprintf("p%04d#build", j), Key: "k", Status: StatusPassed,
+				Cache: CacheHit, ExitCode: intp(0), StartedAt: r.StartedAt, DurationMs: 1})
+		}
+		if err := s.RecordExecutions(ctx, execs); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.FinishRun(ctx, r.ID, RunPassed, 0, r.StartedAt, len(execs), 0, tasks); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got, err := s.RecentExecutions(ctx, Filter{Task: "lint"})
+	runtime.ReadMemStats(&after)
+	if err != nil || len(got) != 1 || got[0].TaskID != "web#lint" {
+		t.Fatalf("RecentExecutions(lint) = %+v, %v; want the one lint", got, err)
+	}
+	if alloc, limit := after.TotalAlloc-before.TotalAlloc, uint64(100*runs*tasks); alloc > limit {
+		t.Errorf("RecentExecutions(lint) over %d runs of %d hits allocated %d bytes, want at most %d (100 a hit)", runs, tasks, alloc, limit)
 	}
 }

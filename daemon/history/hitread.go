@@ -25,9 +25,16 @@ func (a *tlRow) after(b *tlRow) bool {
 	return a.RunSeq > b.RunSeq || a.RunSeq == b.RunSeq && a.pos > b.pos
 }
 
-// hitsOf answers the hits of parts as executions, with task only that
-// task's ("" for all).
-func (s *Store) hitsOf(ctx context.Context, q querier, parts []storedPart, task string) ([]tlRow, error) {
+// only narrows a run's executions to one task id, or to one task name
+// (empty: any).
+type only struct{ taskID, task string }
+
+func (o only) keeps(m *member) bool {
+	return (o.taskID == "" || m.TaskID == o.taskID) && (o.task == "" || m.Task == o.task)
+}
+
+// hitsOf answers the hits of parts as executions, only those o keeps.
+func (s *Store) hitsOf(ctx context.Context, q querier, parts []storedPart, o only) ([]tlRow, error) {
 	var out []tlRow
 	for i := range parts {
 		p := &parts[i]
@@ -37,7 +44,7 @@ func (s *Store) hitsOf(ctx context.Context, q querier, parts []storedPart, task 
 		}
 		for _, h := range hits {
 			m := &ms[h.m]
-			if task != "" && m.TaskID != task {
+			if !o.keeps(m) {
 				continue
 			}
 			out = append(out, tlRow{ExecRow: ExecRow{Execution: m.execution(p.runID, h), RunStartedAt: fromNanos(p.started), RunSeq: p.seq}, pos: h.pos})
@@ -47,14 +54,15 @@ func (s *Store) hitsOf(ctx context.Context, q querier, parts []storedPart, task 
 }
 
 // runExecutions answers a run's executions in recording order, rows and
-// hits merged (outputs with withOutput), only task's when task is set.
-func (s *Store) runExecutions(ctx context.Context, db *sql.DB, runID, task string, withOutput bool) ([]tlRow, error) {
+// hits merged (outputs with withOutput), only those o keeps.
+func (s *Store) runExecutions(ctx context.Context, db *sql.DB, runID string, o only, withOutput bool) ([]tlRow, error) {
 	cols := execCols
 	if withOutput {
 		cols = execColsOut
 	}
-	q := `SELECT ` + cols + `, e.run_started_at, e.run_seq, coalesce(e.pos, e.id) FROM executions e WHERE e.run_id = ?1 AND (?2 = '' OR e.task_id = ?2) ORDER BY e.id`
-	rows, err := db.QueryContext(ctx, q, runID, task)
+	q := `SELECT ` + cols + `, e.run_started_at, e.run_seq, coalesce(e.pos, e.id) FROM executions e
+		WHERE e.run_id = ?1 AND (?2 = '' OR e.task_id = ?2) AND (?3 = '' OR e.task = ?3) ORDER BY e.id`
+	rows, err := db.QueryContext(ctx, q, runID, o.taskID, o.task)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +86,7 @@ func (s *Store) runExecutions(ctx context.Context, db *sql.DB, runID, task strin
 	if err != nil || len(parts) == 0 {
 		return out, err
 	}
-	hits, err := s.hitsOf(ctx, db, parts, task)
+	hits, err := s.hitsOf(ctx, db, parts, o)
 	if err != nil {
 		return nil, err
 	}
@@ -137,18 +145,17 @@ func (s *Store) newTimeline(ctx context.Context, db *sql.DB, task string, before
 // and the pending parts'.
 func (s *Store) newestHit(ctx context.Context, db *sql.DB, task string, folded int64) (int64, error) {
 	newest := folded
-	var id, seq int64
-	err := db.QueryRowContext(ctx, `SELECT id, last_seq FROM hit_sets INDEXED BY hit_sets_unfolded WHERE runs > folded ORDER BY id DESC LIMIT 1`).Scan(&id, &seq)
-	if err != nil && err != sql.ErrNoRows {
+	sets, err := unfoldedSets(ctx, db, 0)
+	if err != nil {
 		return 0, err
 	}
-	if err == nil && seq > newest {
-		d, err := s.loadSet(ctx, db, id)
+	if len(sets) > 0 && sets[0].seq > newest {
+		d, err := s.loadSet(ctx, db, sets[0].id)
 		if err != nil {
 			return 0, err
 		}
 		if len(d.index[task]) > 0 {
-			newest = seq
+			newest = sets[0].seq
 		}
 	}
 	parts, err := queryParts(ctx, db, `SELECT `+partCols+` FROM run_hits INDEXED BY run_hits_parts WHERE part > 0`)
@@ -280,7 +287,7 @@ func (t *timeline) readHits(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		hits, err := t.s.hitsOf(ctx, t.db, parts, t.task)
+		hits, err := t.s.hitsOf(ctx, t.db, parts, only{taskID: t.task})
 		if err != nil {
 			return err
 		}
@@ -380,14 +387,12 @@ func (s *Store) recentAll(ctx context.Context, db *sql.DB, name string, limit in
 			if len(out) >= limit {
 				break
 			}
-			execs, err := s.runExecutions(ctx, db, id, "", false)
+			execs, err := s.runExecutions(ctx, db, id, only{task: name}, false)
 			if err != nil {
 				return nil, fmt.Errorf("reading recent executions: %w", err)
 			}
 			for i := len(execs) - 1; i >= 0 && len(out) < limit; i-- {
-				if name == "" || execs[i].Task == name {
-					out = append(out, execs[i].ExecRow)
-				}
+				out = append(out, execs[i].ExecRow)
 			}
 		}
 		if len(ids) < timelinePage {
@@ -478,25 +483,8 @@ func (s *Store) unfoldedHits(ctx context.Context, db *sql.DB) (map[string]*hitAd
 			a.seq, a.runID = seq, run
 		}
 	}
-	rows, err := db.QueryContext(ctx, `SELECT id, runs - folded, last_seq, last_run FROM hit_sets INDEXED BY hit_sets_unfolded WHERE runs > folded`)
+	sets, err := unfoldedSets(ctx, db, 0)
 	if err != nil {
-		return nil, err
-	}
-	type unfolded struct {
-		id, runs, seq int64
-		run           string
-	}
-	var sets []unfolded
-	for rows.Next() {
-		var u unfolded
-		if err := rows.Scan(&u.id, &u.runs, &u.seq, &u.run); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		sets = append(sets, u)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	for _, u := range sets {

@@ -98,13 +98,14 @@ func (s *Store) currentOf(ctx context.Context, tx *sql.Tx, execs []Execution) (*
 	for i := range c.member {
 		c.member[i] = -1
 	}
-	err := tx.QueryRowContext(ctx, `SELECT id FROM hit_sets INDEXED BY hit_sets_unfolded WHERE runs > folded ORDER BY id DESC LIMIT 1`).Scan(&c.id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return c, nil
-	}
+	sets, err := unfoldedSets(ctx, tx, 0)
 	if err != nil {
 		return nil, fmt.Errorf("recording executions: %w", err)
 	}
+	if len(sets) == 0 {
+		return c, nil
+	}
+	c.id = sets[0].id
 	if c.d, err = s.loadSet(ctx, tx, c.id); err != nil {
 		return nil, fmt.Errorf("recording executions: %w", err)
 	}
@@ -209,17 +210,27 @@ func (s *Store) finishHits(ctx context.Context, tx *sql.Tx, runID string) error 
 		return fmt.Errorf("finishing the hits of run %s: %w", runID, err)
 	}
 	if !ok {
+		// The parts' members one after another, a stored set's once
+		// however many parts name it.
 		var ms []member
+		setAt := map[int64]int{}
 		for i := range parts {
 			pm, ph, err := s.decodePart(ctx, tx, &parts[i])
 			if err != nil {
 				return fmt.Errorf("finishing the hits of run %s: %w", runID, err)
 			}
+			at, seen := setAt[parts[i].set.Int64]
+			if !seen || !parts[i].set.Valid {
+				at = len(ms)
+				ms = append(ms, pm...)
+				if parts[i].set.Valid {
+					setAt[parts[i].set.Int64] = at
+				}
+			}
 			for _, h := range ph {
-				h.m += len(ms)
+				h.m += at
 				hits = append(hits, h)
 			}
-			ms = append(ms, pm...)
 		}
 		var set []member
 		set, hits = canonical(ms, hits)
@@ -304,26 +315,8 @@ func (s *Store) findSet(ctx context.Context, tx *sql.Tx, set []member) (int64, e
 // foldOthers folds every set but keep that has runs task_stats does not
 // count yet (at most one: the current set) into task_stats.
 func (s *Store) foldOthers(ctx context.Context, tx *sql.Tx, keep int64) error {
-	rows, err := tx.QueryContext(ctx, `SELECT id, runs - folded, last_seq, last_run FROM hit_sets INDEXED BY hit_sets_unfolded
-		WHERE runs > folded AND id != ?`, keep)
+	sets, err := unfoldedSets(ctx, tx, keep)
 	if err != nil {
-		return err
-	}
-	type unfolded struct {
-		id, runs, seq int64
-		run           string
-	}
-	var sets []unfolded
-	for rows.Next() {
-		var u unfolded
-		if err := rows.Scan(&u.id, &u.runs, &u.seq, &u.run); err != nil {
-			rows.Close()
-			return err
-		}
-		sets = append(sets, u)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return err
 	}
 	for _, u := range sets {
@@ -339,6 +332,34 @@ func (s *Store) foldOthers(ctx context.Context, tx *sql.Tx, keep int64) error {
 		}
 	}
 	return nil
+}
+
+// unfoldedSet is a hit set with runs task_stats does not count yet: how
+// many, and the newest of them (seq, run id).
+type unfoldedSet struct {
+	id, runs, seq int64
+	run           string
+}
+
+// unfoldedSets answers the sets but skip (0: none) with runs task_stats
+// does not count yet, newest first: the current set, and while finishHits
+// folds, the set it folds.
+func unfoldedSets(ctx context.Context, q rowQuerier, skip int64) ([]unfoldedSet, error) {
+	rows, err := q.QueryContext(ctx, `SELECT id, runs - folded, last_seq, last_run FROM hit_sets INDEXED BY hit_sets_unfolded
+		WHERE runs > folded AND id != ? ORDER BY id DESC`, skip)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var sets []unfoldedSet
+	for rows.Next() {
+		var u unfoldedSet
+		if err := rows.Scan(&u.id, &u.runs, &u.seq, &u.run); err != nil {
+			return nil, err
+		}
+		sets = append(sets, u)
+	}
+	return sets, rows.Err()
 }
 
 // foldSet adds runs runs of set d, the newest run seq (id run), to its

@@ -248,10 +248,6 @@ func clampLimit(n int) int {
 	return n
 }
 
-func (s *Store) queryExec(ctx context.Context, what, query string, args ...any) (*Execution, error) {
-	return queryOne(ctx, s, what, func(row *sql.Row) (*Execution, error) { return s.scanExec(row, true) }, query, args...)
-}
-
 // Executions returns a run's executions in the order they were recorded,
 // outputs included.
 func (s *Store) Executions(ctx context.Context, runID string) ([]Execution, error) {
@@ -259,7 +255,7 @@ func (s *Store) Executions(ctx context.Context, runID string) ([]Execution, erro
 	if err != nil || db == nil {
 		return nil, err
 	}
-	rows, err := s.runExecutions(ctx, db, runID, "", true)
+	rows, err := s.runExecutions(ctx, db, runID, only{}, true)
 	if err != nil {
 		return nil, fmt.Errorf("reading executions of run %s: %w", runID, err)
 	}
@@ -281,7 +277,7 @@ func (s *Store) Execution(ctx context.Context, runID, taskID string) (*Execution
 	if db == nil {
 		return nil, fmt.Errorf("%s: %w", what, ErrNotFound)
 	}
-	rows, err := s.runExecutions(ctx, db, runID, taskID, true)
+	rows, err := s.runExecutions(ctx, db, runID, only{taskID: taskID}, true)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", what, err)
 	}

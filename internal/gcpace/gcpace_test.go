@@ -1,6 +1,9 @@
 package gcpace
 
 import (
+	"math"
+	"os"
+	"os/exec"
 	"runtime"
 	"runtime/debug"
 	"testing"
@@ -20,6 +23,8 @@ func TestPercent(t *testing.T) {
 		{2 * Headroom, 50},
 		{4 * Headroom, minPercent},
 		{64 * Headroom, minPercent},
+		{1 << 40, minPercent}, // a huge heap: still a pace, never off
+		{math.MaxUint64, minPercent},
 	} {
 		if got := Percent(c.live); got != c.want {
 			t.Errorf("Percent(%d) = %d, want %d", c.live, got, c.want)
@@ -55,4 +60,28 @@ func waitPercent(t *testing.T, want string, ok func(int) bool) {
 		}
 	}
 	t.Fatalf("GOGC is %d, want %s", got, want)
+}
+
+// With GOGC in the environment, Start leaves the pace to it: collections
+// never change it.
+func TestGOGCFromTheEnvironmentDecides(t *testing.T) {
+	if os.Getenv("GCPACE_CHILD") == "1" {
+		debug.SetGCPercent(400) // as the runtime set it from GOGC=400
+		Start()
+		held := make([]byte, 4*Headroom)
+		for range 5 {
+			runtime.GC()
+			time.Sleep(10 * time.Millisecond)
+		}
+		runtime.KeepAlive(held)
+		if got := debug.SetGCPercent(400); got != 400 {
+			t.Fatalf("GOGC=400 in the environment, the pace is %d", got)
+		}
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestGOGCFromTheEnvironmentDecides$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "GCPACE_CHILD=1", "GOGC=400")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
 }

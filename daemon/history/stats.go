@@ -87,8 +87,26 @@ func (s *Store) TaskStats(ctx context.Context, f Filter) ([]TaskStat, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading task stats: %w", err)
 	}
-	var out []TaskStat
-	var ties []int
+	out, ties, err := scanTaskStats(rows, adjust)
+	if err != nil {
+		return nil, err
+	}
+	rows.Close()
+	for _, i := range ties {
+		// A hit and a row of the task in one run: the later one is last.
+		e, err := s.LatestExecution(ctx, out[i].TaskID)
+		if err != nil {
+			return nil, fmt.Errorf("reading task stats: %w", err)
+		}
+		out[i].LastStatus, out[i].LastRunID = e.Status, e.RunID
+	}
+	return out, nil
+}
+
+// scanTaskStats reads task_stats rows into TaskStats with the plain hits
+// not yet folded into them (adjust); ties are the indexes of tasks whose
+// last hit and last row are of one run (TaskStats settles which is last).
+func scanTaskStats(rows *sql.Rows, adjust map[string]*hitAdjust) (out []TaskStat, ties []int, err error) {
 	for rows.Next() {
 		var (
 			t                                              TaskStat
@@ -100,7 +118,7 @@ func (s *Store) TaskStats(ctx context.Context, f Filter) ([]TaskStat, error) {
 			&timedOut, &blocked, &interrupted, &t.Hits, &t.Cacheable, &t.MaxPeakRSSBytes, &t.MaxCPUParallelism,
 			&t.LastStatus, &t.LastRunID, &t.P50Ms, &t.P99Ms, &t.FlakyKeys, &lastSeq, &hitSeq, &hitRun)
 		if err != nil {
-			return nil, fmt.Errorf("reading task stats: %w", err)
+			return nil, nil, fmt.Errorf("reading task stats: %w", err)
 		}
 		if withHits(&t, &passed, adjust[t.TaskID], lastSeq, hitSeq, hitRun) {
 			ties = append(ties, len(out))
@@ -125,18 +143,9 @@ func (s *Store) TaskStats(ctx context.Context, f Filter) ([]TaskStat, error) {
 		out = append(out, t)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reading task stats: %w", err)
+		return nil, nil, fmt.Errorf("reading task stats: %w", err)
 	}
-	rows.Close()
-	for _, i := range ties {
-		// A hit and a row of the task in one run: the later one is last.
-		e, err := s.LatestExecution(ctx, out[i].TaskID)
-		if err != nil {
-			return nil, fmt.Errorf("reading task stats: %w", err)
-		}
-		out[i].LastStatus, out[i].LastRunID = e.Status, e.RunID
-	}
-	return out, nil
+	return out, ties, nil
 }
 
 // withHits adds to t the plain hits (hitset.go) task_stats does not count

@@ -42,18 +42,25 @@ func (ss *Session) subscribe(params json.RawMessage, on bool) (any, error) {
 // ResourceUpdated announces that the resource at uri changed: a
 // notifications/resources/updated to every session subscribed to it and
 // every listen stream that named it.
+//
+// The notification is made only for a session that wants it: a run of
+// 10,000 tasks announces 10,000 task logs, which nobody follows mostly.
 func (s *Server) ResourceUpdated(uri string) {
-	msg, err := jsonrpc.NewNotification(mcp.NotifyResourceUpdated, mcp.ResourceUpdatedParams{URI: uri})
-	if err != nil {
-		return
-	}
+	var msg *jsonrpc.Message
 	for _, ss := range s.sessionList() {
 		ss.mu.Lock()
 		want := ss.subs[uri] && ss.revision != "" && ss.notify != nil
 		ss.mu.Unlock()
-		if want {
-			ss.notify(msg)
+		if !want {
+			continue
 		}
+		if msg == nil {
+			var err error
+			if msg, err = jsonrpc.NewNotification(mcp.NotifyResourceUpdated, mcp.ResourceUpdatedParams{URI: uri}); err != nil {
+				return
+			}
+		}
+		ss.notify(msg)
 	}
 	s.eachListener(func(f mcp.SubscriptionFilter) bool {
 		for _, u := range f.ResourceSubscriptions {

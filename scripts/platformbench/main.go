@@ -1,3 +1,5 @@
+//go:build !windows
+
 // Command platformbench measures vx-platform at team scale: it seeds
 // WORKSPACES × RUNS × TASKS executions through POST /v1/runs (measuring
 // ingest throughput), then calls each team tool over POST /mcp and

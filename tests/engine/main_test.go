@@ -1,3 +1,5 @@
+//go:build !windows
+
 // Package engine_test runs the real vx binary against workspaces copied
 // from testdata/: real processes, real SQLite files, real cache entries.
 // Nothing here mocks a part of vx; a test asserts what a user relies on.

@@ -1,3 +1,5 @@
+//go:build !windows
+
 package engine_test
 
 // The sandbox's own tests: they need Linux's Landlock and seccomp (what

@@ -1,3 +1,5 @@
+//go:build !windows
+
 // Package live_test runs the real vx and vxd binaries and checks what a
 // person watching a run relies on: the daemon's /events feed (shell runs
 // and runTasks runs, in order; a stalled client never slows a run), the

@@ -1,3 +1,5 @@
+//go:build !windows
+
 // Package mcp_test runs the real vx and vxd binaries and talks to them with
 // the official MCP Go SDK as an independent client: straight over the
 // daemon's streamable HTTP endpoint and through the `vx mcp` stdio shim,

@@ -1,3 +1,5 @@
+//go:build !windows
+
 // Package npm_test checks vx's npm packages where users get them: make
 // release's packages published to a real npm registry (verdaccio, pinned
 // in tests/npmregistry/node, on loopback with its own storage and no

@@ -1,3 +1,5 @@
+//go:build !windows
+
 // Package parity_test holds the promise that a verb's `--format json` is
 // the tool's structured answer: it builds the real vx and vxd, makes a
 // small workspace with a history (a failed run, then a re-run caused by an

@@ -1,3 +1,5 @@
+//go:build !windows
+
 // Package platform_test exercises vx-platform against a private PostgreSQL:
 // the store, tokens, ingest, the team tools over /mcp and /v1, tenancy and
 // replicas, and vx pushing real runs.

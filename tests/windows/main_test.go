@@ -1,3 +1,5 @@
+//go:build !windows
+
 // Package windows_test checks the windows/amd64 build on this Linux
 // machine: binaries and the packages' own tests cross-compiled with
 // GOOS=windows and run under wine. Wine 8 (Debian 12) lacks two things

@@ -1,3 +1,5 @@
+//go:build !windows
+
 // Package pgtest gives tests a private PostgreSQL: one cluster per test
 // binary, initdb'd into a temporary directory and listening on a free
 // loopback port, and a fresh database per test. When the tests run as root

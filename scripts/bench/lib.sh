@@ -61,6 +61,9 @@ install_turbo() {
 gen_repo() {
   "$WORK/bin/gen" -n "$1" -out "$2" -package-manager "$3"
   git -C "$2" init -q
+  # No background auto-gc: it packed loose objects while the caller
+  # copied the repository (cp -a of a 1,000-package workspace failed).
+  git -C "$2" config gc.auto 0
   git -C "$2" add -A
   git -C "$2" -c user.name=bench -c user.email=bench@localhost -c commit.gpgsign=false commit -qm "generated workspace, $1 packages"
 }

@@ -66,6 +66,12 @@ func (r Runner) Call(ctx context.Context, d Decl, e Entry, req plugin.Request) (
 	// Pipes a grandchild holds open do not keep the request waiting.
 	cmd.WaitDelay = 2 * time.Second
 	runErr := cmd.Run()
+	// What the plugin started and left running (holding its stdout, say)
+	// ends with the request.
+	killGroup(cmd)
+	if errors.Is(runErr, exec.ErrWaitDelay) {
+		runErr = nil // it exited with success; its answer is judged as any other
+	}
 	stderr := r.mask(tail.String())
 	fail := func(reason string) ([]byte, string, error) {
 		return nil, stderr, &Error{Plugin: d.Spec, File: d.File, Reason: r.mask(req.Stage + ": " + reason), Stderr: stderr}

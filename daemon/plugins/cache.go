@@ -93,7 +93,9 @@ func loadStored(root, spec string) *stored {
 		return nil
 	}
 	var s stored
-	if json.Unmarshal(b, &s) != nil || s.Spec != spec || s.Describe == nil {
+	// The file is vx's, but may have been edited: its describe answer
+	// gets the checks a plugin's does (its tasks, when they are reused).
+	if json.Unmarshal(b, &s) != nil || s.Spec != spec || s.Describe == nil || checkDescribe(s.Describe) != nil {
 		return nil
 	}
 	var ok bool

@@ -133,9 +133,20 @@ func (r Runner) tasks(ctx context.Context, in Input, e Entry, prev, cur *stored,
 		parts = append(parts, f, rec.Hash)
 	}
 	cur.TasksKey, res.Files = key(parts...), files
+	fileSet := map[string]bool{}
+	for _, f := range files {
+		fileSet[f] = true
+	}
+	roots := map[string]string{}
+	for _, p := range in.Projects {
+		roots[p.Name] = p.Root
+	}
 	if prev != nil && prev.TasksKey == cur.TasksKey {
-		cur.Tasks, res.Tasks = prev.Tasks, prev.Tasks
-		return nil
+		if _, err := checkTasks(prev.Tasks, fileSet, roots); err == nil {
+			cur.Tasks, res.Tasks = prev.Tasks, prev.Tasks
+			return nil
+		}
+		prev.TasksKey = "" // edited by hand: asked again, and stored
 	}
 	res.Started++
 	b, stderr, err := r.Call(ctx, d, e, plugin.Request{Stage: plugin.StageTasks, Files: nonNil(files), Projects: nonNilProjects(in.Projects)})
@@ -145,14 +156,6 @@ func (r Runner) tasks(ctx context.Context, in Input, e Entry, prev, cur *stored,
 	var a plugin.TasksAnswer
 	if err := decodeAnswer(b, &a); err != nil {
 		return &Error{Plugin: d.Spec, File: d.File, Reason: r.mask("tasks: " + err.Error()), Stderr: stderr}
-	}
-	fileSet := map[string]bool{}
-	for _, f := range files {
-		fileSet[f] = true
-	}
-	roots := map[string]string{}
-	for _, p := range in.Projects {
-		roots[p.Name] = p.Root
 	}
 	if bad, err := checkTasks(a.Tasks, fileSet, roots); err != nil {
 		if bad == "" {

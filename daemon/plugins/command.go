@@ -21,13 +21,18 @@ func (r Runner) Command(ctx context.Context, d Decl, e Entry, req plugin.Request
 	}
 	a.Output = r.mask(a.Output)
 	if len(a.Result) > 0 {
-		masked := r.mask(string(a.Result))
-		if !json.Valid([]byte(masked)) {
-			// Masking broke the JSON: the result is answered as its text.
-			b, _ := json.Marshal(masked)
-			masked = string(b)
-		}
-		a.Result = json.RawMessage(masked)
+		a.Result = r.maskJSON(a.Result)
 	}
 	return &a, nil
+}
+
+// maskJSON masks the text of v; when masking broke the JSON, v is
+// answered as its masked text, a JSON string.
+func (r Runner) maskJSON(v json.RawMessage) json.RawMessage {
+	masked := r.mask(string(v))
+	if !json.Valid([]byte(masked)) {
+		b, _ := json.Marshal(masked)
+		masked = string(b)
+	}
+	return json.RawMessage(masked)
 }

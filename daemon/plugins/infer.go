@@ -93,6 +93,14 @@ func (r Runner) describe(ctx context.Context, d Decl, e Entry, res *Result) (*pl
 	if err != nil {
 		return nil, &Error{Plugin: d.Spec, File: d.File, Reason: r.mask("describe: " + err.Error()), Stderr: stderr}
 	}
+	// What is shown of it (vx info, vx help, MCP tools) is masked.
+	a.Version = r.mask(a.Version)
+	for i, c := range a.Commands {
+		a.Commands[i].Summary = r.mask(c.Summary)
+		if len(c.InputSchema) > 0 {
+			a.Commands[i].InputSchema = r.maskJSON(c.InputSchema)
+		}
+	}
 	return &a, nil
 }
 

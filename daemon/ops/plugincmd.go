@@ -44,7 +44,7 @@ func PluginCommand(ctx context.Context, e *Env, in PluginCommandInput) (*PluginC
 	if !ok {
 		return nil, opkit.Refuse("command", "plugin %s, which adds %q, did not load: %s", st.Spec, in.Command, e.Masker.String(st.Error))
 	}
-	r := plugins.Runner{Root: m.Root, Mask: e.Masker.String}
+	r := plugins.Runner{Root: m.Root, Masker: e.Masker}
 	req := plugin.Request{Command: in.Command, Args: in.Args, Input: in.Input, Workspace: workspaceFor(m)}
 	a, err := r.Command(ctx, decl, entry, req)
 	if err != nil {

@@ -26,13 +26,14 @@ func (r Runner) Command(ctx context.Context, d Decl, e Entry, req plugin.Request
 	return &a, nil
 }
 
-// maskJSON masks the text of v; when masking broke the JSON, v is
+// maskJSON masks v on its decoded strings (a secret spelt with escapes
+// too); when masking broke the JSON (a secret spelt as a number), v is
 // answered as its masked text, a JSON string.
 func (r Runner) maskJSON(v json.RawMessage) json.RawMessage {
-	masked := r.mask(string(v))
-	if !json.Valid([]byte(masked)) {
-		b, _ := json.Marshal(masked)
-		masked = string(b)
+	masked := r.Masker.JSON(v)
+	if !json.Valid(masked) {
+		b, _ := json.Marshal(string(masked))
+		masked = b
 	}
 	return json.RawMessage(masked)
 }

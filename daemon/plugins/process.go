@@ -11,22 +11,19 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vzn/vx/daemon/secret"
 	"github.com/vzn/vx/protocol/plugin"
 )
 
 // Runner runs plugin requests for one workspace.
 type Runner struct {
 	Root string
-	// Mask masks secret values in every text taken from a plugin.
-	Mask func(string) string
+	// Masker masks secret values in every text taken from a plugin (nil:
+	// none).
+	Masker *secret.Masker
 }
 
-func (r Runner) mask(s string) string {
-	if r.Mask == nil {
-		return s
-	}
-	return r.Mask(s)
-}
+func (r Runner) mask(s string) string { return r.Masker.String(s) }
 
 // command is how an entry is started: node for a JavaScript file, the
 // file itself otherwise.

@@ -45,7 +45,7 @@ func PluginTools(e *ops.Env, have []mcpserver.Tool) []mcpserver.Tool {
 		verb := pt.Name
 		out = append(out, mcpserver.OperationTool(b, &mcpserver.OperationOptions{Schema: pt.Schema,
 			Run: func(ctx context.Context, _ *mcpserver.Call, v any) (any, error) {
-				return b.Call(ctx, &ops.PluginCommandInput{Command: verb, Input: v.(json.RawMessage)})
+				return b.Call(ctx, &ops.PluginCommandInput{Command: verb, Input: v.(json.RawMessage), Tool: true})
 			}}))
 	}
 	return out

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -143,6 +144,11 @@ func checkTasks(tasks []plugin.Task, files map[string]bool, roots map[string]str
 				if escapes(root, p) {
 					return t.File, fmt.Errorf("task %s: %s %q is outside the workspace", id, field, p)
 				}
+				// As a configured task's: outputs are collected under
+				// the task's directory, so a rooted one matches nothing.
+				if field == "outputs" && strings.HasPrefix(strings.TrimPrefix(p, "!"), "/") {
+					return t.File, fmt.Errorf("task %s: outputs %q is an absolute path (outputs are relative to the task's directory, as \"dist/**\")", id, p)
+				}
 			}
 		}
 	}
@@ -168,6 +174,11 @@ func escapes(root, p string) bool {
 		}
 	}
 	if strings.Contains(p, "\\") || (len(p) > 1 && p[1] == ':') {
+		return true
+	}
+	// A brace pattern holding ".." ("{../../x,src}") is refused whole
+	// rather than expanded: its alternatives can be listed one glob each.
+	if strings.Contains(p, "{") && slices.Contains(strings.FieldsFunc(p, func(r rune) bool { return strings.ContainsRune("/{,}", r) }), "..") {
 		return true
 	}
 	c := path.Clean(path.Join(root, p))

@@ -16,7 +16,7 @@ func (r Runner) Command(ctx context.Context, d Decl, e Entry, req plugin.Request
 		return nil, err
 	}
 	var a plugin.CommandAnswer
-	if err := decodeAnswer(b, &a); err != nil {
+	if err := r.decodeAnswer(b, &a); err != nil {
 		return nil, &Error{Plugin: d.Spec, File: d.File, Reason: r.mask("command " + req.Command + ": " + err.Error()), Stderr: stderr}
 	}
 	a.Output = r.mask(a.Output)

@@ -18,8 +18,9 @@ import (
 
 // decodeAnswer decodes one JSON object, and nothing after it, into v,
 // refusing unknown fields and a protocol other than plugin.Version. The
-// reason is plain text for an *Error.
-func decodeAnswer(b []byte, v any) error {
+// reason is plain text for an *Error; the start of an answer it quotes is
+// masked before it is cut (a cut secret would escape the masking).
+func (r Runner) decodeAnswer(b []byte, v any) error {
 	if !utf8.Valid(b) {
 		return fmt.Errorf("its answer is not UTF-8 text")
 	}
@@ -27,7 +28,7 @@ func decodeAnswer(b []byte, v any) error {
 		Protocol *int `json:"protocol"`
 	}
 	if err := json.Unmarshal(b, &head); err != nil {
-		return fmt.Errorf("its answer is not one JSON object (%v); it starts %q", err, preview(b))
+		return fmt.Errorf("its answer is not one JSON object (%v); it starts %q", err, preview([]byte(r.mask(string(b)))))
 	}
 	if head.Protocol == nil {
 		return fmt.Errorf("its answer has no \"protocol\" (this vx speaks protocol %d)", plugin.Version)

@@ -87,7 +87,7 @@ func (r Runner) describe(ctx context.Context, d Decl, e Entry, res *Result) (*pl
 		return nil, err
 	}
 	var a plugin.Describe
-	if err := decodeAnswer(b, &a); err == nil {
+	if err := r.decodeAnswer(b, &a); err == nil {
 		err = checkDescribe(&a)
 	}
 	if err != nil {
@@ -162,7 +162,7 @@ func (r Runner) tasks(ctx context.Context, in Input, e Entry, prev, cur *stored,
 		return err
 	}
 	var a plugin.TasksAnswer
-	if err := decodeAnswer(b, &a); err != nil {
+	if err := r.decodeAnswer(b, &a); err != nil {
 		return &Error{Plugin: d.Spec, File: d.File, Reason: r.mask("tasks: " + err.Error()), Stderr: stderr}
 	}
 	if bad, err := checkTasks(a.Tasks, fileSet, roots); err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/vzn/vx/daemon/secret"
 	"github.com/vzn/vx/protocol/plugin"
@@ -57,7 +58,9 @@ func (r Runner) Call(ctx context.Context, d Decl, e Entry, req plugin.Request) (
 	cmd.Dir = r.Root
 	cmd.Stdin = bytes.NewReader(in)
 	out := &capped{max: plugin.MaxAnswer, over: cancel}
-	tail := &tailBuf{max: plugin.MaxStderr}
+	// Twice the tail shown is kept, and cut to it once masked: a cut
+	// through a secret (shorter than the slack) would escape the masking.
+	tail := &tailBuf{max: 2 * plugin.MaxStderr}
 	cmd.Stdout, cmd.Stderr = out, tail
 	ownGroup(cmd)
 	// Pipes a grandchild holds open do not keep the request waiting.
@@ -69,7 +72,7 @@ func (r Runner) Call(ctx context.Context, d Decl, e Entry, req plugin.Request) (
 	if errors.Is(runErr, exec.ErrWaitDelay) {
 		runErr = nil // it exited with success; its answer is judged as any other
 	}
-	stderr := r.mask(tail.String())
+	stderr := lastBytes(r.mask(tail.String()), plugin.MaxStderr)
 	fail := func(reason string) ([]byte, string, error) {
 		return nil, stderr, &Error{Plugin: d.Spec, File: d.File, Reason: r.mask(req.Stage + ": " + reason), Stderr: stderr}
 	}
@@ -135,4 +138,16 @@ func (t *tailBuf) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return strings.ToValidUTF8(string(t.buf), "?")
+}
+
+// lastBytes is the end of s, at most max bytes, cut at a rune's start.
+func lastBytes(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	i := len(s) - max
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
+	}
+	return s[i:]
 }

@@ -34,6 +34,17 @@ type PluginCommandOutput struct {
 	ExitCode int             `json:"exitCode"`
 }
 
+// PluginCommandOperation is the runPluginCommand operation, which the
+// command line's plugin verbs and their MCP tools call.
+func PluginCommandOperation() *Operation {
+	for _, o := range Operations() {
+		if o.Name == OpPluginCommand {
+			return o
+		}
+	}
+	panic("ops: " + OpPluginCommand + " is not declared")
+}
+
 // PluginCommand runs a plugin's verb with the workspace model.
 func PluginCommand(ctx context.Context, e *Env, in PluginCommandInput) (*PluginCommandOutput, error) {
 	m, err := e.CurrentModel()

@@ -20,12 +20,7 @@ func PluginTools(e *ops.Env, have []mcpserver.Tool) []mcpserver.Tool {
 	if err != nil {
 		return nil
 	}
-	var op *ops.Operation
-	for _, o := range ops.Operations() {
-		if o.Name == ops.OpPluginCommand {
-			op = o
-		}
-	}
+	op := ops.PluginCommandOperation()
 	taken := map[string]bool{}
 	for _, t := range have {
 		taken[t.Def.Name] = true

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vzn/vx/daemon/workspace"
 )
 
 // TestHandEditedPluginStoreIsNotTrusted: answers in .vx/plugins edited by
@@ -59,5 +61,40 @@ process.stdout.write(JSON.stringify({protocol:1,name:"sum",version:"` + secret +
 	}
 	if strings.Contains(ps[0].Version, secret) || strings.Contains(ps[0].Commands[0].Summary, secret) {
 		t.Fatalf("the secret shows: %+v", ps[0])
+	}
+}
+
+// TestServingChecksTheLastGoodAnswer: the last good answers vxd serves
+// for a plugin that now fails are checked as a plugin's answers are: one
+// edited by hand to lead outside the workspace is not served.
+func TestServingChecksTheLastGoodAnswer(t *testing.T) {
+	needNode(t)
+	root := pluginTree(t, nil)
+	mustLoad(t, root)
+	stores, _ := filepath.Glob(filepath.Join(root, ".vx", "plugins", "*.json"))
+	if len(stores) != 1 {
+		t.Fatalf("stores: %v", stores)
+	}
+	b, err := os.ReadFile(stores[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(b), `"out/**"`, `"../../../etc/**"`, 1)
+	if edited == string(b) {
+		t.Fatalf("the store does not hold what the test edits:\n%s", b)
+	}
+	writeTree(t, root, map[string]string{"tools/ref.mjs": "process.exit(9)\n"})
+	if err := os.WriteFile(stores[0], []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := workspace.LoadServing(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps := m.Plugins(); len(ps) != 1 || !strings.Contains(ps[0].Error, "exit status 9") {
+		t.Fatalf("serving: %+v", ps)
+	}
+	if def, ok := m.Resolve("a", "ref"); ok {
+		t.Fatalf("an edited last answer is served: %+v", def)
 	}
 }

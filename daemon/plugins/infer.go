@@ -47,7 +47,7 @@ func (r Runner) Infer(ctx context.Context, in Input) Result {
 	prev := loadStored(r.Root, in.Decl.Spec)
 	fail := func(err error) Result {
 		res.Err = err
-		if in.KeepLastGood && prev != nil {
+		if in.KeepLastGood && prev != nil && prev.tasksHold(in.Projects) {
 			res.Describe, res.Tasks, res.Files, res.Stale = prev.Describe, prev.Tasks, prev.paths(), true
 		} else {
 			res.Describe, res.Tasks, res.Files = nil, nil, nil
@@ -141,14 +141,7 @@ func (r Runner) tasks(ctx context.Context, in Input, e Entry, prev, cur *stored,
 		parts = append(parts, f, rec.Hash)
 	}
 	cur.TasksKey, res.Files = key(parts...), files
-	fileSet := map[string]bool{}
-	for _, f := range files {
-		fileSet[f] = true
-	}
-	roots := map[string]string{}
-	for _, p := range in.Projects {
-		roots[p.Name] = p.Root
-	}
+	fileSet, roots := setOf(files), projectRoots(in.Projects)
 	if prev != nil && prev.TasksKey == cur.TasksKey {
 		if _, err := checkTasks(prev.Tasks, fileSet, roots); err == nil {
 			cur.Tasks, res.Tasks = prev.Tasks, prev.Tasks
@@ -173,6 +166,31 @@ func (r Runner) tasks(ctx context.Context, in Input, e Entry, prev, cur *stored,
 	}
 	cur.Tasks, res.Tasks = a.Tasks, a.Tasks
 	return nil
+}
+
+// tasksHold reports whether s's tasks pass a tasks answer's checks
+// against the files it was given and the projects now (the file may have
+// been edited, the projects changed).
+func (s *stored) tasksHold(projects []plugin.Project) bool {
+	_, err := checkTasks(s.Tasks, setOf(s.paths()), projectRoots(projects))
+	return err == nil
+}
+
+func setOf(files []string) map[string]bool {
+	out := make(map[string]bool, len(files))
+	for _, f := range files {
+		out[f] = true
+	}
+	return out
+}
+
+// projectRoots maps each project's name to its root.
+func projectRoots(projects []plugin.Project) map[string]string {
+	out := make(map[string]string, len(projects))
+	for _, p := range projects {
+		out[p.Name] = p.Root
+	}
+	return out
 }
 
 // Match lists the files matching any of globs, skipping node_modules,

@@ -83,7 +83,8 @@ func pluginVerbs(m *workspace.Model) []string {
 }
 
 // workspaceFor is the model as a command receives it: projects and every
-// defined task, commands masked by the runner's caller.
+// defined task. Commands go to the plugin as they are (it runs as the
+// user, as the tasks do); what it answers is masked (plugins.Runner).
 func workspaceFor(m *workspace.Model) *plugin.Workspace {
 	w := &plugin.Workspace{Root: m.Root, Projects: []plugin.Project{}, Tasks: []plugin.WorkspaceTask{}}
 	for _, p := range m.Projects {

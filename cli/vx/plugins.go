@@ -58,14 +58,8 @@ func pluginVerb(m *workspace.Model, verb string) func(ctx context.Context, s *cm
 	return func(ctx context.Context, s *cmdline.IO, argv []string) error {
 		e := ops.NewEnv(m.Root, m, nil, s.Environment())
 		defer e.Close()
-		var op *ops.Operation
-		for _, o := range ops.Operations() {
-			if o.Name == ops.OpPluginCommand {
-				op = o
-			}
-		}
 		argv, asJSON := formatJSON(argv)
-		v, err := op.Call(ctx, e, &ops.PluginCommandInput{Command: verb, Args: argv})
+		v, err := ops.PluginCommandOperation().Call(ctx, e, &ops.PluginCommandInput{Command: verb, Args: argv})
 		if err != nil {
 			return cmdline.UsageError(e.Masker.String(err.Error()))
 		}

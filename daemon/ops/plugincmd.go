@@ -19,6 +19,10 @@ type PluginCommandInput struct {
 	Command string          `json:"command" jsonschema:"the plugin verb, as vx help lists it under Plugin commands"`
 	Args    []string        `json:"args,omitempty" jsonschema:"the command line's arguments after the verb"`
 	Input   json.RawMessage `json:"input,omitempty" jsonschema:"the verb's input object (its inputSchema)"`
+	// Tool is set by the verb's MCP tool: the verb runs only while the
+	// current model declares it readOnly with an inputSchema (a tool
+	// served from an older model does not run a verb that no longer is).
+	Tool bool `json:"-"`
 }
 
 // PluginCommandOutput is a plugin verb's answer.
@@ -30,21 +34,35 @@ type PluginCommandOutput struct {
 	ExitCode int             `json:"exitCode"`
 }
 
+// PluginCommandOperation is the runPluginCommand operation, which the
+// command line's plugin verbs and their MCP tools call.
+func PluginCommandOperation() *Operation {
+	for _, o := range Operations() {
+		if o.Name == OpPluginCommand {
+			return o
+		}
+	}
+	panic("ops: " + OpPluginCommand + " is not declared")
+}
+
 // PluginCommand runs a plugin's verb with the workspace model.
 func PluginCommand(ctx context.Context, e *Env, in PluginCommandInput) (*PluginCommandOutput, error) {
 	m, err := e.CurrentModel()
 	if err != nil {
 		return nil, err
 	}
-	st, _, ok := m.PluginCommand(in.Command)
+	st, c, ok := m.PluginCommand(in.Command)
 	if !ok {
 		return nil, opkit.Refuse("command", "no plugin adds the verb %q%s", in.Command, workspace.CloseHint(in.Command, pluginVerbs(m)))
+	}
+	if in.Tool && !isTool(c) {
+		return nil, opkit.Refuse("command", "plugin %s's verb %q is not read-only: it runs on the command line only (vx %s)", st.Spec, in.Command, in.Command)
 	}
 	decl, entry, ok := st.Runnable()
 	if !ok {
 		return nil, opkit.Refuse("command", "plugin %s, which adds %q, did not load: %s", st.Spec, in.Command, e.Masker.String(st.Error))
 	}
-	r := plugins.Runner{Root: m.Root, Mask: e.Masker.String}
+	r := plugins.Runner{Root: m.Root, Masker: e.Masker}
 	req := plugin.Request{Command: in.Command, Args: in.Args, Input: in.Input, Workspace: workspaceFor(m)}
 	a, err := r.Command(ctx, decl, entry, req)
 	if err != nil {
@@ -65,7 +83,8 @@ func pluginVerbs(m *workspace.Model) []string {
 }
 
 // workspaceFor is the model as a command receives it: projects and every
-// defined task, commands masked by the runner's caller.
+// defined task. Commands go to the plugin as they are (it runs as the
+// user, as the tasks do); what it answers is masked (plugins.Runner).
 func workspaceFor(m *workspace.Model) *plugin.Workspace {
 	w := &plugin.Workspace{Root: m.Root, Projects: []plugin.Project{}, Tasks: []plugin.WorkspaceTask{}}
 	for _, p := range m.Projects {
@@ -95,10 +114,14 @@ func PluginTools(m *workspace.Model) []PluginTool {
 	var out []PluginTool
 	for _, s := range m.Plugins() {
 		for _, c := range s.Commands {
-			if c.ReadOnly && len(c.InputSchema) > 0 {
+			if isTool(c) {
 				out = append(out, PluginTool{Plugin: s.Name, Name: c.Name, Summary: c.Summary, Schema: c.InputSchema})
 			}
 		}
 	}
 	return out
 }
+
+// isTool reports whether c is served as an MCP tool: declared readOnly,
+// with an inputSchema.
+func isTool(c plugin.Command) bool { return c.ReadOnly && len(c.InputSchema) > 0 }

@@ -116,3 +116,48 @@ func mustRead(t *testing.T, p string) string {
 	}
 	return string(b)
 }
+
+// TestLockReportsPluginAddedAndRemoved: vx lock --check reports a plugin
+// removed from, or added to, the declaration since the lock as drift.
+func TestLockReportsPluginAddedAndRemoved(t *testing.T) {
+	root := pluginWorkspace(t)
+	load := func() *workspace.Model {
+		t.Helper()
+		m, err := workspace.Load(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	withPlugin := mustRead(t, filepath.Join(root, "vx.workspace.json"))
+	if _, _, err := lockfile.Write(load(), secret.NewMasker()); err != nil {
+		t.Fatal(err)
+	}
+	testtree.Write(t, root, map[string]string{"vx.workspace.json": `{"projects":["packages/*"]}`})
+	chk, err := lockfile.Check(load(), secret.NewMasker())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if chk.UpToDate || !hasPluginDrift(chk.Problems, "./tools/ref.mjs", "reference 1.0.0", "(absent)") {
+		t.Fatalf("lock check after the plugin was removed: %+v", chk)
+	}
+	if _, _, err := lockfile.Write(load(), secret.NewMasker()); err != nil {
+		t.Fatal(err)
+	}
+	testtree.Write(t, root, map[string]string{"vx.workspace.json": withPlugin})
+	if chk, err = lockfile.Check(load(), secret.NewMasker()); err != nil {
+		t.Fatal(err)
+	}
+	if chk.UpToDate || !hasPluginDrift(chk.Problems, "./tools/ref.mjs", "(absent)", "reference 1.0.0") {
+		t.Fatalf("lock check after the plugin was added: %+v", chk)
+	}
+}
+
+func hasPluginDrift(ps []lockfile.Problem, plugin, locked, current string) bool {
+	for _, p := range ps {
+		if p.Plugin == plugin && p.Field == "plugin" && p.Locked == locked && p.Current == current {
+			return true
+		}
+	}
+	return false
+}

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -93,7 +92,9 @@ func loadStored(root, spec string) *stored {
 		return nil
 	}
 	var s stored
-	if json.Unmarshal(b, &s) != nil || s.Spec != spec || s.Describe == nil {
+	// The file is vx's, but may have been edited: its describe answer
+	// gets the checks a plugin's does (its tasks, when they are reused).
+	if json.Unmarshal(b, &s) != nil || s.Spec != spec || s.Describe == nil || checkDescribe(s.Describe) != nil {
 		return nil
 	}
 	var ok bool
@@ -110,11 +111,8 @@ func (s *stored) save(root string) error {
 	if err != nil {
 		return err
 	}
-	p := storePath(root, s.Spec)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
-	}
-	return hashing.WriteFileReplace(p, b, 0o644)
+	// WriteFileReplace makes .vx/plugins when it is missing.
+	return hashing.WriteFileReplace(storePath(root, s.Spec), b, 0o644)
 }
 
 // key hashes parts, each length-prefixed so that no two lists collide.

@@ -16,18 +16,24 @@ func (r Runner) Command(ctx context.Context, d Decl, e Entry, req plugin.Request
 		return nil, err
 	}
 	var a plugin.CommandAnswer
-	if err := decodeAnswer(b, &a); err != nil {
+	if err := r.decodeAnswer(b, &a); err != nil {
 		return nil, &Error{Plugin: d.Spec, File: d.File, Reason: r.mask("command " + req.Command + ": " + err.Error()), Stderr: stderr}
 	}
 	a.Output = r.mask(a.Output)
 	if len(a.Result) > 0 {
-		masked := r.mask(string(a.Result))
-		if !json.Valid([]byte(masked)) {
-			// Masking broke the JSON: the result is answered as its text.
-			b, _ := json.Marshal(masked)
-			masked = string(b)
-		}
-		a.Result = json.RawMessage(masked)
+		a.Result = r.maskJSON(a.Result)
 	}
 	return &a, nil
+}
+
+// maskJSON masks v on its decoded strings (a secret spelt with escapes
+// too); when masking broke the JSON (a secret spelt as a number), v is
+// answered as its masked text, a JSON string.
+func (r Runner) maskJSON(v json.RawMessage) json.RawMessage {
+	masked := r.Masker.JSON(v)
+	if !json.Valid(masked) {
+		b, _ := json.Marshal(string(masked))
+		masked = b
+	}
+	return json.RawMessage(masked)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -17,8 +18,9 @@ import (
 
 // decodeAnswer decodes one JSON object, and nothing after it, into v,
 // refusing unknown fields and a protocol other than plugin.Version. The
-// reason is plain text for an *Error.
-func decodeAnswer(b []byte, v any) error {
+// reason is plain text for an *Error; the start of an answer it quotes is
+// masked before it is cut (a cut secret would escape the masking).
+func (r Runner) decodeAnswer(b []byte, v any) error {
 	if !utf8.Valid(b) {
 		return fmt.Errorf("its answer is not UTF-8 text")
 	}
@@ -26,7 +28,7 @@ func decodeAnswer(b []byte, v any) error {
 		Protocol *int `json:"protocol"`
 	}
 	if err := json.Unmarshal(b, &head); err != nil {
-		return fmt.Errorf("its answer is not one JSON object (%v); it starts %q", err, preview(b))
+		return fmt.Errorf("its answer is not one JSON object (%v); it starts %q", err, preview([]byte(r.mask(string(b)))))
 	}
 	if head.Protocol == nil {
 		return fmt.Errorf("its answer has no \"protocol\" (this vx speaks protocol %d)", plugin.Version)
@@ -143,6 +145,11 @@ func checkTasks(tasks []plugin.Task, files map[string]bool, roots map[string]str
 				if escapes(root, p) {
 					return t.File, fmt.Errorf("task %s: %s %q is outside the workspace", id, field, p)
 				}
+				// As a configured task's: outputs are collected under
+				// the task's directory, so a rooted one matches nothing.
+				if field == "outputs" && strings.HasPrefix(strings.TrimPrefix(p, "!"), "/") {
+					return t.File, fmt.Errorf("task %s: outputs %q is an absolute path (outputs are relative to the task's directory, as \"dist/**\")", id, p)
+				}
 			}
 		}
 	}
@@ -168,6 +175,11 @@ func escapes(root, p string) bool {
 		}
 	}
 	if strings.Contains(p, "\\") || (len(p) > 1 && p[1] == ':') {
+		return true
+	}
+	// A brace pattern holding ".." ("{../../x,src}") is refused whole
+	// rather than expanded: its alternatives can be listed one glob each.
+	if strings.Contains(p, "{") && slices.Contains(strings.FieldsFunc(p, func(r rune) bool { return strings.ContainsRune("/{,}", r) }), "..") {
 		return true
 	}
 	c := path.Clean(path.Join(root, p))

@@ -47,7 +47,7 @@ func (r Runner) Infer(ctx context.Context, in Input) Result {
 	prev := loadStored(r.Root, in.Decl.Spec)
 	fail := func(err error) Result {
 		res.Err = err
-		if in.KeepLastGood && prev != nil {
+		if in.KeepLastGood && prev != nil && prev.tasksHold(in.Projects) {
 			res.Describe, res.Tasks, res.Files, res.Stale = prev.Describe, prev.Tasks, prev.paths(), true
 		} else {
 			res.Describe, res.Tasks, res.Files = nil, nil, nil
@@ -87,11 +87,19 @@ func (r Runner) describe(ctx context.Context, d Decl, e Entry, res *Result) (*pl
 		return nil, err
 	}
 	var a plugin.Describe
-	if err := decodeAnswer(b, &a); err == nil {
+	if err := r.decodeAnswer(b, &a); err == nil {
 		err = checkDescribe(&a)
 	}
 	if err != nil {
 		return nil, &Error{Plugin: d.Spec, File: d.File, Reason: r.mask("describe: " + err.Error()), Stderr: stderr}
+	}
+	// What is shown of it (vx info, vx help, MCP tools) is masked.
+	a.Version = r.mask(a.Version)
+	for i, c := range a.Commands {
+		a.Commands[i].Summary = r.mask(c.Summary)
+		if len(c.InputSchema) > 0 {
+			a.Commands[i].InputSchema = r.maskJSON(c.InputSchema)
+		}
 	}
 	return &a, nil
 }
@@ -133,9 +141,13 @@ func (r Runner) tasks(ctx context.Context, in Input, e Entry, prev, cur *stored,
 		parts = append(parts, f, rec.Hash)
 	}
 	cur.TasksKey, res.Files = key(parts...), files
+	fileSet, roots := setOf(files), projectRoots(in.Projects)
 	if prev != nil && prev.TasksKey == cur.TasksKey {
-		cur.Tasks, res.Tasks = prev.Tasks, prev.Tasks
-		return nil
+		if _, err := checkTasks(prev.Tasks, fileSet, roots); err == nil {
+			cur.Tasks, res.Tasks = prev.Tasks, prev.Tasks
+			return nil
+		}
+		prev.TasksKey = "" // edited by hand: asked again, and stored
 	}
 	res.Started++
 	b, stderr, err := r.Call(ctx, d, e, plugin.Request{Stage: plugin.StageTasks, Files: nonNil(files), Projects: nonNilProjects(in.Projects)})
@@ -143,16 +155,8 @@ func (r Runner) tasks(ctx context.Context, in Input, e Entry, prev, cur *stored,
 		return err
 	}
 	var a plugin.TasksAnswer
-	if err := decodeAnswer(b, &a); err != nil {
+	if err := r.decodeAnswer(b, &a); err != nil {
 		return &Error{Plugin: d.Spec, File: d.File, Reason: r.mask("tasks: " + err.Error()), Stderr: stderr}
-	}
-	fileSet := map[string]bool{}
-	for _, f := range files {
-		fileSet[f] = true
-	}
-	roots := map[string]string{}
-	for _, p := range in.Projects {
-		roots[p.Name] = p.Root
 	}
 	if bad, err := checkTasks(a.Tasks, fileSet, roots); err != nil {
 		if bad == "" {
@@ -162,6 +166,31 @@ func (r Runner) tasks(ctx context.Context, in Input, e Entry, prev, cur *stored,
 	}
 	cur.Tasks, res.Tasks = a.Tasks, a.Tasks
 	return nil
+}
+
+// tasksHold reports whether s's tasks pass a tasks answer's checks
+// against the files it was given and the projects now (the file may have
+// been edited, the projects changed).
+func (s *stored) tasksHold(projects []plugin.Project) bool {
+	_, err := checkTasks(s.Tasks, setOf(s.paths()), projectRoots(projects))
+	return err == nil
+}
+
+func setOf(files []string) map[string]bool {
+	out := make(map[string]bool, len(files))
+	for _, f := range files {
+		out[f] = true
+	}
+	return out
+}
+
+// projectRoots maps each project's name to its root.
+func projectRoots(projects []plugin.Project) map[string]string {
+	out := make(map[string]string, len(projects))
+	for _, p := range projects {
+		out[p.Name] = p.Root
+	}
+	return out
 }
 
 // Match lists the files matching any of globs, skipping node_modules,

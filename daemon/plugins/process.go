@@ -10,23 +10,21 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
+	"github.com/vzn/vx/daemon/secret"
 	"github.com/vzn/vx/protocol/plugin"
 )
 
 // Runner runs plugin requests for one workspace.
 type Runner struct {
 	Root string
-	// Mask masks secret values in every text taken from a plugin.
-	Mask func(string) string
+	// Masker masks secret values in every text taken from a plugin (nil:
+	// none).
+	Masker *secret.Masker
 }
 
-func (r Runner) mask(s string) string {
-	if r.Mask == nil {
-		return s
-	}
-	return r.Mask(s)
-}
+func (r Runner) mask(s string) string { return r.Masker.String(s) }
 
 // command is how an entry is started: node for a JavaScript file, the
 // file itself otherwise.
@@ -60,13 +58,21 @@ func (r Runner) Call(ctx context.Context, d Decl, e Entry, req plugin.Request) (
 	cmd.Dir = r.Root
 	cmd.Stdin = bytes.NewReader(in)
 	out := &capped{max: plugin.MaxAnswer, over: cancel}
-	tail := &tailBuf{max: plugin.MaxStderr}
+	// Twice the tail shown is kept, and cut to it once masked: a cut
+	// through a secret (shorter than the slack) would escape the masking.
+	tail := &tailBuf{max: 2 * plugin.MaxStderr}
 	cmd.Stdout, cmd.Stderr = out, tail
 	ownGroup(cmd)
 	// Pipes a grandchild holds open do not keep the request waiting.
 	cmd.WaitDelay = 2 * time.Second
 	runErr := cmd.Run()
-	stderr := r.mask(tail.String())
+	// What the plugin started and left running (holding its stdout, say)
+	// ends with the request.
+	killGroup(cmd)
+	if errors.Is(runErr, exec.ErrWaitDelay) {
+		runErr = nil // it exited with success; its answer is judged as any other
+	}
+	stderr := lastBytes(r.mask(tail.String()), plugin.MaxStderr)
 	fail := func(reason string) ([]byte, string, error) {
 		return nil, stderr, &Error{Plugin: d.Spec, File: d.File, Reason: r.mask(req.Stage + ": " + reason), Stderr: stderr}
 	}
@@ -132,4 +138,16 @@ func (t *tailBuf) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return strings.ToValidUTF8(string(t.buf), "?")
+}
+
+// lastBytes is the end of s, at most max bytes, cut at a rune's start.
+func lastBytes(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	i := len(s) - max
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
+	}
+	return s[i:]
 }

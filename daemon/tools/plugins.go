@@ -20,12 +20,7 @@ func PluginTools(e *ops.Env, have []mcpserver.Tool) []mcpserver.Tool {
 	if err != nil {
 		return nil
 	}
-	var op *ops.Operation
-	for _, o := range ops.Operations() {
-		if o.Name == ops.OpPluginCommand {
-			op = o
-		}
-	}
+	op := ops.PluginCommandOperation()
 	taken := map[string]bool{}
 	for _, t := range have {
 		taken[t.Def.Name] = true
@@ -45,7 +40,7 @@ func PluginTools(e *ops.Env, have []mcpserver.Tool) []mcpserver.Tool {
 		verb := pt.Name
 		out = append(out, mcpserver.OperationTool(b, &mcpserver.OperationOptions{Schema: pt.Schema,
 			Run: func(ctx context.Context, _ *mcpserver.Call, v any) (any, error) {
-				return b.Call(ctx, &ops.PluginCommandInput{Command: verb, Input: v.(json.RawMessage)})
+				return b.Call(ctx, &ops.PluginCommandInput{Command: verb, Input: v.(json.RawMessage), Tool: true})
 			}}))
 	}
 	return out

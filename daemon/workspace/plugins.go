@@ -162,7 +162,7 @@ func (m *Model) infer(o inferOptions) {
 		return
 	}
 	mask := secret.NewMasker(SecretValues(m.Root, m, environMap())...)
-	r := plugins.Runner{Root: m.Root, Mask: mask.String}
+	r := plugins.Runner{Root: m.Root, Masker: mask}
 	projects := make([]plugin.Project, 0, len(m.Projects))
 	for _, p := range m.Projects {
 		projects = append(projects, plugin.Project{Name: p.Name, Root: p.Dir})

@@ -89,3 +89,42 @@ func TestPluginStderrIsMasked(t *testing.T) {
 		t.Fatalf("stderr not shown:\n%s", ps[0].Error)
 	}
 }
+
+// TestPluginStdoutIsMasked: a plugin that logs to stdout (not one JSON
+// object) is refused quoting the start of what it wrote, and a secret
+// value in it is masked whole, even where the quote cuts through it.
+func TestPluginStdoutIsMasked(t *testing.T) {
+	needNode(t)
+	const secret = "hunter2-very-secret-value"
+	root := pluginTree(t, map[string]string{
+		"vx.workspace.json": `{"plugins":["./tools/bad.cjs"],"tasks":{"deploy":{"command":"x","exec":{"env":{"TOKEN":{"value":"` + secret + `","secret":true}}}}}}`,
+		"tools/bad.cjs":     badPlugin(`process.stdout.write("Using API token ` + secret + ` to look things up\n");`),
+	})
+	ps := mustLoad(t, root).Plugins()
+	if len(ps) != 1 || !strings.Contains(ps[0].Error, "Using API token") {
+		t.Fatalf("plugins: %+v", ps)
+	}
+	if strings.Contains(ps[0].Error, secret[:8]) {
+		t.Fatalf("the secret leaked:\n%s", ps[0].Error)
+	}
+}
+
+// TestPluginStderrTailIsMasked: the tail of a long stderr kept for the
+// error is masked before it is cut: a secret the cut goes through does
+// not show in part.
+func TestPluginStderrTailIsMasked(t *testing.T) {
+	needNode(t)
+	const secret = "hunter2-very-secret-value"
+	root := pluginTree(t, map[string]string{
+		"vx.workspace.json": `{"plugins":["./tools/bad.cjs"],"tasks":{"deploy":{"command":"x","exec":{"env":{"TOKEN":{"value":"` + secret + `","secret":true}}}}}}`,
+		// The kept tail (16 KiB) starts 10 bytes into the secret.
+		"tools/bad.cjs": badPlugin(`process.stderr.write("token ` + secret + `" + ".".repeat(16384 - 15)); process.exit(3);`),
+	})
+	ps := mustLoad(t, root).Plugins()
+	if len(ps) != 1 || !strings.Contains(ps[0].Error, "exit status 3") {
+		t.Fatalf("plugins: %+v", ps)
+	}
+	if strings.Contains(ps[0].Error, secret[10:]) {
+		t.Fatalf("part of the secret shows: %q", ps[0].Error[:200])
+	}
+}

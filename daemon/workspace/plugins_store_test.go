@@ -1,0 +1,100 @@
+package workspace_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vzn/vx/daemon/workspace"
+)
+
+// TestHandEditedPluginStoreIsNotTrusted: answers in .vx/plugins edited by
+// hand (a task's output led outside the workspace, a verb renamed to a
+// built-in's) are checked as a plugin's answers are; the bad ones are
+// not taken.
+func TestHandEditedPluginStoreIsNotTrusted(t *testing.T) {
+	needNode(t)
+	root := pluginTree(t, nil)
+	mustLoad(t, root)
+	stores, _ := filepath.Glob(filepath.Join(root, ".vx", "plugins", "*.json"))
+	if len(stores) != 1 {
+		t.Fatalf("stores: %v", stores)
+	}
+	b, err := os.ReadFile(stores[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(b), `"out/**"`, `"../../../etc/**"`, 1)
+	edited = strings.Replace(edited, `"name":"tasks-of"`, `"name":"Tasks Of!"`, 1)
+	if edited == string(b) || !strings.Contains(edited, "etc/**") || !strings.Contains(edited, "Tasks Of!") {
+		t.Fatalf("the store does not hold what the test edits:\n%s", b)
+	}
+	if err := os.WriteFile(stores[0], []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := mustLoad(t, root)
+	def, ok := m.Resolve("a", "ref")
+	if !ok || strings.Join(def.Outputs, ",") != "out/**" {
+		t.Errorf("a's ref after the edit: %v %+v", ok, def)
+	}
+	ps := m.Plugins()
+	if len(ps) != 1 || len(ps[0].Commands) != 1 || ps[0].Commands[0].Name != "tasks-of" {
+		t.Errorf("plugins after the edit: %+v", ps)
+	}
+}
+
+// TestPluginDescribeIsMasked: a secret value the workspace declares never
+// shows in what a plugin's describe answer puts before the user (its
+// version and its verbs' summaries: vx info, vx help, MCP tools).
+func TestPluginDescribeIsMasked(t *testing.T) {
+	needNode(t)
+	const secret = "hunter2-very-secret-value"
+	root := pluginTree(t, map[string]string{
+		"vx.workspace.json": `{"plugins":["./tools/sum.cjs"],"tasks":{"deploy":{"command":"x","exec":{"env":{"TOKEN":{"value":"` + secret + `","secret":true}}}}}}`,
+		"tools/sum.cjs": `require("fs").readFileSync(0, "utf8");
+process.stdout.write(JSON.stringify({protocol:1,name:"sum",version:"` + secret + `",stages:["commands"],commands:[{name:"leak",summary:"uses ` + secret + `"}]}));`,
+	})
+	ps := mustLoad(t, root).Plugins()
+	if len(ps) != 1 || len(ps[0].Commands) != 1 {
+		t.Fatalf("plugins: %+v", ps)
+	}
+	if strings.Contains(ps[0].Version, secret) || strings.Contains(ps[0].Commands[0].Summary, secret) {
+		t.Fatalf("the secret shows: %+v", ps[0])
+	}
+}
+
+// TestServingChecksTheLastGoodAnswer: the last good answers vxd serves
+// for a plugin that now fails are checked as a plugin's answers are: one
+// edited by hand to lead outside the workspace is not served.
+func TestServingChecksTheLastGoodAnswer(t *testing.T) {
+	needNode(t)
+	root := pluginTree(t, nil)
+	mustLoad(t, root)
+	stores, _ := filepath.Glob(filepath.Join(root, ".vx", "plugins", "*.json"))
+	if len(stores) != 1 {
+		t.Fatalf("stores: %v", stores)
+	}
+	b, err := os.ReadFile(stores[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(b), `"out/**"`, `"../../../etc/**"`, 1)
+	if edited == string(b) {
+		t.Fatalf("the store does not hold what the test edits:\n%s", b)
+	}
+	writeTree(t, root, map[string]string{"tools/ref.mjs": "process.exit(9)\n"})
+	if err := os.WriteFile(stores[0], []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := workspace.LoadServing(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps := m.Plugins(); len(ps) != 1 || !strings.Contains(ps[0].Error, "exit status 9") {
+		t.Fatalf("serving: %+v", ps)
+	}
+	if def, ok := m.Resolve("a", "ref"); ok {
+		t.Fatalf("an edited last answer is served: %+v", def)
+	}
+}

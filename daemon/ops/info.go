@@ -124,7 +124,8 @@ type InfoInput struct {
 
 // Info answers `vx info` and getWorkspaceInfo.
 func Info(ctx context.Context, e *Env, in InfoInput) (*InfoOutput, error) {
-	out := &InfoOutput{Root: e.Root, ConfigErrors: []string{}, ProjectNames: []string{}, Tasks: []string{}, RootTasks: []string{}, Flaky: []string{}, OutputOverlaps: []workspace.OutputOverlap{}, Plugins: []InfoPlugin{}}
+	out := &InfoOutput{Root: e.Root, ConfigErrors: []string{}, ProjectNames: []string{}, Tasks: []string{}, RootTasks: []string{},
+		Flaky: []string{}, OutputOverlaps: []workspace.OutputOverlap{}, Plugins: []InfoPlugin{}}
 	out.Versions.VX, out.Versions.Key, out.Versions.CacheFormat, out.Versions.HistorySchema, out.Versions.Go = version.Version, taskkey.Version,
 		cache.FormatVersion, history.SchemaVersion, runtime.Version()
 	if err := e.LoadError(); err != nil {

@@ -142,7 +142,7 @@ func runOps() []*Operation {
 		// operation only on the command line; a verb declared readOnly
 		// with an inputSchema is served as a tool of its own name
 		// (PluginTools), through this operation.
-		opkit.Define(opkit.Spec[PluginCommandInput, PluginCommandOutput]{Name: OpPluginCommand, Title: "Run a plugin command", CLIOnly: true,
+		opkit.Define(opkit.Spec[PluginCommandInput, PluginCommandOutput]{Name: opPluginCommand, Title: "Run a plugin command", CLIOnly: true,
 			Description: "Runs a verb a plugin adds (vx VERB ARGS…) with the workspace model: the plugin's " +
 				"output, its JSON result and exit code (docs/plugins.md)."},
 			PluginCommand),

@@ -10,8 +10,8 @@ import (
 	"github.com/vzn/vx/protocol/plugin"
 )
 
-// OpPluginCommand is the operation running a plugin's verb.
-const OpPluginCommand = "runPluginCommand"
+// opPluginCommand is the operation running a plugin's verb.
+const opPluginCommand = "runPluginCommand"
 
 // PluginCommandInput names a plugin verb and what it is given: the
 // command line's arguments after the verb, or a tool's input object.
@@ -38,11 +38,11 @@ type PluginCommandOutput struct {
 // command line's plugin verbs and their MCP tools call.
 func PluginCommandOperation() *Operation {
 	for _, o := range Operations() {
-		if o.Name == OpPluginCommand {
+		if o.Name == opPluginCommand {
 			return o
 		}
 	}
-	panic("ops: " + OpPluginCommand + " is not declared")
+	panic("ops: " + opPluginCommand + " is not declared")
 }
 
 // PluginCommand runs a plugin's verb with the workspace model.

@@ -17,7 +17,7 @@ func (r Runner) Command(ctx context.Context, d Decl, e Entry, req plugin.Request
 	}
 	var a plugin.CommandAnswer
 	if err := r.decodeAnswer(b, &a); err != nil {
-		return nil, &Error{Plugin: d.Spec, File: d.File, Reason: r.mask("command " + req.Command + ": " + err.Error()), Stderr: stderr}
+		return nil, &pluginError{Plugin: d.Spec, File: d.File, Reason: r.mask("command " + req.Command + ": " + err.Error()), Stderr: stderr}
 	}
 	a.Output = r.mask(a.Output)
 	if len(a.Result) > 0 {

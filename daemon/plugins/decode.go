@@ -100,8 +100,8 @@ func checkDescribe(a *plugin.Describe) error {
 	return nil
 }
 
-// Offers reports whether the describe answer lists stage.
-func Offers(a *plugin.Describe, stage string) bool {
+// offers reports whether the describe answer lists stage.
+func offers(a *plugin.Describe, stage string) bool {
 	for _, s := range a.Stages {
 		if s == stage {
 			return true

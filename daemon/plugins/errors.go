@@ -5,17 +5,17 @@ import (
 	"strings"
 )
 
-// Error is a plugin's refusal: the plugin, the file it concerns (its
+// pluginError is a plugin's refusal: the plugin, the file it concerns (its
 // declaration, or the file a bad task came from), the reason and the tail
 // of its stderr, all already masked.
-type Error struct {
+type pluginError struct {
 	Plugin string
 	File   string
 	Reason string
 	Stderr string
 }
 
-func (e *Error) Error() string {
+func (e *pluginError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "plugin %s", e.Plugin)
 	if e.File != "" {

@@ -54,7 +54,7 @@ func (r Runner) Infer(ctx context.Context, in Input) Result {
 		}
 		return res
 	}
-	e, err := Resolve(r.Root, in.Decl)
+	e, err := resolve(r.Root, in.Decl)
 	if err != nil {
 		return fail(err)
 	}
@@ -68,7 +68,7 @@ func (r Runner) Infer(ctx context.Context, in Input) Result {
 		return fail(err)
 	}
 	res.Describe = cur.Describe
-	if Offers(cur.Describe, plugin.OffersTasks) {
+	if offers(cur.Describe, plugin.OffersTasks) {
 		if err := r.tasks(ctx, in, e, prev, cur, &res); err != nil {
 			return fail(err)
 		}
@@ -91,7 +91,7 @@ func (r Runner) describe(ctx context.Context, d Decl, e Entry, res *Result) (*pl
 		err = checkDescribe(&a)
 	}
 	if err != nil {
-		return nil, &Error{Plugin: d.Spec, File: d.File, Reason: r.mask("describe: " + err.Error()), Stderr: stderr}
+		return nil, &pluginError{Plugin: d.Spec, File: d.File, Reason: r.mask("describe: " + err.Error()), Stderr: stderr}
 	}
 	// What is shown of it (vx info, vx help, MCP tools) is masked.
 	a.Version = r.mask(a.Version)
@@ -110,11 +110,11 @@ func (r Runner) tasks(ctx context.Context, in Input, e Entry, prev, cur *stored,
 	d := in.Decl
 	all, err := in.List()
 	if err != nil {
-		return &Error{Plugin: d.Spec, File: d.File, Reason: r.mask("listing the workspace's files: " + err.Error())}
+		return &pluginError{Plugin: d.Spec, File: d.File, Reason: r.mask("listing the workspace's files: " + err.Error())}
 	}
 	files := Match(cur.Describe.Globs, all)
 	if len(files) > plugin.MaxFiles {
-		return &Error{Plugin: d.Spec, File: d.File, Reason: fmt.Sprintf("its globs match %d files; at most %d", len(files), plugin.MaxFiles)}
+		return &pluginError{Plugin: d.Spec, File: d.File, Reason: fmt.Sprintf("its globs match %d files; at most %d", len(files), plugin.MaxFiles)}
 	}
 	parts := []string{"tasks", cur.DescribeKey}
 	for _, p := range in.Projects {
@@ -135,7 +135,7 @@ func (r Runner) tasks(ctx context.Context, in Input, e Entry, prev, cur *stored,
 			cur.rehashed++
 		}
 		if err != nil {
-			return &Error{Plugin: d.Spec, File: f, Reason: r.mask("reading a matched file: " + err.Error())}
+			return &pluginError{Plugin: d.Spec, File: f, Reason: r.mask("reading a matched file: " + err.Error())}
 		}
 		cur.Files = append(cur.Files, rec)
 		parts = append(parts, f, rec.Hash)
@@ -156,13 +156,13 @@ func (r Runner) tasks(ctx context.Context, in Input, e Entry, prev, cur *stored,
 	}
 	var a plugin.TasksAnswer
 	if err := r.decodeAnswer(b, &a); err != nil {
-		return &Error{Plugin: d.Spec, File: d.File, Reason: r.mask("tasks: " + err.Error()), Stderr: stderr}
+		return &pluginError{Plugin: d.Spec, File: d.File, Reason: r.mask("tasks: " + err.Error()), Stderr: stderr}
 	}
 	if bad, err := checkTasks(a.Tasks, fileSet, roots); err != nil {
 		if bad == "" {
 			bad = d.File
 		}
-		return &Error{Plugin: d.Spec, File: bad, Reason: r.mask("tasks: " + err.Error()), Stderr: stderr}
+		return &pluginError{Plugin: d.Spec, File: bad, Reason: r.mask("tasks: " + err.Error()), Stderr: stderr}
 	}
 	cur.Tasks, res.Tasks = a.Tasks, a.Tasks
 	return nil
@@ -239,8 +239,8 @@ func nonNilProjects(s []plugin.Project) []plugin.Project {
 	return s
 }
 
-// Options is the JSON a declaration's options are sent as ({} when none).
-func Options(raw json.RawMessage) json.RawMessage {
+// optionsJSON is the JSON a declaration's options are sent as ({} when none).
+func optionsJSON(raw json.RawMessage) json.RawMessage {
 	if len(raw) == 0 {
 		return json.RawMessage("{}")
 	}

@@ -45,7 +45,7 @@ func command(entry string) (string, []string) {
 func (r Runner) Call(ctx context.Context, d Decl, e Entry, req plugin.Request) ([]byte, string, error) {
 	req.Protocol = plugin.Version
 	if len(req.Options) == 0 {
-		req.Options = Options(d.Options)
+		req.Options = optionsJSON(d.Options)
 	}
 	in, err := json.Marshal(req)
 	if err != nil {
@@ -74,7 +74,7 @@ func (r Runner) Call(ctx context.Context, d Decl, e Entry, req plugin.Request) (
 	}
 	stderr := lastBytes(r.mask(tail.String()), plugin.MaxStderr)
 	fail := func(reason string) ([]byte, string, error) {
-		return nil, stderr, &Error{Plugin: d.Spec, File: d.File, Reason: r.mask(req.Stage + ": " + reason), Stderr: stderr}
+		return nil, stderr, &pluginError{Plugin: d.Spec, File: d.File, Reason: r.mask(req.Stage + ": " + reason), Stderr: stderr}
 	}
 	switch {
 	case out.overflow:

@@ -33,8 +33,8 @@ func (d Decl) timeout() time.Duration {
 	return plugin.DefaultTimeoutSeconds * time.Second
 }
 
-// IsPath reports whether spec names a file rather than a package.
-func IsPath(spec string) bool {
+// isPath reports whether spec names a file rather than a package.
+func isPath(spec string) bool {
 	if strings.HasPrefix(spec, "./") || strings.HasPrefix(spec, "../") || strings.HasPrefix(spec, "/") || filepath.IsAbs(spec) {
 		return true
 	}
@@ -55,7 +55,7 @@ func CheckSpec(spec string) error {
 	if spec == "" {
 		return fmt.Errorf("a plugin is an empty string (use a path such as \"./tools/plugin.mjs\" or a package name)")
 	}
-	if IsPath(spec) {
+	if isPath(spec) {
 		if filepath.IsAbs(spec) || strings.HasPrefix(spec, "/") {
 			return fmt.Errorf("plugin %q: an absolute path (use a path relative to the workspace root)", spec)
 		}
@@ -76,11 +76,11 @@ type Entry struct {
 	Identity string
 }
 
-// Resolve finds d's entry under root, refusing one outside the workspace
+// resolve finds d's entry under root, refusing one outside the workspace
 // (or, for a package, outside its package's directory).
-func Resolve(root string, d Decl) (Entry, error) {
+func resolve(root string, d Decl) (Entry, error) {
 	refuse := func(reason string) (Entry, error) {
-		return Entry{}, &Error{Plugin: d.Spec, File: d.File, Reason: reason}
+		return Entry{}, &pluginError{Plugin: d.Spec, File: d.File, Reason: reason}
 	}
 	if err := CheckSpec(d.Spec); err != nil {
 		return refuse(err.Error())
@@ -88,7 +88,7 @@ func Resolve(root string, d Decl) (Entry, error) {
 	h := sha256.New()
 	var e Entry
 	within := root
-	if IsPath(d.Spec) {
+	if isPath(d.Spec) {
 		e.Path = filepath.Join(root, filepath.FromSlash(d.Spec))
 	} else {
 		dir := filepath.Join(root, "node_modules", filepath.FromSlash(d.Spec))

@@ -99,7 +99,8 @@ func networkDirRefusal(dir string) error {
 	if !strings.HasPrefix(anypath.Volume(dir), `\\`) {
 		return nil
 	}
-	return fmt.Errorf("cmd.exe cannot run a script in a network directory (%s): map the share to a drive letter (net use Z: %s) and run vx from there, or name another shell with npm's script-shell", dir, anypath.Volume(dir))
+	return fmt.Errorf("cmd.exe cannot run a script in a network directory (%s): map the share to a drive letter "+
+		"(net use Z: %s) and run vx from there, or name another shell with npm's script-shell", dir, anypath.Volume(dir))
 }
 
 // lookupFold is env's value of name, matched without regard to case as

@@ -19,9 +19,9 @@ import (
 	"sync"
 )
 
-// Headroom is what the heap may grow by past the live heap before the
+// headroom is what the heap may grow by past the live heap before the
 // next collection, at the least.
-const Headroom = 16 << 20
+const headroom = 16 << 20
 
 // minPercent is the pace with a large live heap: a quarter of it again.
 const minPercent = 25
@@ -32,13 +32,13 @@ const minPercent = 25
 // about 20 MB) never collects at all.
 const firstPercent = 1000
 
-// Percent is the GOGC that lets a heap of live bytes grow by Headroom, or
+// percent is the GOGC that lets a heap of live bytes grow by Headroom, or
 // by a quarter when that is more.
-func Percent(live uint64) int {
+func percent(live uint64) int {
 	if live == 0 {
 		return firstPercent
 	}
-	p := int(Headroom * 100 / live)
+	p := int(headroom * 100 / live)
 	return min(max(p, minPercent), firstPercent)
 }
 
@@ -62,7 +62,7 @@ type sentinel struct{ _ [16]byte }
 
 func arm(s *sentinel) {
 	runtime.SetFinalizer(s, func(s *sentinel) {
-		debug.SetGCPercent(Percent(liveHeap()))
+		debug.SetGCPercent(percent(liveHeap()))
 		arm(s)
 	})
 }

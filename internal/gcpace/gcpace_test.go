@@ -19,14 +19,14 @@ func TestPercent(t *testing.T) {
 	}{
 		{0, firstPercent},
 		{1 << 20, firstPercent},
-		{Headroom, 100},
-		{2 * Headroom, 50},
-		{4 * Headroom, minPercent},
-		{64 * Headroom, minPercent},
+		{headroom, 100},
+		{2 * headroom, 50},
+		{4 * headroom, minPercent},
+		{64 * headroom, minPercent},
 		{1 << 40, minPercent}, // a huge heap: still a pace, never off
 		{math.MaxUint64, minPercent},
 	} {
-		if got := Percent(c.live); got != c.want {
+		if got := percent(c.live); got != c.want {
 			t.Errorf("Percent(%d) = %d, want %d", c.live, got, c.want)
 		}
 	}
@@ -38,7 +38,7 @@ func TestStartPacesByTheLiveHeap(t *testing.T) {
 	t.Setenv("GOGC", "")
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	Start()
-	held := make([]byte, 2*Headroom) // live, if never touched
+	held := make([]byte, 2*headroom) // live, if never touched
 	// Half, or a little less: the test's own heap is live too.
 	waitPercent(t, "at most 50", func(p int) bool { return p <= 50 && p > minPercent })
 	runtime.KeepAlive(held)
@@ -68,7 +68,7 @@ func TestGOGCFromTheEnvironmentDecides(t *testing.T) {
 	if os.Getenv("GCPACE_CHILD") == "1" {
 		debug.SetGCPercent(400) // as the runtime set it from GOGC=400
 		Start()
-		held := make([]byte, 4*Headroom)
+		held := make([]byte, 4*headroom)
 		for range 5 {
 			runtime.GC()
 			time.Sleep(10 * time.Millisecond)

@@ -124,7 +124,8 @@ func TestVitestTasks(t *testing.T) {
 		"vitest.shared.ts": "import react from '@vitejs/plugin-react';\nexport const shared = { plugins: [react()] };\n",
 		"packages/a/vitest.config.ts": "import { defineConfig } from 'vitest/config';\nimport { shared } from '../../vitest.shared';\n" +
 			"export default defineConfig({ ...shared, test: { include: ['src/**/*.test.ts'] } });\n",
-		"packages/b/vite.config.ts":       "import { defineConfig } from 'vite';\n// the report goes to cov/\nexport default defineConfig({\n  test: {\n    coverage: { enabled: true, provider: 'istanbul', reportsDirectory: './cov', exclude: [{ a: 1 }] },\n  },\n});\n",
+		"packages/b/vite.config.ts": "import { defineConfig } from 'vite';\n// the report goes to cov/\nexport default defineConfig({\n  test: {\n" +
+			"    coverage: { enabled: true, provider: 'istanbul', reportsDirectory: './cov', exclude: [{ a: 1 }] },\n  },\n});\n",
 		"packages/c/vite.config.mjs":      "// test: {}\nexport default { build: { outDir: 'dist' }, define: { x: 'test: 1' } };\n",
 		"packages/d/src/vitest.config.ts": "export default {};\n",
 		"packages/e/vitest.config.mts":    "export default { test: { coverage: { reportsDirectory: 'coverage' } } };\n",
@@ -143,8 +144,10 @@ func TestVitestTasks(t *testing.T) {
 	got := tasks(t, "vitest", root, nil, matched, projects)
 	with := func(extra ...string) []string { return append(append([]string{}, vitestBase...), extra...) }
 	want := []task{
-		{Project: "a", Name: "test", File: "packages/a/vitest.config.ts", Command: "vitest run", Inputs: with("/vitest.shared.ts", "/tsconfig*.json", "npm:vitest", "npm:@vitejs/plugin-react"), Env: []string{"CI"}, Cache: yes()},
-		{Project: "b", Name: "test", File: "packages/b/vite.config.ts", Command: "vitest run", Inputs: with("/tsconfig*.json", "npm:vitest", "npm:vite", "npm:@vitest/coverage-istanbul"), Outputs: []string{"cov/**"}, Env: []string{"CI"}, Cache: yes()},
+		{Project: "a", Name: "test", File: "packages/a/vitest.config.ts", Command: "vitest run",
+			Inputs: with("/vitest.shared.ts", "/tsconfig*.json", "npm:vitest", "npm:@vitejs/plugin-react"), Env: []string{"CI"}, Cache: yes()},
+		{Project: "b", Name: "test", File: "packages/b/vite.config.ts", Command: "vitest run",
+			Inputs: with("/tsconfig*.json", "npm:vitest", "npm:vite", "npm:@vitest/coverage-istanbul"), Outputs: []string{"cov/**"}, Env: []string{"CI"}, Cache: yes()},
 		{Project: "e", Name: "test", File: "packages/e/vitest.config.mts", Command: "vitest run", Inputs: with("/tsconfig*.json", "npm:vitest"), Env: []string{"CI"}, Cache: yes()},
 		{Project: "f", Name: "test", File: "packages/f/vite.config.js", Command: "vitest run", Inputs: with("/tsconfig*.json", "npm:vitest"), Env: []string{"CI"}, Cache: yes()},
 	}

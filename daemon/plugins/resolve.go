@@ -151,7 +151,14 @@ func readBounded(path string, max int64) ([]byte, error) {
 	return b, err
 }
 
+// hashFile writes path's content to h. It is looked at before it is
+// opened: opening a FIFO (or a link to one) would wait for a writer.
 func hashFile(path string, h io.Writer) error {
+	if st, err := os.Stat(path); err != nil {
+		return err
+	} else if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file", path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -161,7 +168,7 @@ func hashFile(path string, h io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if !st.Mode().IsRegular() {
+	if !st.Mode().IsRegular() { // replaced between the two looks
 		return fmt.Errorf("%s is not a regular file", path)
 	}
 	_, err = io.Copy(h, f)

@@ -130,6 +130,13 @@ func (t *taskCgroup) peak() (int64, bool) {
 	return readInt(filepath.Join(t.dir, "memory.peak")), true
 }
 
+// kill kills every process in the cgroup, leaving it in place.
+func (t *taskCgroup) kill() {
+	if t != nil {
+		killCgroup(t.dir)
+	}
+}
+
 // remove kills what is left in the cgroup and removes it.
 func (t *taskCgroup) remove() {
 	if t == nil {

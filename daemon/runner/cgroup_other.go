@@ -23,5 +23,6 @@ func (*taskCgroup) attach(*syscall.SysProcAttr) {}
 func (*taskCgroup) measuresMemory() bool        { return false }
 func (*taskCgroup) peak() (int64, bool)         { return 0, false }
 func (*taskCgroup) remove()                     {}
+func (*taskCgroup) kill()                       {}
 func removeCgroup(string)                       {}
 func isRunCgroup(string) bool                   { return false }

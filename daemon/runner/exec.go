@@ -202,7 +202,7 @@ func (r *run) execute(ctx context.Context, n *workspace.Node, out *capture) resu
 	procs.started(cmd.Process.Pid)
 	var res result
 	var waitErr error
-	res.timedOut, res.interrupted, waitErr = waitTask(ctx, n, cmd, sb)
+	res.timedOut, res.interrupted, waitErr = waitTask(ctx, n, cmd, sb, procs)
 	res.duration = time.Since(start)
 	res.violations = sb.finish(r.p.Masker.String)
 	measure(&res, cmd.ProcessState, procs)
@@ -258,8 +258,11 @@ func (r *run) startTask(n *workspace.Node, out *capture, procs *taskProcs) (cmd 
 
 // waitTask waits for the started command until it ends, its timeout
 // passes or ctx is cancelled (then its group is killed), and kills what
-// is left of its group in any case.
-func waitTask(ctx context.Context, n *workspace.Node, cmd *exec.Cmd, sb *confinement) (timedOut, interrupted bool, err error) {
+// is left of its group in any case. What the first process left running
+// is killed as soon as it exits (procs.killLeft), not once its output
+// pipes close: a process holding them would otherwise run on for the
+// WaitDelay.
+func waitTask(ctx context.Context, n *workspace.Node, cmd *exec.Cmd, sb *confinement, procs *taskProcs) (timedOut, interrupted bool, err error) {
 	pgid := cmd.Process.Pid
 	var timeout <-chan time.Time
 	if n.Def.Timeout > 0 {
@@ -271,6 +274,9 @@ func waitTask(ctx context.Context, n *workspace.Node, cmd *exec.Cmd, sb *confine
 	go func() { done <- sb.wait(cmd) }()
 	select {
 	case err = <-done:
+	case <-leaderExited(pgid):
+		procs.killLeft()
+		err = <-done
 	case <-timeout:
 		timedOut = true
 		killGroup(pgid)

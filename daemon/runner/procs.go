@@ -132,6 +132,19 @@ func (t *taskProcs) peak(ru *syscall.Rusage) int64 {
 	return 0
 }
 
+// killLeft kills, once the task's first process has exited, what it left
+// running: its group, and what left the group (its cgroup's processes,
+// else those carrying its mark). end, later, kills again what is found
+// then and reaps.
+func (t *taskProcs) killLeft() {
+	signalGroup(t.pgid, syscall.SIGKILL)
+	if t.cg != nil {
+		t.cg.kill()
+	} else {
+		killEscapees(t)
+	}
+}
+
 // end kills what is left of the task outside its group, which the
 // caller killed: all in its cgroup, which is removed, or without one what
 // it left that carries its mark (endEscapees). The watchdog forgets the

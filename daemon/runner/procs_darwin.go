@@ -31,11 +31,44 @@ func selfExe() (string, error) { return os.Executable() }
 // task orphans becomes launchd's child.
 func becomeSubreaper() {}
 
+// leaderExited is closed when process pid has exited (kqueue's
+// NOTE_EXIT, which does not reap it); nil, never closed, where the
+// kernel will not watch it.
+func leaderExited(pid int) <-chan struct{} {
+	kq, err := unix.Kqueue()
+	if err != nil {
+		return nil
+	}
+	var ev unix.Kevent_t
+	unix.SetKevent(&ev, pid, unix.EVFILT_PROC, unix.EV_ADD|unix.EV_ONESHOT)
+	ev.Fflags = unix.NOTE_EXIT
+	if _, err := unix.Kevent(kq, []unix.Kevent_t{ev}, nil, nil); err != nil {
+		unix.Close(kq)
+		return nil
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer unix.Close(kq)
+		out := make([]unix.Kevent_t, 1)
+		for {
+			if _, err := unix.Kevent(kq, nil, out, nil); err != unix.EINTR {
+				return
+			}
+		}
+	}()
+	return done
+}
+
 // endEscapees kills what task t left behind outside its group, which the
-// caller killed: without a subreaper, these are wherever launchd keeps
-// them, so the process table is searched for the task's mark among the
-// user's processes started since the task did, again until none is left.
-func endEscapees(t *taskProcs) {
+// caller killed (killEscapees).
+func endEscapees(t *taskProcs) { killEscapees(t) }
+
+// killEscapees kills what task t left behind outside its group: without
+// a subreaper, these are wherever launchd keeps them, so the process
+// table is searched for the task's mark among the user's processes
+// started since the task did, again until none is left.
+func killEscapees(t *taskProcs) {
 	ids := map[string]bool{t.id: true}
 	for round := 0; round < 50; round++ {
 		pids := markedSince(t.ps.root, ids, t.since)

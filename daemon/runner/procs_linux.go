@@ -51,12 +51,35 @@ func becomeSubreaper() {
 	_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 }
 
+// leaderExited is closed when process pid, vx's child, has exited. It
+// does not reap it: the process stays vx's (a zombie) for its Wait.
+func leaderExited(pid int) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var info unix.Siginfo
+		for unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil) == unix.EINTR {
+		}
+	}()
+	return done
+}
+
 // endEscapees kills and reaps what task t left behind outside its group,
-// which the caller killed: vx being their subreaper, they are vx's
-// children, found by the marker every task's environment carries
-// (taskEnv). Zombies of its group are reaped too (vx started none of
+// which the caller killed. The group's killed processes are reaped first:
+// only once a process is gone are its orphans vx's children.
+// Zombies of the group are reaped again at the end (vx started none of
 // them: its first process is reaped already).
 func endEscapees(t *taskProcs) {
+	reapGroup(t.pgid)
+	killEscapees(t)
+	reapGroup(t.pgid)
+}
+
+// killEscapees kills and reaps, again until none is found, the processes
+// task t left outside its group: vx being their subreaper, they are vx's
+// children, found by the marker every task's environment carries
+// (taskEnv).
+func killEscapees(t *taskProcs) {
 	ids := map[string]bool{t.id: true}
 	for round := 0; round < 50; round++ {
 		found := false
@@ -68,10 +91,9 @@ func endEscapees(t *taskProcs) {
 			}
 		}
 		if !found {
-			break
+			return
 		}
 	}
-	reapGroup(t.pgid)
 }
 
 // reapGroup reaps vx's children in group pgid, killed: its processes

@@ -23,6 +23,13 @@ func selfExe() (string, error) { return os.Executable() }
 // becomeSubreaper does nothing: the Job Object holds what a task orphans.
 func becomeSubreaper() {}
 
+// leaderExited is nil, never closed: a task's processes are its Job
+// Object's, ended when the task's wait returns (endEscapees).
+func leaderExited(int) <-chan struct{} { return nil }
+
+// killEscapees does nothing: the Job Object's end (endEscapees) ends them.
+func killEscapees(*taskProcs) {}
+
 // endEscapees ends what is left in task t's Job Object, which holds every
 // process the task started, wherever it went, and lets go of the job.
 func endEscapees(t *taskProcs) { releaseTree(t.pgid) }

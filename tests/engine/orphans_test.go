@@ -131,8 +131,10 @@ func TestEndedTaskLeavesNoProcess(t *testing.T) {
 		env        []string
 	}{
 		{"plain", "leave", nil},
+		{"many", "leaveMany", nil},
 		{"confined", "leaveConfined", nil},
 		{"plain without cgroup", "leave", []string{runner.NoCgroupEnv + "=1"}},
+		{"many without cgroup", "leaveMany", []string{runner.NoCgroupEnv + "=1"}},
 		{"confined without cgroup", "leaveConfined", []string{runner.NoCgroupEnv + "=1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

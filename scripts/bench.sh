@@ -13,8 +13,14 @@
 #           repeats that run (daemon/journal, "Repeating a fully cached run").
 #   large:  the same, in the same rounds, on BENCH_LARGE_N packages (default
 #           10000; 0 leaves it out), vx only unless BENCH_LARGE_TURBO=1
-#           (turbo's cache fill takes hours): without a daemon, with vxd up,
-#           its repeat, and the floor;
+#           (turbo's cache fill takes an hour or more): without a daemon,
+#           with vxd up, its repeat, and the floor. Its workspace declares
+#           Yarn 1 as its package manager where the 1,000 one declares npm:
+#           turbo runs each task with `<package manager> run`, and
+#           `npm run` reads the whole workspace each time (4.5 s of CPU a
+#           task at 10,000 packages here, 0.3 s at 50: a fill of 12 CPU-hours),
+#           `yarn run` does not (0.3 s at 10,000). Nothing else differs,
+#           and neither tool starts a package manager in a cached run;
 #           each against its own floor, and the growth of vx/floor from
 #           BENCH_CACHED_N to BENCH_LARGE_N (target ≤ 1.25), with the peak
 #           RSS of one no-op run (GNU time, when installed).
@@ -43,8 +49,8 @@
 #        with their caches: skips the long turbo fill; the generator is
 #        deterministic, so they are the same trees),
 #        BENCH_LARGE_TURBO=1 (turbo's fully cached run at BENCH_LARGE_N too,
-#        in the same rounds; its first fill runs npm once per package, hours
-#        at 10,000 on 2 CPUs: keep it with BENCH_REUSE=1)
+#        in the same rounds; its first fill runs `yarn run` once per
+#        package, 50 CPU-minutes at 10,000: keep it with BENCH_REUSE=1)
 set -euo pipefail
 
 # The whole script is one compound command, read before any of it runs,
@@ -78,17 +84,19 @@ fi
 
 install_turbo
 
-# make_ws N [vx]: generate, commit, and copy the workspace for vx and (but
-# with "vx") for turbo.
+# make_ws N PACKAGE_MANAGER [vx]: generate, commit, and copy the workspace
+# for vx and (but with "vx") for turbo; reused (BENCH_REUSE=1) only when it
+# declares the same package manager.
 make_ws() {
-  local n=$1 src=$WORK/ws/src-$1
-  if [[ ${BENCH_REUSE:-} == 1 && -d $WORK/ws/vx-$n/.git && (${2:-} == vx || -d $WORK/ws/turbo-$n/.git) ]]; then
+  local n=$1 pm=$2 src=$WORK/ws/src-$1
+  if [[ ${BENCH_REUSE:-} == 1 && -d $WORK/ws/vx-$n/.git && (${3:-} == vx || -d $WORK/ws/turbo-$n/.git) ]] &&
+    grep -q "\"packageManager\": \"$pm\"" "$WORK/ws/vx-$n/package.json"; then
     log "reusing the $n-package workspaces in $WORK/ws"
     return
   fi
   rm -rf "$src" "$WORK/ws/vx-$n" "$WORK/ws/turbo-$n"
-  gen_repo "$n" "$src" "npm@$(npm --version)"
-  if [[ ${2:-} == vx ]]; then
+  gen_repo "$n" "$src" "$pm"
+  if [[ ${3:-} == vx ]]; then
     mv "$src" "$WORK/ws/vx-$n"
     return
   fi
@@ -103,7 +111,7 @@ run_floor() { (cd "$1" && exec "$WORK/bin/floor"); }
 
 # --- cached, N_CACHED packages ---------------------------------------------
 log "generating $N_CACHED packages"
-make_ws "$N_CACHED"
+make_ws "$N_CACHED" "npm@$(npm --version)"
 VXC=$WORK/ws/vx-$N_CACHED TUC=$WORK/ws/turbo-$N_CACHED
 log "filling both caches, then one warm-up run each"
 run_vx "$VXC" >/dev/null 2>&1 || die "vx run build failed in $VXC"
@@ -113,7 +121,7 @@ ms run_turbo "$TUC" >/dev/null
 VXL=
 if [[ $N_LARGE -gt 0 ]]; then
   log "generating $N_LARGE packages, filling vx's cache"
-  make_ws "$N_LARGE" "$([[ ${BENCH_LARGE_TURBO:-} == 1 ]] || echo vx)"
+  make_ws "$N_LARGE" "yarn@$YARN1_VERSION" "$([[ ${BENCH_LARGE_TURBO:-} == 1 ]] || echo vx)"
   VXL=$WORK/ws/vx-$N_LARGE
   run_vx "$VXL" >/dev/null 2>&1 || die "vx run build failed in $VXL"
   ms run_vx "$VXL" >/dev/null
@@ -121,7 +129,7 @@ fi
 TUL=
 if [[ $N_LARGE -gt 0 && ${BENCH_LARGE_TURBO:-} == 1 ]]; then
   TUL=$WORK/ws/turbo-$N_LARGE
-  log "filling turbo's cache at $N_LARGE packages (npm once per package: long, kept by BENCH_REUSE=1)"
+  log "filling turbo's cache at $N_LARGE packages (yarn run once per package: long, kept by BENCH_REUSE=1)"
   run_turbo "$TUL" >/dev/null 2>&1 || die "turbo run build failed in $TUL"
   ms run_turbo "$TUL" >/dev/null
 fi
@@ -197,7 +205,7 @@ fi
 
 # --- cold, N_COLD packages -------------------------------------------------
 log "generating $N_COLD packages"
-make_ws "$N_COLD"
+make_ws "$N_COLD" "npm@$(npm --version)"
 VXD=$WORK/ws/vx-$N_COLD TUD=$WORK/ws/turbo-$N_COLD
 vx_cold=() turbo_cold=()
 for i in $(seq "$RUNS_COLD"); do

@@ -40,14 +40,18 @@ build_gen_and_vx() {
 
 # install_turbo: turbo@TURBO_VERSION (default latest) in $WORK/tools unless
 # there already; sets TURBO (the binary) and TURBO_FLAGS (for turbo run).
+# Yarn 1 beside it, first on PATH, for the workspaces that declare it
+# (turbo runs their tasks with `yarn run`); sets YARN1_VERSION.
 install_turbo() {
   TURBO_VERSION=${TURBO_VERSION:-latest}
   TURBO=$WORK/tools/node_modules/.bin/turbo
-  if [[ ! -x $TURBO ]] || [[ $TURBO_VERSION != latest && $("$TURBO" --version) != "$TURBO_VERSION" ]]; then
-    log "installing turbo@$TURBO_VERSION from npm into $WORK/tools"
+  if [[ ! -x $TURBO || ! -x $WORK/tools/node_modules/.bin/yarn ]] || [[ $TURBO_VERSION != latest && $("$TURBO" --version) != "$TURBO_VERSION" ]]; then
+    log "installing turbo@$TURBO_VERSION and yarn@1 from npm into $WORK/tools"
     [[ -f $WORK/tools/package.json ]] || echo '{ "private": true }' >"$WORK/tools/package.json"
-    npm install --prefix "$WORK/tools" --no-audit --no-fund --loglevel=error "turbo@$TURBO_VERSION" >&2
+    npm install --prefix "$WORK/tools" --no-audit --no-fund --loglevel=error "turbo@$TURBO_VERSION" yarn@1 >&2
   fi
+  export PATH=$WORK/tools/node_modules/.bin:$PATH
+  YARN1_VERSION=$(yarn --version)
   TURBO_FLAGS=(--ui=stream)
   # turbo 1.x and early 2.x start a daemon unless told not to; later 2.x
   # versions no longer use one for `turbo run` and deprecate the flag.

@@ -7,18 +7,16 @@ import (
 	"syscall"
 )
 
-// ownGroup starts cmd as the leader of a process group of its own and
-// makes its cancellation kill the whole group, so that nothing the plugin
-// started outlives the request.
-func ownGroup(cmd *exec.Cmd) {
+// runTree runs cmd as the leader of a process group of its own: its
+// cancellation kills the whole group, and what is left of the group once
+// cmd has been waited for (a process the plugin started and did not wait
+// for) is killed then. Nothing the plugin started outlives the request.
+func runTree(cmd *exec.Cmd) error {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-}
-
-// killGroup kills what is left of cmd's process group once it has been
-// waited for: a process the plugin started and did not wait for.
-func killGroup(cmd *exec.Cmd) {
+	err := cmd.Run()
 	if cmd.Process != nil {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
+	return err
 }

@@ -1,10 +1,36 @@
 package plugins
 
-import "os/exec"
+import (
+	"os/exec"
+	"sync"
 
-// ownGroup leaves cmd's cancellation to kill the process itself (Windows
-// has no process groups to signal).
-func ownGroup(cmd *exec.Cmd) {}
+	"github.com/vzn/vx/internal/jobobject"
+)
 
-// killGroup does nothing: Windows has no process group to kill.
-func killGroup(cmd *exec.Cmd) {}
+// runTree runs cmd with it and every process it starts held in a Job
+// Object of its own (internal/jobobject), ended when its context ends
+// and once cmd has been waited for: nothing the plugin started outlives
+// the request. (A process it starts before it is held, in the few
+// instructions after it was created, is not in the job.)
+func runTree(cmd *exec.Cmd) error {
+	var mu sync.Mutex
+	var job *jobobject.Job
+	cmd.Cancel = func() error {
+		mu.Lock()
+		job.Terminate()
+		mu.Unlock()
+		return cmd.Process.Kill()
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	held, _ := jobobject.Hold(cmd.Process.Pid) // nil: the process alone is killed
+	mu.Lock()
+	job = held
+	mu.Unlock()
+	err := cmd.Wait()
+	mu.Lock()
+	job.Close()
+	mu.Unlock()
+	return err
+}

@@ -62,13 +62,11 @@ func (r Runner) Call(ctx context.Context, d Decl, e Entry, req plugin.Request) (
 	// through a secret (shorter than the slack) would escape the masking.
 	tail := &tailBuf{max: 2 * plugin.MaxStderr}
 	cmd.Stdout, cmd.Stderr = out, tail
-	ownGroup(cmd)
-	// Pipes a grandchild holds open do not keep the request waiting.
+	// Pipes a grandchild holds open do not keep the request waiting; what
+	// the plugin started and left running (holding its stdout, say) ends
+	// with the request (runTree).
 	cmd.WaitDelay = 2 * time.Second
-	runErr := cmd.Run()
-	// What the plugin started and left running (holding its stdout, say)
-	// ends with the request.
-	killGroup(cmd)
+	runErr := runTree(cmd)
 	if errors.Is(runErr, exec.ErrWaitDelay) {
 		runErr = nil // it exited with success; its answer is judged as any other
 	}

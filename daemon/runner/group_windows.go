@@ -9,6 +9,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/windows"
+
+	"github.com/vzn/vx/internal/jobobject"
 )
 
 // Windows has no process groups to signal: each task's first process is
@@ -21,7 +23,7 @@ import (
 // and AssignProcessToJobObject, before the task's shell has run.)
 
 // jobs holds each running task's job, by its first process's id.
-var jobs sync.Map // int -> windows.Handle
+var jobs sync.Map // int -> *jobobject.Job
 
 // ownGroup makes a process start in a console process group of its own,
 // which a Ctrl+Break event can be aimed at. Where vx has no console (vxd,
@@ -54,39 +56,15 @@ func ownSession() *syscall.SysProcAttr {
 // holdTree puts the started process pid in a new job that kills all its
 // processes when vx lets go of it (or ends).
 func holdTree(pid int) {
-	job, err := windows.CreateJobObject(nil, nil)
-	if err != nil {
-		return
+	if job, err := jobobject.Hold(pid); err == nil {
+		jobs.Store(pid, job)
 	}
-	var info windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION
-	info.BasicLimitInformation.LimitFlags = windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
-	_, err = windows.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation,
-		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info)))
-	if err == nil {
-		err = assign(job, pid)
-	}
-	if err != nil {
-		windows.CloseHandle(job)
-		return
-	}
-	jobs.Store(pid, job)
-}
-
-// assign puts process pid in job.
-func assign(job windows.Handle, pid int) error {
-	p, err := windows.OpenProcess(windows.PROCESS_SET_QUOTA|windows.PROCESS_TERMINATE, false, uint32(pid))
-	if err != nil {
-		return err
-	}
-	defer windows.CloseHandle(p)
-	return windows.AssignProcessToJobObject(job, p)
 }
 
 // releaseTree kills what is left in the job of pid and lets go of it.
 func releaseTree(pid int) {
-	if h, ok := jobs.LoadAndDelete(pid); ok {
-		_ = windows.TerminateJobObject(h.(windows.Handle), 1)
-		_ = windows.CloseHandle(h.(windows.Handle))
+	if j, ok := jobs.LoadAndDelete(pid); ok {
+		j.(*jobobject.Job).Close()
 	}
 }
 
@@ -99,29 +77,17 @@ func signalGroup(pgid int, sig syscall.Signal) {
 	if sig == syscall.SIGTERM && windows.GenerateConsoleCtrlEvent(windows.CTRL_BREAK_EVENT, uint32(pgid)) == nil {
 		return
 	}
-	if h, ok := jobs.Load(pgid); ok {
-		_ = windows.TerminateJobObject(h.(windows.Handle), 1)
+	if j, ok := jobs.Load(pgid); ok {
+		j.(*jobobject.Job).Terminate()
 		return
 	}
 	killPid(pgid)
 }
 
-// jobAccounting is JOBOBJECT_BASIC_ACCOUNTING_INFORMATION.
-type jobAccounting struct {
-	TotalUserTime, TotalKernelTime, ThisPeriodUserTime, ThisPeriodKernelTime int64
-	TotalPageFaults, TotalProcesses, ActiveProcesses, TotalTerminated        uint32
-}
-
 // groupAlive says whether a process of the task's job is still there.
 func groupAlive(pgid int) bool {
-	h, ok := jobs.Load(pgid)
-	if !ok {
-		return false
-	}
-	var info jobAccounting
-	err := windows.QueryInformationJobObject(h.(windows.Handle), windows.JobObjectBasicAccountingInformation,
-		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info)), nil)
-	return err == nil && info.ActiveProcesses > 0
+	j, ok := jobs.Load(pgid)
+	return ok && j.(*jobobject.Job).Active()
 }
 
 // killGroup asks the task to stop (a Ctrl+Break event), then ends what

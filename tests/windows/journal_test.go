@@ -43,8 +43,8 @@ func journalRun(t *testing.T, ws string, n int) (cache map[string]string, how st
 // under wine, a watch per directory) lets a no-op run take every file
 // from the journal, and an edit a wine cmd.exe makes, a new directory
 // with a file written into it at once, and a removed file, are each seen
-// by the next run, which runs the edited package again; vxd status says
-// it is watching.
+// by the next run, which runs the edited package again, as is a burst of
+// files in one directory; vxd status says it is watching.
 func TestJournalUnderWine(t *testing.T) {
 	needWine(t)
 	ws := t.TempDir()
@@ -86,4 +86,17 @@ func TestJournalUnderWine(t *testing.T) {
 			t.Errorf("after %s: %v, files %q; want the journal to have seen it, a and b run again", st.what, cache, how)
 		}
 	}
+	// A burst of files in one directory, more than a watch's buffer holds
+	// between two reads: whether the journal saw them all or overflowed
+	// (its epoch then ends, and the run stats every file), the next run
+	// runs a again.
+	burst := `for /L %i in (1,1,1500) do @echo x> packages\a\src\burst%i.txt`
+	if out, err := wine(t, 5*time.Minute, ws, "cmd", "/d", "/c", burst); err != nil {
+		t.Fatalf("wine cmd /c %s: %v\n%s", burst, err, out)
+	}
+	cache, how := run()
+	if cache["a#build"] != "miss/passed" {
+		t.Errorf("after a burst of 1,500 new files in one directory: %v, files %q; want a and b run again", cache, how)
+	}
+	t.Logf("after the burst, the run's files: %s", how)
 }

@@ -107,7 +107,7 @@ func newJournal(root string, limit int, budget *Budget, log zerolog.Logger) (*Jo
 		fw.Close()
 		return nil, err
 	}
-	if err := fw.Add(j.barDir); err != nil {
+	if err := addWatch(fw, j.barDir); err != nil {
 		fw.Close()
 		return nil, err
 	}
@@ -304,7 +304,7 @@ func (j *Journal) addTree(dir string, record bool) error {
 		}
 		// Watched before WalkDir reads it: an entry made after this is an
 		// event, one made before is read.
-		if err := j.w.Add(p); err != nil {
+		if err := addWatch(j.w, p); err != nil {
 			j.budget.Give(cost)
 			if errors.Is(err, fs.ErrNotExist) {
 				return filepath.SkipDir
@@ -436,7 +436,7 @@ func (j *Journal) barrier(ctx context.Context) error {
 	if errors.Is(err, fs.ErrNotExist) {
 		// Someone removed the markers' directory: make and watch it again.
 		if err = os.MkdirAll(j.barDir, 0o700); err == nil {
-			if err = j.w.Add(j.barDir); err == nil {
+			if err = addWatch(j.w, j.barDir); err == nil {
 				f, err = os.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 			}
 		}

@@ -71,3 +71,22 @@ func (s *Server) ResourceUpdated(uri string) {
 		return false
 	}, mcp.NotifyResourceUpdated, map[string]any{"uri": uri})
 }
+
+// Following reports whether any session follows a resource, or any listen
+// stream is open: ResourceUpdated would announce something. vxd's feed
+// asks it before it decodes a shell run's task events for the
+// announcements.
+func (s *Server) Following() bool {
+	for _, ss := range s.sessionList() {
+		ss.mu.Lock()
+		n := len(ss.subs)
+		ss.mu.Unlock()
+		if n > 0 {
+			return true
+		}
+	}
+	ls := s.listenStreams()
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	return len(ls.listeners) > 0
+}

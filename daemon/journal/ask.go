@@ -20,6 +20,11 @@ type Base struct {
 	Epoch       string
 	Seq         uint64
 	Salt, Input string
+	// LinkFree says the memo the run asked with was left by a run that
+	// found the workspace read without a symbolic link (no memo is left
+	// otherwise), and the journal proves that nothing changed since that
+	// memo's token, before which that run looked (Links.Proven).
+	LinkFree bool
 }
 
 // Answer is what Ask learnt: the memo to repeat (nil: go the ordinary
@@ -69,6 +74,9 @@ func Ask(ctx context.Context, root string, src ChangeSource, environ []string, p
 	}
 	if m == nil {
 		return Answer{Base: base, Why: "no run to repeat", asked: q}
+	}
+	if base != nil {
+		base.LinkFree = m.Root == root && ans.Complete && ans.Epoch == m.Epoch && len(ans.Changed) == 0 && epoch == m.Epoch && seq <= m.Seq
 	}
 	if why := m.check(root, ans, environ, parts); why != "" {
 		return Answer{Base: base, Why: why, asked: q}

@@ -92,6 +92,12 @@
 // file of the workspace. A run never repeats with --force, --affected or
 // --dry, when the workspace pushes to a platform, or when a configuration
 // file, a project's directory or a path its globs match is reached
-// through a symbolic link. Any other fully cached run leaves a new memo;
+// through a symbolic link. That check (an lstat of every manifest and a
+// walk of the project globs) is taken as done when the memo the run asked
+// with (left only by a run that found no link) and the journal's answer
+// prove nothing changed since that memo's token, and every place a link
+// could be made is in a watched directory: manifests in the journal's
+// view, project globs that name paths or the entries of one directory
+// (Base.LinkFree). Any other fully cached run leaves a new memo;
 // any other run with vxd up removes it.
 package journal

@@ -7,6 +7,7 @@ import (
 
 	"github.com/vzn/vx/daemon/hashing"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/protocol/wire"
 )
 
 // Links answers whether a run's workspace is read without a symbolic link
@@ -15,7 +16,12 @@ import (
 // for no watched path, so such a run leaves no memo. The zero Links is
 // ready; Start begins the check, Linked waits for it.
 type Links struct {
-	mu sync.Mutex
+	// Proven, set before Start, says a run's memo proved the workspace
+	// read without a link and vxd's journal that nothing changed since
+	// (Base.LinkFree): where the journal watches every directory a link
+	// could be made in (provable), there is none to look for.
+	Proven bool
+	mu     sync.Mutex
 	// direct says of each directory whether it is reached from the root
 	// without a symbolic link (linkFree).
 	direct map[string]bool
@@ -75,6 +81,9 @@ func (l *Links) setDirect(dir string, v bool) {
 
 // modelLinked is Linked's answer, computed.
 func (l *Links) modelLinked(m *workspace.Model) string {
+	if l.Proven && provable(m) {
+		return ""
+	}
 	// The glob walk proves most project directories reached without a
 	// link (entries of a cleared directory): linkFree need not lstat them.
 	p := m.ProjectGlobLink(func(abs string) { l.setDirect(abs, true) })
@@ -90,4 +99,17 @@ func (l *Links) modelLinked(m *workspace.Model) string {
 		}
 	}
 	return ""
+}
+
+// provable reports whether a symbolic link made where m's check looks
+// (a manifest, the directories above it, a match of the project globs) is
+// made in a directory vxd's journal watches: every file m was read from is
+// in its view, and the project globs reach no further (ProjectGlobsWithin).
+func provable(m *workspace.Model) bool {
+	for _, f := range m.Files {
+		if !hashing.Covered(m.Root, f) {
+			return false
+		}
+	}
+	return m.ProjectGlobsWithin(wire.JournalCovers)
 }

@@ -129,7 +129,7 @@ func Execute(ctx context.Context, p *Prepared, o *Options, out Output) (*wire.Ru
 	}
 	r.tidy(ctx)
 	if o.Repeat != nil {
-		r.rep = &repeatLog{tasks: map[string]journal.Task{}}
+		r.rep = &repeatLog{tasks: map[string]journal.Task{}, links: journal.Links{Proven: o.Repeat.LinkFree}}
 	}
 	r.runID = history.NewRunID()
 	r.startRemote(ctx)

@@ -32,13 +32,13 @@ func TestRunSummaryDecodedOnlyForSubscribers(t *testing.T) {
 	count := func(e *wire.Event) { filled++; fill(e) }
 
 	f := newLiveFeed()
-	f.publish(e, count)
+	f.publish(e, count, nil)
 	if filled != 0 {
 		t.Errorf("with no subscriber the summary was decoded %d times", filled)
 	}
 	ch, cancel := f.Subscribe()
 	defer cancel()
-	f.publish(e, count)
+	f.publish(e, count, nil)
 	got := <-ch
 	if filled != 1 || !reflect.DeepEqual(got, want) {
 		t.Errorf("a subscriber got %+v (summary decoded %d times); want %+v", got, filled, want)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 	"sync"
@@ -26,20 +27,27 @@ type liveFeed struct {
 	// MCP server's resource updates), a shell run's run.finished without
 	// its summary (publish); it must not block.
 	Tap func(wire.Event)
+	// Following, when set with Tap, reports whether the Tap would do
+	// anything with a task's event (an MCP client follows a resource):
+	// when it would not and no subscriber listens, a shell run's task
+	// events are kept undecoded (keepLine).
+	Following func() bool
 }
 
 // newLiveFeed returns an empty feed.
 func newLiveFeed() *liveFeed { return &liveFeed{subs: map[chan wire.Event]time.Time{}} }
 
 // Publish sends e to every subscriber without waiting.
-func (f *liveFeed) Publish(e wire.Event) { f.publish(e, nil) }
+func (f *liveFeed) Publish(e wire.Event) { f.publish(e, nil, nil) }
 
 // publish is Publish of e completed by fill (nil: complete) when, and only
 // when, a subscriber will see it: a shell run's summary (10,000 rows at
 // 10,000 tasks) is decoded for a page that shows it, never for none. The
 // Tap and the events kept for a later subscriber (a run's summary is not
-// kept: the run is over) see e as it came.
-func (f *liveFeed) publish(e wire.Event, fill func(*wire.Event)) {
+// kept: the run is over) see e as it came. line is e as a shell run's
+// event file has it (nil for an event of vxd's own), which the runs under
+// way keep (liveRuns.noteLine).
+func (f *liveFeed) publish(e wire.Event, fill func(*wire.Event), line []byte) {
 	if e.Time.IsZero() {
 		e.Time = time.Now()
 	}
@@ -51,7 +59,7 @@ func (f *liveFeed) publish(e wire.Event, fill func(*wire.Event)) {
 	if fill != nil && len(f.subs) > 0 {
 		fill(&e)
 	}
-	f.live.note(e)
+	f.live.noteLine(e, line)
 	for ch := range f.subs {
 		select {
 		case ch <- e:
@@ -72,15 +80,42 @@ const paceLimit = time.Second
 // is 2,000 events at once); a client that reads must not be dropped for a
 // burst. A subscriber still behind after paceLimit is waited for no more,
 // so a stalled client costs the feed one second and is then dropped.
-func (f *liveFeed) PublishPaced(e wire.Event) { f.publishPaced(e, nil) }
+func (f *liveFeed) PublishPaced(e wire.Event) { f.publishPaced(e, nil, nil) }
 
-// publishPaced is PublishPaced of e completed by fill (publish).
-func (f *liveFeed) publishPaced(e wire.Event, fill func(*wire.Event)) {
+// publishPaced is PublishPaced of e completed by fill, from line (publish).
+func (f *liveFeed) publishPaced(e wire.Event, fill func(*wire.Event), line []byte) {
 	for f.waitFor(time.Now()) {
 		time.Sleep(2 * time.Millisecond)
 	}
-	f.publish(e, fill)
+	f.publish(e, fill, line)
 }
+
+// keepLine keeps line, a task event of the shell run id's event file, for
+// a later subscriber without decoding it, when nothing would see it now:
+// no subscriber, and a Tap that would do nothing with it (Following).
+// False when the line must be published (decoded) instead.
+func (f *liveFeed) keepLine(id string, line []byte) bool {
+	if !bytes.HasPrefix(line, taskStartedLine) && !bytes.HasPrefix(line, taskFinishedLine) {
+		return false
+	}
+	if f.Tap != nil && (f.Following == nil || f.Following()) {
+		return false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.subs) > 0 {
+		return false
+	}
+	f.live.noteLine(wire.Event{Type: wire.EventTaskStarted, RunID: id}, line)
+	return true
+}
+
+// taskStartedLine and taskFinishedLine are how a task's events begin in a
+// run's event file (wire.Event's AppendJSON writes the type first).
+var (
+	taskStartedLine  = []byte(`{"type":"` + wire.EventTaskStarted + `"`)
+	taskFinishedLine = []byte(`{"type":"` + wire.EventTaskFinished + `"`)
+)
 
 // waitFor reports whether a subscriber that fell behind less than
 // paceLimit ago has more than half its buffer queued.

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"slices"
 
@@ -33,10 +34,20 @@ type liveRuns struct {
 type liveRun struct {
 	id     string
 	events []wire.Event
+	// lines are the task events of a shell run as its event file has
+	// them (after events, whose only one is then its start), decoded only
+	// for a subscriber that joins mid-run (replay): a run of 10,000 cache
+	// hits writes 20,000, mostly while nobody watches.
+	lines []byte
 }
 
 // note records e; called with the feed's lock held.
-func (l *liveRuns) note(e wire.Event) {
+func (l *liveRuns) note(e wire.Event) { l.noteLine(e, nil) }
+
+// noteLine records e, which a shell run's event file has as line (nil:
+// none; a task event with one is kept as that line); called with the
+// feed's lock held.
+func (l *liveRuns) noteLine(e wire.Event, line []byte) {
 	if e.RunID == "" {
 		return
 	}
@@ -53,6 +64,9 @@ func (l *liveRuns) note(e wire.Event) {
 		// may be kept): 20,000 events appended one by one were copied
 		// over and over as the slice grew.
 		room := 1 + min(2*min(max(e.Tasks, 0), maxLiveEvents), maxLiveEvents-l.events)
+		if line != nil {
+			room = 1 // its task events are kept as lines
+		}
 		events := append(make([]wire.Event, 0, room), e)
 		l.runs = append(l.runs, &liveRun{id: e.RunID, events: events})
 	case wire.EventRunFinished:
@@ -60,7 +74,12 @@ func (l *liveRuns) note(e wire.Event) {
 			l.drop(i)
 		}
 	case wire.EventTaskStarted, wire.EventTaskFinished:
-		if i >= 0 && l.events < maxLiveEvents {
+		switch {
+		case i < 0 || l.events >= maxLiveEvents:
+		case line != nil:
+			l.runs[i].lines = append(append(l.runs[i].lines, line...), '\n')
+			l.events++
+		default:
 			l.runs[i].events = append(l.runs[i].events, e)
 			l.events++
 		}
@@ -69,7 +88,8 @@ func (l *liveRuns) note(e wire.Event) {
 
 // drop forgets the i-th run.
 func (l *liveRuns) drop(i int) {
-	l.events -= len(l.runs[i].events) - 1 // its run.started is not counted
+	r := l.runs[i]
+	l.events -= len(r.events) - 1 + bytes.Count(r.lines, []byte{'\n'}) // its run.started is not counted
 	l.runs = slices.Delete(l.runs, i, i+1)
 }
 
@@ -78,6 +98,14 @@ func (l *liveRuns) replay() []wire.Event {
 	var out []wire.Event
 	for _, r := range l.runs {
 		out = append(out, r.events...)
+		for rest := r.lines; len(rest) > 0; {
+			line, next, _ := bytes.Cut(rest, []byte{'\n'})
+			rest = next
+			var e wire.Event
+			if e.DecodeLine(line) == nil {
+				out = append(out, e)
+			}
+		}
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -65,14 +66,19 @@ func (t *tailer) handle(ev fsnotify.Event) {
 	}
 	t.offsets[ev.Name] = off + int64(len(b))
 	b = append(t.partial[ev.Name], b...)
+	id := strings.TrimSuffix(filepath.Base(ev.Name), ".jsonl")
 	finished := false
 	for {
 		i := bytes.IndexByte(b, '\n')
 		if i < 0 {
 			break
 		}
+		if t.feed.keepLine(id, b[:i]) {
+			b = b[i+1:]
+			continue
+		}
 		if e, fill, ok := decodeFeedLine(b[:i]); ok {
-			t.feed.publishPaced(e, fill)
+			t.feed.publishPaced(e, fill, b[:i])
 			if e.Type == wire.EventRunFinished {
 				finished = true
 			}

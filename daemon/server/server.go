@@ -160,6 +160,7 @@ func Serve(ctx context.Context, o Options) error {
 	d.mcp = d.newMCP()
 	defer d.mcp.Close()
 	d.feed.Tap = d.resourceUpdates(ctx)
+	d.feed.Following = d.mcp.Following
 	d.refreshCatalog()
 
 	if err := d.writeApproveKey(); err != nil {

@@ -4,6 +4,9 @@ import (
 	"context"
 	"net/url"
 	"strings"
+	"sync"
+
+	"github.com/rs/zerolog"
 
 	"github.com/vzn/vx/daemon/tools"
 	"github.com/vzn/vx/protocol/wire"
@@ -20,6 +23,7 @@ const updateBacklog = 4096
 // goroutine, so a burst of events is published at the feed's pace.
 func (d *daemon) resourceUpdates(ctx context.Context) func(wire.Event) {
 	ch := make(chan wire.Event, updateBacklog)
+	b := &behind{log: d.log}
 	go func() {
 		for {
 			select {
@@ -32,6 +36,9 @@ func (d *daemon) resourceUpdates(ctx context.Context) func(wire.Event) {
 				case wire.EventTaskFinished:
 					d.mcp.ResourceUpdated(strings.Replace(tools.TaskLogURI, "{taskId}", url.PathEscape(ev.TaskID), 1))
 				}
+				if len(ch) == 0 {
+					b.caughtUp()
+				}
 			}
 		}
 	}()
@@ -40,8 +47,37 @@ func (d *daemon) resourceUpdates(ctx context.Context) func(wire.Event) {
 			select {
 			case ch <- ev:
 			default:
-				d.log.Warn().Str("event", ev.Type).Msg("resource updates are behind: one dropped")
+				b.drop(ev.Type)
 			}
 		}
+	}
+}
+
+// behind logs the updates the tap drops: one warning when it starts
+// dropping, and one with the count once the announcer has caught up (a
+// burst of 10,000 task ends was a line of vxd.log each).
+type behind struct {
+	mu      sync.Mutex
+	dropped int
+	log     zerolog.Logger
+}
+
+// drop notes one dropped update of an event of type typ.
+func (b *behind) drop(typ string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.dropped++
+	if b.dropped == 1 {
+		b.log.Warn().Str("event", typ).Msg("resource updates are behind: dropping some")
+	}
+}
+
+// caughtUp says how many were dropped since the announcer fell behind.
+func (b *behind) caughtUp() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.dropped > 0 {
+		b.log.Warn().Int("dropped", b.dropped).Msg("resource updates caught up")
+		b.dropped = 0
 	}
 }

@@ -54,6 +54,26 @@ func (m *Model) ProjectGlobLink(direct func(abs string)) string {
 	return ""
 }
 
+// ProjectGlobsWithin reports whether every path the project globs reach
+// is a named path, or an entry of one directory (packages/*), under a
+// directory covered says is watched (rel slash paths; never the root's
+// own entries): then a symbolic link made where the globs reach is made
+// in a watched directory, or replaces one.
+func (m *Model) ProjectGlobsWithin(covered func(rel string) bool) bool {
+	for _, g := range m.projectGlobList() {
+		pat := strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(g, "!"), "./"), "/")
+		pat = strings.TrimSuffix(pat, "/")
+		if !doublestar.ValidatePattern(pat) {
+			continue // Load refused it
+		}
+		base, _ := doublestar.SplitPattern(pat)
+		if hasGlobMeta(pat) && !lastSegmentOnly(pat) || base == "." || base == "" || !covered(base) || !covered(pat) {
+			return false
+		}
+	}
+	return true
+}
+
 // lastSegmentOnly reports whether pat's only pattern is in its last
 // segment, and is no "**": its matches are entries of one directory.
 func lastSegmentOnly(pat string) bool {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/vzn/vx/daemon/workspace"
@@ -88,6 +89,35 @@ func TestProjectGlobLinkTellsOfDirectDirs(t *testing.T) {
 		}
 		if !slices.Equal(got, wantAbs) {
 			t.Errorf("%s: told of %q, want %q", glob, got, wantAbs)
+		}
+	}
+}
+
+// TestProjectGlobsWithin: the link check may be answered by the journal
+// only where every path the project globs reach is a named path or an
+// entry of one watched directory, never the root's own entries, never a
+// walk below (a double star, a pattern in a middle segment).
+func TestProjectGlobsWithin(t *testing.T) {
+	covered := func(rel string) bool { return !strings.Contains(rel, "node_modules") }
+	for _, c := range []struct {
+		globs string
+		want  bool
+	}{
+		{`["packages/*"]`, true},
+		{`["packages/*", "apps/web", "!packages/old"]`, true},
+		{`["packages/**"]`, false},
+		{`["*/pkg"]`, false},
+		{`["*"]`, false},
+		{`["node_modules/@x/*"]`, false},
+	} {
+		root := t.TempDir()
+		writeTree(t, root, map[string]string{"vx.workspace.json": `{"projects": ` + c.globs + `}`, "packages/a/package.json": `{"name": "a"}`})
+		m, err := workspace.Load(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.ProjectGlobsWithin(covered); got != c.want {
+			t.Errorf("%s: %v; want %v", c.globs, got, c.want)
 		}
 	}
 }

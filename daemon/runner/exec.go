@@ -275,8 +275,10 @@ func waitTask(ctx context.Context, n *workspace.Node, cmd *exec.Cmd, sb *confine
 	select {
 	case err = <-done:
 	case <-leaderExited(pgid):
+		// Killed while the leader, not yet reaped, holds the group's
+		// number: no later signal to a number another group may take.
 		procs.killLeft()
-		err = <-done
+		return false, false, <-done
 	case <-timeout:
 		timedOut = true
 		killGroup(pgid)

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -115,11 +114,7 @@ func TestKilledRunIsInterrupted(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd.Wait()
-	if b, err := os.ReadFile(filepath.Join(ws, "slow.pid")); err == nil {
-		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
-			_ = syscall.Kill(-pid, syscall.SIGKILL)
-		}
-	}
+	killLeftIn(ws)
 
 	var read lastRun
 	answerJSON(t, ws, &read, "last", "--run", before.Run.ID)

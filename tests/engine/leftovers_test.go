@@ -3,10 +3,8 @@
 package engine_test
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -45,11 +43,7 @@ func TestKilledRunLeftoversAreReaped(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd.Wait()
-	if b, err := os.ReadFile(filepath.Join(ws, "slow.pid")); err == nil {
-		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
-			_ = syscall.Kill(-pid, syscall.SIGKILL)
-		}
-	}
+	killLeftIn(ws)
 	left := leftovers()
 	var scratch, tmp bool
 	for _, d := range left {

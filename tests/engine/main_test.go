@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -206,9 +207,21 @@ func survivors(root string) []string { return survivorsWith(root) }
 // survivorsWith lists the survivors whose environment also holds each of
 // the entries in also (such as VX_TASK_ID=svc#build).
 func survivorsWith(root string, also ...string) []string {
+	var out []string
+	for _, pid := range markedWith(root, also...) {
+		stat, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+		out = append(out, fmt.Sprintf("pid %d (%s): %s", pid, bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '}), statState(stat)))
+	}
+	return out
+}
+
+// markedWith lists the live processes whose environment holds the
+// workspace root's marker and every entry of also.
+func markedWith(root string, also ...string) []int {
 	marker := []byte("VX_WORKSPACE_ROOT=" + root)
 	ents, _ := os.ReadDir("/proc")
-	var out []string
+	var out []int
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil || pid == os.Getpid() {
@@ -219,17 +232,21 @@ func survivorsWith(root string, also ...string) []string {
 			continue // gone, or not ours
 		}
 		kvs := bytes.Split(env, []byte{0})
-		if !slices.ContainsFunc(kvs, func(kv []byte) bool { return bytes.Equal(kv, marker) }) {
-			continue
+		if slices.ContainsFunc(kvs, func(kv []byte) bool { return bytes.Equal(kv, marker) }) && allIn(kvs, also) {
+			out = append(out, pid)
 		}
-		if !allIn(kvs, also) {
-			continue
-		}
-		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		out = append(out, fmt.Sprintf("pid %d (%s): %s", pid, bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '}), statState(stat)))
 	}
 	return out
+}
+
+// killLeftIn kills what still runs with the marker of the workspace at
+// root: what a killed run would leave, had vx's watchdog failed. Never a
+// pid read from a file: once its process is gone, the number may be
+// another process's (on a busy machine pids wrap within minutes).
+func killLeftIn(root string) {
+	for _, pid := range markedWith(root) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
 }
 
 // allIn says whether every entry of want is one of kvs.

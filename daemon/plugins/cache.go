@@ -24,7 +24,15 @@ type stored struct {
 	DescribeKey string           `json:"describeKey"`
 	Describe    *plugin.Describe `json:"describe"`
 	TasksKey    string           `json:"tasksKey,omitempty"`
-	Tasks       []plugin.Task    `json:"tasks,omitempty"`
+	// Tasks are kept as TaskShapes, each set of fields besides the
+	// project, name and file once, and TaskText, a line a task naming
+	// its shape (encodeTasks): a warm load of thousands of tasks, most
+	// alike, decodes a few objects and splits lines. Tasks whose names
+	// the lines cannot hold are kept whole in TaskList instead.
+	Tasks      []plugin.Task `json:"-"`
+	TaskShapes []plugin.Task `json:"taskShapes,omitempty"`
+	TaskText   string        `json:"taskLines,omitempty"`
+	TaskList   []plugin.Task `json:"tasks,omitempty"`
 	// Files are kept as FileText, one line a file (encodeFiles): a
 	// warm load decodes thousands of them, which a line each does several
 	// times faster than a JSON object each.
@@ -33,7 +41,8 @@ type stored struct {
 	At       time.Time `json:"at"`
 
 	// rehashed counts the matched files this load read (their stamps did
-	// not vouch for them): storing their new stamps spares the next load.
+	// not vouch for them), or on a loaded answer the tasks kept as a list:
+	// storing them again spares the next load.
 	rehashed int
 }
 
@@ -101,12 +110,21 @@ func loadStored(root, spec string) *stored {
 	if s.Files, ok = decodeFiles(s.FileText); !ok {
 		return nil
 	}
+	if s.Tasks, ok = decodeTasks(s.TaskShapes, s.TaskText); !ok {
+		return nil
+	}
+	if s.TaskText == "" {
+		s.Tasks = s.TaskList
+		// Stored before the lines were: written again in them.
+		s.rehashed = len(s.TaskList)
+	}
 	return &s
 }
 
 // save writes s atomically (a reader sees the old answers or the new).
 func (s *stored) save(root string) error {
 	s.FileText = encodeFiles(s.Files)
+	s.TaskShapes, s.TaskText, s.TaskList = encodeTasks(s.Tasks)
 	b, err := json.Marshal(s)
 	if err != nil {
 		return err
@@ -176,6 +194,73 @@ func decodeFiles(text string) ([]fileRec, bool) {
 			r.Stamp[i] = n
 		}
 		out = append(out, r)
+	}
+	return out, true
+}
+
+// encodeTasks keeps tasks as shapes and lines of
+// "project\tname\tfile\tshape\n", or, when a project, name or file holds
+// a tab or a newline, as the list itself.
+func encodeTasks(tasks []plugin.Task) (shapes []plugin.Task, text string, list []plugin.Task) {
+	index := map[string]int{}
+	var b strings.Builder
+	for _, t := range tasks {
+		if strings.ContainsAny(t.Project+t.Name+t.File, "\t\n") {
+			return nil, "", tasks
+		}
+		shape := t
+		shape.Project, shape.Name, shape.File = "", "", ""
+		k, err := json.Marshal(shape)
+		if err != nil {
+			return nil, "", tasks
+		}
+		i, ok := index[string(k)]
+		if !ok {
+			i = len(shapes)
+			index[string(k)] = i
+			shapes = append(shapes, shape)
+		}
+		b.WriteString(t.Project)
+		b.WriteByte('\t')
+		b.WriteString(t.Name)
+		b.WriteByte('\t')
+		b.WriteString(t.File)
+		b.WriteByte('\t')
+		b.WriteString(strconv.Itoa(i))
+		b.WriteByte('\n')
+	}
+	return shapes, b.String(), nil
+}
+
+// decodeTasks reads encodeTasks' lines; ok is false when they do not
+// parse or name a shape there is not. The tasks of one shape share its
+// fields (which nothing changes in place).
+func decodeTasks(shapes []plugin.Task, text string) ([]plugin.Task, bool) {
+	n := strings.Count(text, "\n")
+	if n > plugin.MaxTasks {
+		return nil, false
+	}
+	out := make([]plugin.Task, 0, n)
+	for len(text) > 0 {
+		line, rest, found := strings.Cut(text, "\n")
+		if !found {
+			return nil, false
+		}
+		text = rest
+		var fields [3]string
+		for i := range fields {
+			var ok bool
+			if fields[i], line, ok = strings.Cut(line, "\t"); !ok {
+				return nil, false
+			}
+		}
+		i, err := strconv.Atoi(line)
+		if err != nil || i < 0 || i >= len(shapes) {
+			return nil, false
+		}
+		t := shapes[i]
+		t.Project, t.Name, t.File = fields[0], fields[1], fields[2]
+		out = append(out, t)
 	}
 	return out, true
 }

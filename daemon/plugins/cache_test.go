@@ -3,6 +3,8 @@ package plugins
 import (
 	"reflect"
 	"testing"
+
+	"github.com/vzn/vx/protocol/plugin"
 )
 
 // TestFileRecordsRoundTrip: the stored file records read back as written;
@@ -34,5 +36,36 @@ func TestMatch(t *testing.T) {
 	want := []string{"vitest.config.ts", "a/vitest.config.mts", "a/b/vitest.config.js", "a/eslint.config.js"}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("Match = %v, want %v", got, want)
+	}
+}
+
+// TestTaskRecordsRoundTrip: stored tasks read back as the plugin answered
+// them, alike ones kept as one shape; a name the lines cannot hold keeps
+// the whole list as it was; lines that do not parse or name a missing
+// shape are no tasks at all.
+func TestTaskRecordsRoundTrip(t *testing.T) {
+	cmd, other, yes := "echo ref", "echo other", true
+	ins, outs := []string{"**/*"}, []string{"ref/**"}
+	tasks := []plugin.Task{
+		{Project: "a", Name: "ref", File: "packages/a/vx-ref.json", Command: &cmd, Inputs: &ins, Outputs: &outs},
+		{Project: "b", Name: "ref", File: "packages/b/vx-ref.json", Command: &cmd, Inputs: &ins, Outputs: &outs},
+		{Project: "c", Name: "lint", File: "c/x y.json", Command: &other, Cache: &yes},
+	}
+	shapes, text, list := encodeTasks(tasks)
+	if len(shapes) != 2 || list != nil {
+		t.Fatalf("shapes %d, list %v", len(shapes), list)
+	}
+	got, ok := decodeTasks(shapes, text)
+	if !ok || !reflect.DeepEqual(got, tasks) {
+		t.Fatalf("round trip: %v %+v", ok, got)
+	}
+	odd := append(tasks[:1:1], plugin.Task{Project: "d", Name: "ref", File: "a\tb", Command: &cmd})
+	if shapes, text, list := encodeTasks(odd); shapes != nil || text != "" || !reflect.DeepEqual(list, odd) {
+		t.Fatalf("a tab in a file name: %v %q %v", shapes, text, list)
+	}
+	for _, bad := range []string{"a\tref\tf\t2\n", "a\tref\tf\t-1\n", "a\tref\tf\n", "a\tref\tf\t0", "a\tref\tf\tx\n"} {
+		if _, ok := decodeTasks(shapes, bad); ok {
+			t.Errorf("%q decoded", bad)
+		}
 	}
 }

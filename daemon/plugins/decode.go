@@ -117,7 +117,7 @@ func checkTasks(tasks []plugin.Task, files map[string]bool, roots map[string]str
 	if len(tasks) > plugin.MaxTasks {
 		return "", fmt.Errorf("it answers %d tasks; at most %d", len(tasks), plugin.MaxTasks)
 	}
-	seen := map[string]bool{}
+	seen := make(map[string]bool, len(tasks))
 	for _, t := range tasks {
 		id := t.Project + "#" + t.Name
 		root, ok := roots[t.Project]
@@ -137,17 +137,20 @@ func checkTasks(tasks []plugin.Task, files map[string]bool, roots map[string]str
 				return t.File, fmt.Errorf("task %s: timeout is not a duration (use a value such as \"90s\")", id)
 			}
 		}
-		for field, list := range map[string]*[]string{"inputs": t.Inputs, "outputs": t.Outputs} {
-			if list == nil {
+		for _, f := range [2]struct {
+			name string
+			list *[]string
+		}{{"inputs", t.Inputs}, {"outputs", t.Outputs}} {
+			if f.list == nil {
 				continue
 			}
-			for _, p := range *list {
+			for _, p := range *f.list {
 				if escapes(root, p) {
-					return t.File, fmt.Errorf("task %s: %s %q is outside the workspace", id, field, p)
+					return t.File, fmt.Errorf("task %s: %s %q is outside the workspace", id, f.name, p)
 				}
 				// As a configured task's: outputs are collected under
 				// the task's directory, so a rooted one matches nothing.
-				if field == "outputs" && strings.HasPrefix(strings.TrimPrefix(p, "!"), "/") {
+				if f.name == "outputs" && strings.HasPrefix(strings.TrimPrefix(p, "!"), "/") {
 					return t.File, fmt.Errorf("task %s: outputs %q is an absolute path (outputs are relative to the task's directory, as \"dist/**\")", id, p)
 				}
 			}

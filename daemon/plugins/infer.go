@@ -6,12 +6,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"path"
 	"path/filepath"
-	"strings"
+	"sync"
 	"time"
-
-	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/vzn/vx/protocol/plugin"
 )
@@ -26,6 +23,9 @@ type Input struct {
 	// KeepLastGood answers the last good answers, marked Stale, when the
 	// plugin fails now (vxd does; a one-shot vx does not).
 	KeepLastGood bool
+	// Seen, shared by the plugins of one load, stats and hashes each
+	// matched file once however many plugins match it (nil: not shared).
+	Seen *Seen
 }
 
 // Result is one plugin's inference.
@@ -73,7 +73,7 @@ func (r Runner) Infer(ctx context.Context, in Input) Result {
 			return fail(err)
 		}
 	}
-	if prev == nil || prev.DescribeKey != cur.DescribeKey || prev.TasksKey != cur.TasksKey || cur.rehashed > 0 {
+	if prev == nil || prev.DescribeKey != cur.DescribeKey || prev.TasksKey != cur.TasksKey || cur.rehashed > 0 || prev.rehashed > 0 {
 		_ = cur.save(r.Root) // a store that cannot be written costs the next load a request
 	}
 	return res
@@ -130,7 +130,7 @@ func (r Runner) tasks(ctx context.Context, in Input, e Entry, prev, cur *stored,
 	}
 	for _, f := range files {
 		old, ok := known[f]
-		rec, err := r.fileRec(f, old, ok, at)
+		rec, err := r.fileRec(in.Seen, f, old, ok, at)
 		if !ok || rec.Stamp != old.Stamp || !old.trusted(rec.Stamp, at) {
 			cur.rehashed++
 		}
@@ -193,38 +193,6 @@ func projectRoots(projects []plugin.Project) map[string]string {
 	return out
 }
 
-// Match lists the files matching any of globs, skipping node_modules,
-// .git and .vx.
-func Match(globs, files []string) []string {
-	// "**/NAME" (NAME without a slash) matches a file whose base name
-	// NAME matches: the common form, matched on the short base name.
-	base := make([]string, len(globs))
-	for i, g := range globs {
-		if rest, ok := strings.CutPrefix(g, "**/"); ok && !strings.Contains(rest, "/") && !strings.Contains(rest, "**") {
-			base[i] = rest
-		}
-	}
-	var out []string
-	for _, f := range files {
-		if strings.HasPrefix(f, ".vx/") || strings.HasPrefix(f, ".git/") || strings.Contains("/"+f, "/node_modules/") {
-			continue
-		}
-		for i, g := range globs {
-			var ok bool
-			if base[i] != "" {
-				ok, _ = doublestar.Match(base[i], path.Base(f))
-			} else {
-				ok, _ = doublestar.Match(g, f)
-			}
-			if ok {
-				out = append(out, f)
-				break
-			}
-		}
-	}
-	return out
-}
-
 func nonNil(s []string) []string {
 	if s == nil {
 		return []string{}
@@ -250,15 +218,69 @@ func optionsJSON(raw json.RawMessage) json.RawMessage {
 // fileRec hashes the matched file f, or takes the hash of old, its
 // record in the answer stored at at (known: there is one), when it stats
 // as it did then.
-func (r Runner) fileRec(f string, old fileRec, known bool, at time.Time) (fileRec, error) {
+func (r Runner) fileRec(seen *Seen, f string, old fileRec, known bool, at time.Time) (fileRec, error) {
 	abs := filepath.Join(r.Root, filepath.FromSlash(f))
-	st := stampOf(abs)
+	st := seen.stamp(abs)
 	if known && old.trusted(st, at) {
 		return fileRec{Path: f, Hash: old.Hash, Stamp: st}, nil
 	}
-	h := sha256.New()
-	if err := hashFile(abs, h); err != nil {
+	h, err := seen.hash(abs)
+	if err != nil {
 		return fileRec{}, err
 	}
-	return fileRec{Path: f, Hash: hex.EncodeToString(h.Sum(nil)), Stamp: st}, nil
+	return fileRec{Path: f, Hash: h, Stamp: st}, nil
+}
+
+// Seen is what the plugins of one load learned of the matched files: each
+// file's stamp and content hash, taken once. A nil *Seen shares nothing.
+type Seen struct {
+	mu     sync.Mutex
+	stamps map[string]stamp
+	hashes map[string]string
+}
+
+func (s *Seen) stamp(abs string) stamp {
+	if s == nil {
+		return stampOf(abs)
+	}
+	s.mu.Lock()
+	st, ok := s.stamps[abs]
+	s.mu.Unlock()
+	if ok {
+		return st
+	}
+	st = stampOf(abs)
+	s.mu.Lock()
+	if s.stamps == nil {
+		s.stamps = map[string]stamp{}
+	}
+	s.stamps[abs] = st
+	s.mu.Unlock()
+	return st
+}
+
+// hash is the sha256 of abs's content, read once; a failure is not kept.
+func (s *Seen) hash(abs string) (string, error) {
+	if s != nil {
+		s.mu.Lock()
+		h, ok := s.hashes[abs]
+		s.mu.Unlock()
+		if ok {
+			return h, nil
+		}
+	}
+	sum := sha256.New()
+	if err := hashFile(abs, sum); err != nil {
+		return "", err
+	}
+	h := hex.EncodeToString(sum.Sum(nil))
+	if s != nil {
+		s.mu.Lock()
+		if s.hashes == nil {
+			s.hashes = map[string]string{}
+		}
+		s.hashes[abs] = h
+		s.mu.Unlock()
+	}
+	return h, nil
 }

@@ -185,6 +185,7 @@ func (m *Model) infer(o inferOptions) {
 	// The plugins answer at once (each mostly stats its files or waits
 	// for its process); their tasks join the model in declaration order.
 	results := make([]plugins.Result, len(m.Config.Plugins))
+	seen := &plugins.Seen{}
 	var wg sync.WaitGroup
 	for i, d := range m.Config.Plugins {
 		timeout, _ := parseTimeout(d.Timeout)
@@ -192,7 +193,7 @@ func (m *Model) infer(o inferOptions) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i] = r.Infer(context.Background(), plugins.Input{Decl: decl, Projects: projects, List: list, KeepLastGood: o.keepLastGood})
+			results[i] = r.Infer(context.Background(), plugins.Input{Decl: decl, Projects: projects, List: list, KeepLastGood: o.keepLastGood, Seen: seen})
 		}()
 	}
 	wg.Wait()

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -112,24 +113,24 @@ func (r Runner) tasks(ctx context.Context, in Input, e Entry, prev, cur *stored,
 	if err != nil {
 		return &pluginError{Plugin: d.Spec, File: d.File, Reason: r.mask("listing the workspace's files: " + err.Error())}
 	}
-	files := Match(cur.Describe.Globs, all)
+	files := in.Seen.match(cur.Describe.Globs, all)
 	if len(files) > plugin.MaxFiles {
 		return &pluginError{Plugin: d.Spec, File: d.File, Reason: fmt.Sprintf("its globs match %d files; at most %d", len(files), plugin.MaxFiles)}
 	}
-	parts := []string{"tasks", cur.DescribeKey}
+	parts := make([]string, 0, 2+2*len(in.Projects)+2*len(files))
+	parts = append(parts, "tasks", cur.DescribeKey)
+	cur.Files = make([]fileRec, 0, len(files))
 	for _, p := range in.Projects {
 		parts = append(parts, p.Name, p.Root)
 	}
-	known := map[string]fileRec{}
 	var at time.Time
+	var known []fileRec
 	if prev != nil {
-		at = prev.At
-		for _, rec := range prev.Files {
-			known[rec.Path] = rec
-		}
+		at, known = prev.At, prev.Files
 	}
+	find := recordFinder(known)
 	for _, f := range files {
-		old, ok := known[f]
+		old, ok := find(f)
 		rec, err := r.fileRec(in.Seen, f, old, ok, at)
 		if !ok || rec.Stamp != old.Stamp || !old.trusted(rec.Stamp, at) {
 			cur.rehashed++
@@ -231,12 +232,58 @@ func (r Runner) fileRec(seen *Seen, f string, old fileRec, known bool, at time.T
 	return fileRec{Path: f, Hash: h, Stamp: st}, nil
 }
 
+// recordFinder answers the record of a file among recs. The files are
+// asked for in listing order, which is the order recs were stored in: each
+// is found by comparing the next record, and a map is made only when one
+// is not.
+func recordFinder(recs []fileRec) func(string) (fileRec, bool) {
+	next := 0
+	var byPath map[string]fileRec
+	return func(f string) (fileRec, bool) {
+		if next < len(recs) && recs[next].Path == f {
+			next++
+			return recs[next-1], true
+		}
+		if byPath == nil {
+			byPath = make(map[string]fileRec, len(recs))
+			for _, r := range recs {
+				byPath[r.Path] = r
+			}
+		}
+		r, ok := byPath[f]
+		return r, ok
+	}
+}
+
 // Seen is what the plugins of one load learned of the matched files: each
 // file's stamp and content hash, taken once. A nil *Seen shares nothing.
 type Seen struct {
-	mu     sync.Mutex
-	stamps map[string]stamp
-	hashes map[string]string
+	mu      sync.Mutex
+	stamps  map[string]stamp
+	hashes  map[string]string
+	matches map[string][]string // by globs, joined
+}
+
+// match is Match(globs, files), made once for each set of globs.
+func (s *Seen) match(globs, files []string) []string {
+	if s == nil {
+		return Match(globs, files)
+	}
+	k := strings.Join(globs, "\x00")
+	s.mu.Lock()
+	out, ok := s.matches[k]
+	s.mu.Unlock()
+	if ok {
+		return out
+	}
+	out = Match(globs, files)
+	s.mu.Lock()
+	if s.matches == nil {
+		s.matches = map[string][]string{}
+	}
+	s.matches[k] = out
+	s.mu.Unlock()
+	return out
 }
 
 func (s *Seen) stamp(abs string) stamp {

@@ -111,7 +111,7 @@ func Match(globs, files []string) []string {
 	m := compile(globs)
 	var out []string
 	for _, f := range files {
-		if strings.HasPrefix(f, ".vx/") || strings.HasPrefix(f, ".git/") || strings.Contains("/"+f, "/node_modules/") {
+		if strings.HasPrefix(f, ".vx/") || strings.HasPrefix(f, ".git/") || strings.HasPrefix(f, "node_modules/") || strings.Contains(f, "/node_modules/") {
 			continue
 		}
 		if m.match(f) {

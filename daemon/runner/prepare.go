@@ -158,7 +158,7 @@ func Prepare(ctx context.Context, o *Options) (*Prepared, error) {
 	// dozen times each at 10,000 tasks.
 	p.Keys, p.encoded = make(map[string]string, len(g.Nodes)), make(map[string][]byte, len(g.Nodes))
 	p.overlaps = sync.OnceValues(func() ([]workspace.OutputOverlap, []workspace.OutputOverlap) {
-		return g.OutputOverlaps(), m.OutputOverlaps()
+		return g.OutputOverlaps(), m.RunOverlaps(g)
 	})
 	if !o.Plan {
 		go func() {

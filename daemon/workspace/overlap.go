@@ -158,3 +158,46 @@ func cleanGlob(g string) string {
 }
 
 func isPattern(seg string) bool { return strings.ContainsAny(seg, "*?[{\\") }
+
+// RunOverlaps answers the pairs a run of g's tasks needs for its lock
+// groups: OutputOverlaps when one of g's tasks may share outputs with
+// another task of its project, none otherwise. A run whose tasks overlap
+// nothing is in no group, whatever pairs the tasks it does not run form,
+// and builds no graph of every task to learn so.
+func (m *Model) RunOverlaps(g *Graph) []OutputOverlap {
+	if m.mayOverlap(g) {
+		return m.OutputOverlaps()
+	}
+	return nil
+}
+
+// mayOverlap reports whether a task of g has outputs that may overlap
+// another task's of its project (or its project shares its directory).
+func (m *Model) mayOverlap(g *Graph) bool {
+	dirs := make(map[string]int, len(m.Projects))
+	for _, p := range m.Projects {
+		dirs[p.Dir]++
+	}
+	names := m.TaskNames()
+	for _, n := range g.Nodes {
+		if n.Project == RootProject || n.Def.NoOp() || len(n.Def.Outputs) == 0 {
+			continue
+		}
+		if dirs[n.Dir] > 1 {
+			return true
+		}
+		for _, name := range names {
+			if name == n.Task {
+				continue
+			}
+			d, ok := m.Resolve(n.Project, name)
+			if !ok || d.NoOp() || len(d.Outputs) == 0 {
+				continue
+			}
+			if _, _, ok := overlappingGlobs(n.Def.Outputs, d.Outputs); ok {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -26,3 +26,36 @@ func TestOutputOverlaps(t *testing.T) {
 		t.Errorf("OutputOverlaps = %+v, want %+v", got, want)
 	}
 }
+
+// TestRunOverlaps: a run's lock groups come from the workspace's pairs
+// only where one of its tasks may share outputs with another task of its
+// project; a run of tasks that overlap nothing gets none, however many
+// pairs other tasks form.
+func TestRunOverlaps(t *testing.T) {
+	m := loadTree(t, map[string]string{
+		"vx.workspace.json": `{"projects": ["pkgs/*"], "tasks": {
+			"build": {"outputs": ["dist/**"]},
+			"ref": {"outputs": ["ref/**"]},
+			"ref2": {"outputs": ["ref/**"]},
+			"lint": {}
+		}}`,
+		"pkgs/a/package.json": `{"name": "a", "scripts": {"build": "x", "ref": "x", "ref2": "x", "lint": "x"}}`,
+		"pkgs/b/package.json": `{"name": "b", "scripts": {"build": "x", "ref": "x", "ref2": "x"}}`,
+	})
+	all := m.OutputOverlaps()
+	if len(all) != 2 {
+		t.Fatalf("OutputOverlaps = %+v", all)
+	}
+	for _, tc := range []struct {
+		tasks []string
+		want  int
+	}{{[]string{"build"}, 0}, {[]string{"lint", "build"}, 0}, {[]string{"ref"}, 2}, {[]string{"b#ref2"}, 2}} {
+		g, err := m.Build(tc.tasks, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.RunOverlaps(g); len(got) != tc.want {
+			t.Errorf("RunOverlaps(%v) = %+v, want %d pairs", tc.tasks, got, tc.want)
+		}
+	}
+}

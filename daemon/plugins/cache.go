@@ -41,8 +41,7 @@ type stored struct {
 	At       time.Time `json:"at"`
 
 	// rehashed counts the matched files this load read (their stamps did
-	// not vouch for them), or on a loaded answer the tasks kept as a list:
-	// storing them again spares the next load.
+	// not vouch for them): storing their new stamps spares the next load.
 	rehashed int
 }
 
@@ -67,6 +66,12 @@ func stampOf(abs string) stamp {
 	return stamp{st.Mtime, st.Ctime, st.Size, int64(st.Ino), int64(st.Mode)}
 }
 
+// stampOfStat is stampOf with the lstat made.
+func stampOfStat(st *hashing.Stat) stamp {
+	s := hashing.StampOfStat("", st)
+	return stamp{s.Mtime, s.Ctime, s.Size, int64(s.Ino), int64(s.Mode)}
+}
+
 // racyWindow: a stamp this close to the answer's time (or later) is not
 // trusted; timestamps are coarse, and an edit right after the hash could
 // leave the stamp as it was.
@@ -88,10 +93,13 @@ func (s *stored) paths() []string {
 	return out
 }
 
-// storePath is where spec's answers are kept.
+// storePath is where spec's answers are kept. The name carries the
+// store's form (2: tasks as shapes and lines): a vx that keeps another
+// form reads and writes a file of its own, never one whose tasks it would
+// not find.
 func storePath(root, spec string) string {
 	sum := sha256.Sum256([]byte(spec))
-	return filepath.Join(layout.Dir(root), "plugins", hex.EncodeToString(sum[:12])+".json")
+	return filepath.Join(layout.Dir(root), "plugins", hex.EncodeToString(sum[:12])+".2.json")
 }
 
 // loadStored reads spec's answers; a missing or unreadable file is none.
@@ -115,8 +123,6 @@ func loadStored(root, spec string) *stored {
 	}
 	if s.TaskText == "" {
 		s.Tasks = s.TaskList
-		// Stored before the lines were: written again in them.
-		s.rehashed = len(s.TaskList)
 	}
 	return &s
 }

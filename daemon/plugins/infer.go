@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vzn/vx/daemon/hashing"
 	"github.com/vzn/vx/protocol/plugin"
 )
 
@@ -74,7 +75,7 @@ func (r Runner) Infer(ctx context.Context, in Input) Result {
 			return fail(err)
 		}
 	}
-	if prev == nil || prev.DescribeKey != cur.DescribeKey || prev.TasksKey != cur.TasksKey || cur.rehashed > 0 || prev.rehashed > 0 {
+	if prev == nil || prev.DescribeKey != cur.DescribeKey || prev.TasksKey != cur.TasksKey || cur.rehashed > 0 {
 		_ = cur.save(r.Root) // a store that cannot be written costs the next load a request
 	}
 	return res
@@ -128,6 +129,7 @@ func (r Runner) tasks(ctx context.Context, in Input, e Entry, prev, cur *stored,
 	if prev != nil {
 		at, known = prev.At, prev.Files
 	}
+	in.Seen.statAll(r.Root, files)
 	find := recordFinder(known)
 	for _, f := range files {
 		old, ok := find(f)
@@ -258,10 +260,53 @@ func recordFinder(recs []fileRec) func(string) (fileRec, bool) {
 // Seen is what the plugins of one load learned of the matched files: each
 // file's stamp and content hash, taken once. A nil *Seen shares nothing.
 type Seen struct {
+	// StatListed, when set, lstats matched files (in listing order) for
+	// the load, in one batch that also spares the run's own stat of them
+	// (runner.Early.StatListed); nil: each is lstat'ed here.
+	StatListed func(files []string) ([]hashing.Stat, []bool)
+
+	batch   sync.Mutex // one StatListed at a time: the second finds the first's
 	mu      sync.Mutex
 	stamps  map[string]stamp
 	hashes  map[string]string
 	matches map[string][]string // by globs, joined
+}
+
+// statAll stamps the workspace-relative files under root through
+// StatListed, those not stamped yet, in one batch.
+func (s *Seen) statAll(root string, files []string) {
+	if s == nil || s.StatListed == nil {
+		return
+	}
+	s.batch.Lock()
+	defer s.batch.Unlock()
+	var todo []string
+	s.mu.Lock()
+	for _, f := range files {
+		if _, ok := s.stamps[filepath.Join(root, filepath.FromSlash(f))]; !ok {
+			todo = append(todo, f)
+		}
+	}
+	s.mu.Unlock()
+	if len(todo) == 0 {
+		return
+	}
+	stats, ok := s.StatListed(todo)
+	if len(stats) != len(todo) || len(ok) != len(todo) {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stamps == nil {
+		s.stamps = make(map[string]stamp, len(todo))
+	}
+	for i, f := range todo {
+		var st stamp
+		if ok[i] {
+			st = stampOfStat(&stats[i])
+		}
+		s.stamps[filepath.Join(root, filepath.FromSlash(f))] = st
+	}
 }
 
 // match is Match(globs, files), made once for each set of globs.

@@ -134,14 +134,24 @@ func (m *Model) PluginMatches(rel string) bool {
 // inferOptions is how a load runs its plugins.
 type inferOptions struct {
 	keepLastGood bool
-	// listed, when set, answers a listing of the workspace's files made
-	// anyway (ok false: none), sparing the plugins a listing of their own.
-	listed func() ([]string, bool)
+	listed       Listed
+}
+
+// Listed is what a run that lists the workspace's files anyway lends its
+// load's plugins; a nil field lends nothing.
+type Listed struct {
+	// Files answers that listing (ok false: none was made), sparing the
+	// plugins a listing of their own.
+	Files func() ([]string, bool)
+	// Stat lstats files of that listing (in its order), ok[i] false for
+	// one that could not be: the run then spares its own stat of those
+	// among its inputs.
+	Stat func(files []string) (stats []hashing.Stat, ok []bool)
 }
 
 // LoadReusingListed is LoadReusing for a run that lists the workspace's
-// files anyway: listed answers that listing (ok false: none was made).
-func LoadReusingListed(root string, listed func() ([]string, bool)) (*Model, error) {
+// files anyway (listed).
+func LoadReusingListed(root string, listed Listed) (*Model, error) {
 	root, err := filepath.Abs(root)
 	if err != nil {
 		return nil, err
@@ -172,9 +182,9 @@ func (m *Model) infer(o inferOptions) {
 	var listOnce sync.Once
 	list := func() ([]string, error) {
 		listOnce.Do(func() {
-			if o.listed != nil {
+			if o.listed.Files != nil {
 				var ok bool
-				if listed, ok = o.listed(); ok {
+				if listed, ok = o.listed.Files(); ok {
 					return
 				}
 			}
@@ -186,6 +196,7 @@ func (m *Model) infer(o inferOptions) {
 	// for its process); their tasks join the model in declaration order.
 	results := make([]plugins.Result, len(m.Config.Plugins))
 	seen := &plugins.Seen{}
+	seen.StatListed = o.listed.Stat
 	var wg sync.WaitGroup
 	for i, d := range m.Config.Plugins {
 		timeout, _ := parseTimeout(d.Timeout)

@@ -11,6 +11,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -543,9 +544,9 @@ func rootFiles(m *workspace.Model, all []string, d workspace.TaskDef) []string {
 func projectOutputs(m *workspace.Model, project string) []string {
 	var out []string
 	for _, name := range m.TaskNames() {
-		if def, ok := m.Resolve(project, name); ok {
-			for _, g := range def.Outputs {
-				if !strings.HasPrefix(g, "!") {
+		if outputs, _, ok := m.TaskOutputs(project, name); ok {
+			for _, g := range outputs {
+				if !strings.HasPrefix(g, "!") && !slices.Contains(out, g) {
 					out = append(out, g)
 				}
 			}

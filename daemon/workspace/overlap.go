@@ -190,14 +190,56 @@ func (m *Model) mayOverlap(g *Graph) bool {
 			if name == n.Task {
 				continue
 			}
-			d, ok := m.Resolve(n.Project, name)
-			if !ok || d.NoOp() || len(d.Outputs) == 0 {
+			outputs, runs, ok := m.TaskOutputs(n.Project, name)
+			if !ok || !runs || len(outputs) == 0 {
 				continue
 			}
-			if _, _, ok := overlappingGlobs(n.Def.Outputs, d.Outputs); ok {
+			if _, _, ok := overlappingGlobs(n.Def.Outputs, outputs); ok {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// TaskOutputs is what Resolve answers of a task's outputs (shared: not to
+// be changed) and of whether it runs a command, without the rest of its
+// definition: a run asks it of every task of its projects, most of which
+// it does not run.
+func (m *Model) TaskOutputs(project, task string) (outputs []string, runs, defined bool) {
+	p := m.byName[project]
+	if project == RootProject || p == nil {
+		def, ok := m.Resolve(project, task)
+		return def.Outputs, !def.NoOp(), ok
+	}
+	var out *[]string
+	var cmd *string
+	take := func(c TaskConfig) {
+		override(&out, c.Outputs)
+		override(&cmd, c.Command)
+		defined = true
+	}
+	if it, ok := m.inferred[project][task]; ok {
+		take(it.cfg)
+	}
+	if c, ok := m.Config.Tasks[task]; ok {
+		take(c)
+	}
+	if c, ok := m.Config.Tasks[TaskID(project, task)]; ok {
+		take(c)
+	}
+	if c, ok := p.Overrides[task]; ok {
+		take(c)
+	}
+	script, ok := p.Scripts.Get(task)
+	defined = defined || ok
+	if cmd != nil {
+		runs = *cmd != ""
+	} else {
+		runs = script != ""
+	}
+	if out != nil {
+		outputs = *out
+	}
+	return outputs, runs, defined
 }

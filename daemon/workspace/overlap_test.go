@@ -1,6 +1,7 @@
 package workspace_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/vzn/vx/daemon/workspace"
@@ -56,6 +57,34 @@ func TestRunOverlaps(t *testing.T) {
 		}
 		if got := m.RunOverlaps(g); len(got) != tc.want {
 			t.Errorf("RunOverlaps(%v) = %+v, want %d pairs", tc.tasks, got, tc.want)
+		}
+	}
+}
+
+// TestTaskOutputsAgreesWithResolve: TaskOutputs answers Resolve's outputs,
+// whether the task runs a command, and whether it is defined, whichever
+// layer (workspace task, project#task, vx.project.json, package.json
+// script) sets them.
+func TestTaskOutputsAgreesWithResolve(t *testing.T) {
+	m := loadTree(t, map[string]string{
+		"vx.workspace.json": `{"projects": ["pkgs/*"], "tasks": {
+			"build": {"outputs": ["dist/**"]},
+			"gen": {"command": "gen", "outputs": ["gen/**"]},
+			"noop": {"dependsOn": ["build"]},
+			"b#gen": {"command": "", "outputs": ["other/**"]},
+			"//#root": {"command": "x", "outputs": ["r/**"]}
+		}}`,
+		"pkgs/a/package.json":    `{"name": "a", "scripts": {"build": "x", "lint": "y"}}`,
+		"pkgs/a/vx.project.json": `{"tasks": {"build": {"outputs": ["out/**"]}, "lint": {"command": ""}}}`,
+		"pkgs/b/package.json":    `{"name": "b", "scripts": {"test": "z"}}`,
+	})
+	for _, p := range []string{"a", "b", "c", workspace.RootProject} {
+		for _, name := range append(m.TaskNames(), "root", "missing") {
+			def, defined := m.Resolve(p, name)
+			outputs, runs, ok := m.TaskOutputs(p, name)
+			if ok != defined || runs != !def.NoOp() || strings.Join(outputs, ",") != strings.Join(def.Outputs, ",") {
+				t.Errorf("%s#%s: TaskOutputs %v %v %v, Resolve %v %v %v", p, name, outputs, runs, ok, def.Outputs, !def.NoOp(), defined)
+			}
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,30 +16,30 @@ import (
 )
 
 // stored is one declaration's last good answers, kept in
-// .vx/plugins/<hash of the spec>.json. DescribeKey and TasksKey are the
+// .vx/plugins/<hash of the spec>.2.json. DescribeKey and TasksKey are the
 // inputs the answers were given for; an answer is reused only when its key
 // is the one computed now.
+//
+// The file is a line of JSON (this struct), then the matched files a line
+// each (encodeFiles), an empty line, and the tasks a line each
+// (encodeTasks): a warm load of thousands of files and tasks, most tasks
+// alike, decodes a short JSON object and splits lines, where a JSON object
+// a file or a task (or a JSON string holding the lines) took several times
+// longer.
 type stored struct {
 	Spec        string           `json:"spec"`
 	Identity    string           `json:"identity"`
 	DescribeKey string           `json:"describeKey"`
 	Describe    *plugin.Describe `json:"describe"`
 	TasksKey    string           `json:"tasksKey,omitempty"`
-	// Tasks are kept as TaskShapes, each set of fields besides the
-	// project, name and file once, and TaskText, a line a task naming
-	// its shape (encodeTasks): a warm load of thousands of tasks, most
-	// alike, decodes a few objects and splits lines. Tasks whose names
+	// TaskShapes are the tasks' fields besides the project, name and
+	// file, each set once; the task lines name theirs. Tasks whose names
 	// the lines cannot hold are kept whole in TaskList instead.
 	Tasks      []plugin.Task `json:"-"`
 	TaskShapes []plugin.Task `json:"taskShapes,omitempty"`
-	TaskText   string        `json:"taskLines,omitempty"`
 	TaskList   []plugin.Task `json:"tasks,omitempty"`
-	// Files are kept as FileText, one line a file (encodeFiles): a
-	// warm load decodes thousands of them, which a line each does several
-	// times faster than a JSON object each.
-	Files    []fileRec `json:"-"`
-	FileText string    `json:"files,omitempty"`
-	At       time.Time `json:"at"`
+	Files      []fileRec     `json:"-"`
+	At         time.Time     `json:"at"`
 
 	// rehashed counts the matched files this load read (their stamps did
 	// not vouch for them): storing their new stamps spares the next load.
@@ -111,17 +112,17 @@ func loadStored(root, spec string) *stored {
 	var s stored
 	// The file is vx's, but may have been edited: its describe answer
 	// gets the checks a plugin's does (its tasks, when they are reused).
-	if json.Unmarshal(b, &s) != nil || s.Spec != spec || s.Describe == nil || checkDescribe(s.Describe) != nil {
+	header, files, tasks, ok := splitStore(string(b))
+	if !ok || json.Unmarshal([]byte(header), &s) != nil || s.Spec != spec || s.Describe == nil || checkDescribe(s.Describe) != nil {
 		return nil
 	}
-	var ok bool
-	if s.Files, ok = decodeFiles(s.FileText); !ok {
+	if s.Files, ok = decodeFiles(files); !ok {
 		return nil
 	}
-	if s.Tasks, ok = decodeTasks(s.TaskShapes, s.TaskText); !ok {
+	if s.Tasks, ok = decodeTasks(s.TaskShapes, tasks); !ok {
 		return nil
 	}
-	if s.TaskText == "" {
+	if tasks == "" {
 		s.Tasks = s.TaskList
 	}
 	return &s
@@ -129,14 +130,34 @@ func loadStored(root, spec string) *stored {
 
 // save writes s atomically (a reader sees the old answers or the new).
 func (s *stored) save(root string) error {
-	s.FileText = encodeFiles(s.Files)
-	s.TaskShapes, s.TaskText, s.TaskList = encodeTasks(s.Tasks)
-	b, err := json.Marshal(s)
+	var tasks string
+	s.TaskShapes, tasks, s.TaskList = encodeTasks(s.Tasks)
+	header, err := json.Marshal(s)
 	if err != nil {
 		return err
 	}
+	// JSON escapes every newline, so the header is one line.
+	b := slices.Concat(header, []byte("\n"), []byte(encodeFiles(s.Files)), []byte("\n"), []byte(tasks))
 	// WriteFileReplace makes .vx/plugins when it is missing.
 	return hashing.WriteFileReplace(storePath(root, s.Spec), b, 0o644)
+}
+
+// splitStore cuts a stored file into its JSON line, its file lines and
+// its task lines: the file lines end at the first empty line (no record
+// is empty).
+func splitStore(text string) (header, files, tasks string, ok bool) {
+	header, rest, ok := strings.Cut(text, "\n")
+	if !ok {
+		return "", "", "", false
+	}
+	if strings.HasPrefix(rest, "\n") {
+		return header, "", rest[1:], true
+	}
+	i := strings.Index(rest, "\n\n")
+	if i < 0 {
+		return "", "", "", false
+	}
+	return header, rest[:i+1], rest[i+2:], true
 }
 
 // key hashes parts, each length-prefixed so that no two lists collide.

@@ -220,11 +220,16 @@ func (m *Model) infer(o inferOptions) {
 // once each. They join the model's Files: what a plan or a repeated run
 // checks has not changed.
 func pluginFiles(root string, results []plugins.Result) []string {
-	seen := map[string]bool{}
-	var out []string
-	add := func(p string) {
-		if p != "" && !seen[p] {
-			seen[p] = true
+	n := 0
+	for _, res := range results {
+		n += len(res.Files) + 1
+	}
+	// Plugins often match the same files: each is joined to the root once.
+	seen := make(map[string]bool, n)
+	out := make([]string, 0, n)
+	add := func(key, p string) {
+		if p != "" && !seen[key] {
+			seen[key] = true
 			out = append(out, p)
 		}
 	}
@@ -233,10 +238,16 @@ func pluginFiles(root string, results []plugins.Result) []string {
 			// A package's entry is left out: node_modules is often a
 			// link (pnpm), which no file of Files may be read through;
 			// the lockfile changes when the package does.
-			add(res.Entry.Path)
+			key := "\x00" + res.Entry.Path
+			if rel, err := filepath.Rel(root, res.Entry.Path); err == nil && !strings.HasPrefix(rel, "..") {
+				key = filepath.ToSlash(rel) // as a matched file is seen
+			}
+			add(key, res.Entry.Path)
 		}
 		for _, f := range res.Files {
-			add(filepath.Join(root, filepath.FromSlash(f)))
+			if !seen[f] {
+				add(f, filepath.Join(root, filepath.FromSlash(f)))
+			}
 		}
 	}
 	return out

@@ -25,6 +25,7 @@ need_tools node git
 
 mkdir -p "$WORK/bin" "$WORK/ws"
 build_gen_and_vx
+(cd "$ROOT" && go build -o "$WORK/bin/cputime" ./scripts/bench/cputime)
 
 ws=$WORK/ws/plugins-$N
 rm -rf "$ws"
@@ -49,14 +50,14 @@ sed '0,/"tasks": {/s//"tasks": {\n    "ref": {"command": "echo ref", "inputs": [
   "$cfg/none" >"$cfg/hand"
 
 # run CONFIG: "WALL CPU" ms of one no-op `vx run build` under CONFIG; CPU
-# is user+sys (GNU time), steadier than wall time on a shared machine.
+# is user+sys (scripts/bench/cputime, to 0.1 ms: GNU time's 10 ms steps
+# are an eighth of the run), steadier than wall time on a shared machine.
 run() {
   cp "$cfg/$1" "$ws/vx.workspace.json"
-  (cd "$ws" && /usr/bin/time -f '%e %U %S' -o "$WORK/time.txt" "$VX" run build >/dev/null 2>"$WORK/last-stderr") ||
+  (cd "$ws" && "$WORK/bin/cputime" "$WORK/time.txt" "$VX" run build >/dev/null 2>"$WORK/last-stderr") ||
     { cat "$WORK/last-stderr" >&2; die "a run failed under $1"; }
-  awk '{ printf "%d %d\n", $1 * 1000, ($2 + $3) * 1000 }' "$WORK/time.txt"
+  awk '{ printf "%d %.1f\n", $1 / 1000, $2 / 1000 }' "$WORK/time.txt"
 }
-[[ -x /usr/bin/time ]] || die "GNU time (/usr/bin/time, Debian package time) is needed"
 
 # Fill the cache and the plugins' stored answers, then check both
 # configurations are no-ops and that the plugins did answer.
@@ -86,8 +87,8 @@ for ((i = 1; i <= RUNS; i++)); do
 done
 after=$(cat "$ws"/plugin-starts-*.log | wc -l)
 [[ $after == "$starts" ]] || die "plugin processes started during the rounds ($starts before, $after after)"
-mn=$(median "${none[@]}") mt=$(median "${two[@]}") cn=$(median "${cnone[@]}") ct=$(median "${ctwo[@]}")
-mh=$(median "${hand[@]}") ch=$(median "${chand[@]}")
+mn=$(median "${none[@]}") mt=$(median "${two[@]}") cn=$(fmedian "${cnone[@]}") ct=$(fmedian "${ctwo[@]}")
+mh=$(median "${hand[@]}") ch=$(fmedian "${chand[@]}")
 cat <<MD
 Command: \`bash scripts/bench-plugins.sh\`, $(nproc) CPUs, Linux $(uname -r), $(go version | awk '{print $3}').
 

@@ -62,11 +62,13 @@ func Run(ctx context.Context, argv []string, s *cmdline.IO) int { return program
 
 // loadModel finds and loads the workspace from the IO's directory. A
 // workspace that cannot be found or loaded is a refusal (exit 2).
-func loadModel(s *cmdline.IO) (*workspace.Model, error) { return loadModelListed(s, nil) }
+func loadModel(s *cmdline.IO) (*workspace.Model, error) {
+	return loadModelListed(s, workspace.Listed{})
+}
 
 // loadModelListed is loadModel for a run that lists the workspace's files
-// anyway (listed: that listing, for the plugins; nil: none).
-func loadModelListed(s *cmdline.IO, listed func() ([]string, bool)) (*workspace.Model, error) {
+// anyway (listed: that listing, for the plugins; zero: none).
+func loadModelListed(s *cmdline.IO, listed workspace.Listed) (*workspace.Model, error) {
 	root, err := workspace.FindRoot(s.WorkingDir())
 	if err != nil {
 		return nil, cmdline.UsageError(err.Error())

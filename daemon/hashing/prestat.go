@@ -89,6 +89,9 @@ func (h *Hasher) Prestat(root string) {
 		if h.pre.stop.Load() {
 			return
 		}
+		if fresh[i].Load() {
+			continue // StatListed stat'ed it
+		}
 		if err := Lstat(name, &st); err != nil || !st.Regular() {
 			continue
 		}
@@ -96,6 +99,31 @@ func (h *Hasher) Prestat(root string) {
 			fresh[i].Store(true)
 		}
 	}
+}
+
+// StatListed lstats files (slash paths relative to root, in listing
+// order) into stats, ok[i] false where files[i] could not be stat'ed, and
+// marks each whose stat is the one the stat cache recorded, as Prestat
+// does: a run's own stat of a file something else needed stat'ed first
+// (a plugin's matched files) is then spared.
+func (h *Hasher) StatListed(root string, files []string) (stats []Stat, ok []bool) {
+	recs := h.Records(root, files)
+	h.pre.mu.Lock()
+	p := prestat{buf: h.pre.buf, offs: h.pre.offs} // Release may drop h.pre's
+	fresh := h.pre.fresh
+	h.pre.mu.Unlock()
+	stats, ok = make([]Stat, len(files)), make([]bool, len(files))
+	for i, f := range files {
+		abs := filepath.Join(root, filepath.FromSlash(f))
+		if Lstat(abs, &stats[i]) != nil {
+			continue
+		}
+		ok[i] = true
+		if recs != nil && recs[i] >= 0 && int(recs[i]) < p.len() && stats[i].Regular() && statKeyOf(&stats[i]) == p.key(int(recs[i])) {
+			fresh[recs[i]].Store(true)
+		}
+	}
+	return stats, ok
 }
 
 // StopPrestat ends Prestat at its next file: once the hashing workers

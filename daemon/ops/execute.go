@@ -187,15 +187,18 @@ func (a *Ahead) Complete(in *ExecuteInput) {
 	in.Repeat = a.answer.Base
 }
 
-// Listing is the file listing Start began, for the load's plugins (nil
-// when none was begun).
-func (a *Ahead) Listing() func() ([]string, bool) {
+// Listing is the file listing Start began and its stats, for the load's
+// plugins (none when none was begun).
+func (a *Ahead) Listing() workspace.Listed {
 	if a == nil || a.early == nil {
-		return nil
+		return workspace.Listed{}
 	}
-	return func() ([]string, bool) {
-		files, ok, _ := a.early.Listing()
-		return files, ok
+	return workspace.Listed{
+		Files: func() ([]string, bool) {
+			files, ok, _ := a.early.Listing()
+			return files, ok
+		},
+		Stat: a.early.StatListed(),
 	}
 }
 

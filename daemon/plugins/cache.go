@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,22 +16,30 @@ import (
 )
 
 // stored is one declaration's last good answers, kept in
-// .vx/plugins/<hash of the spec>.json. DescribeKey and TasksKey are the
+// .vx/plugins/<hash of the spec>.2.json. DescribeKey and TasksKey are the
 // inputs the answers were given for; an answer is reused only when its key
 // is the one computed now.
+//
+// The file is a line of JSON (this struct), then the matched files a line
+// each (encodeFiles), an empty line, and the tasks a line each
+// (encodeTasks): a warm load of thousands of files and tasks, most tasks
+// alike, decodes a short JSON object and splits lines, where a JSON object
+// a file or a task (or a JSON string holding the lines) took several times
+// longer.
 type stored struct {
 	Spec        string           `json:"spec"`
 	Identity    string           `json:"identity"`
 	DescribeKey string           `json:"describeKey"`
 	Describe    *plugin.Describe `json:"describe"`
 	TasksKey    string           `json:"tasksKey,omitempty"`
-	Tasks       []plugin.Task    `json:"tasks,omitempty"`
-	// Files are kept as FileText, one line a file (encodeFiles): a
-	// warm load decodes thousands of them, which a line each does several
-	// times faster than a JSON object each.
-	Files    []fileRec `json:"-"`
-	FileText string    `json:"files,omitempty"`
-	At       time.Time `json:"at"`
+	// TaskShapes are the tasks' fields besides the project, name and
+	// file, each set once; the task lines name theirs. Tasks whose names
+	// the lines cannot hold are kept whole in TaskList instead.
+	Tasks      []plugin.Task `json:"-"`
+	TaskShapes []plugin.Task `json:"taskShapes,omitempty"`
+	TaskList   []plugin.Task `json:"tasks,omitempty"`
+	Files      []fileRec     `json:"-"`
+	At         time.Time     `json:"at"`
 
 	// rehashed counts the matched files this load read (their stamps did
 	// not vouch for them): storing their new stamps spares the next load.
@@ -58,6 +67,12 @@ func stampOf(abs string) stamp {
 	return stamp{st.Mtime, st.Ctime, st.Size, int64(st.Ino), int64(st.Mode)}
 }
 
+// stampOfStat is stampOf with the lstat made.
+func stampOfStat(st *hashing.Stat) stamp {
+	s := hashing.StampOfStat("", st)
+	return stamp{s.Mtime, s.Ctime, s.Size, int64(s.Ino), int64(s.Mode)}
+}
+
 // racyWindow: a stamp this close to the answer's time (or later) is not
 // trusted; timestamps are coarse, and an edit right after the hash could
 // leave the stamp as it was.
@@ -79,10 +94,13 @@ func (s *stored) paths() []string {
 	return out
 }
 
-// storePath is where spec's answers are kept.
+// storePath is where spec's answers are kept. The name carries the
+// store's form (2: tasks as shapes and lines): a vx that keeps another
+// form reads and writes a file of its own, never one whose tasks it would
+// not find.
 func storePath(root, spec string) string {
 	sum := sha256.Sum256([]byte(spec))
-	return filepath.Join(layout.Dir(root), "plugins", hex.EncodeToString(sum[:12])+".json")
+	return filepath.Join(layout.Dir(root), "plugins", hex.EncodeToString(sum[:12])+".2.json")
 }
 
 // loadStored reads spec's answers; a missing or unreadable file is none.
@@ -94,25 +112,52 @@ func loadStored(root, spec string) *stored {
 	var s stored
 	// The file is vx's, but may have been edited: its describe answer
 	// gets the checks a plugin's does (its tasks, when they are reused).
-	if json.Unmarshal(b, &s) != nil || s.Spec != spec || s.Describe == nil || checkDescribe(s.Describe) != nil {
+	header, files, tasks, ok := splitStore(string(b))
+	if !ok || json.Unmarshal([]byte(header), &s) != nil || s.Spec != spec || s.Describe == nil || checkDescribe(s.Describe) != nil {
 		return nil
 	}
-	var ok bool
-	if s.Files, ok = decodeFiles(s.FileText); !ok {
+	if s.Files, ok = decodeFiles(files); !ok {
 		return nil
+	}
+	if s.Tasks, ok = decodeTasks(s.TaskShapes, tasks); !ok {
+		return nil
+	}
+	if tasks == "" {
+		s.Tasks = s.TaskList
 	}
 	return &s
 }
 
 // save writes s atomically (a reader sees the old answers or the new).
 func (s *stored) save(root string) error {
-	s.FileText = encodeFiles(s.Files)
-	b, err := json.Marshal(s)
+	var tasks string
+	s.TaskShapes, tasks, s.TaskList = encodeTasks(s.Tasks)
+	header, err := json.Marshal(s)
 	if err != nil {
 		return err
 	}
+	// JSON escapes every newline, so the header is one line.
+	b := slices.Concat(header, []byte("\n"), []byte(encodeFiles(s.Files)), []byte("\n"), []byte(tasks))
 	// WriteFileReplace makes .vx/plugins when it is missing.
 	return hashing.WriteFileReplace(storePath(root, s.Spec), b, 0o644)
+}
+
+// splitStore cuts a stored file into its JSON line, its file lines and
+// its task lines: the file lines end at the first empty line (no record
+// is empty).
+func splitStore(text string) (header, files, tasks string, ok bool) {
+	header, rest, ok := strings.Cut(text, "\n")
+	if !ok {
+		return "", "", "", false
+	}
+	if strings.HasPrefix(rest, "\n") {
+		return header, "", rest[1:], true
+	}
+	i := strings.Index(rest, "\n\n")
+	if i < 0 {
+		return "", "", "", false
+	}
+	return header, rest[:i+1], rest[i+2:], true
 }
 
 // key hashes parts, each length-prefixed so that no two lists collide.
@@ -176,6 +221,73 @@ func decodeFiles(text string) ([]fileRec, bool) {
 			r.Stamp[i] = n
 		}
 		out = append(out, r)
+	}
+	return out, true
+}
+
+// encodeTasks keeps tasks as shapes and lines of
+// "project\tname\tfile\tshape\n", or, when a project, name or file holds
+// a tab or a newline, as the list itself.
+func encodeTasks(tasks []plugin.Task) (shapes []plugin.Task, text string, list []plugin.Task) {
+	index := map[string]int{}
+	var b strings.Builder
+	for _, t := range tasks {
+		if strings.ContainsAny(t.Project+t.Name+t.File, "\t\n") {
+			return nil, "", tasks
+		}
+		shape := t
+		shape.Project, shape.Name, shape.File = "", "", ""
+		k, err := json.Marshal(shape)
+		if err != nil {
+			return nil, "", tasks
+		}
+		i, ok := index[string(k)]
+		if !ok {
+			i = len(shapes)
+			index[string(k)] = i
+			shapes = append(shapes, shape)
+		}
+		b.WriteString(t.Project)
+		b.WriteByte('\t')
+		b.WriteString(t.Name)
+		b.WriteByte('\t')
+		b.WriteString(t.File)
+		b.WriteByte('\t')
+		b.WriteString(strconv.Itoa(i))
+		b.WriteByte('\n')
+	}
+	return shapes, b.String(), nil
+}
+
+// decodeTasks reads encodeTasks' lines; ok is false when they do not
+// parse or name a shape there is not. The tasks of one shape share its
+// fields (which nothing changes in place).
+func decodeTasks(shapes []plugin.Task, text string) ([]plugin.Task, bool) {
+	n := strings.Count(text, "\n")
+	if n > plugin.MaxTasks {
+		return nil, false
+	}
+	out := make([]plugin.Task, 0, n)
+	for len(text) > 0 {
+		line, rest, found := strings.Cut(text, "\n")
+		if !found {
+			return nil, false
+		}
+		text = rest
+		var fields [3]string
+		for i := range fields {
+			var ok bool
+			if fields[i], line, ok = strings.Cut(line, "\t"); !ok {
+				return nil, false
+			}
+		}
+		i, err := strconv.Atoi(line)
+		if err != nil || i < 0 || i >= len(shapes) {
+			return nil, false
+		}
+		t := shapes[i]
+		t.Project, t.Name, t.File = fields[0], fields[1], fields[2]
+		out = append(out, t)
 	}
 	return out, true
 }

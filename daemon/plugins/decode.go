@@ -117,7 +117,8 @@ func checkTasks(tasks []plugin.Task, files map[string]bool, roots map[string]str
 	if len(tasks) > plugin.MaxTasks {
 		return "", fmt.Errorf("it answers %d tasks; at most %d", len(tasks), plugin.MaxTasks)
 	}
-	seen := map[string]bool{}
+	type taskID struct{ project, name string }
+	seen := make(map[taskID]bool, len(tasks))
 	for _, t := range tasks {
 		id := t.Project + "#" + t.Name
 		root, ok := roots[t.Project]
@@ -128,26 +129,29 @@ func checkTasks(tasks []plugin.Task, files map[string]bool, roots map[string]str
 			return t.File, fmt.Errorf("task %q of project %s is not a task name", t.Name, t.Project)
 		case !files[t.File]:
 			return t.File, fmt.Errorf("task %s names file %q, which is not one of the files vx sent", id, t.File)
-		case seen[id]:
+		case seen[taskID{t.Project, t.Name}]:
 			return t.File, fmt.Errorf("task %s is answered twice", id)
 		}
-		seen[id] = true
+		seen[taskID{t.Project, t.Name}] = true
 		if t.Timeout != nil {
 			if d, err := time.ParseDuration(*t.Timeout); err != nil || d <= 0 {
 				return t.File, fmt.Errorf("task %s: timeout is not a duration (use a value such as \"90s\")", id)
 			}
 		}
-		for field, list := range map[string]*[]string{"inputs": t.Inputs, "outputs": t.Outputs} {
-			if list == nil {
+		for _, f := range [2]struct {
+			name string
+			list *[]string
+		}{{"inputs", t.Inputs}, {"outputs", t.Outputs}} {
+			if f.list == nil {
 				continue
 			}
-			for _, p := range *list {
+			for _, p := range *f.list {
 				if escapes(root, p) {
-					return t.File, fmt.Errorf("task %s: %s %q is outside the workspace", id, field, p)
+					return t.File, fmt.Errorf("task %s: %s %q is outside the workspace", id, f.name, p)
 				}
 				// As a configured task's: outputs are collected under
 				// the task's directory, so a rooted one matches nothing.
-				if field == "outputs" && strings.HasPrefix(strings.TrimPrefix(p, "!"), "/") {
+				if f.name == "outputs" && strings.HasPrefix(strings.TrimPrefix(p, "!"), "/") {
 					return t.File, fmt.Errorf("task %s: outputs %q is an absolute path (outputs are relative to the task's directory, as \"dist/**\")", id, p)
 				}
 			}
@@ -176,6 +180,9 @@ func escapes(root, p string) bool {
 	}
 	if strings.Contains(p, "\\") || (len(p) > 1 && p[1] == ':') {
 		return true
+	}
+	if !strings.Contains(p, "..") {
+		return false // only a ".." leads out of root, a project's directory
 	}
 	// A brace pattern holding ".." ("{../../x,src}") is refused whole
 	// rather than expanded: its alternatives can be listed one glob each.

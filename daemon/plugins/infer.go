@@ -2,16 +2,10 @@ package plugins
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"path"
 	"path/filepath"
-	"strings"
 	"time"
-
-	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/vzn/vx/protocol/plugin"
 )
@@ -26,6 +20,9 @@ type Input struct {
 	// KeepLastGood answers the last good answers, marked Stale, when the
 	// plugin fails now (vxd does; a one-shot vx does not).
 	KeepLastGood bool
+	// Seen, shared by the plugins of one load, stats and hashes each
+	// matched file once however many plugins match it (nil: not shared).
+	Seen *Seen
 }
 
 // Result is one plugin's inference.
@@ -112,25 +109,26 @@ func (r Runner) tasks(ctx context.Context, in Input, e Entry, prev, cur *stored,
 	if err != nil {
 		return &pluginError{Plugin: d.Spec, File: d.File, Reason: r.mask("listing the workspace's files: " + err.Error())}
 	}
-	files := Match(cur.Describe.Globs, all)
+	files := in.Seen.match(cur.Describe.Globs, all)
 	if len(files) > plugin.MaxFiles {
 		return &pluginError{Plugin: d.Spec, File: d.File, Reason: fmt.Sprintf("its globs match %d files; at most %d", len(files), plugin.MaxFiles)}
 	}
-	parts := []string{"tasks", cur.DescribeKey}
+	parts := make([]string, 0, 2+2*len(in.Projects)+2*len(files))
+	parts = append(parts, "tasks", cur.DescribeKey)
+	cur.Files = make([]fileRec, 0, len(files))
 	for _, p := range in.Projects {
 		parts = append(parts, p.Name, p.Root)
 	}
-	known := map[string]fileRec{}
 	var at time.Time
+	var known []fileRec
 	if prev != nil {
-		at = prev.At
-		for _, rec := range prev.Files {
-			known[rec.Path] = rec
-		}
+		at, known = prev.At, prev.Files
 	}
+	in.Seen.statAll(r.Root, files)
+	find := recordFinder(known)
 	for _, f := range files {
-		old, ok := known[f]
-		rec, err := r.fileRec(f, old, ok, at)
+		old, ok := find(f)
+		rec, err := r.fileRec(in.Seen, f, old, ok, at)
 		if !ok || rec.Stamp != old.Stamp || !old.trusted(rec.Stamp, at) {
 			cur.rehashed++
 		}
@@ -193,38 +191,6 @@ func projectRoots(projects []plugin.Project) map[string]string {
 	return out
 }
 
-// Match lists the files matching any of globs, skipping node_modules,
-// .git and .vx.
-func Match(globs, files []string) []string {
-	// "**/NAME" (NAME without a slash) matches a file whose base name
-	// NAME matches: the common form, matched on the short base name.
-	base := make([]string, len(globs))
-	for i, g := range globs {
-		if rest, ok := strings.CutPrefix(g, "**/"); ok && !strings.Contains(rest, "/") && !strings.Contains(rest, "**") {
-			base[i] = rest
-		}
-	}
-	var out []string
-	for _, f := range files {
-		if strings.HasPrefix(f, ".vx/") || strings.HasPrefix(f, ".git/") || strings.Contains("/"+f, "/node_modules/") {
-			continue
-		}
-		for i, g := range globs {
-			var ok bool
-			if base[i] != "" {
-				ok, _ = doublestar.Match(base[i], path.Base(f))
-			} else {
-				ok, _ = doublestar.Match(g, f)
-			}
-			if ok {
-				out = append(out, f)
-				break
-			}
-		}
-	}
-	return out
-}
-
 func nonNil(s []string) []string {
 	if s == nil {
 		return []string{}
@@ -250,15 +216,38 @@ func optionsJSON(raw json.RawMessage) json.RawMessage {
 // fileRec hashes the matched file f, or takes the hash of old, its
 // record in the answer stored at at (known: there is one), when it stats
 // as it did then.
-func (r Runner) fileRec(f string, old fileRec, known bool, at time.Time) (fileRec, error) {
+func (r Runner) fileRec(seen *Seen, f string, old fileRec, known bool, at time.Time) (fileRec, error) {
 	abs := filepath.Join(r.Root, filepath.FromSlash(f))
-	st := stampOf(abs)
+	st := seen.stamp(abs)
 	if known && old.trusted(st, at) {
 		return fileRec{Path: f, Hash: old.Hash, Stamp: st}, nil
 	}
-	h := sha256.New()
-	if err := hashFile(abs, h); err != nil {
+	h, err := seen.hash(abs)
+	if err != nil {
 		return fileRec{}, err
 	}
-	return fileRec{Path: f, Hash: hex.EncodeToString(h.Sum(nil)), Stamp: st}, nil
+	return fileRec{Path: f, Hash: h, Stamp: st}, nil
+}
+
+// recordFinder answers the record of a file among recs. The files are
+// asked for in listing order, which is the order recs were stored in: each
+// is found by comparing the next record, and a map is made only when one
+// is not.
+func recordFinder(recs []fileRec) func(string) (fileRec, bool) {
+	next := 0
+	var byPath map[string]fileRec
+	return func(f string) (fileRec, bool) {
+		if next < len(recs) && recs[next].Path == f {
+			next++
+			return recs[next-1], true
+		}
+		if byPath == nil {
+			byPath = make(map[string]fileRec, len(recs))
+			for _, r := range recs {
+				byPath[r.Path] = r
+			}
+		}
+		r, ok := byPath[f]
+		return r, ok
+	}
 }

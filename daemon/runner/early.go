@@ -180,3 +180,17 @@ func (e *Early) Close() {
 		e.hist = nil
 	}
 }
+
+// StatListed lstats files of the early listing (listing order) for the
+// workspace's plugins, marking those the stat cache holds as recorded, so
+// that the run's inputs among them are not stat'ed again (nil when
+// nothing was started early, or a daemon answers for the files).
+func (e *Early) StatListed() func(files []string) ([]hashing.Stat, []bool) {
+	if e == nil || !e.prestat {
+		return nil
+	}
+	return func(files []string) ([]hashing.Stat, []bool) {
+		e.wg.Wait()
+		return e.hasher.StatListed(e.root, files)
+	}
+}

@@ -21,9 +21,10 @@ type outputGuard struct {
 	group     map[string]string // task id → its group's smallest task id
 }
 
-// newOutputGuard keeps the run's overlapping pairs apart; workspace (the
-// all: the pairs among every task of the workspace, since another run may run the
-// other task of a pair) makes the lock groups.
+// newOutputGuard keeps the run's overlapping pairs apart; all (the pairs
+// among every task of the workspace, since another run may run the other
+// task of a pair; none when no task of the run is in one, RunOverlaps)
+// makes the lock groups.
 func newOutputGuard(run, all []workspace.OutputOverlap) *outputGuard {
 	g := &outputGuard{conflicts: map[string][]string{}, busy: map[string]bool{}, group: map[string]string{}}
 	for _, o := range run {

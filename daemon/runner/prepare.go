@@ -11,6 +11,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -158,7 +159,7 @@ func Prepare(ctx context.Context, o *Options) (*Prepared, error) {
 	// dozen times each at 10,000 tasks.
 	p.Keys, p.encoded = make(map[string]string, len(g.Nodes)), make(map[string][]byte, len(g.Nodes))
 	p.overlaps = sync.OnceValues(func() ([]workspace.OutputOverlap, []workspace.OutputOverlap) {
-		return g.OutputOverlaps(), m.OutputOverlaps()
+		return g.OutputOverlaps(), m.RunOverlaps(g)
 	})
 	if !o.Plan {
 		go func() {
@@ -543,9 +544,9 @@ func rootFiles(m *workspace.Model, all []string, d workspace.TaskDef) []string {
 func projectOutputs(m *workspace.Model, project string) []string {
 	var out []string
 	for _, name := range m.TaskNames() {
-		if def, ok := m.Resolve(project, name); ok {
-			for _, g := range def.Outputs {
-				if !strings.HasPrefix(g, "!") {
+		if outputs, _, ok := m.TaskOutputs(project, name); ok {
+			for _, g := range outputs {
+				if !strings.HasPrefix(g, "!") && !slices.Contains(out, g) {
 					out = append(out, g)
 				}
 			}

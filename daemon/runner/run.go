@@ -210,7 +210,7 @@ func (r *run) tidy(ctx context.Context) {
 	if p.overlaps != nil {
 		r.overlaps, model = p.overlaps()
 	} else {
-		r.overlaps, model = p.Graph.OutputOverlaps(), p.Model.OutputOverlaps()
+		r.overlaps, model = p.Graph.OutputOverlaps(), p.Model.RunOverlaps(p.Graph)
 	}
 	r.guard = newOutputGuard(r.overlaps, model)
 	r.notices = loadNotices(p.Model.Root)

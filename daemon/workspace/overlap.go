@@ -158,3 +158,88 @@ func cleanGlob(g string) string {
 }
 
 func isPattern(seg string) bool { return strings.ContainsAny(seg, "*?[{\\") }
+
+// RunOverlaps answers the pairs a run of g's tasks needs for its lock
+// groups: OutputOverlaps when one of g's tasks may share outputs with
+// another task of its project, none otherwise. A run whose tasks overlap
+// nothing is in no group, whatever pairs the tasks it does not run form,
+// and builds no graph of every task to learn so.
+func (m *Model) RunOverlaps(g *Graph) []OutputOverlap {
+	if m.mayOverlap(g) {
+		return m.OutputOverlaps()
+	}
+	return nil
+}
+
+// mayOverlap reports whether a task of g has outputs that may overlap
+// another task's of its project (or its project shares its directory).
+func (m *Model) mayOverlap(g *Graph) bool {
+	dirs := make(map[string]int, len(m.Projects))
+	for _, p := range m.Projects {
+		dirs[p.Dir]++
+	}
+	names := m.TaskNames()
+	for _, n := range g.Nodes {
+		if n.Project == RootProject || n.Def.NoOp() || len(n.Def.Outputs) == 0 {
+			continue
+		}
+		if dirs[n.Dir] > 1 {
+			return true
+		}
+		for _, name := range names {
+			if name == n.Task {
+				continue
+			}
+			outputs, runs, ok := m.TaskOutputs(n.Project, name)
+			if !ok || !runs || len(outputs) == 0 {
+				continue
+			}
+			if _, _, ok := overlappingGlobs(n.Def.Outputs, outputs); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TaskOutputs is what Resolve answers of a task's outputs (shared: not to
+// be changed) and of whether it runs a command, without the rest of its
+// definition: a run asks it of every task of its projects, most of which
+// it does not run.
+func (m *Model) TaskOutputs(project, task string) (outputs []string, runs, defined bool) {
+	p := m.byName[project]
+	if project == RootProject || p == nil {
+		def, ok := m.Resolve(project, task)
+		return def.Outputs, !def.NoOp(), ok
+	}
+	var out *[]string
+	var cmd *string
+	take := func(c TaskConfig) {
+		override(&out, c.Outputs)
+		override(&cmd, c.Command)
+		defined = true
+	}
+	if it, ok := m.inferred[project][task]; ok {
+		take(it.cfg)
+	}
+	if c, ok := m.Config.Tasks[task]; ok {
+		take(c)
+	}
+	if c, ok := m.Config.Tasks[TaskID(project, task)]; ok {
+		take(c)
+	}
+	if c, ok := p.Overrides[task]; ok {
+		take(c)
+	}
+	script, ok := p.Scripts.Get(task)
+	defined = defined || ok
+	if cmd != nil {
+		runs = *cmd != ""
+	} else {
+		runs = script != ""
+	}
+	if out != nil {
+		outputs = *out
+	}
+	return outputs, runs, defined
+}

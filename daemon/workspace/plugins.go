@@ -134,14 +134,24 @@ func (m *Model) PluginMatches(rel string) bool {
 // inferOptions is how a load runs its plugins.
 type inferOptions struct {
 	keepLastGood bool
-	// listed, when set, answers a listing of the workspace's files made
-	// anyway (ok false: none), sparing the plugins a listing of their own.
-	listed func() ([]string, bool)
+	listed       Listed
+}
+
+// Listed is what a run that lists the workspace's files anyway lends its
+// load's plugins; a nil field lends nothing.
+type Listed struct {
+	// Files answers that listing (ok false: none was made), sparing the
+	// plugins a listing of their own.
+	Files func() ([]string, bool)
+	// Stat lstats files of that listing (in its order), ok[i] false for
+	// one that could not be: the run then spares its own stat of those
+	// among its inputs.
+	Stat func(files []string) (stats []hashing.Stat, ok []bool)
 }
 
 // LoadReusingListed is LoadReusing for a run that lists the workspace's
-// files anyway: listed answers that listing (ok false: none was made).
-func LoadReusingListed(root string, listed func() ([]string, bool)) (*Model, error) {
+// files anyway (listed).
+func LoadReusingListed(root string, listed Listed) (*Model, error) {
 	root, err := filepath.Abs(root)
 	if err != nil {
 		return nil, err
@@ -172,9 +182,9 @@ func (m *Model) infer(o inferOptions) {
 	var listOnce sync.Once
 	list := func() ([]string, error) {
 		listOnce.Do(func() {
-			if o.listed != nil {
+			if o.listed.Files != nil {
 				var ok bool
-				if listed, ok = o.listed(); ok {
+				if listed, ok = o.listed.Files(); ok {
 					return
 				}
 			}
@@ -185,6 +195,8 @@ func (m *Model) infer(o inferOptions) {
 	// The plugins answer at once (each mostly stats its files or waits
 	// for its process); their tasks join the model in declaration order.
 	results := make([]plugins.Result, len(m.Config.Plugins))
+	seen := &plugins.Seen{}
+	seen.StatListed = o.listed.Stat
 	var wg sync.WaitGroup
 	for i, d := range m.Config.Plugins {
 		timeout, _ := parseTimeout(d.Timeout)
@@ -192,7 +204,7 @@ func (m *Model) infer(o inferOptions) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i] = r.Infer(context.Background(), plugins.Input{Decl: decl, Projects: projects, List: list, KeepLastGood: o.keepLastGood})
+			results[i] = r.Infer(context.Background(), plugins.Input{Decl: decl, Projects: projects, List: list, KeepLastGood: o.keepLastGood, Seen: seen})
 		}()
 	}
 	wg.Wait()
@@ -208,11 +220,16 @@ func (m *Model) infer(o inferOptions) {
 // once each. They join the model's Files: what a plan or a repeated run
 // checks has not changed.
 func pluginFiles(root string, results []plugins.Result) []string {
-	seen := map[string]bool{}
-	var out []string
-	add := func(p string) {
-		if p != "" && !seen[p] {
-			seen[p] = true
+	n := 0
+	for _, res := range results {
+		n += len(res.Files) + 1
+	}
+	// Plugins often match the same files: each is joined to the root once.
+	seen := make(map[string]bool, n)
+	out := make([]string, 0, n)
+	add := func(key, p string) {
+		if p != "" && !seen[key] {
+			seen[key] = true
 			out = append(out, p)
 		}
 	}
@@ -221,10 +238,16 @@ func pluginFiles(root string, results []plugins.Result) []string {
 			// A package's entry is left out: node_modules is often a
 			// link (pnpm), which no file of Files may be read through;
 			// the lockfile changes when the package does.
-			add(res.Entry.Path)
+			key := "\x00" + res.Entry.Path
+			if rel, err := filepath.Rel(root, res.Entry.Path); err == nil && !strings.HasPrefix(rel, "..") {
+				key = filepath.ToSlash(rel) // as a matched file is seen
+			}
+			add(key, res.Entry.Path)
 		}
 		for _, f := range res.Files {
-			add(filepath.Join(root, filepath.FromSlash(f)))
+			if !seen[f] {
+				add(f, filepath.Join(root, filepath.FromSlash(f)))
+			}
 		}
 	}
 	return out

@@ -1,0 +1,122 @@
+package plugins
+
+import (
+	"path"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// matcher is a plugin's globs compiled once for a listing. Most plugin
+// globs name a file at any depth ("**/vx-ref.json",
+// "**/eslint.config.{js,mjs}"): those are answered by a map of base names,
+// the brace alternatives expanded, with no glob matching per file; the
+// other globs keep doublestar's matching, on the base name when the glob
+// is "**/" and a pattern without a slash.
+type matcher struct {
+	names    map[string]bool // base names a "**/NAME" glob matches literally
+	basePats []string        // base-name patterns of the other "**/NAME" globs
+	full     []string        // the other globs, matched on the whole path
+}
+
+// maxExpanded bounds a glob's brace expansion; a larger one is matched
+// by doublestar instead.
+const maxExpanded = 256
+
+func compile(globs []string) matcher {
+	m := matcher{names: map[string]bool{}}
+	for _, g := range globs {
+		rest, ok := strings.CutPrefix(g, "**/")
+		if !ok || strings.Contains(rest, "/") || strings.Contains(rest, "**") {
+			m.full = append(m.full, g)
+			continue
+		}
+		if names, ok := expandBraces(rest); ok {
+			for _, n := range names {
+				m.names[n] = true
+			}
+			continue
+		}
+		m.basePats = append(m.basePats, rest)
+	}
+	return m
+}
+
+func (m *matcher) match(f string) bool {
+	base := path.Base(f)
+	if m.names[base] {
+		return true
+	}
+	for _, p := range m.basePats {
+		if ok, _ := doublestar.Match(p, base); ok {
+			return true
+		}
+	}
+	for _, g := range m.full {
+		if ok, _ := doublestar.Match(g, f); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// expandBraces lists the names pattern p matches when its only glob
+// syntax is brace groups of literal alternatives, not nested
+// ("{vite,vitest}.config.{ts,js}"); ok is false for any other pattern.
+func expandBraces(p string) ([]string, bool) {
+	out := []string{""}
+	for p != "" {
+		i := strings.IndexAny(p, "*?[]{}\\")
+		if i < 0 {
+			return appendAll(out, p), true
+		}
+		if p[i] != '{' {
+			return nil, false
+		}
+		end := strings.IndexByte(p[i:], '}')
+		if end < 0 {
+			return nil, false
+		}
+		group := p[i+1 : i+end]
+		if strings.ContainsAny(group, "*?[]{}\\") {
+			return nil, false
+		}
+		prefixed := appendAll(out, p[:i])
+		alts := strings.Split(group, ",")
+		if len(prefixed)*len(alts) > maxExpanded {
+			return nil, false
+		}
+		out = make([]string, 0, len(prefixed)*len(alts))
+		for _, s := range prefixed {
+			for _, a := range alts {
+				out = append(out, s+a)
+			}
+		}
+		p = p[i+end+1:]
+	}
+	return out, true
+}
+
+func appendAll(list []string, s string) []string {
+	out := make([]string, len(list))
+	for i, l := range list {
+		out[i] = l + s
+	}
+	return out
+}
+
+// Match lists the files matching any of globs, skipping node_modules,
+// .git and .vx.
+func Match(globs, files []string) []string {
+	m := compile(globs)
+	var out []string
+	for _, f := range files {
+		if strings.HasPrefix(f, ".vx/") || strings.HasPrefix(f, ".git/") || strings.HasPrefix(f, "node_modules/") || strings.Contains(f, "/node_modules/") {
+			continue
+		}
+		if m.match(f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}

@@ -68,9 +68,7 @@
 // with the hash of every input it read since, and whether its listing
 // held. That state is self-contained (each hash is the one read after its
 // token), so concurrent runs, or runs without vxd between them, cannot
-// make it wrong: the last complete save wins. Its hashes are saved sorted
-// by path and looked up by binary search (a state out of order is not
-// loaded: a search in it could miss a path it holds).
+// make it wrong: the last complete save wins.
 //
 // Any other answer (no vxd, another epoch, version or workspace, more
 // paths than an answer holds, no answer within a second) is a silent

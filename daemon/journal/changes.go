@@ -29,7 +29,7 @@ type ChangeSource func(ctx context.Context, epoch string, seq uint64) (*wire.Cha
 // changesWait bounds the question: past it the run stats every file.
 const changesWait = time.Second
 
-const journalMagic = "vxjrnl2\n" // 2: hashes saved sorted by path
+const journalMagic = "vxjrnl1\n"
 
 // maxJournalEntries bounds the hashes a state holds.
 const maxJournalEntries = 1 << 21
@@ -39,7 +39,7 @@ type journalState struct {
 	seq       uint64
 	listingOK bool           // the listing file listing was valid at the token
 	listing   hashing.FileID // which file that was
-	hashes    provenSet
+	hashes    map[string]string
 }
 
 // Changes is one run's use of vxd's change journal; nil (no source, or
@@ -53,7 +53,7 @@ type Changes struct {
 	changed  map[string]bool
 
 	mu       sync.Mutex
-	trusted  provenSet         // slash path relative to root → hash proven unchanged
+	trusted  map[string]string // slash path relative to root → hash proven unchanged
 	verified map[string]string // absolute path → hash read this run
 	dirty    bool
 	listing  hashing.FileID
@@ -92,7 +92,7 @@ func OpenChanges(ctx context.Context, root string, src ChangeSource) (*Changes, 
 	case ans.Epoch == "":
 		return nil, "stat every file: " + ans.Reason
 	}
-	c := &Changes{root: root, path: path, token: *ans, prior: prior, verified: map[string]string{}}
+	c := &Changes{root: root, path: path, token: *ans, prior: prior, trusted: map[string]string{}, verified: map[string]string{}}
 	c.complete = prior != nil && ans.Complete && ans.Epoch == prior.epoch
 	if !c.complete {
 		c.dirty = true
@@ -110,15 +110,14 @@ func OpenChanges(ctx context.Context, root string, src ChangeSource) (*Changes, 
 	}
 	// The saved hashes, less what changed, are the proven ones (keyed by
 	// relative path: no second map of absolute paths to build).
-	proven := len(prior.hashes)
 	for _, rel := range ans.Changed {
-		if prior.hashes.drop(rel) {
+		if _, ok := prior.hashes[rel]; ok {
+			delete(prior.hashes, rel)
 			c.dirty = true
-			proven--
 		}
 	}
 	c.trusted = prior.hashes
-	return c, fmt.Sprintf("journal: %d paths changed, %d files proven unchanged", len(ans.Changed), proven)
+	return c, fmt.Sprintf("journal: %d paths changed, %d files proven unchanged", len(ans.Changed), len(c.trusted))
 }
 
 // Attach makes h answer the files c proves unchanged without a stat, and
@@ -139,7 +138,8 @@ func (c *Changes) TrustedHash(abs string) (string, bool) {
 	if !ok || len(rel) < 2 || rel[0] != filepath.Separator {
 		return "", false
 	}
-	return c.trusted.get(filepath.ToSlash(rel[1:]))
+	h, ok := c.trusted[filepath.ToSlash(rel[1:])]
+	return h, ok
 }
 
 // Read notes a hash HashFile read (or took from the stat cache) after the
@@ -258,9 +258,22 @@ func (c *Changes) Save() error {
 	if !c.dirty {
 		return nil
 	}
-	st := &journalState{epoch: c.token.Epoch, seq: c.token.Seq, listingOK: c.listOK, listing: c.listing}
+	st := &journalState{epoch: c.token.Epoch, seq: c.token.Seq, listingOK: c.listOK, listing: c.listing, hashes: map[string]string{}}
+	prefix := c.root + string(filepath.Separator)
+	add := func(abs, h string) {
+		if rel, ok := strings.CutPrefix(abs, prefix); ok && len(st.hashes) < maxJournalEntries {
+			st.hashes[filepath.ToSlash(rel)] = h
+		}
+	}
 	// A proven path is never read again: the two sets do not meet.
-	st.hashes = c.trusted.merged(c.root, c.verified, maxJournalEntries)
+	for rel, h := range c.trusted {
+		if len(st.hashes) < maxJournalEntries {
+			st.hashes[rel] = h
+		}
+	}
+	for abs, h := range c.verified {
+		add(abs, h)
+	}
 	return saveJournal(c.path, c.root, st)
 }
 
@@ -293,9 +306,9 @@ func saveJournal(path, root string, st *journalState) error {
 	putUint(uint64(st.listing.Mtime))
 	putUint(uint64(st.listing.Ctime))
 	putUint(uint64(len(st.hashes)))
-	for _, e := range st.hashes {
-		put(e.rel)
-		put(e.sum)
+	for rel, h := range st.hashes {
+		put(rel)
+		put(h)
 	}
 	return hashing.WriteFileAtomic(path, b.Bytes(), 0o644)
 }
@@ -342,12 +355,12 @@ func loadJournal(path, root string) *journalState {
 	if bad || n > maxJournalEntries {
 		return nil
 	}
-	st.hashes = make(provenSet, 0, n)
+	st.hashes = make(map[string]string, n)
 	for i := uint64(0); i < n && !bad; i++ {
 		rel := get()
-		st.hashes = append(st.hashes, provenHash{rel, get()})
+		st.hashes[rel] = get()
 	}
-	if bad || len(s) != 0 || st.epoch == "" || !st.hashes.sorted() {
+	if bad || len(s) != 0 || st.epoch == "" {
 		return nil
 	}
 	return st

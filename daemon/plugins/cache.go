@@ -39,7 +39,10 @@ type stored struct {
 	TaskShapes []plugin.Task `json:"taskShapes,omitempty"`
 	TaskList   []plugin.Task `json:"tasks,omitempty"`
 	Files      []fileRec     `json:"-"`
-	At         time.Time     `json:"at"`
+	// Lines counts the files and tasks the file holds: one cut short at
+	// a line's end (a hand edit, a torn write) parses, but is refused.
+	Lines [2]int    `json:"lines"`
+	At    time.Time `json:"at"`
 
 	// rehashed counts the matched files this load read (their stamps did
 	// not vouch for them): storing their new stamps spares the next load.
@@ -125,6 +128,9 @@ func loadStored(root, spec string) *stored {
 	if tasks == "" {
 		s.Tasks = s.TaskList
 	}
+	if len(s.Files) != s.Lines[0] || len(s.Tasks) != s.Lines[1] {
+		return nil
+	}
 	return &s
 }
 
@@ -132,12 +138,14 @@ func loadStored(root, spec string) *stored {
 func (s *stored) save(root string) error {
 	var tasks string
 	s.TaskShapes, tasks, s.TaskList = encodeTasks(s.Tasks)
+	files := encodeFiles(s.Files)
+	s.Lines = [2]int{strings.Count(files, "\n"), len(s.Tasks)}
 	header, err := json.Marshal(s)
 	if err != nil {
 		return err
 	}
 	// JSON escapes every newline, so the header is one line.
-	b := slices.Concat(header, []byte("\n"), []byte(encodeFiles(s.Files)), []byte("\n"), []byte(tasks))
+	b := slices.Concat(header, []byte("\n"), []byte(files), []byte("\n"), []byte(tasks))
 	// WriteFileReplace makes .vx/plugins when it is missing.
 	return hashing.WriteFileReplace(storePath(root, s.Spec), b, 0o644)
 }

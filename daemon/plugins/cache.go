@@ -84,8 +84,13 @@ const racyWindow = 2 * time.Second
 // trusted reports whether st, the stamp of the file r records now, is the
 // stamp it had well before the answer was stored at at: then r.Hash is
 // its content's hash without reading it.
+//
+// Only a regular file's stamp vouches for its content: a symbolic link is
+// hashed through, and its own stamp stays as it was when its target is
+// edited.
 func (r fileRec) trusted(st stamp, at time.Time) bool {
-	return st != stamp{} && r.Stamp == st && time.Unix(0, st[0]).Before(at.Add(-racyWindow)) &&
+	regular := (&hashing.Stat{Mode: uint32(st[4])}).Regular()
+	return st != stamp{} && regular && r.Stamp == st && time.Unix(0, st[0]).Before(at.Add(-racyWindow)) &&
 		time.Unix(0, st[1]).Before(at.Add(-racyWindow))
 }
 

@@ -38,11 +38,11 @@ func doublestarMatch(globs, files []string) []string {
 func TestMatchTrickyBracesAgree(t *testing.T) {
 	files := []string{"a.json", "b.json", ".json", "x/a.json", "x/ab.json", "x/a,b.json", "x/{a,b}.json", "x/{}.json",
 		"x/a}.json", "x/{a.json", "x/a.js", "x/a.", "x/a", "x/.a", "x/ac", "x/abc", "x/a.b.json", "x/a.b", "x/y/b.js",
-		"node_modules/a.json", "x/node_modules/a.json", ".vx/a.json", ".git/a.json", "x/,", "x/}", "x/{", "x/{}", "x/a{b"}
+		"node_modules/a.json", "x/node_modules/a.json", ".vx/a.json", ".git/a.json", "x/,", "x/}", "x/{", "x/{}", "x/a{b", "x/a,bc", "x/bc", "x/b", "x/ab"}
 	globs := []string{"**/{a,b}.json", "**/{}.json", "**/{,a}.json", "**/{a,}.json", "**/a{,b}", "**/a{b,c}", "**/{a,b",
 		"**/a}.json", "**/{a,b}}.json", "**/a.{js,}", "**/{a.b,c}", "**/{a,b}.{js,json}", "**/a,b.json", "**/{a}.json",
 		"**/{{a,b}}.json", "**/{a,{b,c}}.json", "**/{", "**/}", "**/{}", "**/,", "**/{,}", "**/a{b", "**/a.json",
-		"**/.json", "**/{.a,a.}", "**/", "**/{a,b}/c", "x/{a,b}.json", "**/x/{a,b}.json", "**/**/{a,b}.json"}
+		"**/.json", "**/{.a,a.}", "**/", "**/a,b{c,d}", "**/{a,b}{,c}", "**/a{b,c}{}", "**/{a,b}/c", "x/{a,b}.json", "**/x/{a,b}.json", "**/**/{a,b}.json"}
 	for _, g := range globs {
 		want := doublestarMatch([]string{g}, files)
 		if got := Match([]string{g}, files); !reflect.DeepEqual(got, want) {

@@ -44,3 +44,39 @@ func TestMatchedSymlinkTargetEditIsSeen(t *testing.T) {
 		}
 	}
 }
+
+// TestMatchedSymlinkLeavesStoreAlone: a symlinked matched file, read again
+// at each load, does not make each load rewrite the plugin's store when
+// what it reads is what the store holds.
+func TestMatchedSymlinkLeavesStoreAlone(t *testing.T) {
+	needNode(t)
+	root := pluginTree(t, map[string]string{"shared/ref.json": `{"command":"echo ref A","outputs":["out/**"]}`})
+	ref := filepath.Join(root, "packages", "a", "vx-ref.json")
+	if err := os.Remove(ref); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join("..", "..", "shared", "ref.json"), ref); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2100 * time.Millisecond) // every stamp out of the racy window
+	loadListed(t, root)
+	loadListed(t, root)
+	stores, err := filepath.Glob(filepath.Join(root, ".vx", "plugins", "*.json"))
+	if err != nil || len(stores) != 1 {
+		t.Fatalf("stores %v %v", stores, err)
+	}
+	before, err := os.Stat(stores[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if def, _ := loadListed(t, root).Resolve("a", "ref"); def.Command != "echo ref A" {
+		t.Fatalf("a#ref %+v", def)
+	}
+	after, err := os.Stat(stores[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !os.SameFile(before, after) {
+		t.Error("a warm load rewrote the store")
+	}
+}

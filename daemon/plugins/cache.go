@@ -89,9 +89,14 @@ const racyWindow = 2 * time.Second
 // hashed through, and its own stamp stays as it was when its target is
 // edited.
 func (r fileRec) trusted(st stamp, at time.Time) bool {
-	regular := (&hashing.Stat{Mode: uint32(st[4])}).Regular()
-	return st != stamp{} && regular && r.Stamp == st && time.Unix(0, st[0]).Before(at.Add(-racyWindow)) &&
+	return st.vouches() && r.Stamp == st && time.Unix(0, st[0]).Before(at.Add(-racyWindow)) &&
 		time.Unix(0, st[1]).Before(at.Add(-racyWindow))
+}
+
+// vouches reports whether the stamp can stand for the content: a regular
+// file's, not an absent file's or a link's.
+func (st stamp) vouches() bool {
+	return st != stamp{} && (&hashing.Stat{Mode: uint32(st[4])}).Regular()
 }
 
 func (s *stored) paths() []string {

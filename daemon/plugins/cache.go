@@ -39,7 +39,10 @@ type stored struct {
 	TaskShapes []plugin.Task `json:"taskShapes,omitempty"`
 	TaskList   []plugin.Task `json:"tasks,omitempty"`
 	Files      []fileRec     `json:"-"`
-	At         time.Time     `json:"at"`
+	// Lines counts the files and tasks the file holds: one cut short at
+	// a line's end (a hand edit, a torn write) parses, but is refused.
+	Lines [2]int    `json:"lines"`
+	At    time.Time `json:"at"`
 
 	// rehashed counts the matched files this load read (their stamps did
 	// not vouch for them): storing their new stamps spares the next load.
@@ -81,9 +84,19 @@ const racyWindow = 2 * time.Second
 // trusted reports whether st, the stamp of the file r records now, is the
 // stamp it had well before the answer was stored at at: then r.Hash is
 // its content's hash without reading it.
+//
+// Only a regular file's stamp vouches for its content: a symbolic link is
+// hashed through, and its own stamp stays as it was when its target is
+// edited.
 func (r fileRec) trusted(st stamp, at time.Time) bool {
-	return st != stamp{} && r.Stamp == st && time.Unix(0, st[0]).Before(at.Add(-racyWindow)) &&
+	return st.vouches() && r.Stamp == st && time.Unix(0, st[0]).Before(at.Add(-racyWindow)) &&
 		time.Unix(0, st[1]).Before(at.Add(-racyWindow))
+}
+
+// vouches reports whether the stamp can stand for the content: a regular
+// file's, not an absent file's or a link's.
+func (st stamp) vouches() bool {
+	return st != stamp{} && (&hashing.Stat{Mode: uint32(st[4])}).Regular()
 }
 
 func (s *stored) paths() []string {
@@ -125,6 +138,9 @@ func loadStored(root, spec string) *stored {
 	if tasks == "" {
 		s.Tasks = s.TaskList
 	}
+	if len(s.Files) != s.Lines[0] || len(s.Tasks) != s.Lines[1] {
+		return nil
+	}
 	return &s
 }
 
@@ -132,12 +148,14 @@ func loadStored(root, spec string) *stored {
 func (s *stored) save(root string) error {
 	var tasks string
 	s.TaskShapes, tasks, s.TaskList = encodeTasks(s.Tasks)
+	files := encodeFiles(s.Files)
+	s.Lines = [2]int{strings.Count(files, "\n"), len(s.Tasks)}
 	header, err := json.Marshal(s)
 	if err != nil {
 		return err
 	}
 	// JSON escapes every newline, so the header is one line.
-	b := slices.Concat(header, []byte("\n"), []byte(encodeFiles(s.Files)), []byte("\n"), []byte(tasks))
+	b := slices.Concat(header, []byte("\n"), []byte(files), []byte("\n"), []byte(tasks))
 	// WriteFileReplace makes .vx/plugins when it is missing.
 	return hashing.WriteFileReplace(storePath(root, s.Spec), b, 0o644)
 }

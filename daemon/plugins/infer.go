@@ -129,7 +129,9 @@ func (r Runner) tasks(ctx context.Context, in Input, e Entry, prev, cur *stored,
 	for _, f := range files {
 		old, ok := find(f)
 		rec, err := r.fileRec(in.Seen, f, old, ok, at)
-		if !ok || rec.Stamp != old.Stamp || !old.trusted(rec.Stamp, at) {
+		// Storing a read file's stamp spares the next load reading it,
+		// unless the stamp cannot vouch for it (a link's) and is stored.
+		if !ok || rec.Stamp != old.Stamp || (!old.trusted(rec.Stamp, at) && (rec.Stamp.vouches() || rec.Hash != old.Hash)) {
 			cur.rehashed++
 		}
 		if err != nil {

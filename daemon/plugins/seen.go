@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"path/filepath"
-	"strings"
 	"sync"
 
 	"github.com/vzn/vx/daemon/hashing"
@@ -22,7 +21,7 @@ type Seen struct {
 	mu      sync.Mutex
 	stamps  map[string]stamp
 	hashes  map[string]string
-	matches map[string][]string // by globs, joined
+	matches map[string][]string // by key(globs...)
 }
 
 // statAll stamps the workspace-relative files under root through
@@ -67,7 +66,8 @@ func (s *Seen) match(globs, files []string) []string {
 	if s == nil {
 		return Match(globs, files)
 	}
-	k := strings.Join(globs, "\x00")
+	// Length-prefixed: a glob may hold any character, a NUL included.
+	k := key(globs...)
 	s.mu.Lock()
 	out, ok := s.matches[k]
 	s.mu.Unlock()

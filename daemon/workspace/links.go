@@ -25,18 +25,13 @@ var errLinkFound = errors.New("a symbolic link")
 // of a glob whose only pattern is its last segment (packages/*), a
 // directory entry beneath a base that linkAbove cleared.
 func (m *Model) ProjectGlobLink(direct func(abs string)) string {
-	for _, g := range m.projectGlobList() {
-		pat := strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(g, "!"), "./"), "/")
-		pat = strings.TrimSuffix(pat, "/")
-		if !doublestar.ValidatePattern(pat) {
-			continue // Load refused it
-		}
-		base, _ := doublestar.SplitPattern(pat)
-		if p := linkAbove(m.Root, base); p != "" {
+	for _, g := range m.projectPatterns() {
+		pat := g.pat
+		if p := linkAbove(m.Root, g.base); p != "" {
 			return p
 		}
 		found := ""
-		oneLevel := direct != nil && !strings.HasPrefix(g, "!") && lastSegmentOnly(pat)
+		oneLevel := direct != nil && !g.negated && lastSegmentOnly(pat)
 		_ = doublestar.GlobWalk(os.DirFS(m.Root), pat, func(p string, d fs.DirEntry) error {
 			if d.Type()&fs.ModeSymlink != 0 {
 				found = filepath.Join(m.Root, filepath.FromSlash(p))
@@ -60,18 +55,36 @@ func (m *Model) ProjectGlobLink(direct func(abs string)) string {
 // own entries): then a symbolic link made where the globs reach is made
 // in a watched directory, or replaces one.
 func (m *Model) ProjectGlobsWithin(covered func(rel string) bool) bool {
-	for _, g := range m.projectGlobList() {
-		pat := strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(g, "!"), "./"), "/")
-		pat = strings.TrimSuffix(pat, "/")
-		if !doublestar.ValidatePattern(pat) {
-			continue // Load refused it
-		}
-		base, _ := doublestar.SplitPattern(pat)
-		if hasGlobMeta(pat) && !lastSegmentOnly(pat) || base == "." || base == "" || !covered(base) || !covered(pat) {
+	for _, g := range m.projectPatterns() {
+		if hasGlobMeta(g.pat) && !lastSegmentOnly(g.pat) || g.base == "." || g.base == "" || !covered(g.base) || !covered(g.pat) {
 			return false
 		}
 	}
 	return true
+}
+
+// projectPattern is a project glob as the walks above read it: its
+// pattern without "!", "./" or a leading or trailing "/", whether it was
+// negated, and the directory it starts from.
+type projectPattern struct {
+	pat, base string
+	negated   bool
+}
+
+// projectPatterns are the workspace's valid project globs (Load refused
+// the others), in order.
+func (m *Model) projectPatterns() []projectPattern {
+	var out []projectPattern
+	for _, g := range m.projectGlobList() {
+		pat := strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(g, "!"), "./"), "/")
+		pat = strings.TrimSuffix(pat, "/")
+		if !doublestar.ValidatePattern(pat) {
+			continue
+		}
+		base, _ := doublestar.SplitPattern(pat)
+		out = append(out, projectPattern{pat: pat, base: base, negated: strings.HasPrefix(g, "!")})
+	}
+	return out
 }
 
 // lastSegmentOnly reports whether pat's only pattern is in its last

@@ -454,7 +454,8 @@ func (m *Model) loadProject(dir string, stamps map[string]fileStamp, ms *manifes
 }
 
 // expandProjectGlobs returns the slash-separated relative dirs matched by
-// globs ("!" excludes), skipping node_modules and dirs without a manifest.
+// globs ("!" excludes), skipping hidden and node_modules directories
+// (inHiddenOrModules) and dirs without a manifest.
 // It also answers the stamp of each package.json it found, which the load
 // reuses rather than stat it again.
 func expandProjectGlobs(root string, globs []string) ([]string, map[string]fileStamp, error) {
@@ -473,7 +474,7 @@ func expandProjectGlobs(root string, globs []string) ([]string, map[string]fileS
 			return nil, nil, err
 		}
 		for _, d := range dirs {
-			if strings.Contains("/"+d+"/", "/node_modules/") || strings.HasPrefix(d, ".") {
+			if inHiddenOrModules(d) {
 				continue
 			}
 			// A manifest found inside d makes d a directory (or a link to
@@ -489,6 +490,21 @@ func expandProjectGlobs(root string, globs []string) ([]string, map[string]fileS
 		}
 	}
 	return sortedKeys(set), stamps, nil
+}
+
+// inHiddenOrModules reports whether the slash path d is, or is beneath, a
+// hidden directory (its name starts with ".") or one named node_modules,
+// at any depth: never a project. A glob's "*" matches such names
+// (packages/* matches packages/.git), and vxd's change journal watches no
+// .git or node_modules directory (wire.JournalCovers): a project made
+// there would change unseen by a run that repeats the last one.
+func inHiddenOrModules(d string) bool {
+	for _, seg := range strings.Split(d, "/") {
+		if seg == "node_modules" || strings.HasPrefix(seg, ".") {
+			return true
+		}
+	}
+	return false
 }
 
 // hasManifest reports whether dir holds package.json or vx.project.json,

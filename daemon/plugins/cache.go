@@ -217,19 +217,11 @@ func encodeFiles(recs []fileRec) string {
 func decodeFiles(text string) ([]fileRec, bool) {
 	var out []fileRec
 	for len(text) > 0 {
-		line, rest, found := strings.Cut(text, "\n")
-		if !found {
+		var fields [7]string
+		var ok bool
+		if text, ok = cutLine(text, fields[:]); !ok {
 			return nil, false
 		}
-		text = rest
-		var fields [7]string
-		for i := range 6 {
-			var ok bool
-			if fields[i], line, ok = strings.Cut(line, "\t"); !ok {
-				return nil, false
-			}
-		}
-		fields[6] = line
 		r := fileRec{Path: fields[0], Hash: fields[1]}
 		for i := range r.Stamp {
 			n, err := strconv.ParseInt(fields[2+i], 10, 64)
@@ -287,19 +279,12 @@ func decodeTasks(shapes []plugin.Task, text string) ([]plugin.Task, bool) {
 	}
 	out := make([]plugin.Task, 0, n)
 	for len(text) > 0 {
-		line, rest, found := strings.Cut(text, "\n")
-		if !found {
+		var fields [4]string
+		var ok bool
+		if text, ok = cutLine(text, fields[:]); !ok {
 			return nil, false
 		}
-		text = rest
-		var fields [3]string
-		for i := range fields {
-			var ok bool
-			if fields[i], line, ok = strings.Cut(line, "\t"); !ok {
-				return nil, false
-			}
-		}
-		i, err := strconv.Atoi(line)
+		i, err := strconv.Atoi(fields[3])
 		if err != nil || i < 0 || i >= len(shapes) {
 			return nil, false
 		}
@@ -308,4 +293,21 @@ func decodeTasks(shapes []plugin.Task, text string) ([]plugin.Task, bool) {
 		out = append(out, t)
 	}
 	return out, true
+}
+
+// cutLine splits text's first line, which must end in a newline, into
+// exactly len(fields) tab-separated fields, and answers the text after it.
+func cutLine(text string, fields []string) (rest string, ok bool) {
+	line, rest, found := strings.Cut(text, "\n")
+	if !found {
+		return "", false
+	}
+	last := len(fields) - 1
+	for i := range last {
+		if fields[i], line, ok = strings.Cut(line, "\t"); !ok {
+			return "", false
+		}
+	}
+	fields[last] = line
+	return rest, true
 }

@@ -17,11 +17,8 @@ func TestHandEditedPluginStoreIsNotTrusted(t *testing.T) {
 	needNode(t)
 	root := pluginTree(t, nil)
 	mustLoad(t, root)
-	stores, _ := filepath.Glob(filepath.Join(root, ".vx", "plugins", "*.json"))
-	if len(stores) != 1 {
-		t.Fatalf("stores: %v", stores)
-	}
-	b, err := os.ReadFile(stores[0])
+	store := onlyStore(t, root)
+	b, err := os.ReadFile(store)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +27,7 @@ func TestHandEditedPluginStoreIsNotTrusted(t *testing.T) {
 	if edited == string(b) || !strings.Contains(edited, "etc/**") || !strings.Contains(edited, "Tasks Of!") {
 		t.Fatalf("the store does not hold what the test edits:\n%s", b)
 	}
-	if err := os.WriteFile(stores[0], []byte(edited), 0o644); err != nil {
+	if err := os.WriteFile(store, []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	m := mustLoad(t, root)
@@ -71,11 +68,8 @@ func TestServingChecksTheLastGoodAnswer(t *testing.T) {
 	needNode(t)
 	root := pluginTree(t, nil)
 	mustLoad(t, root)
-	stores, _ := filepath.Glob(filepath.Join(root, ".vx", "plugins", "*.json"))
-	if len(stores) != 1 {
-		t.Fatalf("stores: %v", stores)
-	}
-	b, err := os.ReadFile(stores[0])
+	store := onlyStore(t, root)
+	b, err := os.ReadFile(store)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +78,7 @@ func TestServingChecksTheLastGoodAnswer(t *testing.T) {
 		t.Fatalf("the store does not hold what the test edits:\n%s", b)
 	}
 	writeTree(t, root, map[string]string{"tools/ref.mjs": "process.exit(9)\n"})
-	if err := os.WriteFile(stores[0], []byte(edited), 0o644); err != nil {
+	if err := os.WriteFile(store, []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	m, err := workspace.LoadServing(root)
@@ -97,4 +91,15 @@ func TestServingChecksTheLastGoodAnswer(t *testing.T) {
 	if def, ok := m.Resolve("a", "ref"); ok {
 		t.Fatalf("an edited last answer is served: %+v", def)
 	}
+}
+
+// onlyStore is the path of the one plugin store the workspace at root
+// holds; the test fails when there is not exactly one.
+func onlyStore(t *testing.T, root string) string {
+	t.Helper()
+	stores, err := filepath.Glob(filepath.Join(root, ".vx", "plugins", "*.json"))
+	if err != nil || len(stores) != 1 {
+		t.Fatalf("stores: %v %v", stores, err)
+	}
+	return stores[0]
 }

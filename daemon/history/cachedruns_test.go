@@ -351,10 +351,10 @@ func writeHalfFixture(t *testing.T, seq []seqRun) {
 	}
 }
 
-// TestCachedRunsAnswerAfterUpgrade: a history written by the per-hit record
-// (testdata/cachedruns-half.db, the first runs of the sequence), opened and
-// written on by this build, answers as if one build had recorded it all.
-func TestCachedRunsAnswerAfterUpgrade(t *testing.T) {
+// copyHalfFixture copies testdata/cachedruns-half.db to where a fresh
+// workspace's history lives, and answers that path.
+func copyHalfFixture(t *testing.T) string {
+	t.Helper()
 	fixture, err := os.ReadFile(filepath.Join("testdata", "cachedruns-half.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -366,6 +366,14 @@ func TestCachedRunsAnswerAfterUpgrade(t *testing.T) {
 	if err := os.WriteFile(path, fixture, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return path
+}
+
+// TestCachedRunsAnswerAfterUpgrade: a history written by the per-hit record
+// (testdata/cachedruns-half.db, the first runs of the sequence), opened and
+// written on by this build, answers as if one build had recorded it all.
+func TestCachedRunsAnswerAfterUpgrade(t *testing.T) {
+	path := copyHalfFixture(t)
 	s, err := Open(context.Background(), path, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -3,8 +3,6 @@ package history
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -121,17 +119,7 @@ func TestConcurrentNoOpRunsCountEveryHit(t *testing.T) {
 // rows and the new hits.
 func TestUpgradeRace(t *testing.T) {
 	ctx := context.Background()
-	fixture, err := os.ReadFile(filepath.Join("testdata", "cachedruns-half.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := Path(t.TempDir())
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, fixture, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := copyHalfFixture(t)
 	before := func() int64 {
 		s, err := OpenReadOnly(ctx, path, nil)
 		if err != nil {
@@ -148,7 +136,7 @@ func TestUpgradeRace(t *testing.T) {
 	// fixture holds them.
 	db := openDB(dsn(path, "mode=ro"))
 	var old int64
-	err = db.QueryRow(`SELECT count(*) FROM executions`).Scan(&old)
+	err := db.QueryRow(`SELECT count(*) FROM executions`).Scan(&old)
 	db.Close()
 	if err != nil || old == 0 {
 		t.Fatalf("the fixture's executions: %d, %v", old, err)

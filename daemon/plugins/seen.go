@@ -67,65 +67,52 @@ func (s *Seen) match(globs, files []string) []string {
 		return Match(globs, files)
 	}
 	// Length-prefixed: a glob may hold any character, a NUL included.
-	k := key(globs...)
-	s.mu.Lock()
-	out, ok := s.matches[k]
-	s.mu.Unlock()
-	if ok {
-		return out
-	}
-	out = Match(globs, files)
-	s.mu.Lock()
-	if s.matches == nil {
-		s.matches = map[string][]string{}
-	}
-	s.matches[k] = out
-	s.mu.Unlock()
+	out, _ := remembered(&s.mu, &s.matches, key(globs...), func() ([]string, error) { return Match(globs, files), nil })
 	return out
 }
 
+// stamp is abs's stamp, taken once.
 func (s *Seen) stamp(abs string) stamp {
 	if s == nil {
 		return stampOf(abs)
 	}
-	s.mu.Lock()
-	st, ok := s.stamps[abs]
-	s.mu.Unlock()
-	if ok {
-		return st
-	}
-	st = stampOf(abs)
-	s.mu.Lock()
-	if s.stamps == nil {
-		s.stamps = map[string]stamp{}
-	}
-	s.stamps[abs] = st
-	s.mu.Unlock()
+	st, _ := remembered(&s.mu, &s.stamps, abs, func() (stamp, error) { return stampOf(abs), nil })
 	return st
 }
 
 // hash is the sha256 of abs's content, read once; a failure is not kept.
 func (s *Seen) hash(abs string) (string, error) {
-	if s != nil {
-		s.mu.Lock()
-		h, ok := s.hashes[abs]
-		s.mu.Unlock()
-		if ok {
-			return h, nil
+	read := func() (string, error) {
+		sum := sha256.New()
+		if err := hashFile(abs, sum); err != nil {
+			return "", err
 		}
+		return hex.EncodeToString(sum.Sum(nil)), nil
 	}
-	sum := sha256.New()
-	if err := hashFile(abs, sum); err != nil {
-		return "", err
+	if s == nil {
+		return read()
 	}
-	h := hex.EncodeToString(sum.Sum(nil))
-	if s != nil {
-		s.mu.Lock()
-		if s.hashes == nil {
-			s.hashes = map[string]string{}
-		}
-		s.hashes[abs] = h
-		s.mu.Unlock()
+	return remembered(&s.mu, &s.hashes, abs, read)
+}
+
+// remembered answers (*m)[k], or what f makes of it, kept in *m (made on
+// first use) unless f fails; mu guards *m, not f.
+func remembered[V any](mu *sync.Mutex, m *map[string]V, k string, f func() (V, error)) (V, error) {
+	mu.Lock()
+	v, ok := (*m)[k]
+	mu.Unlock()
+	if ok {
+		return v, nil
 	}
-	return h, nil
+	v, err := f()
+	if err != nil {
+		return v, err
+	}
+	mu.Lock()
+	if *m == nil {
+		*m = map[string]V{}
+	}
+	(*m)[k] = v
+	mu.Unlock()
+	return v, nil
 }

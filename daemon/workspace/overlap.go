@@ -214,23 +214,11 @@ func (m *Model) TaskOutputs(project, task string) (outputs []string, runs, defin
 	}
 	var out *[]string
 	var cmd *string
-	take := func(c TaskConfig) {
+	m.taskLayers(p, task, func(c TaskConfig) {
 		override(&out, c.Outputs)
 		override(&cmd, c.Command)
 		defined = true
-	}
-	if it, ok := m.inferred[project][task]; ok {
-		take(it.cfg)
-	}
-	if c, ok := m.Config.Tasks[task]; ok {
-		take(c)
-	}
-	if c, ok := m.Config.Tasks[TaskID(project, task)]; ok {
-		take(c)
-	}
-	if c, ok := p.Overrides[task]; ok {
-		take(c)
-	}
+	})
 	script, ok := p.Scripts.Get(task)
 	defined = defined || ok
 	if cmd != nil {

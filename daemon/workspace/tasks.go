@@ -90,6 +90,24 @@ func (m *Model) RootTasks() []string {
 	return out
 }
 
+// taskLayers calls take with each configuration layer of project p's
+// task, lowest first: a plugin's inferred task, the workspace's task
+// defaults, its "project#task" entry, the project's own overrides.
+func (m *Model) taskLayers(p *Project, task string, take func(TaskConfig)) {
+	if it, ok := m.inferred[p.Name][task]; ok {
+		take(it.cfg)
+	}
+	if c, ok := m.Config.Tasks[task]; ok {
+		take(c)
+	}
+	if c, ok := m.Config.Tasks[TaskID(p.Name, task)]; ok {
+		take(c)
+	}
+	if c, ok := p.Overrides[task]; ok {
+		take(c)
+	}
+}
+
 // Resolve returns the definition of task in project (RootProject for a
 // root task). defined is false when neither the workspace, the project nor
 // its scripts know the task; the definition is then a no-op.
@@ -107,21 +125,13 @@ func (m *Model) Resolve(project, task string) (def TaskDef, defined bool) {
 		if p == nil {
 			return TaskDef{}, false
 		}
-		it, inferred := m.inferred[project][task]
-		if inferred {
-			tc, defined = it.cfg, true
-		}
-		if c, ok := m.Config.Tasks[task]; ok && inferred {
-			tc = tc.merge(c)
-		} else if ok {
-			tc, defined = c, true
-		}
-		if c, ok := m.Config.Tasks[TaskID(project, task)]; ok {
-			tc, defined = tc.merge(c), true
-		}
-		if c, ok := p.Overrides[task]; ok {
-			tc, defined = tc.merge(c), true
-		}
+		m.taskLayers(p, task, func(c TaskConfig) {
+			if defined {
+				tc = tc.merge(c)
+			} else {
+				tc, defined = c, true
+			}
+		})
 		scripts = p.Scripts
 		if _, ok := scripts.Get(task); ok {
 			defined = true

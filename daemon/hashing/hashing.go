@@ -63,6 +63,9 @@ type Hasher struct {
 	dirty bool
 	// released: Release dropped the loaded records; Save writes nothing.
 	released bool
+	// kept, when the run told its listing (ForgetUnlisted), marks the
+	// loaded records Save keeps: the listed ones and those found by path.
+	kept []atomic.Bool
 	// changes, when set, answers files vxd proved unchanged (UseChanges).
 	changes *proven
 	// loadOnce reads the cache file into pre, before anything reads pre.
@@ -165,15 +168,17 @@ func countStatRecords(b []byte) int {
 func (h *Hasher) Save() error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.path == "" || !h.dirty || h.released {
+	if h.path == "" || h.released || !h.dirty && !h.forgets() {
 		return nil
 	}
 	h.index() // made already by the HashFile that made it dirty
 	var buf bytes.Buffer
 	buf.WriteString(statCacheMagic)
 	names := make([]string, 0, len(h.m))
-	for k := range h.m {
-		names = append(names, k)
+	for k, e := range h.m {
+		if !h.forgotten(e.rec) {
+			names = append(names, k)
+		}
 	}
 	sort.Strings(names)
 	var rec [statRecord]byte
@@ -200,6 +205,46 @@ func (h *Hasher) Save() error {
 	return nil
 }
 
+// ForgetUnlisted tells h that recs, Records of the workspace's whole
+// listing, are the files there are to remember: Save then keeps those
+// records and every file this process hashed or found by its path, and
+// forgets the rest (files removed since, and another root's: a workspace
+// copied or moved with its .vx keeps the old paths, which every later run
+// would read). A nil recs (no records, or a daemon's journal in use)
+// forgets nothing.
+func (h *Hasher) ForgetUnlisted(recs []int32) {
+	if recs == nil {
+		return
+	}
+	h.load()
+	kept := make([]atomic.Bool, h.pre.len())
+	for _, r := range recs {
+		if r >= 0 && int(r) < len(kept) {
+			kept[r].Store(true)
+		}
+	}
+	h.mu.Lock()
+	h.kept = kept
+	h.mu.Unlock()
+}
+
+// forgotten reports whether Save leaves out loaded record rec (-1: a
+// file this process hashed). Called with h.mu held.
+func (h *Hasher) forgotten(rec int32) bool {
+	return rec >= 0 && h.kept != nil && int(rec) < len(h.kept) && !h.kept[rec].Load()
+}
+
+// forgets reports whether Save would leave out a loaded record. Called
+// with h.mu held.
+func (h *Hasher) forgets() bool {
+	for i := range h.kept {
+		if !h.kept[i].Load() {
+			return true
+		}
+	}
+	return false
+}
+
 // HashFile returns the content hash of the file at abs. Symlinks hash their
 // target path, so a link's identity is where it points.
 func (h *Hasher) HashFile(abs string) (string, error) {
@@ -212,6 +257,9 @@ func (h *Hasher) HashFile(abs string) (string, error) {
 	h.index()
 	h.mu.RLock()
 	e, ok := h.m[abs]
+	if ok && e.rec >= 0 && h.kept != nil {
+		h.kept[e.rec].Store(true) // an input the listing leaves out
+	}
 	h.mu.RUnlock()
 	if ok && h.pre.marked(e.rec, h.changes) {
 		return hex.EncodeToString(e.hash[:]), nil

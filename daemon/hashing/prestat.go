@@ -151,6 +151,7 @@ func (h *Hasher) Release() {
 	h.mu.Lock()
 	h.released = true
 	h.m = map[string]statEntry{}
+	h.kept = nil
 	h.mu.Unlock()
 	h.pre.mu.Lock()
 	h.pre.buf, h.pre.offs, h.pre.fresh = nil, nil, nil

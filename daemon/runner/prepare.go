@@ -212,6 +212,7 @@ func (p *Prepared) computeKeys(ctx context.Context, all []string, err error) err
 		return fmt.Errorf("listing workspace files: %w", err)
 	}
 	p.recs = p.hasher.Records(m.Root, all)
+	p.hasher.ForgetUnlisted(p.recs)
 	global, err := p.hashGlobals(all)
 	if err != nil {
 		return err

@@ -128,3 +128,42 @@ func TestChangesTrustOnlyWhatTheJournalProves(t *testing.T) {
 		t.Fatalf("a vxd of another version was used: %s", how)
 	}
 }
+
+// A run that hears of a change keeps every other proven hash for the next
+// run and drops the changed path's, whether or not it reads the path
+// again; what it does read is what the next run is given.
+func TestAChangedPathIsNeverProvenWithItsOldHash(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, ".vx"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(content string, names ...string) {
+		t.Helper()
+		for _, n := range names {
+			if err := os.WriteFile(filepath.Join(root, n), []byte(content+n), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	write("one ", "a", "b", "c")
+	j := &fakeVXD{root: root, ans: wire.Changes{Epoch: "e1", Seq: 1, Reason: "no token was given"}}
+	first := hashAll(t, root, j, "a", "b", "c")
+	// Behind the journal's back (a proven path answers its saved hash):
+	// the run told of b's change reads only c, which did not change.
+	write("two ", "a", "b", "c")
+	j.ans = wire.Changes{Epoch: "e1", Seq: 2, Complete: true, Changed: []string{"b"}}
+	hashAll(t, root, j, "c")
+	j.ans = wire.Changes{Epoch: "e1", Seq: 2, Complete: true}
+	third := hashAll(t, root, j, "a", "b", "c")
+	if third["a"] != first["a"] || third["c"] != first["c"] {
+		t.Error("a run that heard of b's change lost the proven hashes of a and c")
+	}
+	if third["b"] == first["b"] {
+		t.Error("b changed, and its old hash was proven two runs later")
+	}
+	write("three ", "b")
+	j.ans = wire.Changes{Epoch: "e1", Seq: 2, Complete: true}
+	if fourth := hashAll(t, root, j, "b"); fourth["b"] != third["b"] {
+		t.Error("the hash b was read as was not saved for the next run")
+	}
+}

@@ -121,6 +121,11 @@ func RelSlash(root, abs string) (string, bool) {
 	if abs == root {
 		return ".", true
 	}
-	rest, ok := strings.CutPrefix(abs, root+string(filepath.Separator))
-	return filepath.ToSlash(rest), ok
+	// Cut in two steps: root+separator would allocate for a root longer
+	// than 31 bytes, in a call made for every directory and input.
+	rest, ok := strings.CutPrefix(abs, root)
+	if !ok || rest == "" || rest[0] != filepath.Separator {
+		return "", false
+	}
+	return filepath.ToSlash(rest[1:]), true
 }

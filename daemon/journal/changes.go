@@ -150,6 +150,16 @@ func (c *Changes) TrustedHash(abs string) (string, bool) {
 	return c.trusted.hash(filepath.ToSlash(rel[1:]))
 }
 
+// TrustedHashIn is TrustedHash of the file name in the directory dir
+// (slash paths; dir relative to the root, "" for the root), without its
+// absolute path (hashing.Proven).
+func (c *Changes) TrustedHashIn(dir, name string) (string, bool) {
+	if c == nil {
+		return "", false
+	}
+	return c.trusted.hashIn(dir, name)
+}
+
 // Read notes a hash HashFile read (or took from the stat cache) after the
 // token: the next run may take it unless the journal says it changed
 // (hashing.Proven).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/vzn/vx/daemon/hashing"
@@ -165,5 +166,57 @@ func TestAChangedPathIsNeverProvenWithItsOldHash(t *testing.T) {
 	j.ans = wire.Changes{Epoch: "e1", Seq: 2, Complete: true}
 	if fourth := hashAll(t, root, j, "b"); fourth["b"] != third["b"] {
 		t.Error("the hash b was read as was not saved for the next run")
+	}
+}
+
+// A run asks for its inputs by project directory and name (Hasher's
+// ProvenHash, no absolute path made): the answer is the one its
+// workspace path has, whatever the directory's depth or length, and
+// nothing for a path the journal does not prove.
+func TestAFileIsProvenByItsDirectoryAndName(t *testing.T) {
+	root := t.TempDir()
+	long := filepath.Join(strings.Repeat("d", 200), strings.Repeat("e", 200), strings.Repeat("f", 200))
+	files := []string{"top", "sub/x", "sub/deep/y", filepath.ToSlash(long) + "/z"}
+	for _, f := range files {
+		p := filepath.Join(root, filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("old "+f), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(root, ".vx"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	j := &fakeVXD{root: root, ans: wire.Changes{Epoch: "e1", Seq: 1, Reason: "no token was given"}}
+	saved := hashAll(t, root, j, files...)
+	proven := func(changed ...string) *hashing.Hasher {
+		j.ans = wire.Changes{Epoch: "e1", Seq: 1, Complete: true, Changed: changed}
+		c, _ := journal.OpenChanges(context.Background(), root, j.source)
+		h := hashing.NewHasher("")
+		c.Attach(h)
+		return h
+	}
+	h := proven()
+	for _, q := range []struct{ dir, name, file string }{
+		{"", "top", "top"}, {".", "top", "top"}, {"sub", "x", "sub/x"}, {"", "sub/x", "sub/x"},
+		{"sub", "deep/y", "sub/deep/y"}, {"sub/deep", "y", "sub/deep/y"},
+		{filepath.ToSlash(long), "z", filepath.ToSlash(long) + "/z"},
+	} {
+		if got, ok := h.ProvenHash(q.dir, q.name); !ok || got != saved[q.file] {
+			t.Errorf("%q in %q: %q, %v; want %s's hash", q.name, q.dir, got, ok, q.file)
+		}
+	}
+	for _, q := range [][2]string{{"sub", "y"}, {"su", "b/x"}, {"sub/", "x"}, {"top", ""}, {"sub", "deep"}} {
+		if got, ok := h.ProvenHash(q[0], q[1]); ok {
+			t.Errorf("%q in %q, never read, answers %q", q[1], q[0], got)
+		}
+	}
+	if got, ok := proven("sub/x").ProvenHash("sub", "x"); ok {
+		t.Errorf("sub/x changed and answers %q", got)
+	}
+	if _, ok := hashing.NewHasher("").ProvenHash("", "top"); ok {
+		t.Error("a Hasher without the journal's answer proves a file")
 	}
 }

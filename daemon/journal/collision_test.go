@@ -12,15 +12,15 @@ import (
 // answered nor saved again while its neighbours are.
 func TestACollidingPathNeverAnswersAnothersHash(t *testing.T) {
 	for _, h := range []struct {
-		name string
-		fn   func(string) uint64
+		name        string
+		mask, force uint64
 	}{
-		{"the whole hash", func(string) uint64 { return 7 }},
-		{"the top bits", func(p string) uint64 { return 7<<32 | uint64(len(p)) }},
+		{"the whole hash", 0, 7},
+		{"the top bits", 1<<32 - 1, 7 << 32},
 	} {
 		t.Run(h.name, func(t *testing.T) {
-			defer func(f func(string) uint64) { pathHash = f }(pathHash)
-			pathHash = h.fn
+			defer func(m, f uint64) { hashMask, hashForce = m, f }(hashMask, hashForce)
+			hashMask, hashForce = h.mask, h.force
 			root := t.TempDir()
 			path := filepath.Join(root, "journal")
 			var read []entry

@@ -11,9 +11,12 @@ import (
 	"github.com/zeebo/xxh3"
 )
 
-// pathHash is the index's hash of a relative path: a variable, so that a
-// test can make every path collide.
-var pathHash = xxh3.HashString
+// pathHash is the index's hash of a relative path. hashMask and hashForce
+// are for a test to make paths collide (not a function variable: a path
+// made on the stack would escape through it).
+func pathHash(path string) uint64 { return xxh3.HashString(path)&hashMask | hashForce }
+
+var hashMask, hashForce uint64 = math.MaxUint64, 0
 
 // provenTable is the hashes of a saved state: its entries as the state
 // file holds them (each a path and its hash, both after their length,
@@ -139,6 +142,17 @@ func (t *provenTable) hash(path string) (string, bool) {
 	}
 	_, hash, _, _ := t.entryAt(int(off))
 	return hash, true
+}
+
+// hashIn is hash of the path name in the directory dir ("" or "." for
+// the root), joined on the stack: the lookup makes no path.
+func (t *provenTable) hashIn(dir, name string) (string, bool) {
+	if dir == "" || dir == "." {
+		return t.hash(name)
+	}
+	var buf [512]byte
+	path := append(append(append(buf[:0], dir...), '/'), name...)
+	return t.hash(unsafe.String(unsafe.SliceData(path), len(path)))
 }
 
 // remove drops path's entry (it changed since the token); false when

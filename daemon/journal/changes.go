@@ -63,8 +63,10 @@ type Changes struct {
 	// none); nothing writes it once OpenChanges returns.
 	trusted *provenTable
 
-	mu       sync.Mutex
-	verified map[string]string // absolute path → hash read this run
+	mu sync.Mutex
+	// verified are the hashes read this run, by absolute path (one read
+	// twice is there twice): appended, not a map of every input.
+	verified []entry
 	dirty    bool
 	listing  hashing.FileID
 	listOK   bool
@@ -102,7 +104,7 @@ func OpenChanges(ctx context.Context, root string, src ChangeSource) (*Changes, 
 	case ans.Epoch == "":
 		return nil, "stat every file: " + ans.Reason
 	}
-	c := &Changes{root: root, path: path, token: *ans, prior: prior, verified: map[string]string{}}
+	c := &Changes{root: root, path: path, token: *ans, prior: prior}
 	c.complete = prior != nil && ans.Complete && ans.Epoch == prior.epoch
 	if !c.complete {
 		c.dirty = true
@@ -180,7 +182,7 @@ func (c *Changes) Read(abs string, st *hashing.Stat, sum string) {
 		return
 	}
 	c.mu.Lock()
-	c.verified[abs] = sum
+	c.verified = append(c.verified, entry{abs, sum})
 	c.dirty = true
 	c.mu.Unlock()
 }
@@ -280,16 +282,17 @@ func (c *Changes) Save() error {
 	return saveJournal(c.path, c.root, st, c.readEntries())
 }
 
-// entry is a hash read, by the slash path relative to the root.
+// entry is a path and the hash read of it.
 type entry struct{ path, hash string }
 
-// readEntries are the hashes read this run, sorted by path.
+// readEntries are the hashes read this run by the slash path relative
+// to the root, sorted, each path once.
 func (c *Changes) readEntries() []entry {
 	prefix := c.root + string(filepath.Separator)
 	out := make([]entry, 0, len(c.verified))
-	for abs, h := range c.verified {
-		if rel, ok := strings.CutPrefix(abs, prefix); ok {
-			out = append(out, entry{filepath.ToSlash(rel), h})
+	for _, e := range c.verified {
+		if rel, ok := strings.CutPrefix(e.path, prefix); ok {
+			out = append(out, entry{filepath.ToSlash(rel), e.hash})
 		}
 	}
 	slices.SortFunc(out, func(a, b entry) int { return strings.Compare(a.path, b.path) })

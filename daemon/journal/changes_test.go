@@ -220,3 +220,25 @@ func TestAFileIsProvenByItsDirectoryAndName(t *testing.T) {
 		t.Error("a Hasher without the journal's answer proves a file")
 	}
 }
+
+// A file read twice in one run (two tasks' inputs) is saved once: the
+// next run still takes the state, and the file from it.
+func TestAFileReadTwiceIsSavedOnce(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, ".vx"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	a := filepath.Join(root, "a")
+	if err := os.WriteFile(a, []byte("one"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	j := &fakeVXD{root: root, ans: wire.Changes{Epoch: "e1", Seq: 1, Reason: "no token was given"}}
+	first := hashAll(t, root, j, "a", "a")
+	if err := os.WriteFile(a, []byte("two, behind the journal's back"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	j.ans = wire.Changes{Epoch: "e1", Seq: 1, Complete: true}
+	if second := hashAll(t, root, j, "a"); second["a"] != first["a"] {
+		t.Error("the state saved by a run that read a twice was not taken")
+	}
+}

@@ -50,14 +50,26 @@ func newProvenTable(ents []byte, n int) *provenTable {
 		size *= 2
 	}
 	t.slots = make([]uint64, size)
+	// Hashed a batch at a time, then placed: the slots' cache misses of
+	// a batch overlap rather than wait on each entry's decoding.
+	var batch [64]struct {
+		h   uint64
+		off uint32
+	}
 	off, last := 0, ""
-	for i := range n {
-		path, _, next, ok := t.entryAt(off)
-		if !ok || (i > 0 && path <= last) {
-			return nil
+	for i := 0; i < n; {
+		k := 0
+		for ; k < len(batch) && i < n; k, i = k+1, i+1 {
+			path, _, next, ok := t.entryAt(off)
+			if !ok || (i > 0 && path <= last) {
+				return nil
+			}
+			batch[k].h, batch[k].off = pathHash(path), uint32(off)
+			off, last = next, path
 		}
-		t.insert(path, uint32(off))
-		off, last = next, path
+		for _, e := range batch[:k] {
+			t.place(e.h, e.off)
+		}
 	}
 	if off != len(t.ents) {
 		return nil
@@ -96,9 +108,9 @@ func (t *provenTable) strAt(off int) (string, int, bool) {
 	return t.ents[off : off+int(n)], off + int(n), true
 }
 
-// insert indexes the entry at off for path, which is not indexed yet.
-func (t *provenTable) insert(path string, off uint32) {
-	h := pathHash(path)
+// place indexes the entry at off, whose path hashes to h and is not
+// indexed yet.
+func (t *provenTable) place(h uint64, off uint32) {
 	mask := uint64(len(t.slots) - 1)
 	i := h & mask
 	for t.slots[i] != 0 {

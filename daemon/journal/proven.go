@@ -20,10 +20,10 @@ var hashMask, hashForce uint64 = math.MaxUint64, 0
 
 // provenTable is the hashes of a saved state: its entries as the state
 // file holds them (each a path and its hash, both after their length,
-// sorted by path) and an open-addressed index of them by path. Neither holds a pointer, so the
-// collector never scans them (a map of 110,000 strings was marked in
-// every cycle of a run at 10,000 packages), and a hash is answered as a
-// substring of the file's bytes, without a copy.
+// sorted by path) and an open-addressed index of them by path. Neither
+// holds a pointer, so the collector never scans them (a map of 110,000
+// strings was marked in every cycle of a run at 10,000 packages), and a
+// hash is answered as a substring of the file's bytes, without a copy.
 type provenTable struct {
 	ents string // the entries: the file's bytes, never written
 	n    int

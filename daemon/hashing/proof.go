@@ -21,6 +21,9 @@ type Proven interface {
 	// TrustedHash is the hash of the absolute path abs when it is proven
 	// unchanged since it was read.
 	TrustedHash(abs string) (string, bool)
+	// TrustedHashIn is TrustedHash of the file name in the directory dir
+	// (slash paths; dir relative to the workspace root, "" for the root).
+	TrustedHashIn(dir, name string) (string, bool)
 	// Read notes sum, the hash of abs read (or taken from the stat
 	// cache) as st.
 	Read(abs string, st *Stat, sum string)
@@ -40,6 +43,17 @@ func (c *proven) trustedHash(abs string) (string, bool) {
 		return "", false
 	}
 	return c.p.TrustedHash(abs)
+}
+
+// ProvenHash is the hash vxd's change journal proves for the file name in
+// the workspace directory dir (slash paths; dir relative to the root, ""
+// for the root), found without making the file's absolute path (a run
+// asks for each of its inputs); false when it proves none.
+func (h *Hasher) ProvenHash(dir, name string) (string, bool) {
+	if h.changes == nil {
+		return "", false
+	}
+	return h.changes.p.TrustedHashIn(dir, name)
 }
 
 // read tells p, if any, that abs read as sum.
@@ -121,6 +135,11 @@ func RelSlash(root, abs string) (string, bool) {
 	if abs == root {
 		return ".", true
 	}
-	rest, ok := strings.CutPrefix(abs, root+string(filepath.Separator))
-	return filepath.ToSlash(rest), ok
+	// Cut in two steps: root+separator would allocate for a root longer
+	// than 31 bytes, in a call made for every directory and input.
+	rest, ok := strings.CutPrefix(abs, root)
+	if !ok || rest == "" || rest[0] != filepath.Separator {
+		return "", false
+	}
+	return filepath.ToSlash(rest[1:]), true
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -29,17 +30,23 @@ type ChangeSource func(ctx context.Context, epoch string, seq uint64) (*wire.Cha
 // changesWait bounds the question: past it the run stats every file.
 const changesWait = time.Second
 
-const journalMagic = "vxjrnl1\n"
+// journalMagic heads a state file; 2: its entries are sorted by path,
+// each path once (a state of 1 is not read).
+const journalMagic = "vxjrnl2\n"
 
 // maxJournalEntries bounds the hashes a state holds.
 const maxJournalEntries = 1 << 21
+
+// maxStateFile bounds the state file a run reads and writes (its offsets
+// are 32 bits).
+var maxStateFile = 1 << 30
 
 type journalState struct {
 	epoch     string
 	seq       uint64
 	listingOK bool           // the listing file listing was valid at the token
 	listing   hashing.FileID // which file that was
-	hashes    map[string]string
+	proven    *provenTable   // the hashes saved (nil for none)
 }
 
 // Changes is one run's use of vxd's change journal; nil (no source, or
@@ -52,9 +59,14 @@ type Changes struct {
 	prior    *journalState
 	changed  map[string]bool
 
-	mu       sync.Mutex
-	trusted  map[string]string // slash path relative to root → hash proven unchanged
-	verified map[string]string // absolute path → hash read this run
+	// trusted are the saved hashes the answer proves unchanged (nil for
+	// none); nothing writes it once OpenChanges returns.
+	trusted *provenTable
+
+	mu sync.Mutex
+	// verified are the hashes read this run, by absolute path (one read
+	// twice is there twice): appended, not a map of every input.
+	verified []entry
 	dirty    bool
 	listing  hashing.FileID
 	listOK   bool
@@ -92,7 +104,7 @@ func OpenChanges(ctx context.Context, root string, src ChangeSource) (*Changes, 
 	case ans.Epoch == "":
 		return nil, "stat every file: " + ans.Reason
 	}
-	c := &Changes{root: root, path: path, token: *ans, prior: prior, trusted: map[string]string{}, verified: map[string]string{}}
+	c := &Changes{root: root, path: path, token: *ans, prior: prior}
 	c.complete = prior != nil && ans.Complete && ans.Epoch == prior.epoch
 	if !c.complete {
 		c.dirty = true
@@ -109,15 +121,14 @@ func OpenChanges(ctx context.Context, root string, src ChangeSource) (*Changes, 
 		c.dirty = true
 	}
 	// The saved hashes, less what changed, are the proven ones (keyed by
-	// relative path: no second map of absolute paths to build).
+	// relative path: no second index of absolute paths to build).
+	c.trusted = prior.proven
 	for _, rel := range ans.Changed {
-		if _, ok := prior.hashes[rel]; ok {
-			delete(prior.hashes, rel)
+		if c.trusted.remove(rel) {
 			c.dirty = true
 		}
 	}
-	c.trusted = prior.hashes
-	return c, fmt.Sprintf("journal: %d paths changed, %d files proven unchanged", len(ans.Changed), len(c.trusted))
+	return c, fmt.Sprintf("journal: %d paths changed, %d files proven unchanged", len(ans.Changed), c.trusted.live())
 }
 
 // Attach makes h answer the files c proves unchanged without a stat, and
@@ -138,8 +149,17 @@ func (c *Changes) TrustedHash(abs string) (string, bool) {
 	if !ok || len(rel) < 2 || rel[0] != filepath.Separator {
 		return "", false
 	}
-	h, ok := c.trusted[filepath.ToSlash(rel[1:])]
-	return h, ok
+	return c.trusted.hash(filepath.ToSlash(rel[1:]))
+}
+
+// TrustedHashIn is TrustedHash of the file name in the directory dir
+// (slash paths; dir relative to the root, "" for the root), without its
+// absolute path (hashing.Proven).
+func (c *Changes) TrustedHashIn(dir, name string) (string, bool) {
+	if c == nil {
+		return "", false
+	}
+	return c.trusted.hashIn(dir, name)
 }
 
 // Read notes a hash HashFile read (or took from the stat cache) after the
@@ -162,7 +182,7 @@ func (c *Changes) Read(abs string, st *hashing.Stat, sum string) {
 		return
 	}
 	c.mu.Lock()
-	c.verified[abs] = sum
+	c.verified = append(c.verified, entry{abs, sum})
 	c.dirty = true
 	c.mu.Unlock()
 }
@@ -258,23 +278,25 @@ func (c *Changes) Save() error {
 	if !c.dirty {
 		return nil
 	}
-	st := &journalState{epoch: c.token.Epoch, seq: c.token.Seq, listingOK: c.listOK, listing: c.listing, hashes: map[string]string{}}
+	st := &journalState{epoch: c.token.Epoch, seq: c.token.Seq, listingOK: c.listOK, listing: c.listing, proven: c.trusted}
+	return saveJournal(c.path, c.root, st, c.readEntries())
+}
+
+// entry is a path and the hash read of it.
+type entry struct{ path, hash string }
+
+// readEntries are the hashes read this run by the slash path relative
+// to the root, sorted, each path once.
+func (c *Changes) readEntries() []entry {
 	prefix := c.root + string(filepath.Separator)
-	add := func(abs, h string) {
-		if rel, ok := strings.CutPrefix(abs, prefix); ok && len(st.hashes) < maxJournalEntries {
-			st.hashes[filepath.ToSlash(rel)] = h
+	out := make([]entry, 0, len(c.verified))
+	for _, e := range c.verified {
+		if rel, ok := strings.CutPrefix(e.path, prefix); ok {
+			out = append(out, entry{filepath.ToSlash(rel), e.hash})
 		}
 	}
-	// A proven path is never read again: the two sets do not meet.
-	for rel, h := range c.trusted {
-		if len(st.hashes) < maxJournalEntries {
-			st.hashes[rel] = h
-		}
-	}
-	for abs, h := range c.verified {
-		add(abs, h)
-	}
-	return saveJournal(c.path, c.root, st)
+	slices.SortFunc(out, func(a, b entry) int { return strings.Compare(a.path, b.path) })
+	return slices.CompactFunc(out, func(a, b entry) bool { return a.path == b.path })
 }
 
 func (c *Changes) priorListing() hashing.FileID {
@@ -284,86 +306,72 @@ func (c *Changes) priorListing() hashing.FileID {
 	return c.prior.listing
 }
 
-func saveJournal(path, root string, st *journalState) error {
-	var b bytes.Buffer
-	b.WriteString(journalMagic)
-	put := func(s string) {
-		b.Write(binary.AppendUvarint(nil, uint64(len(s))))
-		b.WriteString(s)
-	}
-	putUint := func(v uint64) { b.Write(binary.AppendUvarint(nil, v)) }
-	put(version.Version)
-	put(root)
-	put(st.epoch)
-	putUint(st.seq)
-	if st.listingOK {
-		putUint(1)
-	} else {
-		putUint(0)
-	}
-	putUint(st.listing.Ino)
-	putUint(st.listing.Size)
-	putUint(uint64(st.listing.Mtime))
-	putUint(uint64(st.listing.Ctime))
-	putUint(uint64(len(st.hashes)))
-	for rel, h := range st.hashes {
-		put(rel)
-		put(h)
-	}
-	return hashing.WriteFileAtomic(path, b.Bytes(), 0o644)
+// saveJournal writes st, its proven hashes merged with read (sorted by
+// path; a path in both is read's), in at most maxJournalEntries entries
+// and maxStateFile bytes.
+func saveJournal(path, root string, st *journalState, read []entry) error {
+	var w records.Writer
+	w.B.WriteString(journalMagic)
+	w.Str(version.Version)
+	w.Str(root)
+	w.Str(st.epoch)
+	w.Uint(st.seq)
+	w.Bool(st.listingOK)
+	w.Uint(st.listing.Ino)
+	w.Uint(st.listing.Size)
+	w.Uint(uint64(st.listing.Mtime))
+	w.Uint(uint64(st.listing.Ctime))
+	budget := maxStateFile - w.B.Len() - binary.MaxVarintLen64
+	ents, n := st.proven.merge(read, maxJournalEntries, budget)
+	w.Uint(uint64(n))
+	w.B.Write(ents)
+	return hashing.WriteFileAtomic(path, w.B.Bytes(), 0o644)
 }
 
 // loadJournal reads a state saved for root by this version; nil when
 // there is none or it is unreadable.
 func loadJournal(path, root string) *journalState {
-	raw, err := os.ReadFile(path)
-	if err != nil || !bytes.HasPrefix(raw, []byte(journalMagic)) {
+	raw := readState(path)
+	if !bytes.HasPrefix(raw, []byte(journalMagic)) {
 		return nil
 	}
-	// One string for the whole file, the buffer itself (nothing writes it
-	// once read): the 110,000 paths and hashes of a 10,000-package
-	// workspace share it rather than a 7 MB copy.
+	// The entries stay in the file's bytes (provenTable): nothing copies
+	// the 110,000 paths and hashes of a 10,000-package workspace.
 	body := raw[len(journalMagic):]
-	s := unsafe.String(unsafe.SliceData(body), len(body))
-	bad := false
-	getUint := func() uint64 {
-		v, n := binary.Uvarint([]byte(s[:min(len(s), binary.MaxVarintLen64)]))
-		if n <= 0 {
-			bad = true
-			return 0
-		}
-		s = s[n:]
-		return v
-	}
-	get := func() string {
-		n := getUint()
-		if bad || n > uint64(len(s)) {
-			bad = true
-			return ""
-		}
-		v := s[:n]
-		s = s[n:]
-		return v
-	}
-	if get() != version.Version || get() != root || bad {
+	r := records.Reader{S: unsafe.String(unsafe.SliceData(body), len(body))}
+	if r.Str() != version.Version || r.Str() != root || r.Bad {
 		return nil
 	}
-	st := &journalState{epoch: get(), seq: getUint()}
-	st.listingOK = getUint() == 1
-	st.listing = hashing.FileID{Ino: getUint(), Size: getUint(), Mtime: int64(getUint()), Ctime: int64(getUint())}
-	n := getUint()
-	if bad || n > maxJournalEntries {
+	st := &journalState{epoch: r.Str(), seq: r.Uint()}
+	st.listingOK = r.Bool()
+	st.listing = hashing.FileID{Ino: r.Uint(), Size: r.Uint(), Mtime: int64(r.Uint()), Ctime: int64(r.Uint())}
+	n := r.Count(maxJournalEntries)
+	if r.Bad || st.epoch == "" {
 		return nil
 	}
-	st.hashes = make(map[string]string, n)
-	for i := uint64(0); i < n && !bad; i++ {
-		rel := get()
-		st.hashes[rel] = get()
-	}
-	if bad || len(s) != 0 || st.epoch == "" {
+	st.proven = newProvenTable(body[len(body)-len(r.S):], n)
+	if st.proven == nil {
 		return nil
 	}
 	return st
+}
+
+// readState is the file at path when it is at most maxStateFile bytes.
+func readState(path string) []byte {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var st hashing.Stat
+	if hashing.Fstat(f, &st) != nil || st.Size > int64(maxStateFile) {
+		return nil
+	}
+	raw := make([]byte, st.Size)
+	if _, err := readFull(f, raw); err != nil {
+		return nil
+	}
+	return raw
 }
 
 // Unwatched lists what this run's file listing and inputs depend on that

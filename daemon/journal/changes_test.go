@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/vzn/vx/daemon/hashing"
@@ -126,5 +127,118 @@ func TestChangesTrustOnlyWhatTheJournalProves(t *testing.T) {
 	}
 	if c, how := journal.OpenChanges(context.Background(), root, other); c != nil {
 		t.Fatalf("a vxd of another version was used: %s", how)
+	}
+}
+
+// A run that hears of a change keeps every other proven hash for the next
+// run and drops the changed path's, whether or not it reads the path
+// again; what it does read is what the next run is given.
+func TestAChangedPathIsNeverProvenWithItsOldHash(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, ".vx"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(content string, names ...string) {
+		t.Helper()
+		for _, n := range names {
+			if err := os.WriteFile(filepath.Join(root, n), []byte(content+n), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	write("one ", "a", "b", "c")
+	j := &fakeVXD{root: root, ans: wire.Changes{Epoch: "e1", Seq: 1, Reason: "no token was given"}}
+	first := hashAll(t, root, j, "a", "b", "c")
+	// Behind the journal's back (a proven path answers its saved hash):
+	// the run told of b's change reads only c, which did not change.
+	write("two ", "a", "b", "c")
+	j.ans = wire.Changes{Epoch: "e1", Seq: 2, Complete: true, Changed: []string{"b"}}
+	hashAll(t, root, j, "c")
+	j.ans = wire.Changes{Epoch: "e1", Seq: 2, Complete: true}
+	third := hashAll(t, root, j, "a", "b", "c")
+	if third["a"] != first["a"] || third["c"] != first["c"] {
+		t.Error("a run that heard of b's change lost the proven hashes of a and c")
+	}
+	if third["b"] == first["b"] {
+		t.Error("b changed, and its old hash was proven two runs later")
+	}
+	write("three ", "b")
+	j.ans = wire.Changes{Epoch: "e1", Seq: 2, Complete: true}
+	if fourth := hashAll(t, root, j, "b"); fourth["b"] != third["b"] {
+		t.Error("the hash b was read as was not saved for the next run")
+	}
+}
+
+// A run asks for its inputs by project directory and name (Hasher's
+// ProvenHash, no absolute path made): the answer is the one its
+// workspace path has, whatever the directory's depth or length, and
+// nothing for a path the journal does not prove.
+func TestAFileIsProvenByItsDirectoryAndName(t *testing.T) {
+	root := t.TempDir()
+	long := filepath.Join(strings.Repeat("d", 200), strings.Repeat("e", 200), strings.Repeat("f", 200))
+	files := []string{"top", "sub/x", "sub/deep/y", filepath.ToSlash(long) + "/z"}
+	for _, f := range files {
+		p := filepath.Join(root, filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("old "+f), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(root, ".vx"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	j := &fakeVXD{root: root, ans: wire.Changes{Epoch: "e1", Seq: 1, Reason: "no token was given"}}
+	saved := hashAll(t, root, j, files...)
+	proven := func(changed ...string) *hashing.Hasher {
+		j.ans = wire.Changes{Epoch: "e1", Seq: 1, Complete: true, Changed: changed}
+		c, _ := journal.OpenChanges(context.Background(), root, j.source)
+		h := hashing.NewHasher("")
+		c.Attach(h)
+		return h
+	}
+	h := proven()
+	for _, q := range []struct{ dir, name, file string }{
+		{"", "top", "top"}, {".", "top", "top"}, {"sub", "x", "sub/x"}, {"", "sub/x", "sub/x"},
+		{"sub", "deep/y", "sub/deep/y"}, {"sub/deep", "y", "sub/deep/y"},
+		{filepath.ToSlash(long), "z", filepath.ToSlash(long) + "/z"},
+	} {
+		if got, ok := h.ProvenHash(q.dir, q.name); !ok || got != saved[q.file] {
+			t.Errorf("%q in %q: %q, %v; want %s's hash", q.name, q.dir, got, ok, q.file)
+		}
+	}
+	for _, q := range [][2]string{{"sub", "y"}, {"su", "b/x"}, {"sub/", "x"}, {"top", ""}, {"sub", "deep"}} {
+		if got, ok := h.ProvenHash(q[0], q[1]); ok {
+			t.Errorf("%q in %q, never read, answers %q", q[1], q[0], got)
+		}
+	}
+	if got, ok := proven("sub/x").ProvenHash("sub", "x"); ok {
+		t.Errorf("sub/x changed and answers %q", got)
+	}
+	if _, ok := hashing.NewHasher("").ProvenHash("", "top"); ok {
+		t.Error("a Hasher without the journal's answer proves a file")
+	}
+}
+
+// A file read twice in one run (two tasks' inputs) is saved once: the
+// next run still takes the state, and the file from it.
+func TestAFileReadTwiceIsSavedOnce(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, ".vx"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	a := filepath.Join(root, "a")
+	if err := os.WriteFile(a, []byte("one"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	j := &fakeVXD{root: root, ans: wire.Changes{Epoch: "e1", Seq: 1, Reason: "no token was given"}}
+	first := hashAll(t, root, j, "a", "a")
+	if err := os.WriteFile(a, []byte("two, behind the journal's back"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	j.ans = wire.Changes{Epoch: "e1", Seq: 1, Complete: true}
+	if second := hashAll(t, root, j, "a"); second["a"] != first["a"] {
+		t.Error("the state saved by a run that read a twice was not taken")
 	}
 }

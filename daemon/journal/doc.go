@@ -68,7 +68,9 @@
 // with the hash of every input it read since, and whether its listing
 // held. That state is self-contained (each hash is the one read after its
 // token), so concurrent runs, or runs without vxd between them, cannot
-// make it wrong: the last complete save wins.
+// make it wrong: the last complete save wins. A saved state that is not
+// whole, is another version's or form's, or is larger than its bound is
+// not read, and that run stats every file.
 //
 // Any other answer (no vxd, another epoch, version or workspace, more
 // paths than an answer holds, no answer within a second) is a silent

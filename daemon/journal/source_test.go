@@ -64,7 +64,7 @@ func TestAskTokenIsTheOlder(t *testing.T) {
 	}
 	check("nothing saved", nil, "", 0)
 	check("a memo alone", memo("e1", 7), "e1", 7)
-	if err := saveJournal(layout.JournalState(root), root, &journalState{epoch: "e1", seq: 5}); err != nil {
+	if err := saveJournal(layout.JournalState(root), root, &journalState{epoch: "e1", seq: 5}, nil); err != nil {
 		t.Fatal(err)
 	}
 	check("a state alone", nil, "e1", 5)

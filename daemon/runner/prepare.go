@@ -566,7 +566,7 @@ func (p *Prepared) hashInputs(n *workspace.Node, files []string, recs []int32, o
 		if !selectedInput(n.Def, f) || workspace.MatchesAny(outputs, f) {
 			continue
 		}
-		h, ok, err := p.hashFile(base, f, recs, i)
+		h, ok, err := p.hashFile(n.Dir, base, f, recs, i)
 		if err != nil {
 			return nil, fmt.Errorf("hashing %s: %w", filepath.Join(n.Dir, f), err)
 		}
@@ -577,9 +577,14 @@ func (p *Prepared) hashInputs(n *workspace.Node, files []string, recs []int32, o
 	return out, nil
 }
 
-// hashFile hashes the file rel under base, recs[i] being its stat cache
-// record (recs nil: none known); ok is false when the file is gone.
-func (p *Prepared) hashFile(base, rel string, recs []int32, i int) (h string, ok bool, err error) {
+// hashFile hashes the file rel under base (the workspace directory dir),
+// recs[i] being its stat cache record (recs nil: none known); ok is false
+// when the file is gone.
+func (p *Prepared) hashFile(dir, base, rel string, recs []int32, i int) (h string, ok bool, err error) {
+	// One the journal proves needs neither a stat nor its absolute path.
+	if h, ok := p.hasher.ProvenHash(dir, rel); ok {
+		return h, true, nil
+	}
 	rec, abs := int32(-1), ""
 	if recs != nil {
 		rec = recs[i]
@@ -619,7 +624,7 @@ func (p *Prepared) hashDepInputs(n *workspace.Node, byDir map[string][]string, r
 			if !workspace.MatchInputs(globs, f) || workspace.MatchesAny(outputs, f) {
 				continue
 			}
-			h, ok, err := p.hashFile(base, f, recs, i)
+			h, ok, err := p.hashFile(dp.Dir, base, f, recs, i)
 			if err != nil {
 				return fmt.Errorf("hashing %s: %w", path.Join(dp.Dir, f), err)
 			}
@@ -642,7 +647,7 @@ func (p *Prepared) hashRootInputs(n *workspace.Node, all []string, files map[str
 		if !workspace.MatchInputs(globs, f) {
 			continue
 		}
-		h, ok, err := p.hashFile(p.Model.Root, f, p.recs, i)
+		h, ok, err := p.hashFile("", p.Model.Root, f, p.recs, i)
 		if err != nil {
 			return fmt.Errorf("hashing %s: %w", f, err)
 		}

@@ -46,7 +46,7 @@ func JournalCovers(rel string) bool {
 	if rel == ".vx" || strings.HasPrefix(rel, ".vx/") {
 		return false
 	}
-	for _, seg := range strings.Split(rel, "/") {
+	for seg := range strings.SplitSeq(rel, "/") {
 		if seg == ".git" || seg == "node_modules" {
 			return false
 		}

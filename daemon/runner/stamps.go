@@ -1,24 +1,41 @@
 package runner
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/vzn/vx/daemon/hashing"
+	"github.com/vzn/vx/daemon/journal"
+	"github.com/vzn/vx/protocol/layout"
 )
 
 // outputStamps remember, per task, the key whose outputs are on disk and
 // each output file's size, mtime, ctime, inode and mode as vx left them. A cache
 // hit whose outputs still match needs no restore: most warm runs rewrite
-// nothing.
+// nothing. With vxd's journal, a stamp a run verified after its token is
+// taken without an lstat while the journal proves its files unchanged
+// (vouch).
 type outputStamps struct {
-	path  string
-	mu    sync.Mutex
-	m     map[string]stampRecord
-	dirty bool
+	path, seenPath string
+	mu             sync.Mutex
+	file           stampsFile              // as loaded (or last saved)
+	edits          map[string]*stampRecord // this run's: recorded, or nil for forgotten
+	dirty          bool
+
+	// seen is the journal's mark of the loaded file (nil: none that
+	// applies), vouch the run's journal (nil: stat every output).
+	seen  *seenMark
+	vouch *journal.Changes
+	// token is the run's journal token: the records this run verified
+	// (verified, task ids) are marked at it; epoch "" marks nothing.
+	epoch    string
+	seq      uint64
+	verified map[string]bool
+
+	proven, statted atomic.Int64 // hits' outputs taken either way
 }
 
 type stampRecord struct {
@@ -44,12 +61,40 @@ type fileStamp struct {
 	Ctime int64 `json:"c"`
 }
 
-func loadStamps(path string) *outputStamps {
-	s := &outputStamps{path: path, m: map[string]stampRecord{}}
-	if b, err := os.ReadFile(path); err == nil {
-		_ = json.Unmarshal(b, &s.m)
+// loadStamps reads root's output stamps.
+func loadStamps(root string) *outputStamps {
+	return loadStampsFrom(layout.OutputStamps(root), layout.OutputStampsSeen(root), layout.OutputStampsJSON(root))
+}
+
+// loadStampsFrom reads the stamps file at path and the journal's mark
+// beside it (seenPath); legacy is the JSON file of vx before, read only
+// when there is no stamps file yet. A torn or corrupt file is no stamps.
+func loadStampsFrom(path, seenPath, legacy string) *outputStamps {
+	s := &outputStamps{path: path, seenPath: seenPath, edits: map[string]*stampRecord{}, verified: map[string]bool{}}
+	raw, err := os.ReadFile(path)
+	if err == nil {
+		if f, ok := parseStamps(raw); ok {
+			s.file = f
+			if m := loadSeen(seenPath); m != nil && m.nonce == f.nonce {
+				s.seen = m
+			}
+		}
+		return s
+	}
+	if m := loadLegacyStamps(legacy); m != nil {
+		s.edits, s.dirty = m, true
 	}
 	return s
+}
+
+// useJournal makes the stamps the journal's mark vouches for taken while
+// c proves their files unchanged, and marks what this run verifies at
+// the run's token (epoch, seq), the one c was answered.
+func (s *outputStamps) useJournal(c *journal.Changes, epoch string, seq uint64) {
+	if c == nil || epoch == "" || c.Epoch() != epoch {
+		return
+	}
+	s.vouch, s.epoch, s.seq = c, epoch, seq
 }
 
 func stampFile(dir, rel string) (fileStamp, bool) {
@@ -68,29 +113,50 @@ func stampFileLinks(dir, rel string) (fileStamp, uint64, bool) {
 	return fileStamp{Path: rel, Size: st.Size, Mtime: st.Mtime, Ino: st.Ino, Ctime: st.Ctime, Mode: uint32(st.FileMode())}, st.Nlink, true
 }
 
+// get is taskID's record: this run's, else the file's.
+func (s *outputStamps) get(taskID string) (stampRecord, int32, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if rec, edited := s.edits[taskID]; edited {
+		if rec == nil {
+			return stampRecord{}, -1, false
+		}
+		return *rec, -1, true
+	}
+	rec, ok := s.file.record(taskID)
+	return rec, s.file.index[taskID].n, ok
+}
+
 // current reports whether the task's outputs on disk are exactly those vx
 // left for key; it answers their paths, those of them with more than one
 // link (a write through another link is not reported for this path by
 // vxd's change journal) and, when kept, the task's log.
 func (s *outputStamps) current(taskID, key, dir string) ([]string, []string, []byte, bool) {
-	s.mu.Lock()
-	rec, ok := s.m[taskID]
-	s.mu.Unlock()
+	rec, n, ok := s.get(taskID)
 	if !ok || rec.Key != key {
 		return nil, nil, nil, false
 	}
 	paths := make([]string, 0, len(rec.Files))
 	var linked []string
-	for _, want := range rec.Files {
-		got, nlink, ok := stampFileLinks(dir, want.Path)
-		if !ok || got != want {
-			return nil, nil, nil, false
+	if s.proves(&rec, n, dir) {
+		for _, f := range rec.Files {
+			paths = append(paths, f.Path)
 		}
-		paths = append(paths, want.Path)
-		if nlink != 1 {
-			linked = append(linked, want.Path)
+		s.proven.Add(int64(len(paths)))
+	} else {
+		for _, want := range rec.Files {
+			got, nlink, ok := stampFileLinks(dir, want.Path)
+			if !ok || got != want {
+				return nil, nil, nil, false
+			}
+			paths = append(paths, want.Path)
+			if nlink != 1 {
+				linked = append(linked, want.Path)
+			}
 		}
+		s.statted.Add(int64(len(paths)))
 	}
+	s.verify(taskID, len(linked) == 0)
 	var log []byte
 	if rec.Log != nil {
 		log = []byte(*rec.Log)
@@ -98,45 +164,99 @@ func (s *outputStamps) current(taskID, key, dir string) ([]string, []string, []b
 	return paths, linked, log, true
 }
 
+// proves reports whether the journal proves the record's files as
+// stamped: the record (n, of the loaded file) was verified, every file
+// with one link, by a run whose token the journal's answer covers (the
+// mark), and no file of it changed since.
+func (s *outputStamps) proves(rec *stampRecord, n int32, dir string) bool {
+	if s.vouch == nil || n < 0 || !s.seen.has(n) {
+		return false
+	}
+	for _, f := range rec.Files {
+		if !s.vouch.Unchanged(s.seen.epoch, s.seen.seq, filepath.Join(dir, filepath.FromSlash(f.Path))) {
+			return false
+		}
+	}
+	return true
+}
+
+// verify notes that taskID's stamps held after the run's token.
+func (s *outputStamps) verify(taskID string, oneLink bool) {
+	if s.epoch == "" {
+		return
+	}
+	s.mu.Lock()
+	if oneLink {
+		s.verified[taskID] = true
+	} else {
+		delete(s.verified, taskID)
+	}
+	s.mu.Unlock()
+}
+
 // record stamps the outputs vx just wrote (restored or produced) for key.
 func (s *outputStamps) record(taskID, key, dir string, files []string, log []byte) {
-	rec := stampRecord{Key: key, Files: make([]fileStamp, 0, len(files))}
+	rec := &stampRecord{Key: key, Files: make([]fileStamp, 0, len(files))}
+	oneLink := true
 	for _, f := range files {
-		st, ok := stampFile(dir, f)
+		st, nlink, ok := stampFileLinks(dir, f)
 		if !ok {
+			s.forget(taskID)
 			return
 		}
 		rec.Files = append(rec.Files, st)
+		oneLink = oneLink && nlink == 1
 	}
 	if len(log) <= maxStampLog && utf8.Valid(log) {
 		text := string(log)
 		rec.Log = &text
 	}
 	s.mu.Lock()
-	s.m[taskID] = rec
+	s.edits[taskID] = rec
 	s.dirty = true
 	s.mu.Unlock()
+	s.verify(taskID, oneLink)
 }
 
 func (s *outputStamps) forget(taskID string) {
 	s.mu.Lock()
-	if _, ok := s.m[taskID]; ok {
-		delete(s.m, taskID)
+	defer s.mu.Unlock()
+	delete(s.verified, taskID)
+	if _, inFile := s.file.index[taskID]; inFile {
+		if rec, edited := s.edits[taskID]; !edited || rec != nil {
+			s.edits[taskID], s.dirty = nil, true
+		}
+	} else if _, edited := s.edits[taskID]; edited {
+		delete(s.edits, taskID)
 		s.dirty = true
 	}
-	s.mu.Unlock()
 }
 
+// save writes what changed, then the journal's mark of the records this
+// run verified.
 func (s *outputStamps) save() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.dirty {
+	if s.dirty {
+		b := encodeStamps(&s.file, s.edits)
+		if err := hashing.WriteFileAtomic(s.path, b, 0o644); err != nil {
+			return err
+		}
+		// Read back: the mark names this file's nonce and positions.
+		f, ok := parseStamps(b)
+		if !ok {
+			return errStampsEncoding
+		}
+		s.file, s.edits, s.dirty = f, map[string]*stampRecord{}, false
+	}
+	if s.epoch == "" || s.file.index == nil {
 		return nil
 	}
-	b, err := json.Marshal(s.m)
-	if err != nil {
-		return err
+	m := &seenMark{nonce: s.file.nonce, epoch: s.epoch, seq: s.seq, bits: make([]byte, (len(s.file.index)+7)/8)}
+	for id := range s.verified {
+		if pos, ok := s.file.index[id]; ok {
+			m.bits[pos.n/8] |= 1 << (pos.n % 8)
+		}
 	}
-	s.dirty = false
-	return hashing.WriteFileAtomic(s.path, b, 0o644)
+	return saveSeen(s.seenPath, m)
 }

@@ -1,7 +1,8 @@
 package runner
 
 import (
-	"os"
+	"errors"
+	"io/fs"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -71,8 +72,8 @@ func loadStamps(root string) *outputStamps {
 // when there is no stamps file yet. A torn or corrupt file is no stamps.
 func loadStampsFrom(path, seenPath, legacy string) *outputStamps {
 	s := &outputStamps{path: path, seenPath: seenPath, edits: map[string]*stampRecord{}, verified: map[string]bool{}}
-	raw, err := os.ReadFile(path)
-	if err == nil {
+	raw, err := readAtMost(path, maxStampsSize)
+	if err == nil || !errors.Is(err, fs.ErrNotExist) {
 		if f, ok := parseStamps(raw); ok {
 			s.file = f
 			if m := loadSeen(seenPath); m != nil && m.nonce == f.nonce {

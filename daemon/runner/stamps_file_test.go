@@ -133,3 +133,23 @@ func TestStampsReadTheJSONOfBefore(t *testing.T) {
 }
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
+
+// A stamps file or mark over its bound is refused before it is read.
+func TestStampsRefuseAnOversizedFile(t *testing.T) {
+	dir, ws := t.TempDir(), t.TempDir()
+	s := stampsAt(dir)
+	writeOutputs(t, s, ws, "a#build", "a/out")
+	if err := s.save(); err != nil {
+		t.Fatal(err)
+	}
+	// Sparse: nothing is written, and a read of it would take seconds.
+	if err := os.Truncate(filepath.Join(dir, "outputs"), maxStampsSize+1); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, ok := stampsAt(dir).current("a#build", "key-a#build", ws); ok {
+		t.Error("stamps taken from an oversized file")
+	}
+	if _, err := readAtMost(filepath.Join(dir, "outputs"), maxStampsSize); err == nil {
+		t.Error("an oversized file was read")
+	}
+}

@@ -6,7 +6,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"hash/crc32"
+	"io"
 	"os"
 	"slices"
 
@@ -22,10 +24,14 @@ import (
 
 const stampsMagic = "vxstamps1\n"
 
-// maxStampTasks and maxStampFiles bound what a stamps file may declare.
+// maxStampTasks and maxStampFiles bound what a stamps file may declare,
+// maxStampsSize the file itself (its offsets are int32), maxSeenSize the
+// mark.
 const (
 	maxStampTasks = 1 << 20
 	maxStampFiles = 1 << 20
+	maxStampsSize = 1 << 30
+	maxSeenSize   = 1 << 20
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -50,7 +56,7 @@ type recPos struct {
 // parseStamps frames a stamps file; false for one torn, corrupt or of
 // another format (the run then stats and restores as without one).
 func parseStamps(raw []byte) (stampsFile, bool) {
-	if len(raw) < len(stampsMagic)+4 || string(raw[:len(stampsMagic)]) != stampsMagic || len(raw) > 1<<31-1 {
+	if len(raw) < len(stampsMagic)+4 || string(raw[:len(stampsMagic)]) != stampsMagic || len(raw) > maxStampsSize {
 		return stampsFile{}, false
 	}
 	sum := binary.LittleEndian.Uint32(raw[len(raw)-4:])
@@ -182,7 +188,7 @@ func newNonce() string {
 // (an upgrade keeps its outputs rather than restore every task once).
 // Its records carry no mark: the next run stats their outputs.
 func loadLegacyStamps(path string) map[string]*stampRecord {
-	b, err := os.ReadFile(path)
+	b, err := readAtMost(path, maxStampsSize)
 	if err != nil {
 		return nil
 	}
@@ -214,7 +220,7 @@ func (m *seenMark) has(n int32) bool {
 }
 
 func loadSeen(path string) *seenMark {
-	raw, err := os.ReadFile(path)
+	raw, err := readAtMost(path, maxSeenSize)
 	if err != nil || len(raw) < len(seenMagic)+4 || string(raw[:len(seenMagic)]) != seenMagic {
 		return nil
 	}
@@ -246,3 +252,26 @@ func saveSeen(path string, m *seenMark) error {
 
 // errStampsEncoding is a stamps file that does not read back as written.
 var errStampsEncoding = errors.New("the output stamps do not read back as written")
+
+// readAtMost reads the file at path, refusing one over max bytes before
+// reading it.
+func readAtMost(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() > max {
+		return nil, fmt.Errorf("%s is over %d bytes", path, max)
+	}
+	b := make([]byte, st.Size())
+	n, err := io.ReadFull(f, b)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, err
+	}
+	return b[:n], nil
+}

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"encoding/binary"
 	"errors"
 	"io/fs"
 	"path/filepath"
@@ -30,11 +31,14 @@ type outputStamps struct {
 	// applies), vouch the run's journal (nil: stat every output).
 	seen  *seenMark
 	vouch *journal.Changes
-	// token is the run's journal token: the records this run verified
-	// (verified, task ids) are marked at it; epoch "" marks nothing.
-	epoch    string
-	seq      uint64
-	verified map[string]bool
+	// epoch and seq are the run's journal token: the records this run
+	// verified are marked at it (epoch "": none are). marked holds those
+	// of the loaded file, a bit each by position; fresh those recorded
+	// this run, by task id.
+	epoch  string
+	seq    uint64
+	marked []atomic.Uint32
+	fresh  map[string]bool
 
 	proven, statted atomic.Int64 // hits' outputs taken either way
 }
@@ -71,11 +75,11 @@ func loadStamps(root string) *outputStamps {
 // beside it (seenPath); legacy is the JSON file of vx before, read only
 // when there is no stamps file yet. A torn or corrupt file is no stamps.
 func loadStampsFrom(path, seenPath, legacy string) *outputStamps {
-	s := &outputStamps{path: path, seenPath: seenPath, edits: map[string]*stampRecord{}, verified: map[string]bool{}}
+	s := &outputStamps{path: path, seenPath: seenPath, edits: map[string]*stampRecord{}, fresh: map[string]bool{}}
 	raw, err := readAtMost(path, maxStampsSize)
 	if err == nil || !errors.Is(err, fs.ErrNotExist) {
 		if f, ok := parseStamps(raw); ok {
-			s.file = f
+			s.file, s.marked = f, make([]atomic.Uint32, (len(f.index)+31)/32)
 			if m := loadSeen(seenPath); m != nil && m.nonce == f.nonce {
 				s.seen = m
 			}
@@ -114,18 +118,25 @@ func stampFileLinks(dir, rel string) (fileStamp, uint64, bool) {
 	return fileStamp{Path: rel, Size: st.Size, Mtime: st.Mtime, Ino: st.Ino, Ctime: st.Ctime, Mode: uint32(st.FileMode())}, st.Nlink, true
 }
 
-// get is taskID's record: this run's, else the file's.
-func (s *outputStamps) get(taskID string) (stampRecord, int32, bool) {
+// get is taskID's record: this run's (n -1), else the loaded file's, n
+// its position there.
+func (s *outputStamps) get(taskID string) (rec stampRecord, n int32, ok bool) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if rec, edited := s.edits[taskID]; edited {
-		if rec == nil {
+	edit, edited := s.edits[taskID]
+	s.mu.Unlock()
+	if edited {
+		if edit == nil {
 			return stampRecord{}, -1, false
 		}
-		return *rec, -1, true
+		return *edit, -1, true
 	}
-	rec, ok := s.file.record(taskID)
-	return rec, s.file.index[taskID].n, ok
+	// The loaded file is replaced only by save, at the run's end.
+	pos, ok := s.file.index[taskID]
+	if !ok {
+		return stampRecord{}, -1, false
+	}
+	rec, ok = decodeRecord(s.file.body[pos.off:pos.end])
+	return rec, pos.n, ok
 }
 
 // current reports whether the task's outputs on disk are exactly those vx
@@ -157,7 +168,7 @@ func (s *outputStamps) current(taskID, key, dir string) ([]string, []string, []b
 		}
 		s.statted.Add(int64(len(paths)))
 	}
-	s.verify(taskID, len(linked) == 0)
+	s.verify(taskID, n, len(linked) == 0)
 	var log []byte
 	if rec.Log != nil {
 		log = []byte(*rec.Log)
@@ -181,18 +192,34 @@ func (s *outputStamps) proves(rec *stampRecord, n int32, dir string) bool {
 	return true
 }
 
-// verify notes that taskID's stamps held after the run's token.
-func (s *outputStamps) verify(taskID string, oneLink bool) {
+// verify notes whether taskID's stamps held after the run's token, every
+// file with one link: its record is the loaded file's n-th, or this run's
+// (n -1).
+func (s *outputStamps) verify(taskID string, n int32, oneLink bool) {
 	if s.epoch == "" {
+		return
+	}
+	if n >= 0 {
+		w, bit := &s.marked[n/32], uint32(1)<<(n%32)
+		if oneLink {
+			w.Or(bit)
+		} else {
+			w.And(^bit)
+		}
 		return
 	}
 	s.mu.Lock()
 	if oneLink {
-		s.verified[taskID] = true
+		s.fresh[taskID] = true
 	} else {
-		delete(s.verified, taskID)
+		delete(s.fresh, taskID)
 	}
 	s.mu.Unlock()
+}
+
+// isMarked reports whether the loaded file's n-th record was verified.
+func (s *outputStamps) isMarked(n int32) bool {
+	return s.marked[n/32].Load()&(uint32(1)<<(n%32)) != 0
 }
 
 // record stamps the outputs vx just wrote (restored or produced) for key.
@@ -216,13 +243,13 @@ func (s *outputStamps) record(taskID, key, dir string, files []string, log []byt
 	s.edits[taskID] = rec
 	s.dirty = true
 	s.mu.Unlock()
-	s.verify(taskID, oneLink)
+	s.verify(taskID, -1, oneLink)
 }
 
 func (s *outputStamps) forget(taskID string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.verified, taskID)
+	delete(s.fresh, taskID)
 	if _, inFile := s.file.index[taskID]; inFile {
 		if rec, edited := s.edits[taskID]; !edited || rec != nil {
 			s.edits[taskID], s.dirty = nil, true
@@ -248,16 +275,34 @@ func (s *outputStamps) save() error {
 		if !ok {
 			return errStampsEncoding
 		}
-		s.file, s.edits, s.dirty = f, map[string]*stampRecord{}, false
+		s.marked = s.markedIn(&f)
+		s.file, s.edits, s.fresh, s.dirty = f, map[string]*stampRecord{}, map[string]bool{}, false
 	}
 	if s.epoch == "" || s.file.index == nil {
 		return nil
 	}
-	m := &seenMark{nonce: s.file.nonce, epoch: s.epoch, seq: s.seq, bits: make([]byte, (len(s.file.index)+7)/8)}
-	for id := range s.verified {
-		if pos, ok := s.file.index[id]; ok {
-			m.bits[pos.n/8] |= 1 << (pos.n % 8)
+	m := &seenMark{nonce: s.file.nonce, epoch: s.epoch, seq: s.seq, bits: make([]byte, 0, 4*len(s.marked))}
+	for i := range s.marked {
+		m.bits = binary.LittleEndian.AppendUint32(m.bits, s.marked[i].Load())
+	}
+	m.bits = m.bits[:(len(s.file.index)+7)/8]
+	return saveSeen(s.seenPath, m)
+}
+
+// markedIn is the run's verified records as bits of f, the file save
+// wrote from the loaded one and this run's edits.
+func (s *outputStamps) markedIn(f *stampsFile) []atomic.Uint32 {
+	marked := make([]atomic.Uint32, (len(f.index)+31)/32)
+	for id, pos := range f.index {
+		ok := false
+		if _, edited := s.edits[id]; edited {
+			ok = s.fresh[id]
+		} else if old, inOld := s.file.index[id]; inOld {
+			ok = s.isMarked(old.n)
+		}
+		if ok {
+			marked[pos.n/32].Or(uint32(1) << (pos.n % 32))
 		}
 	}
-	return saveSeen(s.seenPath, m)
+	return marked
 }

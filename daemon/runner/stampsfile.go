@@ -82,15 +82,6 @@ func parseStamps(raw []byte) (stampsFile, bool) {
 	return f, true
 }
 
-// record decodes the record of taskID.
-func (f *stampsFile) record(taskID string) (stampRecord, bool) {
-	pos, ok := f.index[taskID]
-	if !ok {
-		return stampRecord{}, false
-	}
-	return decodeRecord(f.body[pos.off:pos.end])
-}
-
 func decodeRecord(s string) (stampRecord, bool) {
 	r := records.Reader{S: s}
 	rec := stampRecord{Key: r.Str()}

@@ -127,7 +127,7 @@ func Execute(ctx context.Context, p *Prepared, o *Options, out Output) (*wire.Ru
 	if r.stamps == nil {
 		r.stamps = loadStamps(root)
 	}
-	r.stamps.useJournal(p.journal, p.token.Epoch, p.token.Seq)
+	r.stamps.useJournal(p.journal, root, p.token.Epoch, p.token.Seq)
 	r.tidy(ctx)
 	if o.Repeat != nil {
 		r.rep = &repeatLog{tasks: map[string]journal.Task{}, links: journal.Links{Proven: o.Repeat.LinkFree}}

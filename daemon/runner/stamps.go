@@ -39,6 +39,7 @@ type outputStamps struct {
 	seq    uint64
 	marked []atomic.Uint32
 	fresh  map[string]bool
+	dirs   *realDirs // a marked stamp's files are reached without a link
 
 	proven, statted atomic.Int64 // hits' outputs taken either way
 }
@@ -95,11 +96,12 @@ func loadStampsFrom(path, seenPath, legacy string) *outputStamps {
 // useJournal makes the stamps the journal's mark vouches for taken while
 // c proves their files unchanged, and marks what this run verifies at
 // the run's token (epoch, seq), the one c was answered.
-func (s *outputStamps) useJournal(c *journal.Changes, epoch string, seq uint64) {
+func (s *outputStamps) useJournal(c *journal.Changes, root string, epoch string, seq uint64) {
 	if c == nil || epoch == "" || c.Epoch() != epoch {
 		return
 	}
 	s.vouch, s.epoch, s.seq = c, epoch, seq
+	s.dirs = &realDirs{root: root, m: map[string]bool{}}
 }
 
 func stampFile(dir, rel string) (fileStamp, bool) {
@@ -150,6 +152,7 @@ func (s *outputStamps) current(taskID, key, dir string) ([]string, []string, []b
 	}
 	paths := make([]string, 0, len(rec.Files))
 	var linked []string
+	mark := true // proven: still as when marked
 	if s.proves(&rec, n, dir) {
 		for _, f := range rec.Files {
 			paths = append(paths, f.Path)
@@ -167,8 +170,9 @@ func (s *outputStamps) current(taskID, key, dir string) ([]string, []string, []b
 			}
 		}
 		s.statted.Add(int64(len(paths)))
+		mark = len(linked) == 0 && s.markable(dir, paths)
 	}
-	s.verify(taskID, n, len(linked) == 0)
+	s.verify(taskID, n, mark)
 	var log []byte
 	if rec.Log != nil {
 		log = []byte(*rec.Log)
@@ -243,7 +247,14 @@ func (s *outputStamps) record(taskID, key, dir string, files []string, log []byt
 	s.edits[taskID] = rec
 	s.dirty = true
 	s.mu.Unlock()
-	s.verify(taskID, -1, oneLink)
+	s.verify(taskID, -1, oneLink && s.markable(dir, files))
+}
+
+// markable reports whether stamps of files (relative to dir) just found
+// or written may be marked: the run has a journal token, and no file is
+// reached through a symbolic link.
+func (s *outputStamps) markable(dir string, files []string) bool {
+	return s.epoch != "" && s.dirs.holds(dir, files)
 }
 
 func (s *outputStamps) forget(taskID string) {

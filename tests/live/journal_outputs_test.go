@@ -202,3 +202,37 @@ func TestJournalOutputsWithoutVXD(t *testing.T) {
 	}
 	wantBuilt(t, root, "c", "after an edit while vxd was down")
 }
+
+// TestJournalStatsOutputsBehindLinks: an output reached through a
+// symbolic link — a project linked from outside the workspace, an output
+// directory linked to another inside its project — is written where no
+// watch reports it under the output's path: each is stat'ed every run,
+// and an edit where the file lives (size and mtime kept) is restored.
+func TestJournalStatsOutputsBehindLinks(t *testing.T) {
+	root, outside := linkedWorkspace(t)
+	writeExt(t, outside, "one")
+	if err := os.Symlink(filepath.Join(outside, "ext"), filepath.Join(root, "packages/ext")); err != nil {
+		t.Fatal(err)
+	}
+	harness.WriteFile(t, filepath.Join(root, "packages/b/package.json"), `{"name": "b", "scripts": {"build": `+
+		`"mkdir -p build && ln -sfn build dist && echo b > build/out.txt"}}`)
+	harness.WriteFile(t, filepath.Join(root, "vx.workspace.json"), `{"projects": ["packages/*"], "tasks": {"build": {"inputs": ["src/**"], "outputs": ["dist/out.txt"]}}}`)
+	outputsRun(t, root)
+	settle()
+	d := startDaemon(t, root)
+	waitJournal(t, d)
+	outputsRun(t, root)
+	s, _, statted := outputsRun(t, root)
+	if executed(s) != "" || statted < 2 {
+		t.Fatalf("a no-op run with the journal: executed %q, %d outputs stat'ed; want ext's and b's dist/out.txt among them", executed(s), statted)
+	}
+	sameSizeEdit(t, filepath.Join(outside, "ext/dist/out.txt"))
+	sameSizeEdit(t, filepath.Join(root, "packages/b/build/out.txt"))
+	outputsRun(t, root)
+	if b, _ := os.ReadFile(filepath.Join(outside, "ext/dist/out.txt")); string(b) != "ext one\n" {
+		t.Errorf("ext/dist/out.txt = %q: want it restored", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "packages/b/dist/out.txt")); string(b) != "b\n" {
+		t.Errorf("packages/b/dist/out.txt = %q: want it restored", b)
+	}
+}

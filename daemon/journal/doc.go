@@ -73,8 +73,9 @@
 // A cache hit's outputs are taken the same way (daemon/runner/stamps.go).
 // The output stamps (.vx/outputs, a new nonce at each save) say how vx
 // left each task's outputs; a run with vxd marks (.vx/outputs.seen) the
-// records of that nonce it found so, every file with one link (by an
-// lstat, by this proof, or just written), with the token of its answer.
+// records of that nonce it found so, every file with one link and in a
+// directory reached from the root without a symbolic link (by an lstat,
+// by this proof, or just written), with the token of its answer.
 // A later run takes a marked record without an lstat when its answer is
 // complete since a saved token no newer than the mark's, of its epoch
 // (Changes.Unchanged), and lists none of the record's files. A run

@@ -448,3 +448,12 @@ func stateToken(path, root string) (string, uint64) {
 	}
 	return epoch, seq
 }
+
+// Unchanged reports whether the journal proves the absolute path abs
+// unchanged since the token (epoch, seq) was answered: this run's answer
+// is complete since the saved state's token, of that epoch and no newer
+// than seq, and abs is in its view and not among its changed paths. (What
+// a run stamped after that answer, with one link, then still holds.)
+func (c *Changes) Unchanged(epoch string, seq uint64, abs string) bool {
+	return c != nil && c.complete && epoch == c.prior.epoch && seq >= c.prior.seq && c.unchanged(abs)
+}

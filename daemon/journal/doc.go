@@ -72,6 +72,20 @@
 // whole, is another version's or form's, or is larger than its bound is
 // not read, and that run stats every file.
 //
+// A cache hit's outputs are taken the same way (daemon/runner/stamps.go).
+// The output stamps (.vx/outputs, a new nonce at each save) say how vx
+// left each task's outputs; a run with vxd marks (.vx/outputs.seen) the
+// records of that nonce it found so, every file with one link and in a
+// directory reached from the root without a symbolic link (by an lstat,
+// by this proof, or just written), with the token of its answer.
+// A later run takes a marked record without an lstat when its answer is
+// complete since a saved token no newer than the mark's, of its epoch
+// (Changes.Unchanged), and lists none of the record's files. A run
+// without vxd leaves the mark as it was (what the journal counted since
+// the mark is still counted), and any rewrite of the stamps voids it. As
+// for inputs, a link made to an output after the run that marked it, and
+// a write through that link, go unseen (What the watch does not report).
+//
 // Any other answer (no vxd, another epoch, version or workspace, more
 // paths than an answer holds, no answer within a second) is a silent
 // fallback to the stat of every file; VX_LOG=debug vx run logs which way a
@@ -86,7 +100,7 @@
 // whole environment (less vx's diagnostics variables), the token taken
 // before it loaded anything, and the stats of what the journal does not
 // watch (git's index, HEAD, configuration and ignore files,
-// .vx/outputs.json, the vx binary, inputs and outputs with more than one
+// .vx/outputs, the vx binary, inputs and outputs with more than one
 // link or outside the watched tree). The next run with the same request,
 // when the journal answers for that epoch that nothing changed and every
 // stat holds, is that run again: the same logs, every task recorded as a

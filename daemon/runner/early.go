@@ -80,7 +80,7 @@ func StartEarly(ctx context.Context, root string, logger zerolog.Logger, openHis
 	e.swg.Add(1)
 	go func() {
 		defer e.swg.Done()
-		e.stamps = loadStamps(layout.OutputStamps(root))
+		e.stamps = loadStamps(root)
 	}()
 	if openHistory {
 		e.hwg.Add(1)

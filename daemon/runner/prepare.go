@@ -81,6 +81,9 @@ type Prepared struct {
 	early        *Early
 	changes      chan *journal.Changes // vxd's answer, asked while the graph is built
 	journal      *journal.Changes      // that answer once taken; nil without one
+	// token is that answer's journal token (epoch "" for none): what the
+	// run's output stamps are verified after (stamps.go).
+	token wire.Changes
 	// overlaps are the graph's and the whole model's output overlaps,
 	// computed alongside the keys (they need only the graph): Execute's
 	// serial start took 3–5 ms over them.
@@ -139,8 +142,9 @@ func Prepare(ctx context.Context, o *Options) (*Prepared, error) {
 	p.Workers, _ = Workers(o.Concurrency, m)
 	o.Early.startPrestat(m.Root)
 	p.changes = make(chan *journal.Changes, 1)
+	src := p.keepToken(o.Changes)
 	go func() {
-		c, how := journal.OpenChanges(ctx, m.Root, o.Changes)
+		c, how := journal.OpenChanges(ctx, m.Root, src)
 		o.Logger.Debug().Str("files", how).Msg("change journal")
 		p.changes <- c
 	}()
@@ -739,4 +743,19 @@ func peaksFrom(ctx context.Context, h *history.Store) map[string]int64 {
 		return map[string]int64{}
 	}
 	return out
+}
+
+// keepToken is src noting in p.token the token of the answer it gives
+// (OpenChanges asks once; p.token is read once p.changes has answered).
+func (p *Prepared) keepToken(src journal.ChangeSource) journal.ChangeSource {
+	if src == nil {
+		return nil
+	}
+	return func(ctx context.Context, epoch string, seq uint64) (*wire.Changes, error) {
+		ans, err := src(ctx, epoch, seq)
+		if err == nil && ans != nil {
+			p.token = wire.Changes{Epoch: ans.Epoch, Seq: ans.Seq}
+		}
+		return ans, err
+	}
 }

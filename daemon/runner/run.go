@@ -125,11 +125,14 @@ func Execute(ctx context.Context, p *Prepared, o *Options, out Output) (*wire.Ru
 	root := p.Model.Root
 	r := &run{p: p, o: o, out: out, store: store, hist: hist, log: o.Logger, rows: map[string]*wire.TaskRow{}, full: make(chan struct{}, 1), stamps: p.early.takeStamps(root)}
 	if r.stamps == nil {
-		r.stamps = loadStamps(layout.OutputStamps(root))
+		r.stamps = loadStamps(root)
 	}
+	r.stamps.useJournal(p.journal, root, p.token.Epoch, p.token.Seq)
 	r.tidy(ctx)
 	if o.Repeat != nil {
-		r.rep = &repeatLog{tasks: map[string]journal.Task{}, links: journal.Links{Proven: o.Repeat.LinkFree}}
+		// Sized for every node: grown hit by hit it grew about ten times
+		// at 10,000 tasks.
+		r.rep = &repeatLog{tasks: make(map[string]journal.Task, len(p.Graph.Nodes)), links: journal.Links{Proven: o.Repeat.LinkFree}}
 	}
 	r.runID = history.NewRunID()
 	r.startRemote(ctx)
@@ -153,6 +156,7 @@ func Execute(ctx context.Context, p *Prepared, o *Options, out Output) (*wire.Ru
 	if err := r.stamps.save(); err != nil {
 		r.warn("saving output stamps: %v", err)
 	}
+	r.log.Debug().Int64("proven", r.stamps.proven.Load()).Int64("statted", r.stamps.statted.Load()).Msg("hits' outputs")
 	if err := <-compsDone; err != nil {
 		r.warn("recording key components: %v", err)
 	}

@@ -50,8 +50,16 @@ func DaemonOut(root string) string { return filepath.Join(Daemon(root), "vxd.out
 func Events(root string) string { return filepath.Join(Daemon(root), "events") }
 
 // OutputStamps records what each task's outputs were when vx last wrote
-// them, ROOT/.vx/outputs.json.
-func OutputStamps(root string) string { return filepath.Join(root, DirName, "outputs.json") }
+// them, ROOT/.vx/outputs.
+func OutputStamps(root string) string { return filepath.Join(root, DirName, "outputs") }
+
+// OutputStampsSeen marks which output stamps a run with vxd's journal
+// verified, and at which token, ROOT/.vx/outputs.seen.
+func OutputStampsSeen(root string) string { return filepath.Join(root, DirName, "outputs.seen") }
+
+// OutputStampsJSON is where vx kept the output stamps before
+// OutputStamps, as JSON: read once, when there is no OutputStamps yet.
+func OutputStampsJSON(root string) string { return filepath.Join(root, DirName, "outputs.json") }
 
 // ApproveKey is the running daemon's approval key (0600): what `vx
 // approve` sends to approve a plan. MCP clients are never given it. It is

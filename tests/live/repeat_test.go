@@ -131,7 +131,7 @@ func TestRepeatSeesEveryChange(t *testing.T) {
 		{what: "a replaced output", change: func() { harness.WriteFile(t, filepath.Join(root, "packages/a/dist/out.txt"), "tampered\n") }},
 		{what: "another environment", change: func() {}, env: []string{"VX_TEST_EXTRA=1"}},
 		{what: "another command line", change: func() {}, args: []string{"--concurrency", "1"}},
-		{what: "lost output stamps", change: func() { mustRemove(t, filepath.Join(root, ".vx", "outputs.json")) }},
+		{what: "lost output stamps", change: func() { mustRemove(t, filepath.Join(root, ".vx", "outputs")) }},
 		{what: "an ignored file the index now tracks", change: func() {
 			git("add", "-f", "packages/a/src/scratch/gen.js")
 		}, want: "a#build b#build c#build"},

@@ -35,10 +35,14 @@ type liveRun struct {
 	id     string
 	events []wire.Event
 	// lines are the task events of a shell run as its event file has
-	// them (after events, whose only one is then its start), decoded only
-	// for a subscriber that joins mid-run (replay): a run of 10,000 cache
-	// hits writes 20,000, mostly while nobody watches.
-	lines []byte
+	// them, each ended by its newline (after events, whose only one is
+	// then its start), decoded only for a subscriber that joins mid-run
+	// (replay): a run of 10,000 cache hits writes 20,000, mostly while
+	// nobody watches. They are kept in place in the buffers the tailer
+	// read them into, never copied: lines that follow one another in a
+	// buffer make one slice.
+	lines [][]byte
+	kept  int // task events in lines
 }
 
 // note records e; called with the feed's lock held.
@@ -77,7 +81,7 @@ func (l *liveRuns) noteLine(e wire.Event, line []byte) {
 		switch {
 		case i < 0 || l.events >= maxLiveEvents:
 		case line != nil:
-			l.runs[i].lines = append(append(l.runs[i].lines, line...), '\n')
+			l.runs[i].keep(line)
 			l.events++
 		default:
 			l.runs[i].events = append(l.runs[i].events, e)
@@ -86,10 +90,24 @@ func (l *liveRuns) noteLine(e wire.Event, line []byte) {
 	}
 }
 
+// keep adds line, ended by its newline, to the run's lines: to the last
+// of them when line follows it in the same buffer.
+func (r *liveRun) keep(line []byte) {
+	r.kept++
+	if n := len(r.lines); n > 0 {
+		last := r.lines[n-1]
+		if cap(last) > len(last) && &last[:len(last)+1][len(last)] == &line[0] {
+			r.lines[n-1] = last[:len(last)+len(line)]
+			return
+		}
+	}
+	r.lines = append(r.lines, line)
+}
+
 // drop forgets the i-th run.
 func (l *liveRuns) drop(i int) {
 	r := l.runs[i]
-	l.events -= len(r.events) - 1 + bytes.Count(r.lines, []byte{'\n'}) // its run.started is not counted
+	l.events -= len(r.events) - 1 + r.kept // its run.started is not counted
 	l.runs = slices.Delete(l.runs, i, i+1)
 }
 
@@ -98,12 +116,14 @@ func (l *liveRuns) replay() []wire.Event {
 	var out []wire.Event
 	for _, r := range l.runs {
 		out = append(out, r.events...)
-		for rest := r.lines; len(rest) > 0; {
-			line, next, _ := bytes.Cut(rest, []byte{'\n'})
-			rest = next
-			var e wire.Event
-			if e.DecodeLine(line) == nil {
-				out = append(out, e)
+		for _, chunk := range r.lines {
+			for rest := chunk; len(rest) > 0; {
+				line, next, _ := bytes.Cut(rest, []byte{'\n'})
+				rest = next
+				var e wire.Event
+				if e.DecodeLine(line) == nil {
+					out = append(out, e)
+				}
 			}
 		}
 	}

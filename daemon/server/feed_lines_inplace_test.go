@@ -1,0 +1,75 @@
+package server
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/vzn/vx/protocol/wire"
+)
+
+// A shell run's task lines, read while nobody watches, are kept where the
+// tailer read them, a slice a read (a line torn across two writes
+// included), not copied line by line; a page that joins then gets every
+// event, in order, and the run's end frees them.
+func TestShellRunLinesKeptInPlace(t *testing.T) {
+	dir := t.TempDir()
+	f := newLiveFeed()
+	tl := &tailer{dir: dir, feed: f, offsets: map[string]int64{}, partial: map[string][]byte{}}
+	path := filepath.Join(dir, "r1.jsonl")
+	var written []wire.Event
+	var file []byte
+	add := func(e wire.Event) {
+		e.RunID, e.Time = "r1", time.Date(2026, 12, 6, 11, 0, 0, len(written), time.UTC)
+		line, err := e.AppendJSON(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		file = append(append(file, line...), '\n')
+		written = append(written, e)
+	}
+	add(wire.Event{Type: wire.EventRunStarted, Command: "vx run build", Tasks: 1000})
+	for i := 0; i < 1000; i++ {
+		id := fmt.Sprintf("pkg-%04d#build", i)
+		add(wire.Event{Type: wire.EventTaskStarted, TaskID: id})
+		add(wire.Event{Type: wire.EventTaskFinished, TaskID: id, Status: wire.StatusPassed, Cache: wire.CacheHit})
+	}
+	// Three writes, each ending inside a line.
+	cuts := []int{len(file) / 3, 2*len(file)/3 + 7, len(file)}
+	from := 0
+	for _, to := range cuts {
+		fh, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fh.Write(file[from:to])
+		fh.Close()
+		tl.handle(fsnotify.Event{Name: path, Op: fsnotify.Write})
+		from = to
+	}
+	r := f.live.runs[0]
+	if r.kept != 2000 || len(r.lines) > len(cuts) {
+		t.Errorf("the run keeps %d lines in %d slices; want 2,000 in at most %d (one a read)", r.kept, len(r.lines), len(cuts))
+	}
+	replay, _, cancel := f.SubscribeLive()
+	cancel()
+	if !reflect.DeepEqual(replay, written) {
+		t.Fatalf("a page joining got %d events; want the %d written, in order", len(replay), len(written))
+	}
+	fh, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	end, _ := (&wire.Event{Type: wire.EventRunFinished, RunID: "r1", Time: time.Now().UTC(), Summary: &wire.RunSummary{RunID: "r1"}}).AppendJSON(nil)
+	fh.Write(append(end, '\n'))
+	fh.Close()
+	tl.handle(fsnotify.Event{Name: path, Op: fsnotify.Write})
+	if len(f.live.runs) != 0 || f.live.events != 0 {
+		t.Errorf("after the run's end %d runs and %d events are kept", len(f.live.runs), f.live.events)
+	}
+}

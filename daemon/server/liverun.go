@@ -38,12 +38,16 @@ type liveRun struct {
 	// them, each ended by its newline (after events, whose only one is
 	// then its start), decoded only for a subscriber that joins mid-run
 	// (replay): a run of 10,000 cache hits writes 20,000, mostly while
-	// nobody watches. They are kept in place in the buffers the tailer
-	// read them into, never copied: lines that follow one another in a
-	// buffer make one slice.
+	// nobody watches. They are copied into blocks of lineBlock bytes
+	// that are filled, never grown: 3 MB of lines appended to one slice
+	// were copied over and over as it grew.
 	lines [][]byte
 	kept  int // task events in lines
 }
+
+// lineBlock is the size of a block of kept lines (a longer line has a
+// block of its own).
+const lineBlock = 256 << 10
 
 // note records e; called with the feed's lock held.
 func (l *liveRuns) note(e wire.Event) { l.noteLine(e, nil) }
@@ -90,18 +94,16 @@ func (l *liveRuns) noteLine(e wire.Event, line []byte) {
 	}
 }
 
-// keep adds line, ended by its newline, to the run's lines: to the last
-// of them when line follows it in the same buffer.
+// keep copies line, ended by its newline, to the run's last block of
+// lines, or to a new one when it has no room left.
 func (r *liveRun) keep(line []byte) {
 	r.kept++
-	if n := len(r.lines); n > 0 {
-		last := r.lines[n-1]
-		if cap(last) > len(last) && &last[:len(last)+1][len(last)] == &line[0] {
-			r.lines[n-1] = last[:len(last)+len(line)]
-			return
-		}
+	n := len(r.lines)
+	if n == 0 || cap(r.lines[n-1])-len(r.lines[n-1]) < len(line) {
+		r.lines = append(r.lines, make([]byte, 0, max(lineBlock, len(line))))
+		n++
 	}
-	r.lines = append(r.lines, line)
+	r.lines[n-1] = append(r.lines[n-1], line...)
 }
 
 // drop forgets the i-th run.

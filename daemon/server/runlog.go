@@ -30,6 +30,7 @@ type tailer struct {
 	mu      sync.Mutex
 	offsets map[string]int64
 	partial map[string][]byte
+	buf     []byte // the last read's (read)
 }
 
 // tailEvents watches eventsDir; stale files of an earlier daemon are removed.
@@ -56,7 +57,7 @@ func (t *tailer) handle(ev fsnotify.Event) {
 	}
 	defer f.Close()
 	off, partial := t.offsets[ev.Name], t.partial[ev.Name]
-	b, err := readAfter(f, off, partial)
+	b, err := t.read(f, off, partial)
 	if err != nil {
 		return
 	}
@@ -80,7 +81,12 @@ func (t *tailer) handle(ev fsnotify.Event) {
 			}
 		}
 	}
-	t.partial[ev.Name] = b
+	// The rest, a line not yet ended, is copied out of the buffer, which
+	// the next read reuses (or drops when one line made it large).
+	t.partial[ev.Name] = append([]byte(nil), b...)
+	if cap(t.buf) > maxReadBuffer {
+		t.buf = nil
+	}
 	if finished {
 		os.Remove(ev.Name)
 		delete(t.offsets, ev.Name)
@@ -88,18 +94,26 @@ func (t *tailer) handle(ev fsnotify.Event) {
 	}
 }
 
-// readAfter answers partial followed by what f holds past off, in one
-// buffer of its own made to measure: the feed keeps a shell run's task
-// lines in place in it (liveRuns.noteLine), so it is never written again,
-// and a run of 10,000 hits (5 MB) is read without the copies of a buffer
-// grown as it reads.
-func readAfter(f *os.File, off int64, partial []byte) ([]byte, error) {
+// maxReadBuffer is the largest read buffer the tailer keeps for its next
+// read: a run's end at 10,000 tasks (2 MB) is read into a buffer of its
+// own, left to the collector.
+const maxReadBuffer = 1 << 20
+
+// read answers partial followed by what f holds past off, in the tailer's
+// buffer, made to measure when it is too small: nothing in it is kept
+// past the handling of its lines (the runs under way copy what they keep,
+// liveRun.keep), so one buffer serves every read, without the copies of
+// one grown as it reads (io.ReadAll).
+func (t *tailer) read(f *os.File, off int64, partial []byte) ([]byte, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
-	n := max(fi.Size()-off, 0)
-	b := make([]byte, len(partial)+int(n))
+	need := len(partial) + int(max(fi.Size()-off, 0))
+	if cap(t.buf) < need {
+		t.buf = make([]byte, need)
+	}
+	b := t.buf[:need]
 	copy(b, partial)
 	got, err := f.ReadAt(b[len(partial):], off)
 	if err != nil && err != io.EOF {
@@ -112,7 +126,8 @@ func readAfter(f *os.File, off int64, partial []byte) ([]byte, error) {
 // decoded without its summary, which fill decodes when a subscriber will
 // see it (liveFeed.publish): at 10,000 tasks it was most of what vxd spent
 // on a run it only tails. A summary that does not decode then leaves the
-// run's end without one: the end still reaches the feed.
+// run's end without one: the end still reaches the feed. fill reads line
+// itself, so it is called (publish) before the tailer's next read.
 func decodeFeedLine(line []byte) (wire.Event, func(*wire.Event), bool) {
 	var e wire.Event
 	raw, err := e.DecodeHead(line)

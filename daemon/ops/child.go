@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"sync"
 
 	"github.com/vzn/vx/daemon/runevents"
 	"github.com/vzn/vx/daemon/runner"
@@ -44,33 +45,39 @@ func ReadRunRequest(r io.Reader) (*wire.RunRequest, error) {
 // vxd's live feed. The func closes what it opened.
 func ExecuteOutput(w io.Writer, root string) (runner.Output, func()) {
 	out := runner.Output{W: w}
-	var closeEv func()
 	if fd := os.Getenv(eventsFDEnv); fd != "" {
-		out.Events, closeEv = eventPipe(fd)
-	} else {
-		// When a daemon is up, it tails this run's events for its live feed.
-		out.Events, closeEv = runevents.Open(root)
+		out.Events = eventWriter(fd)
+	} else if ev, closeEv := runevents.Open(root); ev != nil {
+		// A daemon is up: it tails this run's events for its live feed.
+		out.Events = ev
+		return out, closeEv
 	}
-	if out.Events == nil {
-		return out, func() {}
-	}
-	return out, closeEv
+	return out, func() {}
 }
 
-// eventPipe writes run events as JSON lines to an inherited descriptor
+// eventWriter writes run events as JSON lines to an inherited descriptor
 // (the daemon's runTasks reads them for progress and its live feed).
-func eventPipe(fd string) (func(wire.Event), func()) {
+func eventWriter(fd string) func(wire.Event) {
 	n, err := strconv.Atoi(fd)
 	if err != nil || n < 3 {
-		return nil, nil
+		return nil
 	}
 	// Tasks must not inherit the pipe: a process a task leaves behind would
 	// keep it open (and could write into the feed).
 	f := inherited(n, "events")
 	if f == nil {
-		return nil, nil
+		return nil
 	}
-	return runevents.Pipe(f)
+	var mu sync.Mutex
+	var line []byte
+	return func(e wire.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		var err error
+		if line, err = e.AppendJSON(line[:0]); err == nil {
+			_, _ = f.Write(append(line, '\n'))
+		}
+	}
 }
 
 // LifelineContext is ctx, cancelled when the vxd that started this run

@@ -1,9 +1,8 @@
-// Package runevents is the writing side of vxd's live feed: a run started
-// outside the daemon (from a shell, CI, another tool) appends its events
-// to one JSON lines file under .vx/daemon/events, which vxd tails (Open);
-// a run vxd started writes them to the pipe vxd gave it (Pipe). Only files
-// and pipes, never a socket: vx run stays offline, links no part of the
-// daemon, and works the same with no daemon.
+// Package runevents is the writing side of vxd's live feed for runs started
+// outside the daemon (from a shell, CI, another tool): such a run appends
+// its events to one JSON lines file under .vx/daemon/events, which vxd
+// tails. Only files, never a socket: vx run stays offline, links no part of
+// the daemon, and works the same with no daemon.
 package runevents
 
 import (
@@ -28,15 +27,6 @@ func Open(root string) (func(wire.Event), func()) {
 		return nil, nil
 	}
 	w := &writer{dir: dir}
-	return w.write, w.close
-}
-
-// Pipe returns a writer of this run's events to f, the pipe on which the
-// vxd that started the run reads them (its runTasks), buffered as Open's
-// are: a run of 10,000 cache hits wrote 20,000 times to the pipe, and
-// woke vxd as often. The func flushes and closes f.
-func Pipe(f *os.File) (func(wire.Event), func()) {
-	w := &writer{f: f}
 	return w.write, w.close
 }
 

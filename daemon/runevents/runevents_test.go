@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -117,42 +116,5 @@ func TestWritingATaskEventAllocatesNothing(t *testing.T) {
 	e := wire.Event{Type: wire.EventTaskFinished, Time: time.Now(), RunID: "r1", TaskID: "pkg-0001#build", Status: wire.StatusPassed, Cache: wire.CacheHit}
 	if allocs := testing.AllocsPerRun(5000, func() { write(e) }); allocs != 0 {
 		t.Errorf("writing a task's event made %.2f allocations; want none", allocs)
-	}
-}
-
-// Events written to vxd's pipe arrive whole and in order: the run's start
-// at once, the rest by close.
-func TestPipeEventsBufferedInOrder(t *testing.T) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	write, closeFn := runevents.Pipe(w)
-	write(wire.Event{Type: wire.EventRunStarted, RunID: "r1"})
-	buf := make([]byte, 64<<10)
-	n, err := r.Read(buf)
-	if err != nil || !bytes.HasPrefix(buf[:n], []byte(`{"type":"run.started"`)) || buf[n-1] != '\n' {
-		t.Fatalf("the run's start is not written at once: %q, %v", buf[:n], err)
-	}
-	got := make(chan []byte)
-	go func() {
-		b, _ := io.ReadAll(r)
-		got <- b
-	}()
-	for i := 0; i < 3000; i++ {
-		write(wire.Event{Type: wire.EventTaskFinished, RunID: "r1", TaskID: fmt.Sprintf("t%04d", i)})
-	}
-	closeFn()
-	b := <-got
-	lines := bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n"))
-	if len(lines) != 3000 {
-		t.Fatalf("%d lines after close; want 3,000", len(lines))
-	}
-	for i, line := range lines {
-		var e wire.Event
-		if err := json.Unmarshal(line, &e); err != nil || e.TaskID != fmt.Sprintf("t%04d", i) {
-			t.Fatalf("line %d is %q (%v); want task t%04d", i, line, err, i)
-		}
 	}
 }

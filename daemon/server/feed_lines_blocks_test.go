@@ -112,3 +112,43 @@ func TestKeptLinesHoldNotTheirReads(t *testing.T) {
 		t.Errorf("200 task lines of %d bytes, each read with 256 KiB of another line, hold %d bytes", lines, held)
 	}
 }
+
+// A run's end written in many small pieces (a reader may see any part of
+// a write) reaches a subscriber whole, with its summary.
+func TestRunEndInPiecesArrivesWhole(t *testing.T) {
+	dir := t.TempDir()
+	f := newLiveFeed()
+	tl := &tailer{dir: dir, feed: f, offsets: map[string]int64{}, partial: map[string][]byte{}}
+	path := filepath.Join(dir, "r1.jsonl")
+	sum := &wire.RunSummary{RunID: "r1", Status: wire.StatusPassed, Tasks: []wire.TaskRow{}}
+	for i := 0; i < 3000; i++ {
+		sum.Tasks = append(sum.Tasks, wire.TaskRow{TaskID: fmt.Sprintf("pkg-%04d#build", i), Status: wire.StatusPassed, Cache: wire.CacheHit})
+	}
+	start, _ := (&wire.Event{Type: wire.EventRunStarted, RunID: "r1", Time: time.Now().UTC()}).AppendJSON(nil)
+	end, err := (&wire.Event{Type: wire.EventRunFinished, RunID: "r1", Time: time.Now().UTC(), Summary: sum}).AppendJSON(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := append(append(append(start, '\n'), end...), '\n')
+	ch, cancel := f.Subscribe()
+	defer cancel()
+	fh, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	for from := 0; from < len(file); from += 1000 {
+		fh.Write(file[from:min(from+1000, len(file))])
+		tl.handle(fsnotify.Event{Name: path, Op: fsnotify.Write})
+	}
+	if e := <-ch; e.Type != wire.EventRunStarted {
+		t.Fatalf("first event %+v; want the run's start", e)
+	}
+	e := <-ch
+	if e.Type != wire.EventRunFinished || e.Summary == nil || !reflect.DeepEqual(e.Summary.Tasks, sum.Tasks) {
+		t.Fatalf("the run's end arrived as %s with %v", e.Type, e.Summary != nil)
+	}
+	if len(tl.partial) != 0 || len(f.live.runs) != 0 {
+		t.Errorf("after the run's end the tailer keeps %d partial lines and the feed %d runs", len(tl.partial), len(f.live.runs))
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -57,7 +58,7 @@ func (t *tailer) handle(ev fsnotify.Event) {
 	}
 	defer f.Close()
 	off, partial := t.offsets[ev.Name], t.partial[ev.Name]
-	b, err := t.read(f, off, partial)
+	b, shared, err := t.read(f, off, partial)
 	if err != nil {
 		return
 	}
@@ -81,9 +82,12 @@ func (t *tailer) handle(ev fsnotify.Event) {
 			}
 		}
 	}
-	// The rest, a line not yet ended, is copied out of the buffer, which
-	// the next read reuses (or drops when one line made it large).
-	t.partial[ev.Name] = append([]byte(nil), b...)
+	// The rest, a line not yet ended, is copied out of the shared buffer,
+	// which the next read reuses (or drops when one line made it large).
+	if shared {
+		b = append([]byte(nil), b...)
+	}
+	t.partial[ev.Name] = b
 	if cap(t.buf) > maxReadBuffer {
 		t.buf = nil
 	}
@@ -99,27 +103,32 @@ func (t *tailer) handle(ev fsnotify.Event) {
 // own, left to the collector.
 const maxReadBuffer = 1 << 20
 
-// read answers partial followed by what f holds past off, in the tailer's
-// buffer, made to measure when it is too small: nothing in it is kept
-// past the handling of its lines (the runs under way copy what they keep,
-// liveRun.keep), so one buffer serves every read, without the copies of
-// one grown as it reads (io.ReadAll).
-func (t *tailer) read(f *os.File, off int64, partial []byte) ([]byte, error) {
+// read answers partial followed by what f holds past off. With no
+// partial line it reads into the tailer's buffer, made to measure when it
+// is too small (shared: nothing in it is kept past the handling of its
+// lines, the runs under way copy what they keep, liveRun.keep), so one
+// buffer serves every read, without the copies of one grown as it reads
+// (io.ReadAll). A partial line grows in a buffer of its own, by doubling:
+// a long line that arrives in many pieces is read in linear time.
+func (t *tailer) read(f *os.File, off int64, partial []byte) (b []byte, shared bool, err error) {
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	need := len(partial) + int(max(fi.Size()-off, 0))
-	if cap(t.buf) < need {
-		t.buf = make([]byte, need)
+	n := int(max(fi.Size()-off, 0))
+	if len(partial) > 0 {
+		b = slices.Grow(partial, n)[:len(partial)+n]
+	} else {
+		if cap(t.buf) < n {
+			t.buf = make([]byte, n)
+		}
+		b, shared = t.buf[:n], true
 	}
-	b := t.buf[:need]
-	copy(b, partial)
 	got, err := f.ReadAt(b[len(partial):], off)
 	if err != nil && err != io.EOF {
-		return nil, err
+		return nil, false, err
 	}
-	return b[:len(partial)+got], nil
+	return b[:len(partial)+got], shared, nil
 }
 
 // decodeFeedLine decodes one line of a run's event file. A run's end is

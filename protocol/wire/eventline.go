@@ -47,6 +47,7 @@ func (e *Event) DecodeHead(line []byte) (summary []byte, err error) {
 	case len(head.Summary) == 0 || string(head.Summary) == "null":
 		head.Summary = nil
 	case head.Summary[0] != '{':
+		*e = Event{}
 		return nil, fmt.Errorf("an event's summary is not an object: %.40s", head.Summary)
 	}
 	*e = head.Event

@@ -392,7 +392,7 @@ func (f *eventFeed) start() {
 		sc.Buffer(make([]byte, 64<<10), 16<<20)
 		for sc.Scan() {
 			var ev wire.Event
-			if json.Unmarshal(sc.Bytes(), &ev) == nil {
+			if ev.DecodeLine(sc.Bytes()) == nil {
 				f.onEvent(ev)
 			}
 		}

@@ -98,3 +98,23 @@ func TestEventsBufferedInOrder(t *testing.T) {
 		}
 	}
 }
+
+// Writing a task's event allocates nothing of its own: a run of 10,000
+// cache hits writes 20,000, and each one moved to the heap was garbage for
+// the collector of the run they report on.
+func TestWritingATaskEventAllocatesNothing(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(layout.Events(root), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(layout.Discovery(root), []byte("{}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	write, closeFn := runevents.Open(root)
+	defer closeFn()
+	write(wire.Event{Type: wire.EventRunStarted, RunID: "r1"})
+	e := wire.Event{Type: wire.EventTaskFinished, Time: time.Now(), RunID: "r1", TaskID: "pkg-0001#build", Status: wire.StatusPassed, Cache: wire.CacheHit}
+	if allocs := testing.AllocsPerRun(5000, func() { write(e) }); allocs != 0 {
+		t.Errorf("writing a task's event made %.2f allocations; want none", allocs)
+	}
+}

@@ -63,8 +63,8 @@ func TestShellRunKeptUndecodedUntilSomeoneJoins(t *testing.T) {
 	appendEvents(wire.Event{Type: wire.EventRunStarted, Command: "vx run build", Tasks: 3000})
 	appendEvents(tasks(0, 1000)...)
 
-	if r := f.live.runs[0]; len(r.events) != 1 || len(r.lines) == 0 {
-		t.Fatalf("with nobody watching the run keeps %d decoded events and %d bytes of lines; want its start alone decoded", len(r.events), len(r.lines))
+	if r := f.live.runs[0]; len(r.events) != 1 || r.kept != 2000 {
+		t.Fatalf("with nobody watching the run keeps %d decoded events and %d lines; want its start alone decoded, and 2,000 lines", len(r.events), r.kept)
 	}
 	if taps != 0 {
 		t.Errorf("the tap saw %d task events while nothing followed a resource", taps)

@@ -45,8 +45,8 @@ func (f *liveFeed) Publish(e wire.Event) { f.publish(e, nil, nil) }
 // 10,000 tasks) is decoded for a page that shows it, never for none. The
 // Tap and the events kept for a later subscriber (a run's summary is not
 // kept: the run is over) see e as it came. line is e as a shell run's
-// event file has it (nil for an event of vxd's own), which the runs under
-// way keep (liveRuns.noteLine).
+// event file has it, ended by its newline (nil for an event of vxd's
+// own), which the runs under way keep (liveRuns.noteLine).
 func (f *liveFeed) publish(e wire.Event, fill func(*wire.Event), line []byte) {
 	if e.Time.IsZero() {
 		e.Time = time.Now()
@@ -90,9 +90,10 @@ func (f *liveFeed) publishPaced(e wire.Event, fill func(*wire.Event), line []byt
 	f.publish(e, fill, line)
 }
 
-// keepLine keeps line, a task event of the shell run id's event file, for
-// a later subscriber without decoding it, when nothing would see it now:
-// no subscriber, and a Tap that would do nothing with it (Following).
+// keepLine keeps line, a task event of the shell run id's event file
+// ended by its newline, for a later subscriber without decoding it, when
+// nothing would see it now: no subscriber, and a Tap that would do
+// nothing with it (Following).
 // False when the line must be published (decoded) instead.
 func (f *liveFeed) keepLine(id string, line []byte) bool {
 	if !bytes.HasPrefix(line, taskStartedLine) && !bytes.HasPrefix(line, taskFinishedLine) {

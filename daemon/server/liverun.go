@@ -35,11 +35,19 @@ type liveRun struct {
 	id     string
 	events []wire.Event
 	// lines are the task events of a shell run as its event file has
-	// them (after events, whose only one is then its start), decoded only
-	// for a subscriber that joins mid-run (replay): a run of 10,000 cache
-	// hits writes 20,000, mostly while nobody watches.
-	lines []byte
+	// them, each ended by its newline (after events, whose only one is
+	// then its start), decoded only for a subscriber that joins mid-run
+	// (replay): a run of 10,000 cache hits writes 20,000, mostly while
+	// nobody watches. They are copied into blocks of lineBlock bytes
+	// that are filled, never grown: 3 MB of lines appended to one slice
+	// were copied over and over as it grew.
+	lines [][]byte
+	kept  int // task events in lines
 }
+
+// lineBlock is the size of a block of kept lines (a longer line has a
+// block of its own).
+const lineBlock = 256 << 10
 
 // note records e; called with the feed's lock held.
 func (l *liveRuns) note(e wire.Event) { l.noteLine(e, nil) }
@@ -77,7 +85,7 @@ func (l *liveRuns) noteLine(e wire.Event, line []byte) {
 		switch {
 		case i < 0 || l.events >= maxLiveEvents:
 		case line != nil:
-			l.runs[i].lines = append(append(l.runs[i].lines, line...), '\n')
+			l.runs[i].keep(line)
 			l.events++
 		default:
 			l.runs[i].events = append(l.runs[i].events, e)
@@ -86,10 +94,22 @@ func (l *liveRuns) noteLine(e wire.Event, line []byte) {
 	}
 }
 
+// keep copies line, ended by its newline, to the run's last block of
+// lines, or to a new one when it has no room left.
+func (r *liveRun) keep(line []byte) {
+	r.kept++
+	n := len(r.lines)
+	if n == 0 || cap(r.lines[n-1])-len(r.lines[n-1]) < len(line) {
+		r.lines = append(r.lines, make([]byte, 0, max(lineBlock, len(line))))
+		n++
+	}
+	r.lines[n-1] = append(r.lines[n-1], line...)
+}
+
 // drop forgets the i-th run.
 func (l *liveRuns) drop(i int) {
 	r := l.runs[i]
-	l.events -= len(r.events) - 1 + bytes.Count(r.lines, []byte{'\n'}) // its run.started is not counted
+	l.events -= len(r.events) - 1 + r.kept // its run.started is not counted
 	l.runs = slices.Delete(l.runs, i, i+1)
 }
 
@@ -98,12 +118,14 @@ func (l *liveRuns) replay() []wire.Event {
 	var out []wire.Event
 	for _, r := range l.runs {
 		out = append(out, r.events...)
-		for rest := r.lines; len(rest) > 0; {
-			line, next, _ := bytes.Cut(rest, []byte{'\n'})
-			rest = next
-			var e wire.Event
-			if e.DecodeLine(line) == nil {
-				out = append(out, e)
+		for _, chunk := range r.lines {
+			for rest := chunk; len(rest) > 0; {
+				line, next, _ := bytes.Cut(rest, []byte{'\n'})
+				rest = next
+				var e wire.Event
+				if e.DecodeLine(line) == nil {
+					out = append(out, e)
+				}
 			}
 		}
 	}

@@ -1,12 +1,12 @@
 package server
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -31,6 +31,7 @@ type tailer struct {
 	mu      sync.Mutex
 	offsets map[string]int64
 	partial map[string][]byte
+	buf     []byte // the last read's (read)
 }
 
 // tailEvents watches eventsDir; stale files of an earlier daemon are removed.
@@ -56,16 +57,12 @@ func (t *tailer) handle(ev fsnotify.Event) {
 		return
 	}
 	defer f.Close()
-	off := t.offsets[ev.Name]
-	if _, err := f.Seek(off, io.SeekStart); err != nil {
-		return
-	}
-	b, err := io.ReadAll(bufio.NewReader(f))
+	off, partial := t.offsets[ev.Name], t.partial[ev.Name]
+	b, shared, err := t.read(f, off, partial)
 	if err != nil {
 		return
 	}
-	t.offsets[ev.Name] = off + int64(len(b))
-	b = append(t.partial[ev.Name], b...)
+	t.offsets[ev.Name] = off + int64(len(b)-len(partial))
 	id := strings.TrimSuffix(filepath.Base(ev.Name), ".jsonl")
 	finished := false
 	for {
@@ -73,19 +70,27 @@ func (t *tailer) handle(ev fsnotify.Event) {
 		if i < 0 {
 			break
 		}
-		if t.feed.keepLine(id, b[:i]) {
-			b = b[i+1:]
+		line := b[:i+1]
+		b = b[i+1:]
+		if t.feed.keepLine(id, line) {
 			continue
 		}
-		if e, fill, ok := decodeFeedLine(b[:i]); ok {
-			t.feed.publishPaced(e, fill, b[:i])
+		if e, fill, ok := decodeFeedLine(line[:i]); ok {
+			t.feed.publishPaced(e, fill, line)
 			if e.Type == wire.EventRunFinished {
 				finished = true
 			}
 		}
-		b = b[i+1:]
+	}
+	// The rest, a line not yet ended, is copied out of the shared buffer,
+	// which the next read reuses (or drops when one line made it large).
+	if shared {
+		b = append([]byte(nil), b...)
 	}
 	t.partial[ev.Name] = b
+	if cap(t.buf) > maxReadBuffer {
+		t.buf = nil
+	}
 	if finished {
 		os.Remove(ev.Name)
 		delete(t.offsets, ev.Name)
@@ -93,35 +98,55 @@ func (t *tailer) handle(ev fsnotify.Event) {
 	}
 }
 
-// runFinishedLine is how the line of a run's end begins (wire.Event's
-// AppendJSON, and encoding/json, write the type first).
-var runFinishedLine = []byte(`{"type":"` + wire.EventRunFinished + `"`)
+// maxReadBuffer is the largest read buffer the tailer keeps for its next
+// read: a run's end at 10,000 tasks (2 MB) is read into a buffer of its
+// own, left to the collector.
+const maxReadBuffer = 1 << 20
+
+// read answers partial followed by what f holds past off. With no
+// partial line it reads into the tailer's buffer, made to measure when it
+// is too small (shared: nothing in it is kept past the handling of its
+// lines, the runs under way copy what they keep, liveRun.keep), so one
+// buffer serves every read, without the copies of one grown as it reads
+// (io.ReadAll). A partial line grows in a buffer of its own, by doubling:
+// a long line that arrives in many pieces is read in linear time.
+func (t *tailer) read(f *os.File, off int64, partial []byte) (b []byte, shared bool, err error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, false, err
+	}
+	n := int(max(fi.Size()-off, 0))
+	if len(partial) > 0 {
+		b = slices.Grow(partial, n)[:len(partial)+n]
+	} else {
+		if cap(t.buf) < n {
+			t.buf = make([]byte, n)
+		}
+		b, shared = t.buf[:n], true
+	}
+	got, err := f.ReadAt(b[len(partial):], off)
+	if err != nil && err != io.EOF {
+		return nil, false, err
+	}
+	return b[:len(partial)+got], shared, nil
+}
 
 // decodeFeedLine decodes one line of a run's event file. A run's end is
 // decoded without its summary, which fill decodes when a subscriber will
 // see it (liveFeed.publish): at 10,000 tasks it was most of what vxd spent
-// on a run it only tails.
+// on a run it only tails. A summary that does not decode then leaves the
+// run's end without one: the end still reaches the feed. fill reads line
+// itself, so it is called (publish) before the tailer's next read.
 func decodeFeedLine(line []byte) (wire.Event, func(*wire.Event), bool) {
 	var e wire.Event
-	if !bytes.HasPrefix(line, runFinishedLine) {
-		return e, nil, e.DecodeLine(line) == nil
+	raw, err := e.DecodeHead(line)
+	if err != nil || raw == nil {
+		return e, nil, err == nil
 	}
-	var head struct {
-		wire.Event
-		Summary json.RawMessage `json:"summary"`
-	}
-	if json.Unmarshal(line, &head) != nil {
-		return e, nil, false
-	}
-	raw := head.Summary
-	fill := func(e *wire.Event) {
+	return e, func(e *wire.Event) {
 		var s *wire.RunSummary
 		if json.Unmarshal(raw, &s) == nil {
 			e.Summary = s
 		}
-	}
-	if len(raw) == 0 {
-		fill = nil
-	}
-	return head.Event, fill, true
+	}, true
 }

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"time"
 )
@@ -21,9 +22,46 @@ func (e *Event) DecodeLine(line []byte) error {
 	return json.Unmarshal(line, e)
 }
 
+// DecodeHead is DecodeLine of everything but the line's summary, which it
+// answers undecoded (nil when the line has none or a null one) for
+// json.Unmarshal into a *RunSummary when someone needs it: the end of a
+// run of 10,000 tasks carries 10,000 task rows (2 MB), which a reader that
+// only follows the run never looks at. The summary's object is skipped by
+// its brackets and quotes, not checked: a summary that is not valid JSON
+// fails in that later json.Unmarshal, not here.
+func (e *Event) DecodeHead(line []byte) (summary []byte, err error) {
+	*e = Event{}
+	r := lineReader{b: line, head: true}
+	if r.event(e) {
+		return r.summary, nil
+	}
+	var head struct {
+		Event
+		Summary json.RawMessage `json:"summary"`
+	}
+	if err := json.Unmarshal(line, &head); err != nil {
+		*e = Event{}
+		return nil, err
+	}
+	switch {
+	case len(head.Summary) == 0 || string(head.Summary) == "null":
+		head.Summary = nil
+	case head.Summary[0] != '{':
+		*e = Event{}
+		return nil, fmt.Errorf("an event's summary is not an object: %.40s", head.Summary)
+	}
+	*e = head.Event
+	return head.Summary, nil
+}
+
 // lineReader reads an event line from b; a false answer from any of its
-// reads means the line is not of AppendJSON's plain shape.
-type lineReader struct{ b []byte }
+// reads means the line is not of AppendJSON's plain shape. With head set
+// it reads a summary's object undecoded into summary (DecodeHead).
+type lineReader struct {
+	b       []byte
+	head    bool
+	summary []byte
+}
 
 // event reads the whole line into e.
 func (r *lineReader) event(e *Event) bool {
@@ -84,12 +122,47 @@ func (r *lineReader) field(e *Event) bool {
 		return ok
 	case "dependsOn":
 		return r.strs(&e.DependsOn)
+	case "summary":
+		return r.head && r.object()
 	default:
 		return false
 	}
 	s, ok := r.str()
 	*dst = intern(s)
 	return ok
+}
+
+// object consumes a summary: null, or an object whose bytes it keeps in
+// r.summary without decoding them; its strings are skipped by their
+// quotes (a backslash escapes the byte after it), its nesting by counting
+// brackets.
+func (r *lineReader) object() bool {
+	if r.lit("null") {
+		r.summary = nil
+		return true
+	}
+	if len(r.b) == 0 || r.b[0] != '{' {
+		return false
+	}
+	depth := 0
+	for i := 0; i < len(r.b); i++ {
+		switch r.b[i] {
+		case '"':
+			for i++; i < len(r.b) && r.b[i] != '"'; i++ {
+				if r.b[i] == '\\' {
+					i++
+				}
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth--; depth == 0 {
+				r.summary, r.b = r.b[:i+1], r.b[i+1:]
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // lit consumes s.

@@ -66,9 +66,12 @@ run two >/dev/null
 run none >/dev/null
 run hand >/dev/null
 run two >/dev/null
-(cd "$ws" && "$VX" show pkg-0000#ref2 | grep -q 'inferred from') || die "the plugins inferred no task"
+# Read whole before grep: grep -q leaving early would fail vx with SIGPIPE.
+shown=$(cd "$ws" && "$VX" show pkg-0000#ref2)
+grep -q 'inferred from' <<<"$shown" || die "the plugins inferred no task"
 starts=$(cat "$ws"/plugin-starts-*.log | wc -l)
-(cd "$ws" && "$VX" run build --format json | grep -q "\"cached\": *$N") || log "warning: not every task was a hit"
+summary=$(cd "$ws" && "$VX" run build --format json)
+grep -q "\"cached\": *$N" <<<"$summary" || log "warning: not every task was a hit"
 
 slots=(none hand two)
 none=() two=() hand=() cnone=() ctwo=() chand=() r=() cr=()

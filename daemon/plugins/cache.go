@@ -16,16 +16,21 @@ import (
 )
 
 // stored is one declaration's last good answers, kept in
-// .vx/plugins/<hash of the spec>.2.json. DescribeKey and TasksKey are the
+// .vx/plugins/<hash of the spec>.3.json. DescribeKey and TasksKey are the
 // inputs the answers were given for; an answer is reused only when its key
 // is the one computed now.
 //
-// The file is a line of JSON (this struct), then the matched files a line
-// each (encodeFiles), an empty line, and the tasks a line each
-// (encodeTasks): a warm load of thousands of files and tasks, most tasks
-// alike, decodes a short JSON object and splits lines, where a JSON object
-// a file or a task (or a JSON string holding the lines) took several times
-// longer.
+// The file is the hex sha256 of the rest (its seal) on a line, then a
+// line of JSON (this struct), the matched files a line each
+// (encodeFiles), an empty line, and the tasks a line each (encodeTasks):
+// a warm load of thousands of files and tasks, most tasks alike, decodes
+// a short JSON object and splits lines, where a JSON object a file or a
+// task (or a JSON string holding the lines) took several times longer.
+// Only answers that passed a plugin answer's checks are stored, and the
+// tasks key covers what those checks saw (the files and the projects):
+// a sealed store whose key holds is taken without checking each task
+// again. A store whose seal does not match (edited by hand, torn) is no
+// store: the plugin is asked again.
 type stored struct {
 	Spec        string           `json:"spec"`
 	Identity    string           `json:"identity"`
@@ -108,12 +113,12 @@ func (s *stored) paths() []string {
 }
 
 // storePath is where spec's answers are kept. The name carries the
-// store's form (2: tasks as shapes and lines): a vx that keeps another
+// store's form (3: sealed, tasks as shapes and lines): a vx that keeps another
 // form reads and writes a file of its own, never one whose tasks it would
 // not find.
 func storePath(root, spec string) string {
 	sum := sha256.Sum256([]byte(spec))
-	return filepath.Join(layout.Dir(root), "plugins", hex.EncodeToString(sum[:12])+".2.json")
+	return filepath.Join(layout.Dir(root), "plugins", hex.EncodeToString(sum[:12])+".3.json")
 }
 
 // loadStored reads spec's answers; a missing or unreadable file is none.
@@ -122,11 +127,13 @@ func loadStored(root, spec string) *stored {
 	if err != nil {
 		return nil
 	}
+	body, ok := unseal(b)
+	if !ok {
+		return nil
+	}
 	var s stored
-	// The file is vx's, but may have been edited: its describe answer
-	// gets the checks a plugin's does (its tasks, when they are reused).
-	header, files, tasks, ok := splitStore(string(b))
-	if !ok || json.Unmarshal([]byte(header), &s) != nil || s.Spec != spec || s.Describe == nil || checkDescribe(s.Describe) != nil {
+	header, files, tasks, ok := splitStore(body)
+	if !ok || json.Unmarshal([]byte(header), &s) != nil || s.Spec != spec || s.Describe == nil {
 		return nil
 	}
 	if s.Files, ok = decodeFiles(files); !ok {
@@ -155,9 +162,31 @@ func (s *stored) save(root string) error {
 		return err
 	}
 	// JSON escapes every newline, so the header is one line.
-	b := slices.Concat(header, []byte("\n"), []byte(files), []byte("\n"), []byte(tasks))
+	body := slices.Concat(header, []byte("\n"), []byte(files), []byte("\n"), []byte(tasks))
 	// WriteFileReplace makes .vx/plugins when it is missing.
-	return hashing.WriteFileReplace(storePath(root, s.Spec), b, 0o644)
+	return hashing.WriteFileReplace(storePath(root, s.Spec), seal(body), 0o644)
+}
+
+// seal prefixes body with its hex sha256 on a line of its own.
+func seal(body []byte) []byte {
+	sum := sha256.Sum256(body)
+	out := make([]byte, 0, 2*len(sum)+1+len(body))
+	out = hex.AppendEncode(out, sum[:])
+	return append(append(out, '\n'), body...)
+}
+
+// unseal answers what seal sealed; ok is false when b is not sealed or
+// its body is not what was sealed.
+func unseal(b []byte) (string, bool) {
+	const n = 2 * sha256.Size
+	if len(b) <= n || b[n] != '\n' {
+		return "", false
+	}
+	var want [sha256.Size]byte
+	if _, err := hex.Decode(want[:], b[:n]); err != nil || sha256.Sum256(b[n+1:]) != want {
+		return "", false
+	}
+	return string(b[n+1:]), true
 }
 
 // splitStore cuts a stored file into its JSON line, its file lines and

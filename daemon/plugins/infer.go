@@ -23,6 +23,50 @@ type Input struct {
 	// Seen, shared by the plugins of one load, stats and hashes each
 	// matched file once however many plugins match it (nil: not shared).
 	Seen *Seen
+	// Begun is what Begin did for this plugin (nil: nothing yet).
+	Begun *Begun
+}
+
+// Begun is the part of one plugin's warm load that needs no project:
+// its entry resolved, its stored answers read, and, when the stored
+// describe answer still holds, the files its globs match listed and
+// stat'ed (into the Seen). A load does it while its projects load.
+type Begun struct {
+	entry Entry
+	err   error
+	prev  *stored
+}
+
+// Begin does in's project-free part (in.Projects is not read); no
+// plugin process is started.
+func (r Runner) Begin(in Input) *Begun {
+	b := &Begun{prev: loadStored(r.Root, in.Decl.Spec)}
+	if b.entry, b.err = resolve(r.Root, in.Decl); b.err != nil || b.prev == nil {
+		return b
+	}
+	d := b.prev.Describe
+	if b.prev.DescribeKey != describeKey(in.Decl, b.entry) || !offers(d, plugin.OffersTasks) {
+		return b
+	}
+	all, err := in.List()
+	if err != nil {
+		return b
+	}
+	files := in.Seen.match(d.Globs, all)
+	if len(files) > plugin.MaxFiles {
+		return b
+	}
+	in.Seen.statAll(files)
+	for _, f := range files {
+		in.Seen.stamp(r.Root, f)
+	}
+	return b
+}
+
+// describeKey is what a describe answer is stored for: the plugin's
+// identity, options and timeout.
+func describeKey(d Decl, e Entry) string {
+	return key("describe", e.Identity, string(d.Options), d.timeout().String())
 }
 
 // Result is one plugin's inference.
@@ -41,7 +85,12 @@ type Result struct {
 // stored answer's key no longer holds) and stores what is new.
 func (r Runner) Infer(ctx context.Context, in Input) Result {
 	res := Result{Decl: in.Decl}
-	prev := loadStored(r.Root, in.Decl.Spec)
+	b := in.Begun
+	if b == nil {
+		b = &Begun{prev: loadStored(r.Root, in.Decl.Spec)}
+		b.entry, b.err = resolve(r.Root, in.Decl)
+	}
+	prev := b.prev
 	fail := func(err error) Result {
 		res.Err = err
 		if in.KeepLastGood && prev != nil && prev.tasksHold(in.Projects) {
@@ -51,14 +100,13 @@ func (r Runner) Infer(ctx context.Context, in Input) Result {
 		}
 		return res
 	}
-	e, err := resolve(r.Root, in.Decl)
+	e, err := b.entry, b.err
 	if err != nil {
 		return fail(err)
 	}
 	res.Entry = e
-	opts := string(in.Decl.Options)
 	cur := &stored{Spec: in.Decl.Spec, Identity: e.Identity, At: time.Now().UTC()}
-	cur.DescribeKey = key("describe", e.Identity, opts, in.Decl.timeout().String())
+	cur.DescribeKey = describeKey(in.Decl, e)
 	if prev != nil && prev.DescribeKey == cur.DescribeKey {
 		cur.Describe = prev.Describe
 	} else if cur.Describe, err = r.describe(ctx, in.Decl, e, &res); err != nil {
@@ -124,7 +172,7 @@ func (r Runner) tasks(ctx context.Context, in Input, e Entry, prev, cur *stored,
 	if prev != nil {
 		at, known = prev.At, prev.Files
 	}
-	in.Seen.statAll(r.Root, files)
+	in.Seen.statAll(files)
 	find := recordFinder(known)
 	for _, f := range files {
 		old, ok := find(f)
@@ -218,12 +266,11 @@ func optionsJSON(raw json.RawMessage) json.RawMessage {
 // record in the answer stored at at (known: there is one), when it stats
 // as it did then.
 func (r Runner) fileRec(seen *Seen, f string, old fileRec, known bool, at time.Time) (fileRec, error) {
-	abs := filepath.Join(r.Root, filepath.FromSlash(f))
-	st := seen.stamp(abs)
+	st := seen.stamp(r.Root, f)
 	if known && old.trusted(st, at) {
 		return fileRec{Path: f, Hash: old.Hash, Stamp: st}, nil
 	}
-	h, err := seen.hash(abs)
+	h, err := seen.hash(filepath.Join(r.Root, filepath.FromSlash(f)))
 	if err != nil {
 		return fileRec{}, err
 	}

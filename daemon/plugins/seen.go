@@ -19,14 +19,14 @@ type Seen struct {
 
 	batch   sync.Mutex // one StatListed at a time: the second finds the first's
 	mu      sync.Mutex
-	stamps  map[string]stamp
-	hashes  map[string]string
+	stamps  map[string]stamp    // by workspace-relative path
+	hashes  map[string]string   // by absolute path
 	matches map[string][]string // by key(globs...)
 }
 
-// statAll stamps the workspace-relative files under root through
+// statAll stamps the workspace-relative files through
 // StatListed, those not stamped yet, in one batch.
-func (s *Seen) statAll(root string, files []string) {
+func (s *Seen) statAll(files []string) {
 	if s == nil || s.StatListed == nil {
 		return
 	}
@@ -35,7 +35,7 @@ func (s *Seen) statAll(root string, files []string) {
 	var todo []string
 	s.mu.Lock()
 	for _, f := range files {
-		if _, ok := s.stamps[filepath.Join(root, filepath.FromSlash(f))]; !ok {
+		if _, ok := s.stamps[f]; !ok {
 			todo = append(todo, f)
 		}
 	}
@@ -57,7 +57,7 @@ func (s *Seen) statAll(root string, files []string) {
 		if ok[i] {
 			st = stampOfStat(&stats[i])
 		}
-		s.stamps[filepath.Join(root, filepath.FromSlash(f))] = st
+		s.stamps[f] = st
 	}
 }
 
@@ -71,12 +71,14 @@ func (s *Seen) match(globs, files []string) []string {
 	return out
 }
 
-// stamp is abs's stamp, taken once.
-func (s *Seen) stamp(abs string) stamp {
+// stamp is the stamp of rel, a workspace-relative file under root,
+// taken once.
+func (s *Seen) stamp(root, rel string) stamp {
+	abs := func() string { return filepath.Join(root, filepath.FromSlash(rel)) }
 	if s == nil {
-		return stampOf(abs)
+		return stampOf(abs())
 	}
-	st, _ := remembered(&s.mu, &s.stamps, abs, func() (stamp, error) { return stampOf(abs), nil })
+	st, _ := remembered(&s.mu, &s.stamps, rel, func() (stamp, error) { return stampOf(abs()), nil })
 	return st
 }
 

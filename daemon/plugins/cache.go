@@ -61,6 +61,10 @@ type fileRec struct {
 	Path  string `json:"path"`
 	Hash  string `json:"hash"`
 	Stamp stamp  `json:"stamp"`
+	// Sum is the run's own content hash of the file (hashing's, which
+	// vxd's change journal keeps): when a run's journal answers the same,
+	// Hash holds without a stat. "": not known.
+	Sum string `json:"sum,omitempty"`
 }
 
 // stamp is a file's mtime, ctime (ns), size, inode and mode as lstat saw
@@ -96,6 +100,13 @@ const racyWindow = 2 * time.Second
 func (r fileRec) trusted(st stamp, at time.Time) bool {
 	return st.vouches() && r.Stamp == st && time.Unix(0, st[0]).Before(at.Add(-racyWindow)) &&
 		time.Unix(0, st[1]).Before(at.Add(-racyWindow))
+}
+
+// settled reports whether the stamp vouches for its file and was last
+// changed well before now: what was read of the file a moment ago (its
+// sum) and now (its hash) is then one content.
+func (st stamp) settled(now time.Time) bool {
+	return st.vouches() && time.Unix(0, st[0]).Before(now.Add(-racyWindow)) && time.Unix(0, st[1]).Before(now.Add(-racyWindow))
 }
 
 // vouches reports whether the stamp can stand for the content: a regular
@@ -221,7 +232,8 @@ func key(parts ...string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// encodeFiles writes each record as "path\thash\tm\tc\tsize\tino\tmode\n".
+// encodeFiles writes each record as
+// "path\thash\tm\tc\tsize\tino\tmode\tsum\n".
 // A path holding a tab or a newline is left out: the next load reads it
 // again.
 func encodeFiles(recs []fileRec) string {
@@ -237,6 +249,8 @@ func encodeFiles(recs []fileRec) string {
 			b.WriteByte('\t')
 			b.WriteString(strconv.FormatInt(n, 10))
 		}
+		b.WriteByte('\t')
+		b.WriteString(r.Sum)
 		b.WriteByte('\n')
 	}
 	return b.String()
@@ -246,12 +260,12 @@ func encodeFiles(recs []fileRec) string {
 func decodeFiles(text string) ([]fileRec, bool) {
 	var out []fileRec
 	for len(text) > 0 {
-		var fields [7]string
+		var fields [8]string
 		var ok bool
 		if text, ok = cutLine(text, fields[:]); !ok {
 			return nil, false
 		}
-		r := fileRec{Path: fields[0], Hash: fields[1]}
+		r := fileRec{Path: fields[0], Hash: fields[1], Sum: fields[7]}
 		for i := range r.Stamp {
 			n, err := strconv.ParseInt(fields[2+i], 10, 64)
 			if err != nil {

@@ -56,9 +56,13 @@ func (r Runner) Begin(in Input) *Begun {
 	if len(files) > plugin.MaxFiles {
 		return b
 	}
-	in.Seen.statAll(files)
+	if in.Seen == nil || in.Seen.Sum == nil {
+		in.Seen.statAll(files)
+	}
 	for _, f := range files {
-		in.Seen.stamp(r.Root, f)
+		if _, ok := in.Seen.sum(f); !ok {
+			in.Seen.stamp(r.Root, f)
+		}
 	}
 	return b
 }
@@ -179,7 +183,7 @@ func (r Runner) tasks(ctx context.Context, in Input, e Entry, prev, cur *stored,
 		rec, err := r.fileRec(in.Seen, f, old, ok, at)
 		// Storing a read file's stamp spares the next load reading it,
 		// unless the stamp cannot vouch for it (a link's) and is stored.
-		if !ok || rec.Stamp != old.Stamp || (!old.trusted(rec.Stamp, at) && (rec.Stamp.vouches() || rec.Hash != old.Hash)) {
+		if !ok || rec.Stamp != old.Stamp || rec.Sum != old.Sum || (!old.trusted(rec.Stamp, at) && (rec.Stamp.vouches() || rec.Hash != old.Hash)) {
 			cur.rehashed++
 		}
 		if err != nil {
@@ -265,16 +269,36 @@ func optionsJSON(raw json.RawMessage) json.RawMessage {
 // fileRec hashes the matched file f, or takes the hash of old, its
 // record in the answer stored at at (known: there is one), when it stats
 // as it did then.
+//
+// Where the run's journal answers (seen.sum), a file whose sum is the
+// one recorded holds its content then: old is taken whole, without a
+// stat. Otherwise the file is stamped (and read when its stamp does not
+// vouch for old), and its sum, when known, kept for the next load.
 func (r Runner) fileRec(seen *Seen, f string, old fileRec, known bool, at time.Time) (fileRec, error) {
+	sum, summed := seen.sum(f)
+	if summed && known && old.Sum == sum {
+		return old, nil
+	}
 	st := seen.stamp(r.Root, f)
+	rec := fileRec{Path: f, Stamp: st, Sum: sum}
 	if known && old.trusted(st, at) {
-		return fileRec{Path: f, Hash: old.Hash, Stamp: st}, nil
+		rec.Hash = old.Hash
+	} else {
+		h, err := seen.hash(filepath.Join(r.Root, filepath.FromSlash(f)))
+		if err != nil {
+			return fileRec{}, err
+		}
+		rec.Hash = h
 	}
-	h, err := seen.hash(filepath.Join(r.Root, filepath.FromSlash(f)))
-	if err != nil {
-		return fileRec{}, err
+	switch {
+	case !summed && known && rec.Hash == old.Hash:
+		rec.Sum = old.Sum // the content recorded, so its sum too
+	case summed && !st.settled(time.Now()):
+		// Changed lately, it may have changed between its sum and its
+		// hash: the pair is not kept.
+		rec.Sum = ""
 	}
-	return fileRec{Path: f, Hash: h, Stamp: st}, nil
+	return rec, nil
 }
 
 // recordFinder answers the record of a file among recs. The files are

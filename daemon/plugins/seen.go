@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/vzn/vx/daemon/hashing"
@@ -16,11 +17,17 @@ type Seen struct {
 	// the load, in one batch that also spares the run's own stat of them
 	// (runner.Early.StatListed); nil: each is lstat'ed here.
 	StatListed func(files []string) ([]hashing.Stat, []bool)
+	// Sum, when set, is the run's content hash of a workspace-relative
+	// file (runner.Early.JournalListing): vxd's change journal proves
+	// most files unchanged without a stat. It fails when no journal
+	// answers; the file is then stat'ed.
+	Sum func(rel string) (string, error)
 
 	batch   sync.Mutex // one StatListed at a time: the second finds the first's
 	mu      sync.Mutex
 	stamps  map[string]stamp    // by workspace-relative path
 	hashes  map[string]string   // by absolute path
+	sums    map[string]string   // by workspace-relative path
 	matches map[string][]string // by key(globs...)
 }
 
@@ -80,6 +87,17 @@ func (s *Seen) stamp(root, rel string) stamp {
 	}
 	st, _ := remembered(&s.mu, &s.stamps, rel, func() (stamp, error) { return stampOf(abs()), nil })
 	return st
+}
+
+// sum is Sum(rel), asked once; ok is false without an answer, and for a
+// symbolic link, whose sum is of its target's path, not of the content
+// it is hashed through to.
+func (s *Seen) sum(rel string) (string, bool) {
+	if s == nil || s.Sum == nil {
+		return "", false
+	}
+	v, err := remembered(&s.mu, &s.sums, rel, func() (string, error) { return s.Sum(rel) })
+	return v, err == nil && v != "" && !strings.HasPrefix(v, "link:")
 }
 
 // hash is the sha256 of abs's content, read once; a failure is not kept.

@@ -140,7 +140,10 @@ func Prepare(ctx context.Context, o *Options) (*Prepared, error) {
 	o.Early.startPrestat(m.Root)
 	p.changes = make(chan *journal.Changes, 1)
 	go func() {
-		c, how := journal.OpenChanges(ctx, m.Root, o.Changes)
+		c, how, ok := o.Early.openedJournal(m.Root)
+		if !ok {
+			c, how = journal.OpenChanges(ctx, m.Root, o.Changes)
+		}
 		o.Logger.Debug().Str("files", how).Msg("change journal")
 		p.changes <- c
 	}()
@@ -206,7 +209,7 @@ func (p *Prepared) computeKeys(ctx context.Context, all []string, err error) err
 	// With vxd's answer the listing is the journal's to check; without
 	// a listing made early (none is, where a daemon is up), list here.
 	if changes != nil || (all == nil && err == nil) {
-		all, err = changes.ListFiles(ctx, m.Root)
+		all, err = p.early.journalFiles(ctx, changes)
 	}
 	if err != nil {
 		return fmt.Errorf("listing workspace files: %w", err)

@@ -147,6 +147,11 @@ type Listed struct {
 	// one that could not be: the run then spares its own stat of those
 	// among its inputs.
 	Stat func(files []string) (stats []hashing.Stat, ok []bool)
+	// Hash, where vxd's change journal answers for the run, is the run's
+	// content hash of a listed file (workspace-relative): the journal
+	// proves most unchanged without a stat. It fails when no journal
+	// answers.
+	Hash func(rel string) (string, error)
 }
 
 // LoadReusingListed is LoadReusing for a run that lists the workspace's
@@ -185,7 +190,7 @@ func (m *Model) beginInfer(o inferOptions) *pluginLoad {
 	var listed []string
 	var listErr error
 	var listOnce sync.Once
-	pl := &pluginLoad{seen: &plugins.Seen{StatListed: o.listed.Stat}, begun: make([]*plugins.Begun, len(m.Config.Plugins))}
+	pl := &pluginLoad{seen: &plugins.Seen{StatListed: o.listed.Stat, Sum: o.listed.Hash}, begun: make([]*plugins.Begun, len(m.Config.Plugins))}
 	pl.list = func() ([]string, error) {
 		listOnce.Do(func() {
 			if o.listed.Files != nil {

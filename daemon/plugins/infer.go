@@ -56,14 +56,7 @@ func (r Runner) Begin(in Input) *Begun {
 	if len(files) > plugin.MaxFiles {
 		return b
 	}
-	if in.Seen == nil || in.Seen.Sum == nil {
-		in.Seen.statAll(files)
-	}
-	for _, f := range files {
-		if _, ok := in.Seen.sum(f); !ok {
-			in.Seen.stamp(r.Root, f)
-		}
-	}
+	in.Seen.look(r.Root, files)
 	return b
 }
 

@@ -24,6 +24,7 @@ type Seen struct {
 	Sum func(rel string) (string, error)
 
 	batch   sync.Mutex // one StatListed at a time: the second finds the first's
+	looking sync.Mutex // one look at a time, one match at a time: likewise
 	mu      sync.Mutex
 	stamps  map[string]stamp    // by workspace-relative path
 	hashes  map[string]string   // by absolute path
@@ -73,9 +74,31 @@ func (s *Seen) match(globs, files []string) []string {
 	if s == nil {
 		return Match(globs, files)
 	}
+	s.looking.Lock()
+	defer s.looking.Unlock()
 	// Length-prefixed: a glob may hold any character, a NUL included.
 	out, _ := remembered(&s.mu, &s.matches, key(globs...), func() ([]string, error) { return Match(globs, files), nil })
 	return out
+}
+
+// look takes the sum, or else the stamp, of each of files (relative to
+// root) not taken yet: the plugins of a load that match the same files
+// (each on its own goroutine) take each once, the second finding the
+// first's.
+func (s *Seen) look(root string, files []string) {
+	if s == nil {
+		return
+	}
+	s.looking.Lock()
+	defer s.looking.Unlock()
+	if s.Sum == nil {
+		s.statAll(files)
+	}
+	for _, f := range files {
+		if _, ok := s.sum(f); !ok {
+			s.stamp(root, f)
+		}
+	}
 }
 
 // stamp is the stamp of rel, a workspace-relative file under root,

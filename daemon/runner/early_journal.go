@@ -62,10 +62,12 @@ func (e *Early) journalFiles(ctx context.Context, c *journal.Changes) ([]string,
 // errNoJournal: the journal did not answer; the plugins stat their files.
 var errNoJournal = errors.New("no change journal")
 
-// JournalListing answers, for the workspace's plugins, the listing and a
-// content hash of a listed file (the run's own: its journal proves a file
-// unchanged without a stat, and notes what it stats for the next run), or
-// ok false when no journal answers for the run.
+// JournalListing answers, for the workspace's plugins, the run's listing
+// through vxd's journal (ok false when the journal gave no answer) and
+// the run's content hash of a listed file (its journal proves a file
+// unchanged without a stat, and notes what it stats for the next run;
+// an error when the journal gave no answer); both nil when OpenJournal
+// opened none.
 func (e *Early) JournalListing(ctx context.Context) (files func() ([]string, bool), hash func(rel string) (string, error)) {
 	if e == nil || e.journal == nil {
 		return nil, nil

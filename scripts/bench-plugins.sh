@@ -94,7 +94,12 @@ journal_ready() {
   for _ in $(seq 20); do
     how=$(cd "$ws" && BENCH_ROUND=warm VX_LOG=debug "$VX" run build 2>&1 >/dev/null) || die "vx run build failed with vxd up under $1"
     # A run of the journal, or one that repeats such a run.
-    grep -qE '"files":"journal:|"repeat":true' <<<"$how" && return
+    if grep -qE '"files":"journal:|"repeat":true' <<<"$how"; then
+      # vxd reloads the changed configuration (its plugins too) meanwhile:
+      # a moment lets it finish rather than share the measured runs' cores.
+      sleep 1
+      return
+    fi
     sleep 0.2
   done
   die "vx never took its files from vxd's change journal under $1"

@@ -45,3 +45,22 @@ func TestJournalSumStandsForTheFile(t *testing.T) {
 		t.Fatalf("an edited file: %+v, %v; want its new hash and no sum", got, err)
 	}
 }
+
+// TestLinkSumIsNotKept: a matched file that is a symbolic link has a run
+// hash of its target's path, not of the content the plugins hash through
+// to: its record keeps no sum, so no later load takes the record on it.
+func TestLinkSumIsNotKept(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "target.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("target.json", filepath.Join(root, "vx-ref.json")); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	r := Runner{Root: root}
+	s := &Seen{Sum: func(string) (string, error) { return "link:abc", nil }}
+	got, err := r.fileRec(s, "vx-ref.json", fileRec{}, false, time.Now())
+	if err != nil || got.Sum != "" || got.Hash == "" {
+		t.Fatalf("a link's record: %+v, %v; want its content hash and no sum", got, err)
+	}
+}

@@ -120,7 +120,10 @@ func (s *Seen) sum(rel string) (string, bool) {
 		return "", false
 	}
 	v, err := remembered(&s.mu, &s.sums, rel, func() (string, error) { return s.Sum(rel) })
-	return v, err == nil && v != "" && !strings.HasPrefix(v, "link:")
+	if err != nil || v == "" || strings.HasPrefix(v, "link:") {
+		return "", false
+	}
+	return v, true
 }
 
 // hash is the sha256 of abs's content, read once; a failure is not kept.

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -132,9 +133,18 @@ func storePath(root, spec string) string {
 	return filepath.Join(layout.Dir(root), "plugins", hex.EncodeToString(sum[:12])+".3.json")
 }
 
+// maxStore bounds a stored answer: the two answers it keeps, and a line
+// of up to maxFileLine bytes for each of the most files a tasks request
+// carries (a path, its two hashes and its stamp: about 230 bytes for a
+// path of 100).
+const (
+	maxFileLine = 512
+	maxStore    = 2*plugin.MaxAnswer + plugin.MaxFiles*maxFileLine + (1 << 20)
+)
+
 // loadStored reads spec's answers; a missing or unreadable file is none.
 func loadStored(root, spec string) *stored {
-	b, err := readBounded(storePath(root, spec), 2*plugin.MaxAnswer+(1<<20))
+	b, err := readBounded(storePath(root, spec), maxStore)
 	if err != nil {
 		return nil
 	}
@@ -174,6 +184,10 @@ func (s *stored) save(root string) error {
 	}
 	// JSON escapes every newline, so the header is one line.
 	body := slices.Concat(header, []byte("\n"), []byte(files), []byte("\n"), []byte(tasks))
+	if len(body) > maxStore-2*sha256.Size-1 {
+		// loadStored would not read it: the plugin is asked each load.
+		return fmt.Errorf("the answers of %s take %d bytes, more than a store holds (%d)", s.Spec, len(body), maxStore)
+	}
 	// WriteFileReplace makes .vx/plugins when it is missing.
 	return hashing.WriteFileReplace(storePath(root, s.Spec), seal(body), 0o644)
 }

@@ -31,6 +31,7 @@ type fakeJournal struct {
 	mu      sync.Mutex
 	seq     uint64
 	changed []string
+	asks    int
 }
 
 func (j *fakeJournal) source() journal.ChangeSource {
@@ -38,6 +39,7 @@ func (j *fakeJournal) source() journal.ChangeSource {
 		j.mu.Lock()
 		defer j.mu.Unlock()
 		j.seq++
+		j.asks++
 		ans := &wire.Changes{Root: j.root, Version: version.Version, Epoch: "e1", Seq: j.seq}
 		if epoch == "e1" {
 			ans.Complete, ans.Changed = true, j.changed
@@ -49,10 +51,22 @@ func (j *fakeJournal) source() journal.ChangeSource {
 }
 
 // journalRun is vx run ref as the command line makes it with vxd up (the
-// journal answering through src), in an environment of its own (round),
-// so that it never repeats an earlier run; it answers the loaded model.
-func journalRun(t *testing.T, root string, src journal.ChangeSource, round int) *workspace.Model {
+// journal j answering), in an environment of its own (round), so that it
+// never repeats an earlier run; it answers the loaded model. The run asks
+// the journal once, its plugins' files included.
+func journalRun(t *testing.T, root string, j *fakeJournal, round int) *workspace.Model {
 	t.Helper()
+	j.mu.Lock()
+	j.asks = 0
+	j.mu.Unlock()
+	defer func() {
+		j.mu.Lock()
+		defer j.mu.Unlock()
+		if j.asks != 1 {
+			t.Errorf("round %d asked vxd %d times; want once", round, j.asks)
+		}
+	}()
+	src := j.source()
 	ctx := context.Background()
 	env := []string{"PATH=" + os.Getenv("PATH"), fmt.Sprintf("ROUND=%d", round)}
 	in := ops.ExecuteInput{Options: runner.Options{Selection: wire.Selection{Tasks: []string{"ref"}}, Command: []string{"run", "ref"}, Environ: env}}
@@ -100,8 +114,8 @@ func TestJournalServesPluginFiles(t *testing.T) {
 		b, _ := os.ReadFile(filepath.Join(root, "starts.log"))
 		return strings.Count(string(b), "\n")
 	}
-	journalRun(t, root, j.source(), 1) // asks the plugin, records the files
-	journalRun(t, root, j.source(), 2) // the journal holds their hashes now
+	journalRun(t, root, j, 1) // asks the plugin, records the files
+	journalRun(t, root, j, 2) // the journal holds their hashes now
 	stores, _ := filepath.Glob(filepath.Join(root, ".vx", "plugins", "*.json"))
 	if len(stores) != 1 {
 		t.Fatalf("stores: %v", stores)
@@ -120,7 +134,7 @@ func TestJournalServesPluginFiles(t *testing.T) {
 	if err := os.Chtimes(ref, later, later); err != nil {
 		t.Fatal(err)
 	}
-	journalRun(t, root, j.source(), 3)
+	journalRun(t, root, j, 3)
 	if after, _ := os.ReadFile(stores[0]); !bytes.Equal(after, before) {
 		t.Errorf("a file the journal proved unchanged was looked at: the store changed\nbefore %s\nafter  %s", before, after)
 	}
@@ -132,7 +146,7 @@ func TestJournalServesPluginFiles(t *testing.T) {
 	j.mu.Lock()
 	j.changed = []string{"packages/a/vx-ref.json"}
 	j.mu.Unlock()
-	m := journalRun(t, root, j.source(), 4)
+	m := journalRun(t, root, j, 4)
 	if def, ok := m.Resolve("a", "ref"); !ok || def.Command != "echo edited" {
 		t.Errorf("after an edit the journal reported, a's ref is %v %+v", ok, def)
 	}

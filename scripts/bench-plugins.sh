@@ -9,7 +9,11 @@
 # logs). A third configuration writes the plugins' tasks by hand instead,
 # to tell the cost of the plugins from that of the tasks they add. One
 # directory serves all three (its vx.workspace.json is swapped before
-# each run), in an order rotated every round. Prints a markdown block:
+# each run), in an order rotated every round. Then, in the same round,
+# with vxd up (started, and stopped at the round's end), none and two
+# plugins again: a run in an environment of its own, which takes its
+# files from vxd's change journal (the journal's run), and the same run
+# again, which repeats it (daemon/journal). Prints a markdown block:
 # medians of BENCH_CACHED_RUNS (default 9) and the ratio; goal ≤ 1.05.
 #
 # Usage: bash scripts/bench-plugins.sh
@@ -21,10 +25,16 @@ source "$(dirname "${BASH_SOURCE[0]}")/bench/lib.sh"
 N=${BENCH_CACHED_N:-1000}
 RUNS=${BENCH_CACHED_RUNS:-9}
 unset VX_LOG
-need_tools node git
+need_tools node git cmp
 
 mkdir -p "$WORK/bin" "$WORK/ws"
 build_gen_and_vx
+# vxd beside vx (as installed); built when BENCH_VX_BIN has none beside it.
+VXDBIN=$(dirname "$VX")/vxd
+if [[ -z ${BENCH_VX_BIN:-} || ! -x $VXDBIN ]]; then
+  (cd "$ROOT" && CGO_ENABLED=1 go build -o "$WORK/bin/vxd" ./cmd/vxd)
+  VXDBIN=$WORK/bin/vxd
+fi
 (cd "$ROOT" && go build -o "$WORK/bin/cputime" ./scripts/bench/cputime)
 
 ws=$WORK/ws/plugins-$N
@@ -53,7 +63,9 @@ sed '0,/"tasks": {/s//"tasks": {\n    "ref": {"command": "echo ref", "inputs": [
 # is user+sys (scripts/bench/cputime, to 0.1 ms: GNU time's 10 ms steps
 # are an eighth of the run), steadier than wall time on a shared machine.
 run() {
-  cp "$cfg/$1" "$ws/vx.workspace.json"
+  # Copied only when another: with vxd up, a rewritten configuration is a
+  # change the journal reports, and the same run again would not repeat.
+  cmp -s "$cfg/$1" "$ws/vx.workspace.json" || cp "$cfg/$1" "$ws/vx.workspace.json"
   (cd "$ws" && "$WORK/bin/cputime" "$WORK/time.txt" "$VX" run build >/dev/null 2>"$WORK/last-stderr") ||
     { cat "$WORK/last-stderr" >&2; die "a run failed under $1"; }
   awk '{ printf "%d %.1f\n", $1 / 1000, $2 / 1000 }' "$WORK/time.txt"
@@ -66,12 +78,50 @@ run two >/dev/null
 run none >/dev/null
 run hand >/dev/null
 run two >/dev/null
-(cd "$ws" && "$VX" show pkg-0000#ref2 | grep -q 'inferred from') || die "the plugins inferred no task"
+# Read whole before grep: grep -q leaving early would fail vx with SIGPIPE.
+shown=$(cd "$ws" && "$VX" show pkg-0000#ref2)
+grep -q 'inferred from' <<<"$shown" || die "the plugins inferred no task"
 starts=$(cat "$ws"/plugin-starts-*.log | wc -l)
-(cd "$ws" && "$VX" run build --format json | grep -q "\"cached\": *$N") || log "warning: not every task was a hit"
+summary=$(cd "$ws" && "$VX" run build --format json 2>/dev/null)
+grep -q "\"cached\": *$N" <<<"$summary" || log "warning: not every task was a hit"
+
+# journal_ready CONFIG: with vxd up, put CONFIG in place and run until a
+# run takes its files from the journal or repeats one that did (vxd reloads the changed
+# configuration meanwhile, which is not to share the measured run's cores).
+journal_ready() {
+  local how
+  cmp -s "$cfg/$1" "$ws/vx.workspace.json" || cp "$cfg/$1" "$ws/vx.workspace.json"
+  for _ in $(seq 20); do
+    how=$(cd "$ws" && BENCH_ROUND=warm VX_LOG=debug "$VX" run build 2>&1 >/dev/null) || die "vx run build failed with vxd up under $1"
+    # A run of the journal, or one that repeats such a run.
+    if grep -qE '"files":"journal:|"repeat":true' <<<"$how"; then
+      # vxd reloads the changed configuration (its plugins too) meanwhile:
+      # a moment lets it finish rather than share the measured runs' cores.
+      sleep 1
+      return
+    fi
+    sleep 0.2
+  done
+  die "vx never took its files from vxd's change journal under $1"
+}
+trap '(cd "$ws" && "$VXDBIN" stop >/dev/null 2>&1) || true' EXIT
+# With vxd up, once: the journal's run is one, and its repeat repeats it.
+(cd "$ws" && "$VXDBIN" start >/dev/null) || die "vxd start failed"
+journal_ready two
+# A few tries: a run leaves no memo to repeat while what it checks was
+# written within the last moments (the workspace was just generated).
+for try in 1 2 3; do
+  (cd "$ws" && BENCH_ROUND=check$try "$VX" run build >/dev/null 2>&1) || die "vx run build failed with vxd up"
+  repeated=$(cd "$ws" && BENCH_ROUND=check$try "$VX" run build 2>/dev/null | grep -c '^ Repeat: run ' || true)
+  [[ $repeated == 1 ]] && break
+  sleep 1
+done
+[[ $repeated == 1 ]] || die "with vxd up and two plugins, the same request again did not repeat the run before it"
+(cd "$ws" && "$VXDBIN" stop >/dev/null) || die "vxd stop failed"
 
 slots=(none hand two)
 none=() two=() hand=() cnone=() ctwo=() chand=() r=() cr=()
+jnone=() jtwo=() cjnone=() cjtwo=() rnone=() rtwo=() crnone=() crtwo=()
 declare -A W C
 for ((i = 1; i <= RUNS; i++)); do
   for ((k = 0; k < ${#slots[@]}; k++)); do
@@ -83,12 +133,26 @@ for ((i = 1; i <= RUNS; i++)); do
   hand+=("${W[hand]}") chand+=("${C[hand]}")
   r+=("$(awk -v a="${W[two]}" -v b="${W[none]}" 'BEGIN { printf "%.3f", a / b }')")
   cr+=("$(awk -v a="${C[two]}" -v b="${C[none]}" 'BEGIN { printf "%.3f", a / (b > 0 ? b : 1) }')")
-  log "round $i: none ${none[-1]} ms (cpu ${cnone[-1]}), by hand ${hand[-1]} (${chand[-1]}), two plugins ${two[-1]} (${ctwo[-1]})"
+  # With vxd up: the journal's run (an environment of its own), then its repeat.
+  (cd "$ws" && "$VXDBIN" start >/dev/null) || die "vxd start failed"
+  for slot in $( ((i % 2)) && echo none two || echo two none); do
+    journal_ready "$slot"
+    read -r w c < <(BENCH_ROUND=$i run "$slot")
+    W[j$slot]=$w C[j$slot]=$c
+    read -r w c < <(BENCH_ROUND=$i run "$slot")
+    W[r$slot]=$w C[r$slot]=$c
+  done
+  (cd "$ws" && "$VXDBIN" stop >/dev/null) || die "vxd stop failed"
+  jnone+=("${W[jnone]}") jtwo+=("${W[jtwo]}") cjnone+=("${C[jnone]}") cjtwo+=("${C[jtwo]}")
+  rnone+=("${W[rnone]}") rtwo+=("${W[rtwo]}") crnone+=("${C[rnone]}") crtwo+=("${C[rtwo]}")
+  log "round $i: none ${none[-1]} ms (cpu ${cnone[-1]}), by hand ${hand[-1]} (${chand[-1]}), two plugins ${two[-1]} (${ctwo[-1]}); vxd up, journal: none ${jnone[-1]} (${cjnone[-1]}), two ${jtwo[-1]} (${cjtwo[-1]}); repeat: none ${rnone[-1]} (${crnone[-1]}), two ${rtwo[-1]} (${crtwo[-1]})"
 done
 after=$(cat "$ws"/plugin-starts-*.log | wc -l)
 [[ $after == "$starts" ]] || die "plugin processes started during the rounds ($starts before, $after after)"
 mn=$(median "${none[@]}") mt=$(median "${two[@]}") cn=$(fmedian "${cnone[@]}") ct=$(fmedian "${ctwo[@]}")
 mh=$(median "${hand[@]}") ch=$(fmedian "${chand[@]}")
+mjn=$(median "${jnone[@]}") mjt=$(median "${jtwo[@]}") cjn=$(fmedian "${cjnone[@]}") cjt=$(fmedian "${cjtwo[@]}")
+mrn=$(median "${rnone[@]}") mrt=$(median "${rtwo[@]}") crn=$(fmedian "${crnone[@]}") crt=$(fmedian "${crtwo[@]}")
 cat <<MD
 Command: \`bash scripts/bench-plugins.sh\`, $(nproc) CPUs, Linux $(uname -r), $(go version | awk '{print $3}').
 
@@ -97,9 +161,14 @@ Command: \`bash scripts/bench-plugins.sh\`, $(nproc) CPUs, Linux $(uname -r), $(
 | no plugins | $mn | 1 | $cn | 1 |
 | no plugins, the same tasks written by hand | $mh | $(ratio "$mh" "$mn") | $ch | $(ratio "$ch" "$cn") |
 | two plugins, answers stored (no plugin process started) | $mt | $(ratio "$mt" "$mn") | $ct | $(ratio "$ct" "$cn") |
+| vxd up, the journal's run: no plugins | $mjn | 1 | $cjn | 1 |
+| vxd up, the journal's run: two plugins | $mjt | $(ratio "$mjt" "$mjn") | $cjt | $(ratio "$cjt" "$cjn") |
+| vxd up, its repeat: no plugins | $mrn | 1 | $crn | 1 |
+| vxd up, its repeat: two plugins | $mrt | $(ratio "$mrt" "$mrn") | $crt | $(ratio "$crt" "$crn") |
 
 Median of each round's ratio: wall $(fmedian "${r[@]}"), CPU $(fmedian "${cr[@]}"). Goal: ≤ 1.05.
 Samples, wall ms: none ${none[*]}; by hand ${hand[*]}; two ${two[*]}. CPU ms: none ${cnone[*]}; by hand ${chand[*]}; two ${ctwo[*]}.
+With vxd up, wall ms: journal none ${jnone[*]}; two ${jtwo[*]}; repeat none ${rnone[*]}; two ${rtwo[*]}. CPU ms: journal none ${cjnone[*]}; two ${cjtwo[*]}; repeat none ${crnone[*]}; two ${crtwo[*]}.
 Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg).
 MD
 }

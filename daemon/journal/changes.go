@@ -413,6 +413,15 @@ func unwatchedOf(root string, stats []hashing.Stamp) []hashing.Stamp {
 	return out
 }
 
+// Token is the token of the run's answer: its epoch ("" for nil) and
+// sequence number.
+func (c *Changes) Token() (string, uint64) {
+	if c == nil {
+		return "", 0
+	}
+	return c.token.Epoch, c.token.Seq
+}
+
 // Epoch is the journal epoch the run's answer came from ("" for nil).
 func (c *Changes) Epoch() string {
 	if c == nil {

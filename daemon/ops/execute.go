@@ -148,6 +148,7 @@ type Ahead struct {
 	src       journal.ChangeSource // vxd's change journal; nil without one
 	answer    journal.Answer
 	early     *runner.Early
+	ctx       context.Context // Start's
 }
 
 // NewAhead is the start of a run asked from cwd in the workspace at root,
@@ -169,6 +170,12 @@ func (a *Ahead) Repeat(ctx context.Context, in ExecuteInput, output func() (runn
 // output stamps too when the run executes).
 func (a *Ahead) Start(ctx context.Context, log zerolog.Logger, execute bool) {
 	a.early = runner.StartEarly(ctx, a.root, log, execute)
+	a.ctx = ctx
+	if !a.answer.Silent {
+		// Opened now, vxd's journal serves the plugins' matched files
+		// while the workspace loads, then the run.
+		a.early.OpenJournal(ctx, a.answer.Source(a.src))
+	}
 }
 
 // Complete puts in what was done ahead: the early start, vxd's journal
@@ -193,12 +200,19 @@ func (a *Ahead) Listing() workspace.Listed {
 	if a == nil || a.early == nil {
 		return workspace.Listed{}
 	}
+	jfiles, jhash := a.early.JournalListing(a.ctx)
 	return workspace.Listed{
 		Files: func() ([]string, bool) {
-			files, ok, _ := a.early.Listing()
-			return files, ok
+			if files, ok, _ := a.early.Listing(); ok {
+				return files, ok
+			}
+			if jfiles != nil {
+				return jfiles()
+			}
+			return nil, false
 		},
 		Stat: a.early.StatListed(),
+		Hash: jhash,
 	}
 }
 

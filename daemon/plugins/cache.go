@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -16,16 +17,21 @@ import (
 )
 
 // stored is one declaration's last good answers, kept in
-// .vx/plugins/<hash of the spec>.2.json. DescribeKey and TasksKey are the
+// .vx/plugins/<hash of the spec>.3.json. DescribeKey and TasksKey are the
 // inputs the answers were given for; an answer is reused only when its key
 // is the one computed now.
 //
-// The file is a line of JSON (this struct), then the matched files a line
-// each (encodeFiles), an empty line, and the tasks a line each
-// (encodeTasks): a warm load of thousands of files and tasks, most tasks
-// alike, decodes a short JSON object and splits lines, where a JSON object
-// a file or a task (or a JSON string holding the lines) took several times
-// longer.
+// The file is the hex sha256 of the rest (its seal) on a line, then a
+// line of JSON (this struct), the matched files a line each
+// (encodeFiles), an empty line, and the tasks a line each (encodeTasks):
+// a warm load of thousands of files and tasks, most tasks alike, decodes
+// a short JSON object and splits lines, where a JSON object a file or a
+// task (or a JSON string holding the lines) took several times longer.
+// Only answers that passed a plugin answer's checks are stored, and the
+// tasks key covers what those checks saw (the files and the projects):
+// a sealed store whose key holds is taken without checking each task
+// again. A store whose seal does not match (edited by hand, torn) is no
+// store: the plugin is asked again.
 type stored struct {
 	Spec        string           `json:"spec"`
 	Identity    string           `json:"identity"`
@@ -56,6 +62,10 @@ type fileRec struct {
 	Path  string `json:"path"`
 	Hash  string `json:"hash"`
 	Stamp stamp  `json:"stamp"`
+	// Sum is the run's own content hash of the file (hashing's, which
+	// vxd's change journal keeps): when a run's journal answers the same,
+	// Hash holds without a stat. "": not known.
+	Sum string `json:"sum,omitempty"`
 }
 
 // stamp is a file's mtime, ctime (ns), size, inode and mode as lstat saw
@@ -93,6 +103,13 @@ func (r fileRec) trusted(st stamp, at time.Time) bool {
 		time.Unix(0, st[1]).Before(at.Add(-racyWindow))
 }
 
+// settled reports whether the stamp vouches for its file and was last
+// changed well before now: what was read of the file a moment ago (its
+// sum) and now (its hash) is then one content.
+func (st stamp) settled(now time.Time) bool {
+	return st.vouches() && time.Unix(0, st[0]).Before(now.Add(-racyWindow)) && time.Unix(0, st[1]).Before(now.Add(-racyWindow))
+}
+
 // vouches reports whether the stamp can stand for the content: a regular
 // file's, not an absent file's or a link's.
 func (st stamp) vouches() bool {
@@ -108,25 +125,36 @@ func (s *stored) paths() []string {
 }
 
 // storePath is where spec's answers are kept. The name carries the
-// store's form (2: tasks as shapes and lines): a vx that keeps another
+// store's form (3: sealed, tasks as shapes and lines): a vx that keeps another
 // form reads and writes a file of its own, never one whose tasks it would
 // not find.
 func storePath(root, spec string) string {
 	sum := sha256.Sum256([]byte(spec))
-	return filepath.Join(layout.Dir(root), "plugins", hex.EncodeToString(sum[:12])+".2.json")
+	return filepath.Join(layout.Dir(root), "plugins", hex.EncodeToString(sum[:12])+".3.json")
 }
+
+// maxStore bounds a stored answer: the two answers it keeps, and a line
+// of up to maxFileLine bytes for each of the most files a tasks request
+// carries (a path, its two hashes and its stamp: about 230 bytes for a
+// path of 100).
+const (
+	maxFileLine = 512
+	maxStore    = 2*plugin.MaxAnswer + plugin.MaxFiles*maxFileLine + (1 << 20)
+)
 
 // loadStored reads spec's answers; a missing or unreadable file is none.
 func loadStored(root, spec string) *stored {
-	b, err := readBounded(storePath(root, spec), 2*plugin.MaxAnswer+(1<<20))
+	b, err := readBounded(storePath(root, spec), maxStore)
 	if err != nil {
 		return nil
 	}
+	body, ok := unseal(b)
+	if !ok {
+		return nil
+	}
 	var s stored
-	// The file is vx's, but may have been edited: its describe answer
-	// gets the checks a plugin's does (its tasks, when they are reused).
-	header, files, tasks, ok := splitStore(string(b))
-	if !ok || json.Unmarshal([]byte(header), &s) != nil || s.Spec != spec || s.Describe == nil || checkDescribe(s.Describe) != nil {
+	header, files, tasks, ok := splitStore(body)
+	if !ok || json.Unmarshal([]byte(header), &s) != nil || s.Spec != spec || s.Describe == nil {
 		return nil
 	}
 	if s.Files, ok = decodeFiles(files); !ok {
@@ -155,9 +183,35 @@ func (s *stored) save(root string) error {
 		return err
 	}
 	// JSON escapes every newline, so the header is one line.
-	b := slices.Concat(header, []byte("\n"), []byte(files), []byte("\n"), []byte(tasks))
+	body := slices.Concat(header, []byte("\n"), []byte(files), []byte("\n"), []byte(tasks))
+	if len(body) > maxStore-2*sha256.Size-1 {
+		// loadStored would not read it: the plugin is asked each load.
+		return fmt.Errorf("the answers of %s take %d bytes, more than a store holds (%d)", s.Spec, len(body), maxStore)
+	}
 	// WriteFileReplace makes .vx/plugins when it is missing.
-	return hashing.WriteFileReplace(storePath(root, s.Spec), b, 0o644)
+	return hashing.WriteFileReplace(storePath(root, s.Spec), seal(body), 0o644)
+}
+
+// seal prefixes body with its hex sha256 on a line of its own.
+func seal(body []byte) []byte {
+	sum := sha256.Sum256(body)
+	out := make([]byte, 0, 2*len(sum)+1+len(body))
+	out = hex.AppendEncode(out, sum[:])
+	return append(append(out, '\n'), body...)
+}
+
+// unseal answers what seal sealed; ok is false when b is not sealed or
+// its body is not what was sealed.
+func unseal(b []byte) (string, bool) {
+	const n = 2 * sha256.Size
+	if len(b) <= n || b[n] != '\n' {
+		return "", false
+	}
+	var want [sha256.Size]byte
+	if _, err := hex.Decode(want[:], b[:n]); err != nil || sha256.Sum256(b[n+1:]) != want {
+		return "", false
+	}
+	return string(b[n+1:]), true
 }
 
 // splitStore cuts a stored file into its JSON line, its file lines and
@@ -192,7 +246,8 @@ func key(parts ...string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// encodeFiles writes each record as "path\thash\tm\tc\tsize\tino\tmode\n".
+// encodeFiles writes each record as
+// "path\thash\tm\tc\tsize\tino\tmode\tsum\n".
 // A path holding a tab or a newline is left out: the next load reads it
 // again.
 func encodeFiles(recs []fileRec) string {
@@ -208,6 +263,8 @@ func encodeFiles(recs []fileRec) string {
 			b.WriteByte('\t')
 			b.WriteString(strconv.FormatInt(n, 10))
 		}
+		b.WriteByte('\t')
+		b.WriteString(r.Sum)
 		b.WriteByte('\n')
 	}
 	return b.String()
@@ -217,12 +274,12 @@ func encodeFiles(recs []fileRec) string {
 func decodeFiles(text string) ([]fileRec, bool) {
 	var out []fileRec
 	for len(text) > 0 {
-		var fields [7]string
+		var fields [8]string
 		var ok bool
 		if text, ok = cutLine(text, fields[:]); !ok {
 			return nil, false
 		}
-		r := fileRec{Path: fields[0], Hash: fields[1]}
+		r := fileRec{Path: fields[0], Hash: fields[1], Sum: fields[7]}
 		for i := range r.Stamp {
 			n, err := strconv.ParseInt(fields[2+i], 10, 64)
 			if err != nil {

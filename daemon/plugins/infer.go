@@ -23,6 +23,47 @@ type Input struct {
 	// Seen, shared by the plugins of one load, stats and hashes each
 	// matched file once however many plugins match it (nil: not shared).
 	Seen *Seen
+	// Begun is what Begin did for this plugin (nil: nothing yet).
+	Begun *Begun
+}
+
+// Begun is the part of one plugin's warm load that needs no project:
+// its entry resolved, its stored answers read, and, when the stored
+// describe answer still holds, the files its globs match listed and
+// stat'ed (into the Seen). A load does it while its projects load.
+type Begun struct {
+	entry Entry
+	err   error
+	prev  *stored
+}
+
+// Begin does in's project-free part (in.Projects is not read); no
+// plugin process is started.
+func (r Runner) Begin(in Input) *Begun {
+	b := &Begun{prev: loadStored(r.Root, in.Decl.Spec)}
+	if b.entry, b.err = resolve(r.Root, in.Decl); b.err != nil || b.prev == nil {
+		return b
+	}
+	d := b.prev.Describe
+	if b.prev.DescribeKey != describeKey(in.Decl, b.entry) || !offers(d, plugin.OffersTasks) {
+		return b
+	}
+	all, err := in.List()
+	if err != nil {
+		return b
+	}
+	files := in.Seen.match(d.Globs, all)
+	if len(files) > plugin.MaxFiles {
+		return b
+	}
+	in.Seen.look(r.Root, files)
+	return b
+}
+
+// describeKey is what a describe answer is stored for: the plugin's
+// identity, options and timeout.
+func describeKey(d Decl, e Entry) string {
+	return key("describe", e.Identity, string(d.Options), d.timeout().String())
 }
 
 // Result is one plugin's inference.
@@ -41,7 +82,12 @@ type Result struct {
 // stored answer's key no longer holds) and stores what is new.
 func (r Runner) Infer(ctx context.Context, in Input) Result {
 	res := Result{Decl: in.Decl}
-	prev := loadStored(r.Root, in.Decl.Spec)
+	b := in.Begun
+	if b == nil {
+		b = &Begun{prev: loadStored(r.Root, in.Decl.Spec)}
+		b.entry, b.err = resolve(r.Root, in.Decl)
+	}
+	prev := b.prev
 	fail := func(err error) Result {
 		res.Err = err
 		if in.KeepLastGood && prev != nil && prev.tasksHold(in.Projects) {
@@ -51,14 +97,13 @@ func (r Runner) Infer(ctx context.Context, in Input) Result {
 		}
 		return res
 	}
-	e, err := resolve(r.Root, in.Decl)
+	e, err := b.entry, b.err
 	if err != nil {
 		return fail(err)
 	}
 	res.Entry = e
-	opts := string(in.Decl.Options)
 	cur := &stored{Spec: in.Decl.Spec, Identity: e.Identity, At: time.Now().UTC()}
-	cur.DescribeKey = key("describe", e.Identity, opts, in.Decl.timeout().String())
+	cur.DescribeKey = describeKey(in.Decl, e)
 	if prev != nil && prev.DescribeKey == cur.DescribeKey {
 		cur.Describe = prev.Describe
 	} else if cur.Describe, err = r.describe(ctx, in.Decl, e, &res); err != nil {
@@ -124,14 +169,14 @@ func (r Runner) tasks(ctx context.Context, in Input, e Entry, prev, cur *stored,
 	if prev != nil {
 		at, known = prev.At, prev.Files
 	}
-	in.Seen.statAll(r.Root, files)
+	in.Seen.statAll(files)
 	find := recordFinder(known)
 	for _, f := range files {
 		old, ok := find(f)
 		rec, err := r.fileRec(in.Seen, f, old, ok, at)
 		// Storing a read file's stamp spares the next load reading it,
 		// unless the stamp cannot vouch for it (a link's) and is stored.
-		if !ok || rec.Stamp != old.Stamp || (!old.trusted(rec.Stamp, at) && (rec.Stamp.vouches() || rec.Hash != old.Hash)) {
+		if !ok || rec.Stamp != old.Stamp || rec.Sum != old.Sum || (!old.trusted(rec.Stamp, at) && (rec.Stamp.vouches() || rec.Hash != old.Hash)) {
 			cur.rehashed++
 		}
 		if err != nil {
@@ -141,14 +186,13 @@ func (r Runner) tasks(ctx context.Context, in Input, e Entry, prev, cur *stored,
 		parts = append(parts, f, rec.Hash)
 	}
 	cur.TasksKey, res.Files = key(parts...), files
-	fileSet, roots := setOf(files), projectRoots(in.Projects)
 	if prev != nil && prev.TasksKey == cur.TasksKey {
-		if _, err := checkTasks(prev.Tasks, fileSet, roots); err == nil {
-			cur.Tasks, res.Tasks = prev.Tasks, prev.Tasks
-			return nil
-		}
-		prev.TasksKey = "" // edited by hand: asked again, and stored
+		// Checked when the plugin gave them, against these files and
+		// projects (the key), and sealed since (loadStored).
+		cur.Tasks, res.Tasks = prev.Tasks, prev.Tasks
+		return nil
 	}
+	fileSet, roots := setOf(files), projectRoots(in.Projects)
 	res.Started++
 	b, stderr, err := r.Call(ctx, d, e, plugin.Request{Stage: plugin.StageTasks, Files: nonNil(files), Projects: nonNilProjects(in.Projects)})
 	if err != nil {
@@ -218,17 +262,36 @@ func optionsJSON(raw json.RawMessage) json.RawMessage {
 // fileRec hashes the matched file f, or takes the hash of old, its
 // record in the answer stored at at (known: there is one), when it stats
 // as it did then.
+//
+// Where the run's journal answers (seen.sum), a file whose sum is the
+// one recorded holds its content then: old is taken whole, without a
+// stat. Otherwise the file is stamped (and read when its stamp does not
+// vouch for old), and its sum, when known, kept for the next load.
 func (r Runner) fileRec(seen *Seen, f string, old fileRec, known bool, at time.Time) (fileRec, error) {
-	abs := filepath.Join(r.Root, filepath.FromSlash(f))
-	st := seen.stamp(abs)
+	sum, summed := seen.sum(f)
+	if summed && known && old.Sum == sum {
+		return old, nil
+	}
+	st := seen.stamp(r.Root, f)
+	rec := fileRec{Path: f, Stamp: st, Sum: sum}
 	if known && old.trusted(st, at) {
-		return fileRec{Path: f, Hash: old.Hash, Stamp: st}, nil
+		rec.Hash = old.Hash
+	} else {
+		h, err := seen.hash(filepath.Join(r.Root, filepath.FromSlash(f)))
+		if err != nil {
+			return fileRec{}, err
+		}
+		rec.Hash = h
 	}
-	h, err := seen.hash(abs)
-	if err != nil {
-		return fileRec{}, err
+	switch {
+	case !summed && known && rec.Hash == old.Hash:
+		rec.Sum = old.Sum // the content recorded, so its sum too
+	case summed && !st.settled(time.Now()):
+		// Changed lately, it may have changed between its sum and its
+		// hash: the pair is not kept.
+		rec.Sum = ""
 	}
-	return fileRec{Path: f, Hash: h, Stamp: st}, nil
+	return rec, nil
 }
 
 // recordFinder answers the record of a file among recs. The files are

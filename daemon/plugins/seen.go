@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/vzn/vx/daemon/hashing"
@@ -16,17 +17,24 @@ type Seen struct {
 	// the load, in one batch that also spares the run's own stat of them
 	// (runner.Early.StatListed); nil: each is lstat'ed here.
 	StatListed func(files []string) ([]hashing.Stat, []bool)
+	// Sum, when set, is the run's content hash of a workspace-relative
+	// file (runner.Early.JournalListing): vxd's change journal proves
+	// most files unchanged without a stat. It fails when no journal
+	// answers; the file is then stat'ed.
+	Sum func(rel string) (string, error)
 
 	batch   sync.Mutex // one StatListed at a time: the second finds the first's
+	looking sync.Mutex // one look at a time, one match at a time: likewise
 	mu      sync.Mutex
-	stamps  map[string]stamp
-	hashes  map[string]string
+	stamps  map[string]stamp    // by workspace-relative path
+	hashes  map[string]string   // by absolute path
+	sums    map[string]string   // by workspace-relative path
 	matches map[string][]string // by key(globs...)
 }
 
-// statAll stamps the workspace-relative files under root through
+// statAll stamps the workspace-relative files through
 // StatListed, those not stamped yet, in one batch.
-func (s *Seen) statAll(root string, files []string) {
+func (s *Seen) statAll(files []string) {
 	if s == nil || s.StatListed == nil {
 		return
 	}
@@ -35,7 +43,7 @@ func (s *Seen) statAll(root string, files []string) {
 	var todo []string
 	s.mu.Lock()
 	for _, f := range files {
-		if _, ok := s.stamps[filepath.Join(root, filepath.FromSlash(f))]; !ok {
+		if _, ok := s.stamps[f]; !ok {
 			todo = append(todo, f)
 		}
 	}
@@ -57,7 +65,7 @@ func (s *Seen) statAll(root string, files []string) {
 		if ok[i] {
 			st = stampOfStat(&stats[i])
 		}
-		s.stamps[filepath.Join(root, filepath.FromSlash(f))] = st
+		s.stamps[f] = st
 	}
 }
 
@@ -66,18 +74,56 @@ func (s *Seen) match(globs, files []string) []string {
 	if s == nil {
 		return Match(globs, files)
 	}
+	s.looking.Lock()
+	defer s.looking.Unlock()
 	// Length-prefixed: a glob may hold any character, a NUL included.
 	out, _ := remembered(&s.mu, &s.matches, key(globs...), func() ([]string, error) { return Match(globs, files), nil })
 	return out
 }
 
-// stamp is abs's stamp, taken once.
-func (s *Seen) stamp(abs string) stamp {
+// look takes the sum, or else the stamp, of each of files (relative to
+// root) not taken yet: the plugins of a load that match the same files
+// (each on its own goroutine) take each once, the second finding the
+// first's.
+func (s *Seen) look(root string, files []string) {
 	if s == nil {
-		return stampOf(abs)
+		return
 	}
-	st, _ := remembered(&s.mu, &s.stamps, abs, func() (stamp, error) { return stampOf(abs), nil })
+	s.looking.Lock()
+	defer s.looking.Unlock()
+	if s.Sum == nil {
+		s.statAll(files)
+	}
+	for _, f := range files {
+		if _, ok := s.sum(f); !ok {
+			s.stamp(root, f)
+		}
+	}
+}
+
+// stamp is the stamp of rel, a workspace-relative file under root,
+// taken once.
+func (s *Seen) stamp(root, rel string) stamp {
+	abs := func() string { return filepath.Join(root, filepath.FromSlash(rel)) }
+	if s == nil {
+		return stampOf(abs())
+	}
+	st, _ := remembered(&s.mu, &s.stamps, rel, func() (stamp, error) { return stampOf(abs()), nil })
 	return st
+}
+
+// sum is Sum(rel), asked once; ok is false without an answer, and for a
+// symbolic link, whose sum is of its target's path, not of the content
+// it is hashed through to.
+func (s *Seen) sum(rel string) (string, bool) {
+	if s == nil || s.Sum == nil {
+		return "", false
+	}
+	v, err := remembered(&s.mu, &s.sums, rel, func() (string, error) { return s.Sum(rel) })
+	if err != nil || v == "" || strings.HasPrefix(v, "link:") {
+		return "", false
+	}
+	return v, true
 }
 
 // hash is the sha256 of abs's content, read once; a failure is not kept.

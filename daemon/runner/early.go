@@ -37,6 +37,8 @@ type Early struct {
 	hist    *history.Store // nil when not asked for, failed, or taken
 	histErr error
 	peaks   map[string]int64
+
+	journal *earlyJournal // nil unless OpenJournal opened one
 }
 
 // StartEarly starts listing root's files and loading its stat cache, and,
@@ -173,6 +175,9 @@ func (e *Early) Close() {
 	}
 	e.wg.Wait()
 	e.hasher.StopPrestat()
+	if e.journal != nil {
+		<-e.journal.opened
+	}
 	e.swg.Wait()
 	e.hwg.Wait()
 	if e.hist != nil {

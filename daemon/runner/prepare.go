@@ -81,9 +81,6 @@ type Prepared struct {
 	early        *Early
 	changes      chan *journal.Changes // vxd's answer, asked while the graph is built
 	journal      *journal.Changes      // that answer once taken; nil without one
-	// token is that answer's journal token (epoch "" for none): what the
-	// run's output stamps are verified after (stamps.go).
-	token wire.Changes
 	// overlaps are the graph's and the whole model's output overlaps,
 	// computed alongside the keys (they need only the graph): Execute's
 	// serial start took 3–5 ms over them.
@@ -142,9 +139,11 @@ func Prepare(ctx context.Context, o *Options) (*Prepared, error) {
 	p.Workers, _ = Workers(o.Concurrency, m)
 	o.Early.startPrestat(m.Root)
 	p.changes = make(chan *journal.Changes, 1)
-	src := p.keepToken(o.Changes)
 	go func() {
-		c, how := journal.OpenChanges(ctx, m.Root, src)
+		c, how, ok := o.Early.openedJournal(m.Root)
+		if !ok {
+			c, how = journal.OpenChanges(ctx, m.Root, o.Changes)
+		}
 		o.Logger.Debug().Str("files", how).Msg("change journal")
 		p.changes <- c
 	}()
@@ -210,7 +209,7 @@ func (p *Prepared) computeKeys(ctx context.Context, all []string, err error) err
 	// With vxd's answer the listing is the journal's to check; without
 	// a listing made early (none is, where a daemon is up), list here.
 	if changes != nil || (all == nil && err == nil) {
-		all, err = changes.ListFiles(ctx, m.Root)
+		all, err = p.early.journalFiles(ctx, changes)
 	}
 	if err != nil {
 		return fmt.Errorf("listing workspace files: %w", err)
@@ -743,19 +742,4 @@ func peaksFrom(ctx context.Context, h *history.Store) map[string]int64 {
 		return map[string]int64{}
 	}
 	return out
-}
-
-// keepToken is src noting in p.token the token of the answer it gives
-// (OpenChanges asks once; p.token is read once p.changes has answered).
-func (p *Prepared) keepToken(src journal.ChangeSource) journal.ChangeSource {
-	if src == nil {
-		return nil
-	}
-	return func(ctx context.Context, epoch string, seq uint64) (*wire.Changes, error) {
-		ans, err := src(ctx, epoch, seq)
-		if err == nil && ans != nil {
-			p.token = wire.Changes{Epoch: ans.Epoch, Seq: ans.Seq}
-		}
-		return ans, err
-	}
 }

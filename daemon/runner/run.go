@@ -127,7 +127,8 @@ func Execute(ctx context.Context, p *Prepared, o *Options, out Output) (*wire.Ru
 	if r.stamps == nil {
 		r.stamps = loadStamps(root)
 	}
-	r.stamps.useJournal(p.journal, root, p.token.Epoch, p.token.Seq)
+	epoch, seq := p.journal.Token()
+	r.stamps.useJournal(p.journal, root, epoch, seq)
 	r.tidy(ctx)
 	if o.Repeat != nil {
 		// Sized for every node: grown hit by hit it grew about ten times

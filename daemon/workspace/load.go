@@ -190,27 +190,34 @@ func load(root string, ms *manifestStore, io inferOptions) (*Model, error) {
 	if err := m.validateConfig(); err != nil {
 		return nil, err
 	}
-
-	globs, err := m.projectGlobs(ms)
-	if err != nil {
+	// The plugins' part that needs no project goes on meanwhile.
+	pl := m.beginInfer(io)
+	if err := m.loadAllProjects(ms); err != nil {
+		pl.wait()
 		return nil, err
 	}
-	dirs, stamps, err := expandProjectGlobs(root, globs)
+	m.infer(io, pl)
+	return m, nil
+}
+
+// loadAllProjects finds, reads and links the workspace's projects.
+func (m *Model) loadAllProjects(ms *manifestStore) error {
+	globs, err := m.projectGlobs(ms)
 	if err != nil {
-		return nil, err
+		return err
+	}
+	dirs, stamps, err := expandProjectGlobs(m.Root, globs)
+	if err != nil {
+		return err
 	}
 	versions, err := m.addProjects(dirs, stamps, ms)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := m.linkDeps(versions); err != nil {
-		return nil, err
+		return err
 	}
-	if err := m.checkProjectCycles(); err != nil {
-		return nil, err
-	}
-	m.infer(io)
-	return m, nil
+	return m.checkProjectCycles()
 }
 
 // projectGlobs returns the globs naming the workspace's projects: the

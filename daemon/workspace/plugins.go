@@ -147,6 +147,11 @@ type Listed struct {
 	// one that could not be: the run then spares its own stat of those
 	// among its inputs.
 	Stat func(files []string) (stats []hashing.Stat, ok []bool)
+	// Hash, where vxd's change journal answers for the run, is the run's
+	// content hash of a listed file (workspace-relative): the journal
+	// proves most unchanged without a stat. It fails when no journal
+	// answers.
+	Hash func(rel string) (string, error)
 }
 
 // LoadReusingListed is LoadReusing for a run that lists the workspace's
@@ -164,23 +169,29 @@ func LoadReusingListed(root string, listed Listed) (*Model, error) {
 	return m, err
 }
 
-// infer runs the declared plugins (or reuses their stored answers) and
-// adds their tasks as the lowest layer of each definition. A plugin that
-// fails is recorded in its PluginState; the load goes on without it.
-func (m *Model) infer(o inferOptions) {
+// pluginLoad is a load's plugins under way: what each did before the
+// projects were known (plugins.Begin), on goroutines of their own.
+type pluginLoad struct {
+	decls []plugins.Decl
+	list  func() ([]string, error)
+	seen  *plugins.Seen
+	begun []*plugins.Begun
+	wg    sync.WaitGroup
+}
+
+// beginInfer starts, for each declared plugin, the part of its warm load
+// that needs no project (nil when none is declared): a fully cached run
+// then reads the stored answers and stats the matched files while the
+// projects' manifests load, rather than after.
+func (m *Model) beginInfer(o inferOptions) *pluginLoad {
 	if len(m.Config.Plugins) == 0 {
-		return
-	}
-	mask := secret.NewMasker(SecretValues(m.Root, m, environMap())...)
-	r := plugins.Runner{Root: m.Root, Masker: mask}
-	projects := make([]plugin.Project, 0, len(m.Projects))
-	for _, p := range m.Projects {
-		projects = append(projects, plugin.Project{Name: p.Name, Root: p.Dir})
+		return nil
 	}
 	var listed []string
 	var listErr error
 	var listOnce sync.Once
-	list := func() ([]string, error) {
+	pl := &pluginLoad{seen: &plugins.Seen{StatListed: o.listed.Stat, Sum: o.listed.Hash}, begun: make([]*plugins.Begun, len(m.Config.Plugins))}
+	pl.list = func() ([]string, error) {
 		listOnce.Do(func() {
 			if o.listed.Files != nil {
 				var ok bool
@@ -192,19 +203,51 @@ func (m *Model) infer(o inferOptions) {
 		})
 		return listed, listErr
 	}
-	// The plugins answer at once (each mostly stats its files or waits
-	// for its process); their tasks join the model in declaration order.
-	results := make([]plugins.Result, len(m.Config.Plugins))
-	seen := &plugins.Seen{}
-	seen.StatListed = o.listed.Stat
-	var wg sync.WaitGroup
+	r := plugins.Runner{Root: m.Root}
 	for i, d := range m.Config.Plugins {
 		timeout, _ := parseTimeout(d.Timeout)
 		decl := plugins.Decl{Spec: d.Plugin, Options: d.Options, Timeout: timeout, File: ConfigFile}
+		pl.decls = append(pl.decls, decl)
+		pl.wg.Add(1)
+		go func() {
+			defer pl.wg.Done()
+			pl.begun[i] = r.Begin(plugins.Input{Decl: decl, List: pl.list, Seen: pl.seen})
+		}()
+	}
+	return pl
+}
+
+// wait waits for what beginInfer started (nil: nothing).
+func (pl *pluginLoad) wait() {
+	if pl != nil {
+		pl.wg.Wait()
+	}
+}
+
+// infer runs the declared plugins (or reuses their stored answers) and
+// adds their tasks as the lowest layer of each definition, going on from
+// what beginInfer did (pl). A plugin that fails is recorded in its
+// PluginState; the load goes on without it.
+func (m *Model) infer(o inferOptions, pl *pluginLoad) {
+	if pl == nil {
+		return
+	}
+	pl.wait()
+	mask := secret.NewMasker(SecretValues(m.Root, m, environMap())...)
+	r := plugins.Runner{Root: m.Root, Masker: mask}
+	projects := make([]plugin.Project, 0, len(m.Projects))
+	for _, p := range m.Projects {
+		projects = append(projects, plugin.Project{Name: p.Name, Root: p.Dir})
+	}
+	// The plugins answer at once (each mostly stats its files or waits
+	// for its process); their tasks join the model in declaration order.
+	results := make([]plugins.Result, len(pl.decls))
+	var wg sync.WaitGroup
+	for i, decl := range pl.decls {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i] = r.Infer(context.Background(), plugins.Input{Decl: decl, Projects: projects, List: list, KeepLastGood: o.keepLastGood, Seen: seen})
+			results[i] = r.Infer(context.Background(), plugins.Input{Decl: decl, Projects: projects, List: pl.list, KeepLastGood: o.keepLastGood, Seen: pl.seen, Begun: pl.begun[i]})
 		}()
 	}
 	wg.Wait()

@@ -11,8 +11,7 @@ import (
 
 // TestHandEditedPluginStoreIsNotTrusted: answers in .vx/plugins edited by
 // hand (a task's output led outside the workspace, a verb renamed to a
-// built-in's) are checked as a plugin's answers are; the bad ones are
-// not taken.
+// built-in's) are not taken: the plugin's own answers are.
 func TestHandEditedPluginStoreIsNotTrusted(t *testing.T) {
 	needNode(t)
 	root := pluginTree(t, nil)
@@ -62,8 +61,8 @@ process.stdout.write(JSON.stringify({protocol:1,name:"sum",version:"` + secret +
 }
 
 // TestServingChecksTheLastGoodAnswer: the last good answers vxd serves
-// for a plugin that now fails are checked as a plugin's answers are: one
-// edited by hand to lead outside the workspace is not served.
+// for a plugin that now fails are the ones vx stored: one edited by hand
+// to lead outside the workspace is not served.
 func TestServingChecksTheLastGoodAnswer(t *testing.T) {
 	needNode(t)
 	root := pluginTree(t, nil)

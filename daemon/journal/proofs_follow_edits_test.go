@@ -214,3 +214,82 @@ func proofsFollowEdits(t *testing.T, seed uint64) {
 		t.Fatal("no run took a hash from the journal: the test proves nothing")
 	}
 }
+
+// TestThousandsOfChangedPathsAreNeverProven: a state of 5,000 files (many
+// index batches, names of every length), a third of them edited: the next
+// run proves each other file with its own hash and none edited, and the
+// run after it proves every file with its new hash.
+func TestThousandsOfChangedPathsAreNeverProven(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, ".vx"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	j := &seqVXD{root: root, epoch: "e1"}
+	var names []string
+	for i := range 5000 {
+		n := fmt.Sprintf("d%d/%s%d", i%37, strings.Repeat("x", i%23), i)
+		if i%5 == 0 {
+			n = fmt.Sprintf("d%d-%d", i%37, i) // sorts between d3/… and d30/…
+		}
+		names = append(names, n)
+	}
+	write := func(n, content string) {
+		p := filepath.Join(root, filepath.FromSlash(n))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		j.changed(n)
+	}
+	for _, n := range names {
+		write(n, "first "+n)
+	}
+	run := func(what string, wantProven int) {
+		t.Helper()
+		c, _ := journal.OpenChanges(context.Background(), root, j.source)
+		h := hashing.NewHasher("")
+		c.Attach(h)
+		proven := 0
+		for _, n := range names {
+			want, err := hashing.NewHasher("").HashFile(filepath.Join(root, filepath.FromSlash(n)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir, name := "", n
+			if i := strings.LastIndex(n, "/"); i >= 0 {
+				dir, name = n[:i], n[i+1:]
+			}
+			got, ok := h.ProvenHash(dir, name)
+			if !ok {
+				got, err = h.HashFile(filepath.Join(root, filepath.FromSlash(n)))
+				if err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				proven++
+			}
+			if got != want {
+				t.Fatalf("%s: %s answered a stale hash (proven: %v)", what, n, ok)
+			}
+		}
+		if proven != wantProven {
+			t.Fatalf("%s: %d files proven, want %d", what, proven, wantProven)
+		}
+		if err := c.Save(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run("the first run", 0)
+	run("a run with nothing changed", len(names))
+	edited := 0
+	for i, n := range names {
+		if i%3 == 1 {
+			write(n, "second "+n)
+			edited++
+		}
+	}
+	run("the run after the edits", len(names)-edited)
+	run("the run after that", len(names))
+}

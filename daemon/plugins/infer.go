@@ -274,6 +274,7 @@ func (r Runner) fileRec(seen *Seen, f string, old fileRec, known bool, at time.T
 	}
 	st := seen.stamp(r.Root, f)
 	rec := fileRec{Path: f, Stamp: st, Sum: sum}
+	read := false
 	if known && old.trusted(st, at) {
 		rec.Hash = old.Hash
 	} else {
@@ -281,7 +282,7 @@ func (r Runner) fileRec(seen *Seen, f string, old fileRec, known bool, at time.T
 		if err != nil {
 			return fileRec{}, err
 		}
-		rec.Hash = h
+		rec.Hash, read = h, true
 	}
 	switch {
 	case !summed && known && rec.Hash == old.Hash:
@@ -289,6 +290,10 @@ func (r Runner) fileRec(seen *Seen, f string, old fileRec, known bool, at time.T
 	case summed && !st.settled(time.Now()):
 		// Changed lately, it may have changed between its sum and its
 		// hash: the pair is not kept.
+		rec.Sum = ""
+	case summed && read && stampOf(filepath.Join(r.Root, filepath.FromSlash(f))) != st:
+		// Changed since its stamp (taken for the load, before the
+		// read): the hash may be of the edit, the sum of before.
 		rec.Sum = ""
 	}
 	return rec, nil

@@ -80,3 +80,33 @@ func TestJournalOutputsChmodAndRenameOver(t *testing.T) {
 		t.Fatalf("a's output left with mode %v, want %v as restored", got.Mode(), before.Mode())
 	}
 }
+
+// TestJournalOutputsInNodeModules: an output under node_modules, which
+// vxd's journal does not watch, is stat'ed every run: an edit there (size
+// and mtime kept) is restored by the next run with vxd up.
+func TestJournalOutputsInNodeModules(t *testing.T) {
+	root := journalWorkspace(t)
+	harness.WriteFile(t, filepath.Join(root, "packages/a/package.json"), `{"name": "a", "scripts": {"build": `+
+		`"mkdir -p node_modules/.cache && find src -type f | sort | xargs cat > node_modules/.cache/out.txt"}}`)
+	harness.WriteFile(t, filepath.Join(root, "vx.workspace.json"), `{"projects": ["packages/*"], "tasks": {"build": {"dependsOn": ["^build"], "inputs": ["src/**"], "outputs": ["dist/**", "node_modules/.cache/**"]}}}`)
+	outputsRun(t, root)
+	settle()
+	d := startDaemon(t, root)
+	waitJournal(t, d)
+	outputsRun(t, root)
+	if _, proven, statted := outputsRun(t, root); proven != 2 || statted != 1 {
+		t.Fatalf("a no-op run with the journal: %d outputs proven, %d stat'ed; want b's and c's proven, a's (under node_modules) stat'ed", proven, statted)
+	}
+	out := filepath.Join(root, "packages/a/node_modules/.cache/out.txt")
+	want, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameSizeEdit(t, out)
+	if s, _, _ := outputsRun(t, root); executed(s) != "" {
+		t.Fatalf("after an edit under node_modules: executed %q, want hits", executed(s))
+	}
+	if got, _ := os.ReadFile(out); string(got) != string(want) {
+		t.Fatalf("an output under node_modules left stale: %q, want %q", got, want)
+	}
+}

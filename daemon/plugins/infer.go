@@ -266,7 +266,8 @@ func optionsJSON(raw json.RawMessage) json.RawMessage {
 // Where the run's journal answers (seen.sum), a file whose sum is the
 // one recorded holds its content then: old is taken whole, without a
 // stat. Otherwise the file is stamped (and read when its stamp does not
-// vouch for old), and its sum, when known, kept for the next load.
+// vouch for old), and its sum, when known, kept for the next load when
+// the stamp vouched for old (a file read now keeps none).
 func (r Runner) fileRec(seen *Seen, f string, old fileRec, known bool, at time.Time) (fileRec, error) {
 	sum, summed := seen.sum(f)
 	if summed && known && old.Sum == sum {
@@ -274,6 +275,7 @@ func (r Runner) fileRec(seen *Seen, f string, old fileRec, known bool, at time.T
 	}
 	st := seen.stamp(r.Root, f)
 	rec := fileRec{Path: f, Stamp: st, Sum: sum}
+	read := false
 	if known && old.trusted(st, at) {
 		rec.Hash = old.Hash
 	} else {
@@ -281,14 +283,18 @@ func (r Runner) fileRec(seen *Seen, f string, old fileRec, known bool, at time.T
 		if err != nil {
 			return fileRec{}, err
 		}
-		rec.Hash = h
+		rec.Hash, read = h, true
 	}
 	switch {
 	case !summed && known && rec.Hash == old.Hash:
 		rec.Sum = old.Sum // the content recorded, so its sum too
-	case summed && !st.settled(time.Now()):
-		// Changed lately, it may have changed between its sum and its
-		// hash: the pair is not kept.
+	case summed && (read || !st.settled(time.Now())):
+		// Read now, the file changed since its record: its sum stands
+		// for it as of the run's token (a journal's proof) and its stamp
+		// was taken for the load, both before the read, and an edit in
+		// between would pair the sum of before with the hash of after.
+		// The pair is kept by the next load, whose stamp then vouches
+		// for the record (trusted) from before its token.
 		rec.Sum = ""
 	}
 	return rec, nil

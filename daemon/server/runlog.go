@@ -31,7 +31,10 @@ type tailer struct {
 	mu      sync.Mutex
 	offsets map[string]int64
 	partial map[string][]byte
-	buf     []byte // the last read's (read)
+	// skipping marks the files whose line under way was dropped as too
+	// long (maxEventLine): read up to its end and past.
+	skipping map[string]bool
+	buf      []byte // the last read's (read)
 }
 
 // tailEvents watches eventsDir; stale files of an earlier daemon are removed.
@@ -45,7 +48,8 @@ func (d *daemon) tailEvents(w *fsnotify.Watcher) (*tailer, error) {
 	return t, w.Add(dir)
 }
 
-// handle reads what a run appended since the last event.
+// handle reads what a run appended since the last event, a bounded
+// piece at a time.
 func (t *tailer) handle(ev fsnotify.Event) {
 	if !strings.HasSuffix(ev.Name, ".jsonl") || !(ev.Has(fsnotify.Write) || ev.Has(fsnotify.Create)) {
 		return
@@ -57,18 +61,50 @@ func (t *tailer) handle(ev fsnotify.Event) {
 		return
 	}
 	defer f.Close()
-	off, partial := t.offsets[ev.Name], t.partial[ev.Name]
-	b, shared, err := t.read(f, off, partial)
-	if err != nil {
-		return
+	for t.readSome(f, ev.Name) {
 	}
-	t.offsets[ev.Name] = off + int64(len(b)-len(partial))
-	id := strings.TrimSuffix(filepath.Base(ev.Name), ".jsonl")
-	finished := false
+}
+
+// readSome reads what f holds past its offset, at most maxEventLine bytes
+// with the line begun before, publishes its whole lines, and reports
+// whether there is more to read.
+func (t *tailer) readSome(f *os.File, name string) bool {
+	off, partial := t.offsets[name], t.partial[name]
+	b, shared, more, err := t.read(f, off, partial)
+	if err != nil {
+		return false
+	}
+	t.offsets[name] = off + int64(len(b)-len(partial))
+	if t.skipping[name] {
+		// The rest of a line dropped as too long.
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			return more
+		}
+		b = b[i+1:]
+		delete(t.skipping, name)
+	}
+	id := strings.TrimSuffix(filepath.Base(name), ".jsonl")
+	b, finished := t.publishLines(id, b)
+	t.keepPartial(name, b, shared)
+	if finished {
+		os.Remove(name)
+		delete(t.offsets, name)
+		delete(t.partial, name)
+		delete(t.skipping, name)
+		return false
+	}
+	return more
+}
+
+// publishLines publishes (or keeps, liveFeed.keepLine) each whole line of
+// b; it answers the rest, a line not yet ended, and whether one was the
+// run's end.
+func (t *tailer) publishLines(id string, b []byte) (rest []byte, finished bool) {
 	for {
 		i := bytes.IndexByte(b, '\n')
 		if i < 0 {
-			break
+			return b, finished
 		}
 		line := b[:i+1]
 		b = b[i+1:]
@@ -82,19 +118,26 @@ func (t *tailer) handle(ev fsnotify.Event) {
 			}
 		}
 	}
-	// The rest, a line not yet ended, is copied out of the shared buffer,
-	// which the next read reuses (or drops when one line made it large).
-	if shared {
+}
+
+// keepPartial keeps b, a line not yet ended, for the next read: copied
+// out of the shared buffer, which the next read reuses (or drops when one
+// line made it large); dropped, and the rest of it skipped, once it is
+// longer than maxEventLine.
+func (t *tailer) keepPartial(name string, b []byte, shared bool) {
+	switch {
+	case len(b) > maxEventLine:
+		if t.skipping == nil {
+			t.skipping = map[string]bool{}
+		}
+		t.skipping[name] = true
+		b = nil
+	case shared:
 		b = append([]byte(nil), b...)
 	}
-	t.partial[ev.Name] = b
+	t.partial[name] = b
 	if cap(t.buf) > maxReadBuffer {
 		t.buf = nil
-	}
-	if finished {
-		os.Remove(ev.Name)
-		delete(t.offsets, ev.Name)
-		delete(t.partial, ev.Name)
 	}
 }
 
@@ -103,19 +146,29 @@ func (t *tailer) handle(ev fsnotify.Event) {
 // own, left to the collector.
 const maxReadBuffer = 1 << 20
 
-// read answers partial followed by what f holds past off. With no
+// maxEventLine bounds a line of a run's event file: a longer one is
+// dropped (its event not published), and the tailer never holds more than
+// this and a byte of a file at once. A run's end carries the summary of
+// each task, about 200 bytes a task: 2 MB at 10,000 tasks. A variable for
+// the tests.
+var maxEventLine = 64 << 20
+
+// read answers partial followed by what f holds past off, up to
+// maxEventLine+1 bytes in all, and whether f holds more. With no
 // partial line it reads into the tailer's buffer, made to measure when it
 // is too small (shared: nothing in it is kept past the handling of its
 // lines, the runs under way copy what they keep, liveRun.keep), so one
 // buffer serves every read, without the copies of one grown as it reads
 // (io.ReadAll). A partial line grows in a buffer of its own, by doubling:
 // a long line that arrives in many pieces is read in linear time.
-func (t *tailer) read(f *os.File, off int64, partial []byte) (b []byte, shared bool, err error) {
+func (t *tailer) read(f *os.File, off int64, partial []byte) (b []byte, shared, more bool, err error) {
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, false, err
+		return nil, false, false, err
 	}
-	n := int(max(fi.Size()-off, 0))
+	left := max(fi.Size()-off, 0)
+	n := int(min(left, int64(maxEventLine+1-len(partial))))
+	more = left > int64(n)
 	if len(partial) > 0 {
 		b = slices.Grow(partial, n)[:len(partial)+n]
 	} else {
@@ -126,9 +179,9 @@ func (t *tailer) read(f *os.File, off int64, partial []byte) (b []byte, shared b
 	}
 	got, err := f.ReadAt(b[len(partial):], off)
 	if err != nil && err != io.EOF {
-		return nil, false, err
+		return nil, false, false, err
 	}
-	return b[:len(partial)+got], shared, nil
+	return b[:len(partial)+got], shared, more && got == n, nil
 }
 
 // decodeFeedLine decodes one line of a run's event file. A run's end is

@@ -81,6 +81,9 @@ type Prepared struct {
 	early        *Early
 	changes      chan *journal.Changes // vxd's answer, asked while the graph is built
 	journal      *journal.Changes      // that answer once taken; nil without one
+	// linked maps a project listed through its symbolic link (listLinked)
+	// to the directory the link names.
+	linked map[string]string
 	// overlaps are the graph's and the whole model's output overlaps,
 	// computed alongside the keys (they need only the graph): Execute's
 	// serial start took 3–5 ms over them.
@@ -327,6 +330,12 @@ func (f *folder) foldLocked() {
 func (p *Prepared) runHashWorkers(all []string, f *folder) {
 	m := p.Model
 	byDir, recsByDir := groupByProject(m, all, p.recs)
+	if err := p.listLinked(byDir, recsByDir); err != nil {
+		if len(f.errs) > 0 {
+			f.errs[0] = err // hashNodes answers it
+		}
+		return
+	}
 	// A project's files that any of its tasks declares as outputs are
 	// never inputs: what a task produces reaches its dependents through
 	// the producer's key, not through the files' contents.
@@ -563,7 +572,7 @@ func projectOutputs(m *workspace.Model, project string) []string {
 // stat cache record (nil: none known).
 func (p *Prepared) hashInputs(n *workspace.Node, files []string, recs []int32, outputs []string) (map[string]string, error) {
 	out := make(map[string]string, len(files))
-	base := filepath.Join(p.Model.Root, filepath.FromSlash(n.Dir))
+	base := p.projectBase(n.Dir)
 	outputs = trimDot(outputs)
 	for i, f := range files {
 		if !selectedInput(n.Def, f) || workspace.MatchesAny(outputs, f) {
@@ -622,7 +631,7 @@ func (p *Prepared) hashDepInputs(n *workspace.Node, byDir map[string][]string, r
 		}
 		outputs = trimDot(outputs)
 		recs := recsByDir[dp.Dir]
-		base := filepath.Join(p.Model.Root, filepath.FromSlash(dp.Dir))
+		base := p.projectBase(dp.Dir)
 		for i, f := range byDir[dp.Dir] {
 			if !workspace.MatchInputs(globs, f) || workspace.MatchesAny(outputs, f) {
 				continue

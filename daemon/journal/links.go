@@ -2,7 +2,6 @@ package journal
 
 import (
 	"path/filepath"
-	"strings"
 	"sync"
 
 	"github.com/vzn/vx/daemon/hashing"
@@ -21,10 +20,9 @@ type Links struct {
 	// (Base.LinkFree): where the journal watches every directory a link
 	// could be made in (provable), there is none to look for.
 	Proven bool
-	mu     sync.Mutex
 	// direct says of each directory whether it is reached from the root
-	// without a symbolic link (linkFree).
-	direct map[string]bool
+	// without a symbolic link (its Root set by modelLinked).
+	direct hashing.DirectDirs
 	once   sync.Once
 	linked chan string
 }
@@ -48,45 +46,15 @@ func (l *Links) Linked(m *workspace.Model) string {
 	return f
 }
 
-// linkFree reports whether the directory dir of root is reached from
-// root without a symbolic link.
-func (l *Links) linkFree(root, dir string) bool {
-	if dir == root {
-		return true
-	}
-	if !strings.HasPrefix(dir, root+string(filepath.Separator)) {
-		return false
-	}
-	l.mu.Lock()
-	v, ok := l.direct[dir]
-	l.mu.Unlock()
-	if ok {
-		return v
-	}
-	var st hashing.Stat
-	v = hashing.Lstat(dir, &st) == nil && st.Dir() && l.linkFree(root, filepath.Dir(dir))
-	l.setDirect(dir, v)
-	return v
-}
-
-// setDirect records whether dir is reached without a link.
-func (l *Links) setDirect(dir string, v bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.direct == nil {
-		l.direct = map[string]bool{}
-	}
-	l.direct[dir] = v
-}
-
 // modelLinked is Linked's answer, computed.
 func (l *Links) modelLinked(m *workspace.Model) string {
 	if l.Proven && provable(m) {
 		return ""
 	}
+	l.direct.Root = m.Root
 	// The glob walk proves most project directories reached without a
-	// link (entries of a cleared directory): linkFree need not lstat them.
-	p := m.ProjectGlobLink(func(abs string) { l.setDirect(abs, true) })
+	// link (entries of a cleared directory): Direct need not lstat them.
+	p := m.ProjectGlobLink(func(abs string) { l.direct.Set(abs, true) })
 	if p != "" {
 		return p
 	}
@@ -94,7 +62,7 @@ func (l *Links) modelLinked(m *workspace.Model) string {
 	// from (its package.json or vx.project.json): checked below.
 	for _, f := range m.Files {
 		var st hashing.Stat
-		if hashing.Lstat(f, &st) != nil || !st.Regular() || !l.linkFree(m.Root, filepath.Dir(f)) {
+		if hashing.Lstat(f, &st) != nil || !st.Regular() || !l.direct.Direct(filepath.Dir(f)) {
 			return f
 		}
 	}

@@ -127,8 +127,7 @@ func Execute(ctx context.Context, p *Prepared, o *Options, out Output) (*wire.Ru
 	if r.stamps == nil {
 		r.stamps = loadStamps(root)
 	}
-	epoch, seq := p.journal.Token()
-	r.stamps.useJournal(p.journal, root, epoch, seq)
+	r.stamps.useJournal(p.journal, root)
 	r.tidy(ctx)
 	if o.Repeat != nil {
 		// Sized for every node: grown hit by hit it grew about ten times

@@ -39,7 +39,7 @@ type outputStamps struct {
 	seq    uint64
 	marked []atomic.Uint32
 	fresh  map[string]bool
-	dirs   *realDirs // a marked stamp's files are reached without a link
+	dirs   *hashing.DirectDirs // a marked stamp's files are reached without a link
 
 	proven, statted atomic.Int64 // hits' outputs taken either way
 }
@@ -95,13 +95,14 @@ func loadStampsFrom(path, seenPath, legacy string) *outputStamps {
 
 // useJournal makes the stamps the journal's mark vouches for taken while
 // c proves their files unchanged, and marks what this run verifies at
-// the run's token (epoch, seq), the one c was answered.
-func (s *outputStamps) useJournal(c *journal.Changes, root string, epoch string, seq uint64) {
-	if c == nil || epoch == "" || c.Epoch() != epoch {
+// the token c was answered with.
+func (s *outputStamps) useJournal(c *journal.Changes, root string) {
+	epoch, seq := c.Token()
+	if epoch == "" {
 		return
 	}
 	s.vouch, s.epoch, s.seq = c, epoch, seq
-	s.dirs = &realDirs{root: root, m: map[string]bool{}}
+	s.dirs = &hashing.DirectDirs{Root: root}
 }
 
 func stampFile(dir, rel string) (fileStamp, bool) {
@@ -254,7 +255,15 @@ func (s *outputStamps) record(taskID, key, dir string, files []string, log []byt
 // or written may be marked: the run has a journal token, and no file is
 // reached through a symbolic link.
 func (s *outputStamps) markable(dir string, files []string) bool {
-	return s.epoch != "" && s.dirs.holds(dir, files)
+	if s.epoch == "" {
+		return false
+	}
+	for _, f := range files {
+		if !s.dirs.Direct(filepath.Dir(filepath.Join(dir, filepath.FromSlash(f)))) {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *outputStamps) forget(taskID string) {

@@ -22,7 +22,7 @@ func TestOverlongEventLineIsDropped(t *testing.T) {
 	maxEventLine = 4 << 10
 	dir := t.TempDir()
 	f := newLiveFeed()
-	tl := &tailer{dir: dir, feed: f, offsets: map[string]int64{}, partial: map[string][]byte{}}
+	tl := newTailer(dir, f)
 	path := filepath.Join(dir, "r1.jsonl")
 	fh, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {

@@ -21,7 +21,7 @@ import (
 func TestShellRunLinesKeptInBlocks(t *testing.T) {
 	dir := t.TempDir()
 	f := newLiveFeed()
-	tl := &tailer{dir: dir, feed: f, offsets: map[string]int64{}, partial: map[string][]byte{}}
+	tl := newTailer(dir, f)
 	path := filepath.Join(dir, "r1.jsonl")
 	var written []wire.Event
 	var file []byte
@@ -86,7 +86,7 @@ func TestShellRunLinesKeptInBlocks(t *testing.T) {
 func TestKeptLinesHoldNotTheirReads(t *testing.T) {
 	dir := t.TempDir()
 	f := newLiveFeed()
-	tl := &tailer{dir: dir, feed: f, offsets: map[string]int64{}, partial: map[string][]byte{}}
+	tl := newTailer(dir, f)
 	path := filepath.Join(dir, "r1.jsonl")
 	fh, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
@@ -118,7 +118,7 @@ func TestKeptLinesHoldNotTheirReads(t *testing.T) {
 func TestRunEndInPiecesArrivesWhole(t *testing.T) {
 	dir := t.TempDir()
 	f := newLiveFeed()
-	tl := &tailer{dir: dir, feed: f, offsets: map[string]int64{}, partial: map[string][]byte{}}
+	tl := newTailer(dir, f)
 	path := filepath.Join(dir, "r1.jsonl")
 	sum := &wire.RunSummary{RunID: "r1", Status: wire.StatusPassed, Tasks: []wire.TaskRow{}}
 	for i := 0; i < 3000; i++ {

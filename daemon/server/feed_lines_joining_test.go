@@ -25,7 +25,7 @@ func TestPagesJoiningAroundTheSwitchGetEveryEvent(t *testing.T) {
 	var following atomic.Bool
 	f.Tap = func(wire.Event) {}
 	f.Following = following.Load
-	tl := &tailer{dir: dir, feed: f, offsets: map[string]int64{}, partial: map[string][]byte{}}
+	tl := newTailer(dir, f)
 	path := filepath.Join(dir, "r1.jsonl")
 	write := func(e wire.Event) {
 		line, err := e.AppendJSON(nil)

@@ -28,7 +28,7 @@ func TestShellRunKeptUndecodedUntilSomeoneJoins(t *testing.T) {
 		}
 	}
 	f.Following = func() bool { return following }
-	tl := &tailer{dir: dir, feed: f, offsets: map[string]int64{}, partial: map[string][]byte{}}
+	tl := newTailer(dir, f)
 	path := filepath.Join(dir, "r1.jsonl")
 	var written []wire.Event
 	appendEvents := func(evs ...wire.Event) {

@@ -44,8 +44,13 @@ func (d *daemon) tailEvents(w *fsnotify.Watcher) (*tailer, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	t := &tailer{dir: dir, feed: d.feed, offsets: map[string]int64{}, partial: map[string][]byte{}}
+	t := newTailer(dir, d.feed)
 	return t, w.Add(dir)
+}
+
+// newTailer is a tailer of the event files in dir, publishing to feed.
+func newTailer(dir string, feed *liveFeed) *tailer {
+	return &tailer{dir: dir, feed: feed, offsets: map[string]int64{}, partial: map[string][]byte{}}
 }
 
 // handle reads what a run appended since the last event, a bounded

@@ -114,8 +114,7 @@ func (h *Hasher) StatListed(root string, files []string) (stats []Stat, ok []boo
 	h.pre.mu.Unlock()
 	stats, ok = make([]Stat, len(files)), make([]bool, len(files))
 	for i, f := range files {
-		abs := filepath.Join(root, filepath.FromSlash(f))
-		if Lstat(abs, &stats[i]) != nil {
+		if Lstat(JoinSlash(root, f), &stats[i]) != nil {
 			continue
 		}
 		ok[i] = true

@@ -143,3 +143,36 @@ func RelSlash(root, abs string) (string, bool) {
 	}
 	return filepath.ToSlash(rest[1:]), true
 }
+
+// cleanRel reports whether rel is a clean relative slash path that Join
+// would leave as it is: not empty, no empty, "." or ".." element, no
+// backslash (a separator on Windows, which Join cleans around).
+func cleanRel(rel string) bool {
+	start := 0
+	for i := 0; i <= len(rel); i++ {
+		if i < len(rel) && rel[i] != '/' {
+			if rel[i] == '\\' {
+				return false
+			}
+			continue
+		}
+		if elem := rel[start:i]; elem == "" || elem == "." || elem == ".." {
+			return false
+		}
+		start = i + 1
+	}
+	return true
+}
+
+// JoinSlash is filepath.Join(root, filepath.FromSlash(rel)), RelSlash's
+// inverse, without Join's cleaning when rel is already clean and
+// relative (a listed file's path): loads and runs join thousands.
+func JoinSlash(root, rel string) string {
+	if !cleanRel(rel) {
+		return filepath.Join(root, filepath.FromSlash(rel))
+	}
+	if strings.HasSuffix(root, string(filepath.Separator)) {
+		return root + filepath.FromSlash(rel) // "/" or a drive's root
+	}
+	return root + string(filepath.Separator) + filepath.FromSlash(rel)
+}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
+	"github.com/vzn/vx/daemon/hashing"
 	"time"
 
 	"github.com/vzn/vx/protocol/plugin"
@@ -58,6 +58,28 @@ func (r Runner) Begin(in Input) *Begun {
 	}
 	in.Seen.look(r.Root, files)
 	return b
+}
+
+// tasksKey is what a tasks answer is stored for: the describe answer's
+// key, the projects' (projectsKey) and each matched file with its content
+// hash, in listing order.
+func tasksKey(describeKey, projectsKey string, files []fileRec) string {
+	parts := make([]string, 0, 3+2*len(files))
+	parts = append(parts, "tasks", describeKey, projectsKey)
+	for _, f := range files {
+		parts = append(parts, f.Path, f.Hash)
+	}
+	return key(parts...)
+}
+
+// projectsKey is the key of the projects a tasks request carries.
+func projectsKey(projects []plugin.Project) string {
+	parts := make([]string, 0, 1+2*len(projects))
+	parts = append(parts, "projects")
+	for _, p := range projects {
+		parts = append(parts, p.Name, p.Root)
+	}
+	return key(parts...)
 }
 
 // describeKey is what a describe answer is stored for: the plugin's
@@ -158,20 +180,19 @@ func (r Runner) tasks(ctx context.Context, in Input, e Entry, prev, cur *stored,
 	if len(files) > plugin.MaxFiles {
 		return &pluginError{Plugin: d.Spec, File: d.File, Reason: fmt.Sprintf("its globs match %d files; at most %d", len(files), plugin.MaxFiles)}
 	}
-	parts := make([]string, 0, 2+2*len(in.Projects)+2*len(files))
-	parts = append(parts, "tasks", cur.DescribeKey)
+	cur.ProjectsKey = in.Seen.projectsKey(in.Projects)
 	cur.Files = make([]fileRec, 0, len(files))
-	for _, p := range in.Projects {
-		parts = append(parts, p.Name, p.Root)
-	}
 	var at time.Time
 	var known []fileRec
 	if prev != nil {
 		at, known = prev.At, prev.Files
 	}
+	// same: the answer stored was given for these projects and files,
+	// each of the same content, so its key is this one (not hashed again).
+	same := prev != nil && prev.TasksKey != "" && prev.DescribeKey == cur.DescribeKey && prev.ProjectsKey == cur.ProjectsKey && len(known) == len(files)
 	in.Seen.statAll(files)
 	find := recordFinder(known)
-	for _, f := range files {
+	for i, f := range files {
 		old, ok := find(f)
 		rec, err := r.fileRec(in.Seen, f, old, ok, at)
 		// Storing a read file's stamp spares the next load reading it,
@@ -183,9 +204,14 @@ func (r Runner) tasks(ctx context.Context, in Input, e Entry, prev, cur *stored,
 			return &pluginError{Plugin: d.Spec, File: f, Reason: r.mask("reading a matched file: " + err.Error())}
 		}
 		cur.Files = append(cur.Files, rec)
-		parts = append(parts, f, rec.Hash)
+		same = same && known[i].Path == f && known[i].Hash == rec.Hash
 	}
-	cur.TasksKey, res.Files = key(parts...), files
+	res.Files = files
+	if same {
+		cur.TasksKey = prev.TasksKey
+	} else {
+		cur.TasksKey = tasksKey(cur.DescribeKey, cur.ProjectsKey, cur.Files)
+	}
 	if prev != nil && prev.TasksKey == cur.TasksKey {
 		// Checked when the plugin gave them, against these files and
 		// projects (the key), and sealed since (loadStored).
@@ -279,7 +305,7 @@ func (r Runner) fileRec(seen *Seen, f string, old fileRec, known bool, at time.T
 	if known && old.trusted(st, at) {
 		rec.Hash = old.Hash
 	} else {
-		h, err := seen.hash(filepath.Join(r.Root, filepath.FromSlash(f)))
+		h, err := seen.hash(hashing.JoinSlash(r.Root, f))
 		if err != nil {
 			return fileRec{}, err
 		}

@@ -1,7 +1,7 @@
 package plugins
 
 import (
-	"path"
+	"slices"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -9,12 +9,13 @@ import (
 
 // matcher is a plugin's globs compiled once for a listing. Most plugin
 // globs name a file at any depth ("**/vx-ref.json",
-// "**/eslint.config.{js,mjs}"): those are answered by a map of base names,
+// "**/eslint.config.{js,mjs}"): those are answered by the base names,
 // the brace alternatives expanded, with no glob matching per file; the
 // other globs keep doublestar's matching, on the base name when the glob
 // is "**/" and a pattern without a slash.
 type matcher struct {
-	names    map[string]bool // base names a "**/NAME" glob matches literally
+	names    []string        // base names a "**/NAME" glob matches literally
+	nameSet  map[string]bool // names, when they are more than maxListedNames
 	basePats []string        // base-name patterns of the other "**/NAME" globs
 	full     []string        // the other globs, matched on the whole path
 }
@@ -24,7 +25,7 @@ type matcher struct {
 const maxExpanded = 256
 
 func compile(globs []string) matcher {
-	m := matcher{names: map[string]bool{}}
+	var m matcher
 	for _, g := range globs {
 		rest, ok := strings.CutPrefix(g, "**/")
 		if !ok || strings.Contains(rest, "/") || strings.Contains(rest, "**") {
@@ -32,19 +33,28 @@ func compile(globs []string) matcher {
 			continue
 		}
 		if names, ok := expandBraces(rest); ok {
-			for _, n := range names {
-				m.names[n] = true
-			}
+			m.names = append(m.names, names...)
 			continue
 		}
 		m.basePats = append(m.basePats, rest)
 	}
+	if len(m.names) > maxListedNames {
+		m.nameSet = make(map[string]bool, len(m.names))
+		for _, n := range m.names {
+			m.nameSet[n] = true
+		}
+	}
 	return m
 }
 
+// maxListedNames is the most names matched by comparing each.
+const maxListedNames = 16
+
 func (m *matcher) match(f string) bool {
-	base := path.Base(f)
-	if m.names[base] {
+	base := f[strings.LastIndexByte(f, '/')+1:] // a listed file's name is never empty
+	// A list unless many: a plugin's names are mostly a few, and
+	// comparing a string with one of another length costs nothing.
+	if m.nameSet != nil && m.nameSet[base] || m.nameSet == nil && slices.Contains(m.names, base) {
 		return true
 	}
 	for _, p := range m.basePats {
@@ -111,12 +121,16 @@ func Match(globs, files []string) []string {
 	m := compile(globs)
 	var out []string
 	for _, f := range files {
-		if strings.HasPrefix(f, ".vx/") || strings.HasPrefix(f, ".git/") || strings.HasPrefix(f, "node_modules/") || strings.Contains(f, "/node_modules/") {
-			continue
-		}
-		if m.match(f) {
+		// Matched first: few files match, and the skip is the slower test.
+		if m.match(f) && !skipped(f) {
 			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// skipped reports whether f is under node_modules, .git or .vx, where no
+// plugin glob matches.
+func skipped(f string) bool {
+	return strings.HasPrefix(f, ".vx/") || strings.HasPrefix(f, ".git/") || strings.HasPrefix(f, "node_modules/") || strings.Contains(f, "/node_modules/")
 }

@@ -3,11 +3,11 @@ package plugins
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"path/filepath"
 	"strings"
 	"sync"
 
 	"github.com/vzn/vx/daemon/hashing"
+	"github.com/vzn/vx/protocol/plugin"
 )
 
 // Seen is what the plugins of one load learned of the matched files: each
@@ -30,6 +30,27 @@ type Seen struct {
 	hashes  map[string]string   // by absolute path
 	sums    map[string]string   // by workspace-relative path
 	matches map[string][]string // by key(globs...)
+	// projects is the last projectsKey taken, and the list it was taken
+	// of (its first element and length: a load's plugins share one).
+	projects struct {
+		first *plugin.Project
+		n     int
+		key   string
+	}
+}
+
+// projectsKey is projectsKey(projects), taken once for the plugins of a
+// load, which all are given the same projects.
+func (s *Seen) projectsKey(projects []plugin.Project) string {
+	if s == nil || len(projects) == 0 {
+		return projectsKey(projects)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p := &s.projects; p.first != &projects[0] || p.n != len(projects) {
+		p.first, p.n, p.key = &projects[0], len(projects), projectsKey(projects)
+	}
+	return s.projects.key
 }
 
 // statAll stamps the workspace-relative files through
@@ -104,7 +125,7 @@ func (s *Seen) look(root string, files []string) {
 // stamp is the stamp of rel, a workspace-relative file under root,
 // taken once.
 func (s *Seen) stamp(root, rel string) stamp {
-	abs := func() string { return filepath.Join(root, filepath.FromSlash(rel)) }
+	abs := func() string { return hashing.JoinSlash(root, rel) }
 	if s == nil {
 		return stampOf(abs())
 	}

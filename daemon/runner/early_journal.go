@@ -3,7 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
-	"path/filepath"
+	"github.com/vzn/vx/daemon/hashing"
 	"sync"
 
 	"github.com/vzn/vx/daemon/journal"
@@ -84,7 +84,7 @@ func (e *Early) JournalListing(ctx context.Context) (files func() ([]string, boo
 		if c, _, _ := e.openedJournal(e.root); c == nil {
 			return "", errNoJournal
 		}
-		return e.hasher.HashFile(filepath.Join(e.root, filepath.FromSlash(rel)))
+		return e.hasher.HashFile(hashing.JoinSlash(e.root, rel))
 	}
 	return files, hash
 }

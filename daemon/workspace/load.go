@@ -73,7 +73,7 @@ type Model struct {
 	overlapOnce sync.Once // OutputOverlaps (overlap.go)
 	overlaps    []OutputOverlap
 
-	inferred map[string]map[string]inferredTask // project → task (plugins.go)
+	inferred map[taskRef]inferredTask // plugins.go
 	plugins  []PluginState
 }
 

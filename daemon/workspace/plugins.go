@@ -76,6 +76,10 @@ type TaskOrigin struct {
 	File   string `json:"file"`   // workspace-relative
 }
 
+// taskRef names a project's task: one map of them holds every inferred
+// task (a map for each project made thousands of small maps).
+type taskRef struct{ project, task string }
+
 // inferredTask is a plugin's task as the lowest layer of a definition.
 type inferredTask struct {
 	cfg    TaskConfig
@@ -116,7 +120,7 @@ func (s *PluginState) Runnable() (plugins.Decl, plugins.Entry, bool) {
 
 // Inferred answers the origin of project's task when a plugin inferred it.
 func (m *Model) Inferred(project, task string) (TaskOrigin, bool) {
-	it, ok := m.inferred[project][task]
+	it, ok := m.inferred[taskRef{project, task}]
 	return it.origin, ok
 }
 
@@ -251,7 +255,11 @@ func (m *Model) infer(o inferOptions, pl *pluginLoad) {
 		}()
 	}
 	wg.Wait()
-	m.inferred = map[string]map[string]inferredTask{}
+	n := 0
+	for _, res := range results {
+		n += len(res.Tasks)
+	}
+	m.inferred = make(map[taskRef]inferredTask, n)
 	for _, res := range results {
 		m.plugins = append(m.plugins, m.addInferred(res))
 	}
@@ -289,7 +297,7 @@ func pluginFiles(root string, results []plugins.Result) []string {
 		}
 		for _, f := range res.Files {
 			if !seen[f] {
-				add(f, filepath.Join(root, filepath.FromSlash(f)))
+				add(f, hashing.JoinSlash(root, f))
 			}
 		}
 	}
@@ -315,14 +323,12 @@ func (m *Model) addInferred(res plugins.Result) PluginState {
 	}
 	var shadowed []string
 	for _, t := range res.Tasks {
-		if m.inferred[t.Project] == nil {
-			m.inferred[t.Project] = map[string]inferredTask{}
-		}
-		if have, ok := m.inferred[t.Project][t.Name]; ok {
+		ref := taskRef{t.Project, t.Name}
+		if have, ok := m.inferred[ref]; ok {
 			shadowed = append(shadowed, fmt.Sprintf("%s#%s (kept %s's)", t.Project, t.Name, have.origin.Plugin))
 			continue
 		}
-		m.inferred[t.Project][t.Name] = inferredTask{cfg: taskConfigOf(t), origin: TaskOrigin{Plugin: s.Name, File: t.File}}
+		m.inferred[ref] = inferredTask{cfg: taskConfigOf(t), origin: TaskOrigin{Plugin: s.Name, File: t.File}}
 		s.Tasks++
 	}
 	if len(shadowed) > 0 && s.Error == "" {

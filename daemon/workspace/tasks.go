@@ -41,10 +41,8 @@ func (m *Model) indexTaskNames() {
 		}
 		set[name] = true
 	}
-	for _, tasks := range m.inferred {
-		for name := range tasks {
-			set[name] = true
-		}
+	for ref := range m.inferred {
+		set[ref.task] = true
 	}
 	for _, p := range m.Projects {
 		for _, sc := range p.Scripts {
@@ -94,7 +92,7 @@ func (m *Model) RootTasks() []string {
 // task, lowest first: a plugin's inferred task, the workspace's task
 // defaults, its "project#task" entry, the project's own overrides.
 func (m *Model) taskLayers(p *Project, task string, take func(TaskConfig)) {
-	if it, ok := m.inferred[p.Name][task]; ok {
+	if it, ok := m.inferred[taskRef{p.Name, task}]; ok {
 		take(it.cfg)
 	}
 	if c, ok := m.Config.Tasks[task]; ok {
@@ -139,7 +137,7 @@ func (m *Model) Resolve(project, task string) (def TaskDef, defined bool) {
 	}
 	def = TaskDef{Cache: true, DependsOn: []string{}, Inputs: []string{}, Outputs: []string{}, Env: []string{}, PassEnv: []string{}}
 	switch {
-	case tc.Command != nil && m.inferred[project][task].cfg.Command == tc.Command:
+	case tc.Command != nil && m.inferred[taskRef{project, task}].cfg.Command == tc.Command:
 		def.Command, def.CommandSource = *tc.Command, "plugin"
 	case tc.Command != nil:
 		def.Command, def.CommandSource = *tc.Command, "config"
@@ -174,7 +172,7 @@ func (m *Model) Resolve(project, task string) (def TaskDef, defined bool) {
 		def.ExecEnv = tc.Exec.Env
 	}
 	def.Sandbox = m.Config.Sandbox.merge(tc.Sandbox).resolve()
-	if it, ok := m.inferred[project][task]; ok {
+	if it, ok := m.inferred[taskRef{project, task}]; ok {
 		def.InferredFrom = &it.origin
 	}
 	return def, defined

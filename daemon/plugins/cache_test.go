@@ -2,8 +2,10 @@ package plugins
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,14 +19,31 @@ func TestFileRecordsRoundTrip(t *testing.T) {
 	recs := []fileRec{
 		{Path: "packages/a/vitest.config.ts", Hash: "ab12", Stamp: stamp{1, 2, 3, 4, 5}},
 		{Path: "x y/é.json", Hash: "cd34", Stamp: stamp{-1, 0, 9, 1 << 40, 0o100644}},
+		{Path: "z", Hash: "ef56", Stamp: stamp{math.MinInt64, math.MaxInt64, 1733500000123456789, -1733500000123456789, 0}, Sum: "s"},
 	}
 	got, ok := decodeFiles(encodeFiles(append(recs, fileRec{Path: "bad\tname", Hash: "ff"})))
+	for i := range got {
+		got[i].decodeStamp()
+	}
 	if !ok || !reflect.DeepEqual(got, recs) {
 		t.Fatalf("round trip: %v %+v", ok, got)
 	}
-	for _, bad := range []string{"a\tb\n", "a\tb\t1\t2\t3\t4\tx\n", "a\tb\t1\t2\t3\t4\t5"} {
+	digits := strings.Repeat("0", 80)
+	for _, bad := range []string{"a\tb\n", "a\tb\t" + digits + "\n", "a\tb\t" + digits + "\ts", "a\tb\t" + digits[1:] + "\ts\n",
+		"a\tb\t" + digits + "0\ts\n", "a\tb\t1\t2\t3\t4\t5\ts\n"} {
 		if _, ok := decodeFiles(bad); ok {
 			t.Errorf("%q decoded", bad)
+		}
+	}
+	// A stamp is decoded when asked: one whose digits are not hex (only a
+	// store sealed by hand has it) is no stamp, and vouches for nothing.
+	for _, bad := range []string{digits[2:] + "0g", digits[2:] + "0A", "x" + digits[1:]} {
+		got, ok := decodeFiles("a\tb\t" + bad + "\ts\n")
+		if !ok || len(got) != 1 {
+			t.Fatalf("%q: %v %v", bad, got, ok)
+		}
+		if got[0].decodeStamp(); got[0].Stamp != (stamp{}) || got[0].trusted(got[0].Stamp, time.Now().Add(time.Hour)) {
+			t.Errorf("%q: stamp %v, or trusted", bad, got[0].Stamp)
 		}
 	}
 }
@@ -92,6 +111,11 @@ func TestStoreRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := loadStored(root, spec)
+		for i := range files {
+			if got != nil && i < len(got.Files) {
+				got.Files[i].decodeStamp()
+			}
+		}
 		if got == nil || got.TasksKey != "tk" || len(got.Files) != len(c.files) || len(got.Tasks) != len(c.tasks) ||
 			(len(c.files) > 0 && !reflect.DeepEqual(got.Files, c.files)) || (len(c.tasks) > 0 && !reflect.DeepEqual(got.Tasks, c.tasks)) {
 			t.Fatalf("case %d: %+v", i, got)

@@ -2,11 +2,14 @@ package plugins
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"github.com/vzn/vx/daemon/hashing"
 	"time"
 
+	"github.com/vzn/vx/daemon/hashing"
 	"github.com/vzn/vx/protocol/plugin"
 )
 
@@ -72,14 +75,20 @@ func tasksKey(describeKey, projectsKey string, files []fileRec) string {
 	return key(parts...)
 }
 
-// projectsKey is the key of the projects a tasks request carries.
+// projectsKey is the key of the projects a tasks request carries: the
+// SHA-256 of each name and root, length-prefixed (a varint: most names
+// and roots are short, and a load takes this of every project).
 func projectsKey(projects []plugin.Project) string {
-	parts := make([]string, 0, 1+2*len(projects))
-	parts = append(parts, "projects")
+	b := make([]byte, 0, len("projects")+len(projects)*48)
+	b = append(b, "projects"...)
 	for _, p := range projects {
-		parts = append(parts, p.Name, p.Root)
+		b = binary.AppendUvarint(b, uint64(len(p.Name)))
+		b = append(b, p.Name...)
+		b = binary.AppendUvarint(b, uint64(len(p.Root)))
+		b = append(b, p.Root...)
 	}
-	return key(parts...)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 // describeKey is what a describe answer is stored for: the plugin's
@@ -194,7 +203,7 @@ func (r Runner) tasks(ctx context.Context, in Input, e Entry, prev, cur *stored,
 	find := recordFinder(known)
 	for i, f := range files {
 		old, ok := find(f)
-		rec, err := r.fileRec(in.Seen, f, old, ok, at)
+		rec, err := r.fileRec(in.Seen, f, &old, ok, at)
 		// Storing a read file's stamp spares the next load reading it,
 		// unless the stamp cannot vouch for it (a link's) and is stored.
 		if !ok || rec.Stamp != old.Stamp || rec.Sum != old.Sum || (!old.trusted(rec.Stamp, at) && (rec.Stamp.vouches() || rec.Hash != old.Hash)) {
@@ -287,18 +296,19 @@ func optionsJSON(raw json.RawMessage) json.RawMessage {
 
 // fileRec hashes the matched file f, or takes the hash of old, its
 // record in the answer stored at at (known: there is one), when it stats
-// as it did then.
+// as it did then (old's stamp is then decoded, in place).
 //
 // Where the run's journal answers (seen.sum), a file whose sum is the
 // one recorded holds its content then: old is taken whole, without a
 // stat. Otherwise the file is stamped (and read when its stamp does not
 // vouch for old), and its sum, when known, kept for the next load when
 // the stamp vouched for old (a file read now keeps none).
-func (r Runner) fileRec(seen *Seen, f string, old fileRec, known bool, at time.Time) (fileRec, error) {
+func (r Runner) fileRec(seen *Seen, f string, old *fileRec, known bool, at time.Time) (fileRec, error) {
 	sum, summed := seen.sum(f)
 	if summed && known && old.Sum == sum {
-		return old, nil
+		return *old, nil
 	}
+	old.decodeStamp()
 	st := seen.stamp(r.Root, f)
 	rec := fileRec{Path: f, Stamp: st, Sum: sum}
 	read := false

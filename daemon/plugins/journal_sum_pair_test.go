@@ -39,7 +39,7 @@ func TestSumKeptOnlyWithTheHashOfItsContent(t *testing.T) {
 	if err := os.WriteFile(abs, []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rec, err := r.fileRec(load, rel, old, true, at)
+	rec, err := r.fileRec(load, rel, &old, true, at)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestStaleSumNotPairedWithANewRead(t *testing.T) {
 	old := fileRec{Path: rel, Hash: "hash-of-older", Stamp: stamp{1, 2, 3, 4, 0o100644}, Sum: "sum-of-older"}
 	at := time.Now().Add(-time.Hour)
 	load := &Seen{Sum: func(string) (string, error) { return "sum-of-before", nil }}
-	rec, err := r.fileRec(load, rel, old, true, at)
+	rec, err := r.fileRec(load, rel, &old, true, at)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func wantHashAfterUndo(t *testing.T, r Runner, rel, before string, rec fileRec, 
 		t.Fatal(err)
 	}
 	next := &Seen{Sum: func(string) (string, error) { return "sum-of-before", nil }}
-	got, err := r.fileRec(next, rel, rec, true, at)
+	got, err := r.fileRec(next, rel, &rec, true, at)
 	if err != nil {
 		t.Fatal(err)
 	}

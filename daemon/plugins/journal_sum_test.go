@@ -21,14 +21,14 @@ func TestJournalSumStandsForTheFile(t *testing.T) {
 	sums := func(sum string, err error) *Seen {
 		return &Seen{Sum: func(string) (string, error) { return sum, err }}
 	}
-	got, err := r.fileRec(sums("sum-before", nil), old.Path, old, true, at)
+	got, err := r.fileRec(sums("sum-before", nil), old.Path, &old, true, at)
 	if err != nil || got != old {
 		t.Fatalf("the journal's sum as recorded: %+v, %v; want the record %+v", got, err, old)
 	}
 	// Not what was recorded, a link's, or no answer: the file is looked
 	// at, and here it is not there.
 	for _, s := range []*Seen{sums("sum-after", nil), sums("link:abc", nil), sums("", errors.New("no change journal")), {}} {
-		if got, err := r.fileRec(s, old.Path, old, true, at); err == nil {
+		if got, err := r.fileRec(s, old.Path, &old, true, at); err == nil {
 			t.Errorf("a missing file taken as %+v", got)
 		}
 	}
@@ -40,7 +40,7 @@ func TestJournalSumStandsForTheFile(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, old.Path), []byte(`{"command":"echo"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got, err = r.fileRec(sums("sum-after", nil), old.Path, old, true, at)
+	got, err = r.fileRec(sums("sum-after", nil), old.Path, &old, true, at)
 	if err != nil || got.Hash == old.Hash || got.Hash == "" || got.Sum != "" {
 		t.Fatalf("an edited file: %+v, %v; want its new hash and no sum", got, err)
 	}
@@ -59,7 +59,7 @@ func TestLinkSumIsNotKept(t *testing.T) {
 	}
 	r := Runner{Root: root}
 	s := &Seen{Sum: func(string) (string, error) { return "link:abc", nil }}
-	got, err := r.fileRec(s, "vx-ref.json", fileRec{}, false, time.Now())
+	got, err := r.fileRec(s, "vx-ref.json", &fileRec{}, false, time.Now())
 	if err != nil || got.Sum != "" || got.Hash == "" {
 		t.Fatalf("a link's record: %+v, %v; want its content hash and no sum", got, err)
 	}

@@ -3,9 +3,10 @@ package runner
 import (
 	"context"
 	"errors"
-	"github.com/vzn/vx/daemon/hashing"
+	"strings"
 	"sync"
 
+	"github.com/vzn/vx/daemon/hashing"
 	"github.com/vzn/vx/daemon/journal"
 )
 
@@ -83,6 +84,12 @@ func (e *Early) JournalListing(ctx context.Context) (files func() ([]string, boo
 	hash = func(rel string) (string, error) {
 		if c, _, _ := e.openedJournal(e.root); c == nil {
 			return "", errNoJournal
+		}
+		// Most are proven: asked by directory and name, no absolute
+		// path is made for them (HashFile would cut it back to rel).
+		i := strings.LastIndexByte(rel, '/')
+		if h, ok := e.hasher.ProvenHash(rel[:max(i, 0)], rel[i+1:]); ok {
+			return h, nil
 		}
 		return e.hasher.HashFile(hashing.JoinSlash(e.root, rel))
 	}

@@ -64,11 +64,13 @@ type Model struct {
 	ProjectDirs []string // absolute
 	LoadedAt    time.Time
 
-	dirsOnce  sync.Once
-	byDir     map[string]*Project
-	namesOnce sync.Once
-	taskNames []string
-	taskSet   map[string]bool
+	dirsOnce   sync.Once
+	byDir      map[string]*Project
+	scopedOnce sync.Once // scopedTasks
+	scoped     bool
+	namesOnce  sync.Once
+	taskNames  []string
+	taskSet    map[string]bool
 
 	overlapOnce sync.Once // OutputOverlaps (overlap.go)
 	overlaps    []OutputOverlap

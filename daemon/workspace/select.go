@@ -332,5 +332,15 @@ func MatchGlob(g, f string) bool {
 	return ok
 }
 
-// hasGlobMeta reports whether g has a character doublestar gives a meaning.
-func hasGlobMeta(g string) bool { return strings.ContainsAny(g, "*?[]{}\\") }
+// hasGlobMeta reports whether g has a character doublestar gives a
+// meaning. A byte loop: MatchGlob asks it twice of each glob for each
+// file, and strings.ContainsAny looked for each of the seven in turn.
+func hasGlobMeta(g string) bool {
+	for i := 0; i < len(g); i++ {
+		switch g[i] {
+		case '*', '?', '[', ']', '{', '}', '\\':
+			return true
+		}
+	}
+	return false
+}

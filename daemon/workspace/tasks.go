@@ -98,12 +98,29 @@ func (m *Model) taskLayers(p *Project, task string, take func(TaskConfig)) {
 	if c, ok := m.Config.Tasks[task]; ok {
 		take(c)
 	}
-	if c, ok := m.Config.Tasks[TaskID(p.Name, task)]; ok {
-		take(c)
+	if m.scopedTasks() {
+		if c, ok := m.Config.Tasks[TaskID(p.Name, task)]; ok {
+			take(c)
+		}
 	}
 	if c, ok := p.Overrides[task]; ok {
 		take(c)
 	}
+}
+
+// scopedTasks reports whether the configuration defines a task for one
+// project ("web#build"): taskLayers, asked of every project's every task
+// by a run, then looks each up, a string joined for each.
+func (m *Model) scopedTasks() bool {
+	m.scopedOnce.Do(func() {
+		for name := range m.Config.Tasks {
+			if strings.Contains(name, "#") {
+				m.scoped = true
+				return
+			}
+		}
+	})
+	return m.scoped
 }
 
 // Resolve returns the definition of task in project (RootProject for a

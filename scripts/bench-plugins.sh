@@ -16,8 +16,15 @@
 # again, which repeats it (daemon/journal). Prints a markdown block:
 # medians of BENCH_CACHED_RUNS (default 9) and the ratio; goal ≤ 1.05.
 #
+# With BENCH_INSTRUCTIONS=N (needs valgrind), it then counts the
+# user-space instructions of N runs of each configuration under callgrind
+# (without vxd, then the journal's run with vxd up): a count that a
+# shared machine's load does not move, where the timings above move by
+# ±5% from one invocation to the next. Syscalls' kernel time is not in it.
+#
 # Usage: bash scripts/bench-plugins.sh
-# Env:   BENCH_CACHED_N, BENCH_CACHED_RUNS, BENCH_WORK, BENCH_VX_BIN
+# Env:   BENCH_CACHED_N, BENCH_CACHED_RUNS, BENCH_WORK, BENCH_VX_BIN,
+#        BENCH_INSTRUCTIONS
 set -euo pipefail
 {
 BENCH_NAME=bench-plugins
@@ -149,6 +156,49 @@ for ((i = 1; i <= RUNS; i++)); do
 done
 after=$(cat "$ws"/plugin-starts-*.log | wc -l)
 [[ $after == "$starts" ]] || die "plugin processes started during the rounds ($starts before, $after after)"
+
+# instructions CONFIG: the median user-space instruction count of
+# BENCH_INSTRUCTIONS no-op runs under CONFIG (asynchronous preemption off:
+# callgrind does not survive Go's preemption signals; no collection).
+instructions() {
+  local out counts=()
+  for ((k = 1; k <= BENCH_INSTRUCTIONS; k++)); do
+    out=$(cd "$ws" && BENCH_ROUND=ir$1$k GODEBUG=asyncpreemptoff=1 GOGC=off \
+      valgrind --tool=callgrind --callgrind-out-file=/dev/null "$VX" run build 2>&1 >/dev/null) || die "a run under callgrind failed under $1"
+    counts+=("$(awk '/Collected :/ {print $4}' <<<"$out")")
+  done
+  fmedian "${counts[@]}"
+}
+irows=""
+if [[ -n ${BENCH_INSTRUCTIONS:-} ]]; then
+  need_tools valgrind
+  declare -A I
+  for slot in none hand two; do
+    run "$slot" >/dev/null
+    run "$slot" >/dev/null
+    I[$slot]=$(instructions "$slot")
+  done
+  (cd "$ws" && "$VXDBIN" start >/dev/null) || die "vxd start failed"
+  for slot in none two; do
+    journal_ready "$slot"
+    # Two more journal's runs: the first after a change may store again.
+    (cd "$ws" && BENCH_ROUND=irw1 "$VX" run build >/dev/null 2>&1 && BENCH_ROUND=irw2 "$VX" run build >/dev/null 2>&1)
+    I[j$slot]=$(instructions "$slot")
+  done
+  (cd "$ws" && "$VXDBIN" stop >/dev/null) || die "vxd stop failed"
+  m() { awk -v n="$1" 'BEGIN {printf "%.1f", n / 1e6}'; }
+  irows="
+Instructions (user space, millions; median of $BENCH_INSTRUCTIONS runs under callgrind):
+
+| no-op \`run build\` | M instructions | × |
+|---|---:|---:|
+| no plugins | $(m "${I[none]}") | 1 |
+| no plugins, the same tasks written by hand | $(m "${I[hand]}") | $(ratio "${I[hand]}" "${I[none]}") |
+| two plugins, answers stored | $(m "${I[two]}") | $(ratio "${I[two]}" "${I[none]}") |
+| vxd up, the journal's run: no plugins | $(m "${I[jnone]}") | 1 |
+| vxd up, the journal's run: two plugins | $(m "${I[jtwo]}") | $(ratio "${I[jtwo]}" "${I[jnone]}") |
+"
+fi
 mn=$(median "${none[@]}") mt=$(median "${two[@]}") cn=$(fmedian "${cnone[@]}") ct=$(fmedian "${ctwo[@]}")
 mh=$(median "${hand[@]}") ch=$(fmedian "${chand[@]}")
 mjn=$(median "${jnone[@]}") mjt=$(median "${jtwo[@]}") cjn=$(fmedian "${cjnone[@]}") cjt=$(fmedian "${cjtwo[@]}")
@@ -170,5 +220,6 @@ Median of each round's ratio: wall $(fmedian "${r[@]}"), CPU $(fmedian "${cr[@]}
 Samples, wall ms: none ${none[*]}; by hand ${hand[*]}; two ${two[*]}. CPU ms: none ${cnone[*]}; by hand ${chand[*]}; two ${ctwo[*]}.
 With vxd up, wall ms: journal none ${jnone[*]}; two ${jtwo[*]}; repeat none ${rnone[*]}; two ${rtwo[*]}. CPU ms: journal none ${cjnone[*]}; two ${cjtwo[*]}; repeat none ${crnone[*]}; two ${crtwo[*]}.
 Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg).
+$irows
 MD
 }

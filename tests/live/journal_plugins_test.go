@@ -33,6 +33,7 @@ func pluginJournalWorkspace(t *testing.T) string {
 	if err := os.Symlink("../../shared/b-ref.json", filepath.Join(root, "packages", "b", "vx-ref.json")); err != nil {
 		t.Fatal(err)
 	}
+	harness.WriteFile(t, filepath.Join(root, "vx-ref.json"), refDecl("root"))
 	harness.WriteFile(t, filepath.Join(root, "scratch", "keep"), "")
 	gitCommitAll(t, root)
 	return root
@@ -70,12 +71,20 @@ func refRun(t *testing.T, root string) (a, b, how string, s *wire.RunSummary) {
 	return read("a"), read("b"), how, s
 }
 
+// pluginStarts is how many times the plugin was asked for its tasks.
+func pluginStarts(t *testing.T, root string) int {
+	t.Helper()
+	b, _ := os.ReadFile(filepath.Join(root, "scratch", "starts.log"))
+	return strings.Count(string(b), "tasks\n")
+}
+
 // TestJournalPluginSeesEditedMatchedFiles: with vxd up, a run whose
 // journal proves the plugin's matched files unchanged reuses the stored
-// tasks, and a matched file edited in place (same size), or the target of
-// a matched link edited, is seen by the very next run: the task runs the
-// new command and leaves its output, and undoing the edit brings back
-// the first output.
+// tasks without asking the plugin, and a matched file edited in place
+// (same size), the target of a matched link edited, or a matched file at
+// the root (of no project) edited, is seen by the very next run: the
+// plugin is asked again, the task runs the new command and leaves its
+// output, and undoing the edit brings back the first output.
 func TestJournalPluginSeesEditedMatchedFiles(t *testing.T) {
 	root := pluginJournalWorkspace(t)
 	d := startDaemon(t, root)
@@ -90,20 +99,29 @@ func TestJournalPluginSeesEditedMatchedFiles(t *testing.T) {
 	if a != "one" || b != "uno" || executed(s) != "" {
 		t.Fatalf("an unchanged run: a %q b %q executed %q", a, b, executed(s))
 	}
-	steps := []struct{ file, text, a, b, ran string }{
-		{"packages/a/vx-ref.json", refDecl("two"), "two", "uno", "a#ref"},
-		{"shared/b-ref.json", refDecl("dos"), "two", "dos", "b#ref"},
-		{"packages/a/vx-ref.json", refDecl("one"), "one", "dos", "a#ref"},
-		{"shared/b-ref.json", refDecl("uno"), "one", "uno", "b#ref"},
+	steps := []struct{ file, text, a, b string }{
+		{"packages/a/vx-ref.json", refDecl("two"), "two", "uno"},
+		{"shared/b-ref.json", refDecl("dos"), "two", "dos"},
+		{"vx-ref.json", refDecl("ROOT"), "two", "dos"},
+		{"packages/a/vx-ref.json", refDecl("one"), "one", "dos"},
+		{"shared/b-ref.json", refDecl("uno"), "one", "uno"},
 	}
 	for _, st := range steps {
+		asked := pluginStarts(t, root)
 		harness.WriteFile(t, filepath.Join(root, filepath.FromSlash(st.file)), st.text)
 		a, b, how, s := refRun(t, root)
-		if a != st.a || b != st.b {
-			t.Fatalf("after %s was written: a %q b %q, want %q %q (executed %q; %s)", st.file, a, b, st.a, st.b, executed(s), how)
+		if a != st.a || b != st.b || pluginStarts(t, root) == asked {
+			t.Fatalf("after %s was written: a %q b %q, want %q %q; plugin asked %d times (executed %q; %s)",
+				st.file, a, b, st.a, st.b, pluginStarts(t, root)-asked, executed(s), how)
 		}
-		if a, b, _, s := refRun(t, root); a != st.a || b != st.b || executed(s) != "" {
-			t.Fatalf("the run after that: a %q b %q executed %q", a, b, executed(s))
+		// vxd's own load after the edit asks the plugin too: the count
+		// is taken once it is done.
+		settle()
+		asked = pluginStarts(t, root)
+		a, b, how, s = refRun(t, root)
+		wantJournal(t, how)
+		if a != st.a || b != st.b || executed(s) != "" || pluginStarts(t, root) != asked {
+			t.Fatalf("the run after that: a %q b %q executed %q; plugin asked %d times", a, b, executed(s), pluginStarts(t, root)-asked)
 		}
 	}
 }

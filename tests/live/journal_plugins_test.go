@@ -125,3 +125,44 @@ func TestJournalPluginSeesEditedMatchedFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestJournalPluginSeesAMatchedFileEditedAwayFromItsDir: with vxd up, a
+// project's directory moved out of the workspace, its matched file edited
+// there, and the directory moved back is seen by the next run: the
+// journal's proof of the file by its path must not outlive the move; nor
+// may it outlive the file replaced by a link to another.
+func TestJournalPluginSeesAMatchedFileEditedAwayFromItsDir(t *testing.T) {
+	root := pluginJournalWorkspace(t)
+	d := startDaemon(t, root)
+	waitJournal(t, d)
+	refRun(t, root)
+	settle()
+	refRun(t, root)
+	if a, _, how, s := refRun(t, root); a != "one" || executed(s) != "" {
+		t.Fatalf("an unchanged run: a %q executed %q (%s)", a, executed(s), how)
+	}
+	away := filepath.Join(harness.TempRoot(t), "away")
+	dir := filepath.Join(root, "packages", "a")
+	if err := os.Rename(dir, away); err != nil {
+		t.Fatal(err)
+	}
+	harness.WriteFile(t, filepath.Join(away, "vx-ref.json"), refDecl("two"))
+	if err := os.Rename(away, dir); err != nil {
+		t.Fatal(err)
+	}
+	if a, _, how, s := refRun(t, root); a != "two" {
+		t.Fatalf("after packages/a was moved away, its vx-ref.json edited and moved back: a %q (executed %q; %s)", a, executed(s), how)
+	}
+	settle()
+	if a, _, how, s := refRun(t, root); a != "two" || executed(s) != "" {
+		t.Fatalf("the run after that: a %q executed %q (%s)", a, executed(s), how)
+	}
+	// The file replaced by a link to another declaration.
+	mustRemove(t, filepath.Join(dir, "vx-ref.json"))
+	if err := os.Symlink("../../shared/b-ref.json", filepath.Join(dir, "vx-ref.json")); err != nil {
+		t.Fatal(err)
+	}
+	if a, _, how, s := refRun(t, root); a != "uno" {
+		t.Fatalf("after packages/a/vx-ref.json became a link: a %q (executed %q; %s)", a, executed(s), how)
+	}
+}

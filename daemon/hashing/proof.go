@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 
 	"github.com/vzn/vx/protocol/wire"
 )
@@ -166,13 +167,36 @@ func cleanRel(rel string) bool {
 
 // JoinSlash is filepath.Join(root, filepath.FromSlash(rel)), RelSlash's
 // inverse, without Join's cleaning when rel is already clean and
-// relative (a listed file's path): loads and runs join thousands.
+// relative (a listed file's path) and root clean too (an absolute root
+// as filepath.Abs gives it): loads and runs join thousands.
 func JoinSlash(root, rel string) string {
-	if !cleanRel(rel) {
+	if !cleanRel(rel) || !cleanRoot(root) {
 		return filepath.Join(root, filepath.FromSlash(rel))
 	}
 	if strings.HasSuffix(root, string(filepath.Separator)) {
 		return root + filepath.FromSlash(rel) // "/" or a drive's root
 	}
 	return root + string(filepath.Separator) + filepath.FromSlash(rel)
+}
+
+// lastRoot is the root cleanRoot answered last: a load or a run joins its
+// thousands of paths to one root, the same string each time.
+var lastRoot atomic.Pointer[rootCleanness]
+
+type rootCleanness struct {
+	root  string
+	clean bool
+}
+
+// cleanRoot reports whether root is as filepath.Clean leaves it, and
+// more than "." or a volume name ("", "." and "C:" Join leaves out or
+// joins without a separator): only to such a root may a clean relative
+// path be joined by concatenation.
+func cleanRoot(root string) bool {
+	if last := lastRoot.Load(); last != nil && last.root == root {
+		return last.clean
+	}
+	clean := root != "." && len(root) > len(filepath.VolumeName(root)) && filepath.Clean(root) == root
+	lastRoot.Store(&rootCleanness{root, clean})
+	return clean
 }

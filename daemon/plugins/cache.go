@@ -207,6 +207,12 @@ func (s *stored) save(root string) error {
 	s.TaskShapes, tasks, s.TaskList = encodeTasks(s.Tasks)
 	files := encodeFiles(s.Files)
 	s.Lines = [2]int{strings.Count(files, "\n"), len(s.Tasks)}
+	if s.Lines[0] != len(s.Files) {
+		// A record was left out: the records kept are not every file the
+		// tasks were given with, so no load may take TasksKey for them
+		// unhashed (Runner.tasks' same asks for the ProjectsKey stored).
+		s.ProjectsKey = ""
+	}
 	header, err := json.Marshal(s)
 	if err != nil {
 		return err

@@ -32,6 +32,10 @@ type watcher struct {
 	mu   sync.Mutex
 	dirs map[string]bool
 	held map[string]int // descriptors each watch holds, where they are counted
+	// targets are where the model's files that are symbolic links point
+	// (a plugin's matched file linked to a shared one): an edit there is
+	// an edit of the file, in a directory watched for it alone.
+	targets map[string]bool
 }
 
 func (w *watcher) Close() error { return w.w.Close() }
@@ -57,14 +61,20 @@ func (d *daemon) watch(ctx context.Context) (*watcher, error) {
 // sync adds watches for the current model's directories.
 func (w *watcher) sync() {
 	want := []string{w.d.root}
+	var targets map[string]bool
 	if m, err := w.d.env.CurrentModel(); err == nil {
 		want = append(want, m.ProjectDirs...)
 		for _, g := range projectGlobs(m) {
 			want = append(want, globParents(w.d.root, g)...)
 		}
+		targets = linkTargets(w.d.root, m.Files)
+		for t := range targets {
+			want = append(want, filepath.Dir(t))
+		}
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.targets = targets
 	for _, dir := range want {
 		if w.dirs[dir] {
 			continue
@@ -81,6 +91,40 @@ func (w *watcher) sync() {
 			w.d.budget.Give(cost)
 		}
 	}
+}
+
+// linkTargets maps where each of files (absolute) that is a symbolic
+// link resolves to, when that is in the workspace under root (or under
+// where root itself resolves to).
+func linkTargets(root string, files []string) map[string]bool {
+	out := map[string]bool{}
+	roots := []string{root}
+	if real, err := filepath.EvalSymlinks(root); err == nil && real != root {
+		roots = append(roots, real)
+	}
+	for _, f := range files {
+		if st, err := os.Lstat(f); err != nil || st.Mode()&os.ModeSymlink == 0 {
+			continue
+		}
+		t, err := filepath.EvalSymlinks(f)
+		if err != nil {
+			continue
+		}
+		for _, r := range roots {
+			if rel, err := filepath.Rel(r, t); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				out[t] = true
+			}
+		}
+	}
+	return out
+}
+
+// isLinkTarget reports whether path is where one of the model's linked
+// files points.
+func (w *watcher) isLinkTarget(path string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.targets[path]
 }
 
 func projectGlobs(m *workspace.Model) []string {
@@ -134,7 +178,7 @@ func (w *watcher) relevant(ev fsnotify.Event) bool {
 	if ev.Name == w.d.root {
 		return true
 	}
-	if w.pluginFile(ev.Name) {
+	if w.pluginFile(ev.Name) || w.isLinkTarget(ev.Name) {
 		return true
 	}
 	// A new directory under a watched glob parent may be a new project.

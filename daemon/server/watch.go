@@ -10,6 +10,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/vzn/vx/daemon/hashing"
 	"github.com/vzn/vx/daemon/workspace"
 )
 
@@ -111,7 +112,7 @@ func linkTargets(root string, files []string) map[string]bool {
 			continue
 		}
 		for _, r := range roots {
-			if rel, err := filepath.Rel(r, t); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			if _, in := hashing.RelSlash(r, t); in {
 				out[t] = true
 			}
 		}

@@ -208,13 +208,7 @@ func TestImpostorGetsNoTokenFromShim(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.Command(vxBin, "mcp")
-	cmd.Dir, cmd.Env = root, baseEnv()
-	c := mcp.NewClient(&mcp.Implementation{Name: "vx-live-test", Version: "1"}, nil)
-	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatalf("connecting through vx mcp: %v", err)
-	}
+	cs := shimSession(ctx, t, root, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	tools, err := cs.ListTools(ctx, nil)
 	if err != nil {
 		t.Fatalf("tools/list: %v", err)
@@ -236,6 +230,20 @@ func TestImpostorGetsNoTokenFromShim(t *testing.T) {
 	listTasks(ctx, t, cs)
 	d3 := wantRealDaemon(t, root, im2)
 	wantNoToken(t, im2, d.Token, d3.Token)
+}
+
+// shimSession is an MCP client (the official Go SDK) connected to vxd
+// through `vx mcp` in root, as a spawn-per-call agent connects.
+func shimSession(ctx context.Context, t *testing.T, root string, opts *mcp.ClientSessionOptions) *mcp.ClientSession {
+	t.Helper()
+	cmd := exec.Command(vxBin, "mcp")
+	cmd.Dir, cmd.Env = root, baseEnv()
+	c := mcp.NewClient(&mcp.Implementation{Name: "vx-live-test", Version: "1"}, nil)
+	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, opts)
+	if err != nil {
+		t.Fatalf("connecting through vx mcp: %v", err)
+	}
+	return cs
 }
 
 // listTasks calls listTasks and wants vxd's answer: the workspace's tasks,

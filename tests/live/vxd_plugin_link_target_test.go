@@ -5,7 +5,6 @@ package live_test
 import (
 	"context"
 	"encoding/json"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,13 +25,7 @@ func TestVxdReinfersWhenAMatchedLinksTargetChanges(t *testing.T) {
 	startDaemon(t, root)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.Command(vxBin, "mcp")
-	cmd.Dir, cmd.Env = root, baseEnv()
-	c := mcp.NewClient(&mcp.Implementation{Name: "vx-live-test", Version: "1"}, nil)
-	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, nil)
-	if err != nil {
-		t.Fatalf("connecting through vx mcp: %v", err)
-	}
+	cs := shimSession(ctx, t, root, nil)
 	defer cs.Close()
 	tasks := func() string {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "listTasks", Arguments: map[string]any{}})

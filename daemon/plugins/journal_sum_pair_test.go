@@ -18,18 +18,9 @@ import (
 // sum again (the edit undone) would take the record, the hash and the
 // plugin's tasks of the edited content, for a file that no longer holds it.
 func TestSumKeptOnlyWithTheHashOfItsContent(t *testing.T) {
-	root := t.TempDir()
-	rel := "vx-ref.json"
-	abs := filepath.Join(root, rel)
 	before, edited := `{"command":"echo one"}`, `{"command":"echo two"}`
-	if err := os.WriteFile(abs, []byte(before), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	// Settled: unchanged for longer than the racy window.
-	time.Sleep(racyWindow + 100*time.Millisecond)
-	r := Runner{Root: root}
-	old := fileRec{Path: rel, Hash: "hash-of-older", Stamp: stamp{1, 2, 3, 4, 0o100644}, Sum: "sum-of-older"}
-	at := time.Now().Add(-time.Hour)
+	r, rel, old, at := settledFile(t, before)
+	root, abs := r.Root, filepath.Join(r.Root, rel)
 
 	// The load: the sum of `before` (Begin), the stamp (statAll), then an
 	// edit, then fileRec reads the file.
@@ -54,25 +45,31 @@ func TestSumKeptOnlyWithTheHashOfItsContent(t *testing.T) {
 // be stored, or a load after the edit is undone takes the edited
 // content's hash for it.
 func TestStaleSumNotPairedWithANewRead(t *testing.T) {
-	root := t.TempDir()
-	rel := "vx-ref.json"
-	abs := filepath.Join(root, rel)
 	before, edited := `{"command":"echo one"}`, `{"command":"echo two"}`
 	// The edit, after the token the journal proved "before" at, and
 	// long enough before the stamp to look settled.
-	if err := os.WriteFile(abs, []byte(edited), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(racyWindow + 100*time.Millisecond)
-	r := Runner{Root: root}
-	old := fileRec{Path: rel, Hash: "hash-of-older", Stamp: stamp{1, 2, 3, 4, 0o100644}, Sum: "sum-of-older"}
-	at := time.Now().Add(-time.Hour)
+	r, rel, old, at := settledFile(t, edited)
 	load := &Seen{Sum: func(string) (string, error) { return "sum-of-before", nil }}
 	rec, err := r.fileRec(load, rel, &old, true, at)
 	if err != nil {
 		t.Fatal(err)
 	}
 	wantHashAfterUndo(t, r, rel, before, rec, at)
+}
+
+// settledFile writes content to vx-ref.json in a new root and waits
+// until it is unchanged for longer than the racy window; it answers a
+// runner of that root, the file, its stored record of an older content
+// and when that record was stored.
+func settledFile(t *testing.T, content string) (r Runner, rel string, old fileRec, at time.Time) {
+	t.Helper()
+	r, rel = Runner{Root: t.TempDir()}, "vx-ref.json"
+	if err := os.WriteFile(filepath.Join(r.Root, rel), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(racyWindow + 100*time.Millisecond)
+	old = fileRec{Path: rel, Hash: "hash-of-older", Stamp: stamp{1, 2, 3, 4, 0o100644}, Sum: "sum-of-older"}
+	return r, rel, old, time.Now().Add(-time.Hour)
 }
 
 // wantHashAfterUndo writes before back into rel (the edit undone) and

@@ -2,8 +2,6 @@ package server
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -20,15 +18,7 @@ import (
 func TestOverlongEventLineIsDropped(t *testing.T) {
 	defer func(old int) { maxEventLine = old }(maxEventLine)
 	maxEventLine = 4 << 10
-	dir := t.TempDir()
-	f := newLiveFeed()
-	tl := newTailer(dir, f)
-	path := filepath.Join(dir, "r1.jsonl")
-	fh, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
+	f, tl, path, fh := tailedRunFile(t)
 	ch, cancel := f.Subscribe()
 	defer cancel()
 	event := func(e wire.Event) []byte {

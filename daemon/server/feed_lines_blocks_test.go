@@ -84,15 +84,7 @@ func TestShellRunLinesKeptInBlocks(t *testing.T) {
 // event vxd does not know) are kept without those: the memory a run under
 // way holds is its task lines', not its reads'.
 func TestKeptLinesHoldNotTheirReads(t *testing.T) {
-	dir := t.TempDir()
-	f := newLiveFeed()
-	tl := newTailer(dir, f)
-	path := filepath.Join(dir, "r1.jsonl")
-	fh, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
+	f, tl, path, fh := tailedRunFile(t)
 	start, _ := (&wire.Event{Type: wire.EventRunStarted, RunID: "r1", Time: time.Now().UTC()}).AppendJSON(nil)
 	fh.Write(append(start, '\n'))
 	tl.handle(fsnotify.Event{Name: path, Op: fsnotify.Write})
@@ -151,4 +143,20 @@ func TestRunEndInPiecesArrivesWhole(t *testing.T) {
 	if len(tl.partial) != 0 || len(f.live.runs) != 0 {
 		t.Errorf("after the run's end the tailer keeps %d partial lines and the feed %d runs", len(tl.partial), len(f.live.runs))
 	}
+}
+
+// tailedRunFile is a feed, a tailer of a new events directory publishing
+// to it, and the event file of run r1 there, open for appending (closed
+// when the test ends).
+func tailedRunFile(t *testing.T) (*liveFeed, *tailer, string, *os.File) {
+	t.Helper()
+	dir := t.TempDir()
+	f := newLiveFeed()
+	path := filepath.Join(dir, "r1.jsonl")
+	fh, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fh.Close() })
+	return f, newTailer(dir, f), path, fh
 }

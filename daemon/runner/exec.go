@@ -116,7 +116,6 @@ type result struct {
 	duration       time.Duration
 	peakRSS        int64
 	cpuParallelism float64
-	log            []byte
 	violations     []wire.SandboxViolation
 }
 

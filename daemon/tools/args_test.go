@@ -38,7 +38,7 @@ type testFormat string
 func (testFormat) Values() []string                 { return []string{"text", "json"} }
 func (f testFormat) JSONSchema() *jsonschema.Schema { return opkit.EnumSchema(f.Values()) }
 
-var testSchema, testResolved, testSchemaErr = opkit.InputSchema(reflect.TypeFor[testInput]())
+var _, _, testSchemaErr = opkit.InputSchema(reflect.TypeFor[testInput]())
 
 // check is what a tool does with a call's arguments before answering:
 // decode them against the input's schema (opkit.Decode), then check the

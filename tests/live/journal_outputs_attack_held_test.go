@@ -88,7 +88,8 @@ func TestJournalOutputsInNodeModules(t *testing.T) {
 	root := journalWorkspace(t)
 	harness.WriteFile(t, filepath.Join(root, "packages/a/package.json"), `{"name": "a", "scripts": {"build": `+
 		`"mkdir -p node_modules/.cache && find src -type f | sort | xargs cat > node_modules/.cache/out.txt"}}`)
-	harness.WriteFile(t, filepath.Join(root, "vx.workspace.json"), `{"projects": ["packages/*"], "tasks": {"build": {"dependsOn": ["^build"], "inputs": ["src/**"], "outputs": ["dist/**", "node_modules/.cache/**"]}}}`)
+	harness.WriteFile(t, filepath.Join(root, "vx.workspace.json"), `{"projects": ["packages/*"], "tasks": {"build": {"dependsOn": ["^build"], `+
+		`"inputs": ["src/**"], "outputs": ["dist/**", "node_modules/.cache/**"]}}}`)
 	outputsRun(t, root)
 	settle()
 	d := startDaemon(t, root)

@@ -77,7 +77,7 @@ func checkDescribe(a *plugin.Describe) error {
 		}
 	}
 	for _, g := range a.Globs {
-		if g == "" || strings.HasPrefix(g, "/") || !doublestar.ValidatePattern(g) {
+		if g == "" || strings.HasPrefix(g, "/") || !doublestar.ValidatePattern(g) || dotSegment(g) {
 			return fmt.Errorf("glob %q is not a workspace-relative glob", g)
 		}
 	}
@@ -98,6 +98,18 @@ func checkDescribe(a *plugin.Describe) error {
 		}
 	}
 	return nil
+}
+
+// dotSegment reports whether the glob g has a "." or ".." segment: the
+// files it is matched against are workspace-relative and clean, so such a
+// glob matches nothing (or, with "..", would name files outside).
+func dotSegment(g string) bool {
+	for seg := range strings.SplitSeq(g, "/") {
+		if seg == "." || seg == ".." {
+			return true
+		}
+	}
+	return false
 }
 
 // offers reports whether the describe answer lists stage.

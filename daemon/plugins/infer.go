@@ -160,7 +160,7 @@ func (r Runner) describe(ctx context.Context, d Decl, e Entry, res *Result) (*pl
 		return nil, err
 	}
 	var a plugin.Describe
-	if err := r.decodeAnswer(b, &a); err == nil {
+	if err = r.decodeAnswer(b, &a); err == nil {
 		err = checkDescribe(&a)
 	}
 	if err != nil {

@@ -67,6 +67,11 @@ func opEnv(s *cmdline.IO) (*ops.Env, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A plugin that failed is said here: its tasks are missing from the
+	// answer (vx run says so among its warnings).
+	for _, w := range m.PluginWarnings() {
+		fmt.Fprintf(s.Err, "vx: warning: %s\n", w)
+	}
 	return ops.NewEnv(m.Root, m, nil, s.Environment()), nil
 }
 

@@ -56,10 +56,10 @@ type DoctorOutput struct {
 }
 
 // Doctor checks, in order: git and the repository, that .vx/ is writable,
-// the run history's integrity, the configuration, vx.lock, the daemon,
-// the remote cache and the platform (each when configured: reachable and
-// the token accepted), how vx was installed, and vx on PATH for MCP
-// clients. It changes nothing.
+// the run history's integrity, the configuration, its plugins, vx.lock,
+// the daemon, the remote cache and the platform (each when configured:
+// reachable and the token accepted), how vx was installed, and vx on PATH
+// for MCP clients. It changes nothing.
 func Doctor(ctx context.Context, e *Env, in DoctorInput) (*DoctorOutput, error) {
 	out := &DoctorOutput{Root: e.Root}
 	add := func(c DoctorCheck) {
@@ -71,6 +71,7 @@ func Doctor(ctx context.Context, e *Env, in DoctorInput) (*DoctorOutput, error) 
 	add(checkHistory(ctx, e))
 	cfg := checkConfig(e)
 	add(cfg)
+	add(checkPlugins(e, cfg.Status == CheckOK))
 	add(checkLock(e, cfg.Status == CheckOK))
 	daemon, st := checkDaemon(ctx, in)
 	add(daemon)
@@ -164,6 +165,32 @@ func checkConfig(e *Env) DoctorCheck {
 		return c
 	}
 	c.Status, c.Detail = CheckOK, fmt.Sprintf("%d projects, %d task names", len(m.Projects), len(m.TaskNames()))
+	return c
+}
+
+// checkPlugins is a problem when a declared plugin failed or part of its
+// answer was refused (PluginWarnings); skipped when none is declared.
+func checkPlugins(e *Env, configOK bool) DoctorCheck {
+	c := DoctorCheck{Name: "plugins"}
+	m, err := e.CurrentModel()
+	switch {
+	case !configOK || err != nil:
+		c.Status, c.Detail = CheckSkipped, "the configuration does not load"
+		return c
+	case len(m.Plugins()) == 0:
+		c.Status, c.Detail = CheckSkipped, "no plugins declared"
+		return c
+	}
+	if warns := m.PluginWarnings(); len(warns) > 0 {
+		c.Status, c.Detail = CheckProblem, strings.Join(warns, "; ")
+		c.Fix = "vx info shows each plugin's whole error; correct the plugin, or its declaration in vx.workspace.json"
+		return c
+	}
+	names := make([]string, 0, len(m.Plugins()))
+	for _, p := range m.Plugins() {
+		names = append(names, p.Name)
+	}
+	c.Status, c.Detail = CheckOK, fmt.Sprintf("%d loaded: %s", len(names), strings.Join(names, ", "))
 	return c
 }
 

@@ -1,10 +1,12 @@
 package plugins
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"path/filepath"
@@ -14,6 +16,7 @@ import (
 	"time"
 
 	"github.com/vzn/vx/daemon/hashing"
+	"github.com/vzn/vx/daemon/secret"
 	"github.com/vzn/vx/protocol/layout"
 	"github.com/vzn/vx/protocol/plugin"
 )
@@ -201,8 +204,13 @@ func loadStored(root, spec string) *stored {
 	return &s
 }
 
-// save writes s atomically (a reader sees the old answers or the new).
-func (s *stored) save(root string) error {
+// errHoldsSecret is save's refusal of answers holding a secret value.
+var errHoldsSecret = errors.New("the answers hold a value declared secret")
+
+// save writes s atomically (a reader sees the old answers or the new);
+// answers in which mask would hide a secret value are not written
+// (errHoldsSecret): vx stores no secret in clear.
+func (s *stored) save(root string, mask *secret.Masker) error {
 	var tasks string
 	s.TaskShapes, tasks, s.TaskList = encodeTasks(s.Tasks)
 	files := encodeFiles(s.Files)
@@ -219,6 +227,10 @@ func (s *stored) save(root string) error {
 	}
 	// JSON escapes every newline, so the header is one line.
 	body := slices.Concat(header, []byte("\n"), []byte(files), []byte("\n"), []byte(tasks))
+	// JSON: a secret spelt with escapes in a JSON string is found too.
+	if !mask.Empty() && !bytes.Equal(mask.JSON(body), body) {
+		return errHoldsSecret
+	}
 	if len(body) > maxStore-sealLen-1 {
 		// loadStored would not read it: the plugin is asked each load.
 		return fmt.Errorf("the answers of %s take %d bytes, more than a store holds (%d)", s.Spec, len(body), maxStore)

@@ -107,7 +107,7 @@ func TestStoreRoundTrip(t *testing.T) {
 	}{{files, tasks}, {nil, nil}, {files, nil}, {nil, tasks}} {
 		spec := fmt.Sprintf("./p%d.mjs", i)
 		s := &stored{Spec: spec, Identity: "id", DescribeKey: "dk", Describe: d, TasksKey: "tk", Tasks: c.tasks, Files: c.files, At: time.Unix(100, 0).UTC()}
-		if err := s.save(root); err != nil {
+		if err := s.save(root, nil); err != nil {
 			t.Fatal(err)
 		}
 		got := loadStored(root, spec)

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -107,6 +108,9 @@ type Result struct {
 	Err      error    // why the plugin was refused (masked)
 	Stale    bool     // Describe and Tasks are the last good answers, not current
 	Started  int      // plugin processes started
+	// Unstored says why the answer, good, was not stored ("": it was, or
+	// the stored one still holds).
+	Unstored string
 }
 
 // Infer resolves in.Decl, asks describe and tasks (each only when its
@@ -147,7 +151,11 @@ func (r Runner) Infer(ctx context.Context, in Input) Result {
 		}
 	}
 	if prev == nil || prev.DescribeKey != cur.DescribeKey || prev.TasksKey != cur.TasksKey || cur.rehashed > 0 {
-		_ = cur.save(r.Root) // a store that cannot be written costs the next load a request
+		// A store that cannot be written costs the next load a request.
+		if err := cur.save(r.Root, r.Masker); errors.Is(err, errHoldsSecret) {
+			res.Unstored = "its answer holds a value declared secret, which vx does not store in clear, so every load asks the plugin again: " +
+				"a task should take a secret from its environment (passEnv), not have it written into its command"
+		}
 	}
 	return res
 }

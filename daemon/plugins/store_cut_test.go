@@ -26,7 +26,7 @@ func TestStoreCutAtALineIsRefused(t *testing.T) {
 		{Project: "b", Name: "ref", File: "b/vx-ref.json", Command: &cmd},
 	}
 	s := &stored{Spec: "./p.mjs", Identity: "id", DescribeKey: "dk", Describe: d, TasksKey: "tk", Tasks: tasks, Files: files, At: time.Unix(100, 0).UTC()}
-	if err := s.save(root); err != nil {
+	if err := s.save(root, nil); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(storePath(root, "./p.mjs"))
@@ -57,7 +57,7 @@ func TestStoreWithAByteChangedIsRefused(t *testing.T) {
 	files := []fileRec{{Path: "a/vx-ref.json", Hash: "ab", Stamp: stamp{1, 2, 3, 4, 5}}}
 	tasks := []plugin.Task{{Project: "a", Name: "ref", File: "a/vx-ref.json", Command: &cmd}}
 	s := &stored{Spec: "./p.mjs", Identity: "id", DescribeKey: "dk", Describe: d, TasksKey: "tk", Tasks: tasks, Files: files, At: time.Unix(100, 0).UTC()}
-	if err := s.save(root); err != nil {
+	if err := s.save(root, nil); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(storePath(root, "./p.mjs"))

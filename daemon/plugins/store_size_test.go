@@ -25,7 +25,7 @@ func TestStoreOfMostFilesReadsBack(t *testing.T) {
 		}
 	}
 	s := &stored{Spec: "./p.mjs", Identity: "id", DescribeKey: "dk", Describe: d, TasksKey: "tk", Files: files, At: time.Unix(100, 0).UTC()}
-	if err := s.save(root); err != nil {
+	if err := s.save(root, nil); err != nil {
 		t.Fatal(err)
 	}
 	got := loadStored(root, "./p.mjs")

@@ -137,7 +137,7 @@ func Prepare(ctx context.Context, o *Options) (*Prepared, error) {
 	if env == nil {
 		env = os.Environ()
 	}
-	p := &Prepared{Model: m, Env: environMap(env), Keys: map[string]string{}, encoded: map[string][]byte{}}
+	p := &Prepared{Model: m, Env: environMap(env), Keys: map[string]string{}, encoded: map[string][]byte{}, Warnings: m.PluginWarnings()}
 	p.Masker = secret.NewMasker(secretValues(m, p.Env)...)
 	p.Workers, _ = Workers(o.Concurrency, m)
 	o.Early.startPrestat(m.Root)

@@ -72,8 +72,10 @@ func (m *Model) validatePlugins() error {
 
 // TaskOrigin is where an inferred task came from.
 type TaskOrigin struct {
-	Plugin string `json:"plugin"` // the plugin's declared name
-	File   string `json:"file"`   // workspace-relative
+	// Plugin is the plugin's name, or its declaration when another
+	// declared plugin has the same name (two copies of one plugin).
+	Plugin string `json:"plugin"`
+	File   string `json:"file"` // workspace-relative
 }
 
 // taskRef names a project's task: one map of them holds every inferred
@@ -107,6 +109,7 @@ type PluginState struct {
 	decl    plugins.Decl
 	entry   plugins.Entry
 	matched []string
+	failed  bool // the plugin was refused (Error says why)
 }
 
 // Plugins lists the declared plugins, in declaration order.
@@ -122,6 +125,89 @@ func (s *PluginState) Runnable() (plugins.Decl, plugins.Entry, bool) {
 func (m *Model) Inferred(project, task string) (TaskOrigin, bool) {
 	it, ok := m.inferred[taskRef{project, task}]
 	return it.origin, ok
+}
+
+// taskLabel names a project's task in an error about its definition: its
+// id, and the plugin and file it was inferred from, when it was (what to
+// fix is then there). Made only when an error is.
+type taskLabel struct {
+	m             *Model
+	project, task string
+}
+
+func (l taskLabel) String() string {
+	id := TaskID(l.project, l.task)
+	if o, ok := l.m.Inferred(l.project, l.task); ok {
+		return fmt.Sprintf("%s (inferred by plugin %s from %s)", id, o.Plugin, o.File)
+	}
+	return id
+}
+
+// inferredNotes says, for an error naming the task ids, which of them
+// were inferred and by what ("" when none was).
+func (m *Model) inferredNotes(ids []string) string {
+	var notes []string
+	for _, id := range ids {
+		if p, t, ok := SplitTaskID(id); ok {
+			if o, ok := m.Inferred(p, t); ok {
+				notes = append(notes, fmt.Sprintf("%s is inferred by plugin %s from %s", id, o.Plugin, o.File))
+			}
+		}
+	}
+	if len(notes) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(notes, "; ") + ")"
+}
+
+// failedPluginsHint is what an unknown task's error adds when a plugin
+// failed to load: the task may be one of the tasks it would infer.
+func (m *Model) failedPluginsHint() string {
+	var failed []string
+	for _, s := range m.plugins {
+		if s.failed && !s.Stale {
+			failed = append(failed, s.Spec)
+		}
+	}
+	switch len(failed) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("; plugin %s failed to load, so no task it infers is known (vx info says why)", failed[0])
+	}
+	return fmt.Sprintf("; plugins %s failed to load, so no task they infer is known (vx info says why)", strings.Join(failed, ", "))
+}
+
+// maxWarning bounds the line PluginWarnings gives of an error.
+const maxWarning = 300
+
+// PluginWarnings are a line for each plugin that failed or whose answer
+// was partly refused, for the commands that use the model to say (the
+// whole error, its stderr included, is vx info's).
+func (m *Model) PluginWarnings() []string {
+	var out []string
+	for _, s := range m.plugins {
+		if s.Error == "" {
+			continue
+		}
+		line, _, cut := strings.Cut(s.Error, "\n")
+		if len(line) > maxWarning {
+			line, cut = strings.ToValidUTF8(line[:maxWarning], "")+"…", true
+		}
+		switch {
+		case s.Stale:
+			line += "; its last good answers stand in"
+		case s.failed:
+			line += "; its tasks and commands are left out"
+		default: // it loaded; part of its answer was refused
+			line = "plugin " + s.Spec + ": " + line
+		}
+		if cut {
+			line += " (vx info shows the whole error)"
+		}
+		out = append(out, line)
+	}
+	return out
 }
 
 // PluginMatches reports whether the workspace-relative file rel matches a
@@ -260,8 +346,9 @@ func (m *Model) infer(o inferOptions, pl *pluginLoad) {
 		n += len(res.Tasks)
 	}
 	m.inferred = make(map[taskRef]inferredTask, n)
+	shared := sharedNames(results)
 	for _, res := range results {
-		m.plugins = append(m.plugins, m.addInferred(res))
+		m.plugins = append(m.plugins, m.addInferred(res, shared))
 	}
 	m.Files = append(m.Files, pluginFiles(m.Root, results)...)
 }
@@ -306,7 +393,7 @@ func pluginFiles(root string, results []plugins.Result) []string {
 
 // addInferred records res and adds its tasks, the first plugin to infer a
 // task keeping it.
-func (m *Model) addInferred(res plugins.Result) PluginState {
+func (m *Model) addInferred(res plugins.Result, shared map[string]bool) PluginState {
 	s := PluginState{Spec: res.Decl.Spec, Stages: []string{}, Stale: res.Stale, Started: res.Started, decl: res.Decl, entry: res.Entry, matched: res.Files, Files: len(res.Files)}
 	if res.Entry.Path != "" {
 		if rel, err := filepath.Rel(m.Root, res.Entry.Path); err == nil {
@@ -315,11 +402,15 @@ func (m *Model) addInferred(res plugins.Result) PluginState {
 		s.Identity = res.Entry.Identity
 	}
 	if res.Err != nil {
-		s.Error = res.Err.Error()
+		s.Error, s.failed = res.Err.Error(), true
 	}
 	if d := res.Describe; d != nil {
 		s.Name, s.Version, s.Stages, s.Globs = d.Name, d.Version, append(s.Stages, d.Stages...), d.Globs
 		s.Commands = m.addCommands(&s, d.Commands)
+	}
+	origin := s.Name
+	if shared[s.Name] {
+		origin = s.Spec
 	}
 	var shadowed []string
 	for _, t := range res.Tasks {
@@ -328,14 +419,29 @@ func (m *Model) addInferred(res plugins.Result) PluginState {
 			shadowed = append(shadowed, fmt.Sprintf("%s#%s (kept %s's)", t.Project, t.Name, have.origin.Plugin))
 			continue
 		}
-		m.inferred[ref] = inferredTask{cfg: taskConfigOf(t), origin: TaskOrigin{Plugin: s.Name, File: t.File}}
+		m.inferred[ref] = inferredTask{cfg: taskConfigOf(t), origin: TaskOrigin{Plugin: origin, File: t.File}}
 		s.Tasks++
+	}
+	if res.Unstored != "" && s.Error == "" {
+		s.Error = res.Unstored
 	}
 	if len(shadowed) > 0 && s.Error == "" {
 		sort.Strings(shadowed)
 		s.Error = "tasks another plugin declared first also infers: " + strings.Join(shadowed, ", ")
 	}
 	return s
+}
+
+// sharedNames are the names two or more of the plugins answered with.
+func sharedNames(results []plugins.Result) map[string]bool {
+	seen, shared := map[string]bool{}, map[string]bool{}
+	for _, res := range results {
+		if d := res.Describe; d != nil {
+			shared[d.Name] = seen[d.Name]
+			seen[d.Name] = true
+		}
+	}
+	return shared
 }
 
 func taskConfigOf(t plugin.Task) TaskConfig {

@@ -250,7 +250,7 @@ func (m *Model) Build(tasks []string, selected []*Project, includeRoot bool) (*G
 				return nil, fmt.Errorf("task id %q: no project named %q%s", t, p, closeHint(p, m.projectNames()))
 			}
 			if _, defined := m.Resolve(p, name); !defined {
-				return nil, fmt.Errorf("task id %q: project %s has no task %q%s", t, p, name, closeHint(name, m.TaskNames()))
+				return nil, fmt.Errorf("task id %q: project %s has no task %q%s%s", t, p, name, closeHint(name, m.TaskNames()), m.failedPluginsHint())
 			}
 			if _, err := b.visit(p, name, nil, true); err != nil {
 				return nil, err
@@ -262,7 +262,7 @@ func (m *Model) Build(tasks []string, selected []*Project, includeRoot bool) (*G
 			rootDefined = true
 		}
 		if !m.KnownTask(t) && !rootDefined {
-			return nil, fmt.Errorf("unknown task %q%s", t, closeHint(t, m.TaskNames()))
+			return nil, fmt.Errorf("unknown task %q%s%s", t, closeHint(t, m.TaskNames()), m.failedPluginsHint())
 		}
 		for _, p := range selected {
 			if _, err := b.visit(p.Name, t, nil, true); err != nil {
@@ -293,7 +293,7 @@ func (b *builder) visit(project, task string, from *Node, entry bool) (*Node, er
 	switch b.state[id] {
 	case 1:
 		i := indexOf(b.stack, id)
-		return nil, fmt.Errorf("task dependency cycle: %s", strings.Join(append(append([]string{}, b.stack[i:]...), id), " → "))
+		return nil, fmt.Errorf("task dependency cycle: %s%s", strings.Join(append(append([]string{}, b.stack[i:]...), id), " → "), b.m.inferredNotes(b.stack[i:]))
 	case 2:
 		n := b.g.ByID[id]
 		if entry {
@@ -304,6 +304,7 @@ func (b *builder) visit(project, task string, from *Node, entry bool) (*Node, er
 	b.state[id] = 1
 	b.stack = append(b.stack, id)
 	def, _ := b.m.Resolve(project, task)
+	label := taskLabel{b.m, project, task} // what its dependsOn's errors name
 	n := &Node{ID: id, Project: project, Task: task, Def: def, Entry: entry, DepIDs: []string{}}
 	if project != RootProject {
 		n.Dir = b.m.byName[project].Dir
@@ -321,7 +322,7 @@ func (b *builder) visit(project, task string, from *Node, entry bool) (*Node, er
 		switch {
 		case strings.HasPrefix(ref, "^"):
 			name := ref[1:]
-			if err := b.checkRef(id, ref, name); err != nil {
+			if err := b.checkRef(label, ref, name); err != nil {
 				return nil, err
 			}
 			if project == RootProject {
@@ -337,13 +338,13 @@ func (b *builder) visit(project, task string, from *Node, entry bool) (*Node, er
 		case strings.Contains(ref, "#"):
 			p, name, ok := SplitTaskID(ref)
 			if !ok {
-				return nil, fmt.Errorf("task %s: dependsOn %q is missing a half (use project#task)", id, ref)
+				return nil, fmt.Errorf("task %s: dependsOn %q is missing a half (use project#task)", label, ref)
 			}
 			if p != RootProject && b.m.byName[p] == nil {
-				return nil, fmt.Errorf("task %s: dependsOn %q names project %q, which is not in the workspace%s", id, ref, p, closeHint(p, b.m.projectNames()))
+				return nil, fmt.Errorf("task %s: dependsOn %q names project %q, which is not in the workspace%s", label, ref, p, closeHint(p, b.m.projectNames()))
 			}
 			if _, defined := b.m.Resolve(p, name); !defined && !b.m.KnownTask(name) {
-				return nil, fmt.Errorf("task %s: dependsOn %q names task %q, which no project defines%s", id, ref, name, closeHint(name, b.m.TaskNames()))
+				return nil, fmt.Errorf("task %s: dependsOn %q names task %q, which no project defines%s", label, ref, name, closeHint(name, b.m.TaskNames()))
 			}
 			d, err := b.visit(p, name, n, false)
 			if err != nil {
@@ -351,7 +352,7 @@ func (b *builder) visit(project, task string, from *Node, entry bool) (*Node, er
 			}
 			add(d)
 		default:
-			if err := b.checkRef(id, ref, ref); err != nil {
+			if err := b.checkRef(label, ref, ref); err != nil {
 				return nil, err
 			}
 			d, err := b.visit(project, ref, n, false)
@@ -368,12 +369,14 @@ func (b *builder) visit(project, task string, from *Node, entry bool) (*Node, er
 	return n, nil
 }
 
-func (b *builder) checkRef(id, ref, name string) error {
+// checkRef refuses a dependsOn ref of the task label names whose task
+// name is no task anywhere.
+func (b *builder) checkRef(label taskLabel, ref, name string) error {
 	if name == "" {
-		return fmt.Errorf("task %s: dependsOn %q names no task", id, ref)
+		return fmt.Errorf("task %s: dependsOn %q names no task", label, ref)
 	}
 	if !b.m.KnownTask(name) {
-		return fmt.Errorf("task %s: dependsOn %q names task %q, which no project defines%s", id, ref, name, closeHint(name, b.m.TaskNames()))
+		return fmt.Errorf("task %s: dependsOn %q names task %q, which no project defines%s", label, ref, name, closeHint(name, b.m.TaskNames()))
 	}
 	return nil
 }

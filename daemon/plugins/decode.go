@@ -27,6 +27,11 @@ func (r Runner) decodeAnswer(b []byte, v any) error {
 	var head struct {
 		Protocol *int `json:"protocol"`
 	}
+	if t := bytes.TrimSpace(b); len(t) == 0 || t[0] != '{' {
+		// Not an object at all: what it is says more than a decoder's
+		// complaint about the type it would have filled.
+		return fmt.Errorf("its answer is not one JSON object; it starts %q", preview([]byte(r.mask(string(b)))))
+	}
 	if err := json.Unmarshal(b, &head); err != nil {
 		return fmt.Errorf("its answer is not one JSON object (%v); it starts %q", err, preview([]byte(r.mask(string(b)))))
 	}

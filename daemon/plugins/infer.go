@@ -123,11 +123,21 @@ func (r Runner) Infer(ctx context.Context, in Input) Result {
 		b.entry, b.err = resolve(r.Root, in.Decl)
 	}
 	prev := b.prev
+	// described is the describe answer when the tasks stage fails after
+	// it: what the plugin is and its globs stay known (vx info shows
+	// them, vxd's watch asks again when a matched file changes), its
+	// verbs are left out with its tasks.
+	var described *plugin.Describe
 	fail := func(err error) Result {
 		res.Err = err
-		if in.KeepLastGood && prev != nil && prev.tasksHold(in.Projects) {
+		switch {
+		case in.KeepLastGood && prev != nil && prev.tasksHold(in.Projects):
 			res.Describe, res.Tasks, res.Files, res.Stale = prev.Describe, prev.Tasks, prev.paths(), true
-		} else {
+		case described != nil:
+			d := *described
+			d.Commands = nil
+			res.Describe, res.Tasks, res.Files = &d, nil, nil
+		default:
 			res.Describe, res.Tasks, res.Files = nil, nil, nil
 		}
 		return res
@@ -144,7 +154,7 @@ func (r Runner) Infer(ctx context.Context, in Input) Result {
 	} else if cur.Describe, err = r.describe(ctx, in.Decl, e, &res); err != nil {
 		return fail(err)
 	}
-	res.Describe = cur.Describe
+	res.Describe, described = cur.Describe, cur.Describe
 	if offers(cur.Describe, plugin.OffersTasks) {
 		if err := r.tasks(ctx, in, e, prev, cur, &res); err != nil {
 			return fail(err)

@@ -127,3 +127,30 @@ func TestAnAnswerHoldingASecretIsNotStored(t *testing.T) {
 		}
 	}
 }
+
+// TestAPluginFailingAtItsTasksKeepsItsDescription: a plugin whose tasks
+// stage fails after a good describe answer is still known by its name,
+// stages and globs (vx info shows them; vxd's watch asks it again when a
+// matched file changes), while its tasks and verbs are left out.
+func TestAPluginFailingAtItsTasksKeepsItsDescription(t *testing.T) {
+	needNode(t)
+	root := pluginTree(t, map[string]string{
+		"vx.workspace.json": `{"plugins":["./tools/half.cjs"]}`,
+		"tools/half.cjs": scriptPlugin(`{protocol:1,name:"half",version:"2",stages:["tasks","commands"],globs:["**/vx-ref.json"],commands:[{name:"half-verb",summary:"s"}]}`,
+			`"not json"`),
+	})
+	m := mustLoad(t, root)
+	ps := m.Plugins()
+	if len(ps) != 1 || ps[0].Name != "half" || ps[0].Version != "2" || strings.Join(ps[0].Stages, ",") != "tasks,commands" || len(ps[0].Commands) != 0 || ps[0].Tasks != 0 {
+		t.Fatalf("plugins: %+v", ps)
+	}
+	if !strings.Contains(ps[0].Error, "tasks: its answer is not one JSON object") {
+		t.Fatalf("error: %q", ps[0].Error)
+	}
+	if !m.PluginMatches("packages/a/vx-ref.json") {
+		t.Fatal("a matched file of the failed plugin is not one its change would ask again")
+	}
+	if _, _, ok := m.PluginCommand("half-verb"); ok {
+		t.Fatal("the failed plugin's verb was added")
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/vzn/vx/opkit"
 	"github.com/vzn/vx/protocol/plugin"
 )
 
@@ -100,6 +101,13 @@ func checkDescribe(a *plugin.Describe) error {
 		}
 		if len(c.InputSchema) > 0 && !bytes.HasPrefix(bytes.TrimSpace(c.InputSchema), []byte("{")) {
 			return fmt.Errorf("command %q: its inputSchema is not a JSON object", c.Name)
+		}
+		if c.ReadOnly && len(c.InputSchema) > 0 {
+			// It is to be an MCP tool: a schema no tool can check
+			// arguments against would leave the tool out unsaid.
+			if _, err := opkit.ResolveSchema(c.InputSchema); err != nil {
+				return fmt.Errorf("command %q: its inputSchema cannot check a tool's arguments: %v", c.Name, err)
+			}
 		}
 	}
 	return nil

@@ -19,6 +19,7 @@ func TestBadDescribeAnswersAreRefused(t *testing.T) {
 		{"bad name", `{protocol:1,name:"x y",version:"1",stages:["tasks"]}`, "not a plugin name"},
 		{"bad stage", `{protocol:1,name:"p",version:"1",stages:["bogus"]}`, `stage "bogus"`},
 		{"bad glob", `{protocol:1,name:"p",version:"1",stages:["tasks"],globs:["../**"]}`, `glob "../**"`},
+		{"tool schema not an object's", `{protocol:1,name:"p",version:"1",stages:["commands"],commands:[{name:"v",summary:"s",readOnly:true,inputSchema:{type:"array"}}]}`, `command "v": its inputSchema cannot check`},
 		{"bad verb", `{protocol:1,name:"p",version:"1",stages:["commands"],commands:[{name:"Bad_Verb",summary:"s"}]}`, `"Bad_Verb" is not a verb name`},
 	}
 	for _, c := range cases {

@@ -86,7 +86,7 @@ func TestReadOperations(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if out.Kind != "task" || len(out.Projects) != 1 || out.Projects[0].Name != "web" {
+		if out.Kind != "task" || len(out.Projects) != 1 || out.Projects[0].Name != "web" || out.Total != 1 {
 			t.Fatalf("Show(web#build) = %+v", out)
 		}
 	})

@@ -245,6 +245,7 @@ func showTask(e *Env, m *workspace.Model, target string, out *ShowOutput) (*Show
 	}
 	out.Kind = "task"
 	out.Projects = append(out.Projects, ProjectInfo{Name: p.Name, Dir: p.Dir, Tags: p.Tags, DependsOn: nonNil(p.Deps), Tasks: []TaskInfo{taskInfo(m, e.Masker, pn, tn)}})
+	out.Total = 1
 	return showOverlaps(m, out), nil
 }
 

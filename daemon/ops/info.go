@@ -179,6 +179,8 @@ func Info(ctx context.Context, e *Env, in InfoInput) (*InfoOutput, error) {
 		} else {
 			out.Cache.Error = err.Error()
 		}
+	} else {
+		out.Cache.Error = err.Error() // a cache that cannot open is said, not left blank
 	}
 	out.History.File = history.Path(e.Root)
 	if h, err := e.History(ctx); err == nil {

@@ -168,8 +168,8 @@ func checkConfig(e *Env) DoctorCheck {
 	return c
 }
 
-// checkPlugins is a problem when a declared plugin failed or part of its
-// answer was refused (PluginWarnings); skipped when none is declared.
+// checkPlugins is a problem when a declared plugin failed
+// (PluginWarnings); skipped when none is declared.
 func checkPlugins(e *Env, configOK bool) DoctorCheck {
 	c := DoctorCheck{Name: "plugins"}
 	m, err := e.CurrentModel()

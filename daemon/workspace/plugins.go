@@ -181,26 +181,25 @@ func (m *Model) failedPluginsHint() string {
 // maxWarning bounds the line PluginWarnings gives of an error.
 const maxWarning = 300
 
-// PluginWarnings are a line for each plugin that failed or whose answer
-// was partly refused, for the commands that use the model to say (the
-// whole error, its stderr included, is vx info's).
+// PluginWarnings are a line for each plugin that failed, for the commands
+// that use the model to say: its tasks are missing, or stale (the whole
+// error, its stderr included, is vx info's). A plugin that loaded with
+// part of its answer refused (a verb or task another plugin has) is vx
+// info's and vx doctor's alone.
 func (m *Model) PluginWarnings() []string {
 	var out []string
 	for _, s := range m.plugins {
-		if s.Error == "" {
+		if s.Error == "" || !s.failed && !s.Stale {
 			continue
 		}
 		line, _, cut := strings.Cut(s.Error, "\n")
 		if len(line) > maxWarning {
 			line, cut = strings.ToValidUTF8(line[:maxWarning], "")+"…", true
 		}
-		switch {
-		case s.Stale:
+		if s.Stale {
 			line += "; its last good answers stand in"
-		case s.failed:
+		} else {
 			line += "; its tasks and commands are left out"
-		default: // it loaded; part of its answer was refused
-			line = "plugin " + s.Spec + ": " + line
 		}
 		if cut {
 			line += " (vx info shows the whole error)"

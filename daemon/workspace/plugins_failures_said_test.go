@@ -93,7 +93,9 @@ func TestPluginsOfOneNameAreToldApart(t *testing.T) {
 	if len(ps) != 2 || ps[1].Tasks != 1 || !strings.Contains(ps[1].Error, "a#both (kept ./tools/one.cjs's)") {
 		t.Fatalf("plugins: %+v", ps)
 	}
-	if w := m.PluginWarnings(); len(w) != 1 || !strings.HasPrefix(w[0], "plugin ./tools/two.cjs: tasks another plugin declared first also infers") {
+	// Loaded, part of its answer refused: vx info's to say, not every
+	// command's.
+	if w := m.PluginWarnings(); len(w) != 0 {
 		t.Fatalf("warnings: %q", w)
 	}
 }

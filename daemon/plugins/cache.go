@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -163,6 +164,28 @@ func (s *stored) paths() []string {
 func storePath(root, spec string) string {
 	sum := sha256.Sum256([]byte(spec))
 	return filepath.Join(layout.Dir(root), "plugins", hex.EncodeToString(sum[:12])+".4.json")
+}
+
+// Sweep removes from .vx/plugins every file that is not the store of one
+// of specs (the declared plugins): the answers of a plugin no longer
+// declared, and stores of another form an older vx wrote. What cannot be
+// removed is left; nothing else of .vx is touched.
+func Sweep(root string, specs []string) {
+	keep := make(map[string]bool, len(specs))
+	for _, spec := range specs {
+		keep[filepath.Base(storePath(root, spec))] = true
+	}
+	dir := filepath.Join(layout.Dir(root), "plugins")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		// A dot file is a store being written (WriteFileReplace's temp).
+		if !keep[e.Name()] && e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".json") && !strings.HasPrefix(e.Name(), ".") {
+			_ = os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }
 
 // maxStore bounds a stored answer: the two answers it keeps, and a line

@@ -345,6 +345,15 @@ func (m *Model) infer(o inferOptions, pl *pluginLoad) {
 		n += len(res.Tasks)
 	}
 	m.inferred = make(map[taskRef]inferredTask, n)
+	if o.keepLastGood || asked(results) {
+		// The declarations or the files changed (or vxd reloads): the
+		// answers of plugins no longer declared go.
+		specs := make([]string, len(pl.decls))
+		for i, d := range pl.decls {
+			specs[i] = d.Spec
+		}
+		plugins.Sweep(m.Root, specs)
+	}
 	shared := sharedNames(results)
 	for _, res := range results {
 		m.plugins = append(m.plugins, m.addInferred(res, shared))
@@ -429,6 +438,16 @@ func (m *Model) addInferred(res plugins.Result, shared map[string]bool) PluginSt
 		s.Error = "tasks another plugin declared first also infers: " + strings.Join(shadowed, ", ")
 	}
 	return s
+}
+
+// asked reports whether a plugin process was started for results.
+func asked(results []plugins.Result) bool {
+	for _, res := range results {
+		if res.Started > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // sharedNames are the names two or more of the plugins answered with.

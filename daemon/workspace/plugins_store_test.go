@@ -3,6 +3,7 @@ package workspace_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -101,4 +102,38 @@ func onlyStore(t *testing.T, root string) string {
 		t.Fatalf("stores: %v %v", stores, err)
 	}
 	return stores[0]
+}
+
+// TestAnswersOfAPluginNoLongerDeclaredGo: when the plugins are asked
+// again (here: one declaration removed, another added), the stored
+// answers of a plugin no longer declared and a store of an older form are
+// removed; the declared plugin's store and other files stay.
+func TestAnswersOfAPluginNoLongerDeclaredGo(t *testing.T) {
+	needNode(t)
+	root := pluginTree(t, map[string]string{"tools/other.mjs": referencePlugin(t)})
+	mustLoad(t, root)
+	dir := filepath.Join(root, ".vx", "plugins")
+	before, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	if len(before) != 1 {
+		t.Fatalf("stores after the first load: %v", before)
+	}
+	for name, text := range map[string]string{"0123456789abcdef01234567.3.json": "{}", ".x.4.json.tmp1": "", "notes.txt": "kept"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeTree(t, root, map[string]string{"vx.workspace.json": `{"plugins":[{"plugin":"./tools/other.mjs","options":{"log":"starts.log"}}]}`})
+	m := mustLoad(t, root)
+	if _, ok := m.Resolve("a", "ref"); !ok {
+		t.Fatal("the declared plugin's task is missing")
+	}
+	after, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range after {
+		names = append(names, e.Name())
+	}
+	if len(names) != 3 || slices.Contains(names, filepath.Base(before[0])) || slices.Contains(names, "0123456789abcdef01234567.3.json") ||
+		!slices.Contains(names, "notes.txt") || !slices.Contains(names, ".x.4.json.tmp1") {
+		t.Fatalf(".vx/plugins holds %v", names)
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strconv"
+	"strings"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -324,8 +325,13 @@ func renderStatus(w io.Writer, st *wire.Status) {
 	row("model", fmt.Sprintf("%d projects, %d tasks", st.Projects, st.Tasks))
 	if r := st.LastReload; r != nil {
 		state := "ok"
-		if !r.OK {
+		switch {
+		case !r.OK:
 			state = "FAILED: " + r.Error
+		case len(r.PluginsFailed) == 1:
+			state = "loaded; 1 plugin failed: " + r.PluginsFailed[0] + " (vx info says why)"
+		case len(r.PluginsFailed) > 1:
+			state = fmt.Sprintf("loaded; %d plugins failed: %s (vx info says why)", len(r.PluginsFailed), strings.Join(r.PluginsFailed, ", "))
 		}
 		row("last reload", fmt.Sprintf("%s (%s, %dms, %s)", cmdline.Time(r.At), r.Trigger, r.DurationMs, state))
 	}

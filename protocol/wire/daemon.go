@@ -51,6 +51,9 @@ type Reload struct {
 	Error      string    `json:"error,omitempty"`
 	DurationMs int64     `json:"durationMs"`
 	Trigger    string    `json:"trigger,omitempty"`
+	// PluginsFailed names (as declared) the plugins that failed in a
+	// reload that loaded (OK); vx info says why.
+	PluginsFailed []string `json:"pluginsFailed,omitempty"`
 }
 
 // RunBrief is a run in one line.

@@ -151,7 +151,7 @@ func (e *explainer) explainObject(path string, s *jsonschema.Schema, obj map[str
 
 // missing is the refusal of required argument r of s, not given.
 func (e *explainer) missing(path string, s *jsonschema.Schema, r, when string) error {
-	msg := "required" + when + ", but not given"
+	msg := "required" + when + " but missing"
 	if p := s.Properties[r]; p != nil && p.Description != "" {
 		msg += ": " + clip(p.Description)
 	}
@@ -224,7 +224,7 @@ func takes(s *jsonschema.Schema) string {
 	if len(out) == 0 {
 		return "none"
 	}
-	return strings.Join(out, ", ")
+	return list(out)
 }
 
 // explainArray refuses list at the first item s's items (or prefixItems)

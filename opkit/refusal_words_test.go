@@ -18,7 +18,7 @@ func TestDataSchemaRefusalWords(t *testing.T) {
 	}{
 		{"above the maximum", n, `{"n": 5}`, `argument "n": 5 is more than the maximum 3`},
 		{"a fraction for an integer", n, `{"n": 2.5}`, `argument "n": must be an integer, not 2.5`},
-		{"missing", n, `{}`, `argument "n": required, but not given`},
+		{"missing", n, `{}`, `argument "n": required but missing`},
 		{"a string for an integer", n, `{"n": "5"}`, `argument "n": must be an integer, not a string`},
 		{"huge", n, `{"n": 1e400}`, `argument "n": must be a finite number, not 1e400`},
 		{"a million", n, `{"n": 1000000}`, `argument "n": 1000000 is more than the maximum 3`},
@@ -47,11 +47,11 @@ func TestDataSchemaRefusalWords(t *testing.T) {
 			`argument "y": no such argument (this tool takes: names matching ^x-)`},
 		{"property names", `{"type": "object", "propertyNames": {"maxLength": 2}}`, `{"abc": 1}`,
 			`argument "abc": is not a name this tool takes: must be at most 2 characters long, not 3: "abc"`},
-		{"nested missing", nested, `{"opts": {}}`, `argument "opts.depth": required, but not given: how deep`},
+		{"nested missing", nested, `{"opts": {}}`, `argument "opts.depth": required but missing: how deep`},
 		{"nested bound", nested, `{"opts": {"depth": 0}}`, `argument "opts.depth": 0 is less than the minimum 1`},
 		{"nested unknown", nested, `{"opts": {"depht": 2}}`, `argument "opts.depht": no such argument (did you mean depth?) (opts takes: depth)`},
 		{"dependent required", `{"type": "object", "properties": {"a": {}, "b": {}}, "dependentRequired": {"a": ["b"]}}`, `{"a": 1}`,
-			`argument "b": required when "a" is given, but not given`},
+			`argument "b": required when "a" is given but missing`},
 		{"too few items", tags, `{"tags": []}`, `argument "tags": must hold at least 1 item, not 0`},
 		{"too many items", tags, `{"tags": ["a", "b", "c"]}`, `argument "tags": must hold at most 2 items, not 3`},
 		{"an item", tags, `{"tags": ["abcd"]}`, `argument "tags[0]": must be at most 3 characters long, not 4: "abcd"`},
@@ -72,6 +72,8 @@ func TestDataSchemaRefusalWords(t *testing.T) {
 		{"a $ref inside an item", `{"type": "object", "$defs": {"pos": {"type": "integer", "minimum": 0}}, "properties": {"x": {"type": "array", "items": {"$ref": "#/$defs/pos"}}}}`,
 			`{"x": [1, -2]}`, `argument "x[1]": -2 is less than the minimum 0`},
 		{"if then", prop(`{"if": {"type": "string"}, "then": {"minLength": 3}}`), `{"x": "ab"}`, `argument "x": must be at least 3 characters long, not 2: "ab"`},
+		{"a long enum", prop(`{"enum": [1,2,3,4,5,6,7,8,9,10,11,12,13,14]}`), `{"x": 0}`,
+			`argument "x": must be one of 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12… (14 in all), not 0`},
 		{"a unicode name", `{"type": "object", "properties": {"ñ": {"type": "integer"}}}`, `{"ñ": "x"}`, `argument "ñ": must be an integer, not a string`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -113,7 +115,7 @@ type wordsInput struct {
 func TestOwnSchemaRefusalWords(t *testing.T) {
 	for _, tc := range []struct{ args, want string }{
 		{`{"n": 2.5, "target": "x"}`, `argument "n": must be an integer, not 2.5`},
-		{`{"n": 1}`, `argument "target": required, but not given: the task to show`},
+		{`{"n": 1}`, `argument "target": required but missing: the task to show`},
 		{`{"n": 1, "target": "x", "task": "web"}`, `argument "task": must be a task id project#task, neither half blank (e.g. web#build), not "web"`},
 		{`{"n": 1, "target": "x", "bucket": "week"}`, `argument "bucket": must be one of "hour", "day", not "week"`},
 		{`{"n": 1, "target": "x", "name": " "}`, `argument "name": must hold something other than blanks, not blanks only`},

@@ -2,9 +2,11 @@ package opkit
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -24,13 +26,15 @@ func validateArgs(root *jsonschema.Resolved, inst any, titles bool) error {
 	var huge error
 	inst = numbers("", inst, &huge)
 	if err := root.Validate(inst); err != nil {
-		if huge != nil {
-			return huge // an infinity breaks a bound: say why it is one
-		}
 		if _, ok := inst.(map[string]any); !ok {
 			return Refuse("", "arguments must be a JSON object")
 		}
-		return (&explainer{root: root.Schema(), titles: titles}).explain("", root.Schema(), inst)
+		err := (&explainer{root: root.Schema(), titles: titles}).explain("", root.Schema(), inst)
+		var r, h *Refusal
+		if errors.As(err, &r) && errors.As(huge, &h) && r.Arg == h.Arg && strings.HasPrefix(r.Msg, mustBeFinite) {
+			return huge // it says which number
+		}
+		return err
 	}
 	return huge
 }
@@ -44,7 +48,7 @@ func numbers(path string, v any, huge *error) any {
 	case json.Number:
 		f, err := strconv.ParseFloat(x.String(), 64)
 		if err != nil && *huge == nil {
-			*huge = Refuse(path, "must be a finite number, not %s", x)
+			*huge = Refuse(path, "%s, not %s", mustBeFinite, x)
 		}
 		return f
 	case map[string]any:

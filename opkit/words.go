@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -20,7 +21,10 @@ import (
 // keywords says what s's own keywords refuse in v, or "" when they
 // accept it (then a combination, allOf to if, refused it).
 func (e *explainer) keywords(s *jsonschema.Schema, v any) string {
-	if !takesType(s, jsonTypeOf(v)) {
+	if f, ok := v.(float64); ok && math.IsInf(f, 0) && (takesType(s, "number") || takesType(s, "integer")) {
+		return mustBeFinite // validateArgs says which number
+	}
+	if (s.Type != "" || s.Types != nil) && !takesType(s, jsonTypeOf(v)) {
 		return fmt.Sprintf("must be %s, not %s", e.typePhrase(s), given(s, v))
 	}
 	if len(s.Enum) > 0 && !inEnum(s.Enum, v) {
@@ -132,11 +136,11 @@ func (e *explainer) phrase(s *jsonschema.Schema) string {
 	case len(s.Enum) == 1:
 		return jsonText(s.Enum[0])
 	case len(s.Enum) > 0:
-		vals := make([]string, len(s.Enum))
-		for i, v := range s.Enum {
-			vals[i] = jsonText(v)
+		vals := make([]string, 0, len(s.Enum))
+		for _, v := range s.Enum {
+			vals = append(vals, jsonText(v))
 		}
-		return "one of " + strings.Join(vals, ", ")
+		return "one of " + list(vals)
 	case s.Const != nil:
 		return jsonText(*s.Const)
 	case len(s.AnyOf) > 0:
@@ -275,11 +279,20 @@ func sameJSON(a, b any) bool {
 	return reflect.DeepEqual(na, nb)
 }
 
+// mustBeFinite is the start of the refusal of a number no float64 holds.
+const mustBeFinite = "must be a finite number"
+
 // takesType reports whether s takes values of JSON type t ("integer" for
 // a whole number: a schema of numbers takes it too).
 func takesType(s *jsonschema.Schema, t string) bool {
 	if s.Type == "" && s.Types == nil {
-		return true
+		alts := append(slices.Clip(s.AnyOf), s.OneOf...)
+		for _, a := range alts {
+			if takesType(a, t) {
+				return true
+			}
+		}
+		return len(alts) == 0
 	}
 	want := s.Types
 	if s.Type != "" {
@@ -313,4 +326,14 @@ func jsonTypeOf(v any) string {
 		return "object"
 	}
 	return ""
+}
+
+// list joins words with commas, the first few of a long list only (a
+// refusal is one line).
+func list(words []string) string {
+	const most = 12
+	if len(words) > most {
+		return fmt.Sprintf("%s… (%d in all)", strings.Join(words[:most], ", "), len(words))
+	}
+	return strings.Join(words, ", ")
 }

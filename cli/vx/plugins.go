@@ -49,7 +49,9 @@ func pluginCommands(s *cmdline.IO) (string, []cmdline.Subcommand) {
 	var out []cmdline.Subcommand
 	for _, p := range m.Plugins() {
 		for _, c := range p.Commands {
-			out = append(out, cmdline.Subcommand{Name: c.Name, Summary: c.Summary + " (plugin " + p.Name + ")", Run: pluginVerb(m, c.Name)})
+			// One line in vx help, however the plugin spaced its summary.
+			summary := strings.Join(strings.Fields(c.Summary), " ")
+			out = append(out, cmdline.Subcommand{Name: c.Name, Summary: summary + " (plugin " + p.Name + ")", Run: pluginVerb(m, c.Name)})
 		}
 	}
 	return heading, out

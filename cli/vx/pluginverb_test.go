@@ -19,7 +19,7 @@ const mode = req.options.mode;
 if (req.stage === "command" && mode === "hang") setTimeout(() => {}, 1e9);
 else if (req.stage === "command" && mode === "crash") { console.error("boom"); process.exit(3); }
 else process.stdout.write(JSON.stringify(req.stage === "describe"
-  ? {protocol: 1, name: "echo", version: "1", stages: ["commands"], commands: [{name: "dump", summary: "s"}]}
+  ? {protocol: 1, name: "echo", version: "1", stages: ["commands"], commands: [{name: "dump", summary: "prints\nits args\tback"}]}
   : {protocol: 1, output: JSON.stringify(req.args ?? null) + "\n", result: null, exitCode: 0}));
 `
 
@@ -102,5 +102,15 @@ func TestPluginVerbFailureExitsOne(t *testing.T) {
 				t.Errorf("exit %d, want 1 and a message naming the plugin: %s%s", code, out, errs)
 			}
 		})
+	}
+}
+
+// TestPluginVerbInHelp: vx help lists a plugin verb on one line, however
+// its summary is spaced (a newline in it would start a line of its own).
+func TestPluginVerbInHelp(t *testing.T) {
+	root := pluginVerbWorkspace(t, "ok")
+	code, out, errs := runWithStdin(root, "", "help")
+	if code != 0 || !strings.Contains(out, "\n  dump     prints its args back (plugin echo)\n") {
+		t.Errorf("vx help: exit %d%s\n%s", code, errs, out)
 	}
 }

@@ -180,7 +180,11 @@ func (e *explainer) explainMember(path string, s *jsonschema.Schema, k string, v
 	}
 	if len(subs) == 0 && s.AdditionalProperties != nil {
 		if isFalse(s.AdditionalProperties) {
-			return Refuse(join(path, k), "no such argument%s (%s takes: %s)", suggest.Close(k, names(s)), e.holder(path), takes(s))
+			hint := suggest.Close(k, names(s))
+			if !strings.HasPrefix(hint, " (did you mean") {
+				hint = "" // the names it takes follow anyway
+			}
+			return Refuse(join(path, k), "no such argument%s (%s takes: %s)", hint, e.holder(path), takes(s))
 		}
 		subs = append(subs, s.AdditionalProperties)
 	}

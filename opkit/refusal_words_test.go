@@ -50,6 +50,7 @@ func TestDataSchemaRefusalWords(t *testing.T) {
 		{"nested missing", nested, `{"opts": {}}`, `argument "opts.depth": required but missing: how deep`},
 		{"nested bound", nested, `{"opts": {"depth": 0}}`, `argument "opts.depth": 0 is less than the minimum 1`},
 		{"nested unknown", nested, `{"opts": {"depht": 2}}`, `argument "opts.depht": no such argument (did you mean depth?) (opts takes: depth)`},
+		{"nested unknown, nothing close", nested, `{"opts": {"zzzzzz": 2}}`, `argument "opts.zzzzzz": no such argument (opts takes: depth)`},
 		{"dependent required", `{"type": "object", "properties": {"a": {}, "b": {}}, "dependentRequired": {"a": ["b"]}}`, `{"a": 1}`,
 			`argument "b": required when "a" is given but missing`},
 		{"too few items", tags, `{"tags": []}`, `argument "tags": must hold at least 1 item, not 0`},

@@ -153,3 +153,16 @@ func TestVXDStatusNamesFailedPlugins(t *testing.T) {
 		t.Errorf("vxd status: exit %d, last reload line %q; want it to name the failed plugins:\n%s", code, line, out)
 	}
 }
+
+// TestWatchLineNamesFailedPlugins: vxd status --watch's line for a reload
+// in which plugins failed says which, as the feed's event does.
+func TestWatchLineNamesFailedPlugins(t *testing.T) {
+	e := wire.Event{Type: wire.EventModelReloaded, Time: time.Now(), Error: wire.PluginsFailedText([]string{"./a.mjs", "@x/p"})}
+	if got := describeEvent(e); !strings.HasSuffix(got, " configuration reloaded; 2 plugins failed: ./a.mjs, @x/p") {
+		t.Errorf("watch line %q", got)
+	}
+	e.Error = ""
+	if got := describeEvent(e); !strings.HasSuffix(got, " configuration reloaded") {
+		t.Errorf("watch line %q", got)
+	}
+}

@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"strconv"
-	"strings"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -328,10 +327,8 @@ func renderStatus(w io.Writer, st *wire.Status) {
 		switch {
 		case !r.OK:
 			state = "FAILED: " + r.Error
-		case len(r.PluginsFailed) == 1:
-			state = "loaded; 1 plugin failed: " + r.PluginsFailed[0] + " (vx info says why)"
-		case len(r.PluginsFailed) > 1:
-			state = fmt.Sprintf("loaded; %d plugins failed: %s (vx info says why)", len(r.PluginsFailed), strings.Join(r.PluginsFailed, ", "))
+		case len(r.PluginsFailed) > 0:
+			state = "loaded; " + wire.PluginsFailedText(r.PluginsFailed) + " (vx info says why)"
 		}
 		row("last reload", fmt.Sprintf("%s (%s, %dms, %s)", cmdline.Time(r.At), r.Trigger, r.DurationMs, state))
 	}

@@ -326,7 +326,10 @@ func (d *daemon) reload(trigger string) {
 	}
 	d.refreshCatalog()
 	d.log.Info().Int("projects", len(m.Projects)).Dur("took", time.Since(start)).Msg("model reloaded")
-	d.feed.Publish(wire.Event{Type: wire.EventModelReloaded, Time: time.Now()})
+	d.mu.Lock()
+	failed := wire.PluginsFailedText(d.lastReload.PluginsFailed)
+	d.mu.Unlock()
+	d.feed.Publish(wire.Event{Type: wire.EventModelReloaded, Time: time.Now(), Error: failed})
 }
 
 // idle ends the daemon after IdleTimeout with no session and no request.

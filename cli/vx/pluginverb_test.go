@@ -11,7 +11,8 @@ import (
 	"github.com/vzn/vx/internal/testtree"
 )
 
-// echoPlugin answers a command with the args it was given as its output,
+// echoPlugin answers a command with the args it was given as its output
+// (and the input, unless it is null as a command line's is),
 // crashes under the option mode "crash" and hangs under "hang".
 const echoPlugin = `import { readFileSync } from "node:fs";
 const req = JSON.parse(readFileSync(0, "utf8"));
@@ -20,7 +21,8 @@ if (req.stage === "command" && mode === "hang") setTimeout(() => {}, 1e9);
 else if (req.stage === "command" && mode === "crash") { console.error("boom"); process.exit(3); }
 else process.stdout.write(JSON.stringify(req.stage === "describe"
   ? {protocol: 1, name: "echo", version: "1", stages: ["commands"], commands: [{name: "dump", summary: "prints\nits args\tback"}]}
-  : {protocol: 1, output: JSON.stringify(req.args ?? null) + "\n", result: null, exitCode: 0}));
+  : {protocol: 1, output: JSON.stringify(req.args) + ("input" in req && req.input === null ? "" : " and input " + JSON.stringify(req.input)) + "\n",
+     result: null, exitCode: 0}));
 `
 
 // pluginVerbWorkspace is a workspace whose plugin adds the verb dump, in
@@ -44,7 +46,9 @@ func pluginVerbWorkspace(t *testing.T, mode string) string {
 // TestPluginVerbEndOfFlags: "--" ends vx's flags for a plugin verb as for
 // every verb: what follows goes to the plugin as it is (a "--format json"
 // there is the plugin's), "--" itself is not passed, and vx's own
-// --format json is taken only before it.
+// --format json is taken only before it. The request always has "args"
+// (an array, empty when none) and "input" (null), as docs/plugins.md
+// shows it.
 func TestPluginVerbEndOfFlags(t *testing.T) {
 	root := pluginVerbWorkspace(t, "ok")
 	for _, tc := range []struct {
@@ -53,6 +57,8 @@ func TestPluginVerbEndOfFlags(t *testing.T) {
 		asJSON bool     // vx printed the whole answer as JSON
 	}{
 		{[]string{"dump", "a", "b"}, []string{"a", "b"}, false},
+		{[]string{"dump"}, []string{}, false},
+		{[]string{"dump", "--format", "json"}, []string{}, true},
 		{[]string{"dump", "a", "--format", "json"}, []string{"a"}, true},
 		{[]string{"dump", "a", "--format=json"}, []string{"a"}, true},
 		{[]string{"dump", "--", "--format", "json"}, []string{"--format", "json"}, false},
@@ -77,11 +83,8 @@ func TestPluginVerbEndOfFlags(t *testing.T) {
 				out = whole.Output
 			}
 			var args []string
-			if err := json.Unmarshal([]byte(out), &args); err != nil {
-				t.Fatalf("want the plugin's output (its args), got %q (%v)", out, err)
-			}
-			if args == nil {
-				args = []string{}
+			if err := json.Unmarshal([]byte(out), &args); err != nil || args == nil {
+				t.Fatalf("want the plugin's output (its args, an array, and a null input), got %q (%v)", out, err)
 			}
 			if !slices.Equal(args, tc.args) {
 				t.Errorf("the plugin was given %q, want %q", args, tc.args)

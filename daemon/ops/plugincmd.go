@@ -75,7 +75,10 @@ func PluginCommand(ctx context.Context, e *Env, in PluginCommandInput) (*PluginC
 		return nil, opkit.Refuse("command", "plugin %s, which adds %q, did not load: %s", st.Spec, in.Command, e.Masker.String(st.Error))
 	}
 	r := plugins.Runner{Root: m.Root, Masker: e.Masker}
-	req := plugin.Request{Command: in.Command, Args: in.Args, Input: in.Input, Workspace: workspaceFor(m)}
+	req := plugin.Request{Command: in.Command, Args: append([]string{}, in.Args...), Input: in.Input, Workspace: workspaceFor(m)}
+	if len(req.Input) == 0 {
+		req.Input = json.RawMessage("null") // a command line gives none
+	}
 	a, err := r.Command(ctx, decl, entry, req)
 	if err != nil {
 		return nil, err

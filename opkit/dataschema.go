@@ -55,5 +55,5 @@ func CheckArgs(raw json.RawMessage, schema json.RawMessage) error {
 	if err != nil || obj == nil {
 		return Refuse("", "arguments must be a JSON object")
 	}
-	return validateArgs(r, obj)
+	return validateArgs(r, obj, false)
 }

@@ -50,7 +50,7 @@ func validateInput(t reflect.Type, obj map[string]any) error {
 	if err != nil {
 		return err
 	}
-	return validateArgs(schema, obj)
+	return validateArgs(schema, obj, true)
 }
 
 // Decode fills the input in points to from an agent's arguments and

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 
@@ -119,6 +120,52 @@ func TestProgram(t *testing.T) {
 	}{"ok": {0, ""}, "usage": {2, "vx: bad words\n"}, "three": {3, ""}, "fail": {1, "vx: broke\n"}} {
 		if code, _, errs := run(verb); code != want.code || errs != want.err {
 			t.Errorf("%s: exit %d %q; want %d %q", verb, code, errs, want.code, want.err)
+		}
+	}
+}
+
+// TestHelpColumns: vx help puts every summary in one column, built-in
+// verbs and the verbs found at run time alike, however long a name is
+// (a plugin's "tsconfigs" has 9 letters, one more than the old column).
+func TestHelpColumns(t *testing.T) {
+	noop := func(context.Context, *IO, []string) error { return nil }
+	for _, more := range [][]string{{"tsconfigs"}, {"x", "a-very-long-plugin-verb"}, {"ab"}, nil} {
+		p := Program{Name: "vx", About: "a runner", Commands: []Subcommand{
+			{Name: "ok", Summary: "SUMMARY", Run: noop},
+			{Name: "lengthiest", Summary: "SUMMARY", Run: noop},
+		}}
+		if more != nil {
+			p.More = func(*IO) (string, []Subcommand) {
+				var cmds []Subcommand
+				for _, n := range more {
+					cmds = append(cmds, Subcommand{Name: n, Summary: "SUMMARY", Run: noop})
+				}
+				return "Plugin commands", cmds
+			}
+		}
+		var out bytes.Buffer
+		p.Run(context.Background(), []string{"help"}, &IO{Out: &out, Err: io.Discard})
+		col := -1
+		for _, line := range strings.Split(out.String(), "\n") {
+			if !strings.HasPrefix(line, "  ") {
+				continue
+			}
+			name, _, _ := strings.Cut(strings.TrimSpace(line), " ")
+			if name == "version" {
+				line = strings.Replace(line, "print the version", "SUMMARY", 1)
+			}
+			i := strings.Index(line, "SUMMARY")
+			if i < 0 || i < len(name)+3 {
+				t.Errorf("verbs %v: %q has no summary of its own", more, line)
+				continue
+			}
+			if col < 0 {
+				col = i
+			}
+			if i != col {
+				t.Errorf("verbs %v: summaries start at columns %d and %d:\n%s", more, col, i, out.String())
+				break
+			}
 		}
 	}
 }

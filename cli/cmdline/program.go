@@ -3,6 +3,7 @@ package cmdline
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/vzn/vx/protocol/version"
 )
@@ -38,19 +39,7 @@ func (p Program) Run(ctx context.Context, argv []string, s *IO) int {
 		return nil
 	}})
 	if len(argv) == 0 || argv[0] == "help" || argv[0] == "--help" || argv[0] == "-h" {
-		fmt.Fprintf(s.Out, "%s %s: %s\n\nusage: %s <command> [flags]\n\ncommands:\n", p.Name, version.Version, p.About, p.Name)
-		for _, c := range cmds {
-			fmt.Fprintf(s.Out, "  %-8s %s\n", c.Name, c.Summary)
-		}
-		if p.More != nil {
-			if heading, more := p.More(s); len(more) > 0 {
-				fmt.Fprintf(s.Out, "\n%s:\n", heading)
-				for _, c := range more {
-					fmt.Fprintf(s.Out, "  %-8s %s\n", c.Name, c.Summary)
-				}
-			}
-		}
-		fmt.Fprint(s.Out, p.Footer)
+		p.help(s, cmds)
 		return 0
 	}
 	verb := argv[0]
@@ -79,4 +68,31 @@ func (p Program) Run(ctx context.Context, argv []string, s *IO) int {
 	}
 	fmt.Fprintf(s.Err, "%s: unknown command %q%s; run `%s help`\n", p.Name, argv[0], hint, p.Name)
 	return 2
+}
+
+// help prints the program's help: its verbs, then the verbs found at run
+// time under their heading, every summary in one column after the
+// longest name of either list.
+func (p Program) help(s *IO, cmds []Subcommand) {
+	var heading string
+	var more []Subcommand
+	if p.More != nil {
+		heading, more = p.More(s)
+	}
+	width := 0
+	for _, c := range append(slices.Clip(cmds), more...) {
+		width = max(width, len(c.Name))
+	}
+	list := func(cs []Subcommand) {
+		for _, c := range cs {
+			fmt.Fprintf(s.Out, "  %-*s  %s\n", width, c.Name, c.Summary)
+		}
+	}
+	fmt.Fprintf(s.Out, "%s %s: %s\n\nusage: %s <command> [flags]\n\ncommands:\n", p.Name, version.Version, p.About, p.Name)
+	list(cmds)
+	if len(more) > 0 {
+		fmt.Fprintf(s.Out, "\n%s:\n", heading)
+		list(more)
+	}
+	fmt.Fprint(s.Out, p.Footer)
 }

@@ -3,12 +3,15 @@ package vx
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/vzn/vx/cli/cmdline"
 	"github.com/vzn/vx/daemon/ops"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/opkit"
 )
 
 // pluginText is one plugin's line of vx info.
@@ -46,7 +49,9 @@ func pluginCommands(s *cmdline.IO) (string, []cmdline.Subcommand) {
 	var out []cmdline.Subcommand
 	for _, p := range m.Plugins() {
 		for _, c := range p.Commands {
-			out = append(out, cmdline.Subcommand{Name: c.Name, Summary: c.Summary + " (plugin " + p.Name + ")", Run: pluginVerb(m, c.Name)})
+			// One line in vx help, however the plugin spaced its summary.
+			summary := strings.Join(strings.Fields(c.Summary), " ")
+			out = append(out, cmdline.Subcommand{Name: c.Name, Summary: summary + " (plugin " + p.Name + ")", Run: pluginVerb(m, c.Name)})
 		}
 	}
 	return heading, out
@@ -54,14 +59,20 @@ func pluginCommands(s *cmdline.IO) (string, []cmdline.Subcommand) {
 
 // pluginVerb runs a plugin's verb through the runPluginCommand operation
 // with the arguments after it, printing its output; its exit code is vx's.
+// A refusal of the command line exits 2; a plugin that ran and failed
+// (crashed, timed out, answered garbage) exits 1.
 func pluginVerb(m *workspace.Model, verb string) func(ctx context.Context, s *cmdline.IO, argv []string) error {
 	return func(ctx context.Context, s *cmdline.IO, argv []string) error {
 		e := ops.NewEnv(m.Root, m, nil, s.Environment())
 		defer e.Close()
-		argv, asJSON := formatJSON(argv)
-		v, err := ops.PluginCommandOperation().Call(ctx, e, &ops.PluginCommandInput{Command: verb, Args: argv})
+		args, asJSON := pluginArgs(argv)
+		v, err := ops.PluginCommandOperation().Call(ctx, e, &ops.PluginCommandInput{Command: verb, Args: args})
 		if err != nil {
-			return cmdline.UsageError(e.Masker.String(err.Error()))
+			msg := e.Masker.String(err.Error())
+			if errors.As(err, new(*opkit.Refusal)) {
+				return cmdline.UsageError(msg)
+			}
+			return errors.New(msg)
 		}
 		out := v.(*ops.PluginCommandOutput)
 		if asJSON {
@@ -80,16 +91,23 @@ func pluginVerb(m *workspace.Model, verb string) func(ctx context.Context, s *cm
 	}
 }
 
-// formatJSON takes vx's own --format json (or --format=json) off the end
-// of a plugin verb's arguments: with it, vx prints the verb's whole
-// answer as JSON, as the verb's MCP tool answers it.
-func formatJSON(argv []string) ([]string, bool) {
-	n := len(argv)
-	switch {
-	case n >= 2 && argv[n-2] == "--format" && argv[n-1] == "json":
-		return argv[:n-2], true
-	case n >= 1 && argv[n-1] == "--format=json":
-		return argv[:n-1], true
+// pluginArgs splits a plugin verb's command line into the plugin's
+// arguments and vx's own --format json (or --format=json): that flag is
+// vx's when it ends the arguments before the first "--" (or all of them,
+// without one), and prints the verb's whole answer as JSON, as its MCP
+// tool answers it. "--" ends vx's flags, as for every verb: everything
+// after it is the plugin's, and the "--" itself is not passed.
+func pluginArgs(argv []string) (args ops.PluginArgs, asJSON bool) {
+	before, after := argv, []string(nil)
+	if i := slices.Index(argv, "--"); i >= 0 {
+		before, after = argv[:i], argv[i+1:]
 	}
-	return argv, false
+	n := len(before)
+	switch {
+	case n >= 2 && before[n-2] == "--format" && before[n-1] == "json":
+		before, asJSON = before[:n-2], true
+	case n >= 1 && before[n-1] == "--format=json":
+		before, asJSON = before[:n-1], true
+	}
+	return append(slices.Clip(before), after...), asJSON
 }

@@ -20,10 +20,15 @@ import (
 
 // serveWorkspace runs a daemon in this process for a one-project workspace.
 func serveWorkspace(t *testing.T) string {
+	return serveConfig(t, `{"projects": ["apps/*"]}`)
+}
+
+// serveConfig is serveWorkspace with config as its vx.workspace.json.
+func serveConfig(t *testing.T, config string) string {
 	t.Helper()
 	root := t.TempDir()
 	testtree.Write(t, root, map[string]string{
-		"vx.workspace.json":     `{"projects": ["apps/*"]}`,
+		"vx.workspace.json":     config,
 		"apps/web/package.json": `{"name": "web", "scripts": {"build": "true"}}`,
 	})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -122,5 +127,42 @@ func TestVXDStatusJSONWhenNotRunning(t *testing.T) {
 	code, out, errs := runVXD("status", "--root", root)
 	if code != 1 || out != "" || !strings.Contains(errs, "vxd is not running for "+root) {
 		t.Errorf("vxd status (text) with no daemon: exit %d, stdout %q, stderr %q; want the sentence on stderr and exit 1", code, out, errs)
+	}
+}
+
+// TestVXDStatusNamesFailedPlugins: a reload whose configuration loaded
+// while a plugin failed says so, naming the plugin, rather than "ok".
+func TestVXDStatusNamesFailedPlugins(t *testing.T) {
+	root := serveConfig(t, `{"projects": ["apps/*"], "plugins": ["./tools/missing.mjs", "./tools/gone.mjs"]}`)
+	code, out, errs := runVXD("status", "--root", root, "--format", "json")
+	var st wire.Status
+	if err := json.Unmarshal([]byte(out), &st); code != 0 || err != nil {
+		t.Fatalf("vxd status: exit %d (%v): %s%s", code, err, out, errs)
+	}
+	if r := st.LastReload; r == nil || !r.OK || strings.Join(r.PluginsFailed, ",") != "./tools/missing.mjs,./tools/gone.mjs" {
+		t.Errorf("last reload %+v; want a reload that loaded, with both plugins failed", st.LastReload)
+	}
+	code, out, _ = runVXD("status", "--root", root)
+	line := ""
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "last reload") {
+			line = l
+		}
+	}
+	if code != 0 || strings.Contains(line, " ok)") || !strings.Contains(line, "loaded; 2 plugins failed: ./tools/missing.mjs, ./tools/gone.mjs") {
+		t.Errorf("vxd status: exit %d, last reload line %q; want it to name the failed plugins:\n%s", code, line, out)
+	}
+}
+
+// TestWatchLineNamesFailedPlugins: vxd status --watch's line for a reload
+// in which plugins failed says which, as the feed's event does.
+func TestWatchLineNamesFailedPlugins(t *testing.T) {
+	e := wire.Event{Type: wire.EventModelReloaded, Time: time.Now(), Error: wire.PluginsFailedText([]string{"./a.mjs", "@x/p"})}
+	if got := describeEvent(e); !strings.HasSuffix(got, " configuration reloaded; 2 plugins failed: ./a.mjs, @x/p") {
+		t.Errorf("watch line %q", got)
+	}
+	e.Error = ""
+	if got := describeEvent(e); !strings.HasSuffix(got, " configuration reloaded") {
+		t.Errorf("watch line %q", got)
 	}
 }

@@ -324,8 +324,11 @@ func renderStatus(w io.Writer, st *wire.Status) {
 	row("model", fmt.Sprintf("%d projects, %d tasks", st.Projects, st.Tasks))
 	if r := st.LastReload; r != nil {
 		state := "ok"
-		if !r.OK {
+		switch {
+		case !r.OK:
 			state = "FAILED: " + r.Error
+		case len(r.PluginsFailed) > 0:
+			state = "loaded; " + wire.PluginsFailedText(r.PluginsFailed) + " (vx info says why)"
 		}
 		row("last reload", fmt.Sprintf("%s (%s, %dms, %s)", cmdline.Time(r.At), r.Trigger, r.DurationMs, state))
 	}

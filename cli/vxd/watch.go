@@ -113,6 +113,9 @@ func describeEvent(e wire.Event) string {
 	case wire.EventSessionClosed:
 		return t + " MCP session " + e.Session + " closed"
 	case wire.EventModelReloaded:
+		if e.Error != "" {
+			return t + " configuration reloaded; " + e.Error // plugins that failed
+		}
 		return t + " configuration reloaded"
 	case wire.EventModelFailed:
 		return t + " configuration failed to load: " + e.Error

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/vzn/vx/daemon/plugins"
 	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/opkit"
@@ -17,12 +19,22 @@ const opPluginCommand = "runPluginCommand"
 // command line's arguments after the verb, or a tool's input object.
 type PluginCommandInput struct {
 	Command string          `json:"command" jsonschema:"the plugin verb, as vx help lists it under Plugin commands"`
-	Args    []string        `json:"args,omitempty" jsonschema:"the command line's arguments after the verb"`
+	Args    PluginArgs      `json:"args,omitempty" jsonschema:"the command line's arguments after the verb"`
 	Input   json.RawMessage `json:"input,omitempty" jsonschema:"the verb's input object (its inputSchema)"`
 	// Tool is set by the verb's MCP tool: the verb runs only while the
 	// current model declares it readOnly with an inputSchema (a tool
 	// served from an older model does not run a verb that no longer is).
 	Tool bool `json:"-"`
+}
+
+// PluginArgs are a plugin verb's command-line arguments, passed as they
+// are: any string, an empty or blank one included (the plugin decides what
+// its arguments mean; vx's rule that a string argument holds something
+// other than blanks is for its own inputs).
+type PluginArgs []string
+
+func (PluginArgs) JSONSchema() *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "array", Items: &jsonschema.Schema{Type: "string", MinLength: jsonschema.Ptr(0)}}
 }
 
 // PluginCommandOutput is a plugin verb's answer.
@@ -63,7 +75,10 @@ func PluginCommand(ctx context.Context, e *Env, in PluginCommandInput) (*PluginC
 		return nil, opkit.Refuse("command", "plugin %s, which adds %q, did not load: %s", st.Spec, in.Command, e.Masker.String(st.Error))
 	}
 	r := plugins.Runner{Root: m.Root, Masker: e.Masker}
-	req := plugin.Request{Command: in.Command, Args: in.Args, Input: in.Input, Workspace: workspaceFor(m)}
+	req := plugin.Request{Command: in.Command, Args: append([]string{}, in.Args...), Input: in.Input, Workspace: workspaceFor(m)}
+	if len(req.Input) == 0 {
+		req.Input = json.RawMessage("null") // a command line gives none
+	}
 	a, err := r.Command(ctx, decl, entry, req)
 	if err != nil {
 		return nil, err

@@ -156,7 +156,7 @@ func Serve(ctx context.Context, o Options) error {
 	d.env = ops.NewEnv(root, m, loadErr, nil)
 	d.env.VX, d.env.Daemon = o.VX, d.info
 	defer d.env.Close()
-	d.recordReload(time.Now(), loadErr, "start")
+	d.recordReload(time.Now(), m, loadErr, "start")
 	d.mcp = d.newMCP()
 	defer d.mcp.Close()
 	d.feed.Tap = d.resourceUpdates(ctx)
@@ -294,10 +294,18 @@ func (d *daemon) refreshCatalog() {
 	d.mcp.SetPrompts(tools.Prompts(d.env))
 }
 
-func (d *daemon) recordReload(start time.Time, err error, trigger string) {
+// recordReload keeps a load of m (err: it failed) for vxd status: a load
+// that loaded names the plugins that failed in it, as vx info shows them.
+func (d *daemon) recordReload(start time.Time, m *workspace.Model, err error, trigger string) {
 	r := &wire.Reload{At: time.Now(), OK: err == nil, DurationMs: time.Since(start).Milliseconds(), Trigger: trigger}
 	if err != nil {
 		r.Error = d.env.Masker.String(err.Error())
+	} else if m != nil {
+		for _, p := range m.Plugins() {
+			if p.Error != "" {
+				r.PluginsFailed = append(r.PluginsFailed, p.Spec)
+			}
+		}
 	}
 	d.mu.Lock()
 	d.lastReload = r
@@ -310,7 +318,7 @@ func (d *daemon) reload(trigger string) {
 	start := time.Now()
 	m, err := workspace.LoadServing(d.root)
 	d.env.SetModel(m, err)
-	d.recordReload(start, err, trigger)
+	d.recordReload(start, m, err, trigger)
 	if err != nil {
 		d.log.Warn().Str("error", d.env.Masker.String(err.Error())).Msg("configuration failed to load; the last good model keeps serving")
 		d.feed.Publish(wire.Event{Type: wire.EventModelFailed, Time: time.Now(), Error: d.env.Masker.String(err.Error())})
@@ -318,7 +326,10 @@ func (d *daemon) reload(trigger string) {
 	}
 	d.refreshCatalog()
 	d.log.Info().Int("projects", len(m.Projects)).Dur("took", time.Since(start)).Msg("model reloaded")
-	d.feed.Publish(wire.Event{Type: wire.EventModelReloaded, Time: time.Now()})
+	d.mu.Lock()
+	failed := wire.PluginsFailedText(d.lastReload.PluginsFailed)
+	d.mu.Unlock()
+	d.feed.Publish(wire.Event{Type: wire.EventModelReloaded, Time: time.Now(), Error: failed})
 }
 
 // idle ends the daemon after IdleTimeout with no session and no request.

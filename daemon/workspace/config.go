@@ -114,13 +114,14 @@ func (e *EnvVar) UnmarshalJSON(b []byte) error {
 		e.Value = &s
 		return nil
 	}
+	const expected = `a string or {"value": string, "secret": bool}`
+	if len(b) == 0 || b[0] != '{' {
+		return &entryError{raw: b, expected: expected}
+	}
 	type plain EnvVar
 	var p plain
-	dec := json.NewDecoder(bytesReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
-		// Not wrapped: the inner decoder's offsets are not the file's.
-		return fmt.Errorf("exec.env entry: expected a string or {\"value\": string, \"secret\": bool} (%v)", err)
+	if err := decodeEntry(b, &p, expected); err != nil {
+		return err
 	}
 	*e = EnvVar(p)
 	return nil

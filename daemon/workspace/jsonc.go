@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/vzn/vx/daemon/jsonc"
@@ -56,54 +57,30 @@ func decodeJSONC(file string, src []byte, v any, strict bool) error {
 	}
 	vals := doc.Root().Paths()
 	var typ *json.UnmarshalTypeError
+	var ee *entryError
 	switch {
+	case errors.As(err, &ee):
+		return explainEntry(vals, std, ee, fail)
 	case errors.As(err, &typ):
-		// Offset is just past the value at fault.
-		start := max(typ.Offset-1, 0)
-		field := typ.Field
-		if at, ok := jsonc.Innermost(vals, int(start)); ok {
-			start = int64(at.Off)
-			if at.Path != "" {
-				field = at.Path
-			}
-		}
-		if field == "" {
-			field = "value"
-		}
-		// Only the kind found ("number", not "number 1.5"): a value that
-		// does not type-check is never quoted.
-		found, _, _ := strings.Cut(typ.Value, " ")
-		return fail(start, fmt.Sprintf("%s: expected %s, found %s", field, jsonTypeName(typ.Type.Kind().String()), found))
+		return typeMismatch(vals, typ, 0, fail)
 	}
 	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 		key := strings.Trim(name, `"`)
 		off := int(dec.InputOffset())
 		if at, ok := keyBefore(vals, key, off); ok {
-			return fail(int64(at.KeyOff), fmt.Sprintf("unknown key %q", at.Path))
+			known, _ := keysAt(doc.Root(), reflect.TypeOf(v), at.KeyOff)
+			return fail(int64(at.KeyOff), unknownKey(at.Path, key, known))
 		}
 		return fail(int64(off), "unknown key "+name)
 	}
 	// Errors from our own UnmarshalJSON methods carry no offset: find the
 	// value they are about.
 	msg := err.Error()
-	var pred func(jsonc.Path) bool
-	switch {
-	case strings.HasPrefix(msg, "mcp.run:"):
-		pred = func(v jsonc.Path) bool { return v.Path == "mcp.run" }
-	case strings.HasPrefix(msg, "exec.env entry:"):
-		pred = func(v jsonc.Path) bool {
-			return strings.Contains(v.Path, ".exec.env.") && strings.Count(v.Path[strings.Index(v.Path, ".exec.env.")+10:], ".") == 0 && v.Kind != jsonc.String && v.Kind != jsonc.Object
-		}
-	}
-	if pred != nil {
+	if strings.HasPrefix(msg, "mcp.run:") {
 		for _, at := range vals {
-			if !pred(at) {
-				continue
+			if at.Path == "mcp.run" {
+				return fail(int64(at.Off), msg)
 			}
-			if strings.HasPrefix(msg, "exec.env entry:") {
-				msg = at.Path + ": expected a string or {\"value\": string, \"secret\": bool}"
-			}
-			return fail(int64(at.Off), msg)
 		}
 	}
 	return fail(dec.InputOffset(), msg)

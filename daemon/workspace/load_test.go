@@ -187,6 +187,76 @@ func TestLoadMalformedConfig(t *testing.T) {
 			wantMsg: "empty",
 		},
 		{
+			name:    "misspelt top-level key",
+			file:    "vx.workspace.json",
+			src:     "{\n  \"projects\": [\"apps/*\"],\n  \"taks\": {}\n}\n",
+			at:      "\"taks\"",
+			wantMsg: `unknown key "taks" (did you mean tasks?)`,
+		},
+		{
+			name:    "misspelt key inside a task",
+			file:    "vx.workspace.json",
+			src:     "{\"tasks\": {\"b.x\": {\"comand\": \"x\"}}}",
+			at:      "\"comand\"",
+			wantMsg: `unknown key "tasks.b.x.comand" (did you mean command?)`,
+		},
+		{
+			name:    "a plugins entry neither a string nor an object",
+			file:    "vx.workspace.json",
+			src:     "{\n  \"plugins\": [\"./a.mjs\", 42]\n}\n",
+			at:      "42",
+			wantMsg: `plugins[1]: expected a string or {"plugin": string, "options": any, "timeout": duration}, found a number`,
+		},
+		{
+			name:    "a plugins entry that is an array",
+			file:    "vx.workspace.json",
+			src:     "{\"plugins\": [[\"./a.mjs\"]]}",
+			at:      "[\"./a",
+			wantMsg: `plugins[0]: expected a string or {"plugin": string`,
+		},
+		{
+			name:    "a misspelt key of a plugin declaration",
+			file:    "vx.workspace.json",
+			src:     "{\"plugins\": [{\"plugin\": \"./p.mjs\", \"timout\": \"2s\"}]}",
+			at:      "\"timout\"",
+			wantMsg: `unknown key "plugins[0].timout" (did you mean timeout?)`,
+		},
+		{
+			name:    "a plugin's timeout that is a number",
+			file:    "vx.workspace.json",
+			src:     "{\"plugins\": [{\"plugin\": \"./p.mjs\", \"timeout\": 5}]}",
+			at:      "5}",
+			wantMsg: `plugins[0].timeout: expected a string, found number`,
+		},
+		{
+			name:    "remoteCache's url that is a number",
+			file:    "vx.workspace.json",
+			src:     "{\"remoteCache\": {\"url\": 5}}",
+			at:      "5}",
+			wantMsg: `remoteCache.url: expected a string, found number`,
+		},
+		{
+			name:    "a misspelt key of remoteCache",
+			file:    "vx.workspace.json",
+			src:     "{\"remoteCache\": {\"url\": \"https://c.example\", \"tem\": \"t\"}}",
+			at:      "\"tem\"",
+			wantMsg: `unknown key "remoteCache.tem" (did you mean team?)`,
+		},
+		{
+			name:    "a plugin at an absolute path",
+			file:    "vx.workspace.json",
+			src:     "{\n  \"plugins\": [\"/abs/p.mjs\"]\n}\n",
+			at:      "\"/abs",
+			wantMsg: `plugins[0]: plugin "/abs/p.mjs": an absolute path`,
+		},
+		{
+			name:    "a plugin declared twice",
+			file:    "vx.workspace.json",
+			src:     "{\"plugins\": [\"./p.mjs\", {\"plugin\": \"./p.mjs\"}]}",
+			at:      "{\"plugin\"",
+			wantMsg: `plugins[1]: plugin "./p.mjs" is declared twice`,
+		},
+		{
 			name:    "truncated file",
 			file:    "vx.workspace.json",
 			src:     "{\n  \"projects\": [\"apps/*\"\n",
@@ -235,6 +305,9 @@ func TestLoadMalformedConfig(t *testing.T) {
 			}
 			if !strings.Contains(fe.Msg, tc.wantMsg) {
 				t.Errorf("message %q does not contain %q", fe.Msg, tc.wantMsg)
+			}
+			if strings.Contains(fe.Msg, "plain") || strings.Contains(fe.Msg, "Go ") {
+				t.Errorf("message %q names a Go type", fe.Msg)
 			}
 		})
 	}

@@ -34,12 +34,14 @@ func (d *PluginDecl) UnmarshalJSON(b []byte) error {
 		*d = PluginDecl{Plugin: s}
 		return nil
 	}
+	const expected = `a string or {"plugin": string, "options": any, "timeout": duration}`
+	if len(b) == 0 || b[0] != '{' {
+		return &entryError{raw: b, expected: expected}
+	}
 	type plain PluginDecl
 	var p plain
-	dec := json.NewDecoder(bytesReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
-		return fmt.Errorf("plugins entry: expected a string or {\"plugin\": string, \"options\": any, \"timeout\": duration} (%v)", err)
+	if err := decodeEntry(b, &p, expected); err != nil {
+		return err
 	}
 	*d = PluginDecl(p)
 	return nil
@@ -51,10 +53,10 @@ func (m *Model) validatePlugins() error {
 	for i, d := range m.Config.Plugins {
 		at := fmt.Sprintf("plugins[%d]", i)
 		if err := plugins.CheckSpec(d.Plugin); err != nil {
-			return &FileError{File: m.ConfigPath, Msg: at + ": " + err.Error()}
+			return fieldError(m.ConfigPath, at, err)
 		}
 		if seen[d.Plugin] {
-			return &FileError{File: m.ConfigPath, Msg: fmt.Sprintf("%s: plugin %q is declared twice", at, d.Plugin)}
+			return fieldError(m.ConfigPath, at, fmt.Errorf("plugin %q is declared twice", d.Plugin))
 		}
 		seen[d.Plugin] = true
 		if d.Timeout != "" {

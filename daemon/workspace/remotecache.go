@@ -47,10 +47,8 @@ func (c *RemoteCacheConfig) UnmarshalJSON(b []byte) error {
 	}
 	type plain RemoteCacheConfig
 	var p plain
-	dec := json.NewDecoder(strings.NewReader(string(b)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
-		return fmt.Errorf("remoteCache: %v (keys: url, team, signature, readOnly, timeout, namespace)", err)
+	if err := decodeEntry(b, &p, "an object with the keys url, team, signature, readOnly, timeout, namespace"); err != nil {
+		return err
 	}
 	*c = RemoteCacheConfig(p)
 	return nil

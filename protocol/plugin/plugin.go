@@ -65,9 +65,10 @@ type Request struct {
 	// match the plugin's globs, sorted, and every project.
 	Files    []string  `json:"files,omitzero"`
 	Projects []Project `json:"projects,omitzero"`
-	// Command stage.
+	// Command stage: args is always there (empty when none) and input is
+	// null from a command line; the other stages have neither.
 	Command   string          `json:"command,omitempty"`
-	Args      []string        `json:"args,omitempty"`
+	Args      []string        `json:"args,omitzero"`
 	Input     json.RawMessage `json:"input,omitempty"`
 	Workspace *Workspace      `json:"workspace,omitempty"`
 }

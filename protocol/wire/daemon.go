@@ -1,6 +1,10 @@
 package wire
 
-import "time"
+import (
+	"fmt"
+	"strings"
+	"time"
+)
 
 // Discovery is the daemon's discovery file, .vx/daemon/vxd.json (0600).
 // It is a hint: a client dials it and checks Version and Root before
@@ -51,6 +55,21 @@ type Reload struct {
 	Error      string    `json:"error,omitempty"`
 	DurationMs int64     `json:"durationMs"`
 	Trigger    string    `json:"trigger,omitempty"`
+	// PluginsFailed names (as declared) the plugins that failed in a
+	// reload that loaded (OK); vx info says why.
+	PluginsFailed []string `json:"pluginsFailed,omitempty"`
+}
+
+// PluginsFailedText says which plugins failed in a reload that loaded,
+// as vxd status and the feed's model.reloaded say it ("" for none).
+func PluginsFailedText(names []string) string {
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return "1 plugin failed: " + names[0]
+	}
+	return fmt.Sprintf("%d plugins failed: %s", len(names), strings.Join(names, ", "))
 }
 
 // RunBrief is a run in one line.

@@ -69,13 +69,80 @@ func TestADetachedGrandchildEndsWithTheRequest(t *testing.T) {
 				t.Fatalf("grandchild pid %q", b)
 			}
 			t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
-			if syscall.Kill(pid, 0) == nil {
-				state := "running"
-				if st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil {
-					state = string(st)
-				}
-				t.Fatalf("mode %s: the plugin's detached grandchild %d outlived the request (%s)", mode, pid, state)
+			// Gone, or dead and its new parent's (init's) to reap.
+			if state, ppid, ok := procState(pid); ok && (state != "Z" || ppid == os.Getpid()) {
+				t.Fatalf("mode %s: the plugin's detached grandchild %d outlived the request (state %s, parent %d)", mode, pid, state, ppid)
 			}
 		})
 	}
+}
+
+// TestAPluginRequestAdoptsNoOtherOrphan: after a plugin request, a
+// process that another child of the caller left behind and that then
+// exits is not left a zombie of the caller. (vxd lives long and starts
+// children that orphan theirs, such as a run's watchdog: were it their
+// subreaper, each would stay a zombie of it until it exits.)
+func TestAPluginRequestAdoptsNoOtherOrphan(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("node is not on PATH")
+		}
+		t.Skip("node is not on PATH: this test runs a Node plugin")
+	}
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "detach.mjs"), []byte(detachingPlugin), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := Decl{Spec: "./detach.mjs", Options: json.RawMessage(`{"mode":"answer"}`), File: "vx.workspace.json"}
+	e, err := resolve(root, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, err := (Runner{Root: root}).Call(context.Background(), d, e, plugin.Request{Stage: "describe"}); err != nil {
+		t.Fatalf("%v (stderr %q)", err, stderr)
+	}
+	// A child that starts a grandchild and exits first: the grandchild,
+	// orphaned, exits once the file "go" exists.
+	gate := filepath.Join(root, "go")
+	out, err := exec.Command("sh", "-c", `(while [ ! -e "$1" ]; do sleep 0.05; done) >/dev/null 2>&1 & echo $!`, "sh", gate).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(out)))
+	if pid <= 1 {
+		t.Fatalf("orphan pid %q", out)
+	}
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// It is gone once its parent (init, or whoever adopted it) reaps it;
+	// a zombie whose parent is this process stays one.
+	for {
+		state, ppid, ok := procState(pid)
+		switch {
+		case !ok:
+			return // gone: reaped
+		case state == "Z" && ppid != os.Getpid():
+			return // dead, another process's to reap
+		case state == "Z":
+			_, _ = syscall.Wait4(pid, nil, 0, nil)
+			t.Fatalf("an orphan of another child became this process's zombie after a plugin request (it was made their subreaper)")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// procState is process pid's state letter and parent, ok false when it
+// is gone.
+func procState(pid int) (string, int, bool) {
+	st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return "", 0, false
+	}
+	f := strings.Fields(string(st[strings.LastIndexByte(string(st), ')')+1:]))
+	if len(f) < 2 {
+		return "", 0, false
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	return f[0], ppid, true
 }

@@ -18,7 +18,6 @@ import (
 // of its own, internal/procmark). Nothing the plugin started outlives the
 // request.
 func runTree(cmd *exec.Cmd, m procmark.Mark) error {
-	procmark.BecomeSubreaper()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	since := time.Now()

@@ -181,21 +181,6 @@ func watch(in io.Reader) {
 		removeCgroup(cgroup)
 	}
 	if len(ids) > 0 && root != "" {
-		killMarked(root, ids)
-	}
-}
-
-// killMarked kills the processes marked as the tasks', again until none
-// is found (one may have forked before it was killed).
-func killMarked(root string, ids map[string]bool) {
-	for round := 0; round < 50; round++ {
-		pids := procmark.Find(procmark.Mark{Root: root, Var: taskIDEnv, IDs: ids})
-		if len(pids) == 0 {
-			return
-		}
-		for _, pid := range pids {
-			killPid(pid)
-		}
-		time.Sleep(10 * time.Millisecond)
+		procmark.Kill(procmark.Mark{Root: root, Var: taskIDEnv, IDs: ids}, time.Time{})
 	}
 }

@@ -7,10 +7,11 @@
 // what carries its mark.
 //
 // Where they are looked for depends on the host, one small function per
-// operating system: on Linux among the caller's children, the caller
-// being the subreaper of what it starts (BecomeSubreaper), so that an
-// orphan becomes its child rather than init's, and is reaped once killed;
-// on darwin, which has no subreaper, in the process table, among the
+// operating system: on Linux among the caller's children where the
+// caller is the subreaper of what it starts (BecomeSubreaper: vx running
+// tasks without a cgroup), so that an orphan becomes its child rather
+// than init's, and is reaped once killed, else (vxd, which lives long)
+// among all processes; on darwin, which has no subreaper, in the process table, among the
 // user's processes started since the holder did; on Windows nowhere: a
 // Job Object (internal/jobobject) holds every process the holder starts
 // and ends them with it.

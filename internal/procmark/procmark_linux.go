@@ -7,44 +7,60 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
 
+// subreaper is set once the caller made itself a subreaper.
+var subreaper atomic.Bool
+
 // BecomeSubreaper makes the caller the subreaper of the processes it
 // starts: one they orphan (a double fork, a setsid child whose parent
 // exited) becomes the caller's child instead of init's, where Sweep and
-// Kill find it.
+// Kill find it. Only a short-lived caller should: what any of its
+// children orphans becomes its child, and stays its zombie once it exits
+// unless the caller reaps it.
 func BecomeSubreaper() {
-	_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+	if unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == nil {
+		subreaper.Store(true)
+	}
 }
 
-// Sweep kills and reaps what carries m outside process group pgid, which
-// the caller killed. The group's killed processes are reaped first: only
-// once a process is gone are its orphans the caller's children. Zombies
-// of the group are reaped again at the end (the caller reaped the
-// group's first process, which it started, itself). since is unused
-// here: the caller's children are all there is to search.
+// Sweep kills what carries m outside process group pgid, which the
+// caller killed. A subreaper reaps the group's killed processes first
+// (only once a process is gone are its orphans the caller's children),
+// kills and reaps the marked ones among its children, and reaps the
+// group's zombies again (the caller reaped the group's first process,
+// which it started, itself). since is unused here.
 func Sweep(m Mark, pgid int, since time.Time) {
 	reapGroup(pgid)
 	Kill(m, since)
 	reapGroup(pgid)
 }
 
-// Kill kills and reaps, again until none is found, the caller's children
-// that carry m: the caller being their subreaper, that is where the
-// processes that left their group are.
+// Kill kills, again until none is found, the processes that carry m: for
+// a subreaper among its children, which it reaps; otherwise wherever they
+// are (Find), left to their parents to reap.
 func Kill(m Mark, _ time.Time) {
 	for round := 0; round < 50; round++ {
 		found := false
-		for _, pid := range children(os.Getpid()) {
-			if marked(pid, m) {
-				found = true
-				_ = syscall.Kill(pid, syscall.SIGKILL)
-				reap(pid)
+		if subreaper.Load() {
+			for _, pid := range children(os.Getpid()) {
+				if marked(pid, m) {
+					found = true
+					_ = syscall.Kill(pid, syscall.SIGKILL)
+					reap(pid)
+				}
 			}
+		} else if pids := Find(m); len(pids) > 0 {
+			found = true
+			for _, pid := range pids {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+			time.Sleep(10 * time.Millisecond)
 		}
 		if !found {
 			return
@@ -53,8 +69,8 @@ func Kill(m Mark, _ time.Time) {
 }
 
 // Find lists the processes that carry m wherever they are now: the
-// search of a process that is not their subreaper (vx's watchdog, once
-// vx is gone).
+// search of a process that is not their subreaper (vxd, vx's watchdog
+// once vx is gone).
 func Find(m Mark) []int {
 	var out []int
 	for _, pid := range allProcs() {

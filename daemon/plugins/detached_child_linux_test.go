@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vzn/vx/internal/procmark"
 	"github.com/vzn/vx/protocol/plugin"
 )
 
@@ -35,11 +36,9 @@ else process.stdout.write(JSON.stringify({ protocol: 1, name: "detacher" }));
 // a new session (out of the plugin's process group) is gone when the
 // request returns, whether the plugin answered, crashed or timed out.
 func TestADetachedGrandchildEndsWithTheRequest(t *testing.T) {
-	if _, err := exec.LookPath("node"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("node is not on PATH")
-		}
-		t.Skip("node is not on PATH: this test runs a Node plugin")
+	needNode(t)
+	if os.Getenv(asSubreaperEnv) == "1" {
+		procmark.BecomeSubreaper()
 	}
 	for _, mode := range []string{"answer", "crash", "hang"} {
 		t.Run(mode, func(t *testing.T) {
@@ -77,18 +76,35 @@ func TestADetachedGrandchildEndsWithTheRequest(t *testing.T) {
 	}
 }
 
+// asSubreaperEnv, set to 1, runs TestADetachedGrandchildEndsWithTheRequest
+// in a process that made itself a subreaper first (a vx that ran tasks
+// without a cgroup), which is process-wide: another test process.
+const asSubreaperEnv = "VX_TEST_PLUGIN_AS_SUBREAPER"
+
+// TestADetachedGrandchildEndsWithTheRequestInASubreaper: in a process
+// that is its descendants' subreaper, the plugin's detached grandchild
+// comes to it once orphaned, and is killed and reaped there (no zombie of
+// it is left).
+func TestADetachedGrandchildEndsWithTheRequestInASubreaper(t *testing.T) {
+	if os.Getenv(asSubreaperEnv) == "1" {
+		t.Skip("already in the subreaper's process")
+	}
+	needNode(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestADetachedGrandchildEndsWithTheRequest$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), asSubreaperEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestADetachedGrandchildEndsWithTheRequest") {
+		t.Fatalf("as a subreaper: %v\n%s", err, out)
+	}
+}
+
 // TestAPluginRequestAdoptsNoOtherOrphan: after a plugin request, a
 // process that another child of the caller left behind and that then
 // exits is not left a zombie of the caller. (vxd lives long and starts
 // children that orphan theirs, such as a run's watchdog: were it their
 // subreaper, each would stay a zombie of it until it exits.)
 func TestAPluginRequestAdoptsNoOtherOrphan(t *testing.T) {
-	if _, err := exec.LookPath("node"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("node is not on PATH")
-		}
-		t.Skip("node is not on PATH: this test runs a Node plugin")
-	}
+	needNode(t)
 	root := t.TempDir()
 	if err := os.WriteFile(filepath.Join(root, "detach.mjs"), []byte(detachingPlugin), 0o644); err != nil {
 		t.Fatal(err)
@@ -145,4 +161,15 @@ func procState(pid int) (string, int, bool) {
 	}
 	ppid, _ := strconv.Atoi(f[1])
 	return f[0], ppid, true
+}
+
+// needNode skips (fails with CI=true) where node is not on PATH.
+func needNode(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("node is not on PATH")
+		}
+		t.Skip("node is not on PATH: this test runs a Node plugin")
+	}
 }

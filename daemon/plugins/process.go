@@ -6,13 +6,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
 	"github.com/vzn/vx/daemon/secret"
+	"github.com/vzn/vx/internal/procmark"
 	"github.com/vzn/vx/protocol/plugin"
 )
 
@@ -56,6 +60,8 @@ func (r Runner) Call(ctx context.Context, d Decl, e Entry, req plugin.Request) (
 	name, args := command(e.Path)
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = r.Root
+	mark, id := requestMark(r.Root)
+	cmd.Env = append(os.Environ(), mark.Env(id)...)
 	cmd.Stdin = bytes.NewReader(in)
 	out := &capped{max: plugin.MaxAnswer, over: cancel}
 	// Twice the tail shown is kept, and cut to it once masked: a cut
@@ -66,7 +72,7 @@ func (r Runner) Call(ctx context.Context, d Decl, e Entry, req plugin.Request) (
 	// the plugin started and left running (holding its stdout, say) ends
 	// with the request (runTree).
 	cmd.WaitDelay = 2 * time.Second
-	runErr := runTree(cmd)
+	runErr := runTree(cmd, mark)
 	if errors.Is(runErr, exec.ErrWaitDelay) {
 		runErr = nil // it exited with success; its answer is judged as any other
 	}
@@ -87,6 +93,20 @@ func (r Runner) Call(ctx context.Context, d Decl, e Entry, req plugin.Request) (
 		return fail("it could not be started: " + runErr.Error())
 	}
 	return out.buf.Bytes(), stderr, nil
+}
+
+// requestEnv is the variable that marks the processes of one plugin
+// request, which each one it starts inherits (internal/procmark).
+const requestEnv = "VX_PLUGIN_REQUEST"
+
+// requests numbers this process's plugin requests.
+var requests atomic.Uint64
+
+// requestMark is a new request's mark and its id, which no other
+// request running now has (this process's id and the request's number).
+func requestMark(root string) (procmark.Mark, string) {
+	id := strconv.Itoa(os.Getpid()) + "." + strconv.FormatUint(requests.Add(1), 10)
+	return procmark.Mark{Root: root, Var: requestEnv, IDs: map[string]bool{id: true}}, id
 }
 
 // capped keeps up to max bytes; past them it records the overflow and

@@ -78,6 +78,13 @@ const (
 // moduleExts are the files hashModules counts as a plugin's modules.
 var moduleExts = map[string]bool{".js": true, ".mjs": true, ".cjs": true, ".ts": true, ".mts": true, ".cts": true, ".json": true}
 
+// notModuleDir says whether a directory of that name, below a path
+// plugin's entry, is left out of its modules: another package's, or
+// hidden.
+func notModuleDir(name string) bool {
+	return name == "node_modules" || strings.HasPrefix(name, ".")
+}
+
 // hashModules hashes into h, by relative path and content, the modules
 // in dir (a path plugin's entry's directory) and below, in lexical
 // order: what the entry may import, so that editing one asks the plugin
@@ -95,7 +102,7 @@ func hashModules(root, dir string, h io.Writer) error {
 		switch {
 		case err != nil:
 			return err
-		case d.IsDir() && p != dir && (d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")):
+		case d.IsDir() && p != dir && notModuleDir(d.Name()):
 			return filepath.SkipDir
 		case !d.Type().IsRegular() || !moduleExts[filepath.Ext(p)]:
 			return nil

@@ -17,6 +17,7 @@ import (
 
 	"github.com/vzn/vx/daemon/secret"
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/internal/procmark"
 	"github.com/vzn/vx/protocol/wire"
 )
 
@@ -123,7 +124,7 @@ type result struct {
 // starts inherit them, which marks them as the task's (procs.go).
 const (
 	taskIDEnv = "VX_TASK_ID"
-	rootEnv   = "VX_WORKSPACE_ROOT"
+	rootEnv   = procmark.RootEnv
 )
 
 // taskEnv builds the task's environment: PATH with node_modules/.bin of

@@ -39,6 +39,10 @@ func killGroup(pgid int) {
 // holdTree does nothing: the task's process group and cgroup hold it.
 func holdTree(int) {}
 
+// releaseTree does nothing: the task's group was killed, and what left
+// it is found by its mark.
+func releaseTree(int) {}
+
 // killPid kills process pid.
 func killPid(pid int) { _ = syscall.Kill(pid, syscall.SIGKILL) }
 

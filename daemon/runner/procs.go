@@ -1,10 +1,11 @@
 package runner
 
 import (
-	"bytes"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/vzn/vx/internal/procmark"
 )
 
 // No process of a task outlives vx. Each task starts in a process group of
@@ -12,9 +13,9 @@ import (
 // kernel offers one, in a cgroup of its own beneath the run's cgroup
 // (cgroup_linux.go), which holds also the processes that left the group
 // (setsid, a double fork). Without a cgroup, those are found by the mark
-// every task's environment carries (taskEnv), among vx's children where
-// vx can be their subreaper (procs_linux.go), else in the process table
-// (procs_darwin.go). When the task ends, its group, its cgroup or what
+// every task's environment carries (taskEnv, internal/procmark), among
+// vx's children where vx can be their subreaper (Linux), else in the
+// process table (darwin). When the task ends, its group, its cgroup or what
 // carries its mark are killed. So that vx's own death (kill -9) kills them
 // too, a watchdog process (watchdog.go) holds a pipe from vx: when the
 // pipe closes it kills the groups, the run's cgroup and the marked
@@ -40,7 +41,7 @@ func (r *run) procs() *procState {
 		r.ps.root = r.p.Model.Root
 		r.ps.cg = newRunCgroup()
 		if r.ps.cg == nil {
-			becomeSubreaper()
+			procmark.BecomeSubreaper()
 		}
 		dog, err := startWatchdog(r.ps.cg.path(), r.ps.root)
 		if err != nil {
@@ -95,7 +96,7 @@ func (t *taskProcs) startFailed() bool {
 		return false
 	}
 	t.ps.cg.giveUp()
-	becomeSubreaper()
+	procmark.BecomeSubreaper()
 	t.cg.remove()
 	t.cg = nil
 	return true
@@ -141,20 +142,21 @@ func (t *taskProcs) killLeft() {
 	if t.cg != nil {
 		t.cg.kill()
 	} else {
-		killEscapees(t)
+		procmark.Kill(t.mark(), t.since)
 	}
 }
 
 // end kills what is left of the task outside its group, which the
 // caller killed: all in its cgroup, which is removed, or without one what
-// it left that carries its mark (endEscapees). The watchdog forgets the
-// task.
+// it left that carries its mark, and on Windows what is left in its Job
+// Object (releaseTree). The watchdog forgets the task.
 func (t *taskProcs) end() {
 	if t.cg != nil {
 		t.cg.remove()
 		t.cg = nil
 	} else if t.pgid > 0 {
-		endEscapees(t)
+		procmark.Sweep(t.mark(), t.pgid, t.since)
+		releaseTree(t.pgid)
 	}
 	if t.pgid > 0 {
 		t.ps.dog.ended(t.pgid)
@@ -162,18 +164,7 @@ func (t *taskProcs) end() {
 	}
 }
 
-// hasMarker says whether env (NAME=VALUE entries) holds
-// VX_WORKSPACE_ROOT=root and VX_TASK_ID of one of ids: the marker of a
-// process started for one of those tasks (taskEnv), which its children
-// inherit.
-func hasMarker(env [][]byte, root string, ids map[string]bool) bool {
-	inRoot, ofTask := false, false
-	for _, kv := range env {
-		if v, ok := bytes.CutPrefix(kv, []byte(rootEnv+"=")); ok {
-			inRoot = string(v) == root
-		} else if v, ok := bytes.CutPrefix(kv, []byte(taskIDEnv+"=")); ok {
-			ofTask = ids[string(v)]
-		}
-	}
-	return inRoot && ofTask
+// mark is the mark every process of the task carries (taskEnv).
+func (t *taskProcs) mark() procmark.Mark {
+	return procmark.Mark{Root: t.ps.root, Var: taskIDEnv, IDs: map[string]bool{t.id: true}}
 }

@@ -20,23 +20,9 @@ func selfHWM() int64 { return 0 }
 // selfExe is vx's own binary, to start again as the watchdog.
 func selfExe() (string, error) { return os.Executable() }
 
-// becomeSubreaper does nothing: the Job Object holds what a task orphans.
-func becomeSubreaper() {}
-
 // leaderExited is nil, never closed: a task's processes are its Job
-// Object's, ended when the task's wait returns (endEscapees).
+// Object's, ended when the task's wait returns (releaseTree).
 func leaderExited(int) <-chan struct{} { return nil }
-
-// killEscapees does nothing: the Job Object's end (endEscapees) ends them.
-func killEscapees(*taskProcs) {}
-
-// endEscapees ends what is left in task t's Job Object, which holds every
-// process the task started, wherever it went, and lets go of the job.
-func endEscapees(t *taskProcs) { releaseTree(t.pgid) }
-
-// markedProcs is nil: the processes of a task are its Job Object's, which
-// Windows ends with vx; no process table is searched.
-func markedProcs(string, map[string]bool) []int { return nil }
 
 // openDirNoFollow opens dir, a directory and no symbolic link (reparse
 // point).

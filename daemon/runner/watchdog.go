@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/vzn/vx/internal/procmark"
 )
 
 // The watchdog is vx's own binary started again, in a session of its own,
@@ -20,7 +22,7 @@ import (
 // starts and ends. The pipe closes when vx exits, however it exits (the
 // kernel closes a killed process's descriptors): the watchdog then kills
 // the groups of the tasks that were still running, the run's cgroup, and
-// the processes marked as those tasks' that it can find (markedProcs),
+// the processes marked as those tasks' that it can find (procmark.Find),
 // and exits. Only SIGKILL stops it early: it ignores the signals a
 // terminal or a process group gets, so that the Ctrl-C or kill that stops
 // vx does not stop it.
@@ -179,21 +181,6 @@ func watch(in io.Reader) {
 		removeCgroup(cgroup)
 	}
 	if len(ids) > 0 && root != "" {
-		killMarked(root, ids)
-	}
-}
-
-// killMarked kills the processes marked as the tasks', again until none
-// is found (one may have forked before it was killed).
-func killMarked(root string, ids map[string]bool) {
-	for round := 0; round < 50; round++ {
-		pids := markedProcs(root, ids)
-		if len(pids) == 0 {
-			return
-		}
-		for _, pid := range pids {
-			killPid(pid)
-		}
-		time.Sleep(10 * time.Millisecond)
+		procmark.Kill(procmark.Mark{Root: root, Var: taskIDEnv, IDs: ids}, time.Time{})
 	}
 }

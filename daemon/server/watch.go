@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/vzn/vx/daemon/hashing"
+	"github.com/vzn/vx/daemon/plugins"
 	"github.com/vzn/vx/daemon/workspace"
 )
 
@@ -37,6 +39,12 @@ type watcher struct {
 	// (a plugin's matched file linked to a shared one): an edit there is
 	// an edit of the file, in a directory watched for it alone.
 	targets map[string]bool
+	// plugins are the declared plugins' sources (their entries, the
+	// modules beside a path plugin's, a package's package.json): an edit
+	// there is an edit of the plugin. pluginDirs are the directories
+	// watched for them alone, where a new directory is no new project.
+	plugins    []plugins.Sources
+	pluginDirs map[string]bool
 }
 
 func (w *watcher) Close() error { return w.w.Close() }
@@ -63,6 +71,8 @@ func (d *daemon) watch(ctx context.Context) (*watcher, error) {
 func (w *watcher) sync() {
 	want := []string{w.d.root}
 	var targets map[string]bool
+	var srcs []plugins.Sources
+	pluginDirs := map[string]bool{}
 	if m, err := w.d.env.CurrentModel(); err == nil {
 		want = append(want, m.ProjectDirs...)
 		for _, g := range projectGlobs(m) {
@@ -72,10 +82,15 @@ func (w *watcher) sync() {
 		for t := range targets {
 			want = append(want, filepath.Dir(t))
 		}
+		srcs = pluginSources(w.d.root, m, want, pluginDirs)
+		for dir := range pluginDirs {
+			want = append(want, dir)
+		}
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.targets = targets
+	w.plugins, w.pluginDirs = srcs, pluginDirs
 	for _, dir := range want {
 		if w.dirs[dir] {
 			continue
@@ -92,6 +107,38 @@ func (w *watcher) sync() {
 			w.d.budget.Give(cost)
 		}
 	}
+}
+
+// pluginSources lists the sources of m's declared plugins, and adds to
+// only the directories that hold them and are not in other.
+func pluginSources(root string, m *workspace.Model, other []string, only map[string]bool) []plugins.Sources {
+	out := make([]plugins.Sources, 0, len(m.Config.Plugins))
+	for _, d := range m.Config.Plugins {
+		src := plugins.IdentitySources(root, d.Plugin)
+		for _, dir := range src.Dirs {
+			only[dir] = !slices.Contains(other, dir)
+		}
+		out = append(out, src)
+	}
+	for dir, ok := range only {
+		if !ok {
+			delete(only, dir)
+		}
+	}
+	return out
+}
+
+// pluginSource reports whether path is one of a declared plugin's
+// sources: its change changes the plugin.
+func (w *watcher) pluginSource(path string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, s := range w.plugins {
+		if s.Counts(path) {
+			return true
+		}
+	}
+	return false
 }
 
 // linkTargets maps where each of files (absolute) that is a symbolic
@@ -179,13 +226,13 @@ func (w *watcher) relevant(ev fsnotify.Event) bool {
 	if ev.Name == w.d.root {
 		return true
 	}
-	if w.pluginFile(ev.Name) || w.isLinkTarget(ev.Name) {
+	if w.pluginFile(ev.Name) || w.isLinkTarget(ev.Name) || w.pluginSource(ev.Name) {
 		return true
 	}
 	// A new directory under a watched glob parent may be a new project.
 	if ev.Has(fsnotify.Create) || ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
 		w.mu.Lock()
-		parentWatched := w.dirs[filepath.Dir(ev.Name)] && filepath.Dir(ev.Name) != w.d.root
+		parentWatched := w.dirs[filepath.Dir(ev.Name)] && filepath.Dir(ev.Name) != w.d.root && !w.pluginDirs[filepath.Dir(ev.Name)]
 		w.mu.Unlock()
 		if parentWatched && !strings.HasPrefix(name, ".") && name != "node_modules" && name != "dist" {
 			if st, err := os.Stat(ev.Name); err == nil && st.IsDir() || err != nil && w.isProjectDir(ev.Name) {

@@ -1,4 +1,4 @@
-package runner
+package procmark
 
 import (
 	"bytes"

@@ -46,6 +46,11 @@ func pluginCommands(s *cmdline.IO) (string, []cmdline.Subcommand) {
 	if err != nil {
 		return heading, nil
 	}
+	// Asked for vx help or a verb vx does not have: a plugin that failed
+	// would have added verbs, so its failure is said.
+	for _, w := range m.PluginWarnings() {
+		fmt.Fprintf(s.Err, "vx: warning: %s\n", w)
+	}
 	var out []cmdline.Subcommand
 	for _, p := range m.Plugins() {
 		for _, c := range p.Commands {

@@ -117,3 +117,19 @@ func TestPluginVerbInHelp(t *testing.T) {
 		t.Errorf("vx help: exit %d%s\n%s", code, errs, out)
 	}
 }
+
+// TestAVerbOfAFailedPluginIsExplained: when a plugin fails to load, vx
+// help and an unknown verb (maybe the failed plugin's) say which plugin
+// failed and why, on stderr.
+func TestAVerbOfAFailedPluginIsExplained(t *testing.T) {
+	root := pluginVerbWorkspace(t, "ok")
+	testtree.Write(t, root, map[string]string{"tools/echo.mjs": `process.stderr.write("no config\n"); process.exit(4);`})
+	code, _, errs := runWithStdin(root, "", "dump")
+	if code != 2 || !strings.Contains(errs, `unknown command "dump"`) || !strings.Contains(errs, "vx: warning: plugin ./tools/echo.mjs") ||
+		!strings.Contains(errs, "exited with exit status 4") {
+		t.Errorf("vx dump: exit %d\n%s", code, errs)
+	}
+	if code, _, errs := runWithStdin(root, "", "help"); code != 0 || !strings.Contains(errs, "vx: warning: plugin ./tools/echo.mjs") {
+		t.Errorf("vx help: exit %d\n%s", code, errs)
+	}
+}

@@ -29,7 +29,7 @@ var nxDropped = map[string]string{
 	"release":             "vx does not version or publish packages",
 	"tui":                 "vx prints task output as it comes",
 	"useDaemonProcess":    "vx needs no daemon for runs",
-	"useInferencePlugins": "vx infers no targets",
+	"useInferencePlugins": "vx infers tasks only through the plugins vx.workspace.json declares (vx docs plugins)",
 	"cacheDirectory":      "vx's cache lives in .vx/cache",
 	"installation":        "vx is installed on its own",
 	"sync":                "vx has no sync generators",
@@ -42,7 +42,7 @@ var nxDropped = map[string]string{
 	"neverConnectToCloud": "vx uses a remote cache only when remoteCache (or VX_REMOTE_CACHE_URL) is set",
 	"useLegacyCache":      "vx has its own cache",
 	"maxCacheSize":        "vx cache prune trims the cache",
-	"pluginsConfig":       "vx has no plugins of this kind",
+	"pluginsConfig":       "a vx plugin takes its options in its vx.workspace.json declaration",
 	"analytics":           "vx sends no telemetry",
 }
 

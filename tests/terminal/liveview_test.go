@@ -149,6 +149,27 @@ func TestLiveViewFollowsResize(t *testing.T) {
 	}
 }
 
+// TestLiveViewAtTopLeavesNoScrollback: an area drawn on the pane's first
+// row (a fresh terminal, tasks that print nothing until the end) is erased
+// where it stands when it is redrawn and when the run ends, not pushed into
+// the scrollback: tmux keeps a screen cleared from its top-left corner in
+// its history (scroll-on-clear), where a person scrolling back would find
+// stale copies of the area.
+func TestLiveViewAtTopLeavesNoScrollback(t *testing.T) {
+	silent := "until [ -f ../../release ]; do sleep 0.05; done"
+	dir := workspace(t, "", map[string]string{"b": silent, "c": silent})
+	p := startPane(t, dir, 100, 30, vxBin+" run build")
+	p.waitScreen("the area on the first row", func(s string) bool { return strings.HasPrefix(s, "vx  0 of 2 done · 2 running · 0s") })
+	mid := p.waitScreen("the area redrawn with a second gone", func(s string) bool { return strings.Contains(s, "0 of 2 done · 2 running · 1s") })
+	if n := strings.Count(mid, "of 2 done"); n != 1 {
+		t.Errorf("the pane and its scrollback hold %d copies of the area, not one:\n%s", n, mid)
+	}
+	release(t, dir)
+	if end := p.exited(); strings.Contains(end, "of 2 done") || !strings.Contains(end, "2 passed") {
+		t.Errorf("after the run the area is in the pane or its scrollback, or the summary is not:\n%s", end)
+	}
+}
+
 // TestInterruptLeavesTerminalClean: Ctrl-C mid-run ends vx with the area
 // cleared, the summary of an interrupted run printed and the cursor shown.
 func TestInterruptLeavesTerminalClean(t *testing.T) {

@@ -15,7 +15,8 @@ import (
 const (
 	hideCursor = "\x1b[?25l"
 	showCursor = "\x1b[?25h"
-	clearDown  = "\x1b[J"
+	clearLine  = "\x1b[2K"
+	lineUp     = "\x1b[A"
 )
 
 // maxRunning bounds the running tasks the area lists; the rest are "+k
@@ -150,19 +151,22 @@ func cut(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// erase appends what moves the cursor from the last row of an area of
-// rows rows to its first and clears from there down.
+// erase appends what clears an area of rows rows, the cursor on its last
+// row, and leaves the cursor at the start of its first row. Each row is
+// cleared by itself, bottom up: clearing "to the end of the screen" from
+// the top-left corner, where an area drawn on the first row begins, makes
+// tmux (scroll-on-clear) keep the screen in its scrollback instead.
 func erase(buf []byte, rows int) []byte {
 	if rows == 0 {
 		return buf
 	}
 	buf = append(buf, '\r')
-	if rows > 1 {
-		buf = append(buf, "\x1b["...)
-		buf = strconv.AppendInt(buf, int64(rows-1), 10)
-		buf = append(buf, 'A')
+	buf = append(buf, clearLine...)
+	for range rows - 1 {
+		buf = append(buf, lineUp...)
+		buf = append(buf, clearLine...)
 	}
-	return append(buf, clearDown...)
+	return buf
 }
 
 // widths appends the width of each line of frame to w.

@@ -165,13 +165,13 @@ func TestViewWrites(t *testing.T) {
 	v.mu.Lock()
 	v.redraw()
 	v.mu.Unlock()
-	if got := strings.TrimPrefix(out.String(), shown); !strings.HasPrefix(got, "\r\x1b[1A\x1b[Jx#build: during\nvx  0 of 2 done") {
+	if got := strings.TrimPrefix(out.String(), shown); !strings.HasPrefix(got, "\r\x1b[2K\x1b[A\x1b[2Kx#build: during\nvx  0 of 2 done") {
 		t.Errorf("a redraw with a held line wrote %q", got)
 	}
 	before := out.String()
 	v.Event(wire.Event{Type: wire.EventRunFinished})
 	v.Stop()
-	if got := strings.TrimPrefix(out.String(), before); got != "\r\x1b[1A\x1b[Jx#build: part"+showCursor {
+	if got := strings.TrimPrefix(out.String(), before); got != "\r\x1b[2K\x1b[A\x1b[2Kx#build: part"+showCursor {
 		t.Errorf("Stop wrote %q", got)
 	}
 	v.Write([]byte("footer\n"))
@@ -219,7 +219,7 @@ func TestFloodDrawsNoMoreOften(t *testing.T) {
 		v.Write(line)
 	}
 	after := strings.TrimPrefix(out.String(), shown)
-	if !strings.HasPrefix(after, "\r\x1b[1A\x1b[J") || strings.Count(after, string(line)) != n || strings.Contains(after, "of 1 done") {
+	if !strings.HasPrefix(after, "\r\x1b[2K\x1b[A\x1b[2K") || strings.Count(after, string(line)) != n || strings.Contains(after, "of 1 done") {
 		t.Fatalf("a flood of %d lines did not erase the area once and write them: %q…", n, after[:min(len(after), 40)])
 	}
 	before := out.String()

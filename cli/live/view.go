@@ -203,7 +203,10 @@ func (v *View) load(stop <-chan struct{}) {
 }
 
 // redraw writes the held lines and the area, in one write, when either
-// changed. v.mu is held.
+// changed. v.mu is held. Its erase counts the rows of the area at the
+// width read now: a terminal resized while the write is on its way reads
+// it at another width, and what the erase then misses stays (no terminal
+// says which width it will read bytes at).
 func (v *View) redraw() {
 	cols, rows := v.size()
 	frame := v.st.frame(time.Now(), cols, rows)

@@ -1,10 +1,13 @@
 package server
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -18,6 +21,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/vzn/vx/protocol/layout"
+	mcpwire "github.com/vzn/vx/protocol/mcp"
 	"github.com/vzn/vx/protocol/wire"
 )
 
@@ -202,6 +206,54 @@ func TestIdleWaitsForSessions(t *testing.T) {
 	if err := cs.Close(); err != nil {
 		t.Fatalf("closing the session: %v", err)
 	}
+	idlesOut(t, root, done)
+}
+
+// TestIdleWaitsForARequestBeingRead: a request counts from the moment the
+// daemon lets it in, not from when MCP decodes it. A tools/call whose
+// header came but whose body is still on its way three idle timeouts
+// later keeps the daemon serving, is answered once the body is whole, and
+// the daemon idles out after it. (Counted only at MCP's dispatch, such a
+// request was cut off by the idle stop, as a loaded machine also did to
+// requests that waited for the CPU between their header and dispatch.)
+func TestIdleWaitsForARequestBeingRead(t *testing.T) {
+	root := newWorkspace(t, baseConfig)
+	const idle = 200 * time.Millisecond
+	r, done := serveIdle(t, root, idle)
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": map[string]any{
+		"name": "listTasks", "arguments": map[string]any{},
+		"_meta": map[string]any{mcpwire.MetaProtocolVersion: mcpwire.Rev20260728, mcpwire.MetaClientCapabilities: map[string]any{},
+			mcpwire.MetaClientInfo: map[string]string{"name": "slow", "version": "1"}}}})
+	conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", r.disc.Port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	half := len(body) / 2
+	head := fmt.Sprintf("POST %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\n"+
+		"Accept: application/json, text/event-stream\r\n%s: %s\r\n%s: tools/call\r\n%s: listTasks\r\nContent-Length: %d\r\n\r\n",
+		wire.MCPPath, r.disc.Port, r.disc.Token, mcpwire.HeaderProtocolVersion, mcpwire.Rev20260728, mcpwire.HeaderMethod, mcpwire.HeaderName, len(body))
+	if _, err := conn.Write(append([]byte(head), body[:half]...)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("the daemon stopped (%v) while a request's body was on its way", err)
+	case <-time.After(3 * idle):
+	}
+	if _, err := conn.Write(body[half:]); err != nil {
+		t.Fatalf("sending the rest of the body: %v", err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("the answer to the slow request: %v", err)
+	}
+	answer, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK || !strings.Contains(string(answer), `"result"`) || !strings.Contains(string(answer), "web#build") {
+		t.Fatalf("the slow request was answered %d %v:\n%s", resp.StatusCode, err, answer)
+	}
+	conn.Close()
 	idlesOut(t, root, done)
 }
 

@@ -76,6 +76,7 @@ type daemon struct {
 	streams    *connlimit.Slots // the long-lived requests' slots (MaxStreams)
 	started    time.Time
 	cancel     context.CancelFunc
+	requests   requests // the HTTP requests in flight, for the idle timeout
 
 	mu         sync.Mutex
 	lastReload *wire.Reload
@@ -211,7 +212,7 @@ func Serve(ctx context.Context, o Options) error {
 func (d *daemon) handler(cancel context.CancelFunc, changes http.Handler) http.Handler {
 	routes := d.routes(cancel, changes)
 	page := &httpapi.PageAuth{Cookie: wire.PageCookieName(d.port), Routes: pageRoutes(routes), Valid: d.pages.valid, Help: servePageLoginHelp}
-	guarded := httpapi.Guard(liftReadDeadline(mcpFirst(newMux(routes))), httpapi.GuardOptions{Port: d.port, Token: d.token, Page: page, Logger: d.log})
+	guarded := httpapi.Guard(d.requests.track(liftReadDeadline(mcpFirst(newMux(routes)))), httpapi.GuardOptions{Port: d.port, Token: d.token, Page: page, Logger: d.log})
 	return d.tokenLogin(d.approvals(guarded))
 }
 
@@ -330,42 +331,6 @@ func (d *daemon) reload(trigger string) {
 	failed := wire.PluginsFailedText(d.lastReload.PluginsFailed)
 	d.mu.Unlock()
 	d.feed.Publish(wire.Event{Type: wire.EventModelReloaded, Time: time.Now(), Error: failed})
-}
-
-// idle ends the daemon after IdleTimeout with no session and no request.
-// One timer, re-armed from the last activity: nothing polls.
-func (d *daemon) idle(ctx context.Context) {
-	if d.opts.IdleTimeout < 0 {
-		return
-	}
-	t := time.NewTimer(d.opts.IdleTimeout)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		st := d.mcp.Stats()
-		last := st.LastActivity
-		if l := d.feed.LastActivity(); l.After(last) {
-			last = l
-		}
-		if last.Before(d.started) {
-			last = d.started
-		}
-		quiet := time.Since(last)
-		if st.Sessions == 0 && st.InFlight == 0 && d.feed.Clients() == 0 && quiet >= d.opts.IdleTimeout {
-			d.log.Info().Dur("idle", quiet).Msg("idle timeout: stopping")
-			d.cancel()
-			return
-		}
-		next := d.opts.IdleTimeout - quiet
-		if next < time.Second {
-			next = d.opts.IdleTimeout
-		}
-		t.Reset(next)
-	}
 }
 
 func (d *daemon) status(ctx context.Context) *wire.Status {

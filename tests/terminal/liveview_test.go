@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -135,17 +136,57 @@ func TestLiveViewNarrowAndCrowded(t *testing.T) {
 // TestLiveViewFollowsResize: a terminal made narrower mid-run (tmux wraps
 // the rows that no longer fit) gets an area cut to its new width, and
 // nothing of the area is left on it after the run.
+//
+// The resize comes between two of vx's redraws: once the tasks' first
+// lines are drawn above the area (vx has nothing more to write until its
+// clock turns a second), with vx stopped and every byte it wrote read by
+// the pane (resizeBetweenDraws). A resize that lands while a redraw's
+// bytes are on their way has the terminal read them at the new width
+// though vx wrote them for the old (tmux even wraps its screen before it
+// tells the pane's terminal the new size): their erase misses the rows
+// the wrapping added, and no program drawing in place can know which
+// width its bytes will meet (docs/cli.md).
 func TestLiveViewFollowsResize(t *testing.T) {
 	dir := workspace(t, "", map[string]string{"b": waiting("b"), "c": waiting("c")})
-	p := startPane(t, dir, 100, 30, vxBin+" run build")
-	p.waitScreen("the area", func(s string) bool { return strings.Contains(s, "0 of 2 done · 2 running · ") })
-	p.tmux("resize-window", "-t", p.target, "-x", "24", "-y", "30")
+	pidFile := filepath.Join(t.TempDir(), "vx.pid")
+	p := startPane(t, dir, 100, 30, "sh -c 'echo $$ > "+pidFile+" && exec "+vxBin+" run build'")
+	p.waitScreen("the area under the tasks' first lines", func(s string) bool {
+		return regexp.MustCompile(`(?s)b waiting.*0 of 2 done · 2 running · `).MatchString(s) &&
+			regexp.MustCompile(`(?s)c waiting.*0 of 2 done · 2 running · `).MatchString(s)
+	})
+	b, err := os.ReadFile(pidFile)
+	pid, convErr := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || convErr != nil {
+		t.Fatalf("vx's pid: %v %v %q", err, convErr, b)
+	}
+	p.resizeBetweenDraws(pid, 24, 30)
 	p.waitScreen("the area cut to 24 columns", func(s string) bool {
 		return regexp.MustCompile(`(?m)^vx  0 of 2 done · [^\n]*…$`).MatchString(s)
 	})
 	release(t, dir)
 	if end := p.exited(); strings.Contains(end, "of 2 done") || !strings.Contains(end, "2 passed") {
 		t.Errorf("after the run the area, or part of it, is there or the summary is not:\n%s", end)
+	}
+}
+
+// TestLiveViewAtTopLeavesNoScrollback: an area drawn on the pane's first
+// row (a fresh terminal, tasks that print nothing until the end) is erased
+// where it stands when it is redrawn and when the run ends, not pushed into
+// the scrollback: tmux keeps a screen cleared from its top-left corner in
+// its history (scroll-on-clear), where a person scrolling back would find
+// stale copies of the area.
+func TestLiveViewAtTopLeavesNoScrollback(t *testing.T) {
+	silent := "until [ -f ../../release ]; do sleep 0.05; done"
+	dir := workspace(t, "", map[string]string{"b": silent, "c": silent})
+	p := startPane(t, dir, 100, 30, vxBin+" run build")
+	p.waitScreen("the area on the first row", func(s string) bool { return strings.HasPrefix(s, "vx  0 of 2 done · 2 running · 0s") })
+	mid := p.waitScreen("the area redrawn with a second gone", func(s string) bool { return strings.Contains(s, "0 of 2 done · 2 running · 1s") })
+	if n := strings.Count(mid, "of 2 done"); n != 1 {
+		t.Errorf("the pane and its scrollback hold %d copies of the area, not one:\n%s", n, mid)
+	}
+	release(t, dir)
+	if end := p.exited(); strings.Contains(end, "of 2 done") || !strings.Contains(end, "2 passed") {
+		t.Errorf("after the run the area is in the pane or its scrollback, or the summary is not:\n%s", end)
 	}
 }
 

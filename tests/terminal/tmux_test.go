@@ -98,6 +98,35 @@ func (p *pane) waitScreen(what string, cond func(string) bool) string {
 	}
 }
 
+// resizeBetweenDraws resizes the window to cols×rows while the process
+// pid (the one drawing on the pane) is stopped and the pane has taken
+// every byte it wrote: a title set through the pane's terminal after them
+// shows, so none of its bytes is left to be read at the new width. The
+// process goes on at once after.
+func (p *pane) resizeBetweenDraws(pid, cols, rows int) {
+	p.t.Helper()
+	signal := func(sig string) {
+		if out, err := exec.Command("kill", "-"+sig, strconv.Itoa(pid)).CombinedOutput(); err != nil {
+			p.t.Fatalf("kill -%s %d: %v\n%s", sig, pid, err, out)
+		}
+	}
+	signal("STOP")
+	defer signal("CONT")
+	tty := strings.TrimSpace(p.tmux("display", "-p", "-t", p.target, "#{pane_tty}"))
+	mark := "drained-" + strconv.Itoa(pid)
+	if out, err := exec.Command("sh", "-c", `printf '\033]2;%s\007' "$1" > "$2"`, "sh", mark, tty).CombinedOutput(); err != nil {
+		p.t.Fatalf("writing a title to %s: %v\n%s", tty, err, out)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for strings.TrimSpace(p.tmux("display", "-p", "-t", p.target, "#{pane_title}")) != mark {
+		if time.Now().After(deadline) {
+			p.t.Fatalf("the pane never took the title written after the drawing process's bytes")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	p.tmux("resize-window", "-t", p.target, "-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows))
+}
+
 // exited waits for the command to end and returns the pane's text.
 func (p *pane) exited() string {
 	p.t.Helper()

@@ -352,10 +352,13 @@ type scheduler struct {
 // newScheduler counts each node's dependencies and readies those with none.
 func newScheduler(ctx context.Context, r *run) *scheduler {
 	nodes := r.p.Graph.Nodes
+	workers := max(1, r.p.Workers)
+	// work holds up to a node per worker: step hands out every node that
+	// may start at once, never more than workers (running counts them).
 	s := &scheduler{ctx: ctx, r: r, nodes: nodes,
 		remaining: make([]int, len(nodes)), dependents: make([][]*workspace.Node, len(nodes)), status: make([]outcome, len(nodes)),
-		ready: make(chan *workspace.Node, len(nodes)), finished: make(chan outcome, len(nodes)), work: make(chan *workspace.Node),
-		workers: max(1, r.p.Workers)}
+		ready: make(chan *workspace.Node, len(nodes)), finished: make(chan outcome, len(nodes)), work: make(chan *workspace.Node, workers),
+		workers: workers}
 	for _, n := range nodes {
 		s.remaining[n.Index] = len(n.Deps)
 		for _, d := range n.Deps {
@@ -489,25 +492,26 @@ func (s *scheduler) pick() int {
 	return -1
 }
 
-// step hands an idle worker the next node that may start, or waits for a
-// task to finish.
+// step hands each idle worker a node that may start, all of them at once
+// (two tasks ready together both start, however soon one of them fails),
+// or, when it hands none, waits for a task to finish.
 func (s *scheduler) step() {
-	var feed chan *workspace.Node
-	var next *workspace.Node
-	at := -1
-	if s.running < s.workers && len(s.queue) > 0 {
-		if at = s.pick(); at >= 0 {
-			feed, next = s.work, s.queue[at]
+	handed := false
+	for s.running < s.workers && len(s.queue) > 0 {
+		at := s.pick()
+		if at < 0 {
+			break
 		}
-	}
-	select {
-	case feed <- next:
+		next := s.queue[at]
 		s.queue = append(s.queue[:at], s.queue[at+1:]...)
 		s.running++
 		s.memInUse += s.r.p.PeakRSS[next.ID]
 		s.r.guard.start(next.ID)
-	case o := <-s.finished:
-		s.onFinished(o)
+		s.work <- next // never blocks: at most workers are out
+		handed = true
+	}
+	if !handed {
+		s.onFinished(<-s.finished)
 	}
 }
 

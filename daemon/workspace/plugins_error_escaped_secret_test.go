@@ -32,3 +32,25 @@ func TestAnAnswerQuotedInAnErrorHidesEscapedSecrets(t *testing.T) {
 		})
 	}
 }
+
+// TestANameQuotedInAnErrorHidesACutSecret: a refused plugin or verb name
+// is quoted cut to 40 bytes; the cut is made after the secrets are
+// hidden, so a long secret value in the name is not shown in part.
+func TestANameQuotedInAnErrorHidesACutSecret(t *testing.T) {
+	needNode(t)
+	const secret = "TOKEN0123456789abcdefghijklmnopqrstuvwxyzABCDEFGH"
+	for _, field := range []string{`name:"` + secret + ` x"`, `name:"p",commands:[{name:"` + secret + `",summary:"s"}]`} {
+		root := pluginTree(t, map[string]string{
+			"vx.workspace.json": `{"plugins":["./tools/p.cjs"],"tasks":{"deploy":{"command":"x","exec":{"env":{"PW":{"value":"` + secret + `","secret":true}}}}}}`,
+			"tools/p.cjs": `require("fs").readFileSync(0, "utf8");
+process.stdout.write(JSON.stringify({protocol:1,version:"1",stages:["commands"],` + field + `}));`,
+		})
+		ps := mustLoad(t, root).Plugins()
+		if len(ps) != 1 || !strings.Contains(ps[0].Error, "describe: ") {
+			t.Fatalf("plugins: %+v", ps)
+		}
+		if strings.Contains(ps[0].Error, secret[:20]) {
+			t.Fatalf("the error shows part of the secret: %s", ps[0].Error)
+		}
+	}
+}

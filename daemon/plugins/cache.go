@@ -216,7 +216,7 @@ func loadStored(root, spec string) *stored {
 	}
 	// A vx from before the describe checks held stored answers they
 	// refuse, in this same form: such a store is none.
-	if checkDescribe(s.Describe) != nil {
+	if checkDescribe(s.Describe, func(v string) string { return v }) != nil {
 		return nil
 	}
 	if s.Files, ok = decodeFiles(files); !ok {

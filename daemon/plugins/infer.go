@@ -186,7 +186,7 @@ func (r Runner) describe(ctx context.Context, d Decl, e Entry, res *Result) (*pl
 	}
 	var a plugin.Describe
 	if err = r.decodeAnswer(b, &a); err == nil {
-		err = checkDescribe(&a)
+		err = checkDescribe(&a, r.mask)
 	}
 	if err != nil {
 		return nil, &pluginError{Plugin: d.Spec, File: d.File, Reason: r.mask("describe: " + err.Error()), Stderr: stderr}

@@ -310,6 +310,7 @@ func (e *explainer) accepts(s *jsonschema.Schema, v any) bool {
 	r, ok := resolvedSubs.Load(s)
 	if !ok {
 		w := (&jsonschema.Schema{Defs: e.root.Defs, Definitions: e.root.Definitions, AllOf: []*jsonschema.Schema{s}}).CloneSchemas()
+		e.keepRootRefs(w)
 		rs, err := w.Resolve(nil)
 		if err != nil {
 			rs = nil
@@ -318,6 +319,39 @@ func (e *explainer) accepts(s *jsonschema.Schema, v any) bool {
 	}
 	rs := r.(*jsonschema.Resolved)
 	return rs == nil || rs.Validate(v) == nil
+}
+
+// keepRootRefs makes "#" in w, the wrapper accepts resolves a subschema
+// in, name the root still: a copy of the root joins w's definitions, and
+// every "$ref": "#" names it (in w, "#" is w, which would apply itself to
+// the same value for ever).
+func (e *explainer) keepRootRefs(w *jsonschema.Schema) {
+	refersToRoot := false
+	eachSchema(w, func(s *jsonschema.Schema) bool {
+		refersToRoot = s.Ref == "#"
+		return !refersToRoot
+	})
+	if !refersToRoot {
+		return
+	}
+	defs, prefix := &w.Defs, "#/$defs/"
+	if w.Definitions != nil {
+		defs, prefix = &w.Definitions, "#/definitions/"
+	}
+	if *defs == nil {
+		*defs = map[string]*jsonschema.Schema{}
+	}
+	name := "root"
+	for (*defs)[name] != nil {
+		name += "_"
+	}
+	(*defs)[name] = e.root.CloneSchemas()
+	eachSchema(w, func(s *jsonschema.Schema) bool {
+		if s.Ref == "#" {
+			s.Ref = prefix + name
+		}
+		return true
+	})
 }
 
 // clip is text cut to a length a one-line refusal can hold.

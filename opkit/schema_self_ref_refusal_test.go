@@ -18,7 +18,7 @@ func TestARefusalUnderASelfReferenceIsWorded(t *testing.T) {
 		{`{"type":"object","properties":{"a":{"$ref":"#"},"n":{"type":"integer","maximum":3}},"additionalProperties":false}`,
 			`{"a":{"a":{"n":9}}}`, `"a.a.n": 9 is more than the maximum 3`},
 		{`{"type":"object","$defs":{"kid":{"anyOf":[{"type":"null"},{"$ref":"#"}]}},"properties":{"k":{"$ref":"#/$defs/kid"},"s":{"type":"string"}},"required":["s"]}`,
-			`{"s":"x","k":{"s":2}}`, `"k"`},
+			`{"s":"x","k":{"s":2}}`, `"k.s": must be a string, not a number`},
 		{`{"type":"object","definitions":{"kids":{"type":"array","items":{"$ref":"#"}}},"properties":{"kids":{"$ref":"#/definitions/kids"},"n":{"type":"integer"}}}`,
 			`{"kids":[{"n":1},{"n":"x"}]}`, `"kids[1].n"`},
 	}

@@ -48,3 +48,32 @@ process.stdout.write(JSON.stringify({protocol:1,name:"loop",version:"1",stages:[
 		t.Fatalf("tasks-of after the call: %s", a.text)
 	}
 }
+
+// TestAPluginToolRefusesANestedArgumentAndStaysUp: a plugin's read-only
+// verb whose inputSchema describes a tree ("$ref": "#" under a property)
+// refuses a bad argument deep in the tree with its path, and vxd answers
+// after it: explaining that refusal once overflowed vxd's stack.
+func TestAPluginToolRefusesANestedArgumentAndStaysUp(t *testing.T) {
+	root := pluginWorkspace(t)
+	tree := `require("fs").readFileSync(0, "utf8");
+process.stdout.write(JSON.stringify({protocol:1,name:"tree",version:"1",stages:["commands"],
+  commands:[{name:"tree",summary:"s",readOnly:true,inputSchema:{type:"object",
+    properties:{kid:{$ref:"#"},n:{type:"integer",maximum:3}},additionalProperties:false}}]}));
+`
+	if err := os.WriteFile(filepath.Join(root, "tools", "tree.cjs"), []byte(tree), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := `{"projects":["packages/*"],"plugins":[{"plugin":"./tools/ref.mjs","options":{"log":"starts.log"}},"./tools/tree.cjs"]}`
+	if err := os.WriteFile(filepath.Join(root, "vx.workspace.json"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	endpoint, token, _ := startDaemon(t, root)
+	cs := connectHTTP(t, endpoint, token, nil)
+	a := call(t, cs, "tree", map[string]any{"kid": map[string]any{"kid": map[string]any{"n": 9}}})
+	if !a.res.IsError || !strings.Contains(a.text, `"kid.kid.n"`) || !strings.Contains(a.text, "maximum 3") {
+		t.Fatalf("the nested bad argument: %s", a.text)
+	}
+	if r := run(t, root, nil, vxdBin, "status"); r.Code != 0 {
+		t.Fatalf("vxd after the call\n%s", r)
+	}
+}

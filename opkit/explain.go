@@ -321,17 +321,22 @@ func (e *explainer) accepts(s *jsonschema.Schema, v any) bool {
 	return rs == nil || rs.Validate(v) == nil
 }
 
-// keepRootRefs makes "#" in w, the wrapper accepts resolves a subschema
-// in, name the root still: a copy of the root joins w's definitions, and
-// every "$ref": "#" names it (in w, "#" is w, which would apply itself to
-// the same value for ever).
+// keepRootRefs makes the $refs in w, the wrapper accepts resolves a
+// subschema in, name what they name in the root: a copy of the root joins
+// w's definitions, and every "$ref" that is "#" or a JSON pointer into
+// the root outside its definitions names it, or the same place in it (in
+// w, "#" is w, and "#/allOf/0" the subschema: either could apply itself
+// to the same value for ever).
 func (e *explainer) keepRootRefs(w *jsonschema.Schema) {
-	refersToRoot := false
+	intoRoot := func(ref string) bool {
+		return ref == "#" || strings.HasPrefix(ref, "#/") && !strings.HasPrefix(ref, "#/$defs/") && !strings.HasPrefix(ref, "#/definitions/")
+	}
+	found := false
 	eachSchema(w, func(s *jsonschema.Schema) bool {
-		refersToRoot = s.Ref == "#"
-		return !refersToRoot
+		found = intoRoot(s.Ref)
+		return !found
 	})
-	if !refersToRoot {
+	if !found {
 		return
 	}
 	defs, prefix := &w.Defs, "#/$defs/"
@@ -347,8 +352,8 @@ func (e *explainer) keepRootRefs(w *jsonschema.Schema) {
 	}
 	(*defs)[name] = e.root.CloneSchemas()
 	eachSchema(w, func(s *jsonschema.Schema) bool {
-		if s.Ref == "#" {
-			s.Ref = prefix + name
+		if intoRoot(s.Ref) {
+			s.Ref = prefix + name + strings.TrimPrefix(s.Ref, "#")
 		}
 		return true
 	})

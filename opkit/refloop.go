@@ -2,7 +2,9 @@ package opkit
 
 import (
 	"fmt"
+	"net/url"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -15,7 +17,7 @@ import (
 // until the stack overflows, which kills the process. A loop through a
 // property, an item or another keyword applied to a part of the value
 // ends with the value, and is taken. Only the $refs this package follows
-// itself are taken ("#", "#/$defs/NAME", "#/definitions/NAME", in a
+// itself are taken (a JSON pointer or an $anchor in the root, in a
 // schema with no $id below its root), so that every one is checked.
 func checkRefs(root *jsonschema.Schema) error {
 	r := refLoops{root: root, state: map[*jsonschema.Schema]int{}}
@@ -27,7 +29,7 @@ func checkRefs(root *jsonschema.Schema) error {
 		case s != root && s.ID != "":
 			err = fmt.Errorf("a $id below its root (%q) is not one vx follows $refs under", s.ID)
 		case s.Ref != "" && r.target(s.Ref) == nil:
-			err = fmt.Errorf("its $ref %q names no schema vx follows (#, #/$defs/NAME or #/definitions/NAME)", s.Ref)
+			err = fmt.Errorf("its $ref %q names no schema in it (vx follows a JSON pointer such as #/$defs/NAME, or an $anchor)", s.Ref)
 		default:
 			err = r.visit(s)
 		}
@@ -42,18 +44,70 @@ type refLoops struct {
 	state map[*jsonschema.Schema]int // 1: being visited, 2: done
 }
 
-// target is the schema a $ref names, nil when not one followed.
+// target is the schema a $ref names in the root, nil when not one it
+// can follow: "#", a JSON pointer into the root ("#/$defs/NAME",
+// "#/properties/a/items"), or a plain-name fragment ("#name", an
+// $anchor).
 func (r *refLoops) target(ref string) *jsonschema.Schema {
-	if ref == "#" {
-		return r.root
+	frag, ok := strings.CutPrefix(ref, "#")
+	if !ok {
+		return nil
 	}
-	if name, ok := strings.CutPrefix(ref, "#/$defs/"); ok {
-		return r.root.Defs[name]
+	if frag, err := url.PathUnescape(frag); err == nil && frag != "" && !strings.HasPrefix(frag, "/") {
+		var found *jsonschema.Schema
+		eachSchema(r.root, func(s *jsonschema.Schema) bool {
+			if s.Anchor == frag || s.DynamicAnchor == frag {
+				found = s
+			}
+			return found == nil
+		})
+		return found
 	}
-	if name, ok := strings.CutPrefix(ref, "#/definitions/"); ok {
-		return r.root.Definitions[name]
+	cur := reflect.ValueOf(r.root)
+	for _, seg := range strings.Split(frag, "/")[1:] {
+		seg, err := url.PathUnescape(strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~"))
+		if err != nil {
+			return nil
+		}
+		if cur = step(cur, seg); !cur.IsValid() {
+			return nil
+		}
+	}
+	if s, ok := cur.Interface().(*jsonschema.Schema); ok && s != nil {
+		return s
 	}
 	return nil
+}
+
+// step is what one JSON pointer segment names in v: a schema's member
+// (by its JSON name), a list's item, a map's value; invalid for none.
+func step(v reflect.Value, seg string) reflect.Value {
+	switch v.Kind() {
+	case reflect.Pointer:
+		s, ok := v.Interface().(*jsonschema.Schema)
+		if !ok || s == nil {
+			return reflect.Value{}
+		}
+		if seg == "items" && s.ItemsArray != nil {
+			return reflect.ValueOf(s.ItemsArray)
+		}
+		for _, f := range reflect.VisibleFields(v.Elem().Type()) {
+			if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name == seg && f.IsExported() {
+				return v.Elem().FieldByIndex(f.Index)
+			}
+		}
+	case reflect.Slice:
+		if i, err := strconv.Atoi(seg); err == nil && i >= 0 && i < v.Len() {
+			return v.Index(i)
+		}
+	case reflect.Map:
+		if v.Type().Key().Kind() == reflect.String {
+			if e := v.MapIndex(reflect.ValueOf(seg)); e.IsValid() {
+				return e
+			}
+		}
+	}
+	return reflect.Value{}
 }
 
 // visit walks, depth first, the schemas applied to the same value as s.

@@ -38,3 +38,30 @@ func TestASchemaWhoseRefsLoopIsRefused(t *testing.T) {
 		t.Fatal("bad arguments taken")
 	}
 }
+
+// TestASchemaReferringIntoItselfIsFollowed: a $ref that is a JSON pointer
+// into the schema (not only into $defs) or an $anchor is followed, for
+// loops as for arguments: a loop through one is refused, a reference
+// that ends is taken and checks its arguments, refused with their path.
+func TestASchemaReferringIntoItselfIsFollowed(t *testing.T) {
+	for _, s := range []string{
+		`{"type":"object","properties":{"a":{"allOf":[{"$ref":"#/properties/a"}]}}}`,
+		`{"type":"object","properties":{"a":{"$anchor":"A","not":{"$ref":"#A"}}}}`,
+		`{"type":"object","allOf":[{"$ref":"#/properties/b"}],"properties":{"b":{"$ref":"#/allOf/0"}}}`,
+	} {
+		if _, err := ResolveSchema(json.RawMessage(s)); err == nil || !strings.Contains(err.Error(), "$refs loop") {
+			t.Errorf("%s: taken (%v)", s, err)
+		}
+	}
+	cases := []struct{ schema, args, want string }{
+		{`{"type":"object","properties":{"a":{"type":"string"},"b":{"$ref":"#/properties/a"}}}`, `{"b":3}`, `argument "b"`},
+		{`{"type":"object","allOf":[{"type":"object"}],"properties":{"a":{"$ref":"#/allOf/0"},"n":{"type":"integer"}}}`, `{"a":{"b":1},"n":"x"}`, `"n": must be an integer`},
+		{`{"type":"object","$defs":{"s":{"$anchor":"str","type":"string"}},"properties":{"a":{"$ref":"#str"}}}`, `{"a":1}`, `argument "a"`},
+	}
+	for _, c := range cases {
+		err := CheckArgs(json.RawMessage(c.args), json.RawMessage(c.schema))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s against %s: %v; want %s", c.args, c.schema, err, c.want)
+		}
+	}
+}

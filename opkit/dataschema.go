@@ -29,6 +29,9 @@ func ResolveSchema(schema json.RawMessage) (*jsonschema.Resolved, error) {
 	if s.Type != "object" {
 		return nil, fmt.Errorf("an input schema must be of type \"object\", not %q", s.Type)
 	}
+	if err := checkRefs(&s); err != nil {
+		return nil, err
+	}
 	r, err := s.Resolve(nil)
 	if err != nil {
 		return nil, err

@@ -310,6 +310,7 @@ func (e *explainer) accepts(s *jsonschema.Schema, v any) bool {
 	r, ok := resolvedSubs.Load(s)
 	if !ok {
 		w := (&jsonschema.Schema{Defs: e.root.Defs, Definitions: e.root.Definitions, AllOf: []*jsonschema.Schema{s}}).CloneSchemas()
+		e.keepRootRefs(w)
 		rs, err := w.Resolve(nil)
 		if err != nil {
 			rs = nil
@@ -318,6 +319,44 @@ func (e *explainer) accepts(s *jsonschema.Schema, v any) bool {
 	}
 	rs := r.(*jsonschema.Resolved)
 	return rs == nil || rs.Validate(v) == nil
+}
+
+// keepRootRefs makes the $refs in w, the wrapper accepts resolves a
+// subschema in, name what they name in the root: a copy of the root joins
+// w's definitions, and every "$ref" that is "#" or a JSON pointer into
+// the root outside its definitions names it, or the same place in it (in
+// w, "#" is w, and "#/allOf/0" the subschema: either could apply itself
+// to the same value for ever).
+func (e *explainer) keepRootRefs(w *jsonschema.Schema) {
+	intoRoot := func(ref string) bool {
+		return ref == "#" || strings.HasPrefix(ref, "#/") && !strings.HasPrefix(ref, "#/$defs/") && !strings.HasPrefix(ref, "#/definitions/")
+	}
+	found := false
+	eachSchema(w, func(s *jsonschema.Schema) bool {
+		found = intoRoot(s.Ref)
+		return !found
+	})
+	if !found {
+		return
+	}
+	defs, prefix := &w.Defs, "#/$defs/"
+	if w.Definitions != nil {
+		defs, prefix = &w.Definitions, "#/definitions/"
+	}
+	if *defs == nil {
+		*defs = map[string]*jsonschema.Schema{}
+	}
+	name := "root"
+	for (*defs)[name] != nil {
+		name += "_"
+	}
+	(*defs)[name] = e.root.CloneSchemas()
+	eachSchema(w, func(s *jsonschema.Schema) bool {
+		if intoRoot(s.Ref) {
+			s.Ref = prefix + name + strings.TrimPrefix(s.Ref, "#")
+		}
+		return true
+	})
 }
 
 // clip is text cut to a length a one-line refusal can hold.

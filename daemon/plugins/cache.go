@@ -63,6 +63,8 @@ type stored struct {
 	// rehashed counts the matched files this load read (their stamps did
 	// not vouch for them): storing their new stamps spares the next load.
 	rehashed int
+	// body is the store's text as read (loadStored), for holdsSecret.
+	body string
 }
 
 // fileRec is a matched file as a tasks answer was given for it: its
@@ -212,6 +214,11 @@ func loadStored(root, spec string) *stored {
 	if !ok || json.Unmarshal([]byte(header), &s) != nil || s.Spec != spec || s.Describe == nil {
 		return nil
 	}
+	// A vx from before the describe checks held stored answers they
+	// refuse, in this same form: such a store is none.
+	if checkDescribe(s.Describe, func(v string) string { return v }) != nil {
+		return nil
+	}
 	if s.Files, ok = decodeFiles(files); !ok {
 		return nil
 	}
@@ -224,7 +231,17 @@ func loadStored(root, spec string) *stored {
 	if len(s.Files) != s.Lines[0] || len(s.Tasks) != s.Lines[1] {
 		return nil
 	}
+	s.body = body
 	return &s
+}
+
+// holdsSecret reports whether the store as read holds a value mask
+// hides (in JSON's escapes too, as save judges it): answers stored
+// before the value was declared secret, or by a vx that stored secrets.
+// Their key does not say which values are secret, so they would be
+// reused, and left in clear, for ever.
+func (s *stored) holdsSecret(mask *secret.Masker) bool {
+	return !mask.Empty() && !bytes.Equal(mask.JSON([]byte(s.body)), []byte(s.body))
 }
 
 // errHoldsSecret is save's refusal of answers holding a secret value.

@@ -31,10 +31,10 @@ func (r Runner) decodeAnswer(b []byte, v any) error {
 	if t := bytes.TrimSpace(b); len(t) == 0 || t[0] != '{' {
 		// Not an object at all: what it is says more than a decoder's
 		// complaint about the type it would have filled.
-		return fmt.Errorf("its answer is not one JSON object; it starts %q", preview([]byte(r.mask(string(b)))))
+		return fmt.Errorf("its answer is not one JSON object; it starts %q", preview(r.Masker.JSON(b)))
 	}
 	if err := json.Unmarshal(b, &head); err != nil {
-		return fmt.Errorf("its answer is not one JSON object (%v); it starts %q", err, preview([]byte(r.mask(string(b)))))
+		return fmt.Errorf("its answer is not one JSON object (%v); it starts %q", err, preview(r.Masker.JSON(b)))
 	}
 	if head.Protocol == nil {
 		return fmt.Errorf("its answer has no \"protocol\" (this vx speaks protocol %d)", plugin.Version)
@@ -65,11 +65,13 @@ var (
 	commandName = regexp.MustCompile(`^[a-z][a-z0-9-]{0,39}$`)
 )
 
-// checkDescribe refuses a describe answer outside the protocol's rules.
-func checkDescribe(a *plugin.Describe) error {
+// checkDescribe refuses a describe answer outside the protocol's rules;
+// a value it quotes is masked by mask before it is cut (a cut secret
+// would escape the masking).
+func checkDescribe(a *plugin.Describe, mask func(string) string) error {
 	switch {
 	case !pluginName.MatchString(a.Name):
-		return fmt.Errorf("its name %q is not a plugin name (letters, digits, @ / . _ -)", preview([]byte(a.Name)))
+		return fmt.Errorf("its name %q is not a plugin name (letters, digits, @ / . _ -)", preview([]byte(mask(a.Name))))
 	case len(a.Version) > 64:
 		return fmt.Errorf("its version is longer than 64 characters")
 	case len(a.Globs) > plugin.MaxGlobs:
@@ -90,7 +92,7 @@ func checkDescribe(a *plugin.Describe) error {
 	seen := map[string]bool{}
 	for _, c := range a.Commands {
 		if !commandName.MatchString(c.Name) {
-			return fmt.Errorf("command %q is not a verb name (lower case letters, digits and -)", preview([]byte(c.Name)))
+			return fmt.Errorf("command %q is not a verb name (lower case letters, digits and -)", preview([]byte(mask(c.Name))))
 		}
 		if seen[c.Name] {
 			return fmt.Errorf("command %q is declared twice", c.Name)

@@ -19,6 +19,7 @@ import (
 // request.
 func runTree(cmd *exec.Cmd, m procmark.Mark) error {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setDeathSignal(cmd.SysProcAttr)
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	since := time.Now()
 	err := cmd.Run()

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/vzn/vx/daemon/hashing"
@@ -123,6 +124,12 @@ func (r Runner) Infer(ctx context.Context, in Input) Result {
 		b.entry, b.err = resolve(r.Root, in.Decl)
 	}
 	prev := b.prev
+	if prev != nil && prev.holdsSecret(r.Masker) {
+		// Begin read it before the secrets were known (they may be
+		// declared in the projects' configurations).
+		_ = os.Remove(storePath(r.Root, in.Decl.Spec))
+		prev = nil
+	}
 	// described is the describe answer when the tasks stage fails after
 	// it: what the plugin is and its globs stay known (vx info shows
 	// them, vxd's watch asks again when a matched file changes), its
@@ -179,7 +186,7 @@ func (r Runner) describe(ctx context.Context, d Decl, e Entry, res *Result) (*pl
 	}
 	var a plugin.Describe
 	if err = r.decodeAnswer(b, &a); err == nil {
-		err = checkDescribe(&a)
+		err = checkDescribe(&a, r.mask)
 	}
 	if err != nil {
 		return nil, &pluginError{Plugin: d.Spec, File: d.File, Reason: r.mask("describe: " + err.Error()), Stderr: stderr}

@@ -303,7 +303,7 @@ func (d *daemon) recordReload(start time.Time, m *workspace.Model, err error, tr
 		r.Error = d.env.Masker.String(err.Error())
 	} else if m != nil {
 		for _, p := range m.Plugins() {
-			if p.Error != "" {
+			if p.Failed() {
 				r.PluginsFailed = append(r.PluginsFailed, p.Spec)
 			}
 		}

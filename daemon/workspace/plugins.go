@@ -183,6 +183,13 @@ func (m *Model) failedPluginsHint() string {
 // maxWarning bounds the line PluginWarnings gives of an error.
 const maxWarning = 300
 
+// Failed reports whether the plugin failed (its tasks are missing, or
+// its last good answers stand in): what PluginWarnings warns of. A plugin
+// that loaded with part of its answer refused has an Error, but did not.
+func (s PluginState) Failed() bool {
+	return s.Error != "" && (s.failed || s.Stale)
+}
+
 // PluginWarnings are a line for each plugin that failed, for the commands
 // that use the model to say: its tasks are missing, or stale (the whole
 // error, its stderr included, is vx info's). A plugin that loaded with
@@ -191,7 +198,7 @@ const maxWarning = 300
 func (m *Model) PluginWarnings() []string {
 	var out []string
 	for _, s := range m.plugins {
-		if s.Error == "" || !s.failed && !s.Stale {
+		if !s.Failed() {
 			continue
 		}
 		line, _, cut := strings.Cut(s.Error, "\n")

@@ -40,6 +40,35 @@ func ResolveSchema(schema json.RawMessage) (*jsonschema.Resolved, error) {
 	return r, nil
 }
 
+// MaxArgsDepth bounds how deep the arguments of a tool whose schema is
+// data (a plugin verb's) nest: checking them against a schema whose
+// anyOf/oneOf alternatives each recurse visits every alternative at every
+// level, so the work grows as their number to the power of the depth
+// (two alternatives at 20 levels took 9 s of a core).
+const MaxArgsDepth = 8
+
+// jsonDepth is the deepest nesting of objects and arrays in raw (strings
+// skipped, escapes included); raw need not be valid.
+func jsonDepth(raw []byte) int {
+	depth, deepest, inString := 0, 0, false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		switch {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '{' || c == '[':
+			depth++
+			deepest = max(deepest, depth)
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return deepest
+}
+
 // CheckArgs refuses raw, a JSON object of arguments, unless schema (as
 // ResolveSchema takes it) accepts it: DecodeInput's checks for an input
 // whose schema is data.
@@ -53,6 +82,9 @@ func CheckArgs(raw json.RawMessage, schema json.RawMessage) error {
 	}
 	if err := CheckArgsText(raw); err != nil {
 		return err
+	}
+	if d := jsonDepth(raw); d > MaxArgsDepth {
+		return Refuse("", "arguments nest %d levels deep; a tool whose schema is data takes at most %d", d, MaxArgsDepth)
 	}
 	obj, err := argsObject(raw)
 	if err != nil || obj == nil {

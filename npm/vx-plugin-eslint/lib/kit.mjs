@@ -161,11 +161,14 @@ const REGEX_AFTER_WORD = new Set(['return', 'typeof', 'instanceof', 'in', 'of', 
 // as [kind, start, end] offsets, in order; the rest is code. It knows just
 // enough of the language for that: a "/" starts a regular expression at
 // the start of the text or of a line, after an operator or one of
-// REGEX_AFTER_WORD, when the literal ends on its line.
+// REGEX_AFTER_WORD, when the literal ends on its line (else it divides,
+// and no other "/" of that line starts one: each line is scanned for a
+// literal's end at most once, so a long line of "/[" costs no more).
 export function literals(src) {
   const out = [];
   let prev = -1; // offset of the last character of code or of a literal
   let newline = false; // a line ends between prev and i
+  let noRegex = -1; // no regex literal starts before this offset
   for (let i = 0; i < src.length; ) {
     const c = src[i];
     let end = -1;
@@ -176,8 +179,9 @@ export function literals(src) {
       if (src.slice(i, end).includes('\n')) newline = true;
     } else if (c === '"' || c === "'" || c === '`') {
       [end, kind] = [stringEnd(src, i), 'string'];
-    } else if (c === '/' && (prev < 0 || newline || regexMayFollow(src, prev))) {
+    } else if (c === '/' && i >= noRegex && (prev < 0 || newline || regexMayFollow(src, prev))) {
       [end, kind] = [regexEnd(src, i), 'regex'];
+      if (end < 0) noRegex = lineEnd(src, i);
     }
     if (end < 0) {
       if (c === '\n') newline = true;
@@ -220,7 +224,7 @@ function stringEnd(src, i) {
 function regexMayFollow(src, prev) {
   if (REGEX_AFTER.has(src[prev])) return true;
   let j = prev;
-  while (j >= 0 && /[\w$]/.test(src[j])) j--;
+  while (j >= 0 && prev - j <= 10 && /[\w$]/.test(src[j])) j--; // the longest word is 10 letters
   return j < prev && src[j] !== '.' && REGEX_AFTER_WORD.has(src.slice(j + 1, prev + 1));
 }
 

@@ -3,7 +3,7 @@
 // This file is the same in @vzn/vx-plugin-vitest and @vzn/vx-plugin-eslint
 // (tests/plugins checks that the two copies are identical), so that each
 // package stands alone with no dependency.
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
 
@@ -150,60 +150,168 @@ export function readText(wsRoot, rel) {
   }
 }
 
-// stripComments removes // and /* */ comments from JavaScript text, leaving
-// strings and template literals whole (a URL's // is not a comment).
-export function stripComments(src) {
-  let out = '';
-  for (let i = 0; i < src.length; i++) {
+// Characters and words after which a "/" starts a regular expression
+// literal rather than dividing (after a name, a number, ")" or "]" it
+// divides).
+const REGEX_AFTER = new Set('(,=:[!&|?{};+-*%<>~^');
+const REGEX_AFTER_WORD = new Set(['return', 'typeof', 'instanceof', 'in', 'of', 'new', 'delete', 'void', 'throw', 'case', 'do', 'else', 'yield', 'await']);
+
+// literals lists the comments ('comment'), string and template literals
+// ('string') and regular expression literals ('regex') of JavaScript text
+// as [kind, start, end] offsets, in order; the rest is code. It knows just
+// enough of the language for that: a "/" starts a regular expression at
+// the start of the text or of a line, after an operator or one of
+// REGEX_AFTER_WORD, when the literal ends on its line (else it divides,
+// and no other "/" of that line starts one: each line is scanned for a
+// literal's end at most once, so a long line of "/[" costs no more).
+export function literals(src) {
+  const out = [];
+  let prev = -1; // offset of the last character of code or of a literal
+  let newline = false; // a line ends between prev and i
+  let noRegex = -1; // no regex literal starts before this offset
+  for (let i = 0; i < src.length; ) {
     const c = src[i];
-    if (c === '"' || c === "'" || c === '`') {
-      let j = i + 1;
-      while (j < src.length && src[j] !== c) j += src[j] === '\\' ? 2 : 1;
-      out += src.slice(i, j + 1);
-      i = j;
-    } else if (c === '/' && src[i + 1] === '/') {
-      while (i < src.length && src[i] !== '\n') i++;
-      out += '\n';
-    } else if (c === '/' && src[i + 1] === '*') {
-      const end = src.indexOf('*/', i + 2);
-      i = end < 0 ? src.length : end + 1;
-      out += ' ';
-    } else {
-      out += c;
+    let end = -1;
+    let kind = '';
+    if (c === '/' && (src[i + 1] === '/' || src[i + 1] === '*')) {
+      end = src[i + 1] === '/' ? lineEnd(src, i) : blockCommentEnd(src, i);
+      kind = 'comment';
+      if (src.slice(i, end).includes('\n')) newline = true;
+    } else if (c === '"' || c === "'" || c === '`') {
+      [end, kind] = [stringEnd(src, i), 'string'];
+    } else if (c === '/' && i >= noRegex && (prev < 0 || newline || regexMayFollow(src, prev))) {
+      [end, kind] = [regexEnd(src, i), 'regex'];
+      if (end < 0) noRegex = lineEnd(src, i);
     }
+    if (end < 0) {
+      if (c === '\n') newline = true;
+      else if (c !== ' ' && c !== '\t' && c !== '\r') [prev, newline] = [i, false];
+      i++;
+      continue;
+    }
+    out.push([kind, i, end]);
+    if (kind !== 'comment') [prev, newline] = [end - 1, false];
+    i = end;
   }
   return out;
+}
+
+function lineEnd(src, i) {
+  const end = src.indexOf('\n', i);
+  return end < 0 ? src.length : end;
+}
+
+function blockCommentEnd(src, i) {
+  const end = src.indexOf('*/', i + 2);
+  return end < 0 ? src.length : end + 2;
+}
+
+// stringEnd is the offset just past the string or template literal at i:
+// past its closing quote, or at the line's end for a quote left open (a
+// template literal may span lines).
+function stringEnd(src, i) {
+  const q = src[i];
+  let j = i + 1;
+  while (j < src.length && src[j] !== q) {
+    if (q !== '`' && src[j] === '\n') return j;
+    j += src[j] === '\\' ? 2 : 1;
+  }
+  return Math.min(j + 1, src.length);
+}
+
+// regexMayFollow: the code character at prev is one after which a "/"
+// starts a regular expression literal.
+function regexMayFollow(src, prev) {
+  if (REGEX_AFTER.has(src[prev])) return true;
+  let j = prev;
+  while (j >= 0 && prev - j <= 10 && /[\w$]/.test(src[j])) j--; // the longest word is 10 letters
+  return j < prev && src[j] !== '.' && REGEX_AFTER_WORD.has(src.slice(j + 1, prev + 1));
+}
+
+// regexEnd is the offset just past the regular expression literal at i
+// (its flags included), or -1 when none ends on the line: a "/" inside a
+// character class [...] or escaped does not end it.
+function regexEnd(src, i) {
+  let inClass = false;
+  for (let j = i + 1; j < src.length; j++) {
+    const c = src[j];
+    if (c === '\n' || (c === '\\' && src[j + 1] === '\n')) return -1;
+    if (c === '\\') j++;
+    else if (c === '[') inClass = true;
+    else if (c === ']') inClass = false;
+    else if (c === '/' && !inClass) {
+      let k = j + 1;
+      while (k < src.length && /[A-Za-z]/.test(src[k])) k++;
+      return k;
+    }
+  }
+  return -1;
+}
+
+// stripComments removes // and /* */ comments from JavaScript text, leaving
+// strings, template and regular expression literals whole (a URL's // is
+// not a comment, nor is /* in a regular expression).
+export function stripComments(src) {
+  const parts = [];
+  let at = 0;
+  for (const [kind, start, end] of literals(src)) {
+    if (kind !== 'comment') continue;
+    parts.push(src.slice(at, start), src[start + 1] === '*' ? ' ' : '');
+    at = end;
+  }
+  parts.push(src.slice(at));
+  return parts.join('');
 }
 
 const SPECIFIER = /\bfrom\s*(['"])([^'"\n]+)\1|\bimport\s*(['"])([^'"\n]+)\3|\b(?:import|require)\s*\(\s*(['"])([^'"\n]+)\5\s*\)/g;
 
 // specifiers lists the module specifiers a JavaScript/TypeScript file
-// imports or requires with a literal string.
+// imports or requires with a literal string (an "import" or "from" inside
+// a string or a regular expression is not one).
 export function specifiers(src) {
+  const text = stripComments(src);
+  const code = blankStrings(text);
   const out = [];
-  for (const m of stripComments(src).matchAll(SPECIFIER)) out.push(m[2] ?? m[4] ?? m[6]);
+  for (const m of text.matchAll(SPECIFIER)) {
+    if (code[m.index] === text[m.index]) out.push(m[2] ?? m[4] ?? m[6]);
+  }
   return out;
 }
 
 const builtins = new Set(builtinModules);
 
+// An npm package name: URL-safe characters, not starting with "." or "_",
+// with an optional @scope/ (upper case letters only in old packages).
+const PACKAGE_NAME = /^(?:@[A-Za-z0-9~-][A-Za-z0-9._~-]*\/)?[A-Za-z0-9~-][A-Za-z0-9._~-]*$/;
+
 // packageOf is the npm package a bare specifier names ("vitest/config" is
 // vitest, "@scope/x/y" is @scope/x), or '' for a builtin, a relative or
-// absolute path, or an import map entry (#x).
+// absolute path, an import map entry (#x) or a name npm cannot have.
 export function packageOf(spec) {
   if (/^(\.|\/|#|[A-Za-z]:|node:|data:|file:|https?:)/.test(spec)) return '';
   const parts = spec.split('/');
   const name = spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+  if (name.length > 214 || !PACKAGE_NAME.test(name)) return '';
   return builtins.has(name) ? '' : name;
 }
+
+// Files read as JavaScript or TypeScript for their imports; any other file
+// a config imports (package.json, a .css) is an input, not code.
+const MODULE = /\.(?:[cm]?[jt]s|[jt]sx)$/;
 
 const RESOLVE_EXT = ['', '.ts', '.mts', '.cts', '.js', '.mjs', '.cjs', '.json', '/index.ts', '/index.js', '/index.mjs', '/index.cjs'];
 
 // configChain follows a config file's relative imports, transitively,
 // within the workspace: files are the workspace-relative files read (the
 // config first), packages the npm packages any of them imports by name,
-// and text their comment-free contents joined.
+// and text their comment-free contents joined. A file reached through a
+// symbolic link (itself or a directory above it) is listed as both the
+// link and the file it leads to, whose imports are followed from where it
+// really is, as Node does: vx hashes a link by the path it holds, so only
+// the real file's content tells a change. A link that leads out of the
+// workspace is listed alone (vx reads no input there).
 export function configChain(wsRoot, file) {
+  const realRoot = realPath(wsRoot) || wsRoot;
   const files = [];
   const packages = new Set();
   const texts = [];
@@ -211,18 +319,41 @@ export function configChain(wsRoot, file) {
   while (queue.length && files.length < MAX_CHAIN) {
     const rel = queue.shift();
     if (files.includes(rel)) continue;
-    const src = readText(wsRoot, rel);
     files.push(rel);
+    const real = realRel(wsRoot, realRoot, rel);
+    if (real !== rel && (!real || files.includes(real))) continue;
+    if (real !== rel) files.push(real);
+    if (!MODULE.test(real)) continue;
+    const src = readText(wsRoot, real);
     texts.push(stripComments(src));
     for (const spec of specifiers(src)) {
       const pkg = packageOf(spec);
       if (pkg) packages.add(pkg);
       if (!spec.startsWith('.')) continue;
-      const target = resolveRelative(wsRoot, path.posix.join(path.posix.dirname(rel), spec));
+      const target = resolveRelative(wsRoot, path.posix.join(path.posix.dirname(real), spec));
       if (target) queue.push(target);
     }
   }
-  return { files, packages: [...packages].sort(), text: texts.join('\n') };
+  return { files: files.slice(0, MAX_CHAIN), packages: [...packages].sort(), text: texts.join('\n') };
+}
+
+function realPath(abs) {
+  try {
+    return realpathSync(abs);
+  } catch {
+    return '';
+  }
+}
+
+// realRel is the workspace-relative path of the file the workspace file
+// rel really is (rel itself unless a link leads there), or '' when that
+// is outside the workspace.
+function realRel(wsRoot, realRoot, rel) {
+  const real = realPath(path.join(wsRoot, rel));
+  if (!real) return rel;
+  const p = path.relative(realRoot, real);
+  if (p === '' || p === '..' || p.startsWith('..' + path.sep) || path.isAbsolute(p)) return '';
+  return p.split(path.sep).join('/');
 }
 
 // resolveRelative finds the file a relative import names the way Node and
@@ -269,11 +400,21 @@ export function hasFile(wsRoot, dir, exts, roots) {
   return false;
 }
 
-// blankStrings replaces what string and template literals hold in src
-// (comment-free) with spaces, keeping every offset: a key or a brace
-// inside a string is not code.
+// blankStrings replaces what string, template and regular expression
+// literals hold in src (comment-free) with spaces, keeping every offset
+// and line break: a key, a brace or a quote inside a literal is not code.
 export function blankStrings(src) {
-  return src.replace(/(["'`])((?:\\.|(?!\1)[^\\])*)\1/g, (m, q, body) => q + ' '.repeat(body.length) + q);
+  const parts = [];
+  let at = 0;
+  for (const [kind, start, end] of literals(src)) {
+    if (kind === 'comment') continue;
+    // Keep the opening quote or slash; a regex keeps its flags' place blank.
+    const close = kind === 'string' && end - start > 1 && src[end - 1] === src[start] ? end - 1 : end;
+    parts.push(src.slice(at, start + 1), src.slice(start + 1, close).replace(/[^\n]/g, ' '));
+    at = close;
+  }
+  parts.push(src.slice(at));
+  return parts.join('');
 }
 
 // hasKey reports whether src (comment-free) has key: as an object key

@@ -193,8 +193,8 @@ func (s PluginState) Failed() bool {
 // PluginWarnings are a line for each plugin that failed, for the commands
 // that use the model to say: its tasks are missing, or stale (the whole
 // error, its stderr included, is vx info's). A plugin that loaded with
-// part of its answer refused (a verb or task another plugin has) is vx
-// info's and vx doctor's alone.
+// part of its answer refused (a verb or task another plugin has) is for
+// vx info alone to show.
 func (m *Model) PluginWarnings() []string {
 	var out []string
 	for _, s := range m.plugins {

@@ -109,6 +109,27 @@ func wineboot(dir string) error {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("wineboot -i: %v\n%s", err, out)
 	}
+	return keepWineserver(ctx)
+}
+
+// keepWineserver waits for the server wineboot left to end, then starts
+// one that stays up for the whole suite (stopWineserver ends it): a wine
+// started while the server of the one before exits fails at once, and
+// under WINEDEBUG=-all says nothing (internal/flock's tests, the first to
+// run, failed so once with no output).
+func keepWineserver(ctx context.Context) error {
+	wait := exec.CommandContext(ctx, "wineserver", "-w")
+	wait.Env = wineEnv()
+	if out, err := wait.CombinedOutput(); err != nil {
+		return fmt.Errorf("wineserver -w: %v\n%s", err, out)
+	}
+	// It puts itself in the background (no -f), keeping the output it
+	// was given: none, so that no pipe of the suite stays open with it.
+	keep := exec.CommandContext(ctx, "wineserver", "-p")
+	keep.Env = wineEnv()
+	if err := keep.Run(); err != nil {
+		return fmt.Errorf("wineserver -p: %v", err)
+	}
 	return nil
 }
 

@@ -43,9 +43,6 @@ func holdTree(int) {}
 // it is found by its mark.
 func releaseTree(int) {}
 
-// killPid kills process pid.
-func killPid(pid int) { _ = syscall.Kill(pid, syscall.SIGKILL) }
-
 // cpuTime is the user and system time ru counts.
 func cpuTime(ru *syscall.Rusage) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())

@@ -616,5 +616,3 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 func sortStrings(s []string) { sort.Strings(s) }
-
-func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }

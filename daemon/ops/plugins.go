@@ -12,7 +12,7 @@ type InfoPlugin struct {
 	Name     string   `json:"name"`
 	Version  string   `json:"version"`
 	Entry    string   `json:"entry"`
-	Identity string   `json:"identity"` // content hash of its entry and package.json
+	Identity string   `json:"identity"` // content hash of its entry, the modules it imports and its package.json
 	Stages   []string `json:"stages"`
 	Commands []string `json:"commands"`
 	Files    int      `json:"files"` // files its globs matched

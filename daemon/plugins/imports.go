@@ -1,10 +1,10 @@
 package plugins
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
@@ -28,12 +28,16 @@ var tryExts = []string{".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".tsx", ".j
 // module's import of "./x.js" finds on disk.
 var tsTwins = map[string]string{".js": ".ts", ".mjs": ".mts", ".cjs": ".cts", ".jsx": ".tsx"}
 
-// importSpec finds a module specifier written as a string literal after
-// from (import … from, export … from), import (a bare import, import())
-// or require(. It does not tell code from comments or strings: a
-// commented-out import of a file that exists makes an edit of that
-// file ask the plugin again, no more.
-var importSpec = regexp.MustCompile(`(?:\bfrom\s*|\bimport\s*(?:\(\s*)?|\brequire\s*\(\s*)(?:"([^"\n]{1,1000})"|'([^'\n]{1,1000})')`)
+// importKeywords precede a module specifier: from (import … from,
+// export … from), import (a bare import, import()) and require(; paren
+// says whether a ( comes between, may (import) or must (require).
+var importKeywords = []struct {
+	word  string
+	paren int // 0 none, 1 may, 2 must
+}{{"from", 0}, {"import", 1}, {"require", 2}}
+
+// maxSpecifier bounds a specifier's length.
+const maxSpecifier = 1024
 
 // module is one file of a plugin's identity besides its entry.
 type module struct {
@@ -91,20 +95,57 @@ func importedModules(entry, within string) ([]module, error) {
 }
 
 // specifiers lists the relative module specifiers in a module's text,
-// without a query or fragment.
+// without a query or fragment: each string literal after one of
+// importKeywords written as a word (not a property: Array.from("./x")
+// is none). Comments and strings are not told from code: a
+// commented-out import of a file that exists makes an edit of that
+// file ask the plugin again, no more.
 func specifiers(body []byte) []string {
 	var out []string
-	for _, m := range importSpec.FindAllSubmatch(body, -1) {
-		s := string(m[1]) + string(m[2])
-		if !strings.HasPrefix(s, "./") && !strings.HasPrefix(s, "../") {
-			continue
+	for _, kw := range importKeywords {
+		for i := 0; ; {
+			j := bytes.Index(body[i:], []byte(kw.word))
+			if j < 0 {
+				break
+			}
+			at := i + j
+			i = at + len(kw.word)
+			if at > 0 && (isWordByte(body[at-1]) || body[at-1] == '.') {
+				continue
+			}
+			if s, ok := literalAfter(body[i:], kw.paren); ok && (strings.HasPrefix(s, "./") || strings.HasPrefix(s, "../")) {
+				if k := strings.IndexAny(s, "?#"); k >= 0 {
+					s = s[:k]
+				}
+				out = append(out, s)
+			}
 		}
-		if i := strings.IndexAny(s, "?#"); i >= 0 {
-			s = s[:i]
-		}
-		out = append(out, s)
 	}
 	return out
+}
+
+// literalAfter reads the string literal that b starts with, after
+// blanks and, as paren says, a (.
+func literalAfter(b []byte, paren int) (string, bool) {
+	b = bytes.TrimLeft(b, " \t\r\n")
+	if paren > 0 && len(b) > 0 && b[0] == '(' {
+		b = bytes.TrimLeft(b[1:], " \t\r\n")
+	} else if paren == 2 {
+		return "", false
+	}
+	if len(b) == 0 || b[0] != '"' && b[0] != '\'' {
+		return "", false
+	}
+	end := bytes.IndexAny(b[1:min(len(b), maxSpecifier+2)], string(b[0])+"\n")
+	if end <= 0 || b[1+end] != b[0] {
+		return "", false
+	}
+	return string(b[1 : 1+end]), true
+}
+
+// isWordByte says whether c may be part of an identifier.
+func isWordByte(c byte) bool {
+	return c == '_' || c == '$' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }
 
 // resolveImport finds the file spec (relative) names from dir, as Node

@@ -11,7 +11,8 @@ import (
 
 // importingPlugin imports, in each way a plugin may, the modules a
 // change of which is a change of the plugin, and reads (without
-// importing) a cache file beside it, which is not one.
+// importing) a cache file beside it, which is not one, nor is a string
+// after a property named from.
 const importingPlugin = `import { readFileSync, writeFileSync } from "node:fs";
 import pkg from "some-package";
 import { util } from './lib/util.mjs';
@@ -20,6 +21,7 @@ import "./missing/gone.mjs";
 const cjs = require("./cjs");
 const shared = await import("../shared/x.mjs?v=1");
 const cache = readFileSync(new URL("./cache.json", import.meta.url), "utf8");
+const notAnImport = Array.from("./other.mjs");
 `
 
 // pluginTree is a workspace with importingPlugin in tools/p, beside

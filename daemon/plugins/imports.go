@@ -3,6 +3,7 @@ package plugins
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,7 +62,9 @@ func importedModules(entry, within string) ([]module, error) {
 	if err != nil {
 		realWithin = within
 	}
-	body, err := readBounded(entry, maxModuleBytes)
+	// An entry past maxModuleBytes (a bundle) is scanned that far: its
+	// imports are at its top, and it is hashed whole besides.
+	body, err := readModule(entry, maxModuleBytes, true)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +84,7 @@ func importedModules(entry, within string) ([]module, error) {
 			}
 			seen[m.Path] = true
 			if !m.Missing {
-				if m.Body, err = readBounded(m.Path, int64(maxModuleBytes-size)); err != nil {
+				if m.Body, err = readModule(m.Path, maxModuleBytes-size, false); err != nil {
 					return out, fmt.Errorf("it imports %s, which cannot be read or is past %d MB of modules: %v", m.Path, maxModuleBytes>>20, err)
 				}
 				size += len(m.Body)
@@ -173,4 +176,36 @@ func resolveImport(dir, spec string) module {
 		}
 	}
 	return module{Path: p, Missing: true}
+}
+
+// readModule reads the regular file at path, up to max bytes: past them
+// it fails, or (cut) returns those. It is looked at before it is opened,
+// as hashFile does it: opening a FIFO would wait for a writer.
+func readModule(path string, max int, cut bool) ([]byte, error) {
+	if st, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	} else if !st.Mode().IsRegular() { // replaced between the two looks
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	b, err := readAllInto(make([]byte, 0, min(st.Size(), int64(max))+1), io.LimitReader(f, int64(max)+1))
+	switch {
+	case err != nil:
+		return nil, err
+	case len(b) > max && cut:
+		return b[:max], nil
+	case len(b) > max:
+		return nil, fmt.Errorf("%s is larger than %d bytes", path, max)
+	}
+	return b, nil
 }

@@ -178,26 +178,14 @@ func resolveImport(dir, spec string) module {
 	return module{Path: p, Missing: true}
 }
 
-// readModule reads the regular file at path, up to max bytes: past them
-// it fails, or (cut) returns those. It is looked at before it is opened,
-// as hashFile does it: opening a FIFO would wait for a writer.
+// readModule reads the regular file at path (see openRegular), up to
+// max bytes: past them it fails, or (cut) returns those.
 func readModule(path string, max int, cut bool) ([]byte, error) {
-	if st, err := os.Stat(path); err != nil {
-		return nil, err
-	} else if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	f, err := os.Open(path)
+	f, st, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	} else if !st.Mode().IsRegular() { // replaced between the two looks
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
 	b, err := readAllInto(make([]byte, 0, min(st.Size(), int64(max))+1), io.LimitReader(f, int64(max)+1))
 	switch {
 	case err != nil:

@@ -198,28 +198,39 @@ func readAllInto(b []byte, r io.Reader) ([]byte, error) {
 	}
 }
 
-// hashFile writes path's content to h. It is looked at before it is
-// opened: opening a FIFO (or a link to one) would wait for a writer.
+// hashFile writes path's content to h, refusing what is not a regular
+// file (see openRegular).
 func hashFile(path string, h io.Writer) error {
-	if st, err := os.Stat(path); err != nil {
-		return err
-	} else if !st.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a regular file", path)
-	}
-	f, err := os.Open(path)
+	f, _, err := openRegular(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if !st.Mode().IsRegular() { // replaced between the two looks
-		return fmt.Errorf("%s is not a regular file", path)
-	}
 	_, err = io.Copy(h, f)
 	return err
+}
+
+// openRegular opens the regular file at path. It is looked at before it
+// is opened: opening a FIFO (or a link to one) would wait for a writer.
+func openRegular(path string) (*os.File, os.FileInfo, error) {
+	if st, err := os.Stat(path); err != nil {
+		return nil, nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := f.Stat()
+	if err == nil && !st.Mode().IsRegular() { // replaced between the two looks
+		err = fmt.Errorf("%s is not a regular file", path)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, st, nil
 }
 
 // inside reports whether path is dir or below it, lexically.

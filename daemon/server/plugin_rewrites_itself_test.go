@@ -25,13 +25,7 @@ func TestAPluginRewritingItselfStopsReloading(t *testing.T) {
 		"tools/gen/plugin.mjs": strings.Replace(selfWriter, "WRITE", rewrite, 1),
 		"tools/gen/lib.mjs":    genLib,
 	})
-	r := serve(t, root, -1)
-	before := r.status(t)
-	if before.LastReload == nil || !before.LastReload.OK || len(before.LastReload.PluginsFailed) > 0 {
-		t.Fatalf("the workspace did not load: %+v, %q", before.LastReload, before.ConfigError)
-	}
-	first := starts(t, root)
-	edit(t, filepath.Join(root, "apps/web/package.json"), `"test": "true"`, `"test": "true", "lint": "true"`)
+	r, _, first := serveAndEdit(t, root)
 	// Each reload asks the plugin twice (describe and tasks: its identity
 	// changed), the user's and maxSelfReloads more.
 	most := 2 * (1 + maxSelfReloads)

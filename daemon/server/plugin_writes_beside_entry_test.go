@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/vzn/vx/internal/testtree"
+	"github.com/vzn/vx/protocol/wire"
 )
 
 // selfWriter is a Node plugin that counts its starts in starts.txt at the
@@ -35,6 +36,21 @@ func starts(t *testing.T, root string) int {
 	return strings.Count(string(b), "start\n")
 }
 
+// serveAndEdit serves root, whose plugin must load, and edits the file
+// its globs match (adding a task); it answers the daemon, its status
+// before the edit and the plugin's starts before it.
+func serveAndEdit(t *testing.T, root string) (*running, *wire.Status, int) {
+	t.Helper()
+	r := serve(t, root, -1)
+	before := r.status(t)
+	if before.LastReload == nil || !before.LastReload.OK || len(before.LastReload.PluginsFailed) > 0 {
+		t.Fatalf("the workspace did not load: %+v, %q", before.LastReload, before.ConfigError)
+	}
+	first := starts(t, root)
+	edit(t, filepath.Join(root, "apps/web/package.json"), `"test": "true"`, `"test": "true", "lint": "true"`)
+	return r, before, first
+}
+
 // TestAPluginWritingBesideItsEntryDoesNotReloadVXD: a plugin that writes
 // a file of its own beside its entry each time it answers (a cache, a
 // log) is asked once per change of what it reads, and its writes make
@@ -60,13 +76,7 @@ func TestAPluginWritingBesideItsEntryDoesNotReloadVXD(t *testing.T) {
 			if err := os.MkdirAll(filepath.Join(root, "tools/gen/cache"), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			r := serve(t, root, -1)
-			before := r.status(t)
-			if before.LastReload == nil || !before.LastReload.OK || len(before.LastReload.PluginsFailed) > 0 {
-				t.Fatalf("the workspace did not load: %+v, %q", before.LastReload, before.ConfigError)
-			}
-			first := starts(t, root)
-			edit(t, filepath.Join(root, "apps/web/package.json"), `"test": "true"`, `"test": "true", "lint": "true"`)
+			r, before, first := serveAndEdit(t, root)
 			awaitReload(t, r, filepath.FromSlash("apps/web/package.json"), before.Tasks+1)
 			want := first + 1
 			edit(t, filepath.Join(root, "vx.workspace.json"), `"plugins"`, ` "plugins"`)

@@ -15,22 +15,28 @@ const maxSelfReloads = 3
 // behind the one vxd reads.
 const stampSlack = 20 * time.Millisecond
 
-// selfEdits tells the edits of a plugin's sources made while vxd's last
-// reload asked the plugin (it started the plugin, and the file's
-// modification time is within that reload) from other edits, and stops a run of reloads that such edits
-// alone caused: a plugin rewriting its own entry as it answers would
-// otherwise make vxd reload, and ask it again, for as long as vxd runs.
+// selfEdits tells the edits of a plugin's sources, or of files its
+// globs match, made while vxd's last reload asked the plugin (it started
+// the plugin, and the file's modification time is within that reload)
+// from other edits, and stops a run of reloads that such edits of one
+// file alone caused: a plugin rewriting its own entry, or a file it
+// reads, as it answers would otherwise make vxd reload, and ask it
+// again, for as long as vxd runs. A run is of one file, so that another
+// writer's edits of many (a branch switch under way) make none.
 type selfEdits struct {
 	start, end time.Time       // the last reload's span
 	asked      map[string]bool // the plugins it started, by declaration
-	streak     int             // reloads in a row caused by such edits alone
 	gathered   bool            // an edit awaits the next reload
 	selfOnly   bool            // and every edit gathered for it is such an edit
-	held       bool            // streak reached maxSelfReloads: such edits reload no more
+	spec, file string          // the last such edit gathered: its plugin, its path
+	prev       string          // the file of the last reload of such edits
+	streak     int             // reloads in a row of such edits, the last of prev
+	held       map[string]bool // files whose such edits reload no more
 }
 
-// during reports whether path, a source of the plugin declared as spec,
-// was last written within the last reload, which asked that plugin.
+// during reports whether path, a source of the plugin declared as spec
+// or a file its globs match, was last written within the last reload,
+// which asked that plugin.
 func (s *selfEdits) during(spec, path string) bool {
 	if !s.asked[spec] {
 		return false
@@ -43,12 +49,16 @@ func (s *selfEdits) during(spec, path string) bool {
 	return !mt.Before(s.start.Add(-stampSlack)) && !mt.After(s.end.Add(stampSlack))
 }
 
-// admit records an edit that may reload (self: an edit of a plugin's
-// source made during the last reload) and reports whether it does: not
-// while such edits are held.
-func (s *selfEdits) admit(self bool) bool {
-	if self && s.held {
+// admit records an edit of path that may reload (spec: the plugin whose
+// edit during the last reload it is, "" when it is none) and reports
+// whether it does: not when such edits of path are held.
+func (s *selfEdits) admit(spec, path string) bool {
+	self := spec != ""
+	if self && s.held[path] {
 		return false
+	}
+	if self {
+		s.spec, s.file = spec, path
 	}
 	s.selfOnly = self && (s.selfOnly || !s.gathered)
 	s.gathered = true
@@ -56,29 +66,35 @@ func (s *selfEdits) admit(self bool) bool {
 }
 
 // reloaded records a reload of the edits gathered, over start to end,
-// that asked the plugins in asked, and reports whether such edits are now held (once, as it happens) and
-// whether a hold ended (an edit of another kind reloaded).
+// that asked the plugins in asked. It reports whether such edits of a
+// file are now held (heldNow, once for each file: s.spec and s.file say
+// which), and whether holds ended (an edit of another kind reloaded).
 func (s *selfEdits) reloaded(start, end time.Time, asked map[string]bool) (heldNow, released bool) {
 	s.start, s.end, s.asked = start, end, asked
 	self := s.gathered && s.selfOnly
 	s.gathered, s.selfOnly = false, false
 	if !self {
-		released = s.held
-		s.streak, s.held = 0, false
+		released = len(s.held) > 0
+		s.streak, s.prev, s.held = 0, "", nil
 		return false, released
 	}
-	s.streak++
-	if s.streak >= maxSelfReloads && !s.held {
-		s.held = true
-		return true, false
+	if s.file != s.prev {
+		s.streak, s.prev = 0, s.file
 	}
-	return false, false
+	if s.streak++; s.streak < maxSelfReloads || s.held[s.file] {
+		return false, false
+	}
+	if s.held == nil {
+		s.held = map[string]bool{}
+	}
+	s.held[s.file] = true
+	return true, false
 }
 
-// selfEditNote is what vxd status says of a plugin whose edits of its
-// own sources are held.
+// selfEditNote is what vxd status says of a plugin whose edits of rel
+// during the reloads that asked it are held.
 func selfEditNote(spec, rel string) string {
-	return fmt.Sprintf("plugin %s rewrote %s while vxd asked it, %d reloads in a row: vxd no longer reloads on its edits of itself (an edit of yours still reloads); have the plugin write its own files outside its entry and the modules it imports", spec, rel, maxSelfReloads)
+	return fmt.Sprintf("plugin %s wrote %s while vxd asked it, %d reloads in a row: vxd no longer reloads on such edits (an edit of yours still reloads); have the plugin keep its own files out of its entry, the modules it imports and the files its globs match", spec, rel, maxSelfReloads)
 }
 
 // setPluginEditsIgnored sets what vxd status says of a plugin whose

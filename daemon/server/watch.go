@@ -46,10 +46,7 @@ type watcher struct {
 	plugins    []plugins.Sources
 	specs      []string // the declarations of plugins, in its order
 	pluginDirs map[string]bool
-	// self, selfSpec and selfFile (the last edit of a plugin's own
-	// source: its declaration, its path) are loop's alone.
-	self               selfEdits
-	selfSpec, selfFile string
+	self       selfEdits // loop's alone
 }
 
 func (w *watcher) Close() error { return w.w.Close() }
@@ -317,15 +314,36 @@ func (w *watcher) loop(ctx context.Context) {
 }
 
 // admit reports whether a relevant edit of path reloads: not an edit of
-// a plugin's own source made while the last reload asked it, once such
-// edits alone have reloaded maxSelfReloads times in a row.
+// a plugin's own source, or of a file its globs match, made while the
+// last reload asked it, once such edits alone have reloaded
+// maxSelfReloads times in a row.
 func (w *watcher) admit(path string) bool {
-	spec := w.pluginSource(path)
-	self := spec != "" && w.self.during(spec, path)
-	if self {
-		w.selfSpec, w.selfFile = spec, path
+	for _, spec := range w.pluginsOf(path) {
+		if w.self.during(spec, path) {
+			return w.self.admit(spec, path)
+		}
 	}
-	return w.self.admit(self)
+	return w.self.admit("", path)
+}
+
+// pluginsOf names the declared plugins path is a source of, or a file
+// the globs of.
+func (w *watcher) pluginsOf(path string) []string {
+	var out []string
+	if spec := w.pluginSource(path); spec != "" {
+		out = append(out, spec)
+	}
+	m, err := w.d.env.CurrentModel()
+	rel, relErr := filepath.Rel(w.d.root, path)
+	if err != nil || relErr != nil {
+		return out
+	}
+	for _, p := range m.Plugins() {
+		if len(plugins.Match(p.Globs, []string{filepath.ToSlash(rel)})) > 0 {
+			out = append(out, p.Spec)
+		}
+	}
+	return out
 }
 
 // reloaded records a reload from start to end, and says in vxd's status
@@ -340,9 +358,9 @@ func (w *watcher) reloaded(start, end time.Time) {
 	held, released := w.self.reloaded(start, end, asked)
 	switch {
 	case held:
-		rel, _ := filepath.Rel(w.d.root, w.selfFile)
-		note := selfEditNote(w.selfSpec, rel)
-		w.d.log.Warn().Str("plugin", w.selfSpec).Str("file", rel).Msg(note)
+		rel, _ := filepath.Rel(w.d.root, w.self.file)
+		note := selfEditNote(w.self.spec, rel)
+		w.d.log.Warn().Str("plugin", w.self.spec).Str("file", rel).Msg(note)
 		w.d.setPluginEditsIgnored(note)
 	case released:
 		w.d.setPluginEditsIgnored("")

@@ -85,12 +85,12 @@ func importedModules(entry, within string) ([]module, error) {
 			seen[m.Path] = true
 			if !m.Missing {
 				if m.Body, err = readModule(m.Path, maxModuleBytes-size, false); err != nil {
-					return out, fmt.Errorf("it imports %s, which cannot be read or is past %d MB of modules: %v", m.Path, maxModuleBytes>>20, err)
+					return out, fmt.Errorf("it imports %s, which cannot be read or is past the %d MB its modules may have (bundle it, or import the rest as a package): %v", m.Path, maxModuleBytes>>20, err)
 				}
 				size += len(m.Body)
 			}
 			if out = append(out, m); len(out) > maxModules {
-				return out, fmt.Errorf("it imports more than %d modules, all part of its identity", maxModules)
+				return out, fmt.Errorf("it imports more than %d modules by relative paths, all part of its identity: bundle it into fewer files, or import the rest as a package (a package's version stands for its files)", maxModules)
 			}
 		}
 	}

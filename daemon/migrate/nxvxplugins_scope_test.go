@@ -14,13 +14,7 @@ import (
 func nxWithPlugins(t *testing.T, plugins string) string {
 	t.Helper()
 	dir := copyLayout(t, "nx")
-	pkg := filepath.Join(dir, "node_modules", "@vzn", "vx-plugin-eslint", "package.json")
-	if err := os.MkdirAll(filepath.Dir(pkg), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(pkg, []byte(`{"name": "@vzn/vx-plugin-eslint", "vx": {"plugin": "plugin.mjs"}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	installVxPlugin(t, dir, "vx-plugin-eslint")
 	nxJSON := filepath.Join(dir, "nx.json")
 	b, err := os.ReadFile(nxJSON)
 	if err != nil {
@@ -138,13 +132,7 @@ func TestNxScopedPluginReplacesOnlyInScope(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := copyLayout(t, "nx-graph")
-			pkg := filepath.Join(dir, "node_modules", "@vzn", "vx-plugin-vitest", "package.json")
-			if err := os.MkdirAll(filepath.Dir(pkg), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(pkg, []byte(`{"name": "@vzn/vx-plugin-vitest", "vx": {"plugin": "plugin.mjs"}}`), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			installVxPlugin(t, dir, "vx-plugin-vitest")
 			nxJSON := filepath.Join(dir, "nx.json")
 			b, _ := os.ReadFile(nxJSON)
 			const was = `"plugins": ["@nx/vite/plugin", "@nx/jest/plugin"]`

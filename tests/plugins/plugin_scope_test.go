@@ -19,10 +19,11 @@ func TestScopedEslintLintsOnlyInScope(t *testing.T) {
 	reach.Tool(t, "node", "the plugin is a Node script")
 	for _, tc := range []struct {
 		name, decl string
-		want       []string
+		want       map[string]string // lint task: the plugin and file it was inferred from
 	}{
-		{"unscoped", `"@vzn/vx-plugin-eslint"`, []string{"a#lint", "b#lint", "basic#lint", "solid-basic#lint"}},
-		{"scoped", `{"plugin": "@vzn/vx-plugin-eslint", "exclude": ["examples/**"]}`, []string{"a#lint", "b#lint"}},
+		{"unscoped", `"@vzn/vx-plugin-eslint"`, map[string]string{"a#lint": "eslint packages/a/eslint.config.js", "b#lint": "eslint packages/b/eslint.config.js",
+			"basic#lint": "eslint eslint.config.js", "solid-basic#lint": "eslint eslint.config.js"}},
+		{"scoped", `{"plugin": "@vzn/vx-plugin-eslint", "exclude": ["examples/**"]}`, map[string]string{"a#lint": "eslint packages/a/eslint.config.js", "b#lint": "eslint packages/b/eslint.config.js"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := harness.TempRoot(t)
@@ -44,31 +45,8 @@ func TestScopedEslintLintsOnlyInScope(t *testing.T) {
 				harness.WriteFile(t, filepath.Join(root, filepath.FromSlash(rel)), text)
 			}
 			harness.CopyTree(t, filepath.Join(harness.ModuleRoot(), "npm", "vx-plugin-eslint"), filepath.Join(root, "node_modules", "@vzn", "vx-plugin-eslint"))
-			r := harness.Run(t, root, nil, vxBin, "show", "--format", "json")
-			var show struct {
-				Projects []struct {
-					Tasks []struct {
-						TaskID, Task string
-						InferredFrom *struct{ Plugin, File string }
-					}
-				}
-			}
-			if err := json.Unmarshal([]byte(r.Stdout), &show); err != nil {
-				t.Fatalf("vx show --format json: %v\n%s", err, r)
-			}
-			var got []string
-			for _, p := range show.Projects {
-				for _, task := range p.Tasks {
-					if task.Task == "lint" && task.InferredFrom != nil {
-						got = append(got, task.TaskID)
-					}
-				}
-			}
-			slices.Sort(got)
-			if !slices.Equal(got, tc.want) {
-				t.Errorf("inferred lint tasks: %q, want %q", got, tc.want)
-			}
-			r = harness.Run(t, root, nil, vxBin, "info", "--format", "json")
+			checkSeams(t, root, nil, tc.want)
+			r := harness.Run(t, root, nil, vxBin, "info", "--format", "json")
 			var info struct {
 				Plugins []struct {
 					Exclude []string

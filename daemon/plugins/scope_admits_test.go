@@ -3,6 +3,8 @@ package plugins
 import (
 	"strings"
 	"testing"
+
+	"github.com/bmatcuk/doublestar/v4"
 )
 
 // TestScopeAdmitsAsNxDoes: include and exclude are tested against a
@@ -90,6 +92,23 @@ func TestScopeGlobChecked(t *testing.T) {
 		err := CheckScopeGlob(g)
 		if err == nil || !strings.Contains(err.Error(), why) {
 			t.Errorf("%.20q: %v, want an error saying %q", g, err, why)
+		}
+	}
+}
+
+// TestScopePrefixGlobsAgreeWithDoublestar: "DIR/**" and "DIR/**/*",
+// tested as a prefix, match exactly the paths doublestar matches.
+func TestScopePrefixGlobsAgreeWithDoublestar(t *testing.T) {
+	globs := []string{"packages/**", "packages/**/*", "packages/a/**", "examples/react/**/*", "pack/**", "packages/*/**", "{a,b}/**"}
+	paths := []string{"packages", "packages/a", "packages/a/b.js", "packagesx/a", "pack", "packages/ab", "examples/react", "examples/react/x",
+		"examples/reactx/y", "a/x", "b", "packages/a/.x"}
+	for _, g := range globs {
+		sg := compileList([]string{g})[0]
+		for _, p := range paths {
+			want, _ := doublestar.Match(g, p)
+			if got := sg.match(p); got != want {
+				t.Errorf("%q on %q: %v, doublestar says %v", g, p, got, want)
+			}
 		}
 	}
 }

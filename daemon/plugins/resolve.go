@@ -22,6 +22,9 @@ type Decl struct {
 	Spec    string
 	Options json.RawMessage
 	Timeout time.Duration // 0: plugin.DefaultTimeoutSeconds
+	// Scope limits the matched files and the projects a tasks request
+	// carries (empty: none).
+	Scope Scope
 	// File is the file the declaration is in, as shown in errors.
 	File string
 }

@@ -327,7 +327,7 @@ func (w *watcher) admit(path string) bool {
 }
 
 // pluginsOf names the declared plugins path is a source of, or a file
-// the globs of.
+// the globs of (within the plugin's scope).
 func (w *watcher) pluginsOf(path string) []string {
 	var out []string
 	if spec := w.pluginSource(path); spec != "" {
@@ -338,12 +338,7 @@ func (w *watcher) pluginsOf(path string) []string {
 	if err != nil || relErr != nil {
 		return out
 	}
-	for _, p := range m.Plugins() {
-		if len(plugins.Match(p.Globs, []string{filepath.ToSlash(rel)})) > 0 {
-			out = append(out, p.Spec)
-		}
-	}
-	return out
+	return append(out, m.PluginsMatching(rel)...)
 }
 
 // reloaded records a reload from start to end, and says in vxd's status

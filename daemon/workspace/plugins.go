@@ -253,13 +253,20 @@ func (m *Model) PluginWarnings() []string {
 // plugin's globs and is in its scope: its change may change the inferred
 // tasks.
 func (m *Model) PluginMatches(rel string) bool {
+	return len(m.PluginsMatching(rel)) > 0
+}
+
+// PluginsMatching names, as declared, the plugins whose globs match rel
+// (workspace-relative) within their scope.
+func (m *Model) PluginsMatching(rel string) []string {
 	rel = filepath.ToSlash(rel)
+	var out []string
 	for _, s := range m.plugins {
 		if len(plugins.Match(s.Globs, []string{rel})) > 0 && s.decl.Scope.Admits(rel) {
-			return true
+			out = append(out, s.Spec)
 		}
 	}
-	return false
+	return out
 }
 
 // inferOptions is how a load runs its plugins.

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // @vzn/vx-plugin-eslint: a vx plugin (protocol 1, docs/plugins.md) that
 // gives each project under an ESLint flat config a `lint` task running
-// `eslint .`, with the inputs ESLint reads. README.md says which projects
-// count as under a config and why.
-import { serve, readOptions, readTasksRequest, dirOf, within, projectPath, configChain, hasFile, hasKey, packageVersion } from './lib/kit.mjs';
+// the project's own ESLint script, or `eslint .` in a workspace that has
+// none, with the inputs ESLint reads. README.md says which projects get a
+// task and why.
+import { serve, readOptions, readTasksRequest, readText, dirOf, within, projectPath, configChain, hasFile, hasKey, packageVersion } from './lib/kit.mjs';
 
 // ESLint's own order of flat config names in one directory.
 const CONFIGS = ['eslint.config.js', 'eslint.config.mjs', 'eslint.config.cjs', 'eslint.config.ts', 'eslint.config.mts', 'eslint.config.cts'];
@@ -36,12 +37,24 @@ function tasks(req) {
   const byDir = configsByDir(files);
   const wsRoot = process.cwd();
   const roots = new Set(projects.map((p) => p.root));
+  const scripts = new Map(projects.map((p) => [p.name, scriptsOf(wsRoot, p.root)]));
+  // A workspace where some project lints through a script of its own
+  // lints only those: a project with none is one its authors chose not to
+  // lint (an example, a fixture).
+  const runs = new Map([...scripts].map(([name, s]) => [name, eslintScript(s)]));
+  const scripted = [...runs.values()].some((r) => r !== null);
   const out = [];
   for (const p of projects) {
     const file = nearestConfig(p.root, byDir);
     if (!file) continue;
-    if (!hasFile(wsRoot, p.root, LINTABLE, roots)) continue;
-    out.push(lintTask(p, file, configChain(wsRoot, file), opts));
+    const script = runs.get(p.name);
+    if (scripted ? script === null : !hasFile(wsRoot, p.root, LINTABLE, roots)) continue;
+    const chain = configChain(wsRoot, file);
+    const task = lintTask(p, file, chain, opts);
+    if (script) task.command = script;
+    const builds = buildsLoaded(chain.packages, p.name, projects, scripts);
+    if (builds.length) task.dependsOn = builds;
+    out.push(task);
   }
   out.sort((a, b) => (a.project < b.project ? -1 : a.project > b.project ? 1 : 0));
   return { tasks: out };
@@ -72,6 +85,38 @@ function nearestConfig(root, byDir) {
   }
 }
 
+// scriptsOf is the scripts of the project's package.json ({} when it has
+// none or cannot be read).
+function scriptsOf(wsRoot, root) {
+  const text = readText(wsRoot, root === '.' ? 'package.json' : root + '/package.json');
+  try {
+    const scripts = JSON.parse(text).scripts;
+    return scripts !== null && typeof scripts === 'object' && !Array.isArray(scripts) ? scripts : {};
+  } catch {
+    return {};
+  }
+}
+
+// ESLINT_RUN is a script that is one ESLint run and nothing else: maybe
+// variables set before it (ESLINT_USE_FLAT_CONFIG=false), then eslint and
+// its arguments, with no second command (&&, ||, ;, |, &, $(...), `...`)
+// and no redirection.
+const ESLINT_RUN = /^(?:[A-Za-z_][A-Za-z0-9_]*=[^\s&|;<>`$]*\s+)*eslint(?:\s+[^&|;<>`$\n]*)?$/;
+const MAX_SCRIPT = 4096;
+
+// eslintScript is the command a project's scripts lint it with: its
+// "lint" script when that is an ESLint run, else the first such script
+// (package.json order), leaving out those that --fix (they write the
+// sources); `eslint .` when its only ESLint runs fix; null when it has
+// none.
+function eslintScript(scripts) {
+  const runs = Object.entries(scripts).filter(([, v]) => typeof v === 'string' && v.length <= MAX_SCRIPT && ESLINT_RUN.test(v.trim()));
+  if (!runs.length) return null;
+  const checks = runs.filter(([, v]) => !/\s--fix(?:\s|$)/.test(v));
+  const pick = checks.find(([k]) => k === 'lint') ?? checks[0];
+  return pick ? pick[1].trim() : 'eslint .';
+}
+
 function lintTask(p, file, chain, opts) {
   const inputs = [...SOURCES];
   // The config and what it imports: inside the project "**" has them.
@@ -84,6 +129,21 @@ function lintTask(p, file, chain, opts) {
   const task = { project: p.name, name: opts.taskName, file, command: 'eslint .', inputs: [...new Set(inputs)], cache: true };
   if (opts.env.length) task.env = [...new Set(opts.env)];
   return task;
+}
+
+// buildsLoaded is the builds to run before linting project self: the
+// `build` of each workspace project the configs import by package name
+// (a shared config or an ESLint plugin of the workspace), which Node loads
+// from the entry its package.json names, usually built output. Only a
+// project with a `build` script has one to wait for.
+function buildsLoaded(packages, self, projects, scripts) {
+  const names = new Set(packages);
+  const out = [];
+  for (const p of projects) {
+    if (p.name === self || !names.has(p.name)) continue;
+    if (typeof scripts.get(p.name).build === 'string') out.push(p.name + '#build');
+  }
+  return out.sort();
 }
 
 serve({ describe, tasks });

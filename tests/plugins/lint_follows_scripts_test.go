@@ -1,0 +1,87 @@
+package plugins_test
+
+import (
+	"reflect"
+	"testing"
+)
+
+// commands maps each inferred task's project to its command.
+func commands(got []task) map[string]string {
+	out := map[string]string{}
+	for _, tk := range got {
+		out[tk.Project] = tk.Command
+	}
+	return out
+}
+
+// TestLintRunsTheProjectsOwnESLintScript: in a workspace whose projects
+// lint through scripts of their own (TanStack/query's "test:eslint":
+// "eslint --concurrency=auto ./src"), the lint task runs the project's
+// script as written ("lint" first, else the first ESLint run, a --fix one
+// left out), not `eslint .`, which would also lint the tool configs and
+// fixtures the script leaves out; a project with no such script is one
+// its authors do not lint (an example) and gets no task. A script that
+// does more than run ESLint is not one.
+func TestLintRunsTheProjectsOwnESLintScript(t *testing.T) {
+	pkg := func(name, scripts string) string {
+		return `{"name": "` + name + `", "scripts": {` + scripts + `}}`
+	}
+	root := layout(t, map[string]string{
+		"eslint.config.js":              "export default [];\n",
+		"packages/a/package.json":       pkg("a", `"lint:fix": "eslint . --fix", "test:eslint": "eslint --concurrency=auto ./src"`),
+		"packages/b/package.json":       pkg("b", `"check": "eslint .", "lint": "eslint src"`),
+		"packages/c/package.json":       pkg("c", `"test:eslint": "ESLINT_USE_FLAT_CONFIG=false eslint ./src/**/*.tsx"`),
+		"packages/d/package.json":       pkg("d", `"lint": "eslint . --fix"`),
+		"packages/e/package.json":       pkg("e", `"lint": "eslint . && tsc", "report": "eslint . > out.txt", "x": "A=$(pwd) eslint ."`),
+		"packages/example/package.json": pkg("example", `"dev": "vite"`),
+		"packages/example/src/main.js":  "export {};\n",
+		"packages/bare/index.js":        "export {};\n",
+	})
+	projects := []project{{"a", "packages/a"}, {"b", "packages/b"}, {"c", "packages/c"}, {"d", "packages/d"}, {"e", "packages/e"}, {"example", "packages/example"}, {"bare", "packages/bare"}}
+	got := commands(tasks(t, "eslint", root, nil, []string{"eslint.config.js"}, projects))
+	want := map[string]string{
+		"a": "eslint --concurrency=auto ./src",
+		"b": "eslint src",
+		"c": "ESLINT_USE_FLAT_CONFIG=false eslint ./src/**/*.tsx",
+		"d": "eslint .",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("lint commands: got %v, want %v", got, want)
+	}
+	// With no project linting through a script, every project with a file
+	// ESLint lints runs `eslint .` (as Nx's @nx/eslint infers).
+	got = commands(tasks(t, "eslint", root, nil, []string{"eslint.config.js"}, []project{{"e", "packages/e"}, {"example", "packages/example"}, {"bare", "packages/bare"}}))
+	if want := map[string]string{"example": "eslint .", "bare": "eslint ."}; !reflect.DeepEqual(got, want) {
+		t.Errorf("lint commands with no ESLint script: got %v, want %v", got, want)
+	}
+}
+
+// TestLintWaitsForTheBuildOfAWorkspacePackageItsConfigLoads: a config
+// that imports a package of the workspace by name (an ESLint plugin kept
+// in the repository, as TanStack/query's examples import
+// @tanstack/eslint-plugin-query) makes the lint task depend on that
+// project's build: Node loads the package from the entry its package.json
+// names, its built output, which a fresh clone does not have. A workspace
+// package with no build script, an npm package and the project itself add
+// nothing.
+func TestLintWaitsForTheBuildOfAWorkspacePackageItsConfigLoads(t *testing.T) {
+	root := layout(t, map[string]string{
+		"eslint.config.js": "import shared from '@acme/eslint-config';\nexport default [...shared];\n",
+		"packages/app/eslint.config.js": "import base from '../../eslint.config.js';\nimport query from '@acme/eslint-plugin';\nimport globals from 'globals';\n" +
+			"export default [...base, query.configs.recommended, { languageOptions: { globals: globals.browser } }];\n",
+		"packages/app/package.json":               `{"name": "app", "scripts": {"lint": "eslint src", "build": "vite build"}}`,
+		"packages/eslint-plugin/package.json":     `{"name": "@acme/eslint-plugin", "main": "dist/index.js", "scripts": {"build": "tsc", "lint": "eslint src"}}`,
+		"packages/eslint-plugin/eslint.config.js": "import self from '@acme/eslint-plugin';\nimport base from '../../eslint.config.js';\nexport default [...base, self.configs.recommended];\n",
+		"packages/eslint-config/package.json":     `{"name": "@acme/eslint-config", "main": "index.js", "scripts": {"lint": "eslint ."}}`,
+	})
+	files := []string{"eslint.config.js", "packages/app/eslint.config.js", "packages/eslint-plugin/eslint.config.js"}
+	projects := []project{{"app", "packages/app"}, {"@acme/eslint-plugin", "packages/eslint-plugin"}, {"@acme/eslint-config", "packages/eslint-config"}}
+	got := map[string][]string{}
+	for _, tk := range tasks(t, "eslint", root, nil, files, projects) {
+		got[tk.Project] = tk.DependsOn
+	}
+	want := map[string][]string{"app": {"@acme/eslint-plugin#build"}, "@acme/eslint-plugin": nil, "@acme/eslint-config": nil}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("lint dependsOn: got %v, want %v", got, want)
+	}
+}

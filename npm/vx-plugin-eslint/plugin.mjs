@@ -4,7 +4,7 @@
 // the project's own ESLint script, or `eslint .` in a workspace that has
 // none, with the inputs ESLint reads. README.md says which projects get a
 // task and why.
-import { serve, readOptions, readTasksRequest, readText, dirOf, within, projectPath, configChain, hasFile, hasKey, packageVersion } from './lib/kit.mjs';
+import { serve, PluginError, readOptions, readTasksRequest, readText, dirOf, within, projectPath, configChain, hasFile, hasKey, packageVersion } from './lib/kit.mjs';
 
 // ESLint's own order of flat config names in one directory.
 const CONFIGS = ['eslint.config.js', 'eslint.config.mjs', 'eslint.config.cjs', 'eslint.config.ts', 'eslint.config.mts', 'eslint.config.cts'];
@@ -17,7 +17,21 @@ const OPTIONS = {
   taskName: { type: 'string', default: 'lint' },
   inputs: { type: 'strings', default: [] },
   env: { type: 'strings', default: [] },
+  projects: { type: 'string', default: 'auto' },
 };
+// Which projects under a config get a task: those with an ESLint script
+// of their own, all with a file ESLint lints, or (auto) the first when any
+// project has such a script and else the second.
+const PROJECTS = ['auto', 'scripted', 'all'];
+
+// readLintOptions is readOptions with the projects option checked.
+function readLintOptions(given) {
+  const opts = readOptions(given, OPTIONS);
+  if (!PROJECTS.includes(opts.projects)) {
+    throw new PluginError(`option projects must be one of ${PROJECTS.join(', ')}, not ${JSON.stringify(opts.projects)}`);
+  }
+  return opts;
+}
 
 // Every file of the project but Markdown, and the same of the projects it
 // depends on but their tests and tool configs (rules that resolve imports
@@ -27,28 +41,28 @@ const OPTIONS = {
 const SOURCES = ['**', '!**/*.{md,mdx}', '^**', '^!**/*.{md,mdx}', '^!**/*.{test,spec}.*', '^!**/{eslint,vite,vitest}.config.*'];
 
 function describe(req) {
-  readOptions(req.options, OPTIONS);
+  readLintOptions(req.options);
   return { name: 'eslint', version: packageVersion(import.meta.url), stages: ['tasks'], globs: GLOBS };
 }
 
 function tasks(req) {
-  const opts = readOptions(req.options, OPTIONS);
+  const opts = readLintOptions(req.options);
   const { files, projects } = readTasksRequest(req);
   const byDir = configsByDir(files);
   const wsRoot = process.cwd();
   const roots = new Set(projects.map((p) => p.root));
   const scripts = new Map(projects.map((p) => [p.name, scriptsOf(wsRoot, p.root)]));
   // A workspace where some project lints through a script of its own
-  // lints only those: a project with none is one its authors chose not to
-  // lint (an example, a fixture).
+  // lints only those (projects "auto"): a project with none is one its
+  // authors chose not to lint (an example, a fixture).
   const runs = new Map([...scripts].map(([name, s]) => [name, eslintScript(s)]));
-  const scripted = [...runs.values()].some((r) => r !== null);
+  const scripted = opts.projects === 'auto' ? [...runs.values()].some((r) => r !== null) : opts.projects === 'scripted';
   const out = [];
   for (const p of projects) {
     const file = nearestConfig(p.root, byDir);
     if (!file) continue;
     const script = runs.get(p.name);
-    if (scripted ? script === null : !hasFile(wsRoot, p.root, LINTABLE, roots)) continue;
+    if (script === null && (scripted || !hasFile(wsRoot, p.root, LINTABLE, roots))) continue;
     const chain = configChain(wsRoot, file);
     const task = lintTask(p, file, chain, opts);
     if (script) task.command = script;

@@ -2,6 +2,7 @@ package plugins_test
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -21,7 +22,8 @@ func commands(got []task) map[string]string {
 // left out), not `eslint .`, which would also lint the tool configs and
 // fixtures the script leaves out; a project with no such script is one
 // its authors do not lint (an example) and gets no task. A script that
-// does more than run ESLint is not one.
+// does more than run ESLint is not one. The projects option overrides the
+// choice.
 func TestLintRunsTheProjectsOwnESLintScript(t *testing.T) {
 	pkg := func(name, scripts string) string {
 		return `{"name": "` + name + `", "scripts": {` + scripts + `}}`
@@ -53,6 +55,21 @@ func TestLintRunsTheProjectsOwnESLintScript(t *testing.T) {
 	got = commands(tasks(t, "eslint", root, nil, []string{"eslint.config.js"}, []project{{"e", "packages/e"}, {"example", "packages/example"}, {"bare", "packages/bare"}}))
 	if want := map[string]string{"example": "eslint .", "bare": "eslint ."}; !reflect.DeepEqual(got, want) {
 		t.Errorf("lint commands with no ESLint script: got %v, want %v", got, want)
+	}
+	// The projects option says it outright: "all" lints the projects with
+	// no script too (with `eslint .`), "scripted" only those with one.
+	got = commands(tasks(t, "eslint", root, map[string]any{"projects": "all"}, []string{"eslint.config.js"}, projects))
+	want["example"], want["bare"] = "eslint .", "eslint ."
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf(`lint commands with projects "all": got %v, want %v`, got, want)
+	}
+	got = commands(tasks(t, "eslint", root, map[string]any{"projects": "scripted"}, []string{"eslint.config.js"}, projects[4:]))
+	if len(got) != 0 {
+		t.Errorf(`lint commands with projects "scripted" and no script: got %v, want none`, got)
+	}
+	a := ask(t, "eslint", root, map[string]any{"protocol": 1, "stage": "describe", "options": map[string]any{"projects": "some"}})
+	if a.code == 0 || !strings.Contains(a.stderr, `option projects must be one of auto, scripted, all, not "some"`) {
+		t.Errorf(`projects "some": exit %d, stderr %q; want it refused naming the values`, a.code, a.stderr)
 	}
 }
 

@@ -21,11 +21,7 @@ func TestCoverageThatMayBeEnabledIsAnOutput(t *testing.T) {
 		"packages/off/vitest.config.ts":  "export default { test: { coverage: { enabled: false, include: ['src/**'] } } };\n",
 		"packages/none/vitest.config.ts": "export default { test: { coverage: { provider: 'v8' } } };\n",
 	}
-	root := layout(t, files)
-	var matched []string
-	for f := range files {
-		matched = append(matched, f)
-	}
+	root, matched := layoutConfigs(t, files)
 	projects := []project{{"ci", "packages/ci"}, {"flag", "packages/flag"}, {"off", "packages/off"}, {"none", "packages/none"}}
 	type seen struct {
 		outputs, env []string

@@ -8,7 +8,9 @@ import { serve, PluginError, readOptions, readTasksRequest, readText, dirOf, wit
 
 // ESLint's own order of flat config names in one directory.
 const CONFIGS = ['eslint.config.js', 'eslint.config.mjs', 'eslint.config.cjs', 'eslint.config.ts', 'eslint.config.mts', 'eslint.config.cts'];
-const GLOBS = ['**/eslint.config.{js,mjs,cjs,ts,mts,cts}'];
+// package.json too: the plugin reads the projects' scripts, and vx asks it
+// again only when a file its globs match changes.
+const GLOBS = ['**/eslint.config.{js,mjs,cjs,ts,mts,cts}', '**/package.json'];
 // Files `eslint .` lints with a usual config: a project with none of them
 // gets no task (ESLint would fail with "No files matching the pattern").
 const LINTABLE = ['.js', '.mjs', '.cjs', '.jsx', '.ts', '.mts', '.cts', '.tsx'];

@@ -63,7 +63,8 @@ func scriptedWorkspace(t *testing.T, tools string) string {
 // where the repository's own lint passes: each project lints what its
 // script lints, the example the repository does not lint gets no task,
 // and the ESLint plugin of the workspace that the app's config loads is
-// built first. A lint error in what the script lints still fails the task.
+// built first. The task follows an edit of the script; a lint error in
+// what the script lints fails it.
 func TestFirstLintGivesTheRepositorysVerdicts(t *testing.T) {
 	tools := toolsDir(t)
 	root := scriptedWorkspace(t, tools)
@@ -74,6 +75,16 @@ func TestFirstLintGivesTheRepositorysVerdicts(t *testing.T) {
 	if !reflect.DeepEqual(whats(got), want) || code != 0 {
 		t.Errorf("first vx run lint: did %v (exit %d), want %v (exit 0)\n%s", whats(got), code, want, r)
 	}
+	// The script is what the task runs: vx asks the plugin again when a
+	// package.json changes, and `eslint .` lints scripts/gen.js too.
+	replace(t, root, "packages/app/package.json", `"eslint ./src"`, `"eslint ."`)
+	r = harness.Run(t, root, env, vxBin, "run", "lint", "--continue", "--format", "json")
+	got, code = summary(t, r)
+	want = map[string]string{"app#lint": "failed", "rules#lint": "hit", "rules#build": "hit"}
+	if !reflect.DeepEqual(whats(got), want) || code != 1 {
+		t.Errorf("vx run lint after app's script became eslint .: did %v (exit %d), want %v (exit 1)\n%s", whats(got), code, want, r)
+	}
+	replace(t, root, "packages/app/package.json", `"eslint ."`, `"eslint ./src"`)
 	replace(t, root, "packages/app/src/main.js", "export const three", "const unused = 1;\nexport const three")
 	r = harness.Run(t, root, env, vxBin, "run", "lint", "--continue", "--format", "json")
 	got, code = summary(t, r)

@@ -4,13 +4,18 @@
 // the project's own ESLint script, or `eslint .` in a workspace that has
 // none, with the inputs ESLint reads. README.md says which projects get a
 // task and why.
-import { serve, PluginError, readOptions, readTasksRequest, readText, dirOf, within, projectPath, configChain, hasFile, hasKey, packageVersion } from './lib/kit.mjs';
+import { serve, PluginError, readOptions, readTasksRequest, readText, dirOf, within, projectPath, configChain, hasFile, hasKey, packageOf, packageVersion } from './lib/kit.mjs';
 
 // ESLint's own order of flat config names in one directory.
 const CONFIGS = ['eslint.config.js', 'eslint.config.mjs', 'eslint.config.cjs', 'eslint.config.ts', 'eslint.config.mts', 'eslint.config.cts'];
-// package.json too: the plugin reads the projects' scripts, and vx asks it
-// again only when a file its globs match changes.
-const GLOBS = ['**/eslint.config.{js,mjs,cjs,ts,mts,cts}', '**/package.json'];
+// package.json and .eslintrc* too: the plugin reads the projects' scripts
+// and the legacy configs a script may turn to, and vx asks it again only
+// when a file its globs match changes.
+const GLOBS = ['**/eslint.config.{js,mjs,cjs,ts,mts,cts}', '**/package.json', '**/.eslintrc*'];
+// ESLint 8's legacy config names, in its order within one directory.
+const LEGACY = ['.eslintrc.js', '.eslintrc.cjs', '.eslintrc.yaml', '.eslintrc.yml', '.eslintrc.json', '.eslintrc'];
+// A script that turns flat config off, so ESLint 9 reads .eslintrc* files.
+const LEGACY_ON = /(?:^|\s)ESLINT_USE_FLAT_CONFIG=(?:false|0)\s/;
 // Files `eslint .` lints with a usual config: a project with none of them
 // gets no task (ESLint would fail with "No files matching the pattern").
 const LINTABLE = ['.js', '.mjs', '.cjs', '.jsx', '.ts', '.mts', '.cts', '.tsx'];
@@ -59,6 +64,7 @@ function tasks(req) {
   // authors chose not to lint (an example, a fixture).
   const runs = new Map([...scripts].map(([name, s]) => [name, eslintScript(s)]));
   const scripted = opts.projects === 'auto' ? [...runs.values()].some((r) => r !== null) : opts.projects === 'scripted';
+  const present = new Set(files);
   const out = [];
   for (const p of projects) {
     const file = nearestConfig(p.root, byDir);
@@ -66,6 +72,7 @@ function tasks(req) {
     const script = runs.get(p.name);
     if (script === null && (scripted || !hasFile(wsRoot, p.root, LINTABLE, roots))) continue;
     const chain = configChain(wsRoot, file);
+    if (script && LEGACY_ON.test(script)) addLegacy(chain, legacyConfigs(wsRoot, p.root, present));
     const task = lintTask(p, file, chain, opts);
     if (script) task.command = script;
     const builds = buildsLoaded(chain.packages, p.name, projects, scripts);
@@ -160,6 +167,71 @@ function buildsLoaded(packages, self, projects, scripts) {
     if (typeof scripts.get(p.name).build === 'string') out.push(p.name + '#build');
   }
   return out.sort();
+}
+
+// legacyConfigs is what the .eslintrc* files ESLint 9 reads for a project
+// with flat config turned off name: from the project's directory up to
+// the workspace root, the first of LEGACY in each directory, stopping
+// after one that says root: true. files are workspace-relative, packages
+// the plugins and shareable configs they name, as npm packages.
+function legacyConfigs(wsRoot, root, present) {
+  const files = [];
+  const packages = new Set();
+  for (let dir = root; ; dir = dirOf(dir)) {
+    const file = LEGACY.map((n) => (dir === '.' ? n : dir + '/' + n)).find((f) => present.has(f));
+    if (file) {
+      const text = readText(wsRoot, file);
+      files.push(file);
+      for (const pkg of legacyPackages(text)) packages.add(pkg);
+      if (/(?:^|[^\w$.])["']?root["']?\s*:\s*true\b/m.test(text)) break;
+    }
+    if (dir === '.') break;
+  }
+  return { files, packages: [...packages] };
+}
+
+// addLegacy adds the legacy configs' files and packages to a flat config
+// chain, as what the task reads.
+function addLegacy(chain, legacy) {
+  for (const f of legacy.files) if (!chain.files.includes(f)) chain.files.push(f);
+  chain.packages = [...new Set([...chain.packages, ...legacy.packages])].sort();
+}
+
+// legacyPackages lists the npm packages a legacy config (JSON, YAML or
+// JavaScript) names: each plugin of "plugin:<name>/<config>" in extends
+// and of plugins, and each shareable config of extends, by ESLint's naming
+// rules ("@scope/x" is @scope/eslint-plugin-x, "x" is eslint-plugin-x).
+function legacyPackages(text) {
+  const out = [];
+  for (const m of text.matchAll(/plugin:(@[\w.-]+\/[\w.-]+|@[\w.-]+|[\w.-]+)\/[\w.-]+/g)) out.push(legacyName(m[1], 'plugin'));
+  for (const name of listAt(text, 'plugins')) out.push(legacyName(name, 'plugin'));
+  for (const name of listAt(text, 'extends')) {
+    if (!/^(?:plugin:|eslint:|\.|\/)/.test(name)) out.push(legacyName(name, 'config'));
+  }
+  return out.filter((p) => p !== '');
+}
+
+// listAt is the names listed under key in a legacy config: a JSON or
+// JavaScript array or string, or a YAML list or scalar ("./x" and other
+// paths are not names).
+function listAt(text, key) {
+  const m = new RegExp(`(?:^|[\\s{,])["']?${key}["']?\\s*:[ \\t]*(\\[[^\\]]*\\]|["'][^"'\\n]*["']|\\n(?:[ \\t]*-[^\\n]*\\n?)+|[^\\n]*)`).exec(text);
+  if (!m) return [];
+  return (m[1].match(/(?:plugin:|eslint:)?@?[\w.-]+(?:\/[\w.-]+)*/g) ?? []).filter((t) => /^[@\w]/.test(t));
+}
+
+// legacyName is the package ESLint 8 loads for a plugin or shareable
+// config named name ('' for one no package can be).
+function legacyName(name, kind) {
+  const prefix = 'eslint-' + kind;
+  let pkg;
+  if (name.startsWith('@')) {
+    const [scope, rest] = name.split('/');
+    pkg = rest === undefined ? `${scope}/${prefix}` : rest.startsWith(prefix) ? name : `${scope}/${prefix}-${rest}`;
+  } else {
+    pkg = name.startsWith(prefix + '-') || name === prefix ? name : `${prefix}-${name}`;
+  }
+  return packageOf(pkg) === pkg ? pkg : '';
 }
 
 serve({ describe, tasks });

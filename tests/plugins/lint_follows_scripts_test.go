@@ -102,3 +102,51 @@ func TestLintWaitsForTheBuildOfAWorkspacePackageItsConfigLoads(t *testing.T) {
 		t.Errorf("lint dependsOn: got %v, want %v", got, want)
 	}
 }
+
+// TestLegacyConfigOfAScriptNamesTheBuilds: a script that turns flat config
+// off (TanStack/query's eslint-legacy example: "ESLINT_USE_FLAT_CONFIG=false
+// eslint ./src/**/*.tsx", whose .eslintrc extends
+// plugin:@tanstack/query/recommended) lints with the .eslintrc* files from
+// the project up to the workspace root (to one saying root: true): the
+// plugins and shareable configs they name, by ESLint's naming rules, are
+// npm inputs, a workspace package among them with a build script is built
+// first, and a config outside the project is an input. A project whose
+// script keeps flat config reads no .eslintrc.
+func TestLegacyConfigOfAScriptNamesTheBuilds(t *testing.T) {
+	files := map[string]string{
+		"eslint.config.js":        "export default [];\n",
+		".eslintrc.yml":           "plugins:\n  - '@acme/extra'\n",
+		"examples/.eslintrc.json": `{"root": true, "extends": ["eslint:recommended", "@acme/base"]}`,
+		"examples/legacy/.eslintrc": `{"parser": "@typescript-eslint/parser", "plugins": ["@typescript-eslint"],` +
+			` "extends": ["plugin:@acme/query/recommended"]}`,
+		"examples/legacy/package.json": `{"name": "legacy", "scripts": {"test:eslint": "ESLINT_USE_FLAT_CONFIG=false eslint ./src/**/*.tsx"}}`,
+		"examples/flat/.eslintrc":      `{"extends": ["plugin:@acme/query/recommended"]}`,
+		"examples/flat/package.json":   `{"name": "flat", "scripts": {"lint": "eslint ./src"}}`,
+		"packages/query/package.json":  `{"name": "@acme/eslint-plugin-query", "scripts": {"build": "tsdown"}}`,
+		"packages/base/package.json":   `{"name": "@acme/eslint-config-base", "scripts": {"build": "tsc"}}`,
+		"packages/extra/package.json":  `{"name": "@acme/eslint-plugin-extra", "scripts": {"build": "tsc"}}`,
+	}
+	root := layout(t, files)
+	var sent []string
+	for f := range files {
+		sent = append(sent, f)
+	}
+	projects := []project{{"legacy", "examples/legacy"}, {"flat", "examples/flat"}, {"@acme/eslint-plugin-query", "packages/query"},
+		{"@acme/eslint-config-base", "packages/base"}, {"@acme/eslint-plugin-extra", "packages/extra"}}
+	got := map[string]task{}
+	for _, tk := range tasks(t, "eslint", root, nil, sent, projects) {
+		got[tk.Project] = tk
+	}
+	legacy, flat := got["legacy"], got["flat"]
+	if want := []string{"@acme/eslint-config-base#build", "@acme/eslint-plugin-query#build"}; !reflect.DeepEqual(legacy.DependsOn, want) {
+		t.Errorf("legacy dependsOn: got %v, want %v", legacy.DependsOn, want)
+	}
+	wantInputs := append(append([]string{}, eslintBase...), "/eslint.config.js", "/examples/.eslintrc.json", "npm:eslint",
+		"npm:@acme/eslint-config-base", "npm:@acme/eslint-plugin-query", "npm:@typescript-eslint/eslint-plugin")
+	if !reflect.DeepEqual(legacy.Inputs, wantInputs) {
+		t.Errorf("legacy inputs:\n got %v\nwant %v", legacy.Inputs, wantInputs)
+	}
+	if flat.DependsOn != nil || flat.Command != "eslint ./src" {
+		t.Errorf("flat: command %q, dependsOn %v; want eslint ./src and none", flat.Command, flat.DependsOn)
+	}
+}

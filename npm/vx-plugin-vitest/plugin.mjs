@@ -78,6 +78,8 @@ function testTask(p, file, chain, opts) {
     task.outputs = [cov + '/**'];
     // Vitest loads the coverage provider's package itself.
     task.inputs.push('npm:@vitest/coverage-' + coverageProvider(chain.text));
+    // Whether coverage runs may hang on a variable: it is part of the key.
+    task.env = dedupe([...task.env, ...envRead(block(block(chain.text, 'test'), 'coverage'))]);
   }
   return task;
 }
@@ -89,15 +91,28 @@ function coverageProvider(text) {
 }
 
 // coverageDir is the project-relative directory Vitest writes coverage to
-// when the config enables it (coverage: {enabled: true}), '' otherwise or
-// when it is outside the project (vx keeps outputs inside it).
+// when the config may enable it: coverage.enabled set to anything but
+// false (true, or an expression such as !!process.env.CI, which vx cannot
+// evaluate: declaring an output a run may not write costs nothing, leaving
+// out one it writes loses it on a cache hit). '' when coverage is off or
+// the directory is outside the project (vx keeps outputs inside it).
 function coverageDir(text) {
   const cov = block(block(text, 'test'), 'coverage');
-  if (!/(?:^|[^\w$.])enabled\s*:\s*true\b/.test(blankStrings(cov))) return '';
+  const enabled = /(?:^|[^\w$.])enabled\s*:\s*([^,}\s][^,}]*)/.exec(blankStrings(cov));
+  if (!enabled || /^false\s*$/.test(enabled[1])) return '';
   const m = /(?:^|[^\w$.])reportsDirectory\s*:\s*(['"`])([^'"`\n]+)\1/.exec(cov);
   const dir = path.posix.normalize(m ? m[2] : 'coverage').replace(/\/$/, '');
   if (dir === '.' || dir.startsWith('..') || dir.startsWith('/')) return '';
   return dir;
+}
+
+// envRead lists the variables code reads as process.env.NAME or
+// process.env['NAME'].
+function envRead(code) {
+  const names = [];
+  const read = /\bprocess\.env(?:\.([A-Za-z_]\w{0,127})|\[\s*(['"`])([A-Za-z_]\w{0,127})\2\s*\])(?![\w$])/g;
+  for (const m of code.matchAll(read)) names.push(m[1] ?? m[3]);
+  return names;
 }
 
 function dedupe(list) {

@@ -107,6 +107,19 @@ func layout(t *testing.T, files map[string]string) string {
 	return root
 }
 
+// layoutConfigs lays files out as layout does and returns the root with
+// the files whose name holds ".config.", which vx would send the plugins.
+func layoutConfigs(t *testing.T, files map[string]string) (string, []string) {
+	t.Helper()
+	var matched []string
+	for f := range files {
+		if strings.Contains(f, ".config.") {
+			matched = append(matched, f)
+		}
+	}
+	return layout(t, files), matched
+}
+
 func yes() *bool { b := true; return &b }
 
 // Inputs every vitest task has before its config's own.
@@ -133,13 +146,7 @@ func TestVitestTasks(t *testing.T) {
 		"packages/f/vite.config.js":       "import base from './base.mjs';\nexport default { ...base };\n",
 		"packages/f/base.mjs":             "export default { test: { environment: 'node' } };\n",
 	}
-	root := layout(t, files)
-	var matched []string
-	for f := range files {
-		if strings.Contains(f, ".config.") {
-			matched = append(matched, f)
-		}
-	}
+	root, matched := layoutConfigs(t, files)
 	projects := []project{{"a", "packages/a"}, {"b", "packages/b"}, {"c", "packages/c"}, {"d", "packages/d"}, {"e", "packages/e"}, {"f", "packages/f"}}
 	got := tasks(t, "vitest", root, nil, matched, projects)
 	with := func(extra ...string) []string { return append(append([]string{}, vitestBase...), extra...) }
@@ -214,11 +221,13 @@ type describeAnswer struct {
 }
 
 // TestDescribe: each plugin names itself, its package's version, the tasks
-// stage and globs that match every config name it reads.
+// stage and globs that match every config name it reads (for the eslint
+// plugin, package.json and .eslintrc* too: it reads the projects' scripts
+// and the legacy configs a script turns to).
 func TestDescribe(t *testing.T) {
 	for plugin, globs := range map[string][]string{
 		"vitest": {"**/{vitest,vite}.config.{ts,mts,cts,js,mjs,cjs}"},
-		"eslint": {"**/eslint.config.{js,mjs,cjs,ts,mts,cts}"},
+		"eslint": {"**/eslint.config.{js,mjs,cjs,ts,mts,cts}", "**/package.json", "**/.eslintrc*"},
 	} {
 		a := ask(t, plugin, t.TempDir(), map[string]any{"protocol": 1, "stage": "describe", "options": map[string]any{}})
 		var d describeAnswer

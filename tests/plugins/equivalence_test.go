@@ -94,7 +94,13 @@ type outcome struct {
 // and vx's exit code.
 func run(t *testing.T, root string, env []string) (map[string]outcome, int) {
 	t.Helper()
-	r := harness.Run(t, root, env, vxBin, "run", "test", "lint", "--continue", "--format", "json")
+	return summary(t, harness.Run(t, root, env, vxBin, "run", "test", "lint", "--continue", "--format", "json"))
+}
+
+// summary reads each task's outcome and vx's exit code from the JSON
+// summary of a vx run.
+func summary(t *testing.T, r harness.Result) (map[string]outcome, int) {
+	t.Helper()
 	var sum struct {
 		Tasks []struct {
 			TaskID, Status, Cache, Key string

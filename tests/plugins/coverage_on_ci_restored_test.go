@@ -1,0 +1,69 @@
+package plugins_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/vzn/vx/tests/internal/harness"
+)
+
+// TestCoverageOnCIIsRestoredByAHit: with coverage enabled as TanStack/query
+// enables it (`enabled: !!process.env.CI`), a run on CI writes the report
+// and a cache hit after it was deleted brings it back, against Vitest from
+// npm; a run off CI is another key (CI is part of it) and writes none.
+func TestCoverageOnCIIsRestoredByAHit(t *testing.T) {
+	tools := toolsDir(t)
+	root := harness.TempRoot(t)
+	for rel, text := range map[string]string{
+		".gitignore":                ".vx/\nnode_modules/\ncoverage/\n",
+		"package.json":              `{"name": "root", "private": true, "workspaces": ["packages/*"]}`,
+		"vx.workspace.json":         `{"projects": ["packages/*"], "plugins": ["@vzn/vx-plugin-vitest"]}`,
+		"packages/lib/package.json": `{"name": "lib", "version": "1.0.0", "type": "module"}`,
+		"packages/lib/vite.config.mjs": "import { defineConfig } from 'vitest/config';\n\nexport default defineConfig({\n  test: {\n" +
+			"    include: ['src/**/*.test.js'],\n    coverage: {\n      enabled: !!process.env.CI,\n      reporter: ['json-summary'],\n    },\n  },\n});\n",
+		"packages/lib/src/index.js":      "export const add = (a, b) => a + b;\n",
+		"packages/lib/src/index.test.js": "import { test, expect } from 'vitest';\nimport { add } from './index.js';\n\ntest('add', () => {\n  expect(add(1, 2)).toBe(3);\n});\n",
+	} {
+		harness.WriteFile(t, filepath.Join(root, filepath.FromSlash(rel)), text)
+	}
+	entries, err := os.ReadDir(tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		link(t, root, "node_modules/"+e.Name(), filepath.Join(tools, e.Name()))
+	}
+	harness.CopyTree(t, filepath.Join(harness.ModuleRoot(), "npm", "vx-plugin-vitest"), filepath.Join(root, "node_modules", "@vzn", "vx-plugin-vitest"))
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.email=t@vx.invalid", "-c", "user.name=t", "commit", "-qm", "init"}} {
+		if out, err := exec.Command("git", append([]string{"-C", root}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	report := filepath.Join(root, "packages", "lib", "coverage", "coverage-summary.json")
+	onCI := append(harness.Env("VX_LOG", "CI"), "CI=1")
+	for _, step := range []struct {
+		name   string
+		env    []string
+		want   string
+		report bool
+	}{
+		{"on CI", onCI, "ran", true},
+		{"on CI again, the report deleted", onCI, "hit", true},
+		{"off CI", harness.Env("VX_LOG", "CI"), "ran", false},
+	} {
+		if err := os.RemoveAll(filepath.Dir(report)); err != nil {
+			t.Fatal(err)
+		}
+		r := harness.Run(t, root, step.env, vxBin, "run", "test", "--format", "json")
+		got, code := summary(t, r)
+		if want := map[string]string{"lib#test": step.want}; !reflect.DeepEqual(whats(got), want) || code != 0 {
+			t.Errorf("%s: vx run test did %v (exit %d), want %v (exit 0)\n%s", step.name, whats(got), code, want, r)
+		}
+		if _, err := os.Stat(report); (err == nil) != step.report {
+			t.Errorf("%s: the coverage report is there: %v, want %v", step.name, err == nil, step.report)
+		}
+	}
+}

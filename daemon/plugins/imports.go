@@ -14,6 +14,9 @@ import (
 const (
 	maxModules     = 256
 	maxModuleBytes = 8 << 20
+	// maxImportPaths bounds the distinct paths relative imports name,
+	// resolved one by one (links give one module many).
+	maxImportPaths = 4 * maxModules
 )
 
 // codeExts are the modules whose imports are followed; a module of

@@ -72,6 +72,7 @@ func importedModules(entry, within string) ([]module, error) {
 		return nil, err
 	}
 	seen := map[string]bool{entry: true}
+	tried := map[string]bool{} // the paths specifiers name, resolved
 	var out []module
 	size := 0
 	for i, from := -1, entry; i < len(out); i++ {
@@ -81,7 +82,14 @@ func importedModules(entry, within string) ([]module, error) {
 			}
 		}
 		for _, spec := range specifiers(body) {
-			m := resolveImport(filepath.Dir(from), spec)
+			named := filepath.Join(filepath.Dir(from), filepath.FromSlash(spec))
+			if tried[named] {
+				continue
+			}
+			if tried[named] = true; len(tried) > maxImportPaths {
+				return out, fmt.Errorf("its relative imports name more than %d paths (some name a module through links): import each module by one path, or bundle it", maxImportPaths)
+			}
+			m := resolveImport(named)
 			if seen[m.Path] || !inside(realWithin, m.Path) && !inside(within, m.Path) {
 				continue
 			}
@@ -154,12 +162,11 @@ func isWordByte(c byte) bool {
 	return c == '_' || c == '$' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }
 
-// resolveImport finds the file spec (relative) names from dir, as Node
-// and TypeScript do for a relative path: the file itself, its .ts twin,
-// the path with an extension added, or its directory's index. None
-// found, it is the path itself, missing.
-func resolveImport(dir, spec string) module {
-	p := filepath.Join(dir, filepath.FromSlash(spec))
+// resolveImport finds the file a relative import naming p leads to, as
+// Node and TypeScript do: the file itself, its .ts twin, the path with
+// an extension added, or its directory's index. None found, it is p
+// itself, missing.
+func resolveImport(p string) module {
 	cands := []string{p}
 	if twin, ok := tsTwins[filepath.Ext(p)]; ok {
 		cands = append(cands, strings.TrimSuffix(p, filepath.Ext(p))+twin)

@@ -139,19 +139,23 @@ func specifiers(body []byte) []string {
 }
 
 // literalAfter reads the string literal that b starts with, after
-// blanks and, as paren says, a (.
+// blanks and, as paren says, a (: a quoted string, or after a ( a
+// template literal without a ${…}.
 func literalAfter(b []byte, paren int) (string, bool) {
 	b = bytes.TrimLeft(b, " \t\r\n")
-	if paren > 0 && len(b) > 0 && b[0] == '(' {
+	opened := paren > 0 && len(b) > 0 && b[0] == '('
+	if opened {
 		b = bytes.TrimLeft(b[1:], " \t\r\n")
 	} else if paren == 2 {
 		return "", false
 	}
-	if len(b) == 0 || b[0] != '"' && b[0] != '\'' {
+	// A template literal is a specifier in import() and require() when it
+	// has no ${…}: import(`./x.mjs`).
+	if len(b) == 0 || b[0] != '"' && b[0] != '\'' && (b[0] != '`' || !opened) {
 		return "", false
 	}
 	end := bytes.IndexAny(b[1:min(len(b), maxSpecifier+2)], string(b[0])+"\n")
-	if end <= 0 || b[1+end] != b[0] {
+	if end <= 0 || b[1+end] != b[0] || b[0] == '`' && bytes.Contains(b[1:1+end], []byte("${")) {
 		return "", false
 	}
 	return string(b[1 : 1+end]), true

@@ -15,6 +15,10 @@ import (
 // minutes). Real input schemas count in the tens or hundreds.
 const maxSchemaWork = 100_000
 
+// maxArgsWork bounds the schemas a check of one call's arguments may
+// apply, counted over the arguments themselves (argsWork).
+const maxArgsWork = 1_000_000
+
 // checkWork refuses a data schema a check of arguments nested up to
 // MaxArgsDepth levels could apply more than maxSchemaWork schemas for:
 // refused once, when the schema is declared, rather than burning a core

@@ -18,6 +18,7 @@ import pkg from "some-package";
 import { util } from './lib/util.mjs';
 import data from "./data.json" with { type: "json" };
 import "./missing/gone.mjs";
+import "./later";
 const cjs = require("./cjs");
 const shared = await import("../shared/x.mjs?v=1");
 const cache = readFileSync(new URL("./cache.json", import.meta.url), "utf8");
@@ -62,7 +63,8 @@ func pluginTree(t *testing.T) string {
 // (by import, export … from, import() or require, with or without its
 // extension, import() or require of a template literal without a ${…}
 // (not one with it), a .js import that is a .ts file, a JSON module, one in
-// another directory of the workspace, one missing), or of a directory
+// another directory of the workspace, one missing, and any file a
+// missing one without an extension would be), or of a directory
 // holding one; not of a file the plugin reads or writes beside its entry
 // (a cache, a log), nor of a module it does not import.
 func TestIdentitySourcesAreWhatTheEntryImports(t *testing.T) {
@@ -73,6 +75,7 @@ func TestIdentitySourcesAreWhatTheEntryImports(t *testing.T) {
 		"tools/p/plugin.mjs": true, "tools/p/lib/util.mjs": true, "tools/p/lib/deep.ts": true, "tools/p/data.json": true,
 		"tools/p/cjs.js": true, "tools/p/tpl.mjs": true, "tools/p/tplcjs.cjs": true, "tools/p/dyn/${name}.mjs": false, "tools/shared/x.mjs": true, "tools/p/missing/gone.mjs": true, "tools/p/missing": true, "tools/p/lib": true,
 		"tools/p/cache.json": false, "tools/p/plugin.log": false, "tools/p/cache": false, "tools/p/cache/answer.json": false,
+		"tools/p/later.mjs": true, "tools/p/later/index.ts": true, "tools/p/later.txt": false,
 		"tools/p/other.mjs": false, "tools/p/README.md": false, "tools/p/node_modules/dep/x.js": false, "other.mjs": false,
 	} {
 		if got := s.Counts(at(rel)); got != want {

@@ -171,6 +171,20 @@ func isWordByte(c byte) bool {
 // an extension added, or its directory's index. None found, it is p
 // itself, missing.
 func resolveImport(p string) module {
+	for _, c := range importCandidates(p) {
+		if st, err := os.Stat(c); err == nil && st.Mode().IsRegular() {
+			if real, err := filepath.EvalSymlinks(c); err == nil {
+				return module{Path: real}
+			}
+			return module{Path: c}
+		}
+	}
+	return module{Path: p, Missing: true}
+}
+
+// importCandidates lists, in the order tried, the files a relative
+// import naming p may lead to.
+func importCandidates(p string) []string {
 	cands := []string{p}
 	if twin, ok := tsTwins[filepath.Ext(p)]; ok {
 		cands = append(cands, strings.TrimSuffix(p, filepath.Ext(p))+twin)
@@ -181,15 +195,7 @@ func resolveImport(p string) module {
 	for _, ext := range tryExts {
 		cands = append(cands, filepath.Join(p, "index"+ext))
 	}
-	for _, c := range cands {
-		if st, err := os.Stat(c); err == nil && st.Mode().IsRegular() {
-			if real, err := filepath.EvalSymlinks(c); err == nil {
-				return module{Path: real}
-			}
-			return module{Path: c}
-		}
-	}
-	return module{Path: p, Missing: true}
+	return cands
 }
 
 // readModule reads the regular file at path (see openRegular), up to

@@ -64,7 +64,8 @@ func pluginTree(t *testing.T) string {
 // extension, import() or require of a template literal without a ${…}
 // (not one with it), a .js import that is a .ts file, a JSON module, one in
 // another directory of the workspace, one missing, and any file a
-// missing one without an extension would be), or of a directory
+// missing one without an extension would be, or a file the import of
+// one found would find first: deep.js for deep.ts), or of a directory
 // holding one; not of a file the plugin reads or writes beside its entry
 // (a cache, a log), nor of a module it does not import.
 func TestIdentitySourcesAreWhatTheEntryImports(t *testing.T) {
@@ -76,6 +77,7 @@ func TestIdentitySourcesAreWhatTheEntryImports(t *testing.T) {
 		"tools/p/cjs.js": true, "tools/p/tpl.mjs": true, "tools/p/tplcjs.cjs": true, "tools/p/dyn/${name}.mjs": false, "tools/shared/x.mjs": true, "tools/p/missing/gone.mjs": true, "tools/p/missing": true, "tools/p/lib": true,
 		"tools/p/cache.json": false, "tools/p/plugin.log": false, "tools/p/cache": false, "tools/p/cache/answer.json": false,
 		"tools/p/later.mjs": true, "tools/p/later/index.ts": true, "tools/p/later.txt": false,
+		"tools/p/lib/deep.js": true, "tools/p/cjs": true, "tools/p/cjs.mjs": false,
 		"tools/p/other.mjs": false, "tools/p/README.md": false, "tools/p/node_modules/dep/x.js": false, "other.mjs": false,
 	} {
 		if got := s.Counts(at(rel)); got != want {

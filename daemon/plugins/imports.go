@@ -46,6 +46,8 @@ const maxSpecifier = 1024
 // module is one file of a plugin's identity besides its entry.
 type module struct {
 	Path string // absolute, links resolved where it exists
+	// Named is the path the import names, which it is found from.
+	Named string
 	// Missing: an import leads to no file; its creation is a change.
 	Missing bool
 	Body    []byte
@@ -174,12 +176,12 @@ func resolveImport(p string) module {
 	for _, c := range importCandidates(p) {
 		if st, err := os.Stat(c); err == nil && st.Mode().IsRegular() {
 			if real, err := filepath.EvalSymlinks(c); err == nil {
-				return module{Path: real}
+				return module{Path: real, Named: p}
 			}
-			return module{Path: c}
+			return module{Path: c, Named: p}
 		}
 	}
-	return module{Path: p, Missing: true}
+	return module{Path: p, Named: p, Missing: true}
 }
 
 // importCandidates lists, in the order tried, the files a relative

@@ -93,5 +93,8 @@ func CheckArgs(raw json.RawMessage, schema json.RawMessage) error {
 	if err != nil || obj == nil {
 		return Refuse("", "arguments must be a JSON object")
 	}
+	if err := checkArgsWork(r.Schema(), obj); err != nil {
+		return err
+	}
 	return validateArgs(r, obj, false)
 }

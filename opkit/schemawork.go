@@ -15,6 +15,12 @@ import (
 // minutes). Real input schemas count in the tens or hundreds.
 const maxSchemaWork = 100_000
 
+// maxArgsWork bounds the schemas a check of one call's arguments may
+// apply, counted over the arguments themselves (argsWork): a check
+// applying as many took up to half a second of a core (an anyOf of
+// 1,000 consts for each of 200 items, each failing but one).
+const maxArgsWork = 200_000
+
 // checkWork refuses a data schema a check of arguments nested up to
 // MaxArgsDepth levels could apply more than maxSchemaWork schemas for:
 // refused once, when the schema is declared, rather than burning a core
@@ -60,14 +66,7 @@ func (w *schemaWork) count(s *jsonschema.Schema, depth int) int {
 			}
 		}
 	}
-	same := slicesOf(s.AllOf, s.AnyOf, s.OneOf)
-	same = append(same, s.Not, s.If, s.Then, s.Else)
-	if s.Ref != "" {
-		same = append(same, w.refs.target(s.Ref))
-	}
-	add(same, depth)
-	add(mapValues(s.DependentSchemas), depth)
-	add(mapValues(s.DependencySchemas), depth)
+	add(sameValue(s, w.refs.target), depth)
 	if depth > 0 {
 		parts := slicesOf(s.PrefixItems, s.ItemsArray)
 		parts = append(parts, s.Items, s.AdditionalItems, s.Contains, s.UnevaluatedItems,
@@ -79,6 +78,81 @@ func (w *schemaWork) count(s *jsonschema.Schema, depth int) int {
 	n = min(n, maxSchemaWork+1)
 	w.memo[at] = n
 	return n
+}
+
+// sameValue lists the schemas s applies to the value it checks: allOf,
+// anyOf, oneOf, not, if, then, else, its $ref's target (target finds
+// it) and dependentSchemas.
+func sameValue(s *jsonschema.Schema, target func(string) *jsonschema.Schema) []*jsonschema.Schema {
+	same := slicesOf(s.AllOf, s.AnyOf, s.OneOf)
+	same = append(same, s.Not, s.If, s.Then, s.Else)
+	if s.Ref != "" {
+		same = append(same, target(s.Ref))
+	}
+	same = append(same, mapValues(s.DependentSchemas)...)
+	return append(same, mapValues(s.DependencySchemas)...)
+}
+
+// checkArgsWork refuses inst, decoded arguments, when checking it
+// against root could apply more than maxArgsWork schemas: the declared
+// bound (checkWork) counts along one path of the arguments, and a long
+// list multiplies it.
+func checkArgsWork(root *jsonschema.Schema, inst any) error {
+	w := argsWork{refs: refLoops{root: root}, targets: map[string]*jsonschema.Schema{}, left: maxArgsWork}
+	if w.visit(root, inst); w.left < 0 {
+		return Refuse("", "checking these arguments against the tool's schema would apply more than %d schemas: send fewer or shorter lists", maxArgsWork)
+	}
+	return nil
+}
+
+// argsWork counts down, from left, the schemas a check of arguments
+// applies at most: every alternative, if, then and else alike, each
+// property's schemas and each item's. It stops below zero.
+type argsWork struct {
+	refs    refLoops
+	targets map[string]*jsonschema.Schema // $ref → its target, as found
+	left    int
+}
+
+func (w *argsWork) visit(s *jsonschema.Schema, v any) {
+	if s == nil || w.left < 0 {
+		return
+	}
+	w.left--
+	for _, c := range sameValue(s, w.target) {
+		w.visit(c, v)
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			for _, c := range append(mapValues(s.PatternProperties), s.Properties[k], s.AdditionalProperties, s.UnevaluatedProperties) {
+				w.visit(c, x)
+			}
+			w.visit(s.PropertyNames, k)
+		}
+	case []any:
+		for i, x := range v {
+			if i < len(s.PrefixItems) {
+				w.visit(s.PrefixItems[i], x)
+			}
+			if i < len(s.ItemsArray) {
+				w.visit(s.ItemsArray[i], x)
+			}
+			for _, c := range []*jsonschema.Schema{s.Items, s.AdditionalItems, s.Contains, s.UnevaluatedItems} {
+				w.visit(c, x)
+			}
+		}
+	}
+}
+
+// target is refs.target(ref), found once a check.
+func (w *argsWork) target(ref string) *jsonschema.Schema {
+	t, ok := w.targets[ref]
+	if !ok {
+		t = w.refs.target(ref)
+		w.targets[ref] = t
+	}
+	return t
 }
 
 func mapValues(m map[string]*jsonschema.Schema) []*jsonschema.Schema {

@@ -88,6 +88,9 @@ func checkDescribe(a *plugin.Describe, mask func(string) string) error {
 		if g == "" || strings.HasPrefix(g, "/") || !doublestar.ValidatePattern(g) || dotSegment(g) {
 			return fmt.Errorf("glob %q is not a workspace-relative glob", g)
 		}
+		if err := checkAlternatives(g); err != nil {
+			return err
+		}
 	}
 	seen := map[string]bool{}
 	for _, c := range a.Commands {

@@ -14,6 +14,9 @@ import (
 const (
 	maxModules     = 256
 	maxModuleBytes = 8 << 20
+	// maxImportPaths bounds the distinct paths relative imports name,
+	// resolved one by one (links give one module many).
+	maxImportPaths = 4 * maxModules
 )
 
 // codeExts are the modules whose imports are followed; a module of
@@ -43,6 +46,8 @@ const maxSpecifier = 1024
 // module is one file of a plugin's identity besides its entry.
 type module struct {
 	Path string // absolute, links resolved where it exists
+	// Named is the path the import names, which it is found from.
+	Named string
 	// Missing: an import leads to no file; its creation is a change.
 	Missing bool
 	Body    []byte
@@ -69,6 +74,7 @@ func importedModules(entry, within string) ([]module, error) {
 		return nil, err
 	}
 	seen := map[string]bool{entry: true}
+	tried := map[string]bool{} // the paths specifiers name, resolved
 	var out []module
 	size := 0
 	for i, from := -1, entry; i < len(out); i++ {
@@ -78,7 +84,14 @@ func importedModules(entry, within string) ([]module, error) {
 			}
 		}
 		for _, spec := range specifiers(body) {
-			m := resolveImport(filepath.Dir(from), spec)
+			named := filepath.Join(filepath.Dir(from), filepath.FromSlash(spec))
+			if tried[named] {
+				continue
+			}
+			if tried[named] = true; len(tried) > maxImportPaths {
+				return out, fmt.Errorf("its relative imports name more than %d paths (some name a module through links): import each module by one path, or bundle it", maxImportPaths)
+			}
+			m := resolveImport(named)
 			if seen[m.Path] || !inside(realWithin, m.Path) && !inside(within, m.Path) {
 				continue
 			}
@@ -128,19 +141,23 @@ func specifiers(body []byte) []string {
 }
 
 // literalAfter reads the string literal that b starts with, after
-// blanks and, as paren says, a (.
+// blanks and, as paren says, a (: a quoted string, or after a ( a
+// template literal without a ${…}.
 func literalAfter(b []byte, paren int) (string, bool) {
 	b = bytes.TrimLeft(b, " \t\r\n")
-	if paren > 0 && len(b) > 0 && b[0] == '(' {
+	opened := paren > 0 && len(b) > 0 && b[0] == '('
+	if opened {
 		b = bytes.TrimLeft(b[1:], " \t\r\n")
 	} else if paren == 2 {
 		return "", false
 	}
-	if len(b) == 0 || b[0] != '"' && b[0] != '\'' {
+	// A template literal is a specifier in import() and require() when it
+	// has no ${…}: import(`./x.mjs`).
+	if len(b) == 0 || b[0] != '"' && b[0] != '\'' && (b[0] != '`' || !opened) {
 		return "", false
 	}
 	end := bytes.IndexAny(b[1:min(len(b), maxSpecifier+2)], string(b[0])+"\n")
-	if end <= 0 || b[1+end] != b[0] {
+	if end <= 0 || b[1+end] != b[0] || b[0] == '`' && bytes.Contains(b[1:1+end], []byte("${")) {
 		return "", false
 	}
 	return string(b[1 : 1+end]), true
@@ -151,12 +168,25 @@ func isWordByte(c byte) bool {
 	return c == '_' || c == '$' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }
 
-// resolveImport finds the file spec (relative) names from dir, as Node
-// and TypeScript do for a relative path: the file itself, its .ts twin,
-// the path with an extension added, or its directory's index. None
-// found, it is the path itself, missing.
-func resolveImport(dir, spec string) module {
-	p := filepath.Join(dir, filepath.FromSlash(spec))
+// resolveImport finds the file a relative import naming p leads to, as
+// Node and TypeScript do: the file itself, its .ts twin, the path with
+// an extension added, or its directory's index. None found, it is p
+// itself, missing.
+func resolveImport(p string) module {
+	for _, c := range importCandidates(p) {
+		if st, err := os.Stat(c); err == nil && st.Mode().IsRegular() {
+			if real, err := filepath.EvalSymlinks(c); err == nil {
+				return module{Path: real, Named: p}
+			}
+			return module{Path: c, Named: p}
+		}
+	}
+	return module{Path: p, Named: p, Missing: true}
+}
+
+// importCandidates lists, in the order tried, the files a relative
+// import naming p may lead to.
+func importCandidates(p string) []string {
 	cands := []string{p}
 	if twin, ok := tsTwins[filepath.Ext(p)]; ok {
 		cands = append(cands, strings.TrimSuffix(p, filepath.Ext(p))+twin)
@@ -167,15 +197,7 @@ func resolveImport(dir, spec string) module {
 	for _, ext := range tryExts {
 		cands = append(cands, filepath.Join(p, "index"+ext))
 	}
-	for _, c := range cands {
-		if st, err := os.Stat(c); err == nil && st.Mode().IsRegular() {
-			if real, err := filepath.EvalSymlinks(c); err == nil {
-				return module{Path: real}
-			}
-			return module{Path: c}
-		}
-	}
-	return module{Path: p, Missing: true}
+	return cands
 }
 
 // readModule reads the regular file at path (see openRegular), up to

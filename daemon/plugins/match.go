@@ -1,6 +1,7 @@
 package plugins
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -133,4 +134,43 @@ func Match(globs, files []string) []string {
 // plugin glob matches.
 func skipped(f string) bool {
 	return strings.HasPrefix(f, ".vx/") || strings.HasPrefix(f, ".git/") || strings.HasPrefix(f, "node_modules/") || strings.Contains(f, "/node_modules/")
+}
+
+// maxGlobAlternatives bounds the alternatives a glob's brace groups
+// multiply to: doublestar tries each with the rest of the glob, for
+// every path it matches.
+const maxGlobAlternatives = 1024
+
+// checkAlternatives refuses a glob whose brace groups multiply past
+// maxGlobAlternatives.
+func checkAlternatives(g string) error {
+	if n, _ := braceAlternatives(g, 0, false); n > maxGlobAlternatives {
+		return fmt.Errorf("glob %q has more than %d brace alternatives (its groups multiply): write fewer groups, or several globs", g, maxGlobAlternatives)
+	}
+	return nil
+}
+
+// braceAlternatives counts the alternatives of p from i, up to the end
+// of the group it is in (group) or of p, and where it ended: groups in
+// a row multiply, a group's alternatives add. Counts stop growing past
+// maxGlobAlternatives.
+func braceAlternatives(p string, i int, group bool) (int, int) {
+	sum, prod := 0, 1
+	for i < len(p) {
+		switch c := p[i]; {
+		case c == '\\':
+			i += 2
+		case c == '{':
+			var n int
+			n, i = braceAlternatives(p, i+1, true)
+			prod = min(prod*n, maxGlobAlternatives+1)
+		case c == ',' && group:
+			sum, prod, i = min(sum+prod, maxGlobAlternatives+1), 1, i+1
+		case c == '}' && group:
+			return min(sum+prod, maxGlobAlternatives+1), i + 1
+		default:
+			i++
+		}
+	}
+	return min(sum+prod, maxGlobAlternatives+1), i
 }

@@ -42,7 +42,7 @@ func CheckScopeGlob(g string) error {
 	case !doublestar.ValidatePattern(p):
 		return fmt.Errorf("glob %q is not a valid glob", g)
 	}
-	return nil
+	return checkAlternatives(g)
 }
 
 // Empty reports whether the scope limits nothing.

@@ -21,7 +21,8 @@ type Sources struct {
 // the workspace at root, in the workspace only (where root, or what it
 // resolves to, holds them): its entry (and the file it links to) and
 // the modules the entry imports (importedModules), found where it
-// leads; for a package also its directory under node_modules (a link,
+// leads, and each file the import would find first (for one missing,
+// each it would find); for a package also its directory under node_modules (a link,
 // with pnpm: a new version is a new link) and its package.json. A file
 // the plugin writes beside its entry is none of them. A plugin that does
 // not resolve has the sources it would have: fixing it is a change of
@@ -71,6 +72,13 @@ func IdentitySources(root, spec string) Sources {
 	mods, _ := importedModules(real, bound)
 	for _, m := range mods {
 		add(m.Path)
+		// A file made where the import would find it first is a change.
+		for _, c := range importCandidates(m.Named) {
+			if c == m.Path && !m.Missing {
+				break
+			}
+			add(c)
+		}
 	}
 	return s
 }

@@ -18,10 +18,14 @@ import pkg from "some-package";
 import { util } from './lib/util.mjs';
 import data from "./data.json" with { type: "json" };
 import "./missing/gone.mjs";
+import "./later";
 const cjs = require("./cjs");
 const shared = await import("../shared/x.mjs?v=1");
 const cache = readFileSync(new URL("./cache.json", import.meta.url), "utf8");
 const notAnImport = Array.from("./other.mjs");
+const tpl = await import(` + "`./tpl.mjs`" + `);
+const tplCjs = require(` + "`./tplcjs.cjs`" + `);
+const dynamic = await import(` + "`./dyn/${name}.mjs`" + `);
 `
 
 // pluginTree is a workspace with importingPlugin in tools/p, beside
@@ -41,6 +45,9 @@ func pluginTree(t *testing.T) string {
 		"tools/p/cache.json":            `{"at": 1}`,
 		"tools/p/plugin.log":            "started\n",
 		"tools/p/other.mjs":             "",
+		"tools/p/tpl.mjs":               "",
+		"tools/p/tplcjs.cjs":            "",
+		"tools/p/dyn/${name}.mjs":       "",
 		"tools/p/README.md":             "",
 		"tools/p/cache/answer.json":     "{}",
 		"tools/p/node_modules/dep/x.js": "",
@@ -54,8 +61,11 @@ func pluginTree(t *testing.T) string {
 // TestIdentitySourcesAreWhatTheEntryImports: a change counts as an edit
 // of a plugin when it is of the entry, of a module the entry imports
 // (by import, export … from, import() or require, with or without its
-// extension, a .js import that is a .ts file, a JSON module, one in
-// another directory of the workspace, one missing), or of a directory
+// extension, import() or require of a template literal without a ${…}
+// (not one with it), a .js import that is a .ts file, a JSON module, one in
+// another directory of the workspace, one missing, and any file a
+// missing one without an extension would be, or a file the import of
+// one found would find first: deep.js for deep.ts), or of a directory
 // holding one; not of a file the plugin reads or writes beside its entry
 // (a cache, a log), nor of a module it does not import.
 func TestIdentitySourcesAreWhatTheEntryImports(t *testing.T) {
@@ -64,8 +74,10 @@ func TestIdentitySourcesAreWhatTheEntryImports(t *testing.T) {
 	s := IdentitySources(root, "./tools/p/plugin.mjs")
 	for rel, want := range map[string]bool{
 		"tools/p/plugin.mjs": true, "tools/p/lib/util.mjs": true, "tools/p/lib/deep.ts": true, "tools/p/data.json": true,
-		"tools/p/cjs.js": true, "tools/shared/x.mjs": true, "tools/p/missing/gone.mjs": true, "tools/p/missing": true, "tools/p/lib": true,
+		"tools/p/cjs.js": true, "tools/p/tpl.mjs": true, "tools/p/tplcjs.cjs": true, "tools/p/dyn/${name}.mjs": false, "tools/shared/x.mjs": true, "tools/p/missing/gone.mjs": true, "tools/p/missing": true, "tools/p/lib": true,
 		"tools/p/cache.json": false, "tools/p/plugin.log": false, "tools/p/cache": false, "tools/p/cache/answer.json": false,
+		"tools/p/later.mjs": true, "tools/p/later/index.ts": true, "tools/p/later.txt": false,
+		"tools/p/lib/deep.js": true, "tools/p/cjs": true, "tools/p/cjs.mjs": false,
 		"tools/p/other.mjs": false, "tools/p/README.md": false, "tools/p/node_modules/dep/x.js": false, "other.mjs": false,
 	} {
 		if got := s.Counts(at(rel)); got != want {
@@ -107,7 +119,7 @@ func TestIdentityChangesWithItsModulesOnly(t *testing.T) {
 			t.Errorf("writing %s changed the plugin's identity", rel)
 		}
 	}
-	for _, rel := range []string{"tools/p/lib/deep.ts", "tools/shared/x.mjs", "tools/p/data.json", "tools/p/missing/gone.mjs"} {
+	for _, rel := range []string{"tools/p/lib/deep.ts", "tools/p/tpl.mjs", "tools/shared/x.mjs", "tools/p/data.json", "tools/p/missing/gone.mjs"} {
 		testtree.Write(t, root, map[string]string{rel: "export const edited = true;\n"})
 		if now := identity(); now == was {
 			t.Errorf("editing %s, which the entry imports, kept the plugin's identity", rel)

@@ -21,15 +21,22 @@ import (
 func TestAPluginRewritingItselfStopsReloading(t *testing.T) {
 	needNode(t)
 	for _, tc := range []struct {
-		name, write, globs, file string
-		perReload                int // the plugin's starts in each reload
+		name, write, globs string
+		files              []string // the files it writes in turn
+		perReload          int      // the plugin's starts in each reload
 	}{
 		// Its identity changes: describe and tasks.
 		{"its entry", `writeFileSync(new URL(import.meta.url), readFileSync(new URL(import.meta.url), "utf8") + "// " + Date.now() + " " + process.pid + "\n")`,
-			`["apps/*/package.json"]`, "tools/gen/plugin.mjs", 2},
+			`["apps/*/package.json"]`, []string{"tools/gen/plugin.mjs"}, 2},
 		// A file it matched changes: tasks.
 		{"a file its globs match", `if (req.stage === "tasks") writeFileSync("apps/web/gen.json", JSON.stringify({ at: Date.now(), pid: process.pid }))`,
-			`["apps/*/package.json", "apps/*/gen.json"]`, "apps/web/gen.json", 1},
+			`["apps/*/package.json", "apps/*/gen.json"]`, []string{"apps/web/gen.json"}, 1},
+		// Two files it matched change in turn, one each tasks request.
+		{"two files its globs match in turn", `if (req.stage === "tasks") writeFileSync("apps/web/gen" + (readFileSync("starts.txt", "utf8").split("\n").length % 2) + ".json", JSON.stringify({ at: Date.now(), pid: process.pid }))`,
+			`["apps/*/package.json", "apps/*/gen*.json"]`, []string{"apps/web/gen0.json", "apps/web/gen1.json"}, 1},
+		// A new file it matches at each tasks request: no file repeats.
+		{"a new file its globs match each time", `if (req.stage === "tasks") writeFileSync("apps/web/gen" + readFileSync("starts.txt", "utf8").split("\n").length + ".json", JSON.stringify({ at: Date.now(), pid: process.pid }))`,
+			`["apps/*/package.json", "apps/*/gen*.json"]`, nil, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := newWorkspace(t, `{"projects": ["apps/*"], "plugins": ["./tools/gen/plugin.mjs"]}`)
@@ -39,8 +46,11 @@ func TestAPluginRewritingItselfStopsReloading(t *testing.T) {
 				"tools/gen/lib.mjs":    genLib,
 			})
 			r, _, first := serveAndEdit(t, root)
-			// The user's reload and maxSelfReloads more.
-			most := tc.perReload * (1 + maxSelfReloads)
+			// The user's reload and maxSelfReloads more for each file.
+			most := tc.perReload * (1 + maxSelfReloads*len(tc.files))
+			if tc.files == nil {
+				most = tc.perReload * (1 + maxPluginSelfReloads)
+			}
 			var said string
 			for bound := time.Now().Add(2 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
 				st := r.status(t)
@@ -56,8 +66,12 @@ func TestAPluginRewritingItselfStopsReloading(t *testing.T) {
 			if got > most {
 				t.Errorf("the plugin started %d times after the user's edit, want at most %d", got, most)
 			}
-			if !strings.Contains(said, "plugin ./tools/gen/plugin.mjs ") || !strings.Contains(said, " "+filepath.FromSlash(tc.file)+" ") {
-				t.Errorf("vxd status's pluginEditsIgnored = %q, want the plugin and %s named", said, tc.file)
+			named := tc.files == nil && strings.Contains(said, " wrote files it reads ")
+			for _, f := range tc.files {
+				named = named || strings.Contains(said, " "+filepath.FromSlash(f)+" ")
+			}
+			if !strings.Contains(said, "plugin ./tools/gen/plugin.mjs ") || !named {
+				t.Errorf("vxd status's pluginEditsIgnored = %q, want the plugin and one of %s named", said, tc.files)
 			}
 		})
 	}

@@ -315,8 +315,7 @@ func (w *watcher) loop(ctx context.Context) {
 
 // admit reports whether a relevant edit of path reloads: not an edit of
 // a plugin's own source, or of a file its globs match, made while the
-// last reload asked it, once such edits alone have reloaded
-// maxSelfReloads times in a row.
+// last reload asked it, once such edits are held (see selfEdits).
 func (w *watcher) admit(path string) bool {
 	for _, spec := range w.pluginsOf(path) {
 		if w.self.during(spec, path) {
@@ -353,7 +352,10 @@ func (w *watcher) reloaded(start, end time.Time) {
 	held, released := w.self.reloaded(start, end, asked)
 	switch {
 	case held:
-		rel, _ := filepath.Rel(w.d.root, w.self.file)
+		rel := ""
+		if w.self.file != "" {
+			rel, _ = filepath.Rel(w.d.root, w.self.file)
+		}
 		note := selfEditNote(w.self.spec, rel)
 		w.d.log.Warn().Str("plugin", w.self.spec).Str("file", rel).Msg(note)
 		w.d.setPluginEditsIgnored(note)

@@ -169,6 +169,9 @@ func TestPluginScopeRefusedWhereWritten(t *testing.T) {
 		{"empty", `"include": [""]`, `""`, `plugins[0].include[0]: an empty glob`},
 		{"a string, not a list", `"include": "packages/**"`, `"packages/**"`, `plugins[0].include: expected an array`},
 		{"a number in the list", `"exclude": ["a", 5]`, `5]`, `plugins[0].exclude[1]: expected a string`},
+		// doublestar tries each brace alternative with the rest of the glob:
+		// 2^11 tries of a path, for each file a load lists.
+		{"too many brace alternatives", `"exclude": ["packages/**", "` + strings.Repeat("{a,b}", 11) + `/**"]`, `"{a,b}`, `plugins[0].exclude[1]: glob "{a,b}{a,b}`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

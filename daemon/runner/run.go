@@ -964,7 +964,7 @@ func (r *run) footer(s *wire.RunSummary) {
 	r.printf("\n Tasks:  %s (%d total)\n", strings.Join(parts, ", "), t.Tasks)
 	for _, row := range s.Tasks {
 		if row.Status != wire.StatusPassed || row.Reason != "" {
-			r.printf(" %-7s %s: %s\n", row.Status, row.TaskID, row.Reason)
+			r.printf(" %-7s %s: %s%s\n", row.Status, row.TaskID, row.Reason, r.inferredFrom(row))
 		}
 	}
 	r.sandboxFooter(s)
@@ -972,6 +972,24 @@ func (r *run) footer(s *wire.RunSummary) {
 		r.printf(" Repeat: run %s (vxd: nothing it depends on changed since)\n", s.RepeatOf)
 	}
 	r.printf(" Time:   %s\n Run:    %s\n", fmtDuration(time.Duration(s.DurationMs)*time.Millisecond), s.RunID)
+}
+
+// inferredFrom names, for a task that failed or timed out and that a
+// plugin inferred, the plugin and the file it came from and how to see
+// its definition ("" otherwise): the task is in no file the user wrote.
+func (r *run) inferredFrom(row wire.TaskRow) string {
+	if row.Status != wire.StatusFailed && row.Status != wire.StatusTimedOut || r.p.Model == nil {
+		return ""
+	}
+	project, task, ok := workspace.SplitTaskID(row.TaskID)
+	if !ok {
+		return ""
+	}
+	o, ok := r.p.Model.Inferred(project, task)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf(" (inferred by plugin %s from %s: vx show %s)", o.Plugin, o.File, row.TaskID)
 }
 
 func fmtDuration(d time.Duration) string {

@@ -1,8 +1,6 @@
 package vx
 
 import (
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -26,12 +24,7 @@ process.stdout.write(JSON.stringify(req.stage === "describe"
 // task no package.json or vx.workspace.json mentions came from. A task
 // written by hand is listed as before.
 func TestFailedInferredTaskNamesItsPlugin(t *testing.T) {
-	if _, err := exec.LookPath("node"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("node is not on PATH")
-		}
-		t.Skip("node is not on PATH: the plugin runs on Node")
-	}
+	needNode(t)
 	root := t.TempDir()
 	testtree.Write(t, root, map[string]string{
 		"vx.workspace.json":   `{"projects": ["pkgs/*"], "plugins": ["./tools/fake.mjs"], "tasks": {"build": {"command": "exit 4"}}}`,

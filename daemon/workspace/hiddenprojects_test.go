@@ -24,15 +24,7 @@ func TestHiddenDirectoriesAreNeverProjects(t *testing.T) {
 		"apps/web/package.json":              `{"name": "web"}`,
 		"apps/web/.git/x/package.json":       `{"name": "in-web-git"}`,
 	})
-	m, err := workspace.Load(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, p := range m.Projects {
-		got = append(got, p.Name)
-	}
-	if want := []string{"a", "web"}; !slices.Equal(got, want) {
+	if got, want := loadedProjectNames(t, root), []string{"a", "web"}; !slices.Equal(got, want) {
 		t.Fatalf("projects %q; want %q", got, want)
 	}
 }
@@ -58,6 +50,15 @@ func TestAGlobNamingAHiddenDirectoryMatchesIt(t *testing.T) {
 		"apps/web/.git/package.json":          `{"name": "web-git"}`,
 		"apps/web/.storybook/package.json":    `{"name": "storybook"}`,
 	})
+	if got, want := loadedProjectNames(t, root), []string{"fixture", "plain", "ssg", "storybook"}; !slices.Equal(got, want) {
+		t.Fatalf("projects %q; want %q", got, want)
+	}
+}
+
+// loadedProjectNames loads the workspace at root and answers its
+// projects' names, sorted.
+func loadedProjectNames(t *testing.T, root string) []string {
+	t.Helper()
 	m, err := workspace.Load(root)
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +68,5 @@ func TestAGlobNamingAHiddenDirectoryMatchesIt(t *testing.T) {
 		got = append(got, p.Name)
 	}
 	slices.Sort(got)
-	if want := []string{"fixture", "plain", "ssg", "storybook"}; !slices.Equal(got, want) {
-		t.Fatalf("projects %q; want %q", got, want)
-	}
+	return got
 }

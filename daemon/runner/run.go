@@ -203,8 +203,8 @@ func openStores(ctx context.Context, p *Prepared, o *Options) (*cache.Store, *hi
 
 // tidy is what a run does before its first task: it says what the history
 // set aside, warns of overlapping outputs and of the preparation's
-// warnings, records dead runs as interrupted and removes what killed runs
-// left in .vx/.
+// warnings (each once), records dead runs as interrupted and removes what
+// killed runs left in .vx/.
 func (r *run) tidy(ctx context.Context) {
 	p := r.p
 	if m := r.hist.MovedAside(); m != nil {
@@ -223,10 +223,24 @@ func (r *run) tidy(ctx context.Context) {
 	if err := reapDead(ctx, r.hist, p.Model.Root, r.log); err != nil {
 		r.warn("%v", err)
 	}
+	r.warnPrepared(p)
+}
+
+// warnPrepared says each of the preparation's warnings (a globalInputs
+// glob that matches no file) once, until the globalInputs change: a
+// warm run that changes nothing says nothing. Every run's summary lists
+// them all.
+func (r *run) warnPrepared(p *Prepared) {
 	r.warns = append(r.warns, p.Warnings...)
+	globs := strings.Join(p.Model.Config.GlobalInputs, "\x00")
 	for _, w := range p.Warnings {
+		key := noticeKey("prepare", w, globs)
+		if r.notices.said(key) {
+			continue
+		}
 		r.warn("%s", w)
 		r.warns = r.warns[:len(r.warns)-1]
+		r.notices.remember(key)
 	}
 }
 

@@ -32,6 +32,9 @@ func ResolveSchema(schema json.RawMessage) (*jsonschema.Resolved, error) {
 	if err := checkRefs(&s); err != nil {
 		return nil, err
 	}
+	if err := checkWork(&s); err != nil {
+		return nil, err
+	}
 	r, err := s.Resolve(nil)
 	if err != nil {
 		return nil, err

@@ -24,6 +24,12 @@ func pluginText(p ops.InfoPlugin) string {
 	if len(p.Commands) > 0 {
 		s += ", commands " + strings.Join(p.Commands, ", ")
 	}
+	if len(p.Include) > 0 {
+		s += "; include " + strings.Join(p.Include, " ")
+	}
+	if len(p.Exclude) > 0 {
+		s += "; exclude " + strings.Join(p.Exclude, " ")
+	}
 	if p.Stale {
 		s += "; serving its last good answer"
 	}

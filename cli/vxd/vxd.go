@@ -335,6 +335,9 @@ func renderStatus(w io.Writer, st *wire.Status) {
 	if st.ConfigError != "" {
 		row("config error", st.ConfigError+" (the last good configuration keeps serving)")
 	}
+	if st.PluginEditsIgnored != "" {
+		row("plugin edits", st.PluginEditsIgnored)
+	}
 	if r := st.LastRun; r != nil {
 		row("last run", fmt.Sprintf("%s %s %s, %d tasks (%d cached, %d failed), %s: %s", r.RunID, cmdline.Time(r.StartedAt), r.Status, r.Tasks, r.Cached, r.Failed, cmdline.Ms(r.DurationMs), r.Command))
 	} else {

@@ -11,7 +11,7 @@ import (
 type lockedPlugin struct {
 	Name     string `json:"name"`
 	Version  string `json:"version"`
-	Identity string `json:"identity"` // content hash of its entry and package.json
+	Identity string `json:"identity"` // content hash of its entry, the modules it imports and its package.json
 }
 
 // lockPlugins records m's plugins by their declaration (nil when none,

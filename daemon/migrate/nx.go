@@ -336,7 +336,7 @@ func (tr *nxTr) project(np *nxProject) {
 				if b.notObject(f, t.Val, item) {
 					continue
 				}
-				if r := tr.replacedBy(t.Key, t.Val); np.graph && r != nil {
+				if r := tr.replacedBy(t.Key, np.p.dir, t.Val); np.graph && r != nil {
 					r.replaced = append(r.replaced, np.p.name+"#"+t.Key)
 					continue
 				}

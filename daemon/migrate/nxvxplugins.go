@@ -2,10 +2,12 @@ package migrate
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/vzn/vx/daemon/jsonc"
+	"github.com/vzn/vx/daemon/plugins"
 )
 
 // vxPlugin is a vx plugin (npm/vx-plugin-* in vx's repository) that infers
@@ -25,14 +27,20 @@ var vxPlugins = []vxPlugin{
 
 // replacement is one Nx plugin of nx.json whose targets a vx plugin
 // infers: installed at the root, vx.workspace.json declares the vx plugin
-// and the targets it replaces are not written in vx.project.json;
-// otherwise a todo proposes it.
+// (with the registration's include and exclude) and the targets it
+// replaces are not written in vx.project.json; otherwise a todo proposes
+// it, or says why it is not declared (refused).
 type replacement struct {
 	vxPlugin
-	nxName    string   // as nx.json names it
-	target    string   // the target name the Nx plugin gives
-	installed bool     // node_modules/<pkg>/package.json exists
-	replaced  []string // project#target left to the vx plugin
+	nxName    string // as nx.json names it
+	target    string // the target name the Nx plugin gives
+	installed bool   // node_modules/<pkg>/package.json exists
+	// declared: vx.workspace.json declares the vx plugin for it.
+	declared bool
+	scope    plugins.Scope // the registration's include and exclude, as vx globs
+	refused  string        // why an installed vx plugin is not declared
+	off      int           // the registration's offset in nx.json
+	replaced []string      // project#target left to the vx plugin
 }
 
 // nxReplacements reads nx.json "plugins" (items) and returns the ones a vx
@@ -50,12 +58,12 @@ func (b *builder) nxReplacements(items []*jsonc.Node) []*replacement {
 			if !slices.Contains(vp.nx, name) {
 				continue
 			}
-			r := &replacement{vxPlugin: vp, nxName: name, target: vp.def, installed: b.exists("node_modules/" + vp.pkg + "/package.json")}
+			r := &replacement{vxPlugin: vp, nxName: name, target: vp.def, installed: b.exists("node_modules/" + vp.pkg + "/package.json"), off: it.Off}
 			if o := opts.Get(vp.option); o != nil && o.Kind == jsonc.String && o.Str != "" {
 				r.target = o.Str
 			}
 			if r.installed {
-				b.declarePlugin(r)
+				b.declarePlugin(r, it, out)
 			}
 			out = append(out, r)
 		}
@@ -64,26 +72,114 @@ func (b *builder) nxReplacements(items []*jsonc.Node) []*replacement {
 }
 
 // declarePlugin adds r's vx plugin to vx.workspace.json "plugins", with
-// the Nx target's name as its task name when that is not the default.
-func (b *builder) declarePlugin(r *replacement) {
-	for _, d := range b.ws.Plugins {
-		if s, ok := d.(string); ok && s == r.pkg {
+// the Nx target's name as its task name when that is not the default and
+// the scope of the registration it (the nx.json item) is. A scope vx
+// globs cannot say, or a vx plugin an earlier replacement (of before)
+// declared, leaves it undeclared, saying why (r.refused).
+func (b *builder) declarePlugin(r *replacement, it *jsonc.Node, before []*replacement) {
+	for _, o := range before {
+		if o.declared && o.pkg == r.pkg {
+			r.refused = fmt.Sprintf("nx.json registers %s again (%q targets): vx declares a plugin once, so vx's plugin %s infers the targets of the first registration only, "+
+				"and these are written in vx.project.json; to have the plugin infer them too, merge the two registrations' include and exclude into its declaration in vx.workspace.json", r.nxName, r.target, r.pkg)
 			return
 		}
 	}
-	if r.target == r.def {
+	var err error
+	if r.scope, err = nxScope(it); err != nil {
+		r.refused = fmt.Sprintf("%s's %v: vx's plugin %s is not declared, so that it infers no task Nx did not, and the %q targets are written in vx.project.json; "+
+			"to have the plugin infer them, declare it in vx.workspace.json plugins with include and exclude globs that say the same (docs/plugins.md)", r.nxName, err, r.pkg, r.target)
+		return
+	}
+	r.declared = true
+	if r.target == r.def && r.scope.Empty() {
 		b.ws.Plugins = append(b.ws.Plugins, r.pkg)
 		return
 	}
-	b.ws.Plugins = append(b.ws.Plugins, map[string]any{"plugin": r.pkg, "options": map[string]string{"taskName": r.target}})
+	d := map[string]any{"plugin": r.pkg}
+	if r.target != r.def {
+		d["options"] = map[string]string{"taskName": r.target}
+	}
+	if len(r.scope.Include) > 0 {
+		d["include"] = r.scope.Include
+	}
+	if len(r.scope.Exclude) > 0 {
+		d["exclude"] = r.scope.Exclude
+	}
+	b.ws.Plugins = append(b.ws.Plugins, d)
 }
 
-// replacedBy is the installed replacement that infers the target name
-// (tgt, from Nx's resolved graph) of a project, or nil: the target has the
-// replaced name and runs the vx plugin's program.
-func (tr *nxTr) replacedBy(name string, tgt *jsonc.Node) *replacement {
+// nxScope reads an nx.json plugin registration's include and exclude as
+// vx globs, or says which glob vx cannot say and why.
+func nxScope(it *jsonc.Node) (plugins.Scope, error) {
+	var sc plugins.Scope
+	for _, l := range []struct {
+		key string
+		to  *[]string
+	}{{"include", &sc.Include}, {"exclude", &sc.Exclude}} {
+		n := it.Get(l.key)
+		if n == nil {
+			continue
+		}
+		globs, ok := n.Strings()
+		if !ok {
+			return sc, fmt.Errorf("%s: expected a list of globs, found %s", l.key, n.Kind)
+		}
+		if len(globs) > plugins.MaxScopeGlobs {
+			return sc, fmt.Errorf("%s: %d globs, more than a vx declaration takes (%d)", l.key, len(globs), plugins.MaxScopeGlobs)
+		}
+		for _, g := range globs {
+			v, err := nxScopeGlob(g)
+			if err != nil {
+				return sc, fmt.Errorf("%s %q: %v", l.key, g, err)
+			}
+			*l.to = append(*l.to, v)
+		}
+	}
+	return sc, nil
+}
+
+// braceRange finds a numeric brace range ("{1..3}"), which minimatch
+// expands and doublestar reads as a literal alternative.
+var braceRange = regexp.MustCompile(`\{[^{}]*\.\.[^{}]*\}`)
+
+// nxScopeGlob translates one of Nx's include or exclude globs
+// (minimatch, dot files matched) into a vx glob (doublestar, which
+// matches dot files too): extended glob groups become brace
+// alternatives; what doublestar cannot say is refused.
+func nxScopeGlob(g string) (string, error) {
+	neg := strings.HasPrefix(g, "!")
+	p := strings.TrimPrefix(g, "!")
+	switch {
+	case braceRange.MatchString(p):
+		return "", fmt.Errorf("a numeric brace range, which vx globs do not expand")
+	case strings.Contains(p, "[:"):
+		return "", fmt.Errorf("a POSIX character class, which vx globs do not have")
+	case strings.HasPrefix(p, "#"):
+		return "", fmt.Errorf("a minimatch comment, which matches nothing")
+	}
+	if strings.Contains(p, "(") {
+		t, ok := extglob(p)
+		if !ok {
+			return "", fmt.Errorf("a negated or unbalanced extended glob group, which vx globs cannot say")
+		}
+		p = t
+	}
+	if neg {
+		p = "!" + p
+	}
+	if err := plugins.CheckScopeGlob(p); err != nil {
+		return "", fmt.Errorf("%v (Nx matches workspace-relative paths as vx does, so it matched nothing with it either)", err)
+	}
+	return p, nil
+}
+
+// replacedBy is the declared replacement that infers the target name
+// (tgt, from Nx's resolved graph) of the project at root, or nil: the
+// target has the replaced name and runs the vx plugin's program, and the
+// project is in the declaration's scope.
+func (tr *nxTr) replacedBy(name, root string, tgt *jsonc.Node) *replacement {
 	for _, r := range tr.replacements {
-		if !r.installed || r.target != name {
+		if !r.declared || r.target != name || !r.scope.AdmitsProject(root) {
 			continue
 		}
 		cmd := tgt.Get("options").Get("command")
@@ -105,6 +201,8 @@ func (tr *nxTr) reportReplacements(f *srcFile, off int) {
 	b := tr.b
 	for _, r := range tr.replacements {
 		switch {
+		case r.refused != "":
+			b.todo(f, r.off, "plugins", r.refused)
 		case !r.installed:
 			b.todo(f, off, "plugins", fmt.Sprintf("%s infers %q targets; vx's plugin %s infers the same tasks from the same configs: run %s add -D %s, then vx init --force: "+
 				"vx.workspace.json then declares it in \"plugins\" and those tasks come from it, not from each vx.project.json", r.nxName, r.target, r.pkg, b.pm(), r.pkg))
@@ -117,12 +215,12 @@ func (tr *nxTr) reportReplacements(f *srcFile, off int) {
 	}
 }
 
-// replacedNames lists the Nx plugins of nx.json an installed vx plugin
+// replacedNames lists the Nx plugins of nx.json a declared vx plugin
 // replaces.
 func (tr *nxTr) replacedNames() []string {
 	var out []string
 	for _, r := range tr.replacements {
-		if r.installed {
+		if r.declared {
 			out = append(out, r.nxName)
 		}
 	}

@@ -19,13 +19,7 @@ func TestNxPluginReplacedWhenInstalled(t *testing.T) {
 	}
 
 	dir := copyLayout(t, "nx")
-	pkg := filepath.Join(dir, "node_modules", "@vzn", "vx-plugin-eslint", "package.json")
-	if err := os.MkdirAll(filepath.Dir(pkg), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(pkg, []byte(`{"name": "@vzn/vx-plugin-eslint", "vx": {"plugin": "plugin.mjs"}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	installVxPlugin(t, dir, "vx-plugin-eslint")
 	p, err := PlanInit(t.Context(), dir, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -50,6 +44,19 @@ func TestNxPluginReplacedWhenInstalled(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no note says the vx plugin infers the eslint tasks: %q", p.Notes)
+	}
+}
+
+// installVxPlugin writes node_modules/@vzn/<name>/package.json in dir,
+// as installing vx's plugin of that name does.
+func installVxPlugin(t *testing.T, dir, name string) {
+	t.Helper()
+	pkg := filepath.Join(dir, "node_modules", "@vzn", name, "package.json")
+	if err := os.MkdirAll(filepath.Dir(pkg), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pkg, []byte(`{"name": "@vzn/`+name+`", "vx": {"plugin": "plugin.mjs"}}`), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

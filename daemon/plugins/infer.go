@@ -57,7 +57,7 @@ func (r Runner) Begin(in Input) *Begun {
 	if err != nil {
 		return b
 	}
-	files := in.Seen.match(d.Globs, all)
+	files := in.Seen.matchScoped(d.Globs, in.Decl.Scope, all)
 	if len(files) > plugin.MaxFiles {
 		return b
 	}
@@ -118,6 +118,7 @@ type Result struct {
 // stored answer's key no longer holds) and stores what is new.
 func (r Runner) Infer(ctx context.Context, in Input) Result {
 	res := Result{Decl: in.Decl}
+	in.Projects = in.Decl.Scope.projects(in.Projects) // what a request carries, and what its answer holds for
 	b := in.Begun
 	if b == nil {
 		b = &Begun{prev: loadStored(r.Root, in.Decl.Spec)}
@@ -210,7 +211,7 @@ func (r Runner) tasks(ctx context.Context, in Input, e Entry, prev, cur *stored,
 	if err != nil {
 		return &pluginError{Plugin: d.Spec, File: d.File, Reason: r.mask("listing the workspace's files: " + err.Error())}
 	}
-	files := in.Seen.match(cur.Describe.Globs, all)
+	files := in.Seen.matchScoped(cur.Describe.Globs, d.Scope, all)
 	if len(files) > plugin.MaxFiles {
 		return &pluginError{Plugin: d.Spec, File: d.File, Reason: fmt.Sprintf("its globs match %d files; at most %d", len(files), plugin.MaxFiles)}
 	}

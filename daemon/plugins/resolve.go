@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -23,6 +22,9 @@ type Decl struct {
 	Spec    string
 	Options json.RawMessage
 	Timeout time.Duration // 0: plugin.DefaultTimeoutSeconds
+	// Scope limits the matched files and the projects a tasks request
+	// carries (empty: none).
+	Scope Scope
 	// File is the file the declaration is in, as shown in errors.
 	File string
 }
@@ -68,65 +70,13 @@ func CheckSpec(spec string) error {
 	return nil
 }
 
-// A path plugin's identity covers the modules beside its entry (see
-// hashModules), within these bounds.
-const (
-	maxModules     = 256
-	maxModuleBytes = 8 << 20
-)
-
-// moduleExts are the files hashModules counts as a plugin's modules.
-var moduleExts = map[string]bool{".js": true, ".mjs": true, ".cjs": true, ".ts": true, ".mts": true, ".cts": true, ".json": true}
-
-// notModuleDir says whether a directory of that name, below a path
-// plugin's entry, is left out of its modules: another package's, or
-// hidden.
-func notModuleDir(name string) bool {
-	return name == "node_modules" || strings.HasPrefix(name, ".")
-}
-
-// hashModules hashes into h, by relative path and content, the modules
-// in dir (a path plugin's entry's directory) and below, in lexical
-// order: what the entry may import, so that editing one asks the plugin
-// again. node_modules and hidden directories are left out (a package
-// there has its version), and so is everything when dir is the
-// workspace root, which is not the plugin's own. Past maxModules files
-// or maxModuleBytes it fails, saying how to give the plugin a directory
-// of its own.
-func hashModules(root, dir string, h io.Writer) error {
-	if dir == root {
-		return nil
-	}
-	n, size := 0, int64(0)
-	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		switch {
-		case err != nil:
-			return err
-		case d.IsDir() && p != dir && notModuleDir(d.Name()):
-			return filepath.SkipDir
-		case !d.Type().IsRegular() || !moduleExts[filepath.Ext(p)]:
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		if n, size = n+1, size+info.Size(); n > maxModules || size > maxModuleBytes {
-			return fmt.Errorf("its directory %s holds more than %d modules or %d MB of them, all part of its identity: give the plugin a directory of its own", dir, maxModules, maxModuleBytes>>20)
-		}
-		rel, _ := filepath.Rel(dir, p)
-		fmt.Fprintf(h, "\x00%s\x00", filepath.ToSlash(rel))
-		return hashFile(p, h)
-	})
-}
-
 // Entry is a resolved plugin: the file to run and its identity.
 type Entry struct {
 	Path string // absolute
 	// Package is the package.json that named the entry ("" for a path).
 	Package string
-	// Identity is the content hash of the entry and its package.json
-	// (a package's), or of the entry and the modules beside it (a path's).
+	// Identity is the content hash of the entry, the modules it imports
+	// (importedModules) and, for a package, its package.json.
 	Identity string
 }
 
@@ -166,14 +116,31 @@ func resolve(root string, d Decl) (Entry, error) {
 	if err := hashFile(real, h); err != nil {
 		return refuse(fmt.Sprintf("its entry cannot be read: %v", err))
 	}
-	if isPath(d.Spec) {
-		realRoot, _ := filepath.EvalSymlinks(root)
-		if err := hashModules(realRoot, filepath.Dir(real), h); err != nil {
-			return refuse(err.Error())
-		}
+	if err := hashImports(real, within, h); err != nil {
+		return refuse(err.Error())
 	}
 	e.Identity = hex.EncodeToString(h.Sum(nil))
 	return e, nil
+}
+
+// hashImports hashes into h, by path relative to entry's directory and
+// by content, the modules entry imports (importedModules), so that
+// editing one asks the plugin again; a missing one by its path alone.
+func hashImports(entry, within string, h io.Writer) error {
+	mods, err := importedModules(entry, within)
+	if err != nil {
+		return err
+	}
+	for _, m := range mods {
+		rel, _ := filepath.Rel(filepath.Dir(entry), m.Path)
+		if m.Missing {
+			fmt.Fprintf(h, "\x00%s\x00missing\x00", filepath.ToSlash(rel))
+			continue
+		}
+		fmt.Fprintf(h, "\x00%s\x00%d\x00", filepath.ToSlash(rel), len(m.Body))
+		h.Write(m.Body)
+	}
+	return nil
 }
 
 // packageEntry reads the "vx": {"plugin": …} of a package.json, hashing
@@ -234,28 +201,39 @@ func readAllInto(b []byte, r io.Reader) ([]byte, error) {
 	}
 }
 
-// hashFile writes path's content to h. It is looked at before it is
-// opened: opening a FIFO (or a link to one) would wait for a writer.
+// hashFile writes path's content to h, refusing what is not a regular
+// file (see openRegular).
 func hashFile(path string, h io.Writer) error {
-	if st, err := os.Stat(path); err != nil {
-		return err
-	} else if !st.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a regular file", path)
-	}
-	f, err := os.Open(path)
+	f, _, err := openRegular(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if !st.Mode().IsRegular() { // replaced between the two looks
-		return fmt.Errorf("%s is not a regular file", path)
-	}
 	_, err = io.Copy(h, f)
 	return err
+}
+
+// openRegular opens the regular file at path. It is looked at before it
+// is opened: opening a FIFO (or a link to one) would wait for a writer.
+func openRegular(path string) (*os.File, os.FileInfo, error) {
+	if st, err := os.Stat(path); err != nil {
+		return nil, nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := f.Stat()
+	if err == nil && !st.Mode().IsRegular() { // replaced between the two looks
+		err = fmt.Errorf("%s is not a regular file", path)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, st, nil
 }
 
 // inside reports whether path is dir or below it, lexically.

@@ -2,10 +2,9 @@ package plugins
 
 import (
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
+	"slices"
 )
 
 // Sources is what a declared plugin's identity (Entry.Identity) is made
@@ -16,21 +15,17 @@ type Sources struct {
 	// Dirs are the directories that hold the sources, each once.
 	Dirs  []string
 	files map[string]bool
-	// modules is a path plugin's entry's directory, whose modules (and
-	// its subdirectories', outside node_modules and hidden ones) count
-	// ("" when the entry is at the workspace root: none does).
-	modules string
 }
 
 // IdentitySources lists the sources of the plugin declared as spec in
 // the workspace at root, in the workspace only (where root, or what it
-// resolves to, holds them). For a path, the entry (and the file it links
-// to) and the modules beside it. For a package, its directory under
-// node_modules (a link, with pnpm: a new version is a new link), its
-// package.json and its entry, both where the link leads too; the
-// package's other files are not part of its identity, and are left out.
-// A plugin that does not resolve has the sources it would have: fixing
-// it is a change of one of them.
+// resolves to, holds them): its entry (and the file it links to) and
+// the modules the entry imports (importedModules), found where it
+// leads; for a package also its directory under node_modules (a link,
+// with pnpm: a new version is a new link) and its package.json. A file
+// the plugin writes beside its entry is none of them. A plugin that does
+// not resolve has the sources it would have: fixing it is a change of
+// one of them.
 func IdentitySources(root, spec string) Sources {
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
@@ -50,9 +45,7 @@ func IdentitySources(root, spec string) Sources {
 			dir = real
 			s.files[filepath.Join(dir, filepath.Base(p))] = true
 		}
-		if within(root, realRoot, dir) {
-			s.addDir(dir)
-		}
+		s.addDir(root, realRoot, dir)
 	}
 	addReal := func(p string) string {
 		add(p)
@@ -63,19 +56,21 @@ func IdentitySources(root, spec string) Sources {
 		add(real)
 		return real
 	}
-	if isPath(spec) {
-		entry := filepath.Join(root, filepath.FromSlash(spec))
-		real := addReal(entry)
-		if dir := filepath.Dir(real); dir != realRoot && dir != root {
-			s.addModuleDirs(root, realRoot, dir)
+	entry, bound := filepath.Join(root, filepath.FromSlash(spec)), root
+	if !isPath(spec) {
+		bound = filepath.Join(root, "node_modules", filepath.FromSlash(spec))
+		add(bound)
+		add(filepath.Join(bound, "package.json"))
+		rel, err := packageEntry(filepath.Join(bound, "package.json"), io.Discard)
+		if err != nil {
+			return s
 		}
-		return s
+		entry = filepath.Join(bound, filepath.FromSlash(rel))
 	}
-	dir := filepath.Join(root, "node_modules", filepath.FromSlash(spec))
-	add(dir)
-	add(filepath.Join(dir, "package.json"))
-	if rel, err := packageEntry(filepath.Join(dir, "package.json"), io.Discard); err == nil {
-		addReal(filepath.Join(dir, filepath.FromSlash(rel)))
+	real := addReal(entry)
+	mods, _ := importedModules(real, bound)
+	for _, m := range mods {
+		add(m.Path)
 	}
 	return s
 }
@@ -86,66 +81,30 @@ func within(root, realRoot, p string) bool {
 	return inside(root, p) || inside(realRoot, p)
 }
 
-func (s *Sources) addDir(dir string) {
-	for _, d := range s.Dirs {
-		if d == dir {
-			return
+// addDir records dir, or where it is missing the nearest directory above
+// it in the workspace (whose change of dir counts), once.
+func (s *Sources) addDir(root, realRoot, dir string) {
+	for ; within(root, realRoot, dir); dir = filepath.Dir(dir) {
+		if st, err := os.Stat(dir); err == nil && st.IsDir() {
+			break
 		}
+	}
+	if !within(root, realRoot, dir) || slices.Contains(s.Dirs, dir) {
+		return
 	}
 	s.Dirs = append(s.Dirs, dir)
 }
 
-// addModuleDirs records dir, a path plugin's entry's directory, and the
-// directories below it that hashModules walks, up to maxModules of them.
-func (s *Sources) addModuleDirs(root, realRoot, dir string) {
-	if !within(root, realRoot, dir) {
-		return
-	}
-	s.modules = dir
-	n := 0
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		switch {
-		case err != nil || !d.IsDir():
-			return nil
-		case p != dir && notModuleDir(d.Name()):
-			return filepath.SkipDir
-		case n >= maxModules:
-			return filepath.SkipAll
-		}
-		n++
-		s.addDir(p)
-		return nil
-	})
-}
-
 // Counts says whether a change of path (absolute, as a watch of one of
-// Dirs names it) is a change of the plugin: one of its files, a module
-// beside a path plugin's entry, or a directory there (which may hold
-// modules, or have held some).
+// Dirs names it) is a change of the plugin: one of its files, or a
+// directory holding one (moved, removed, or made where a missing module
+// is expected).
 func (s Sources) Counts(path string) bool {
 	if s.files[path] {
 		return true
 	}
-	if s.modules == "" || !inside(s.modules, path) || path == s.modules {
-		return false
-	}
-	rel, _ := filepath.Rel(s.modules, path)
-	for _, seg := range strings.Split(rel, string(filepath.Separator)) {
-		if notModuleDir(seg) {
-			return false
-		}
-	}
-	if moduleExts[filepath.Ext(path)] {
-		return true
-	}
-	st, err := os.Lstat(path)
-	return err == nil && st.IsDir() || err != nil && s.watches(path)
-}
-
-// watches says whether dir is one of Dirs.
-func (s Sources) watches(dir string) bool {
-	for _, d := range s.Dirs {
-		if d == dir {
+	for f := range s.files {
+		if f != path && inside(path, f) {
 			return true
 		}
 	}

@@ -91,8 +91,9 @@ func TestReloadOnAnEditOfAPathPlugin(t *testing.T) {
 
 // TestReloadOnAnEditOfAPackagePlugin: for a plugin declared by package
 // name, whose node_modules entry is a link into a pnpm store in the
-// workspace, vxd reloads when the package's entry is edited where the
-// link leads, and when the link is pointed at another version.
+// workspace, vxd reloads when the package's entry, or a module it
+// imports (lib.mjs), is edited where the link leads, and when the link is
+// pointed at another version.
 func TestReloadOnAnEditOfAPackagePlugin(t *testing.T) {
 	needNode(t)
 	root := newWorkspace(t, `{"projects": ["apps/*"], "plugins": ["vx-plugin-gen"]}`)
@@ -114,6 +115,8 @@ func TestReloadOnAnEditOfAPackagePlugin(t *testing.T) {
 	}
 	edit(t, filepath.Join(root, v1, "plugin.mjs"), "const extra = [];", `const extra = ["gen-c"];`)
 	awaitReload(t, r, filepath.FromSlash(v1+"/plugin.mjs"), before.Tasks+1)
+	edit(t, filepath.Join(root, v1, "lib.mjs"), `"gen-a"`, `"gen-a", "gen-b"`)
+	awaitReload(t, r, filepath.FromSlash(v1+"/lib.mjs"), before.Tasks+2)
 	// pnpm installs another version: a new link replaces the old one.
 	tmp := link + ".new"
 	if err := os.Symlink(".pnpm/vx-plugin-gen@2.0.0/node_modules/vx-plugin-gen", tmp); err != nil {

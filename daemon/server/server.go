@@ -80,9 +80,11 @@ type daemon struct {
 
 	mu         sync.Mutex
 	lastReload *wire.Reload
-	feed       *liveFeed
-	journal    *watch.Journal // nil until mounted, or when it did not start
-	budget     *watch.Budget  // the descriptors the watches may hold
+	// pluginEdits is vxd status's pluginEditsIgnored (see selfEdits).
+	pluginEdits string
+	feed        *liveFeed
+	journal     *watch.Journal // nil until mounted, or when it did not start
+	budget      *watch.Budget  // the descriptors the watches may hold
 }
 
 // lockDaemon takes the workspace's daemon lock without blocking; the returned
@@ -348,7 +350,7 @@ func (d *daemon) status(ctx context.Context) *wire.Status {
 		s.ConfigError = d.env.Masker.String(err.Error())
 	}
 	d.mu.Lock()
-	s.LastReload = d.lastReload
+	s.LastReload, s.PluginEditsIgnored = d.lastReload, d.pluginEdits
 	d.mu.Unlock()
 	s.Journal, s.JournalStopped = d.journal.Describe(), d.journal.Stopped()
 	if h, err := d.env.History(ctx); err == nil {

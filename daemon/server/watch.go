@@ -44,7 +44,9 @@ type watcher struct {
 	// there is an edit of the plugin. pluginDirs are the directories
 	// watched for them alone, where a new directory is no new project.
 	plugins    []plugins.Sources
+	specs      []string // the declarations of plugins, in its order
 	pluginDirs map[string]bool
+	self       selfEdits // loop's alone
 }
 
 func (w *watcher) Close() error { return w.w.Close() }
@@ -72,6 +74,7 @@ func (w *watcher) sync() {
 	want := []string{w.d.root}
 	var targets map[string]bool
 	var srcs []plugins.Sources
+	var specs []string
 	pluginDirs := map[string]bool{}
 	if m, err := w.d.env.CurrentModel(); err == nil {
 		want = append(want, m.ProjectDirs...)
@@ -82,7 +85,7 @@ func (w *watcher) sync() {
 		for t := range targets {
 			want = append(want, filepath.Dir(t))
 		}
-		srcs = pluginSources(w.d.root, m, want, pluginDirs)
+		srcs, specs = pluginSources(w.d.root, m, want, pluginDirs)
 		for dir := range pluginDirs {
 			want = append(want, dir)
 		}
@@ -90,7 +93,7 @@ func (w *watcher) sync() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.targets = targets
-	w.plugins, w.pluginDirs = srcs, pluginDirs
+	w.plugins, w.specs, w.pluginDirs = srcs, specs, pluginDirs
 	for _, dir := range want {
 		if w.dirs[dir] {
 			continue
@@ -109,36 +112,38 @@ func (w *watcher) sync() {
 	}
 }
 
-// pluginSources lists the sources of m's declared plugins, and adds to
-// only the directories that hold them and are not in other.
-func pluginSources(root string, m *workspace.Model, other []string, only map[string]bool) []plugins.Sources {
+// pluginSources lists the sources of m's declared plugins and their
+// declarations, and adds to only the directories that hold them and are
+// not in other.
+func pluginSources(root string, m *workspace.Model, other []string, only map[string]bool) ([]plugins.Sources, []string) {
 	out := make([]plugins.Sources, 0, len(m.Config.Plugins))
+	specs := make([]string, 0, len(m.Config.Plugins))
 	for _, d := range m.Config.Plugins {
 		src := plugins.IdentitySources(root, d.Plugin)
 		for _, dir := range src.Dirs {
 			only[dir] = !slices.Contains(other, dir)
 		}
-		out = append(out, src)
+		out, specs = append(out, src), append(specs, d.Plugin)
 	}
 	for dir, ok := range only {
 		if !ok {
 			delete(only, dir)
 		}
 	}
-	return out
+	return out, specs
 }
 
-// pluginSource reports whether path is one of a declared plugin's
-// sources: its change changes the plugin.
-func (w *watcher) pluginSource(path string) bool {
+// pluginSource names the declared plugin path is one of the sources of
+// ("" none): its change changes the plugin.
+func (w *watcher) pluginSource(path string) string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for _, s := range w.plugins {
+	for i, s := range w.plugins {
 		if s.Counts(path) {
-			return true
+			return w.specs[i]
 		}
 	}
-	return false
+	return ""
 }
 
 // linkTargets maps where each of files (absolute) that is a symbolic
@@ -226,7 +231,7 @@ func (w *watcher) relevant(ev fsnotify.Event) bool {
 	if ev.Name == w.d.root {
 		return true
 	}
-	if w.pluginFile(ev.Name) || w.isLinkTarget(ev.Name) || w.pluginSource(ev.Name) {
+	if w.pluginFile(ev.Name) || w.isLinkTarget(ev.Name) || w.pluginSource(ev.Name) != "" {
 		return true
 	}
 	// A new directory under a watched glob parent may be a new project.
@@ -277,7 +282,7 @@ func (w *watcher) loop(ctx context.Context) {
 				w.tail.handle(ev)
 				continue
 			}
-			if !w.relevant(ev) {
+			if !w.relevant(ev) || !w.admit(ev.Name) {
 				continue
 			}
 			rel, _ := filepath.Rel(w.d.root, ev.Name)
@@ -300,9 +305,60 @@ func (w *watcher) loop(ctx context.Context) {
 				w.d.cancel()
 				return
 			}
+			start := time.Now()
 			w.d.reload(trigger)
 			w.sync()
+			w.reloaded(start, time.Now())
 		}
+	}
+}
+
+// admit reports whether a relevant edit of path reloads: not an edit of
+// a plugin's own source, or of a file its globs match, made while the
+// last reload asked it, once such edits alone have reloaded
+// maxSelfReloads times in a row.
+func (w *watcher) admit(path string) bool {
+	for _, spec := range w.pluginsOf(path) {
+		if w.self.during(spec, path) {
+			return w.self.admit(spec, path)
+		}
+	}
+	return w.self.admit("", path)
+}
+
+// pluginsOf names the declared plugins path is a source of, or a file
+// the globs of (within the plugin's scope).
+func (w *watcher) pluginsOf(path string) []string {
+	var out []string
+	if spec := w.pluginSource(path); spec != "" {
+		out = append(out, spec)
+	}
+	m, err := w.d.env.CurrentModel()
+	rel, relErr := filepath.Rel(w.d.root, path)
+	if err != nil || relErr != nil {
+		return out
+	}
+	return append(out, m.PluginsMatching(rel)...)
+}
+
+// reloaded records a reload from start to end, and says in vxd's status
+// and log when a plugin's edits of itself stop reloading, or may again.
+func (w *watcher) reloaded(start, end time.Time) {
+	asked := map[string]bool{}
+	if m, err := w.d.env.CurrentModel(); err == nil {
+		for _, p := range m.Plugins() {
+			asked[p.Spec] = p.Started > 0
+		}
+	}
+	held, released := w.self.reloaded(start, end, asked)
+	switch {
+	case held:
+		rel, _ := filepath.Rel(w.d.root, w.self.file)
+		note := selfEditNote(w.self.spec, rel)
+		w.d.log.Warn().Str("plugin", w.self.spec).Str("file", rel).Msg(note)
+		w.d.setPluginEditsIgnored(note)
+	case released:
+		w.d.setPluginEditsIgnored("")
 	}
 }
 

@@ -205,7 +205,7 @@ func TestLoadMalformedConfig(t *testing.T) {
 			file:    "vx.workspace.json",
 			src:     "{\n  \"plugins\": [\"./a.mjs\", 42]\n}\n",
 			at:      "42",
-			wantMsg: `plugins[1]: expected a string or {"plugin": string, "options": any, "timeout": duration}, found a number`,
+			wantMsg: `plugins[1]: expected a string or {"plugin": string, "options": any, "timeout": duration, "include": [glob], "exclude": [glob]}, found a number`,
 		},
 		{
 			name:    "a plugins entry that is an array",

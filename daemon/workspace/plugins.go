@@ -20,11 +20,15 @@ import (
 )
 
 // PluginDecl is one entry of "plugins" in vx.workspace.json: a string
-// (the plugin) or an object with options and a timeout.
+// (the plugin) or an object with options, a timeout and a scope.
 type PluginDecl struct {
 	Plugin  string          `json:"plugin"`
 	Options json.RawMessage `json:"options,omitempty"`
 	Timeout string          `json:"timeout,omitempty"`
+	// Include and Exclude limit the files and projects the plugin is
+	// sent (plugins.Scope).
+	Include []string `json:"include,omitempty"`
+	Exclude []string `json:"exclude,omitempty"`
 }
 
 // UnmarshalJSON accepts a plain string as shorthand for {"plugin": "..."}.
@@ -34,7 +38,7 @@ func (d *PluginDecl) UnmarshalJSON(b []byte) error {
 		*d = PluginDecl{Plugin: s}
 		return nil
 	}
-	const expected = `a string or {"plugin": string, "options": any, "timeout": duration}`
+	const expected = `a string or {"plugin": string, "options": any, "timeout": duration, "include": [glob], "exclude": [glob]}`
 	if len(b) == 0 || b[0] != '{' {
 		return &entryError{raw: b, expected: expected}
 	}
@@ -59,6 +63,9 @@ func (m *Model) validatePlugins() error {
 			return fieldError(m.ConfigPath, at, fmt.Errorf("plugin %q is declared twice", d.Plugin))
 		}
 		seen[d.Plugin] = true
+		if err := m.validateScope(at, d); err != nil {
+			return err
+		}
 		if d.Timeout != "" {
 			t, err := parseTimeout(d.Timeout)
 			if err == nil && t > plugin.MaxTimeoutSeconds*time.Second {
@@ -66,6 +73,27 @@ func (m *Model) validatePlugins() error {
 			}
 			if err != nil {
 				return fieldError(m.ConfigPath, at+".timeout", err)
+			}
+		}
+	}
+	return nil
+}
+
+// validateScope refuses a declaration's include or exclude that is too
+// long or holds a glob that is not workspace-relative; at is the
+// declaration's path in the file.
+func (m *Model) validateScope(at string, d PluginDecl) error {
+	for _, l := range []struct {
+		key   string
+		globs []string
+	}{{"include", d.Include}, {"exclude", d.Exclude}} {
+		key, globs := l.key, l.globs
+		if len(globs) > plugins.MaxScopeGlobs {
+			return fieldError(m.ConfigPath, at+"."+key, fmt.Errorf("%d globs; at most %d", len(globs), plugins.MaxScopeGlobs))
+		}
+		for i, g := range globs {
+			if err := plugins.CheckScopeGlob(g); err != nil {
+				return fieldError(m.ConfigPath, fmt.Sprintf("%s.%s[%d]", at, key, i), err)
 			}
 		}
 	}
@@ -100,9 +128,12 @@ type PluginState struct {
 	Stages   []string         `json:"stages"`
 	Commands []plugin.Command `json:"commands,omitempty"`
 	Globs    []string         `json:"globs,omitempty"`
-	Files    int              `json:"files"` // files its globs matched
-	Tasks    int              `json:"tasks"` // tasks it contributed
-	Error    string           `json:"error,omitempty"`
+	// Include and Exclude are the declaration's scope (docs/plugins.md).
+	Include []string `json:"include,omitempty"`
+	Exclude []string `json:"exclude,omitempty"`
+	Files   int      `json:"files"` // files its globs matched
+	Tasks   int      `json:"tasks"` // tasks it contributed
+	Error   string   `json:"error,omitempty"`
 	// Stale: the plugin failed and its last good answers stand in.
 	Stale bool `json:"stale,omitempty"`
 	// Started counts the plugin processes this load started.
@@ -219,14 +250,23 @@ func (m *Model) PluginWarnings() []string {
 }
 
 // PluginMatches reports whether the workspace-relative file rel matches a
-// plugin's globs: its change may change the inferred tasks.
+// plugin's globs and is in its scope: its change may change the inferred
+// tasks.
 func (m *Model) PluginMatches(rel string) bool {
+	return len(m.PluginsMatching(rel)) > 0
+}
+
+// PluginsMatching names, as declared, the plugins whose globs match rel
+// (workspace-relative) within their scope.
+func (m *Model) PluginsMatching(rel string) []string {
+	rel = filepath.ToSlash(rel)
+	var out []string
 	for _, s := range m.plugins {
-		if len(plugins.Match(s.Globs, []string{filepath.ToSlash(rel)})) > 0 {
-			return true
+		if len(plugins.Match(s.Globs, []string{rel})) > 0 && s.decl.Scope.Admits(rel) {
+			out = append(out, s.Spec)
 		}
 	}
-	return false
+	return out
 }
 
 // inferOptions is how a load runs its plugins.
@@ -304,7 +344,7 @@ func (m *Model) beginInfer(o inferOptions) *pluginLoad {
 	r := plugins.Runner{Root: m.Root}
 	for i, d := range m.Config.Plugins {
 		timeout, _ := parseTimeout(d.Timeout)
-		decl := plugins.Decl{Spec: d.Plugin, Options: d.Options, Timeout: timeout, File: ConfigFile}
+		decl := plugins.Decl{Spec: d.Plugin, Options: d.Options, Timeout: timeout, File: ConfigFile, Scope: plugins.Scope{Include: d.Include, Exclude: d.Exclude}}
 		pl.decls = append(pl.decls, decl)
 		pl.wg.Add(1)
 		go func() {
@@ -411,7 +451,8 @@ func pluginFiles(root string, results []plugins.Result) []string {
 // addInferred records res and adds its tasks, the first plugin to infer a
 // task keeping it.
 func (m *Model) addInferred(res plugins.Result, shared map[string]bool) PluginState {
-	s := PluginState{Spec: res.Decl.Spec, Stages: []string{}, Stale: res.Stale, Started: res.Started, decl: res.Decl, entry: res.Entry, matched: res.Files, Files: len(res.Files)}
+	s := PluginState{Spec: res.Decl.Spec, Stages: []string{}, Stale: res.Stale, Started: res.Started, decl: res.Decl, entry: res.Entry, matched: res.Files, Files: len(res.Files),
+		Include: res.Decl.Scope.Include, Exclude: res.Decl.Scope.Exclude}
 	if res.Entry.Path != "" {
 		if rel, err := filepath.Rel(m.Root, res.Entry.Path); err == nil {
 			s.Entry = filepath.ToSlash(rel)

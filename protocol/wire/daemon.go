@@ -46,6 +46,11 @@ type Status struct {
 	// than the open-file limit lets it watch, the root moved): every run
 	// stats every file. Journal says why.
 	JournalStopped bool `json:"journalStopped,omitempty"`
+	// PluginEditsIgnored, when set, says which plugin rewrote its own
+	// sources while vxd's reloads asked it, again and again: vxd stopped
+	// reloading on such edits after a few in a row, until one made
+	// outside a reload (an edit of yours).
+	PluginEditsIgnored string `json:"pluginEditsIgnored,omitempty"`
 }
 
 // Reload is one rebuild of the workspace model.

@@ -25,16 +25,23 @@ else process.stdout.write(JSON.stringify(req.stage === "describe"
      result: null, exitCode: 0}));
 `
 
-// pluginVerbWorkspace is a workspace whose plugin adds the verb dump, in
-// mode (see echoPlugin); it skips without node (fails under CI).
-func pluginVerbWorkspace(t *testing.T, mode string) string {
+// needNode skips a test of a Node plugin where node is not on PATH, and
+// fails it under CI, which must run it.
+func needNode(t *testing.T) {
 	t.Helper()
 	if _, err := exec.LookPath("node"); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("node is not on PATH")
 		}
-		t.Skip("node is not on PATH: the plugin verb tests run a Node plugin")
+		t.Skip("node is not on PATH: the plugin tests run a Node plugin")
 	}
+}
+
+// pluginVerbWorkspace is a workspace whose plugin adds the verb dump, in
+// mode (see echoPlugin); it skips without node (fails under CI).
+func pluginVerbWorkspace(t *testing.T, mode string) string {
+	t.Helper()
+	needNode(t)
 	root := t.TempDir()
 	testtree.Write(t, root, map[string]string{
 		"vx.workspace.json": `{"plugins": [{"plugin": "./tools/echo.mjs", "timeout": "1s", "options": {"mode": "` + mode + `"}}]}`,

@@ -140,7 +140,8 @@ func (b *builder) discover(globs []string) {
 	b.sortPkgs()
 }
 
-// matchDirs expands project globs into directories, applying "!" globs.
+// matchDirs expands project globs into directories, applying "!" globs,
+// and keeps those that may be projects as the workspace loads them.
 func (b *builder) matchDirs(globs []string) []string {
 	fsys := os.DirFS(b.root)
 	set := map[string]bool{}
@@ -154,7 +155,7 @@ func (b *builder) matchDirs(globs []string) []string {
 		}
 		dirs, _ := doublestar.Glob(fsys, pat)
 		for _, d := range dirs {
-			if strings.Contains("/"+d+"/", "/node_modules/") || strings.HasPrefix(d, ".") {
+			if !workspace.ProjectDirAllowed(pat, d) {
 				continue
 			}
 			if st, err := os.Stat(filepath.Join(b.root, d)); err != nil || !st.IsDir() {

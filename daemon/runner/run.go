@@ -203,8 +203,8 @@ func openStores(ctx context.Context, p *Prepared, o *Options) (*cache.Store, *hi
 
 // tidy is what a run does before its first task: it says what the history
 // set aside, warns of overlapping outputs and of the preparation's
-// warnings, records dead runs as interrupted and removes what killed runs
-// left in .vx/.
+// warnings (each once), records dead runs as interrupted and removes what
+// killed runs left in .vx/.
 func (r *run) tidy(ctx context.Context) {
 	p := r.p
 	if m := r.hist.MovedAside(); m != nil {
@@ -223,10 +223,24 @@ func (r *run) tidy(ctx context.Context) {
 	if err := reapDead(ctx, r.hist, p.Model.Root, r.log); err != nil {
 		r.warn("%v", err)
 	}
+	r.warnPrepared(p)
+}
+
+// warnPrepared says each of the preparation's warnings (a globalInputs
+// glob that matches no file) once, until the globalInputs change: a
+// warm run that changes nothing says nothing. Every run's summary lists
+// them all.
+func (r *run) warnPrepared(p *Prepared) {
 	r.warns = append(r.warns, p.Warnings...)
+	globs := strings.Join(p.Model.Config.GlobalInputs, "\x00")
 	for _, w := range p.Warnings {
+		key := noticeKey("prepare", w, globs)
+		if r.notices.said(key) {
+			continue
+		}
 		r.warn("%s", w)
 		r.warns = r.warns[:len(r.warns)-1]
+		r.notices.remember(key)
 	}
 }
 
@@ -964,7 +978,7 @@ func (r *run) footer(s *wire.RunSummary) {
 	r.printf("\n Tasks:  %s (%d total)\n", strings.Join(parts, ", "), t.Tasks)
 	for _, row := range s.Tasks {
 		if row.Status != wire.StatusPassed || row.Reason != "" {
-			r.printf(" %-7s %s: %s\n", row.Status, row.TaskID, row.Reason)
+			r.printf(" %-7s %s: %s%s\n", row.Status, row.TaskID, row.Reason, r.inferredFrom(row))
 		}
 	}
 	r.sandboxFooter(s)
@@ -972,6 +986,24 @@ func (r *run) footer(s *wire.RunSummary) {
 		r.printf(" Repeat: run %s (vxd: nothing it depends on changed since)\n", s.RepeatOf)
 	}
 	r.printf(" Time:   %s\n Run:    %s\n", fmtDuration(time.Duration(s.DurationMs)*time.Millisecond), s.RunID)
+}
+
+// inferredFrom names, for a task that failed or timed out and that a
+// plugin inferred, the plugin and the file it came from and how to see
+// its definition ("" otherwise): the task is in no file the user wrote.
+func (r *run) inferredFrom(row wire.TaskRow) string {
+	if row.Status != wire.StatusFailed && row.Status != wire.StatusTimedOut || r.p.Model == nil {
+		return ""
+	}
+	project, task, ok := workspace.SplitTaskID(row.TaskID)
+	if !ok {
+		return ""
+	}
+	o, ok := r.p.Model.Inferred(project, task)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf(" (inferred by plugin %s from %s: vx show %s)", o.Plugin, o.File, row.TaskID)
 }
 
 func fmtDuration(d time.Duration) string {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -463,8 +464,8 @@ func (m *Model) loadProject(dir string, stamps map[string]fileStamp, ms *manifes
 }
 
 // expandProjectGlobs returns the slash-separated relative dirs matched by
-// globs ("!" excludes), skipping hidden and node_modules directories
-// (inHiddenOrModules) and dirs without a manifest.
+// globs ("!" excludes), skipping the directories ProjectDirAllowed refuses
+// and dirs without a manifest.
 // It also answers the stamp of each package.json it found, which the load
 // reuses rather than stat it again.
 func expandProjectGlobs(root string, globs []string) ([]string, map[string]fileStamp, error) {
@@ -483,7 +484,7 @@ func expandProjectGlobs(root string, globs []string) ([]string, map[string]fileS
 			return nil, nil, err
 		}
 		for _, d := range dirs {
-			if inHiddenOrModules(d) {
+			if !ProjectDirAllowed(pat, d) {
 				continue
 			}
 			// A manifest found inside d makes d a directory (or a link to
@@ -501,19 +502,46 @@ func expandProjectGlobs(root string, globs []string) ([]string, map[string]fileS
 	return sortedKeys(set), stamps, nil
 }
 
-// inHiddenOrModules reports whether the slash path d is, or is beneath, a
-// hidden directory (its name starts with ".") or one named node_modules,
-// at any depth: never a project. A glob's "*" matches such names
-// (packages/* matches packages/.git), and vxd's change journal watches no
-// .git or node_modules directory (wire.JournalCovers): a project made
-// there would change unseen by a run that repeats the last one.
-func inHiddenOrModules(d string) bool {
-	for _, seg := range strings.Split(d, "/") {
-		if seg == "node_modules" || strings.HasPrefix(seg, ".") {
-			return true
+// ProjectDirAllowed reports whether dir, a slash path the project glob
+// pat matched, may be a project. A directory on its way named .git, .vx
+// or node_modules never may: vxd's change journal never watches them, so
+// a project made there (or behind a link made there) would change unseen
+// by a run that repeats the last one. A hidden directory (its name starts
+// with ".") may only when the glob names it with a segment of its own
+// that starts with ".", as pnpm and turbo match dot directories:
+// "examples/.*/*" makes examples/.test/ssg a project, while "packages/*"
+// does not make packages/.cache one. Under a "**" the segments of a glob
+// and of a path no longer line up, and any dot segment of the glob may
+// name a hidden directory.
+func ProjectDirAllowed(pat, dir string) bool {
+	patSegs := strings.Split(pat, "/")
+	positional := !strings.Contains(pat, "**")
+	for i, seg := range strings.Split(dir, "/") {
+		switch {
+		case seg == ".git" || seg == ".vx" || seg == "node_modules":
+			return false
+		case !strings.HasPrefix(seg, "."):
+		case positional && i < len(patSegs):
+			if !dotSegmentMatches(patSegs[i], seg) {
+				return false
+			}
+		case positional:
+			return false
+		case !slices.ContainsFunc(patSegs, func(p string) bool { return dotSegmentMatches(p, seg) }):
+			return false
 		}
 	}
-	return false
+	return true
+}
+
+// dotSegmentMatches reports whether the glob segment p starts with "."
+// and matches the hidden name seg.
+func dotSegmentMatches(p, seg string) bool {
+	if !strings.HasPrefix(p, ".") {
+		return false
+	}
+	ok, _ := doublestar.Match(p, seg)
+	return ok
 }
 
 // hasManifest reports whether dir holds package.json or vx.project.json,

@@ -83,3 +83,23 @@ func TestRepeatSeesADirectoryNamedLikeGit(t *testing.T) {
 	harness.WriteFile(t, filepath.Join(root, "packages/.git/package.json"), `{"name": "hidden", "scripts": {"build": "echo hidden"}}`)
 	wantLikeAFreshRun(t, root, "a project made in a directory named .git", nil)
 }
+
+// TestRepeatSeesAProjectMadeInANamedHiddenDirectory: a project glob that
+// names a hidden directory (packages/.*/*, as trpc's pnpm-workspace.yaml
+// names examples/.*/*) makes projects there; one made there after the
+// memo, with vxd up, is in the next run, as in a run that loads the
+// workspace.
+func TestRepeatSeesAProjectMadeInANamedHiddenDirectory(t *testing.T) {
+	root := journalWorkspace(t)
+	harness.WriteFile(t, filepath.Join(root, "vx.workspace.json"), `{"projects": ["packages/*", "packages/.*/*"], "tasks": {"build": {"dependsOn": ["^build"], "inputs": ["src/**"], "outputs": ["dist/**"]}}}`)
+	harness.WriteFile(t, filepath.Join(root, "packages/.test/first/package.json"), `{"name": "first", "scripts": {"build": "echo first"}}`)
+	s, _ := repeatRun(t, root, nil)
+	if !slices.Contains(taskIDs(s), "first#build") {
+		t.Fatalf("the run's tasks %q lack first#build, of packages/.test/first", taskIDs(s))
+	}
+	settle()
+	waitJournal(t, startDaemon(t, root))
+	settleRepeat(t, root)
+	harness.WriteFile(t, filepath.Join(root, "packages/.test/later/package.json"), `{"name": "later", "scripts": {"build": "echo later"}}`)
+	wantLikeAFreshRun(t, root, "a project made in a hidden directory a glob names", nil)
+}

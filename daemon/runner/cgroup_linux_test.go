@@ -31,23 +31,11 @@ func TestStaleRunCgroupIsRemoved(t *testing.T) {
 	// A pid that is no process: past pid_max.
 	stale := filepath.Join(base, "vx-99999999-1")
 	live := filepath.Join(base, "vx-"+strconv.Itoa(os.Getpid())+"-999")
-	for _, dir := range []string{stale, filepath.Join(stale, "1"), live} {
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
+	if err := os.Mkdir(live, 0o755); err != nil {
+		t.Fatal(err)
 	}
 	t.Cleanup(func() { removeCgroup(stale); removeCgroup(live) })
-	f, err := os.Open(filepath.Join(stale, "1"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	left := exec.Command("sleep", "60")
-	left.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: int(f.Fd())}
-	err = left.Start()
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	left := startInStaleCgroup(t, stale)
 	t.Cleanup(func() { left.Process.Kill() })
 
 	c := newRunCgroup()
@@ -65,4 +53,32 @@ func TestStaleRunCgroupIsRemoved(t *testing.T) {
 	if _, err := os.Stat(live); err != nil {
 		t.Errorf("a live vx's cgroup was removed: %v", err)
 	}
+}
+
+// startInStaleCgroup makes the stale cgroup dir with a child cgroup and
+// starts a sleeper in that child. Any vx starting meanwhile on this
+// machine (another package's test) removes a stale cgroup as it should:
+// made again then, up to a few times.
+func startInStaleCgroup(t *testing.T, stale string) *exec.Cmd {
+	t.Helper()
+	var err error
+	for range 10 {
+		removeCgroup(stale)
+		if err = os.MkdirAll(filepath.Join(stale, "1"), 0o755); err != nil {
+			continue
+		}
+		var f *os.File
+		if f, err = os.Open(filepath.Join(stale, "1")); err != nil {
+			continue
+		}
+		left := exec.Command("sleep", "60")
+		left.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: int(f.Fd())}
+		err = left.Start()
+		f.Close()
+		if err == nil {
+			return left
+		}
+	}
+	t.Fatalf("starting a process in the stale cgroup %s: %v", stale, err)
+	return nil
 }

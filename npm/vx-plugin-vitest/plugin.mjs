@@ -5,6 +5,7 @@
 // it writes. README.md says what it infers and why.
 import path from 'node:path';
 import { serve, readOptions, readTasksRequest, within, projectPath, configChain, block, blankStrings, hasKey, packageVersion } from './lib/kit.mjs';
+import { workspaceOf, projectName, projectCommand, extraInputs } from './lib/projects.mjs';
 
 // Vitest's own order: vitest.config.* before vite.config.*, and within
 // each the extensions in this order (the first found is the one it loads).
@@ -41,7 +42,10 @@ function tasks(req) {
     if (!file) continue;
     const chain = configChain(wsRoot, file);
     if (path.posix.basename(file).startsWith('vite.') && !hasTestBlock(chain.text)) continue;
-    out.push(testTask(p, file, chain, opts));
+    const ws = workspaceOf(wsRoot, p.root, file, chain);
+    const task = testTask(p, file, chain, opts);
+    if (ws && !projectOfWorkspace(wsRoot, task, p, ws)) continue;
+    out.push(task);
   }
   out.sort((a, b) => (a.project < b.project ? -1 : a.project > b.project ? 1 : 0));
   return { tasks: out };
@@ -63,6 +67,23 @@ function configOf(root, present) {
 // which is where Vite's config holds Vitest's options.
 function hasTestBlock(text) {
   return hasKey(text, 'test');
+}
+
+// projectOfWorkspace makes task, inferred for a project whose config
+// brings in the root config ws whose test.projects covers it, run the
+// project from the root config's directory: the root's Vitest, filtered
+// to the project, with the root config's setup files and environment
+// package among its inputs. Coverage is written under the root config's
+// directory, outside the project: no output. False when the project's
+// name cannot be passed on a command line (no task).
+function projectOfWorkspace(wsRoot, task, p, ws) {
+  task.command = projectCommand(p.root, ws.dir, projectName(wsRoot, p.root, task.file));
+  if (!task.command) return false;
+  const extra = extraInputs(p.root, ws.test);
+  const at = task.inputs.indexOf('npm:vitest') + 1;
+  task.inputs = dedupe([...task.inputs.slice(0, at), ...extra, ...task.inputs.slice(at)]);
+  delete task.outputs;
+  return true;
 }
 
 function testTask(p, file, chain, opts) {

@@ -16,8 +16,7 @@ import (
 // npm; a run off CI is another key (CI is part of it) and writes none.
 func TestCoverageOnCIIsRestoredByAHit(t *testing.T) {
 	tools := toolsDir(t)
-	root := harness.TempRoot(t)
-	for rel, text := range map[string]string{
+	root := vitestWorkspace(t, tools, map[string]string{
 		".gitignore":                ".vx/\nnode_modules/\ncoverage/\n",
 		"package.json":              `{"name": "root", "private": true, "workspaces": ["packages/*"]}`,
 		"vx.workspace.json":         `{"projects": ["packages/*"], "plugins": ["@vzn/vx-plugin-vitest"]}`,
@@ -26,22 +25,7 @@ func TestCoverageOnCIIsRestoredByAHit(t *testing.T) {
 			"    include: ['src/**/*.test.js'],\n    coverage: {\n      enabled: !!process.env.CI,\n      reporter: ['json-summary'],\n    },\n  },\n});\n",
 		"packages/lib/src/index.js":      "export const add = (a, b) => a + b;\n",
 		"packages/lib/src/index.test.js": "import { test, expect } from 'vitest';\nimport { add } from './index.js';\n\ntest('add', () => {\n  expect(add(1, 2)).toBe(3);\n});\n",
-	} {
-		harness.WriteFile(t, filepath.Join(root, filepath.FromSlash(rel)), text)
-	}
-	entries, err := os.ReadDir(tools)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		link(t, root, "node_modules/"+e.Name(), filepath.Join(tools, e.Name()))
-	}
-	harness.CopyTree(t, filepath.Join(harness.ModuleRoot(), "npm", "vx-plugin-vitest"), filepath.Join(root, "node_modules", "@vzn", "vx-plugin-vitest"))
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.email=t@vx.invalid", "-c", "user.name=t", "commit", "-qm", "init"}} {
-		if out, err := exec.Command("git", append([]string{"-C", root}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	})
 	report := filepath.Join(root, "packages", "lib", "coverage", "coverage-summary.json")
 	onCI := append(harness.Env("VX_LOG", "CI"), "CI=1")
 	for _, step := range []struct {
@@ -66,4 +50,29 @@ func TestCoverageOnCIIsRestoredByAHit(t *testing.T) {
 			t.Errorf("%s: the coverage report is there: %v, want %v", step.name, err == nil, step.report)
 		}
 	}
+}
+
+// vitestWorkspace lays files out in a fresh git repository whose
+// node_modules is what npm would install there: the pinned tools of node/
+// (linked) and @vzn/vx-plugin-vitest (copied from npm/).
+func vitestWorkspace(t *testing.T, tools string, files map[string]string) string {
+	t.Helper()
+	root := harness.TempRoot(t)
+	for rel, text := range files {
+		harness.WriteFile(t, filepath.Join(root, filepath.FromSlash(rel)), text)
+	}
+	entries, err := os.ReadDir(tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		link(t, root, "node_modules/"+e.Name(), filepath.Join(tools, e.Name()))
+	}
+	harness.CopyTree(t, filepath.Join(harness.ModuleRoot(), "npm", "vx-plugin-vitest"), filepath.Join(root, "node_modules", "@vzn", "vx-plugin-vitest"))
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.email=t@vx.invalid", "-c", "user.name=t", "commit", "-qm", "init"}} {
+		if out, err := exec.Command("git", append([]string{"-C", root}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return root
 }

@@ -72,17 +72,34 @@ const token = "tok-3f9a1c55e2b8"
 
 // startServer starts the server on a free port with a static token and
 // local storage; extra env (READ_ONLY=true, TURBO_REMOTE_CACHE_SIGNATURE_KEY)
-// changes its setup.
+// changes its setup. A port taken between freePort and the server's
+// listen (by any process on the machine: another test's socket, a
+// connection's local port) is tried again with another, a few times.
 func startServer(t *testing.T, extra ...string) *server {
 	t.Helper()
 	cli := serverCLI(t)
-	port := freePort(t)
 	storage := filepath.Join(t.TempDir(), "storage")
+	for try := 1; ; try++ {
+		s, inUse := launchServer(t, cli, storage, extra)
+		if !inUse {
+			return s
+		}
+		if try == 5 {
+			t.Fatalf("the server found its port in use %d times:\n%s", try, s.Log())
+		}
+	}
+}
+
+// launchServer starts the server once and waits until it answers; inUse
+// when it exited because its port was taken.
+func launchServer(t *testing.T, cli, storage string, extra []string) (s *server, inUse bool) {
+	t.Helper()
+	port := freePort(t)
 	cmd := exec.Command("node", cli)
 	cmd.Env = append(harness.Env(), "STORAGE_PROVIDER=local", "STORAGE_PATH="+storage, "STORAGE_PATH_USE_TMP_FOLDER=false",
 		"TURBO_TOKEN="+token, "PORT="+strconv.Itoa(port), "HOST=127.0.0.1", "LOG_LEVEL=warn", "NODE_ENV=production")
 	cmd.Env = append(cmd.Env, extra...)
-	s := &server{URL: "http://127.0.0.1:" + strconv.Itoa(port), Storage: storage, cmd: cmd, done: make(chan struct{}), log: &bytes.Buffer{}, logMu: &sync.Mutex{}}
+	s = &server{URL: "http://127.0.0.1:" + strconv.Itoa(port), Storage: storage, cmd: cmd, done: make(chan struct{}), log: &bytes.Buffer{}, logMu: &sync.Mutex{}}
 	cmd.Stdout, cmd.Stderr = lockedWriter{s.log, s.logMu}, lockedWriter{s.log, s.logMu}
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting the server: %v", err)
@@ -92,6 +109,10 @@ func startServer(t *testing.T, extra ...string) *server {
 	harness.WaitFor(t, 2*time.Minute, "the remote cache server to answer", func() bool {
 		select {
 		case <-s.done:
+			if strings.Contains(s.Log(), "EADDRINUSE") {
+				inUse = true
+				return true
+			}
 			t.Fatalf("the server exited:\n%s", s.Log())
 		default:
 		}
@@ -102,7 +123,7 @@ func startServer(t *testing.T, extra ...string) *server {
 		resp.Body.Close()
 		return resp.StatusCode == 200
 	})
-	return s
+	return s, inUse
 }
 
 type lockedWriter struct {

@@ -11,8 +11,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/bmatcuk/doublestar/v4"
-
 	"github.com/vzn/vx/opkit"
 	"github.com/vzn/vx/protocol/plugin"
 )
@@ -85,10 +83,7 @@ func checkDescribe(a *plugin.Describe, mask func(string) string) error {
 		}
 	}
 	for _, g := range a.Globs {
-		if g == "" || strings.HasPrefix(g, "/") || !doublestar.ValidatePattern(g) || dotSegment(g) {
-			return fmt.Errorf("glob %q is not a workspace-relative glob", g)
-		}
-		if err := checkAlternatives(g); err != nil {
+		if err := checkGlob(g); err != nil {
 			return err
 		}
 	}

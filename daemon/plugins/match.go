@@ -136,6 +136,29 @@ func skipped(f string) bool {
 	return strings.HasPrefix(f, ".vx/") || strings.HasPrefix(f, ".git/") || strings.HasPrefix(f, "node_modules/") || strings.Contains(f, "/node_modules/")
 }
 
+// maxGlob bounds one glob's length.
+const maxGlob = 1024
+
+// checkGlob refuses g unless it is a workspace-relative glob, the kind a
+// plugin declares and a scope lists: matched against clean slash paths
+// relative to the workspace root, with brace groups that multiply to at
+// most maxGlobAlternatives.
+func checkGlob(g string) error {
+	switch {
+	case g == "":
+		return fmt.Errorf("an empty glob (write a workspace-relative glob such as \"packages/**\")")
+	case len(g) > maxGlob:
+		return fmt.Errorf("a glob longer than %d characters", maxGlob)
+	case strings.HasPrefix(g, "/"):
+		return fmt.Errorf("glob %q is not workspace-relative (no leading /, slashes only)", g)
+	case dotSegment(g):
+		return fmt.Errorf("glob %q has a . or .. segment: globs are matched against clean workspace-relative paths", g)
+	case !doublestar.ValidatePattern(g):
+		return fmt.Errorf("glob %q is not a valid glob", g)
+	}
+	return checkAlternatives(g)
+}
+
 // maxGlobAlternatives bounds the alternatives a glob's brace groups
 // multiply to: doublestar tries each with the rest of the glob, for
 // every path it matches.

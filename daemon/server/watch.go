@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bmatcuk/doublestar/v4"
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/vzn/vx/daemon/hashing"
@@ -46,7 +47,10 @@ type watcher struct {
 	plugins    []plugins.Sources
 	specs      []string // the declarations of plugins, in its order
 	pluginDirs map[string]bool
-	self       selfEdits // loop's alone
+	// globs are the project globs: a new hidden directory is a new
+	// project only where one of them takes it (ProjectDirAllowed).
+	globs []string
+	self  selfEdits // loop's alone
 }
 
 func (w *watcher) Close() error { return w.w.Close() }
@@ -76,9 +80,11 @@ func (w *watcher) sync() {
 	var srcs []plugins.Sources
 	var specs []string
 	pluginDirs := map[string]bool{}
+	var globs []string
 	if m, err := w.d.env.CurrentModel(); err == nil {
 		want = append(want, m.ProjectDirs...)
-		for _, g := range projectGlobs(m) {
+		globs = projectGlobs(m)
+		for _, g := range globs {
 			want = append(want, globParents(w.d.root, g)...)
 		}
 		targets = linkTargets(w.d.root, m.Files)
@@ -92,7 +98,7 @@ func (w *watcher) sync() {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.targets = targets
+	w.targets, w.globs = targets, globs
 	w.plugins, w.specs, w.pluginDirs = srcs, specs, pluginDirs
 	for _, dir := range want {
 		if w.dirs[dir] {
@@ -192,9 +198,11 @@ func projectGlobs(m *workspace.Model) []string {
 }
 
 // globParents lists the existing directories that a project glob's
-// wildcard segment lives in ("packages/*" → packages).
+// wildcard segment lives in ("packages/*" → packages), and for a "**"
+// glob every directory below that one the glob may take a project in
+// (a hidden one only where a segment of the glob starts with ".").
 func globParents(root, glob string) []string {
-	glob = strings.TrimPrefix(strings.TrimPrefix(glob, "!"), "./")
+	glob, _ = workspace.ProjectGlob(glob)
 	segs := strings.Split(glob, "/")
 	var static []string
 	for _, s := range segs {
@@ -212,7 +220,8 @@ func globParents(root, glob string) []string {
 				if err != nil || !de.IsDir() {
 					return nil
 				}
-				if de.Name() == "node_modules" || strings.HasPrefix(de.Name(), ".") {
+				rel, _ := filepath.Rel(root, p)
+				if !workspace.ProjectDirAllowed(glob, filepath.ToSlash(rel)) {
 					return filepath.SkipDir
 				}
 				out = append(out, p)
@@ -239,13 +248,52 @@ func (w *watcher) relevant(ev fsnotify.Event) bool {
 		w.mu.Lock()
 		parentWatched := w.dirs[filepath.Dir(ev.Name)] && filepath.Dir(ev.Name) != w.d.root && !w.pluginDirs[filepath.Dir(ev.Name)]
 		w.mu.Unlock()
-		if parentWatched && !strings.HasPrefix(name, ".") && name != "node_modules" && name != "dist" {
+		if parentWatched && name != "node_modules" && name != "dist" && w.takesHidden(ev.Name) {
 			if st, err := os.Stat(ev.Name); err == nil && st.IsDir() || err != nil && w.isProjectDir(ev.Name) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// takesHidden says whether dir may be a project as far as its hidden
+// name goes: a name without a leading "." always, a hidden one when a
+// project glob takes it (ProjectDirAllowed), as the load would.
+func (w *watcher) takesHidden(dir string) bool {
+	if !strings.HasPrefix(filepath.Base(dir), ".") {
+		return true
+	}
+	rel, err := filepath.Rel(w.d.root, dir)
+	if err != nil {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, g := range w.globs {
+		if pat, neg := workspace.ProjectGlob(g); !neg && mayHold(pat, filepath.ToSlash(rel)) && workspace.ProjectDirAllowed(pat, filepath.ToSlash(rel)) {
+			return true
+		}
+	}
+	return false
+}
+
+// mayHold says whether the project glob pat may match dir or a directory
+// below it: each of dir's segments matches pat's, up to a "**".
+func mayHold(pat, dir string) bool {
+	segs := strings.Split(pat, "/")
+	for i, d := range strings.Split(dir, "/") {
+		if i >= len(segs) {
+			return false
+		}
+		if segs[i] == "**" {
+			return true
+		}
+		if ok, err := doublestar.Match(segs[i], d); err != nil || !ok {
+			return false
+		}
+	}
+	return true
 }
 
 func (w *watcher) isProjectDir(dir string) bool {

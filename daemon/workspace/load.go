@@ -463,6 +463,15 @@ func (m *Model) loadProject(dir string, stamps map[string]fileStamp, ms *manifes
 	return p, pkg, files, nil
 }
 
+// ProjectGlob is the pattern a project glob of the configuration matches
+// workspace-relative directories with ("./apps/*/" is "apps/*"), and
+// whether it excludes them (a leading "!").
+func ProjectGlob(g string) (pat string, neg bool) {
+	neg = strings.HasPrefix(g, "!")
+	pat = strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(g, "!"), "./"), "/")
+	return strings.TrimSuffix(pat, "/"), neg
+}
+
 // expandProjectGlobs returns the slash-separated relative dirs matched by
 // globs ("!" excludes), skipping the directories ProjectDirAllowed refuses
 // and dirs without a manifest.
@@ -473,9 +482,7 @@ func expandProjectGlobs(root string, globs []string) ([]string, map[string]fileS
 	set := map[string]bool{}
 	stamps := map[string]fileStamp{}
 	for _, g := range globs {
-		neg := strings.HasPrefix(g, "!")
-		pat := strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(g, "!"), "./"), "/")
-		pat = strings.TrimSuffix(pat, "/")
+		pat, neg := ProjectGlob(g)
 		if !doublestar.ValidatePattern(pat) {
 			return nil, nil, fmt.Errorf("%s: projects: %q is not a valid glob", ConfigFile, g)
 		}

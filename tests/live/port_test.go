@@ -17,17 +17,6 @@ import (
 	"github.com/vzn/vx/tests/internal/harness"
 )
 
-// freePort is a loopback port nothing listens on as it returns.
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
-
 // smallWorkspace is a one-project workspace whose vx.workspace.json is
 // config (the daemon is stopped at the end).
 func smallWorkspace(t *testing.T, config string) string {
@@ -81,7 +70,7 @@ func TestChosenPort(t *testing.T) {
 		t.Errorf("the refusal does not name the holder, this test's process (pid %d)\n%s", os.Getpid(), r)
 	}
 
-	port := freePort(t)
+	port := harness.FreePort(t)
 	if r := run(t, root, vxdBin, "start", "--port", strconv.Itoa(port)); r.Code != 0 || !strings.Contains(r.Stdout, fmt.Sprintf("127.0.0.1:%d/mcp", port)) {
 		t.Fatalf("vxd start --port %d\n%s", port, r)
 	}
@@ -91,13 +80,13 @@ func TestChosenPort(t *testing.T) {
 	if r := run(t, root, vxdBin, "start"); r.Code != 0 {
 		t.Errorf("vxd start (no --port) with a daemon running: want its address\n%s", r)
 	}
-	other := freePort(t)
+	other := harness.FreePort(t)
 	if r := run(t, root, vxdBin, "start", "--port", strconv.Itoa(other)); r.Code == 0 || !strings.Contains(r.Stderr, fmt.Sprintf("port %d, not %d", port, other)) {
 		t.Errorf("vxd start --port %d with one on %d: want a refusal naming both\n%s", other, port, r)
 	}
 	stopDaemon(t, root)
 
-	configured := freePort(t)
+	configured := harness.FreePort(t)
 	harness.WriteFile(t, filepath.Join(root, "vx.workspace.json"), fmt.Sprintf(`{"projects": ["apps/*"], "daemon": {"port": %d}}`, configured))
 	if r := run(t, root, vxdBin, "start"); r.Code != 0 {
 		t.Fatalf("vxd start with daemon.port %d\n%s", configured, r)

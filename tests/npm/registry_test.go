@@ -9,11 +9,9 @@
 package npm_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -77,11 +75,12 @@ type registry struct {
 
 // startRegistry starts verdaccio on a free loopback port with its storage
 // in a fresh directory and no uplink (nothing but what the test publishes
-// can be installed), and stops it when the test ends.
+// can be installed), and stops it when the test ends. A port taken
+// between its choice and verdaccio's listen is tried again with another
+// (harness.OnFreePort).
 func startRegistry(t *testing.T, bin string) registry {
 	t.Helper()
 	dir := t.TempDir()
-	port := freePort(t)
 	config := fmt.Sprintf(`storage: %s/storage
 auth:
   htpasswd:
@@ -96,34 +95,47 @@ max_body_size: 200mb
 log: {type: stdout, format: pretty, level: warn}
 `, dir, dir)
 	harness.WriteFile(t, filepath.Join(dir, "config.yaml"), config)
-	var logs bytes.Buffer
+	var r registry
+	harness.OnFreePort(t, "verdaccio", func(port int) bool {
+		r.url = fmt.Sprintf("http://127.0.0.1:%d/", port)
+		return !launchRegistry(t, bin, dir, port)
+	})
+	r.token = addUser(t, r.url)
+	return r
+}
+
+// launchRegistry starts verdaccio on port and waits until it answers:
+// false when it exited because the port was taken.
+func launchRegistry(t *testing.T, bin, dir string, port int) bool {
+	t.Helper()
+	var logs harness.SyncBuffer
 	cmd := exec.Command(filepath.Join(bin, "verdaccio"), "--config", filepath.Join(dir, "config.yaml"), "--listen", fmt.Sprintf("127.0.0.1:%d", port))
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	cmd.Env = harness.Env()
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting verdaccio: %v", err)
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	r := registry{url: fmt.Sprintf("http://127.0.0.1:%d/", port)}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); <-done })
+	up := true
 	harness.WaitFor(t, time.Minute, "verdaccio to answer", func() bool {
-		resp, err := http.Get(r.url + "-/ping")
+		select {
+		case <-done:
+			if strings.Contains(logs.String(), "EADDRINUSE") {
+				up = false
+				return true
+			}
+			t.Fatalf("verdaccio exited:\n%s", logs.String())
+		default:
+		}
+		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/-/ping", port))
 		if err == nil {
 			resp.Body.Close()
 		}
 		return err == nil && resp.StatusCode == http.StatusOK
 	})
-	r.token = addUser(t, r.url)
-	return r
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	return up
 }
 
 // addUser creates the registry's one user, as npm adduser does, and

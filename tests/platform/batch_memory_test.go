@@ -69,7 +69,7 @@ func TestBatchesKeepMemoryBounded(t *testing.T) {
 	}
 	ts := seed(t)
 	_, bin := binaries(t)
-	srv := startServe(t, bin, ts.p.url, freePort(t))
+	srv := startServe(t, bin, ts.p.url)
 	run := bigRun("abcdef012345", wire.MaxPushTasks)
 	if r := push(t, srv.base, ts.acmeIngest, run); r.status != http.StatusCreated {
 		t.Fatalf("pushing the big run: %d %s", r.status, r.body)
@@ -148,7 +148,7 @@ func TestReadsInFlightCapped(t *testing.T) {
 	}
 	ts := seed(t)
 	_, bin := binaries(t)
-	srv := startServe(t, bin, ts.p.url, freePort(t))
+	srv := startServe(t, bin, ts.p.url)
 	run := bigRun("abcdef012346", wire.MaxPushTasks)
 	if r := push(t, srv.base, ts.acmeIngest, run); r.status != http.StatusCreated {
 		t.Fatalf("pushing the big run: %d %s", r.status, r.body)

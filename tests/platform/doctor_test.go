@@ -60,7 +60,7 @@ func TestDoctorPlatform(t *testing.T) {
 	vx, bin := binaries(t)
 	p := newPlatform(t)
 	p.org(t, "acme")
-	srv := startServe(t, bin, p.url, freePort(t))
+	srv := startServe(t, bin, p.url)
 	ingest, _ := p.token(t, "acme", "ingest", "")
 	revoked, revokedID := p.token(t, "acme", "ingest", "")
 	read, _ := p.token(t, "acme", "read", "")

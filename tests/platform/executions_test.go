@@ -66,7 +66,7 @@ func TestExecutionsCountedOneWay(t *testing.T) {
 		return strings.TrimSpace(r.Stdout)
 	}
 	ingestTok, readTok := mint("ingest"), mint("read")
-	srv := startServe(t, platform, db, freePort(t))
+	srv := startServe(t, platform, db)
 
 	ws := harness.TempRoot(t)
 	writeWorkspace(t, ws, srv.base)

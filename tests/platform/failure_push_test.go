@@ -102,5 +102,5 @@ func servedOrg(t *testing.T) (vx string, srv *serveProc, ingestTok, readTok stri
 		r := runCLI(t, platform, db, "token", "create", "--org", "acme", "--scope", scope, "--name", "t-"+scope)
 		return strings.TrimSpace(r.Stdout)
 	}
-	return vx, startServe(t, platform, db, freePort(t)), tok("ingest"), tok("read")
+	return vx, startServe(t, platform, db), tok("ingest"), tok("read")
 }

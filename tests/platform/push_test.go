@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -21,15 +20,6 @@ import (
 	"github.com/vzn/vx/tests/internal/pgtest"
 )
 
-func freePort(t *testing.T) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 // serveProc is a running vx-platform serve.
 type serveProc struct {
 	cmd  *exec.Cmd
@@ -37,11 +27,19 @@ type serveProc struct {
 	log  string // its stderr, debug level: a line per request
 }
 
-// startServe runs `vx-platform serve` on port over db, through the
-// command prefix when one is given (such as prlimit with its flags).
-func startServe(t *testing.T, bin, db string, port int, prefix ...string) *serveProc {
+// startServe runs `vx-platform serve` on a port the system picks (its
+// listen address read from its log: no port chosen beforehand that
+// another process could take meanwhile) over db, through the command
+// prefix when one is given (such as prlimit with its flags).
+func startServe(t *testing.T, bin, db string, prefix ...string) *serveProc {
 	t.Helper()
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	return serveAt(t, bin, db, "127.0.0.1:0", prefix...)
+}
+
+// serveAt runs `vx-platform serve` listening on addr ("127.0.0.1:0":
+// a port of the system's choice) and waits until it answers.
+func serveAt(t *testing.T, bin, db, addr string, prefix ...string) *serveProc {
+	t.Helper()
 	argv := append(append(prefix, bin), "serve", "--listen", addr, "--log-level", "debug")
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(harness.Env("VX_PLATFORM_DB", "VX_PLATFORM_LISTEN"), "VX_PLATFORM_DB="+db)
@@ -56,8 +54,13 @@ func startServe(t *testing.T, bin, db string, port int, prefix ...string) *serve
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &serveProc{cmd: cmd, base: "http://" + addr, log: logPath}
+	p := &serveProc{cmd: cmd, log: logPath}
 	t.Cleanup(func() { p.stop() })
+	harness.WaitFor(t, 30*time.Second, "vx-platform to log where it listens", func() bool {
+		listen := listenAddr(t, logPath)
+		p.base = "http://" + listen
+		return listen != ""
+	})
 	harness.WaitFor(t, 30*time.Second, "vx-platform to answer /healthz", func() bool {
 		resp, err := http.Get(p.base + "/healthz")
 		if err != nil {
@@ -67,6 +70,23 @@ func startServe(t *testing.T, bin, db string, port int, prefix ...string) *serve
 		return resp.StatusCode == 200
 	})
 	return p
+}
+
+// listenAddr is the address vx-platform serve logged it listens on ("" while
+// it has not).
+func listenAddr(t *testing.T, logPath string) string {
+	t.Helper()
+	b, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(string(b)) {
+		var l struct{ Message, Listen string }
+		if json.Unmarshal([]byte(line), &l) == nil && l.Message == "vx-platform serving" {
+			return l.Listen
+		}
+	}
+	return ""
 }
 
 func (p *serveProc) stop() {
@@ -148,8 +168,7 @@ func TestRealRunsReachThePlatform(t *testing.T) {
 		return lines[0]
 	}
 	ingestTok, readTok := mint("ingest"), mint("read")
-	port := freePort(t)
-	srv := startServe(t, platform, db, port)
+	srv := startServe(t, platform, db)
 
 	ws := harness.TempRoot(t)
 	writeWorkspace(t, ws, srv.base)
@@ -182,7 +201,8 @@ func TestRealRunsReachThePlatform(t *testing.T) {
 	if n := outbox(t, ws); len(n) != 1 || n[0] != id2+".json" {
 		t.Fatalf("outbox after an undeliverable push: %v", n)
 	}
-	srv = startServe(t, platform, db, port)
+	// Back at the address the workspace names.
+	srv = serveAt(t, platform, db, strings.TrimPrefix(srv.base, "http://"))
 	if r := vxIn(t, vx, ws, ingestTok, "push"); r.Code != 0 || !strings.Contains(r.Stdout, "pushed 1 run(s)") {
 		t.Fatalf("vx push: %s", r)
 	}
@@ -243,8 +263,8 @@ func TestRealRunsReachThePlatform(t *testing.T) {
 func TestTwoServeProcessesOneDatabase(t *testing.T) {
 	_, platform := binaries(t)
 	db := pgtest.URL(t)
-	a := startServe(t, platform, db, freePort(t))
-	b := startServe(t, platform, db, freePort(t))
+	a := startServe(t, platform, db)
+	b := startServe(t, platform, db)
 	if r := runCLI(t, platform, db, "org", "create", "acme"); r.Code != 0 {
 		t.Fatal(r)
 	}

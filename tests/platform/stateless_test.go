@@ -27,7 +27,7 @@ func statelessPlatform(t *testing.T) (*tenants, *serveProc) {
 	t.Helper()
 	ts := seed(t)
 	_, bin := binaries(t)
-	return ts, startServe(t, bin, ts.p.url, freePort(t))
+	return ts, startServe(t, bin, ts.p.url)
 }
 
 func connectPlatform(t *testing.T, base, token string, opts *sdk.ClientSessionOptions) (*sdk.ClientSession, error) {

@@ -70,7 +70,7 @@ func TestListenStreamsCappedPerToken(t *testing.T) {
 func TestStreamsWithinFileLimit(t *testing.T) {
 	ts := seed(t)
 	_, bin := binaries(t)
-	srv := startServe(t, bin, ts.p.url, freePort(t), "prlimit", "--nofile=256:256", "--")
+	srv := startServe(t, bin, ts.p.url, "prlimit", "--nofile=256:256", "--")
 	var toks []string
 	for range 30 {
 		tok, _ := ts.p.token(t, "acme", "read", "")

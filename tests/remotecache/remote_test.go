@@ -94,7 +94,7 @@ func TestWrongToken(t *testing.T) {
 // A server nobody listens on: one warning, the run passes.
 func TestUnreachable(t *testing.T) {
 	ws := clone(t)
-	dead := &server{URL: "http://127.0.0.1:" + itoa(freePort(t))}
+	dead := &server{URL: "http://127.0.0.1:" + itoa(harness.FreePort(t))}
 	s, res := runJSON(t, ws, env(dead), "build")
 	if !s.OK || len(warnings(s, dead.URL)) != 1 || !strings.Contains(warnings(s, dead.URL)[0], "unreachable") {
 		t.Fatalf("want a passing run with one 'unreachable' warning: %q\n%s", s.Warnings, res)

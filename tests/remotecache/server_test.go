@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"io/fs"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -72,29 +71,24 @@ const token = "tok-3f9a1c55e2b8"
 
 // startServer starts the server on a free port with a static token and
 // local storage; extra env (READ_ONLY=true, TURBO_REMOTE_CACHE_SIGNATURE_KEY)
-// changes its setup. A port taken between freePort and the server's
-// listen (by any process on the machine: another test's socket, a
-// connection's local port) is tried again with another, a few times.
+// changes its setup. A port taken between its choice and the server's
+// listen is tried again with another (harness.OnFreePort).
 func startServer(t *testing.T, extra ...string) *server {
 	t.Helper()
 	cli := serverCLI(t)
 	storage := filepath.Join(t.TempDir(), "storage")
-	for try := 1; ; try++ {
-		s, inUse := launchServer(t, cli, storage, extra)
-		if !inUse {
-			return s
-		}
-		if try == 5 {
-			t.Fatalf("the server found its port in use %d times:\n%s", try, s.Log())
-		}
-	}
+	var s *server
+	harness.OnFreePort(t, "the remote cache server", func(port int) (taken bool) {
+		s, taken = launchServer(t, cli, storage, port, extra)
+		return taken
+	})
+	return s
 }
 
-// launchServer starts the server once and waits until it answers; inUse
-// when it exited because its port was taken.
-func launchServer(t *testing.T, cli, storage string, extra []string) (s *server, inUse bool) {
+// launchServer starts the server once on port and waits until it
+// answers; inUse when it exited because its port was taken.
+func launchServer(t *testing.T, cli, storage string, port int, extra []string) (s *server, inUse bool) {
 	t.Helper()
-	port := freePort(t)
 	cmd := exec.Command("node", cli)
 	cmd.Env = append(harness.Env(), "STORAGE_PROVIDER=local", "STORAGE_PATH="+storage, "STORAGE_PATH_USE_TMP_FOLDER=false",
 		"TURBO_TOKEN="+token, "PORT="+strconv.Itoa(port), "HOST=127.0.0.1", "LOG_LEVEL=warn", "NODE_ENV=production")
@@ -152,16 +146,6 @@ func (s *server) Stop() {
 	}
 	s.cmd.Process.Kill()
 	<-s.done
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // artifacts lists the artifact files the server stores (tags apart).

@@ -1,8 +1,9 @@
 //go:build !windows
 
 // Package pgtest gives tests a private PostgreSQL: one cluster per test
-// binary, initdb'd into a temporary directory and listening on a free
-// loopback port, and a fresh database per test. When the tests run as root
+// binary, initdb'd into a temporary directory and listening only on a
+// Unix socket in it (no TCP port another process could take between
+// choosing it and the server's listen), and a fresh database per test. When the tests run as root
 // the server runs as the postgres user. Outside CI a machine without
 // PostgreSQL skips the tests that need it, with a message; with CI=true it
 // fails them.
@@ -14,7 +15,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -34,10 +34,14 @@ import (
 
 type server struct {
 	dir  string
-	port int
+	sock string // the directory of the server's socket
 	cmd  *exec.Cmd
 	err  error
 }
+
+// port names the socket file in the server's own directory
+// (.s.PGSQL.5432); no TCP port is opened.
+const port = 5432
 
 var (
 	once   sync.Once
@@ -80,7 +84,7 @@ func URL(t testing.TB) string {
 }
 
 func (s *server) url(db string) string {
-	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", s.port, db)
+	return fmt.Sprintf("postgres://postgres@/%s?host=%s&port=%d&sslmode=disable", db, s.sock, port)
 }
 
 // binDir finds initdb and postgres.
@@ -121,15 +125,6 @@ func credential() (*syscall.Credential, int, int, error) {
 	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, uid, gid, nil
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 func (s *server) start() error {
 	bin, err := binDir()
 	if err != nil {
@@ -161,11 +156,9 @@ func (s *server) start() error {
 	if out, err := initdb.CombinedOutput(); err != nil {
 		return fmt.Errorf("initdb: %v: %s", err, out)
 	}
-	if s.port, err = freePort(); err != nil {
-		return err
-	}
-	s.cmd = exec.Command(filepath.Join(bin, "postgres"), "-D", data, "-p", strconv.Itoa(s.port), "-k", sock,
-		"-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off",
+	s.sock = sock
+	s.cmd = exec.Command(filepath.Join(bin, "postgres"), "-D", data, "-p", strconv.Itoa(port), "-k", sock,
+		"-c", "listen_addresses=", "-c", "fsync=off", "-c", "synchronous_commit=off",
 		"-c", "full_page_writes=off", "-c", "max_connections=200")
 	s.cmd.Dir = s.dir
 	// The server dies with the test binary even if it is killed.

@@ -103,7 +103,7 @@ func pluginVerbs(m *workspace.Model) []string {
 func workspaceFor(m *workspace.Model) *plugin.Workspace {
 	w := &plugin.Workspace{Root: m.Root, Projects: []plugin.Project{}, Tasks: []plugin.WorkspaceTask{}}
 	for _, p := range m.Projects {
-		w.Projects = append(w.Projects, plugin.Project{Name: p.Name, Root: p.Dir})
+		w.Projects = append(w.Projects, plugin.Project{Name: p.Name, Root: p.Dir, Scripts: plugin.Scripts(p.Scripts)})
 		for _, name := range projectTasks(m, p) {
 			def, _ := m.Resolve(p.Name, name)
 			t := plugin.WorkspaceTask{Project: p.Name, Name: name, Command: def.Command}

@@ -78,16 +78,24 @@ func tasksKey(describeKey, projectsKey string, files []fileRec) string {
 }
 
 // projectsKey is the key of the projects a tasks request carries: the
-// SHA-256 of each name and root, length-prefixed (a varint: most names
-// and roots are short, and a load takes this of every project).
+// SHA-256 of each name, root and script (name and command), each
+// length-prefixed (a varint: most are short, and a load takes this of
+// every project).
 func projectsKey(projects []plugin.Project) string {
-	b := make([]byte, 0, len("projects")+len(projects)*48)
+	b := make([]byte, 0, len("projects")+len(projects)*96)
 	b = append(b, "projects"...)
+	str := func(s string) {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
 	for _, p := range projects {
-		b = binary.AppendUvarint(b, uint64(len(p.Name)))
-		b = append(b, p.Name...)
-		b = binary.AppendUvarint(b, uint64(len(p.Root)))
-		b = append(b, p.Root...)
+		str(p.Name)
+		str(p.Root)
+		b = binary.AppendUvarint(b, uint64(len(p.Scripts)))
+		for _, sc := range p.Scripts {
+			str(sc.Name)
+			str(sc.Command)
+		}
 	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])

@@ -375,7 +375,7 @@ func (m *Model) infer(o inferOptions, pl *pluginLoad) {
 	r := plugins.Runner{Root: m.Root, Masker: mask}
 	projects := make([]plugin.Project, 0, len(m.Projects))
 	for _, p := range m.Projects {
-		projects = append(projects, plugin.Project{Name: p.Name, Root: p.Dir})
+		projects = append(projects, plugin.Project{Name: p.Name, Root: p.Dir, Scripts: plugin.Scripts(p.Scripts)})
 	}
 	// The plugins answer at once (each mostly stats its files or waits
 	// for its process); their tasks join the model in declaration order.

@@ -3,6 +3,8 @@ package workspace
 import (
 	"sort"
 	"strings"
+
+	"github.com/vzn/vx/protocol/plugin"
 )
 
 // Scripts are a package.json's scripts, sorted by name. A map per
@@ -11,11 +13,9 @@ import (
 // kept that whole file (1.7 MB) alive with them.
 type Scripts []Script
 
-// Script is one package.json script.
-type Script struct {
-	Name    string
-	Command string
-}
+// Script is one package.json script (the type a plugin's tasks request
+// carries them in: a model's scripts go to a plugin as they are).
+type Script = plugin.Script
 
 // scriptsOf are m's scripts, their strings copied (never sharing a
 // larger buffer they were decoded from); nil for none.

@@ -4,7 +4,11 @@
 // authors; these types and constants are its one definition in Go.
 package plugin
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+)
 
 // Version is the protocol version every request and answer carries in
 // "protocol". An answer with another version is refused.
@@ -79,6 +83,54 @@ type Project struct {
 	// Root is the project's directory, workspace-relative ("" never: the
 	// root package is not a project).
 	Root string `json:"root"`
+	// Scripts are the scripts of the project's package.json, an object
+	// in name order ({} for none): a plugin that reads them need not
+	// match package.json files, and a tasks answer is asked again when
+	// they change (they are part of what it is stored for).
+	Scripts Scripts `json:"scripts"`
+}
+
+// Scripts are a package.json's scripts, sorted by name, as a JSON object.
+type Scripts []Script
+
+// Script is one package.json script.
+type Script struct {
+	Name    string
+	Command string
+}
+
+// MarshalJSON writes the scripts as one object, in their order.
+func (s Scripts) MarshalJSON() ([]byte, error) {
+	b := append(make([]byte, 0, 2+len(s)*32), '{')
+	for i, sc := range s {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		k, err := json.Marshal(sc.Name)
+		if err != nil {
+			return nil, err
+		}
+		v, err := json.Marshal(sc.Command)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(append(b, k...), ':'), v...)
+	}
+	return append(b, '}'), nil
+}
+
+// UnmarshalJSON reads an object of strings, sorted by name.
+func (s *Scripts) UnmarshalJSON(b []byte) error {
+	var m map[string]string
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	*s = make(Scripts, 0, len(m))
+	for k, v := range m {
+		*s = append(*s, Script{Name: k, Command: v})
+	}
+	slices.SortFunc(*s, func(a, b Script) int { return strings.Compare(a.Name, b.Name) })
+	return nil
 }
 
 // Workspace is the model a command receives.

@@ -179,6 +179,9 @@ func checkTasks(tasks []plugin.Task, files map[string]bool, roots map[string]str
 				if f.name == "outputs" && strings.HasPrefix(strings.TrimPrefix(p, "!"), "/") {
 					return t.File, fmt.Errorf("task %s: outputs %q is an absolute path (outputs are relative to the task's directory, as \"dist/**\")", id, p)
 				}
+				if f.name == "outputs" && escapes("", p) {
+					return t.File, fmt.Errorf("task %s: outputs %q leaves the task's directory (outputs are relative to it, as \"dist/**\")", id, p)
+				}
 			}
 		}
 	}

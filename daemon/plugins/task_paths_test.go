@@ -9,7 +9,8 @@ import (
 
 // TestTaskPathsOutsideAreRefused: an inferred task's inputs and outputs
 // are held to what a configured task's may name: inside the workspace,
-// outputs under the task's directory.
+// outputs under the task's directory (neither rooted at "/" nor climbing
+// out through "..", which would match nothing and lose the files on a hit).
 func TestTaskPathsOutsideAreRefused(t *testing.T) {
 	files := map[string]bool{"packages/a/x.json": true}
 	roots := map[string]string{"a": "packages/a"}
@@ -17,7 +18,7 @@ func TestTaskPathsOutsideAreRefused(t *testing.T) {
 		return []plugin.Task{{Project: "a", Name: "t", File: "packages/a/x.json", Inputs: &inputs, Outputs: &outputs}}
 	}
 	for _, ok := range []struct{ inputs, outputs []string }{
-		{[]string{"src/**", "/tsconfig.json", "^dist/**", "!test/**", "../b/**", "npm:left-pad", "{src,lib}/**"}, []string{"dist/**", "!dist/cache/**"}},
+		{[]string{"src/**", "/tsconfig.json", "^dist/**", "!test/**", "../b/**", "npm:left-pad", "{src,lib}/**"}, []string{"dist/**", "!dist/cache/**", "dist/../out/**"}},
 	} {
 		if _, err := checkTasks(task(ok.inputs, ok.outputs), files, roots); err != nil {
 			t.Errorf("%v %v refused: %v", ok.inputs, ok.outputs, err)
@@ -32,6 +33,8 @@ func TestTaskPathsOutsideAreRefused(t *testing.T) {
 		{[]string{"{a,b,c,d}/../../../../../etc/**"}, nil, "outside the workspace"},
 		{nil, []string{"/etc/**"}, "outputs \"/etc/**\""},
 		{nil, []string{"!/dist/**"}, "outputs \"!/dist/**\""},
+		{nil, []string{"../b/dist/**"}, "outputs \"../b/dist/**\" leaves the task's directory"},
+		{nil, []string{"!dist/../../b/**"}, "outputs \"!dist/../../b/**\" leaves the task's directory"},
 		{[]string{`C:\secrets`}, nil, "outside the workspace"},
 	} {
 		_, err := checkTasks(task(bad.inputs, bad.outputs), files, roots)

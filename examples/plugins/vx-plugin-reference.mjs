@@ -52,7 +52,9 @@ function tasks(req, opts) {
   const name = opts.taskName || "ref";
   const out = [];
   for (const file of req.files) {
-    const dir = file.includes("/") ? file.slice(0, file.lastIndexOf("/")) : "";
+    // A project's root is workspace-relative; the workspace root's own
+    // project has root ".".
+    const dir = file.includes("/") ? file.slice(0, file.lastIndexOf("/")) : ".";
     const project = req.projects.find((p) => p.root === dir);
     if (!project) continue; // a vx-ref.json outside any project's root
     const decl = JSON.parse(readFileSync(file, "utf8"));

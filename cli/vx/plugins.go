@@ -20,7 +20,11 @@ func pluginText(p ops.InfoPlugin) string {
 	if p.Name != "" {
 		name = fmt.Sprintf("%s %s (%s)", p.Name, p.Version, p.Plugin)
 	}
-	s := fmt.Sprintf("%s: stages %s, %d task(s) from %d file(s)", name, strings.Join(p.Stages, "+"), p.Tasks, p.Files)
+	stages := strings.Join(p.Stages, "+")
+	if stages == "" {
+		stages = "none" // its describe failed
+	}
+	s := fmt.Sprintf("%s: stages %s, %d task(s) from %d file(s)", name, stages, p.Tasks, p.Files)
 	if len(p.Commands) > 0 {
 		s += ", commands " + strings.Join(p.Commands, ", ")
 	}

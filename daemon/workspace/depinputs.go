@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"path"
 	"sort"
 	"strings"
 )
@@ -33,6 +34,53 @@ func RootInputs(inputs []string) []string {
 		}
 	}
 	return out
+}
+
+// climbedInputs answers a project task's inputs with each that climbs
+// out of the project at dir through ".." but stays in the workspace
+// ("../../tsconfig.base.json", "!../x/**") written as the workspace-rooted
+// input naming the same files ("/tsconfig.base.json"), and one that climbs
+// back in ("src/../lib/**") as relative to dir, as turbo reads such an
+// input. A project task's plain globs are matched against its own files,
+// so a "../" one would match nothing and leave the key blind to the file.
+// One that leaves the workspace is kept as it is, matching nothing (a
+// plugin's answer that holds one has been refused); "^", "/" and "npm:"
+// inputs are kept too. inputs itself is answered when nothing changes.
+func climbedInputs(dir string, inputs []string) []string {
+	var out []string
+	for i, g := range inputs {
+		neg, p := "", g
+		if rest, ok := strings.CutPrefix(g, "!"); ok {
+			neg, p = "!", rest
+		}
+		c := ""
+		if dotDotSegment(p) && !strings.HasPrefix(p, "^") && !strings.HasPrefix(p, "npm:") {
+			c = path.Clean(path.Join(dir, p))
+		}
+		if c == "" || c == ".." || strings.HasPrefix(c, "../") || strings.HasPrefix(p, "/") {
+			if out != nil {
+				out = append(out, g)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([]string, 0, len(inputs)), inputs[:i]...)
+		}
+		if rel, ok := strings.CutPrefix(c, dir+"/"); ok && dir != "." && dir != "" {
+			out = append(out, neg+rel)
+		} else {
+			out = append(out, neg+"/"+c)
+		}
+	}
+	if out == nil {
+		return inputs
+	}
+	return out
+}
+
+// dotDotSegment reports whether the slash path p has a ".." segment.
+func dotDotSegment(p string) bool {
+	return p == ".." || strings.HasPrefix(p, "../") || strings.Contains(p, "/../") || strings.HasSuffix(p, "/..")
 }
 
 // NpmInputs are the package names of a task's "npm:NAME" inputs: the

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -478,11 +477,7 @@ func (m *Model) addInferred(res plugins.Result, shared map[string]bool) PluginSt
 			shadowed = append(shadowed, fmt.Sprintf("%s#%s (kept %s's)", t.Project, t.Name, have.origin.Plugin))
 			continue
 		}
-		dir := ""
-		if p := m.byName[t.Project]; p != nil {
-			dir = p.Dir
-		}
-		m.inferred[ref] = inferredTask{cfg: taskConfigOf(dir, t), origin: TaskOrigin{Plugin: origin, File: t.File}}
+		m.inferred[ref] = inferredTask{cfg: taskConfigOf(t), origin: TaskOrigin{Plugin: origin, File: t.File}}
 		s.Tasks++
 	}
 	if res.Unstored != "" && s.Error == "" {
@@ -517,52 +512,9 @@ func sharedNames(results []plugins.Result) map[string]bool {
 	return shared
 }
 
-// taskConfigOf is the inferred task t of the project at dir as the
-// lowest layer of its configuration.
-func taskConfigOf(dir string, t plugin.Task) TaskConfig {
-	return TaskConfig{Command: t.Command, DependsOn: t.DependsOn, Inputs: climbedInputs(dir, t.Inputs), Outputs: t.Outputs,
+func taskConfigOf(t plugin.Task) TaskConfig {
+	return TaskConfig{Command: t.Command, DependsOn: t.DependsOn, Inputs: t.Inputs, Outputs: t.Outputs,
 		Env: t.Env, PassEnv: t.PassEnv, Cache: t.Cache, Timeout: t.Timeout}
-}
-
-// climbedInputs answers a plugin task's inputs with each that climbs out
-// of the project at dir through ".." ("../../tsconfig.base.json", "!../x/**")
-// written as the workspace-rooted input naming the same files
-// ("/tsconfig.base.json"), and one that climbs back in as relative to dir.
-// A project's inputs are matched against its own files, so a "../" glob
-// would match nothing and leave the task's key blind to the file the
-// plugin named. The answer's check has refused an input that leaves the
-// workspace; "^" and "npm:" inputs are kept as they are. The list is a new
-// one when any input changes: the answer may be a stored one, shared.
-func climbedInputs(dir string, inputs *[]string) *[]string {
-	if inputs == nil {
-		return nil
-	}
-	var out []string
-	for i, g := range *inputs {
-		neg, p := "", g
-		if rest, ok := strings.CutPrefix(g, "!"); ok {
-			neg, p = "!", rest
-		}
-		if strings.HasPrefix(p, "^") || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "npm:") || !slices.Contains(strings.Split(p, "/"), "..") {
-			if out != nil {
-				out = append(out, g)
-			}
-			continue
-		}
-		if out == nil {
-			out = append(make([]string, 0, len(*inputs)), (*inputs)[:i]...)
-		}
-		c := path.Clean(path.Join(dir, p))
-		if rel, ok := strings.CutPrefix(c, dir+"/"); ok && dir != "" {
-			out = append(out, neg+rel)
-		} else {
-			out = append(out, neg+"/"+c)
-		}
-	}
-	if out == nil {
-		return inputs
-	}
-	return &out
 }
 
 // environMap is this process's environment as a map, for the variables

@@ -168,6 +168,9 @@ func (m *Model) Resolve(project, task string) (def TaskDef, defined bool) {
 	}
 	if tc.Inputs != nil {
 		def.Inputs = append(def.Inputs, *tc.Inputs...)
+		if project != RootProject {
+			def.Inputs = climbedInputs(m.byName[project].Dir, def.Inputs)
+		}
 	}
 	if tc.Outputs != nil {
 		def.Outputs = append(def.Outputs, *tc.Outputs...)

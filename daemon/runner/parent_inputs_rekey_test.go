@@ -27,11 +27,14 @@ else say({ tasks: req.files.map((file) => ({
   inputs: ["**", "../../shared/**", "!../../shared/skip.txt", "./../../base.json"] })) });
 `
 
-// TestPluginParentInputsRekey: an inferred task's input that climbs out
-// of its project ("../../base.json") but stays in the workspace names
-// that workspace file: editing it moves the task's key, as a "/" input
-// does, where it used to match nothing and leave the key as it was.
-func TestPluginParentInputsRekey(t *testing.T) {
+// TestParentInputsRekey: a task input that climbs out of its project
+// ("../../base.json") but stays in the workspace names that workspace
+// file, whether a plugin inferred it or vx.workspace.json configures it
+// (as turbo.json reads such an input, which vx init keeps): editing the
+// file moves the task's key, as a "/" input does, where the input used to
+// match nothing and leave the key as it was. One that leaves the workspace
+// from a project ("../../../x" from p/app) still names nothing.
+func TestParentInputsRekey(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
 		wine.Skip(t, "the wine prefix has no Node for Windows")
 		if os.Getenv("CI") == "true" {
@@ -41,7 +44,7 @@ func TestPluginParentInputsRekey(t *testing.T) {
 	}
 	root := t.TempDir()
 	testtree.Write(t, root, map[string]string{
-		"vx.workspace.json":  `{"projects": ["p/*"], "plugins": ["./tools/parent.mjs"]}`,
+		"vx.workspace.json":  `{"projects": ["p/*"], "plugins": ["./tools/parent.mjs"], "tasks": {"conf": {"command": "true", "inputs": ["src/**", "../../shared/**", "!../../shared/skip.txt", "src/../../../base.json", "../../../outside.json"]}}}`,
 		"tools/parent.mjs":   parentPlugin,
 		"p/app/package.json": `{"name": "app"}`,
 		"p/app/check.json":   `{}`,
@@ -56,16 +59,20 @@ func TestPluginParentInputsRekey(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := runner.Prepare(context.Background(), &runner.Options{Model: m, Selection: wire.Selection{Tasks: []string{"check"}}, Environ: []string{"PATH=" + os.Getenv("PATH")}})
+		p, err := runner.Prepare(context.Background(), &runner.Options{Model: m, Selection: wire.Selection{Tasks: []string{"check", "conf"}}, Environ: []string{"PATH=" + os.Getenv("PATH")}})
 		if err != nil {
 			t.Fatalf("Prepare: %v", err)
 		}
 		return m, p.Keys
 	}
 	m, _ := load()
-	def, _ := m.Resolve("app", "check")
-	if want := []string{"**", "/shared/**", "!/shared/skip.txt", "/base.json"}; !slices.Equal(def.Inputs, want) {
-		t.Errorf("app#check inputs %q, want %q", def.Inputs, want)
+	for task, want := range map[string][]string{
+		"check": {"**", "/shared/**", "!/shared/skip.txt", "/base.json"},
+		"conf":  {"src/**", "/shared/**", "!/shared/skip.txt", "/base.json", "../../../outside.json"},
+	} {
+		if def, _ := m.Resolve("app", task); !slices.Equal(def.Inputs, want) {
+			t.Errorf("app#%s inputs %q, want %q", task, def.Inputs, want)
+		}
 	}
 	for _, c := range []struct {
 		file  string
@@ -81,8 +88,10 @@ func TestPluginParentInputsRekey(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, after := load()
-		if moved := before["app#check"] != after["app#check"]; moved != c.moved {
-			t.Errorf("editing %s: app#check key moved %v, want %v", c.file, moved, c.moved)
+		for _, id := range []string{"app#check", "app#conf"} {
+			if moved := before[id] != after[id]; moved != c.moved {
+				t.Errorf("editing %s: %s key moved %v, want %v", c.file, id, moved, c.moved)
+			}
 		}
 	}
 }

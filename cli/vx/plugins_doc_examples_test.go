@@ -83,15 +83,15 @@ func typecheckProjects(t *testing.T, root string) []string {
 	return got
 }
 
-// TestPluginsDocFirstPlugin: the plugin of docs/plugins.md's "A first
-// plugin", copied as it is written there, in Node and in Python, infers a
+// TestPluginsDocFirstPlugin: the plugin of docs/plugins.md's "Writing a
+// plugin: a first example", copied as it is written there, in Node and in Python, infers a
 // typecheck task for each project with a tsconfig.json (the workspace
 // root's project included) and none for a project without; the verb of
 // "Stage `command`", spliced into it where the doc shows, prints a
 // project's task and answers --help.
 func TestPluginsDocFirstPlugin(t *testing.T) {
 	needNode(t)
-	langs, blocks := docBlocks(t, "## A first plugin")
+	langs, blocks := docBlocks(t, "## Writing a plugin")
 	js := docBlock(t, langs, blocks, "js")
 	root := t.TempDir()
 	testtree.Write(t, root, map[string]string{

@@ -43,12 +43,47 @@ func (r Runner) decodeAnswer(b []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
+		if _, ok := v.(*plugin.TasksAnswer); ok {
+			if where, terr := r.badTask(b); terr != nil {
+				return fmt.Errorf("its answer does not fit the protocol: %s: %v", where, terr)
+			}
+		}
 		return fmt.Errorf("its answer does not fit the protocol: %v", err)
 	}
 	if dec.More() {
 		return fmt.Errorf("its answer holds more than one JSON value")
 	}
 	return nil
+}
+
+// badTask finds the first task of the tasks answer b that does not
+// decode strictly, naming it by its place and, when they read as
+// strings, its project and name (masked), with its error; nil when each
+// decodes (the answer's fault is outside its tasks). It runs only for an
+// answer already refused.
+func (r Runner) badTask(b []byte) (string, error) {
+	var loose struct {
+		Tasks []json.RawMessage `json:"tasks"`
+	}
+	if json.Unmarshal(b, &loose) != nil {
+		return "", nil
+	}
+	for i, raw := range loose.Tasks {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		var t plugin.Task
+		err := dec.Decode(&t)
+		if err == nil {
+			continue
+		}
+		where := fmt.Sprintf("tasks[%d]", i)
+		var id struct{ Project, Name string }
+		if json.Unmarshal(raw, &id) == nil && id.Project != "" && id.Name != "" {
+			where += fmt.Sprintf(" (%s)", preview([]byte(r.mask(id.Project+"#"+id.Name))))
+		}
+		return where, err
+	}
+	return "", nil
 }
 
 func preview(b []byte) string {

@@ -80,8 +80,8 @@ type Request struct {
 // Project is a project as a plugin sees it.
 type Project struct {
 	Name string `json:"name"`
-	// Root is the project's directory, workspace-relative ("" never: the
-	// root package is not a project).
+	// Root is the project's directory, workspace-relative and
+	// slash-separated: "." for a project at the workspace root, never "".
 	Root string `json:"root"`
 	// Scripts are the scripts of the project's package.json, an object
 	// in name order ({} for none): a plugin that reads them need not

@@ -77,6 +77,7 @@ function tasks(req) {
     if (script) task.command = script;
     const builds = buildsLoaded(chain.packages, p.name, projects, scripts);
     if (builds.length) task.dependsOn = builds;
+    task.inputs.push(...sourcesLoaded(chain.packages, p.name, projects, scripts));
     out.push(task);
   }
   out.sort((a, b) => (a.project < b.project ? -1 : a.project > b.project ? 1 : 0));
@@ -167,6 +168,22 @@ function buildsLoaded(packages, self, projects, scripts) {
     if (typeof scripts.get(p.name).build === 'string') out.push(p.name + '#build');
   }
   return out.sort();
+}
+
+// sourcesLoaded is the inputs for the workspace projects the configs
+// import by package name that have no build (a shared config kept as
+// source, honojs/middleware's @hono/eslint-config): Node loads their files
+// as they are, and the `npm:` input of a package the lockfile links to the
+// workspace does not change when they do. A project with a build reaches
+// the task's key through its build's key (buildsLoaded).
+function sourcesLoaded(packages, self, projects, scripts) {
+  const names = new Set(packages);
+  const out = [];
+  for (const p of projects) {
+    if (p.name === self || p.root === '.' || !names.has(p.name) || typeof scripts.get(p.name).build === 'string') continue;
+    out.push(`/${p.root}/**`, `!/${p.root}/**/*.{md,mdx}`);
+  }
+  return out;
 }
 
 // legacyConfigs is what the .eslintrc* files ESLint 9 reads for a project

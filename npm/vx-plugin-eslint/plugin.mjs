@@ -4,7 +4,7 @@
 // the project's own ESLint script, or `eslint .` in a workspace that has
 // none, with the inputs ESLint reads. README.md says which projects get a
 // task and why.
-import { serve, PluginError, readOptions, readTasksRequest, readText, dirOf, within, projectPath, configChain, hasFile, hasKey, packageOf, packageVersion } from './lib/kit.mjs';
+import { serve, PluginError, readOptions, readTasksRequest, readText, dirOf, within, projectPath, configChain, hasFile, hasKey, packageOf, packageVersion, scriptsOf } from './lib/kit.mjs';
 
 // ESLint's own order of flat config names in one directory.
 const CONFIGS = ['eslint.config.js', 'eslint.config.mjs', 'eslint.config.cjs', 'eslint.config.ts', 'eslint.config.mts', 'eslint.config.cts'];
@@ -106,18 +106,6 @@ function nearestConfig(root, byDir) {
   for (let dir = root; ; dir = dirOf(dir)) {
     if (byDir.has(dir)) return byDir.get(dir);
     if (dir === '.') return '';
-  }
-}
-
-// scriptsOf is the scripts of the project's package.json ({} when it has
-// none or cannot be read).
-function scriptsOf(wsRoot, root) {
-  const text = readText(wsRoot, root === '.' ? 'package.json' : root + '/package.json');
-  try {
-    const scripts = JSON.parse(text).scripts;
-    return scripts !== null && typeof scripts === 'object' && !Array.isArray(scripts) ? scripts : {};
-  } catch {
-    return {};
   }
 }
 

@@ -4,7 +4,7 @@
 // the project's own ESLint script, or `eslint .` in a workspace that has
 // none, with the inputs ESLint reads. README.md says which projects get a
 // task and why.
-import { serve, PluginError, readOptions, readTasksRequest, readText, dirOf, within, projectPath, configChain, hasFile, hasKey, packageOf, packageVersion } from './lib/kit.mjs';
+import { serve, PluginError, readOptions, readTasksRequest, readText, dirOf, within, projectPath, configChain, hasFile, hasKey, packageOf, packageVersion, scriptsOf } from './lib/kit.mjs';
 
 // ESLint's own order of flat config names in one directory.
 const CONFIGS = ['eslint.config.js', 'eslint.config.mjs', 'eslint.config.cjs', 'eslint.config.ts', 'eslint.config.mts', 'eslint.config.cts'];
@@ -77,6 +77,7 @@ function tasks(req) {
     if (script) task.command = script;
     const builds = buildsLoaded(chain.packages, p.name, projects, scripts);
     if (builds.length) task.dependsOn = builds;
+    task.inputs.push(...sourcesLoaded(chain.packages, p.name, projects, scripts));
     out.push(task);
   }
   out.sort((a, b) => (a.project < b.project ? -1 : a.project > b.project ? 1 : 0));
@@ -105,18 +106,6 @@ function nearestConfig(root, byDir) {
   for (let dir = root; ; dir = dirOf(dir)) {
     if (byDir.has(dir)) return byDir.get(dir);
     if (dir === '.') return '';
-  }
-}
-
-// scriptsOf is the scripts of the project's package.json ({} when it has
-// none or cannot be read).
-function scriptsOf(wsRoot, root) {
-  const text = readText(wsRoot, root === '.' ? 'package.json' : root + '/package.json');
-  try {
-    const scripts = JSON.parse(text).scripts;
-    return scripts !== null && typeof scripts === 'object' && !Array.isArray(scripts) ? scripts : {};
-  } catch {
-    return {};
   }
 }
 
@@ -167,6 +156,22 @@ function buildsLoaded(packages, self, projects, scripts) {
     if (typeof scripts.get(p.name).build === 'string') out.push(p.name + '#build');
   }
   return out.sort();
+}
+
+// sourcesLoaded is the inputs for the workspace projects the configs
+// import by package name that have no build (a shared config kept as
+// source, honojs/middleware's @hono/eslint-config): Node loads their files
+// as they are, and the `npm:` input of a package the lockfile links to the
+// workspace does not change when they do. A project with a build reaches
+// the task's key through its build's key (buildsLoaded).
+function sourcesLoaded(packages, self, projects, scripts) {
+  const names = new Set(packages);
+  const out = [];
+  for (const p of projects) {
+    if (p.name === self || p.root === '.' || !names.has(p.name) || typeof scripts.get(p.name).build === 'string') continue;
+    out.push(`/${p.root}/**`, `!/${p.root}/**/*.{md,mdx}`);
+  }
+  return out;
 }
 
 // legacyConfigs is what the .eslintrc* files ESLint 9 reads for a project

@@ -4,14 +4,17 @@
 // `vitest run`, with the inputs Vitest reads and the coverage directory
 // it writes. README.md says what it infers and why.
 import path from 'node:path';
-import { serve, readOptions, readTasksRequest, within, projectPath, configChain, block, blankStrings, hasKey, packageVersion } from './lib/kit.mjs';
+import { serve, readOptions, readTasksRequest, within, projectPath, configChain, block, blankStrings, hasKey, packageVersion, scriptsOf } from './lib/kit.mjs';
 import { workspaceOf, projectName, projectCommand, extraInputs } from './lib/projects.mjs';
 
 // Vitest's own order: vitest.config.* before vite.config.*, and within
 // each the extensions in this order (the first found is the one it loads).
 const NAMES = ['vitest.config', 'vite.config'];
 const EXTS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'];
-const GLOBS = ['**/{vitest,vite}.config.{ts,mts,cts,js,mjs,cjs}'];
+// package.json too: a project whose own script of the task's name runs
+// another test runner keeps it, and vx asks the plugin again only when a
+// file its globs match changes.
+const GLOBS = ['**/{vitest,vite}.config.{ts,mts,cts,js,mjs,cjs}', '**/package.json'];
 
 const OPTIONS = {
   taskName: { type: 'string', default: 'test' },
@@ -39,7 +42,7 @@ function tasks(req) {
   const out = [];
   for (const p of projects) {
     const file = configOf(p.root, present);
-    if (!file) continue;
+    if (!file || testedByAnother(scriptsOf(wsRoot, p.root)[opts.taskName])) continue;
     const chain = configChain(wsRoot, file);
     if (path.posix.basename(file).startsWith('vite.') && !hasTestBlock(chain.text)) continue;
     const ws = workspaceOf(wsRoot, p.root, file, chain);
@@ -61,6 +64,14 @@ function configOf(root, present) {
     }
   }
   return '';
+}
+
+// testedByAnother: the project's own script of the task's name runs
+// something other than Vitest (honojs/middleware's bun-compress: "bun
+// test" beside a vitest.config.ts), which stays the project's task, as
+// `pnpm -r test` runs it. No script, or one that names vitest, is not.
+function testedByAnother(script) {
+  return typeof script === 'string' && !/(?:^|[^\w-])vitest(?![\w-])/.test(script);
 }
 
 // hasTestBlock: a vite.config.* (or a file it imports) has a `test:` key,

@@ -221,12 +221,12 @@ type describeAnswer struct {
 }
 
 // TestDescribe: each plugin names itself, its package's version, the tasks
-// stage and globs that match every config name it reads (for the eslint
-// plugin, package.json and .eslintrc* too: it reads the projects' scripts
-// and the legacy configs a script turns to).
+// stage and globs that match every config name it reads, and package.json:
+// both read the projects' scripts (the eslint plugin .eslintrc* too: the
+// legacy configs a script turns to).
 func TestDescribe(t *testing.T) {
 	for plugin, globs := range map[string][]string{
-		"vitest": {"**/{vitest,vite}.config.{ts,mts,cts,js,mjs,cjs}"},
+		"vitest": {"**/{vitest,vite}.config.{ts,mts,cts,js,mjs,cjs}", "**/package.json"},
 		"eslint": {"**/eslint.config.{js,mjs,cjs,ts,mts,cts}", "**/package.json", "**/.eslintrc*"},
 	} {
 		a := ask(t, plugin, t.TempDir(), map[string]any{"protocol": 1, "stage": "describe", "options": map[string]any{}})

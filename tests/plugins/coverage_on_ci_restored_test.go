@@ -2,7 +2,6 @@ package plugins_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -61,18 +60,6 @@ func vitestWorkspace(t *testing.T, tools string, files map[string]string) string
 	for rel, text := range files {
 		harness.WriteFile(t, filepath.Join(root, filepath.FromSlash(rel)), text)
 	}
-	entries, err := os.ReadDir(tools)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		link(t, root, "node_modules/"+e.Name(), filepath.Join(tools, e.Name()))
-	}
-	harness.CopyTree(t, filepath.Join(harness.ModuleRoot(), "npm", "vx-plugin-vitest"), filepath.Join(root, "node_modules", "@vzn", "vx-plugin-vitest"))
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.email=t@vx.invalid", "-c", "user.name=t", "commit", "-qm", "init"}} {
-		if out, err := exec.Command("git", append([]string{"-C", root}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	commitWorkspace(t, root, tools, nil, "vx-plugin-vitest")
 	return root
 }

@@ -1,8 +1,6 @@
 package plugins_test
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -39,21 +37,7 @@ func scriptedWorkspace(t *testing.T, tools string) string {
 	} {
 		harness.WriteFile(t, filepath.Join(root, filepath.FromSlash(rel)), text)
 	}
-	nm := filepath.Join(root, "node_modules")
-	entries, err := os.ReadDir(tools)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		link(t, root, "node_modules/"+e.Name(), filepath.Join(tools, e.Name()))
-	}
-	link(t, root, "node_modules/rules", "../packages/rules")
-	harness.CopyTree(t, filepath.Join(harness.ModuleRoot(), "npm", "vx-plugin-eslint"), filepath.Join(nm, "@vzn", "vx-plugin-eslint"))
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.email=t@vx.invalid", "-c", "user.name=t", "commit", "-qm", "init"}} {
-		if out, err := exec.Command("git", append([]string{"-C", root}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	commitWorkspace(t, root, tools, map[string]string{"node_modules/rules": "../packages/rules"}, "vx-plugin-eslint")
 	return root
 }
 

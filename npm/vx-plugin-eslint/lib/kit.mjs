@@ -150,6 +150,18 @@ export function readText(wsRoot, rel) {
   }
 }
 
+// scriptsOf is the scripts of the package.json of the project at root
+// ({} when it has none or cannot be read).
+export function scriptsOf(wsRoot, root) {
+  const text = readText(wsRoot, root === '.' ? 'package.json' : root + '/package.json');
+  try {
+    const scripts = JSON.parse(text).scripts;
+    return scripts !== null && typeof scripts === 'object' && !Array.isArray(scripts) ? scripts : {};
+  } catch {
+    return {};
+  }
+}
+
 // Characters and words after which a "/" starts a regular expression
 // literal rather than dividing (after a name, a number, ")" or "]" it
 // divides).

@@ -8,10 +8,11 @@ import { serve, PluginError, readOptions, readTasksRequest, readText, dirOf, wit
 
 // ESLint's own order of flat config names in one directory.
 const CONFIGS = ['eslint.config.js', 'eslint.config.mjs', 'eslint.config.cjs', 'eslint.config.ts', 'eslint.config.mts', 'eslint.config.cts'];
-// package.json and .eslintrc* too: the plugin reads the projects' scripts
-// and the legacy configs a script may turn to, and vx asks it again only
-// when a file its globs match changes.
-const GLOBS = ['**/eslint.config.{js,mjs,cjs,ts,mts,cts}', '**/package.json', '**/.eslintrc*'];
+// .eslintrc* too: the plugin reads the legacy configs a script may turn
+// to, and vx asks it again only when a file its globs match changes (or
+// the projects, their scripts included, do: the tasks request gives the
+// scripts, so no package.json is matched).
+const GLOBS = ['**/eslint.config.{js,mjs,cjs,ts,mts,cts}', '**/.eslintrc*'];
 // ESLint 8's legacy config names, in its order within one directory.
 const LEGACY = ['.eslintrc.js', '.eslintrc.cjs', '.eslintrc.yaml', '.eslintrc.yml', '.eslintrc.json', '.eslintrc'];
 // A script that turns flat config off, so ESLint 9 reads .eslintrc* files.
@@ -58,7 +59,7 @@ function tasks(req) {
   const byDir = configsByDir(files);
   const wsRoot = process.cwd();
   const roots = new Set(projects.map((p) => p.root));
-  const scripts = new Map(projects.map((p) => [p.name, scriptsOf(wsRoot, p.root)]));
+  const scripts = new Map(projects.map((p) => [p.name, scriptsOf(wsRoot, p)]));
   // A workspace where some project lints through a script of its own
   // lints only those (projects "auto"): a project with none is one its
   // authors chose not to lint (an example, a fixture).

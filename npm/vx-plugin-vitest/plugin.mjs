@@ -11,10 +11,10 @@ import { workspaceOf, projectName, projectCommand, extraInputs } from './lib/pro
 // each the extensions in this order (the first found is the one it loads).
 const NAMES = ['vitest.config', 'vite.config'];
 const EXTS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'];
-// package.json too: a project whose own script of the task's name runs
-// another test runner keeps it, and vx asks the plugin again only when a
-// file its globs match changes.
-const GLOBS = ['**/{vitest,vite}.config.{ts,mts,cts,js,mjs,cjs}', '**/package.json'];
+// A project whose own script of the task's name runs another test runner
+// keeps it: the tasks request gives each project's scripts, and vx asks
+// the plugin again when they change, so no package.json is matched.
+const GLOBS = ['**/{vitest,vite}.config.{ts,mts,cts,js,mjs,cjs}'];
 
 const OPTIONS = {
   taskName: { type: 'string', default: 'test' },
@@ -42,7 +42,7 @@ function tasks(req) {
   const out = [];
   for (const p of projects) {
     const file = configOf(p.root, present);
-    if (!file || testedByAnother(scriptsOf(wsRoot, p.root)[opts.taskName])) continue;
+    if (!file || testedByAnother(scriptsOf(wsRoot, p)[opts.taskName])) continue;
     const chain = configChain(wsRoot, file);
     if (path.posix.basename(file).startsWith('vite.') && !hasTestBlock(chain.text)) continue;
     const ws = workspaceOf(wsRoot, p.root, file, chain);

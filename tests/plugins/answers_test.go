@@ -221,13 +221,13 @@ type describeAnswer struct {
 }
 
 // TestDescribe: each plugin names itself, its package's version, the tasks
-// stage and globs that match every config name it reads, and package.json:
-// both read the projects' scripts (the eslint plugin .eslintrc* too: the
-// legacy configs a script turns to).
+// stage and globs that match every config name it reads (the eslint
+// plugin's .eslintrc* too: the legacy configs a script turns to), and no
+// package.json: the projects' scripts come in the tasks request.
 func TestDescribe(t *testing.T) {
 	for plugin, globs := range map[string][]string{
-		"vitest": {"**/{vitest,vite}.config.{ts,mts,cts,js,mjs,cjs}", "**/package.json"},
-		"eslint": {"**/eslint.config.{js,mjs,cjs,ts,mts,cts}", "**/package.json", "**/.eslintrc*"},
+		"vitest": {"**/{vitest,vite}.config.{ts,mts,cts,js,mjs,cjs}"},
+		"eslint": {"**/eslint.config.{js,mjs,cjs,ts,mts,cts}", "**/.eslintrc*"},
 	} {
 		a := ask(t, plugin, t.TempDir(), map[string]any{"protocol": 1, "stage": "describe", "options": map[string]any{}})
 		var d describeAnswer

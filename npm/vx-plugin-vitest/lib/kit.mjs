@@ -108,7 +108,15 @@ export function readTasksRequest(req) {
   if (!Array.isArray(projects) || !projects.every((p) => isObject(p) && typeof p.name === 'string' && typeof p.root === 'string' && isRelative(p.root || '.'))) {
     throw new PluginError('projects must be an array of {name, root} with workspace-relative roots');
   }
-  return { files, projects: projects.map((p) => ({ name: p.name, root: cleanRel(p.root) })) };
+  return { files, projects: projects.map((p) => ({ name: p.name, root: cleanRel(p.root), scripts: scriptsGiven(p.scripts) })) };
+}
+
+// scriptsGiven is the scripts vx gave a project (its package.json's, an
+// object of strings), or undefined when the request has none (an older
+// vx sends no scripts) or they are not strings.
+function scriptsGiven(scripts) {
+  if (!isObject(scripts) || !Object.values(scripts).every((v) => typeof v === 'string')) return undefined;
+  return scripts;
 }
 
 function isRelative(p) {
@@ -150,9 +158,12 @@ export function readText(wsRoot, rel) {
   }
 }
 
-// scriptsOf is the scripts of the package.json of the project at root
-// ({} when it has none or cannot be read).
-export function scriptsOf(wsRoot, root) {
+// scriptsOf is the scripts of the project's package.json, as the tasks
+// request gives them (readTasksRequest); read from the file when it does
+// not ({} when it has none or cannot be read).
+export function scriptsOf(wsRoot, project) {
+  if (project.scripts) return project.scripts;
+  const root = project.root;
   const text = readText(wsRoot, root === '.' ? 'package.json' : root + '/package.json');
   try {
     const scripts = JSON.parse(text).scripts;

@@ -317,13 +317,18 @@ func (tr *nxTr) project(np *nxProject) {
 				continue
 			}
 			for i, d := range list {
+				// "!name" drops a dependency found in package.json or
+				// imports; vx's dependsOn says the same with "!name".
+				name, bang := strings.CutPrefix(d, "!")
 				switch {
-				case strings.HasPrefix(d, "!") || strings.ContainsAny(d, "*?") || strings.HasPrefix(d, "tag:"):
+				case strings.ContainsAny(name, "*?") || strings.HasPrefix(name, "tag:"):
 					b.todo(f, m.Val.Items[i].Off, m.Key, fmt.Sprintf("implicitDependencies %q: vx's dependsOn names projects exactly; list them", d))
-				case tr.lookup(d) == nil:
-					b.todo(f, m.Val.Items[i].Off, m.Key, fmt.Sprintf("implicitDependencies %q is not a project of the workspace%s; dropped", d, workspace.CloseHint(d, b.pkgNames())))
+				case tr.lookup(name) == nil:
+					b.todo(f, m.Val.Items[i].Off, m.Key, fmt.Sprintf("implicitDependencies %q is not a project of the workspace%s; dropped", d, workspace.CloseHint(name, b.pkgNames())))
+				case bang:
+					pc.DependsOn = appendNew(pc.DependsOn, "!"+tr.lookup(name).name)
 				default:
-					pc.DependsOn = appendNew(pc.DependsOn, tr.lookup(d).name)
+					pc.DependsOn = appendNew(pc.DependsOn, tr.lookup(name).name)
 				}
 			}
 		case "targets":
@@ -336,8 +341,14 @@ func (tr *nxTr) project(np *nxProject) {
 				if b.notObject(f, t.Val, item) {
 					continue
 				}
+				if pc.Tasks == nil {
+					pc.Tasks = map[string]workspace.TaskConfig{}
+				}
 				if r := tr.replacedBy(t.Key, np.p.dir, t.Val); np.graph && r != nil {
 					r.replaced = append(r.replaced, np.p.name+"#"+t.Key)
+					if deps := tr.replacedDependsOn(f, item, t.Val); deps != nil {
+						pc.Tasks[t.Key] = workspace.TaskConfig{DependsOn: deps}
+					}
 					continue
 				}
 				tc := tr.target(f, item, t.Key, t.Val, np)
@@ -347,9 +358,6 @@ func (tr *nxTr) project(np *nxProject) {
 					tc.Cache = nil // vx's default
 				case tc.Cache == nil && !inWS && !tr.cacheable[t.Key]:
 					tc.Cache = ptr(false)
-				}
-				if pc.Tasks == nil {
-					pc.Tasks = map[string]workspace.TaskConfig{}
 				}
 				pc.Tasks[t.Key] = tc
 			}

@@ -307,7 +307,8 @@ func (m *Model) addProjects(dirs []string, stamps map[string]fileStamp, ms *mani
 }
 
 // linkDeps sets each project's dependencies (workspace references in its
-// package.json plus explicit ones, refusing unknown names) and dependents.
+// package.json plus explicit ones, less those named "!name", refusing
+// unknown names) and dependents.
 func (m *Model) linkDeps(versions map[string]*packageJSON) error {
 	for _, p := range m.Projects {
 		set := map[string]bool{}
@@ -320,13 +321,14 @@ func (m *Model) linkDeps(versions map[string]*packageJSON) error {
 				}
 			}
 		}
-		for _, name := range p.Deps {
+		for _, ref := range p.Deps {
+			name, drop := strings.CutPrefix(ref, "!")
 			if m.byName[name] == nil {
-				return fmt.Errorf("%s: dependsOn names project %q, which is not in the workspace%s", p.ConfigFile, name, closeHint(name, m.projectNames()))
+				return fmt.Errorf("%s: dependsOn names project %q, which is not in the workspace%s", p.ConfigFile, ref, closeHint(name, m.projectNames()))
 			}
-			set[name] = true
+			set[name] = !drop
 		}
-		p.Deps = sortedKeys(set)
+		p.Deps = trueKeys(set)
 	}
 	for _, p := range m.Projects {
 		for _, d := range p.Deps {
@@ -335,6 +337,18 @@ func (m *Model) linkDeps(versions map[string]*packageJSON) error {
 		}
 	}
 	return nil
+}
+
+// trueKeys is the sorted keys of set whose value is true.
+func trueKeys(set map[string]bool) []string {
+	out := make([]string, 0, len(set))
+	for k, v := range set {
+		if v {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func (m *Model) validateConfig() error {

@@ -195,6 +195,23 @@ func (tr *nxTr) replacedBy(name, root string, tgt *jsonc.Node) *replacement {
 	return nil
 }
 
+// replacedDependsOn is the dependsOn (nil when none) of a target a vx
+// plugin replaces (tgt, from Nx's resolved graph). Nx's plugins infer
+// none for test and lint targets: it is the workspace's, from
+// targetDefaults or the project's config ("^build" for tests importing
+// their dependencies' built output), and the vx plugin cannot know it.
+func (tr *nxTr) replacedDependsOn(f *srcFile, item string, tgt *jsonc.Node) *[]string {
+	for _, m := range membersOf(tgt) {
+		if m.Key != "dependsOn" {
+			continue
+		}
+		if deps := tr.dependsOn(f, item+".dependsOn", m); deps != nil && len(*deps) > 0 {
+			return deps
+		}
+	}
+	return nil
+}
+
 // reportReplacements notes what each installed vx plugin took over, and
 // proposes each one not installed with a todo at nx.json "plugins".
 func (tr *nxTr) reportReplacements(f *srcFile, off int) {
@@ -208,7 +225,7 @@ func (tr *nxTr) reportReplacements(f *srcFile, off int) {
 				"vx.workspace.json then declares it in \"plugins\" and those tasks come from it, not from each vx.project.json", r.nxName, r.target, r.pkg, b.pm(), r.pkg))
 		case len(r.replaced) > 0:
 			b.note("%s's %q targets (%s) are inferred by vx's plugin %s, declared in vx.workspace.json plugins, instead of written in vx.project.json; "+
-				"settings nx.json targetDefaults gave them are not carried over: write those in vx.workspace.json tasks.%s", r.nxName, r.target, strings.Join(r.replaced, ", "), r.pkg, r.target)
+				"their dependsOn is kept in vx.project.json; the other settings nx.json targetDefaults gave them (inputs, outputs, options) are not carried over: write those in vx.workspace.json tasks.%s", r.nxName, r.target, strings.Join(r.replaced, ", "), r.pkg, r.target)
 		default:
 			b.note("%s: vx's plugin %s, declared in vx.workspace.json plugins, infers the %q tasks it inferred (vx show lists them)", r.nxName, r.pkg, r.target)
 		}

@@ -379,15 +379,23 @@ function realRel(wsRoot, realRoot, rel) {
   return p.split(path.sep).join('/');
 }
 
+// TypeScript's names for a file imported by the JavaScript name it
+// compiles to: './base.mjs' is base.mts when no base.mjs exists, as
+// TypeScript and Vite's config loader find it.
+const TS_OF_JS = { '.js': ['.ts', '.tsx'], '.mjs': ['.mts'], '.cjs': ['.cts'], '.jsx': ['.tsx'] };
+
 // resolveRelative finds the file a relative import names the way Node and
-// the bundlers do (the path itself, then with an extension, then an index
-// file), or '' when there is none inside the workspace.
+// the bundlers do (the path itself, then the TypeScript file of a
+// JavaScript name, then with an extension, then an index file), or ''
+// when there is none inside the workspace.
 function resolveRelative(wsRoot, rel) {
   const clean = path.posix.normalize(rel);
   if (clean.startsWith('../') || clean === '..') return '';
-  for (const ext of RESOLVE_EXT) {
+  const ext = path.posix.extname(clean);
+  const ts = Object.hasOwn(TS_OF_JS, ext) ? TS_OF_JS[ext].map((x) => clean.slice(0, -ext.length) + x) : [];
+  for (const candidate of [clean, ...ts, ...RESOLVE_EXT.slice(1).map((x) => clean + x)]) {
     try {
-      if (statSync(path.join(wsRoot, clean + ext)).isFile()) return clean + ext;
+      if (statSync(path.join(wsRoot, candidate)).isFile()) return candidate;
     } catch {
       // not this one
     }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/vzn/vx/daemon/workspace"
@@ -572,7 +573,8 @@ func hasNxToken(s string) bool {
 func (tr *nxTr) runCommands(f *srcFile, item string, opts *jsonc.Node, np *nxProject) (string, map[string]workspace.EnvVar, bool) {
 	b := tr.b
 	rc := tr.runCommandsOptions(f, item, opts, np)
-	cmds, parallel, cwd, args, execEnv := rc.cmds, rc.parallel, rc.cwd, rc.args, rc.execEnv
+	cmds, parallel, cwd, execEnv := rc.cmds, rc.parallel, rc.cwd, rc.execEnv
+	args := strings.Join(rc.forwarded(), " ")
 	if len(cmds) == 0 {
 		b.todo(f, offOr(opts, 0), item+".options", "nx:run-commands without a command; not translated")
 		return "", nil, false
@@ -580,14 +582,14 @@ func (tr *nxTr) runCommands(f *srcFile, item string, opts *jsonc.Node, np *nxPro
 	toRoot := relSlash(cwd, ".")
 	toProject := relSlash(cwd, np.p.dir)
 	for i, c := range cmds {
+		if args != "" {
+			c += " " + args
+		}
 		c = strings.ReplaceAll(c, "{workspaceRoot}", toRoot)
 		c = strings.ReplaceAll(c, "{projectRoot}", toProject)
 		c = strings.ReplaceAll(c, "{projectName}", cmp.Or(np.nxName, np.p.name))
 		if strings.Contains(c, "{args") {
 			b.todo(f, offOr(opts, 0), item+".options", fmt.Sprintf("command %q reads {args…} that nx passed on its command line; vx passes none — put the values in the command", c))
-		}
-		if args != "" {
-			c += " " + args
 		}
 		cmds[i] = c
 	}
@@ -607,7 +609,25 @@ type runCommandsOpts struct {
 	parallel bool
 	cwd      string // workspace-relative
 	args     string
-	execEnv  map[string]workspace.EnvVar
+	// options are the options run-commands does not know, as
+	// --name=value, which it appends to each command before args.
+	options []string
+	// noForward: forwardAllArgs false, which appends neither.
+	noForward bool
+	execEnv   map[string]workspace.EnvVar
+}
+
+// forwarded is what nx:run-commands appends to each command: the options
+// it does not know, then args, unless forwardAllArgs is false.
+func (rc runCommandsOpts) forwarded() []string {
+	if rc.noForward {
+		return nil
+	}
+	out := slices.Clone(rc.options)
+	if rc.args != "" {
+		out = append(out, rc.args)
+	}
+	return out
 }
 
 // runCommandsOptions reads nx:run-commands options, with todos for those
@@ -648,9 +668,13 @@ func (tr *nxTr) runCommandsOptions(f *srcFile, item string, opts *jsonc.Node, np
 				rc.cwd = path.Clean(c)
 			}
 		case "args":
-			if m.Val.Kind == jsonc.String {
+			if a, ok := m.Val.Strings(); ok {
+				rc.args = strings.Join(a, " ") // a list is joined, as Nx does
+			} else if m.Val.Kind == jsonc.String {
 				rc.args = m.Val.Str
 			}
+		case "forwardAllArgs":
+			rc.noForward = m.Val.Kind == jsonc.Bool && !m.Val.Bool
 		case "env":
 			if m.Val.Kind == jsonc.Object {
 				rc.execEnv = map[string]workspace.EnvVar{}
@@ -666,12 +690,29 @@ func (tr *nxTr) runCommandsOptions(f *srcFile, item string, opts *jsonc.Node, np
 			b.todo(f, m.KeyOff, sub, "envFile: vx does not load .env files into tasks; declare the variables in exec.env, env or passEnv")
 		case "readyWhen":
 			b.todo(f, m.KeyOff, sub, "readyWhen: the command is a long-running process; vx waits for a task to exit, so run it on its own")
-		case "forwardAllArgs", "color", "tty", "__unparsed__", "description", "outputPath", "script":
+		case "color", "tty", "usePty", "streamOutput", "verbose", "__unparsed__", "description", "outputPath", "script":
 		default:
+			if v, ok := scalarText(m.Val); ok {
+				rc.options = append(rc.options, "--"+m.Key+"="+shellQuote(v))
+				continue
+			}
 			b.todo(f, m.KeyOff, sub, fmt.Sprintf("run-commands option %q was not translated", m.Key))
 		}
 	}
 	return rc
+}
+
+// scalarText is a string's, number's or boolean's text, as nx:run-commands
+// writes an option it does not know; false for a list or an object, which
+// it does not pass.
+func scalarText(n *jsonc.Node) (string, bool) {
+	switch n.Kind {
+	case jsonc.String, jsonc.Number:
+		return n.Str, true
+	case jsonc.Bool:
+		return strconv.FormatBool(n.Bool), true
+	}
+	return "", false
 }
 
 func offOr(n *jsonc.Node, def int) int {

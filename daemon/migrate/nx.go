@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/vzn/vx/daemon/jsonc"
 	"io/fs"
+	"maps"
 	"path"
 	"path/filepath"
 	"slices"
@@ -302,12 +303,19 @@ func (tr *nxTr) projectNamed(ni *jsonc.Node) map[string]*jsonc.Node {
 func (tr *nxTr) project(np *nxProject) {
 	b, f := tr.b, np.f
 	pc := b.project(np.p.dir)
+	var included *[]string // includedScripts, read from Nx's graph
 	if np.nxName != "" && np.nxName == np.p.name && !b.exists(np.p.dir+"/package.json") {
 		pc.Name = np.nxName
 	}
 	for _, m := range f.root.Members {
 		switch m.Key {
 		case "$schema", "name", "root", "sourceRoot", "projectType", "namedInputs", "generators", "metadata", "release", "prefix":
+		case "includedScripts":
+			if list, ok := b.strList(f, m); ok && np.graph {
+				included = &list
+			} else if ok {
+				b.todo(f, m.KeyOff, m.Key, "includedScripts: vx runs every package.json script as a task; give those Nx leaves out \"command\": \"\" in vx.project.json")
+			}
 		case "tags":
 			if list, ok := b.strList(f, m); ok {
 				pc.Tags = list
@@ -338,33 +346,16 @@ func (tr *nxTr) project(np *nxProject) {
 				continue
 			}
 			for _, t := range m.Val.Members {
-				item := "targets." + t.Key
-				if b.notObject(f, t.Val, item) {
-					continue
+				if !b.notObject(f, t.Val, "targets."+t.Key) {
+					tr.projectTarget(np, t, pc)
 				}
-				if pc.Tasks == nil {
-					pc.Tasks = map[string]workspace.TaskConfig{}
-				}
-				if r := tr.replacedBy(t.Key, np.p.dir, t.Val); np.graph && r != nil {
-					r.replaced = append(r.replaced, np.p.name+"#"+t.Key)
-					if deps := tr.replacedDependsOn(f, item, t.Val); deps != nil {
-						pc.Tasks[t.Key] = workspace.TaskConfig{DependsOn: deps}
-					}
-					continue
-				}
-				tc := tr.target(f, item, t.Key, t.Val, np)
-				ws, inWS := b.ws.Tasks[t.Key]
-				switch {
-				case tc.Cache != nil && *tc.Cache && (!inWS || ws.Cache == nil):
-					tc.Cache = nil // vx's default
-				case tc.Cache == nil && !inWS && !tr.cacheable[t.Key]:
-					tc.Cache = ptr(false)
-				}
-				pc.Tasks[t.Key] = tc
 			}
 		default:
 			b.todo(f, m.KeyOff, m.Key, fmt.Sprintf("unknown project.json key %q was not translated", m.Key))
 		}
+	}
+	if included != nil {
+		tr.unincludedScripts(np, *included, pc)
 	}
 	for _, d := range tr.graphDeps[np.nxName] {
 		if d != np.p.name {
@@ -373,6 +364,55 @@ func (tr *nxTr) project(np *nxProject) {
 	}
 	if pc.Name == "" && len(pc.Tags) == 0 && len(pc.DependsOn) == 0 && len(pc.Tasks) == 0 && b.exists(np.p.dir+"/package.json") {
 		delete(b.projects, np.p.dir)
+	}
+}
+
+// projectTarget translates the project's target t into pc's tasks; a
+// target a declared vx plugin replaces keeps its dependsOn alone.
+func (tr *nxTr) projectTarget(np *nxProject, t jsonc.Member, pc *workspace.ProjectConfig) {
+	b, f, item := tr.b, np.f, "targets."+t.Key
+	if pc.Tasks == nil {
+		pc.Tasks = map[string]workspace.TaskConfig{}
+	}
+	if r := tr.replacedBy(t.Key, np.p.dir, t.Val); np.graph && r != nil {
+		r.replaced = append(r.replaced, np.p.name+"#"+t.Key)
+		if deps := tr.replacedDependsOn(f, item, t.Val); deps != nil {
+			pc.Tasks[t.Key] = workspace.TaskConfig{DependsOn: deps}
+		}
+		return
+	}
+	tc := tr.target(f, item, t.Key, t.Val, np)
+	ws, inWS := b.ws.Tasks[t.Key]
+	switch {
+	case tc.Cache != nil && *tc.Cache && (!inWS || ws.Cache == nil):
+		tc.Cache = nil // vx's default
+	case tc.Cache == nil && !inWS && !tr.cacheable[t.Key]:
+		tc.Cache = ptr(false)
+	}
+	pc.Tasks[t.Key] = tc
+}
+
+// unincludedScripts gives the package.json scripts that includedScripts
+// leaves out, and that no target of Nx's graph is named after, an empty
+// command in pc: Nx makes no target of them, while vx would run each as a
+// task (typescript-eslint's "lint": "pnpm -w exec nx lint" where Nx has
+// no lint target, which runs Nx to find none).
+func (tr *nxTr) unincludedScripts(np *nxProject, included []string, pc *workspace.ProjectConfig) {
+	var names []string
+	for _, s := range slices.Sorted(maps.Keys(np.p.scripts)) {
+		if slices.Contains(included, s) || np.tgts.Get(s) != nil || pc.Tasks[s].Command != nil {
+			continue
+		}
+		if pc.Tasks == nil {
+			pc.Tasks = map[string]workspace.TaskConfig{}
+		}
+		tc := pc.Tasks[s]
+		tc.Command = ptr("")
+		pc.Tasks[s] = tc
+		names = append(names, s)
+	}
+	if len(names) > 0 {
+		tr.b.note("%s includedScripts: Nx makes no target of the scripts %s; vx.project.json gives them an empty command, so vx runs nothing for them either", np.f.rel, strings.Join(names, ", "))
 	}
 }
 

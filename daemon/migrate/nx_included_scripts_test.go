@@ -1,11 +1,8 @@
 package migrate
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/vzn/vx/daemon/workspace"
 	"github.com/vzn/vx/internal/testtree"
 )
 
@@ -22,7 +19,6 @@ func TestNxIncludedScriptsLeavesOthersUnrun(t *testing.T) {
 	testtree.Write(t, dir, map[string]string{
 		"libs/a/package.json": `{"name": "a", "scripts": {"clean": "rimraf dist", "lint": "pnpm -w exec nx lint", "format": "pnpm -w run format", "build": "pnpm exec nx build"}}`,
 	})
-	graph := filepath.Join(t.TempDir(), "graph.json")
 	const g = `{"graph": {"nodes": {
   "a": {"name": "a", "type": "lib", "data": {"root": "libs/a", "name": "a", "tags": [], "includedScripts": ["clean"], "targets": {
     "clean": {"executor": "nx:run-script", "options": {"script": "clean"}},
@@ -30,24 +26,11 @@ func TestNxIncludedScriptsLeavesOthersUnrun(t *testing.T) {
   }}},
   "web": {"name": "web", "type": "app", "data": {"root": "apps/web", "name": "web", "tags": [], "targets": {}}}
 }, "dependencies": {"a": [], "web": []}}}`
-	if err := os.WriteFile(graph, []byte(g), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	fakeNx(t, dir, `for a in "$@"; do case "$a" in --file=*) cp '`+graph+`' "${a#--file=}";; esac; done`)
-	p, err := PlanInit(t.Context(), dir, &Options{RunNx: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := planWithGraph(t, dir, g)
 	if hasTodo(p, "includedScripts") {
 		t.Errorf("a todo says includedScripts was not translated: %+v", p.Todos)
 	}
-	if _, err := Apply(p, dir, nil); err != nil {
-		t.Fatal(err)
-	}
-	m, err := workspace.Load(dir)
-	if err != nil {
-		t.Fatalf("loading the written config: %v", err)
-	}
+	m := applyAndLoad(t, p, dir)
 	for _, c := range []struct{ task, command string }{
 		{"lint", ""},
 		{"format", ""},

@@ -25,15 +25,7 @@ func TestNxReplacedTargetKeepsItsDependsOn(t *testing.T) {
 	if !strings.Contains(string(b), was) {
 		t.Fatalf("graph.json of the layout holds no %s", was)
 	}
-	graph := filepath.Join(t.TempDir(), "graph.json")
-	if err := os.WriteFile(graph, []byte(strings.Replace(string(b), was, was+` "dependsOn": ["^build", "lint"],`, 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	fakeNx(t, dir, `for a in "$@"; do case "$a" in --file=*) cp '`+graph+`' "${a#--file=}";; esac; done`)
-	p, err := PlanInit(t.Context(), dir, &Options{RunNx: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := planWithGraph(t, dir, strings.Replace(string(b), was, was+` "dependsOn": ["^build", "lint"],`, 1))
 	if ws := fileText(t, p, "vx.workspace.json"); !strings.Contains(ws, `"@vzn/vx-plugin-vitest"`) {
 		t.Fatalf("vx.workspace.json does not declare the vitest plugin:\n%s", ws)
 	}

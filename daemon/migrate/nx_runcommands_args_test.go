@@ -1,11 +1,7 @@
 package migrate
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
-
-	"github.com/vzn/vx/daemon/workspace"
 )
 
 // TestNxRunCommandsForwardsArgsAndOptions: nx:run-commands appends to its
@@ -19,7 +15,6 @@ import (
 // every project's task.
 func TestNxRunCommandsForwardsArgsAndOptions(t *testing.T) {
 	dir := copyLayout(t, "nx-graph")
-	graph := filepath.Join(t.TempDir(), "graph.json")
 	const g = `{"graph": {"nodes": {
   "a": {"name": "a", "type": "lib", "data": {"root": "libs/a", "name": "a", "tags": [], "targets": {
     "lint": {"executor": "nx:run-commands", "options": {"command": "eslint", "cwd": "", "config": "eslint.config.mjs", "args": ["libs/a", "--max-warnings", "0"]}, "cache": false},
@@ -28,24 +23,11 @@ func TestNxRunCommandsForwardsArgsAndOptions(t *testing.T) {
   }}},
   "web": {"name": "web", "type": "app", "data": {"root": "apps/web", "name": "web", "tags": [], "targets": {}}}
 }, "dependencies": {"a": [], "web": []}}}`
-	if err := os.WriteFile(graph, []byte(g), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	fakeNx(t, dir, `for a in "$@"; do case "$a" in --file=*) cp '`+graph+`' "${a#--file=}";; esac; done`)
-	p, err := PlanInit(t.Context(), dir, &Options{RunNx: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := planWithGraph(t, dir, g)
 	if hasTodo(p, `run-commands option "config"`) || hasTodo(p, `run-commands option "check"`) {
 		t.Errorf("a todo says an option Nx forwards was not translated: %+v", p.Todos)
 	}
-	if _, err := Apply(p, dir, nil); err != nil {
-		t.Fatal(err)
-	}
-	m, err := workspace.Load(dir)
-	if err != nil {
-		t.Fatalf("loading the written config: %v", err)
-	}
+	m := applyAndLoad(t, p, dir)
 	for _, c := range []struct{ task, command string }{
 		{"lint", "cd ../.. && eslint --config=eslint.config.mjs libs/a --max-warnings 0"},
 		{"check", "tsc"},

@@ -24,6 +24,35 @@ func fakeNx(t *testing.T, dir, body string) {
 	}
 }
 
+// planWithGraph plans vx init in dir with an Nx whose resolved graph is
+// graph (the JSON nx graph --file writes).
+func planWithGraph(t *testing.T, dir, graph string) *Plan {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "graph.json")
+	if err := os.WriteFile(file, []byte(graph), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fakeNx(t, dir, `for a in "$@"; do case "$a" in --file=*) cp '`+file+`' "${a#--file=}";; esac; done`)
+	p, err := PlanInit(t.Context(), dir, &Options{RunNx: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// applyAndLoad writes plan p in dir and loads the workspace it wrote.
+func applyAndLoad(t *testing.T, p *Plan, dir string) *workspace.Model {
+	t.Helper()
+	if _, err := Apply(p, dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	m, err := workspace.Load(dir)
+	if err != nil {
+		t.Fatalf("loading the written config: %v", err)
+	}
+	return m
+}
+
 func fileText(t *testing.T, p *Plan, path string) string {
 	t.Helper()
 	for _, f := range p.Files {

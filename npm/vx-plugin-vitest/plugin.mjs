@@ -69,9 +69,17 @@ function configOf(root, present) {
 // testedByAnother: the project's own script of the task's name runs
 // something other than Vitest (honojs/middleware's bun-compress: "bun
 // test" beside a vitest.config.ts), which stays the project's task, as
-// `pnpm -r test` runs it. No script, or one that names vitest, is not.
+// `pnpm -r test` runs it. No script, one that names vitest, or one that
+// hands the task to Nx (typescript-eslint's "pnpm -w exec nx test", whose
+// Nx target runs Vitest on this config) is not.
 function testedByAnother(script) {
-  return typeof script === 'string' && !/(?:^|[^\w-])vitest(?![\w-])/.test(script);
+  return typeof script === 'string' && !/(?:^|[^\w-])vitest(?![\w-])/.test(script) && !runsNx(script);
+}
+
+// runsNx: the script runs Nx, as a command word of its own ("nx test",
+// "pnpm -w exec nx test", "npx nx run a:test"), not a word that holds it.
+function runsNx(script) {
+  return /(?:^|[\s;&|(])nx(?=\s|$)/.test(script);
 }
 
 // hasTestBlock: a vite.config.* (or a file it imports) has a `test:` key,

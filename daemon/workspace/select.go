@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,28 +25,19 @@ type Selected struct {
 	Base     string            // the git ref affected compared against
 }
 
-// Select narrows the projects by s's filters (a union: a project name or
-// glob, "tag:NAME", "./path/glob") and then by affected (an intersection);
-// s's tasks and force play no part.
+// Select narrows the projects by s's filters (a union of selectors, less
+// the "!" ones; see selector) and then by affected (an intersection); s's
+// tasks and force play no part.
 func (m *Model) Select(ctx context.Context, s wire.Selection) (*Selected, error) {
 	out := &Selected{Projects: m.Projects}
 	if len(s.Filters) > 0 {
-		set := map[string]bool{}
-		for _, f := range s.Filters {
-			matched, err := m.matchFilter(f)
-			if err != nil {
-				return nil, err
-			}
-			if len(matched) == 0 {
-				return nil, fmt.Errorf("--filter %q matches no project%s", f, closeHint(strings.TrimPrefix(f, "tag:"), m.projectNames()))
-			}
-			for _, p := range matched {
-				set[p.Name] = true
-			}
+		keep, err := m.filtered(s.Filters)
+		if err != nil {
+			return nil, err
 		}
 		out.Projects = nil
 		for _, p := range m.Projects {
-			if set[p.Name] {
+			if keep[p.Name] {
 				out.Projects = append(out.Projects, p)
 			}
 		}
@@ -68,6 +60,121 @@ func (m *Model) Select(ctx context.Context, s wire.Selection) (*Selected, error)
 		}
 	}
 	return out, nil
+}
+
+// filtered is the names of the projects filters select: the union of
+// what the selectors without "!" select (every project when all have
+// one), less what the "!" ones select. A selector whose base matches no
+// project is refused.
+func (m *Model) filtered(filters []string) (map[string]bool, error) {
+	keep, drop := map[string]bool{}, map[string]bool{}
+	included := false
+	for _, f := range filters {
+		sel, err := parseSelector(f)
+		if err != nil {
+			return nil, err
+		}
+		matched, err := m.matchFilter(sel.base)
+		if err != nil {
+			return nil, err
+		}
+		if len(matched) == 0 {
+			return nil, fmt.Errorf("--filter %q matches no project%s", f, closeHint(strings.TrimPrefix(sel.base, "tag:"), m.projectNames()))
+		}
+		into := keep
+		if sel.exclude {
+			into = drop
+		} else {
+			included = true
+		}
+		m.expand(matched, sel, into)
+	}
+	if !included {
+		for _, p := range m.Projects {
+			keep[p.Name] = true
+		}
+	}
+	for name := range drop {
+		delete(keep, name)
+	}
+	return keep, nil
+}
+
+// selector is one --filter value in Turborepo's (and pnpm's) forms: a
+// base (a name or glob, tag:NAME, ./path/glob, or {./path/glob}) with
+// "..." after it for its dependencies too, "..." before it for its
+// dependents too (and their dependencies, with both), "^" for those
+// without the base's own projects, and "!" before all to leave them out.
+type selector struct {
+	base                     string
+	exclude                  bool
+	dependencies, dependents bool
+	notSelf                  bool
+}
+
+// parseSelector reads f's selector; a base it leaves empty is refused.
+func parseSelector(f string) (selector, error) {
+	var sel selector
+	rest := f
+	rest, sel.exclude = strings.CutPrefix(rest, "!")
+	if r, ok := strings.CutPrefix(rest, "..."); ok && !strings.HasPrefix(r, "/") {
+		rest, sel.dependents = r, true
+	}
+	rest, sel.dependencies = strings.CutSuffix(rest, "...")
+	if sel.dependents || sel.dependencies {
+		rest, sel.notSelf = strings.CutPrefix(rest, "^")
+	}
+	// {./apps/*} is a directory; {web,docs} stays a name glob.
+	if inner, ok := strings.CutPrefix(rest, "{"); ok && strings.HasSuffix(inner, "}") && isPathFilter(inner) {
+		rest = strings.TrimSuffix(inner, "}")
+	}
+	if rest == "" && f != "" {
+		return sel, fmt.Errorf("--filter %q names no project: put a name, tag:NAME or ./path around its ... ^ !", f)
+	}
+	sel.base = rest
+	return sel, nil
+}
+
+// expand adds to into the names sel selects from the projects its base
+// matched.
+func (m *Model) expand(matched []*Project, sel selector, into map[string]bool) {
+	if !sel.notSelf {
+		for _, p := range matched {
+			into[p.Name] = true
+		}
+	}
+	if sel.dependencies {
+		m.walk(matched, func(p *Project) []string { return p.Deps }, into)
+	}
+	if sel.dependents {
+		ups := map[string]bool{}
+		m.walk(matched, func(p *Project) []string { return p.Dependents }, ups)
+		var more []*Project
+		for name := range ups {
+			into[name] = true
+			more = append(more, m.byName[name])
+		}
+		if sel.dependencies {
+			m.walk(more, func(p *Project) []string { return p.Deps }, into)
+		}
+	}
+}
+
+// walk adds to into every project next reaches from from, transitively
+// (from's own projects only when reached).
+func (m *Model) walk(from []*Project, next func(*Project) []string, into map[string]bool) {
+	seen := map[string]bool{}
+	queue := slices.Clone(from)
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, name := range next(p) {
+			if !seen[name] && m.byName[name] != nil {
+				seen[name], into[name] = true, true
+				queue = append(queue, m.byName[name])
+			}
+		}
+	}
 }
 
 func (m *Model) matchFilter(f string) ([]*Project, error) {

@@ -48,6 +48,23 @@ func TestSelectFilters(t *testing.T) {
 		{"path matching nothing", []string{"./tools/*"}, nil, []string{`"./tools/*"`}},
 		{"empty filter", []string{""}, nil, []string{"--filter"}},
 		{"invalid glob", []string{"[web"}, nil, []string{`"[web"`}},
+		// Turborepo's (and pnpm's) selectors around those forms.
+		{"with its dependencies", []string{"@acme/web..."}, []string{"@acme/ui", "@acme/web", "utils"}, nil},
+		{"with its dependents", []string{"...utils"}, []string{"@acme/ui", "@acme/web", "admin", "utils"}, nil},
+		{"its dependents alone", []string{"...^utils"}, []string{"@acme/ui", "@acme/web", "admin"}, nil},
+		{"its dependencies alone", []string{"^@acme/web..."}, []string{"@acme/ui", "utils"}, nil},
+		{"dependents and their dependencies", []string{"...@acme/ui..."}, []string{"@acme/ui", "@acme/web", "admin", "utils"}, nil},
+		{"a tag with its dependencies", []string{"tag:frontend..."}, []string{"@acme/ui", "@acme/web", "utils"}, nil},
+		{"a braced path", []string{"{./packages/*}"}, []string{"@acme/ui", "utils"}, nil},
+		{"dependents of a braced path", []string{"...^{./packages/ui}"}, []string{"@acme/web", "admin"}, nil},
+		{"an exclusion alone starts from all", []string{"!docs"}, []string{"@acme/ui", "@acme/web", "admin", "utils"}, nil},
+		{"an exclusion narrows the union", []string{"./apps/*", "!docs"}, []string{"@acme/web", "admin"}, nil},
+		{"an excluded glob", []string{"!@acme/*"}, []string{"admin", "docs", "utils"}, nil},
+		{"an excluded project's dependencies", []string{"!@acme/web..."}, []string{"admin", "docs"}, nil},
+		{"an exclusion matching nothing", []string{"!dcos"}, nil, []string{`"!dcos"`, "matches no project", "docs"}},
+		{"dots alone", []string{"..."}, nil, []string{`"..."`, "names no project"}},
+		{"an unclosed brace", []string{"{./apps/web"}, nil, []string{`"{./apps/web"`}},
+		{"name alternatives stay a glob", []string{"{docs,admin}"}, []string{"admin", "docs"}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -115,7 +115,7 @@ func logger(s *cmdline.IO) zerolog.Logger {
 // runFlags are vx run's command line.
 type runFlags struct {
 	Tasks       []string      `pos:"TASK..."`
-	Filter      []string      `flag:"filter" arg:"SEL" help:"only projects matching SEL: a name or glob, tag:NAME, ./path/glob (repeatable)"`
+	Filter      []string      `flag:"filter" arg:"SEL" help:"only projects matching SEL: a name or glob, tag:NAME, ./path/glob; web... ...web !SEL as in turbo (repeatable)"`
 	Affected    cmdline.Maybe `flag:"affected" arg:"REF" help:"only projects changed against REF (default: merge base with the default branch) and their dependents"`
 	Force       bool          `flag:"force" help:"ignore cache hits: execute every task"`
 	Continue    bool          `flag:"continue" help:"keep running independent tasks after a failure"`

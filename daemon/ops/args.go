@@ -31,14 +31,14 @@ func limit(l *opkit.Limit) (n int, given bool) {
 }
 
 // Filter is --filter: project selectors, a name or glob, tag:NAME or
-// ./path/glob. An agent may give one as a string or several as a
+// ./path/glob, with Turborepo's ... ^ and ! (workspace.Select). An agent may give one as a string or several as a
 // non-empty array (an empty selection is no selection: it is refused
 // rather than read as "every project").
 type Filter []string
 
 func (Filter) JSONSchema() *jsonschema.Schema {
 	selector := opkit.NonEmptySchema()
-	selector.Title = "a project selector (a name or glob, tag:NAME, or ./path/glob)"
+	selector.Title = "a project selector (a name or glob, tag:NAME, or ./path/glob; web... adds its dependencies, ...web its dependents, !SEL leaves SEL out)"
 	return &jsonschema.Schema{Title: "a project selector or a non-empty array of them (omit filter to select every project)",
 		AnyOf: []*jsonschema.Schema{selector, {Type: "array", MinItems: jsonschema.Ptr(1), Items: selector}}}
 }

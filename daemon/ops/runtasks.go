@@ -38,7 +38,7 @@ const lifelineFDEnv = "VX_LIFELINE_FD"
 type PlanTasksInput struct {
 	Tasks    Tasks    `json:"tasks,omitempty" jsonschema:"task names or project#task ids"`
 	All      bool     `json:"all,omitempty" jsonschema:"every task (runTasks: every task an agent may run)"`
-	Filters  Filter   `json:"filter,omitempty" jsonschema:"projects to include, as vx run --filter: a name or glob, tag:NAME, or ./path/glob (a string or an array)"`
+	Filters  Filter   `json:"filter,omitempty" jsonschema:"projects to include, as vx run --filter: a name or glob, tag:NAME, or ./path/glob, with web... / ...web / !SEL as in turbo (a string or an array)"`
 	Affected Affected `json:"affected,omitzero" jsonschema:"true: only projects changed against the default branch's merge base, plus dependents; or a git ref to compare against"`
 }
 

@@ -48,7 +48,7 @@ type ProjectInfo struct {
 type ShowInput struct {
 	Target   string   `json:"target,omitempty" jsonschema:"a project, project#task, or a task name" pos:"target"`
 	Project  string   `json:"project,omitempty" jsonschema:"one project's name"`
-	Filters  Filter   `json:"filter,omitempty" jsonschema:"as vx run --filter: a name, glob, tag:NAME or ./path (string or array)" flag:"filter" arg:"SEL" help:"only projects matching SEL"`
+	Filters  Filter   `json:"filter,omitempty" jsonschema:"as vx run --filter: a name, glob, tag:NAME or ./path, with web... / ...web / !SEL as in turbo (string or array)" flag:"filter" arg:"SEL" help:"only projects matching SEL"`
 	Affected Affected `json:"affected,omitzero" jsonschema:"true: projects changed since the default branch, and dependents; or a git ref" flag:"affected" arg:"REF" help:"only affected projects"`
 	Overlaps bool     `json:"overlaps,omitempty" jsonschema:"true: only outputOverlaps, the tasks that may write the same files" flag:"overlaps" help:"only tasks that may write the same files, and why"`
 }
@@ -56,7 +56,7 @@ type ShowInput struct {
 // listTasksInput is listTasks': the workspace's tasks, narrowed.
 type listTasksInput struct {
 	Project  string   `json:"project,omitempty" jsonschema:"one project's name"`
-	Filters  Filter   `json:"filter,omitempty" jsonschema:"projects to include, as vx run --filter: a name or glob, tag:NAME, or ./path/glob (a string or an array)"`
+	Filters  Filter   `json:"filter,omitempty" jsonschema:"projects to include, as vx run --filter: a name or glob, tag:NAME, or ./path/glob, with web... / ...web / !SEL as in turbo (a string or an array)"`
 	Affected Affected `json:"affected,omitzero" jsonschema:"true: only projects changed against the default branch's merge base, plus dependents; or a git ref to compare against"`
 	Overlaps bool     `json:"overlaps,omitempty" jsonschema:"true: answer only outputOverlaps, the pairs of tasks that may write the same files (projects and tasks left empty)"`
 }

@@ -4,7 +4,7 @@
 // the project's own ESLint script, or `eslint .` in a workspace that has
 // none, with the inputs ESLint reads. README.md says which projects get a
 // task and why.
-import { serve, PluginError, readOptions, readTasksRequest, readText, dirOf, within, projectPath, configChain, hasFile, hasKey, packageOf, packageVersion, scriptsOf } from './lib/kit.mjs';
+import { serve, PluginError, readOptions, readTasksRequest, readText, dirOf, within, projectPath, configChain, hasFile, hasKey, packageOf, packageVersion, scriptsOf, loadedFromWorkspace } from './lib/kit.mjs';
 
 // ESLint's own order of flat config names in one directory.
 const CONFIGS = ['eslint.config.js', 'eslint.config.mjs', 'eslint.config.cjs', 'eslint.config.ts', 'eslint.config.mts', 'eslint.config.cts'];
@@ -76,9 +76,9 @@ function tasks(req) {
     if (script && LEGACY_ON.test(script)) addLegacy(chain, legacyConfigs(wsRoot, p.root, present));
     const task = lintTask(p, file, chain, opts);
     if (script) task.command = script;
-    const builds = buildsLoaded(chain.packages, p.name, projects, scripts);
-    if (builds.length) task.dependsOn = builds;
-    task.inputs.push(...sourcesLoaded(chain.packages, p.name, projects, scripts));
+    const loaded = loadedFromWorkspace(wsRoot, chain.packages, p.name, projects);
+    if (loaded.dependsOn.length) task.dependsOn = loaded.dependsOn;
+    task.inputs.push(...loaded.inputs);
     out.push(task);
   }
   out.sort((a, b) => (a.project < b.project ? -1 : a.project > b.project ? 1 : 0));
@@ -142,37 +142,6 @@ function lintTask(p, file, chain, opts) {
   const task = { project: p.name, name: opts.taskName, file, command: 'eslint .', inputs: [...new Set(inputs)], cache: true };
   if (opts.env.length) task.env = [...new Set(opts.env)];
   return task;
-}
-
-// buildsLoaded is the builds to run before linting project self: the
-// `build` of each workspace project the configs import by package name
-// (a shared config or an ESLint plugin of the workspace), which Node loads
-// from the entry its package.json names, usually built output. Only a
-// project with a `build` script has one to wait for.
-function buildsLoaded(packages, self, projects, scripts) {
-  const names = new Set(packages);
-  const out = [];
-  for (const p of projects) {
-    if (p.name === self || !names.has(p.name)) continue;
-    if (typeof scripts.get(p.name).build === 'string') out.push(p.name + '#build');
-  }
-  return out.sort();
-}
-
-// sourcesLoaded is the inputs for the workspace projects the configs
-// import by package name that have no build (a shared config kept as
-// source, honojs/middleware's @hono/eslint-config): Node loads their files
-// as they are, and the `npm:` input of a package the lockfile links to the
-// workspace does not change when they do. A project with a build reaches
-// the task's key through its build's key (buildsLoaded).
-function sourcesLoaded(packages, self, projects, scripts) {
-  const names = new Set(packages);
-  const out = [];
-  for (const p of projects) {
-    if (p.name === self || p.root === '.' || !names.has(p.name) || typeof scripts.get(p.name).build === 'string') continue;
-    out.push(`/${p.root}/**`, `!/${p.root}/**/*.{md,mdx}`);
-  }
-  return out;
 }
 
 // legacyConfigs is what the .eslintrc* files ESLint 9 reads for a project

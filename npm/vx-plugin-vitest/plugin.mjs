@@ -4,7 +4,7 @@
 // `vitest run`, with the inputs Vitest reads and the coverage directory
 // it writes. README.md says what it infers and why.
 import path from 'node:path';
-import { serve, readOptions, readTasksRequest, within, projectPath, configChain, block, blankStrings, hasKey, packageVersion, scriptsOf } from './lib/kit.mjs';
+import { serve, readOptions, readTasksRequest, within, projectPath, configChain, block, blankStrings, hasKey, packageVersion, scriptsOf, loadedFromWorkspace } from './lib/kit.mjs';
 import { workspaceOf, projectName, projectCommand, extraInputs } from './lib/projects.mjs';
 
 // Vitest's own order: vitest.config.* before vite.config.*, and within
@@ -47,6 +47,9 @@ function tasks(req) {
     if (path.posix.basename(file).startsWith('vite.') && !hasTestBlock(chain.text)) continue;
     const ws = workspaceOf(wsRoot, p.root, file, chain);
     const task = testTask(p, file, chain, opts);
+    const loaded = loadedFromWorkspace(wsRoot, chain.packages, p.name, projects);
+    if (loaded.dependsOn.length) task.dependsOn = loaded.dependsOn;
+    task.inputs.push(...loaded.inputs);
     if (ws && !projectOfWorkspace(wsRoot, task, p, ws)) continue;
     out.push(task);
   }

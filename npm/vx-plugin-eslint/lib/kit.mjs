@@ -173,6 +173,27 @@ export function scriptsOf(wsRoot, project) {
   }
 }
 
+// loadedFromWorkspace is what the task of project self needs of the
+// workspace projects its config imports by package name (packages): the
+// build of each that has one, to run first (Node loads such a package from
+// the entry its package.json names, usually built output that a fresh
+// clone does not have), and the files of each that has none (a shared
+// config kept as source: honojs/middleware's @hono/eslint-config,
+// Turborepo's @repo/vitest-config), which the `npm:` input of a package
+// the lockfile links into the workspace does not follow. A project with a
+// build reaches the task's key through its build's key.
+export function loadedFromWorkspace(wsRoot, packages, self, projects) {
+  const names = new Set(packages);
+  const dependsOn = [];
+  const inputs = [];
+  for (const p of projects) {
+    if (p.name === self || !names.has(p.name)) continue;
+    if (typeof scriptsOf(wsRoot, p).build === 'string') dependsOn.push(p.name + '#build');
+    else if (p.root !== '.') inputs.push(`/${p.root}/**`, `!/${p.root}/**/*.{md,mdx}`);
+  }
+  return { dependsOn: dependsOn.sort(), inputs };
+}
+
 // Characters and words after which a "/" starts a regular expression
 // literal rather than dividing (after a name, a number, ")" or "]" it
 // divides).

@@ -36,7 +36,7 @@ import (
 var program = cmdline.Program{
 	Name:   "vx",
 	About:  "a monorepo task runner with a content-addressed cache and run history",
-	Footer: "\nEvery command takes --help. Commands that answer a question take --format json.\n",
+	Footer: "\nEvery command above takes --help (a plugin command gets --help as its own argument). Commands that answer a question take --format json.\n",
 	Hint:   workspace.CloseHint,
 	More:   pluginCommands,
 	Commands: []cmdline.Subcommand{

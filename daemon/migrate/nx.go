@@ -732,14 +732,38 @@ func (tr *nxTr) runCommandsOptions(f *srcFile, item string, opts *jsonc.Node, np
 			b.todo(f, m.KeyOff, sub, "readyWhen: the command is a long-running process; vx waits for a task to exit, so run it on its own")
 		case "color", "tty", "usePty", "streamOutput", "verbose", "__unparsed__", "description", "outputPath", "script":
 		default:
-			if v, ok := scalarText(m.Val); ok {
+			if v, ok := scalarText(m.Val); ok && isOptionName(m.Key) {
 				rc.options = append(rc.options, "--"+m.Key+"="+shellQuote(v))
+				continue
+			} else if ok {
+				b.todo(f, m.KeyOff, sub, fmt.Sprintf("run-commands option %q was not translated: its name is not an option's (letters, digits, - _ .), and written as --name=value it would be shell text in the command", m.Key))
 				continue
 			}
 			b.todo(f, m.KeyOff, sub, fmt.Sprintf("run-commands option %q was not translated", m.Key))
 		}
 	}
 	return rc
+}
+
+// isOptionName says whether an option nx:run-commands forwards may be
+// written unquoted as --name=value: a letter or digit, then letters,
+// digits, "-", "_" and ".", up to 100 of them. Another name (";", "$(",
+// a space) would be shell text in the command vx init writes.
+func isOptionName(s string) bool {
+	if s == "" || len(s) > 100 || !isASCIIAlnum(s[0]) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if c := s[i]; !isASCIIAlnum(c) && c != '-' && c != '_' && c != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+// isASCIIAlnum says whether c is an ASCII letter or digit.
+func isASCIIAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // scalarText is a string's, number's or boolean's text, as nx:run-commands

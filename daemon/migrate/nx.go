@@ -334,10 +334,8 @@ func (tr *nxTr) project(np *nxProject) {
 					b.todo(f, m.Val.Items[i].Off, m.Key, fmt.Sprintf("implicitDependencies %q: vx's dependsOn names projects exactly; list them", d))
 				case tr.lookup(name) == nil:
 					b.todo(f, m.Val.Items[i].Off, m.Key, fmt.Sprintf("implicitDependencies %q is not a project of the workspace%s; dropped", d, workspace.CloseHint(name, b.pkgNames())))
-				case bang:
-					pc.DependsOn = appendNew(pc.DependsOn, "!"+tr.lookup(name).name)
 				default:
-					pc.DependsOn = appendNew(pc.DependsOn, tr.lookup(name).name)
+					pc.DependsOn = implicitDependency(pc.DependsOn, tr.lookup(name).name, bang)
 				}
 			}
 		case "targets":
@@ -358,13 +356,25 @@ func (tr *nxTr) project(np *nxProject) {
 		tr.unincludedScripts(np, *included, pc)
 	}
 	for _, d := range tr.graphDeps[np.nxName] {
-		if d != np.p.name {
+		if d != np.p.name && !slices.Contains(pc.DependsOn, "!"+d) { // a drop holds (vx refuses both)
 			pc.DependsOn = appendNew(pc.DependsOn, d)
 		}
 	}
 	if pc.Name == "" && len(pc.Tags) == 0 && len(pc.DependsOn) == 0 && len(pc.Tasks) == 0 && b.exists(np.p.dir+"/package.json") {
 		delete(b.projects, np.p.dir)
 	}
+}
+
+// implicitDependency adds name to deps, as "!name" when drop, in place
+// of the other form: Nx applies implicitDependencies in order, so the
+// later of "name" and "!name" holds, and vx refuses a dependsOn with both.
+func implicitDependency(deps []string, name string, drop bool) []string {
+	ref, other := name, "!"+name
+	if drop {
+		ref, other = other, ref
+	}
+	deps = slices.DeleteFunc(deps, func(d string) bool { return d == other })
+	return appendNew(deps, ref)
 }
 
 // projectTarget translates the project's target t into pc's tasks; a

@@ -294,6 +294,9 @@ func (m *Model) addProjects(dirs []string, stamps map[string]fileStamp, ms *mani
 			return nil, err
 		}
 		m.Files = append(m.Files, results[i].files...)
+		if strings.HasPrefix(p.Name, "!") {
+			return nil, fmt.Errorf("the project in %s is named %q: a name may not start with \"!\", which in dependsOn and --filter leaves a project out; give it another name in package.json or vx.project.json", p.Dir, p.Name)
+		}
 		if other, dup := m.byName[p.Name]; dup {
 			return nil, fmt.Errorf("two projects are named %q: %s and %s; give one a different package.json name", p.Name, other.Dir, p.Dir)
 		}

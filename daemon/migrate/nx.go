@@ -718,10 +718,10 @@ func (tr *nxTr) runCommandsOptions(f *srcFile, item string, opts *jsonc.Node, np
 				rc.cwd = path.Clean(c)
 			}
 		case "args":
-			if a, ok := m.Val.Strings(); ok {
-				rc.args = strings.Join(a, " ") // a list is joined, as Nx does
-			} else if m.Val.Kind == jsonc.String {
-				rc.args = m.Val.Str
+			if a, ok := argsText(m.Val); ok {
+				rc.args = a
+			} else {
+				b.todo(f, m.KeyOff, sub, fmt.Sprintf("args: expected a string or a list of strings, found %s; not translated (append them to the command)", m.Val.Kind))
 			}
 		case "forwardAllArgs":
 			rc.noForward = m.Val.Kind == jsonc.Bool && !m.Val.Bool
@@ -774,6 +774,24 @@ func isOptionName(s string) bool {
 // isASCIIAlnum says whether c is an ASCII letter or digit.
 func isASCIIAlnum(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// argsText is nx:run-commands "args" as Nx appends it: a string as it
+// is, a list of strings, numbers or booleans joined by spaces; false for
+// another shape.
+func argsText(n *jsonc.Node) (string, bool) {
+	if n.Kind != jsonc.Array {
+		return n.Str, n.Kind == jsonc.String
+	}
+	words := make([]string, 0, len(n.Items))
+	for _, it := range n.Items {
+		w, ok := scalarText(it)
+		if !ok {
+			return "", false
+		}
+		words = append(words, w)
+	}
+	return strings.Join(words, " "), true
 }
 
 // scalarText is a string's, number's or boolean's text, as nx:run-commands

@@ -103,8 +103,9 @@ func (m *Model) filtered(filters []string) (map[string]bool, error) {
 // selector is one --filter value in Turborepo's (and pnpm's) forms: a
 // base (a name or glob, tag:NAME, ./path/glob, or {./path/glob}) with
 // "..." after it for its dependencies too, "..." before it for its
-// dependents too (and their dependencies, with both), "^" for those
-// without the base's own projects, and "!" before all to leave them out.
+// dependents too (and their dependencies, with both), "^" beside the
+// dots (web^..., ...^web; also ^web...) for those without the base's own
+// projects, and "!" before all to leave them out.
 type selector struct {
 	base                     string
 	exclude                  bool
@@ -121,8 +122,13 @@ func parseSelector(f string) (selector, error) {
 		rest, sel.dependents = r, true
 	}
 	rest, sel.dependencies = strings.CutSuffix(rest, "...")
+	if sel.dependencies {
+		rest, sel.notSelf = strings.CutSuffix(rest, "^") // web^..., as turbo and pnpm write it
+	}
 	if sel.dependents || sel.dependencies {
-		rest, sel.notSelf = strings.CutPrefix(rest, "^")
+		var caret bool
+		rest, caret = strings.CutPrefix(rest, "^")
+		sel.notSelf = sel.notSelf || caret
 	}
 	// {./apps/*} is a directory; {web,docs} stays a name glob.
 	if inner, ok := strings.CutPrefix(rest, "{"); ok && strings.HasSuffix(inner, "}") && isPathFilter(inner) {

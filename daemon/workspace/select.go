@@ -134,11 +134,29 @@ func parseSelector(f string) (selector, error) {
 	if inner, ok := strings.CutPrefix(rest, "{"); ok && strings.HasSuffix(inner, "}") && isPathFilter(inner) {
 		rest = strings.TrimSuffix(inner, "}")
 	}
+	if ref, ok := gitRange(rest); ok {
+		return sel, fmt.Errorf("--filter %q holds Turborepo's git range [%s], which a filter does not read here: use --affected=%s (the projects changed since it, and their dependents)", f, ref, strings.SplitN(ref, "...", 2)[0])
+	}
 	if rest == "" && f != "" {
 		return sel, fmt.Errorf("--filter %q names no project: put a name, tag:NAME or ./path around its ... ^ !", f)
 	}
 	sel.base = rest
 	return sel, nil
+}
+
+// gitRange is the ref of a selector base ending in Turborepo's git range
+// ("[main]", "web...[HEAD^1]", "{./apps/*}[main]"): a "[...]" that starts
+// the base or follows "}" or "...". A class inside a name glob ("[ud]*",
+// "app-[ab]") is not one.
+func gitRange(base string) (string, bool) {
+	i := strings.LastIndexByte(base, '[')
+	if i < 0 || !strings.HasSuffix(base, "]") || len(base)-i < 3 {
+		return "", false
+	}
+	if before := base[:i]; before != "" && !strings.HasSuffix(before, "}") && !strings.HasSuffix(before, "...") {
+		return "", false
+	}
+	return base[i+1 : len(base)-1], true
 }
 
 // expand adds to into the names sel selects from the projects its base

@@ -77,14 +77,7 @@ func TestNxImplicitDependencyNamedAndDroppedTakesTheLater(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := Apply(p, dir, nil); err != nil {
-				t.Fatal(err)
-			}
-			m, err := workspace.Load(dir)
-			if err != nil {
-				t.Fatalf("loading the written config: %v\n%s", err, fileText(t, p, "packages/spec/vx.project.json"))
-			}
-			spec, _ := m.Project("@x/spec")
+			spec, _ := applyAndLoad(t, p, dir).Project("@x/spec")
 			if !slices.Equal(spec.Deps, tc.want) {
 				t.Errorf("@x/spec depends on %v, want %v", spec.Deps, tc.want)
 			}

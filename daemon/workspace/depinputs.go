@@ -133,15 +133,21 @@ func braceHoldsDotDot(p string) bool {
 	return false
 }
 
-// maxBraceGlobs bounds the globs expandBraces writes one glob as.
-const maxBraceGlobs = 64
+// maxBraceGlobs bounds the globs expandBraces writes one glob as, and
+// maxBraceGlobLen the length of a glob it expands (each level of braces
+// is a pass over the glob).
+const (
+	maxBraceGlobs   = 64
+	maxBraceGlobLen = 1024
+)
 
 // expandBraces lists the globs the brace alternatives of g stand for
 // ("{../x,src}/**" is "../x/**" and "src/**"), in their order; false for
 // a glob with an escape or a class (whose "," or "{" may be literal), an
-// unbalanced brace, or more than maxBraceGlobs alternatives.
+// unbalanced brace, more than maxBraceGlobs alternatives, or past
+// maxBraceGlobLen.
 func expandBraces(g string) ([]string, bool) {
-	if strings.ContainsAny(g, "\\[") {
+	if len(g) > maxBraceGlobLen || strings.ContainsAny(g, "\\[") {
 		return nil, false
 	}
 	var out []string

@@ -35,7 +35,10 @@ func (m *Model) Select(ctx context.Context, s wire.Selection) (*Selected, error)
 		if err != nil {
 			return nil, err
 		}
-		out.Projects = nil
+		// Empty, never nil, when they keep none (...^web where nothing
+		// depends on web, or web with !web): Build reads nil as every
+		// project.
+		out.Projects = []*Project{}
 		for _, p := range m.Projects {
 			if keep[p.Name] {
 				out.Projects = append(out.Projects, p)

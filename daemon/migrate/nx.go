@@ -334,10 +334,8 @@ func (tr *nxTr) project(np *nxProject) {
 					b.todo(f, m.Val.Items[i].Off, m.Key, fmt.Sprintf("implicitDependencies %q: vx's dependsOn names projects exactly; list them", d))
 				case tr.lookup(name) == nil:
 					b.todo(f, m.Val.Items[i].Off, m.Key, fmt.Sprintf("implicitDependencies %q is not a project of the workspace%s; dropped", d, workspace.CloseHint(name, b.pkgNames())))
-				case bang:
-					pc.DependsOn = appendNew(pc.DependsOn, "!"+tr.lookup(name).name)
 				default:
-					pc.DependsOn = appendNew(pc.DependsOn, tr.lookup(name).name)
+					pc.DependsOn = implicitDependency(pc.DependsOn, tr.lookup(name).name, bang)
 				}
 			}
 		case "targets":
@@ -358,13 +356,25 @@ func (tr *nxTr) project(np *nxProject) {
 		tr.unincludedScripts(np, *included, pc)
 	}
 	for _, d := range tr.graphDeps[np.nxName] {
-		if d != np.p.name {
+		if d != np.p.name && !slices.Contains(pc.DependsOn, "!"+d) { // a drop holds (vx refuses both)
 			pc.DependsOn = appendNew(pc.DependsOn, d)
 		}
 	}
 	if pc.Name == "" && len(pc.Tags) == 0 && len(pc.DependsOn) == 0 && len(pc.Tasks) == 0 && b.exists(np.p.dir+"/package.json") {
 		delete(b.projects, np.p.dir)
 	}
+}
+
+// implicitDependency adds name to deps, as "!name" when drop, in place
+// of the other form: Nx applies implicitDependencies in order, so the
+// later of "name" and "!name" holds, and vx refuses a dependsOn with both.
+func implicitDependency(deps []string, name string, drop bool) []string {
+	ref, other := name, "!"+name
+	if drop {
+		ref, other = other, ref
+	}
+	deps = slices.DeleteFunc(deps, func(d string) bool { return d == other })
+	return appendNew(deps, ref)
 }
 
 // projectTarget translates the project's target t into pc's tasks; a
@@ -708,10 +718,10 @@ func (tr *nxTr) runCommandsOptions(f *srcFile, item string, opts *jsonc.Node, np
 				rc.cwd = path.Clean(c)
 			}
 		case "args":
-			if a, ok := m.Val.Strings(); ok {
-				rc.args = strings.Join(a, " ") // a list is joined, as Nx does
-			} else if m.Val.Kind == jsonc.String {
-				rc.args = m.Val.Str
+			if a, ok := argsText(m.Val); ok {
+				rc.args = a
+			} else {
+				b.todo(f, m.KeyOff, sub, fmt.Sprintf("args: expected a string or a list of strings, found %s; not translated (append them to the command)", m.Val.Kind))
 			}
 		case "forwardAllArgs":
 			rc.noForward = m.Val.Kind == jsonc.Bool && !m.Val.Bool
@@ -732,14 +742,56 @@ func (tr *nxTr) runCommandsOptions(f *srcFile, item string, opts *jsonc.Node, np
 			b.todo(f, m.KeyOff, sub, "readyWhen: the command is a long-running process; vx waits for a task to exit, so run it on its own")
 		case "color", "tty", "usePty", "streamOutput", "verbose", "__unparsed__", "description", "outputPath", "script":
 		default:
-			if v, ok := scalarText(m.Val); ok {
+			if v, ok := scalarText(m.Val); ok && isOptionName(m.Key) {
 				rc.options = append(rc.options, "--"+m.Key+"="+shellQuote(v))
+				continue
+			} else if ok {
+				b.todo(f, m.KeyOff, sub, fmt.Sprintf("run-commands option %q was not translated: its name is not an option's (letters, digits, - _ .), and written as --name=value it would be shell text in the command", m.Key))
 				continue
 			}
 			b.todo(f, m.KeyOff, sub, fmt.Sprintf("run-commands option %q was not translated", m.Key))
 		}
 	}
 	return rc
+}
+
+// isOptionName says whether an option nx:run-commands forwards may be
+// written unquoted as --name=value: a letter or digit, then letters,
+// digits, "-", "_" and ".", up to 100 of them. Another name (";", "$(",
+// a space) would be shell text in the command vx init writes.
+func isOptionName(s string) bool {
+	if s == "" || len(s) > 100 || !isASCIIAlnum(s[0]) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if c := s[i]; !isASCIIAlnum(c) && c != '-' && c != '_' && c != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+// isASCIIAlnum says whether c is an ASCII letter or digit.
+func isASCIIAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// argsText is nx:run-commands "args" as Nx appends it: a string as it
+// is, a list of strings, numbers or booleans joined by spaces; false for
+// another shape.
+func argsText(n *jsonc.Node) (string, bool) {
+	if n.Kind != jsonc.Array {
+		return n.Str, n.Kind == jsonc.String
+	}
+	words := make([]string, 0, len(n.Items))
+	for _, it := range n.Items {
+		w, ok := scalarText(it)
+		if !ok {
+			return "", false
+		}
+		words = append(words, w)
+	}
+	return strings.Join(words, " "), true
 }
 
 // scalarText is a string's, number's or boolean's text, as nx:run-commands

@@ -50,3 +50,37 @@ func TestNxImplicitDependencyDropCarriedOver(t *testing.T) {
 		t.Errorf("@x/estree depends on %v, want [@x/spec]", estree.Deps)
 	}
 }
+
+// TestNxImplicitDependencyNamedAndDroppedTakesTheLater: Nx applies
+// implicitDependencies in order, so of "name" and "!name" in one list the
+// later holds; vx init writes that one alone, since vx refuses a dependsOn
+// holding both (before, it wrote both and the workspace did not load).
+func TestNxImplicitDependencyNamedAndDroppedTakesTheLater(t *testing.T) {
+	for _, tc := range []struct {
+		list string
+		want []string
+	}{
+		{`["keys", "!keys"]`, nil},
+		{`["!keys", "keys"]`, []string{"@x/keys"}},
+	} {
+		t.Run(tc.list, func(t *testing.T) {
+			dir := t.TempDir()
+			testtree.Write(t, dir, map[string]string{
+				"package.json":               `{"name": "repo", "private": true, "workspaces": ["packages/*"], "devDependencies": {"nx": "22.7.6"}}`,
+				"nx.json":                    `{}`,
+				"packages/spec/package.json": `{"name": "@x/spec", "scripts": {"build": "tsc -b"}, "devDependencies": {"@x/keys": "workspace:*"}}`,
+				"packages/spec/project.json": `{"name": "spec", "implicitDependencies": ` + tc.list + `}`,
+				"packages/keys/package.json": `{"name": "@x/keys", "scripts": {"build": "tsc -b"}}`,
+				"packages/keys/project.json": `{"name": "keys"}`,
+			})
+			p, err := PlanInit(t.Context(), dir, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			spec, _ := applyAndLoad(t, p, dir).Project("@x/spec")
+			if !slices.Equal(spec.Deps, tc.want) {
+				t.Errorf("@x/spec depends on %v, want %v", spec.Deps, tc.want)
+			}
+		})
+	}
+}

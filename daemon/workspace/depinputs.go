@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"path"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -43,39 +44,160 @@ func RootInputs(inputs []string) []string {
 // back in ("src/../lib/**") as relative to dir, as turbo reads such an
 // input. A project task's plain globs are matched against its own files,
 // so a "../" one would match nothing and leave the key blind to the file.
-// One that leaves the workspace is kept as it is, matching nothing (a
-// plugin's answer that holds one has been refused); "^", "/" and "npm:"
-// inputs are kept too. inputs itself is answered when nothing changes.
+// A glob whose brace alternatives climb ("{../../x,src/**}") is answered
+// as its alternatives, each so. One that leaves the workspace is kept as
+// it is, matching nothing (a plugin's answer that holds one has been
+// refused); "^", "/" and "npm:" inputs are kept too. inputs itself is
+// answered when nothing changes.
 func climbedInputs(dir string, inputs []string) []string {
 	var out []string
 	for i, g := range inputs {
-		neg, p := "", g
-		if rest, ok := strings.CutPrefix(g, "!"); ok {
-			neg, p = "!", rest
-		}
-		c := ""
-		if dotDotSegment(p) && !strings.HasPrefix(p, "^") && !strings.HasPrefix(p, "npm:") {
-			c = path.Clean(path.Join(dir, p))
-		}
-		if c == "" || c == ".." || strings.HasPrefix(c, "../") || strings.HasPrefix(p, "/") {
+		globs, changed := climbedInput(dir, g)
+		if !changed {
 			if out != nil {
 				out = append(out, g)
 			}
 			continue
 		}
 		if out == nil {
-			out = append(make([]string, 0, len(inputs)), inputs[:i]...)
+			out = append(make([]string, 0, len(inputs)+len(globs)), inputs[:i]...)
 		}
-		if rel, ok := strings.CutPrefix(c, dir+"/"); ok && dir != "." && dir != "" {
-			out = append(out, neg+rel)
-		} else {
-			out = append(out, neg+"/"+c)
-		}
+		out = append(out, globs...)
 	}
 	if out == nil {
 		return inputs
 	}
 	return out
+}
+
+// climbedInput is the input g of the project at dir as climbedInputs
+// answers it, and whether that differs from g.
+func climbedInput(dir, g string) ([]string, bool) {
+	neg, p := "", g
+	if rest, ok := strings.CutPrefix(g, "!"); ok {
+		neg, p = "!", rest
+	}
+	if strings.HasPrefix(p, "^") || strings.HasPrefix(p, "npm:") || strings.HasPrefix(p, "/") {
+		return nil, false
+	}
+	if braceHoldsDotDot(p) {
+		alts, ok := expandBraces(p)
+		if !ok || !slices.ContainsFunc(alts, dotDotSegment) {
+			return nil, false // kept: cutting through its braces would match other files
+		}
+		out := make([]string, 0, len(alts))
+		for _, a := range alts {
+			if c, ok := climbed(dir, a); ok {
+				a = c
+			}
+			out = append(out, neg+a)
+		}
+		return out, true
+	}
+	if c, ok := climbed(dir, p); ok {
+		return []string{neg + c}, true
+	}
+	return nil, false
+}
+
+// climbed is the glob p of the project at dir, which has a ".." segment
+// and stays in the workspace, as relative to dir when it ends there and
+// as a "/" glob when it does not; false for another glob.
+func climbed(dir, p string) (string, bool) {
+	if !dotDotSegment(p) {
+		return "", false
+	}
+	c := path.Clean(path.Join(dir, p))
+	if c == ".." || strings.HasPrefix(c, "../") {
+		return "", false
+	}
+	if rel, ok := strings.CutPrefix(c, dir+"/"); ok && dir != "." && dir != "" {
+		return rel, true
+	}
+	return "/" + c, true
+}
+
+// braceHoldsDotDot reports whether a brace of the glob p holds "..".
+func braceHoldsDotDot(p string) bool {
+	depth := 0
+	for i := 0; i < len(p); i++ {
+		switch {
+		case p[i] == '{':
+			depth++
+		case p[i] == '}' && depth > 0:
+			depth--
+		case depth > 0 && strings.HasPrefix(p[i:], ".."):
+			return true
+		}
+	}
+	return false
+}
+
+// maxBraceGlobs bounds the globs expandBraces writes one glob as, and
+// maxBraceGlobLen the length of a glob it expands (each level of braces
+// is a pass over the glob).
+const (
+	maxBraceGlobs   = 64
+	maxBraceGlobLen = 1024
+)
+
+// expandBraces lists the globs the brace alternatives of g stand for
+// ("{../x,src}/**" is "../x/**" and "src/**"), in their order; false for
+// a glob with an escape or a class (whose "," or "{" may be literal), an
+// unbalanced brace, more than maxBraceGlobs alternatives, or past
+// maxBraceGlobLen.
+func expandBraces(g string) ([]string, bool) {
+	if len(g) > maxBraceGlobLen || strings.ContainsAny(g, "\\[") {
+		return nil, false
+	}
+	var out []string
+	var expand func(s string) bool
+	expand = func(s string) bool {
+		open, end, alts := outerBrace(s)
+		switch {
+		case open < 0 && strings.ContainsAny(s, "{}"), open >= 0 && end < 0:
+			return false
+		case open < 0:
+			out = append(out, s)
+			return len(out) <= maxBraceGlobs
+		}
+		for _, alt := range alts {
+			if !expand(s[:open] + alt + s[end+1:]) {
+				return false
+			}
+		}
+		return true
+	}
+	if !expand(g) {
+		return nil, false
+	}
+	return slices.Compact(out), true
+}
+
+// outerBrace finds the first brace of s at the outer level: where it
+// opens and closes (-1 when it does not) and its alternatives, split at
+// its own commas.
+func outerBrace(s string) (open, end int, alts []string) {
+	open = strings.IndexByte(s, '{')
+	if open < 0 {
+		return -1, -1, nil
+	}
+	depth, from := 0, open+1
+	for i := open; i < len(s); i++ {
+		switch s[i] {
+		case '{':
+			depth++
+		case '}':
+			if depth--; depth == 0 {
+				return open, i, append(alts, s[from:i])
+			}
+		case ',':
+			if depth == 1 {
+				alts, from = append(alts, s[from:i]), i+1
+			}
+		}
+	}
+	return open, -1, nil
 }
 
 // dotDotSegment reports whether the slash path p has a ".." segment.

@@ -294,6 +294,9 @@ func (m *Model) addProjects(dirs []string, stamps map[string]fileStamp, ms *mani
 			return nil, err
 		}
 		m.Files = append(m.Files, results[i].files...)
+		if strings.HasPrefix(p.Name, "!") {
+			return nil, fmt.Errorf("the project in %s is named %q: a name may not start with \"!\", which in dependsOn and --filter leaves a project out; give it another name in package.json or vx.project.json", p.Dir, p.Name)
+		}
 		if other, dup := m.byName[p.Name]; dup {
 			return nil, fmt.Errorf("two projects are named %q: %s and %s; give one a different package.json name", p.Name, other.Dir, p.Dir)
 		}
@@ -321,12 +324,12 @@ func (m *Model) linkDeps(versions map[string]*packageJSON) error {
 				}
 			}
 		}
-		for _, ref := range p.Deps {
-			name, drop := strings.CutPrefix(ref, "!")
-			if m.byName[name] == nil {
-				return fmt.Errorf("%s: dependsOn names project %q, which is not in the workspace%s", p.ConfigFile, ref, closeHint(name, m.projectNames()))
-			}
-			set[name] = !drop
+		explicit, err := m.explicitDeps(p)
+		if err != nil {
+			return err
+		}
+		for name, keep := range explicit {
+			set[name] = keep
 		}
 		p.Deps = trueKeys(set)
 	}
@@ -337,6 +340,25 @@ func (m *Model) linkDeps(versions map[string]*packageJSON) error {
 		}
 	}
 	return nil
+}
+
+// explicitDeps maps each project p's dependsOn names to true, or to
+// false when it drops it ("!name"); it refuses a name that is no project
+// and one both named and dropped, which would otherwise mean what the
+// later entry said.
+func (m *Model) explicitDeps(p *Project) (map[string]bool, error) {
+	out := make(map[string]bool, len(p.Deps))
+	for _, ref := range p.Deps {
+		name, drop := strings.CutPrefix(ref, "!")
+		if m.byName[name] == nil {
+			return nil, fmt.Errorf("%s: dependsOn names project %q, which is not in the workspace%s", p.ConfigFile, ref, closeHint(name, m.projectNames()))
+		}
+		if keep, ok := out[name]; ok && keep == drop {
+			return nil, fmt.Errorf("%s: dependsOn holds both %q and \"!%s\": keep the one you mean", p.ConfigFile, name, name)
+		}
+		out[name] = !drop
+	}
+	return out, nil
 }
 
 // trueKeys is the sorted keys of set whose value is true.

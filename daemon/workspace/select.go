@@ -35,7 +35,10 @@ func (m *Model) Select(ctx context.Context, s wire.Selection) (*Selected, error)
 		if err != nil {
 			return nil, err
 		}
-		out.Projects = nil
+		// Empty, never nil, when they keep none (...^web where nothing
+		// depends on web, or web with !web): Build reads nil as every
+		// project.
+		out.Projects = []*Project{}
 		for _, p := range m.Projects {
 			if keep[p.Name] {
 				out.Projects = append(out.Projects, p)
@@ -103,8 +106,9 @@ func (m *Model) filtered(filters []string) (map[string]bool, error) {
 // selector is one --filter value in Turborepo's (and pnpm's) forms: a
 // base (a name or glob, tag:NAME, ./path/glob, or {./path/glob}) with
 // "..." after it for its dependencies too, "..." before it for its
-// dependents too (and their dependencies, with both), "^" for those
-// without the base's own projects, and "!" before all to leave them out.
+// dependents too (and their dependencies, with both), "^" beside the
+// dots (web^..., ...^web; also ^web...) for those without the base's own
+// projects, and "!" before all to leave them out.
 type selector struct {
 	base                     string
 	exclude                  bool
@@ -121,18 +125,41 @@ func parseSelector(f string) (selector, error) {
 		rest, sel.dependents = r, true
 	}
 	rest, sel.dependencies = strings.CutSuffix(rest, "...")
+	if sel.dependencies {
+		rest, sel.notSelf = strings.CutSuffix(rest, "^") // web^..., as turbo and pnpm write it
+	}
 	if sel.dependents || sel.dependencies {
-		rest, sel.notSelf = strings.CutPrefix(rest, "^")
+		var caret bool
+		rest, caret = strings.CutPrefix(rest, "^")
+		sel.notSelf = sel.notSelf || caret
 	}
 	// {./apps/*} is a directory; {web,docs} stays a name glob.
 	if inner, ok := strings.CutPrefix(rest, "{"); ok && strings.HasSuffix(inner, "}") && isPathFilter(inner) {
 		rest = strings.TrimSuffix(inner, "}")
+	}
+	if ref, ok := gitRange(rest); ok {
+		return sel, fmt.Errorf("--filter %q holds Turborepo's git range [%s], which a filter does not read here: use --affected=%s (the projects changed since it, and their dependents)", f, ref, strings.SplitN(ref, "...", 2)[0])
 	}
 	if rest == "" && f != "" {
 		return sel, fmt.Errorf("--filter %q names no project: put a name, tag:NAME or ./path around its ... ^ !", f)
 	}
 	sel.base = rest
 	return sel, nil
+}
+
+// gitRange is the ref of a selector base ending in Turborepo's git range
+// ("[main]", "web...[HEAD^1]", "{./apps/*}[main]"): a "[...]" that starts
+// the base or follows "}" or "...". A class inside a name glob ("[ud]*",
+// "app-[ab]") is not one.
+func gitRange(base string) (string, bool) {
+	i := strings.LastIndexByte(base, '[')
+	if i < 0 || !strings.HasSuffix(base, "]") || len(base)-i < 3 {
+		return "", false
+	}
+	if before := base[:i]; before != "" && !strings.HasSuffix(before, "}") && !strings.HasSuffix(before, "...") {
+		return "", false
+	}
+	return base[i+1 : len(base)-1], true
 }
 
 // expand adds to into the names sel selects from the projects its base

@@ -53,6 +53,16 @@ func TestSelectFilters(t *testing.T) {
 		{"with its dependents", []string{"...utils"}, []string{"@acme/ui", "@acme/web", "admin", "utils"}, nil},
 		{"its dependents alone", []string{"...^utils"}, []string{"@acme/ui", "@acme/web", "admin"}, nil},
 		{"its dependencies alone", []string{"^@acme/web..."}, []string{"@acme/ui", "utils"}, nil},
+		// Turborepo and pnpm write the caret before the trailing dots.
+		{"its dependencies alone, as turbo writes it", []string{"@acme/web^..."}, []string{"@acme/ui", "utils"}, nil},
+		{"an excluded braced path's dependencies alone", []string{"!{./apps/web}^..."}, []string{"@acme/web", "admin", "docs"}, nil},
+		// Turborepo's git ranges are --affected here, not a glob's class
+		// ("[main]" matched the projects named m, a, i or n).
+		{"a git range", []string{"[main]"}, nil, []string{`"[main]"`, "--affected=main"}},
+		{"dependents of a git range", []string{"...[origin/main]"}, nil, []string{"--affected=origin/main"}},
+		{"a name since a ref", []string{"@acme/web...[HEAD^1]"}, nil, []string{"--affected=HEAD^1"}},
+		{"a class in a name glob stays one", []string{"[ud]*"}, []string{"docs", "utils"}, nil},
+		{"a caret with no dots", []string{"@acme/web^"}, nil, []string{`"@acme/web^"`, "matches no project"}},
 		{"dependents and their dependencies", []string{"...@acme/ui..."}, []string{"@acme/ui", "@acme/web", "admin", "utils"}, nil},
 		{"a tag with its dependencies", []string{"tag:frontend..."}, []string{"@acme/ui", "@acme/web", "utils"}, nil},
 		{"a braced path", []string{"{./packages/*}"}, []string{"@acme/ui", "utils"}, nil},

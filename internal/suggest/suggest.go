@@ -17,9 +17,20 @@ func Close(s string, names []string) string {
 		d    int
 	}
 	var cs []cand
+	ls, limit := strings.ToLower(s), max(2, len(s)/3)
 	for _, n := range names {
-		d := levenshtein(strings.ToLower(s), strings.ToLower(n))
-		if d <= max(2, len(s)/3) || strings.Contains(n, s) || strings.Contains(s, n) {
+		ln := strings.ToLower(n)
+		holds := strings.Contains(n, s) || strings.Contains(s, n)
+		// The lengths' difference is the fewest edits between the two
+		// (and all of them when one holds the other): past the limit,
+		// no table of a pasted 100 KB name by each name is worth making.
+		d := max(len(ls)-len(ln), len(ln)-len(ls))
+		if d <= limit {
+			d = levenshtein(ls, ln)
+		} else if !holds {
+			continue
+		}
+		if d <= limit || holds {
 			cs = append(cs, cand{n, d})
 		}
 	}

@@ -42,7 +42,8 @@ function tasks(req) {
   const out = [];
   for (const p of projects) {
     const file = configOf(p.root, present);
-    if (!file || testedByAnother(scriptsOf(wsRoot, p)[opts.taskName])) continue;
+    const script = scriptsOf(wsRoot, p)[opts.taskName];
+    if (!file || testedByAnother(script)) continue;
     const chain = configChain(wsRoot, file);
     if (path.posix.basename(file).startsWith('vite.') && !hasTestBlock(chain.text)) continue;
     const ws = workspaceOf(wsRoot, p.root, file, chain);
@@ -51,6 +52,7 @@ function tasks(req) {
     if (loaded.dependsOn.length) task.dependsOn = loaded.dependsOn;
     task.inputs.push(...loaded.inputs);
     if (ws && !projectOfWorkspace(wsRoot, task, p, ws)) continue;
+    if (!ws && doesMore(script)) task.command = script.trim();
     out.push(task);
   }
   out.sort((a, b) => (a.project < b.project ? -1 : a.project > b.project ? 1 : 0));
@@ -77,6 +79,15 @@ function configOf(root, present) {
 // Nx target runs Vitest on this config) is not.
 function testedByAnother(script) {
   return typeof script === 'string' && !/(?:^|[^\w-])vitest(?![\w-])/.test(script) && !runsNx(script);
+}
+
+// doesMore: the script runs Vitest among other commands ("tsc && vitest
+// run", "vitest run && node check.js"): the task runs the script as
+// written, whose other commands are part of the project's test, rather
+// than Vitest alone. (Quoted text is not read for the operators.)
+function doesMore(script) {
+  if (typeof script !== 'string' || testedByAnother(script) || runsNx(script)) return false;
+  return /&&|\|\||[;|]/.test(script.replace(/'[^']*'|"[^"]*"/g, "''"));
 }
 
 // runsNx: the script runs Nx, as a command word of its own ("nx test",

@@ -20,24 +20,35 @@ import (
 func TestEditingTheWorkspacesSharedConfigRelints(t *testing.T) {
 	tools := toolsDir(t)
 	root := sharedConfigWorkspace(t, tools)
-	env := harness.Env("VX_LOG", "CI")
-	for _, step := range []struct {
-		name, old, new string
-		want           string
-		code           int
-	}{
+	editSteps(t, root, "lint", "app#lint", "packages/eslint-config/index.js", []editStep{
 		{"first run", "", "", "ran", 0},
 		{"no change", "", "", "hit", 0},
 		{"the shared config turns no-unused-vars on", "'no-unused-vars': 'off'", "'no-unused-vars': 'error'", "failed", 1},
 		{"and off again", "'no-unused-vars': 'error'", "'no-unused-vars': 'off'", "hit", 0},
-	} {
+	})
+}
+
+// editStep is one edit of a file (none when old is "") and what the next
+// `vx run` must then do with the task, and its exit code.
+type editStep struct {
+	name, old, new string
+	want           string
+	code           int
+}
+
+// editSteps makes each step's edit of file in root and runs task's name
+// (--continue, JSON summary), checking what was done with task.
+func editSteps(t *testing.T, root, name, task, file string, steps []editStep) {
+	t.Helper()
+	env := harness.Env("VX_LOG", "CI")
+	for _, step := range steps {
 		if step.old != "" {
-			replace(t, root, "packages/eslint-config/index.js", step.old, step.new)
+			replace(t, root, file, step.old, step.new)
 		}
-		r := harness.Run(t, root, env, vxBin, "run", "lint", "--continue", "--format", "json")
+		r := harness.Run(t, root, env, vxBin, "run", name, "--continue", "--format", "json")
 		got, code := summary(t, r)
-		if want := map[string]string{"app#lint": step.want}; !reflect.DeepEqual(whats(got), want) || code != step.code {
-			t.Errorf("%s: vx run lint did %v (exit %d), want %v (exit %d)\n%s", step.name, whats(got), code, want, step.code, r)
+		if want := map[string]string{task: step.want}; !reflect.DeepEqual(whats(got), want) || code != step.code {
+			t.Errorf("%s: vx run %s did %v (exit %d), want %v (exit %d)\n%s", step.name, name, whats(got), code, want, step.code, r)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package plugins_test
 
 import (
 	"path/filepath"
-	"reflect"
 	"testing"
 
 	"github.com/vzn/vx/tests/internal/harness"
@@ -33,24 +32,10 @@ func TestEditingTheWorkspacesSharedVitestConfigRetests(t *testing.T) {
 		harness.WriteFile(t, filepath.Join(root, filepath.FromSlash(rel)), text)
 	}
 	commitWorkspace(t, root, tools, map[string]string{"node_modules/@repo/vitest-config": "../../packages/vitest-config"}, "vx-plugin-vitest")
-	env := harness.Env("VX_LOG", "CI")
-	for _, step := range []struct {
-		name, old, new string
-		want           string
-		code           int
-	}{
+	editSteps(t, root, "test", "app#test", "packages/vitest-config/index.js", []editStep{
 		{"first run", "", "", "ran", 0},
 		{"no change", "", "", "hit", 0},
 		{"the shared config raises the limit", "LIMIT: '5'", "LIMIT: '50'", "failed", 1},
 		{"and lowers it again", "LIMIT: '50'", "LIMIT: '5'", "hit", 0},
-	} {
-		if step.old != "" {
-			replace(t, root, "packages/vitest-config/index.js", step.old, step.new)
-		}
-		r := harness.Run(t, root, env, vxBin, "run", "test", "--continue", "--format", "json")
-		got, code := summary(t, r)
-		if want := map[string]string{"app#test": step.want}; !reflect.DeepEqual(whats(got), want) || code != step.code {
-			t.Errorf("%s: vx run test did %v (exit %d), want %v (exit %d)\n%s", step.name, whats(got), code, want, step.code, r)
-		}
-	}
+	})
 }

@@ -2,7 +2,6 @@ package plugins
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
@@ -10,6 +9,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/zeebo/xxh3"
 
 	"github.com/vzn/vx/daemon/hashing"
 	"github.com/vzn/vx/protocol/plugin"
@@ -78,9 +79,10 @@ func tasksKey(describeKey, projectsKey string, files []fileRec) string {
 }
 
 // projectsKey is the key of the projects a tasks request carries: the
-// SHA-256 of each name, root and script (name and command), each
-// length-prefixed (a varint: most are short, and a load takes this of
-// every project).
+// XXH3-128 (as vx hashes a file's content) of each name, root and script
+// (name and command), each length-prefixed (a varint: most are short).
+// A load takes it of every project, each script included: SHA-256 of the
+// 85 KB of 1,000 small projects was 2% of a no-op run's instructions.
 func projectsKey(projects []plugin.Project) string {
 	b := make([]byte, 0, len("projects")+len(projects)*96)
 	b = append(b, "projects"...)
@@ -97,7 +99,7 @@ func projectsKey(projects []plugin.Project) string {
 			str(sc.Command)
 		}
 	}
-	sum := sha256.Sum256(b)
+	sum := xxh3.Hash128(b).Bytes()
 	return hex.EncodeToString(sum[:])
 }
 

@@ -17,8 +17,16 @@ import (
 type matcher struct {
 	names    []string        // base names a "**/NAME" glob matches literally
 	nameSet  map[string]bool // names, when they are more than maxListedNames
-	basePats []string        // base-name patterns of the other "**/NAME" globs
+	nameLens uint64          // bit min(len, 63) set for each name's length
+	basePats []basePat       // base-name patterns of the other "**/NAME" globs
 	full     []string        // the other globs, matched on the whole path
+}
+
+// basePat is a base-name pattern and the literal text it starts with
+// (".eslintrc" of ".eslintrc*"): a name without it is no match, told
+// without doublestar.
+type basePat struct {
+	pat, prefix string
 }
 
 // maxExpanded bounds a glob's brace expansion; a larger one is matched
@@ -37,7 +45,14 @@ func compile(globs []string) matcher {
 			m.names = append(m.names, names...)
 			continue
 		}
-		m.basePats = append(m.basePats, rest)
+		prefix := rest
+		if i := strings.IndexAny(rest, "*?[]{}\\"); i >= 0 {
+			prefix = rest[:i]
+		}
+		m.basePats = append(m.basePats, basePat{pat: rest, prefix: prefix})
+	}
+	for _, n := range m.names {
+		m.nameLens |= 1 << min(len(n), 63)
 	}
 	if len(m.names) > maxListedNames {
 		m.nameSet = make(map[string]bool, len(m.names))
@@ -53,13 +68,19 @@ const maxListedNames = 16
 
 func (m *matcher) match(f string) bool {
 	base := f[strings.LastIndexByte(f, '/')+1:] // a listed file's name is never empty
-	// A list unless many: a plugin's names are mostly a few, and
-	// comparing a string with one of another length costs nothing.
-	if m.nameSet != nil && m.nameSet[base] || m.nameSet == nil && slices.Contains(m.names, base) {
-		return true
+	// Most files have a name of a length no name has. A list unless
+	// many: a plugin's names are mostly a few, and comparing a string
+	// with one of another length costs nothing.
+	if m.nameLens&(1<<min(len(base), 63)) != 0 {
+		if m.nameSet != nil && m.nameSet[base] || m.nameSet == nil && slices.Contains(m.names, base) {
+			return true
+		}
 	}
 	for _, p := range m.basePats {
-		if ok, _ := doublestar.Match(p, base); ok {
+		if !strings.HasPrefix(base, p.prefix) {
+			continue
+		}
+		if ok, _ := doublestar.Match(p.pat, base); ok {
 			return true
 		}
 	}

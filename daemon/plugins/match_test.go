@@ -13,11 +13,13 @@ func TestMatchAgreesWithDoublestar(t *testing.T) {
 	globs := []string{
 		"**/vx-ref.json", "**/{vitest,vite}.config.{ts,mts,cts,js,mjs,cjs}", "**/eslint.config.{js,}",
 		"**/*.spec.ts", "**/{a,b,c,d,e,f,g,h}{1,2,3}.json", "**/a{b", "**/x}y", "**/{a,{b,c}}.json", "src/**/*.go", "**/lib/x.json", "**/[ab].txt", "**/\\*.md",
+		"**/.eslintrc*", "**/.eslintrc{,.json}", "**/x?y.json", "**/pre[ab]*", "**/llllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllll.json",
 	}
 	files := []string{
 		"vx-ref.json", "a/vx-ref.json", "a/b/vx-ref.jsonx", "vite.config.ts", "p/vitest.config.cjs", "p/vitest.config.tsx",
 		"p/vitest.config.", "eslint.config.", "eslint.config.js", "x/eslint.config.jsx", "q/u.spec.ts", "a{b", "x}y",
 		"a.json", "p/b.json", "c.json", "h3.json", "p/a1.json", "p/i1.json", "a4.json", "src/x/y.go", "lib/x.json", "p/lib/x.json", "p/a.txt", "c.txt", "*.md", "r/x.md",
+		".eslintrc", "p/.eslintrc.json", "p/x.eslintrc", ".eslintr", "xay.json", "p/prea", "prec", "q/llllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllll.json", "lllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllll.json",
 	}
 	for _, g := range globs {
 		m := compile([]string{g})

@@ -22,7 +22,9 @@
 # shared machine's load does not move, where the timings above move by
 # ±5% from one invocation to the next. Syscalls' kernel time is not in it.
 # It counts a fourth configuration too: two plugins matching the same
-# files that infer no task, the proof of the stored answers alone.
+# files that infer no task, the proof of the stored answers alone; and a
+# fifth: the two plugins vx ships (npm/vx-plugin-*), which find no
+# Vitest or ESLint config here.
 #
 # Usage: bash scripts/bench-plugins.sh
 # Env:   BENCH_CACHED_N, BENCH_CACHED_RUNS, BENCH_WORK, BENCH_VX_BIN,
@@ -70,6 +72,12 @@ cp "$ws/vx.workspace.json" "$cfg/none"
 sed '0,/"projects"/s//"plugins": [\n    {"plugin": ".\/tools\/ref.mjs", "options": {"log": "plugin-starts-1.log"}},\n    {"plugin": ".\/tools\/ref2.mjs", "options": {"log": "plugin-starts-2.log", "taskName": "ref2"}}\n  ],\n  "projects"/' \
   "$cfg/none" >"$cfg/two"
 sed 's#\./tools/ref\(2*\)\.mjs#./tools/proof\1.mjs#; s#plugin-starts-#plugin-starts-proof-#' "$cfg/two" >"$cfg/proof"
+# The two plugins vx ships, installed as a user installs them: this
+# workspace has no Vitest or ESLint config, so they match no file and
+# infer nothing (what declaring them costs a workspace they find nothing in).
+mkdir -p "$ws/node_modules/@vzn"
+cp -R "$ROOT/npm/vx-plugin-vitest" "$ROOT/npm/vx-plugin-eslint" "$ws/node_modules/@vzn/"
+sed '0,/"projects"/s//"plugins": ["@vzn\/vx-plugin-vitest", "@vzn\/vx-plugin-eslint"],\n  "projects"/' "$cfg/none" >"$cfg/shipped"
 # The same tasks written by hand: what having them costs, plugins apart.
 sed '0,/"tasks": {/s//"tasks": {\n    "ref": {"command": "echo ref", "inputs": ["**\/*"], "outputs": ["ref\/**"]},\n    "ref2": {"command": "echo ref", "inputs": ["**\/*"], "outputs": ["ref\/**"]},/' \
   "$cfg/none" >"$cfg/hand"
@@ -187,7 +195,7 @@ irows=""
 if [[ -n ${BENCH_INSTRUCTIONS:-} ]]; then
   need_tools valgrind
   declare -A I
-  for slot in none hand two proof; do
+  for slot in none hand two proof shipped; do
     # proof's plugins answer in the first of these runs, and write their
     # logs: the last run, once those have settled (a listing holding a stat
     # of the last moments is not saved), saves the workspace's listing,
@@ -218,6 +226,7 @@ Instructions (user space, millions; median of $BENCH_INSTRUCTIONS runs under cal
 | no plugins, the same tasks written by hand | $(m "${I[hand]}") | $(ratio "${I[hand]}" "${I[none]}") |
 | two plugins, answers stored | $(m "${I[two]}") | $(ratio "${I[two]}" "${I[none]}") |
 | two plugins that infer no task: the proof alone | $(m "${I[proof]}") | $(ratio "${I[proof]}" "${I[none]}") |
+| the two shipped plugins (vitest, eslint), matching no file here | $(m "${I[shipped]}") | $(ratio "${I[shipped]}" "${I[none]}") |
 | vxd up, the journal's run: no plugins | $(m "${I[jnone]}") | 1 |
 | vxd up, the journal's run: two plugins | $(m "${I[jtwo]}") | $(ratio "${I[jtwo]}" "${I[jnone]}") |
 "

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/vzn/vx/internal/braces"
 )
 
 // matcher is a plugin's globs compiled once for a listing. Most plugin
@@ -93,48 +95,15 @@ func (m *matcher) match(f string) bool {
 }
 
 // expandBraces lists the names pattern p matches when its only glob
-// syntax is brace groups of literal alternatives, not nested
-// ("{vite,vitest}.config.{ts,js}"); ok is false for any other pattern.
+// syntax is brace groups of literal alternatives
+// ("{vite,vitest}.config.{ts,js}"); ok is false for any other pattern, or
+// one of more than maxExpanded names.
 func expandBraces(p string) ([]string, bool) {
-	out := []string{""}
-	for p != "" {
-		i := strings.IndexAny(p, "*?[]{}\\")
-		if i < 0 {
-			return appendAll(out, p), true
-		}
-		if p[i] != '{' {
-			return nil, false
-		}
-		end := strings.IndexByte(p[i:], '}')
-		if end < 0 {
-			return nil, false
-		}
-		group := p[i+1 : i+end]
-		if strings.ContainsAny(group, "*?[]{}\\") {
-			return nil, false
-		}
-		prefixed := appendAll(out, p[:i])
-		alts := strings.Split(group, ",")
-		if len(prefixed)*len(alts) > maxExpanded {
-			return nil, false
-		}
-		out = make([]string, 0, len(prefixed)*len(alts))
-		for _, s := range prefixed {
-			for _, a := range alts {
-				out = append(out, s+a)
-			}
-		}
-		p = p[i+end+1:]
+	names, ok := braces.Expand(p, maxExpanded)
+	if !ok || slices.ContainsFunc(names, func(n string) bool { return strings.ContainsAny(n, "*?[]{}\\") }) {
+		return nil, false
 	}
-	return out, true
-}
-
-func appendAll(list []string, s string) []string {
-	out := make([]string, len(list))
-	for i, l := range list {
-		out[i] = l + s
-	}
-	return out
+	return names, true
 }
 
 // Match lists the files matching any of globs, skipping node_modules,

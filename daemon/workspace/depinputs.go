@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/vzn/vx/internal/braces"
 )
 
 // DepInputs are the "^" globs of a task's inputs without their "^": they
@@ -81,7 +83,7 @@ func climbedInput(dir, g string) ([]string, bool) {
 		return nil, false
 	}
 	if braceHoldsDotDot(p) {
-		alts, ok := expandBraces(p)
+		alts, ok := braces.Expand(p, maxBraceGlobs)
 		if !ok || !slices.ContainsFunc(alts, dotDotSegment) {
 			return nil, false // kept: cutting through its braces would match other files
 		}
@@ -133,72 +135,8 @@ func braceHoldsDotDot(p string) bool {
 	return false
 }
 
-// maxBraceGlobs bounds the globs expandBraces writes one glob as, and
-// maxBraceGlobLen the length of a glob it expands (each level of braces
-// is a pass over the glob).
-const (
-	maxBraceGlobs   = 64
-	maxBraceGlobLen = 1024
-)
-
-// expandBraces lists the globs the brace alternatives of g stand for
-// ("{../x,src}/**" is "../x/**" and "src/**"), in their order; false for
-// a glob with an escape or a class (whose "," or "{" may be literal), an
-// unbalanced brace, more than maxBraceGlobs alternatives, or past
-// maxBraceGlobLen.
-func expandBraces(g string) ([]string, bool) {
-	if len(g) > maxBraceGlobLen || strings.ContainsAny(g, "\\[") {
-		return nil, false
-	}
-	var out []string
-	var expand func(s string) bool
-	expand = func(s string) bool {
-		open, end, alts := outerBrace(s)
-		switch {
-		case open < 0 && strings.ContainsAny(s, "{}"), open >= 0 && end < 0:
-			return false
-		case open < 0:
-			out = append(out, s)
-			return len(out) <= maxBraceGlobs
-		}
-		for _, alt := range alts {
-			if !expand(s[:open] + alt + s[end+1:]) {
-				return false
-			}
-		}
-		return true
-	}
-	if !expand(g) {
-		return nil, false
-	}
-	return slices.Compact(out), true
-}
-
-// outerBrace finds the first brace of s at the outer level: where it
-// opens and closes (-1 when it does not) and its alternatives, split at
-// its own commas.
-func outerBrace(s string) (open, end int, alts []string) {
-	open = strings.IndexByte(s, '{')
-	if open < 0 {
-		return -1, -1, nil
-	}
-	depth, from := 0, open+1
-	for i := open; i < len(s); i++ {
-		switch s[i] {
-		case '{':
-			depth++
-		case '}':
-			if depth--; depth == 0 {
-				return open, i, append(alts, s[from:i])
-			}
-		case ',':
-			if depth == 1 {
-				alts, from = append(alts, s[from:i]), i+1
-			}
-		}
-	}
-	return open, -1, nil
-}
+// maxBraceGlobs bounds the globs one climbing input is written as.
+const maxBraceGlobs = 64
 
 // dotDotSegment reports whether the slash path p has a ".." segment.
 func dotDotSegment(p string) bool {

@@ -4,11 +4,7 @@
 // authors; these types and constants are its one definition in Go.
 package plugin
 
-import (
-	"encoding/json"
-	"slices"
-	"strings"
-)
+import "encoding/json"
 
 // Version is the protocol version every request and answer carries in
 // "protocol". An answer with another version is refused.
@@ -90,7 +86,8 @@ type Project struct {
 	Scripts Scripts `json:"scripts"`
 }
 
-// Scripts are a package.json's scripts, sorted by name, as a JSON object.
+// Scripts are a package.json's scripts, sorted by name, written as a JSON
+// object (vx writes requests and never reads one back).
 type Scripts []Script
 
 // Script is one package.json script.
@@ -117,20 +114,6 @@ func (s Scripts) MarshalJSON() ([]byte, error) {
 		b = append(append(append(b, k...), ':'), v...)
 	}
 	return append(b, '}'), nil
-}
-
-// UnmarshalJSON reads an object of strings, sorted by name.
-func (s *Scripts) UnmarshalJSON(b []byte) error {
-	var m map[string]string
-	if err := json.Unmarshal(b, &m); err != nil {
-		return err
-	}
-	*s = make(Scripts, 0, len(m))
-	for k, v := range m {
-		*s = append(*s, Script{Name: k, Command: v})
-	}
-	slices.SortFunc(*s, func(a, b Script) int { return strings.Compare(a.Name, b.Name) })
-	return nil
 }
 
 // Workspace is the model a command receives.

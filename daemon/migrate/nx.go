@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/vzn/vx/daemon/workspace"
+	"github.com/vzn/vx/internal/names"
 )
 
 // nxCloudNote is why Nx Cloud's keys are dropped: vx shares its cache
@@ -760,20 +761,7 @@ func (tr *nxTr) runCommandsOptions(f *srcFile, item string, opts *jsonc.Node, np
 // digits, "-", "_" and ".", up to 100 of them. Another name (";", "$(",
 // a space) would be shell text in the command vx init writes.
 func isOptionName(s string) bool {
-	if s == "" || len(s) > 100 || !isASCIIAlnum(s[0]) {
-		return false
-	}
-	for i := 1; i < len(s); i++ {
-		if c := s[i]; !isASCIIAlnum(c) && c != '-' && c != '_' && c != '.' {
-			return false
-		}
-	}
-	return true
-}
-
-// isASCIIAlnum says whether c is an ASCII letter or digit.
-func isASCIIAlnum(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+	return names.Shaped(s, 100, names.Alnum, func(c byte) bool { return names.Alnum(c) || c == '-' || c == '_' || c == '.' })
 }
 
 // argsText is nx:run-commands "args" as Nx appends it: a string as it
